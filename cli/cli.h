@@ -1,0 +1,146 @@
+/* cli.h - what every subcommand shares: global options, exit codes, model
+ * and hardware resolution, and writing a report to stdout or a file.
+ *
+ * A subcommand is `int cmd_<name>(int argc, char **argv)` listed in the
+ * table in main.c. It declares its own options as a cli_opt array, calls
+ * cli_parse() (which also handles every global option), resolves what it
+ * needs, asks the library, builds one rf_report and hands it to
+ * cli_emit(). No arithmetic lives in cli/.
+ */
+#ifndef RF_CLI_H
+#define RF_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roofline/rf_dtype.h"
+#include "roofline/rf_error.h"
+#include "roofline/rf_hw.h"
+#include "roofline/rf_model.h"
+#include "roofline/rf_report.h"
+#include "roofline/rf_step.h"
+
+/* Documented exit codes (README, `roofline --help`). */
+enum {
+    RF_EXIT_OK = 0,
+    RF_EXIT_FAIL = 1,    /* a runtime failure: a check failed, memory    */
+    RF_EXIT_USAGE = 2,   /* bad usage or bad input                       */
+    RF_EXIT_UNAVAIL = 3, /* a backend or device is unavailable           */
+    RF_EXIT_IO = 4       /* an output could not be written               */
+};
+
+/* Global state after cli_parse(). */
+typedef struct cli_ctx {
+    const char *cmd;          /* subcommand name, for messages           */
+    rf_format format;         /* --json / --csv / table                  */
+    const char *hw_name;      /* --hw as given (preset or profile path)  */
+    rf_hw hw;                 /* resolved, with overrides applied        */
+    char hw_origin[160];      /* "preset h100-sxm (NVIDIA H100 ...)"     */
+    rf_dtype w, a, kv;        /* resolved dtypes                         */
+    bool w_given, a_given, kv_given;
+    double ridge;             /* --ridge (0 = not given)                 */
+    double peak_tflops;       /* --peak (0 = not given)                  */
+    double bw_tbps;           /* --bw   (0 = not given)                  */
+    uint64_t mem_bytes;       /* --mem  (0 = not given)                  */
+    uint32_t group_size;      /* --group-size (0 = not given)            */
+    const char *out_path;     /* -o / --output (NULL = stdout)           */
+} cli_ctx;
+
+/* A command's own option. id must be >= 1000 (smaller ids are global). */
+typedef struct cli_opt {
+    const char *name;   /* long name without dashes                       */
+    int has_arg;        /* 0 no, 1 required                               */
+    int id;             /* passed to the handler                          */
+    const char *arg;    /* "N", "LIST", ... for --help                    */
+    const char *help;   /* one line                                       */
+} cli_opt;
+
+typedef int (*cli_opt_fn)(cli_ctx *ctx, int id, const char *arg, void *user);
+
+/* Parse argv: global options, the command's options (handler called for
+ * each), and positional arguments (left in argv[*first_pos..argc-1]).
+ * `--help` prints usage (usage line + options) to stdout and returns -1
+ * after which the command returns RF_EXIT_OK. Errors print one line and
+ * return RF_EXIT_USAGE; success returns RF_EXIT_OK. The handler returns
+ * RF_EXIT_OK or an exit code after printing its one-line error via cli_fail.
+ * hw/dtype overrides are not applied yet: call cli_resolve_hw. */
+int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage,
+              const cli_opt *opts, cli_opt_fn fn, void *user, int *first_pos);
+
+/* Print "roofline <cmd>: <message>" on stderr and return code. */
+int cli_fail(const cli_ctx *ctx, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Print an rf_err the same way, mapping its status to an exit code. */
+int cli_fail_err(const cli_ctx *ctx, const rf_err *err);
+int cli_exit_for(rf_status s);
+
+/* Resolve MODEL: a preset name, a config.json path, or a folder holding
+ * one. Applies the model's dtype unless --weight-dtype was given. */
+int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out);
+
+/* Resolve --hw (default h100-sxm) and apply --peak/--bw/--mem/--ridge for
+ * the given math dtype; fills ctx->hw and *roof. */
+int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof);
+
+/* Dtypes for a model: the user's if given, else the model's weights dtype
+ * for b_w and bf16 for activations and KV. Fills o->w/a/kv. */
+void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o);
+
+/* The standard assumption line: traffic model, dtypes, roof and its origin. */
+void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
+                     const rf_roof *roof);
+
+/* Assumption lines for a step: the model, the traffic model in force, the
+ * phase, and any MoE / MLA / sliding-window convention applied. */
+void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m,
+                     const rf_step_opts *o, const rf_step *st);
+
+/* Render r in ctx->format to stdout or ctx->out_path (written to a
+ * temporary file in the same folder, then renamed). Frees nothing. */
+int cli_emit(const cli_ctx *ctx, const rf_report *r);
+
+/* Write bytes to path atomically (temp + rename); "-" means stdout. */
+int cli_write_file(const cli_ctx *ctx, const char *path, const char *data, size_t len);
+
+/* Parse helpers that print "roofline <cmd>: --opt: <why>" and return
+ * RF_EXIT_USAGE on failure. */
+int cli_i64(const cli_ctx *ctx, const char *opt, const char *text, int64_t lo, int64_t hi,
+            int64_t *out);
+int cli_f64(const cli_ctx *ctx, const char *opt, const char *text, double lo, double hi,
+            double *out);
+int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi,
+              int64_t **vals, size_t *n);
+
+/* Step options shared by step, sweep, plot, report, profile: put
+ * CLI_STEP_OPTS in a command's cli_opt array and pass unknown ids to
+ * cli_step_opt, which returns CLI_NOT_MINE for an id it does not own. */
+enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE, CLI_O_FUSED,
+       CLI_O_MOE };
+#define CLI_NOT_MINE (-2)
+#define CLI_STEP_OPTS                                                                          \
+    {"phase", 1, CLI_O_PHASE, "decode|prefill", "step phase (default decode)"},                \
+    {"batch", 1, CLI_O_BATCH, "B", "sequences in the step (default 1)"},                      \
+    {"context", 1, CLI_O_CONTEXT, "S", "cached positions per sequence (default 0)"},         \
+    {"tokens", 1, CLI_O_TOKENS, "T", "prefill: new tokens per sequence (default 1)"},        \
+    {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
+    {"fused", 0, CLI_O_FUSED, NULL, "report qkv_proj and gate_up_proj fused"},               \
+    {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}
+int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o);
+
+/* Subcommands. */
+int cmd_gemm(int argc, char **argv);
+int cmd_attn(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
+int cmd_step(int argc, char **argv);
+int cmd_crossover(int argc, char **argv);
+int cmd_capacity(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_models(int argc, char **argv);
+int cmd_hw(int argc, char **argv);
+
+#endif

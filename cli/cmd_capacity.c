@@ -1,0 +1,89 @@
+/* cmd_capacity.c - `roofline capacity MODEL`: the KV pool, vLLM style. */
+#include <stdio.h>
+
+#include "cli.h"
+#include "roofline/rf_parse.h"
+
+enum { O_UTIL = 1000, O_RESERVE, O_CONTEXT };
+
+static const cli_opt opts[] = {
+    {"util", 1, O_UTIL, "U", "fraction of memory the engine may use (default 0.92)"},
+    {"reserve", 1, O_RESERVE, "SIZE", "activations and runtime reserve (default 6GiB)"},
+    {"context", 1, O_CONTEXT, "S", "context per sequence for the sequence count (default 8192)"},
+    {0},
+};
+
+typedef struct args {
+    double util;
+    uint64_t reserve;
+    int64_t context;
+} args;
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    rf_err e;
+    switch (id) {
+    case O_UTIL:
+        return cli_f64(ctx, "--util", arg, 1e-6, 1.0, &a->util);
+    case O_RESERVE:
+        if (rf_parse_size(arg, &a->reserve, &e))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--reserve: %s", e.msg);
+        return RF_EXIT_OK;
+    default:
+        return cli_i64(ctx, "--context", arg, 0, RF_DIM_MAX, &a->context);
+    }
+}
+
+int cmd_capacity(int argc, char **argv)
+{
+    cli_ctx ctx;
+    /* Seed 003's budget: 0.92 x 79.65 GiB - weights - 6 GiB. */
+    args a = {0.92, 6ull << 30, 8192};
+    int pos, rc = cli_parse(&ctx, argc, argv,
+                            "capacity MODEL [--util U] [--reserve SIZE] [--context S]", opts,
+                            on_opt, &a, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (argc - pos != 1)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
+    rf_model m;
+    rf_roof roof;
+    rf_err e;
+    rf_capacity c;
+    rf_step_opts o = rf_step_opts_default();
+    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)))
+        return rc;
+    cli_apply_dtypes(&ctx, &m, &o);
+    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(o.w, o.a), &roof)))
+        return rc;
+    if (rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.util, a.reserve, a.context, &c, &e))
+        return cli_fail_err(&ctx, &e);
+
+    char title[256];
+    snprintf(title, sizeof title, "KV capacity: %s on %s", m.name, ctx.hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    char kv[64], w[64];
+    rf_report_assume(r, "pool = util x usable memory - resident weights - reserve; weights %s "
+                        "(every parameter, a tied embedding once), KV %s",
+                     rf_dtype_describe(o.w, w, sizeof w), rf_dtype_describe(o.kv, kv, sizeof kv));
+    rf_report_assume(r, "memory: %s (%s)", ctx.mem_bytes ? "--mem" : ctx.hw.name,
+                     ctx.mem_bytes ? "given" : "preset's usable memory");
+    rf_report_num(r, "util", "util", c.util, RF_U_RATIO);
+    rf_report_int(r, "mem_bytes", "usable memory", c.mem_bytes, RF_U_BYTES_BIN);
+    rf_report_int(r, "resident_bytes", "resident weights", c.resident_bytes, RF_U_BYTES_BIN);
+    rf_report_int(r, "reserve_bytes", "reserve", c.reserve_bytes, RF_U_BYTES_BIN);
+    rf_report_num(r, "pool_bytes", "KV pool", c.pool_bytes, RF_U_BYTES_BIN);
+    rf_report_int(r, "kv_bytes_per_token", "KV a token", c.kv_bytes_per_token, RF_U_INT);
+    rf_report_int(r, "tokens", "tokens", c.tokens, RF_U_INT);
+    rf_report_int(r, "context", "context", (uint64_t)c.context, RF_U_INT);
+    if (c.context)
+        rf_report_num(r, "sequences", "sequences at this context", c.sequences, RF_U_RATIO);
+    else
+        rf_report_null(r, "sequences", "sequences at this context", "- (no context given)");
+    rc = cli_emit(&ctx, r);
+    rf_report_free(r);
+    return rc;
+}

@@ -1,0 +1,107 @@
+/* cmd_crossover.c - `roofline crossover MODEL`: the tokens in flight at which
+ * each linear layer becomes compute-bound, the square-projection T*, and
+ * the prefill-attention S*. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "roofline/rf_op.h"
+
+enum { O_SQUARE = 1000 };
+
+static const cli_opt opts[] = {
+    {"square", 1, O_SQUARE, "LIST", "also T* of square d x d projections for these d"},
+    {0},
+};
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    *(const char **)user = arg;
+    return RF_EXIT_OK;
+}
+
+int cmd_crossover(int argc, char **argv)
+{
+    cli_ctx ctx;
+    const char *square = NULL;
+    int pos, rc = cli_parse(&ctx, argc, argv, "crossover MODEL [--square LIST]", opts, on_opt,
+                            &square, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (argc - pos != 1)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
+    rf_model m;
+    rf_roof roof;
+    rf_err e;
+    rf_crossover cx;
+    rf_report *r = NULL;
+    int64_t *ds = NULL;
+    size_t nd = 0;
+    rf_step_opts o = rf_step_opts_default();
+    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)) ||
+        (square && (rc = cli_range(&ctx, "--square", square, RF_DIM_MAX, &ds, &nd))))
+        goto out;
+    cli_apply_dtypes(&ctx, &m, &o);
+    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(o.w, o.a), &roof)))
+        goto out;
+    if (rf_crossover_compute(&m, &o, &roof, &cx, &e)) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
+    }
+    char title[256];
+    snprintf(title, sizeof title, "crossing points: %s on %s (ridge %.1f FLOP/byte)", m.name,
+             ctx.hw.name, roof.ridge);
+    if (!(r = rf_report_new(title))) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
+    cli_assume_roof(&ctx, r, &o, &roof);
+    rf_report_assume(r, "M* = I* b_w K N / (2 K N - I* b_a (K + N)), exact with activation "
+                        "traffic; never when the denominator is <= 0");
+    rf_report_table(r, "ops", "linear layers: compute-bound from M* tokens in flight");
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "m_star", "M*", RF_U_INTENSITY);
+    for (size_t i = 0; i < cx.n_ops; i++) {
+        rf_report_row(r);
+        rf_report_cell_str(r, cx.ops[i].name);
+        rf_report_cell_int(r, (uint64_t)cx.ops[i].k);
+        rf_report_cell_int(r, (uint64_t)cx.ops[i].n);
+        if (cx.ops[i].crosses)
+            rf_report_cell_num(r, cx.ops[i].m_star);
+        else
+            rf_report_cell_null(r, "never");
+    }
+    rf_report_section(r, NULL, "other crossing points");
+    rf_report_num(r, "ridge", "ridge I*", roof.ridge, RF_U_INTENSITY);
+    char lbl[96];
+    snprintf(lbl, sizeof lbl, "square d = %lld projection, T*", (long long)m.hidden);
+    if (cx.square_crosses)
+        rf_report_num(r, "square_t_star", lbl, cx.square_t_star, RF_U_INTENSITY);
+    else
+        rf_report_null(r, "square_t_star", lbl, "never");
+    rf_report_num(r, "attn_prefill_s_star", "prefill attention, S*", cx.attn_prefill_s_star,
+                  RF_U_INTENSITY);
+    rf_report_num(r, "square_never_below_d", "square GEMMs never cross for d <=",
+                  rf_dtype_bytes_per_elem(o.w) * roof.ridge, RF_U_INTENSITY);
+    if (nd) {
+        rf_report_table(r, "square", "square d x d projections: T* = I* b d / (2 (d - I* b))");
+        rf_report_col(r, "d", "d", RF_U_INT);
+        rf_report_col(r, "t_star", "T*", RF_U_INTENSITY);
+        for (size_t i = 0; i < nd; i++) {
+            double t;
+            rf_report_row(r);
+            rf_report_cell_int(r, (uint64_t)ds[i]);
+            if (rf_square_tstar(ds[i], rf_dtype_bytes_per_elem(o.w), roof.ridge, &t))
+                rf_report_cell_num(r, t);
+            else
+                rf_report_cell_null(r, "never");
+        }
+    }
+    rc = cli_emit(&ctx, r);
+out:
+    rf_report_free(r);
+    free(ds);
+    return rc;
+}

@@ -1,0 +1,95 @@
+/* cmd_list.c - `roofline models` and `roofline hw`: the built-in presets. */
+#include "cli.h"
+
+int cmd_models(int argc, char **argv)
+{
+    cli_ctx ctx;
+    int pos, rc = cli_parse(&ctx, argc, argv, "models [--json|--csv]", NULL, NULL, NULL, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (pos < argc)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
+    rf_report *r = rf_report_new("built-in models (from their HuggingFace config.json)");
+    if (!r)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    rf_report_assume(r, "parameters: matrix weights only; streamed = one decode token at batch 1");
+    rf_report_table(r, "models", NULL);
+    rf_report_col(r, "name", "name", RF_U_NONE);
+    rf_report_col(r, "family", "family", RF_U_NONE);
+    rf_report_col(r, "layers", "layers", RF_U_INT);
+    rf_report_col(r, "hidden", "hidden", RF_U_INT);
+    rf_report_col(r, "heads", "heads", RF_U_INT);
+    rf_report_col(r, "kv_heads", "KV heads", RF_U_INT);
+    rf_report_col(r, "head_dim", "head dim", RF_U_INT);
+    rf_report_col(r, "params", "params", RF_U_COUNT);
+    rf_report_col(r, "streamed_params", "streamed", RF_U_COUNT);
+    rf_report_col(r, "kv_bytes_per_token", "KV B/token", RF_U_INT);
+    for (size_t i = 0; i < rf_model_preset_count(); i++) {
+        const rf_model *m = rf_model_preset_at(i);
+        rf_param_counts p;
+        rf_err e;
+        uint64_t kv;
+        if (rf_model_params(m, &p, &e) ||
+            rf_model_kv_bytes(m, m->weight_dtype, 1, &kv, &e)) {
+            rf_report_free(r);
+            return cli_fail_err(&ctx, &e);
+        }
+        rf_report_row(r);
+        rf_report_cell_str(r, m->name);
+        rf_report_cell_str(r, m->family);
+        rf_report_cell_int(r, (uint64_t)m->layers);
+        rf_report_cell_int(r, (uint64_t)m->hidden);
+        rf_report_cell_int(r, (uint64_t)m->n_q);
+        rf_report_cell_int(r, (uint64_t)m->n_kv);
+        rf_report_cell_int(r, (uint64_t)m->head_dim);
+        rf_report_cell_int(r, p.total);
+        rf_report_cell_int(r, p.streamed_per_token);
+        rf_report_cell_int(r, kv);
+    }
+    rc = cli_emit(&ctx, r);
+    rf_report_free(r);
+    return rc;
+}
+
+int cmd_hw(int argc, char **argv)
+{
+    cli_ctx ctx;
+    int pos, rc = cli_parse(&ctx, argc, argv, "hw [--json|--csv]", NULL, NULL, NULL, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (pos < argc)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
+    rf_report *r = rf_report_new("built-in hardware (datasheet, dense peaks)");
+    if (!r)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    rf_report_assume(r, "figures from shared/hardware.md; a measured profile (roofline measure) "
+                        "is accepted wherever --hw is");
+    rf_report_table(r, "hw", NULL);
+    rf_report_col(r, "name", "name", RF_U_NONE);
+    rf_report_col(r, "bf16_flops_per_s", "bf16", RF_U_FLOP_RATE);
+    rf_report_col(r, "fp8_flops_per_s", "fp8", RF_U_FLOP_RATE);
+    rf_report_col(r, "fp32_flops_per_s", "fp32", RF_U_FLOP_RATE);
+    rf_report_col(r, "bandwidth_bytes_per_s", "bandwidth", RF_U_BW);
+    rf_report_col(r, "ridge_bf16", "ridge bf16", RF_U_INTENSITY);
+    rf_report_col(r, "mem_bytes", "memory", RF_U_BYTES_BIN);
+    rf_report_col(r, "source", "source", RF_U_NONE);
+    for (size_t i = 0; i < rf_hw_preset_count(); i++) {
+        const rf_hw *h = rf_hw_preset_at(i);
+        rf_report_row(r);
+        rf_report_cell_str(r, h->name);
+        for (int k = 0; k < 3; k++) {
+            double v = h->peak_flops_per_s[k == 0 ? RF_BF16 : k == 1 ? RF_FP8_E4M3 : RF_FP32];
+            if (v > 0)
+                rf_report_cell_num(r, v);
+            else
+                rf_report_cell_null(r, "-");
+        }
+        rf_report_cell_num(r, h->bw_bytes_per_s);
+        rf_report_cell_num(r, h->peak_flops_per_s[RF_BF16] / h->bw_bytes_per_s);
+        rf_report_cell_int(r, h->mem_bytes);
+        rf_report_cell_str(r, h->source);
+    }
+    rc = cli_emit(&ctx, r);
+    rf_report_free(r);
+    return rc;
+}

@@ -1,0 +1,139 @@
+/* cmd_ops.c - `roofline ops MODEL`: the per-operator table of seed 000
+ * section 4: every distinct linear layer at each M, and attention in decode
+ * and prefill at each context. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { O_TOKENS = 1000, O_CONTEXT };
+
+static const cli_opt opts[] = {
+    {"tokens", 1, O_TOKENS, "LIST", "tokens in flight M for the GEMMs (default 1,256)"},
+    {"context", 1, O_CONTEXT, "LIST", "contexts S for attention (default 128,512,2048)"},
+    {0},
+};
+
+typedef struct args {
+    const char *tokens, *context;
+} args;
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    if (id == O_TOKENS)
+        a->tokens = arg;
+    else
+        a->context = arg;
+    return RF_EXIT_OK;
+}
+
+static void row(rf_report *r, const rf_op *op, const char *name, const rf_roof *roof)
+{
+    rf_point p = rf_roof_place(roof, (double)op->flops, (double)op->bytes);
+    rf_report_row(r);
+    rf_report_cell_str(r, name);
+    rf_report_cell_int(r, (uint64_t)op->m);
+    rf_report_cell_int(r, (uint64_t)op->k);
+    rf_report_cell_int(r, (uint64_t)op->n);
+    rf_report_cell_int(r, op->flops);
+    rf_report_cell_int(r, op->bytes);
+    rf_report_cell_num(r, p.intensity);
+    rf_report_cell_str(r, rf_regime_name(p.regime));
+}
+
+/* Rows for one M: each distinct (name) linear layer once, per layer. */
+static int gemm_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts o, int64_t M,
+                     const rf_roof *roof, rf_step *st)
+{
+    rf_err e;
+    o.phase = RF_DECODE;
+    o.batch = M;
+    o.context = 0;
+    if (rf_step_compute(m, &o, roof, st, &e))
+        return cli_fail_err(ctx, &e);
+    for (size_t i = 0; i < st->n_ops; i++)
+        if (st->ops[i].kind == RF_OP_GEMM)
+            row(r, &st->ops[i], st->ops[i].name, roof);
+    return RF_EXIT_OK;
+}
+
+static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts o, int64_t S,
+                     const rf_roof *roof, rf_step *st)
+{
+    rf_err e;
+    for (int ph = 0; ph < 2; ph++) {
+        o.phase = ph ? RF_PREFILL : RF_DECODE;
+        o.batch = 1;
+        o.context = ph ? 0 : S;
+        o.tokens = S;
+        if (rf_step_compute(m, &o, roof, st, &e))
+            return cli_fail_err(ctx, &e);
+        for (size_t i = 0; i < st->n_ops; i++) {
+            const rf_op *op = &st->ops[i];
+            if (op->kind != RF_OP_ATTN_DECODE && op->kind != RF_OP_ATTN_PREFILL)
+                continue;
+            char name[48];
+            snprintf(name, sizeof name, "%s_%s", op->name, ph ? "prefill" : "decode");
+            row(r, op, name, roof);
+        }
+    }
+    return RF_EXIT_OK;
+}
+
+int cmd_ops(int argc, char **argv)
+{
+    cli_ctx ctx;
+    args a = {"1,256", "128,512,2048"};
+    int pos, rc = cli_parse(&ctx, argc, argv, "ops MODEL [--tokens LIST] [--context LIST]", opts,
+                            on_opt, &a, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (argc - pos != 1)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
+    int64_t *toks = NULL, *ctxs = NULL;
+    size_t nt = 0, nc = 0;
+    rf_model m;
+    rf_roof roof;
+    rf_report *r = NULL;
+    static rf_step st;
+    rf_step_opts o = rf_step_opts_default();
+    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)) ||
+        (rc = cli_range(&ctx, "--tokens", a.tokens, RF_DIM_MAX, &toks, &nt)) ||
+        (rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ctxs, &nc)))
+        goto out;
+    cli_apply_dtypes(&ctx, &m, &o);
+    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(o.w, o.a), &roof)))
+        goto out;
+    char title[256];
+    snprintf(title, sizeof title, "operator intensities: %s (one layer, one sequence)", m.name);
+    if (!(r = rf_report_new(title))) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
+    cli_assume_roof(&ctx, r, &o, &roof);
+    rf_report_assume(r, "GEMM: M = tokens in flight, Q = M K b_a + K N b_w + M N b_a; attention: "
+                        "decode = 1 query against S keys, prefill = S queries against S keys, "
+                        "K/V read once (flash)");
+    rf_report_table(r, "ops", NULL);
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "m", "M", RF_U_INT);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "flops", "FLOPs", RF_U_INT);
+    rf_report_col(r, "bytes", "bytes", RF_U_INT);
+    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
+    rf_report_col(r, "regime", "regime", RF_U_NONE);
+    for (size_t i = 0; i < nt && !rc; i++)
+        rc = gemm_rows(&ctx, r, &m, o, toks[i], &roof, &st);
+    for (size_t i = 0; i < nc && !rc; i++)
+        rc = attn_rows(&ctx, r, &m, o, ctxs[i], &roof, &st);
+    if (!rc)
+        rc = cli_emit(&ctx, r);
+out:
+    rf_report_free(r);
+    free(toks);
+    free(ctxs);
+    return rc;
+}

@@ -1,0 +1,122 @@
+/* cmd_step.c - `roofline step MODEL`: every operator of one step, then the
+ * totals (floors, tokens/s, sum-of-max, blended limit, throughput cap). */
+#include <stdio.h>
+
+#include "cli.h"
+
+static const cli_opt opts[] = {CLI_STEP_OPTS, {0}};
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    return cli_step_opt(ctx, id, arg, user);
+}
+
+/* Operator rows: per step, summed over the layers an operator runs in. */
+static void op_table(rf_report *r, const rf_step *st)
+{
+    rf_report_table(r, "ops", "operators (figures summed over the layers in 'count')");
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "count", "count", RF_U_INT);
+    rf_report_col(r, "m", "M", RF_U_INT);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "flops", "FLOPs", RF_U_FLOPS);
+    rf_report_col(r, "bytes", "bytes", RF_U_BYTES);
+    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
+    rf_report_col(r, "regime", "regime", RF_U_NONE);
+    rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
+    rf_report_col(r, "bound_by", "bound by", RF_U_NONE);
+    for (size_t i = 0; i < st->n_ops; i++) {
+        const rf_op *op = &st->ops[i];
+        rf_point p = rf_roof_place(&st->roof, (double)op->flops, (double)op->bytes);
+        rf_report_row(r);
+        rf_report_cell_str(r, op->name);
+        rf_report_cell_int(r, op->count);
+        rf_report_cell_int(r, (uint64_t)op->m);
+        rf_report_cell_int(r, (uint64_t)op->k);
+        rf_report_cell_int(r, (uint64_t)op->n);
+        rf_report_cell_int(r, op->count * op->flops); /* checked in rf_step_compute */
+        rf_report_cell_int(r, op->count * op->bytes);
+        rf_report_cell_num(r, p.intensity);
+        rf_report_cell_str(r, rf_regime_name(p.regime));
+        rf_report_cell_num(r, (double)op->count * p.floor_s);
+        rf_report_cell_str(r, p.compute_s >= p.memory_s ? "compute" : "memory");
+    }
+}
+
+static void totals(rf_report *r, const rf_step *st, const rf_step_opts *o)
+{
+    rf_report_section(r, NULL, "step totals");
+    rf_report_int(r, "weight_bytes", "weights streamed", st->weight_bytes, RF_U_BYTES);
+    rf_report_int(r, "kv_bytes", "KV read", st->kv_bytes, RF_U_BYTES);
+    rf_report_int(r, "kv_bytes_per_token", "KV a token (all layers)", st->kv_bytes_per_token,
+                  RF_U_INT);
+    if (st->extra_bytes)
+        rf_report_int(r, "score_bytes", "attention scores (naive)", st->extra_bytes, RF_U_BYTES);
+    rf_report_int(r, "total_bytes", "step bytes", st->total_bytes, RF_U_BYTES);
+    rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
+    rf_report_int(r, "op_bytes", "bytes over all operators", st->op_bytes, RF_U_BYTES);
+    rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
+    rf_report_num(r, "ridge", "ridge", st->roof.ridge, RF_U_INTENSITY);
+    rf_report_str(r, "regime", "regime", rf_regime_name(st->regime));
+    rf_report_num(r, "floor_s", "step floor", st->floor_s, RF_U_SECONDS);
+    rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", st->floor_sum_of_max_s,
+                  RF_U_SECONDS);
+    rf_report_num(r, "floor_aggregate_s", "aggregate floor", st->floor_aggregate_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "tokens/s ceiling", st->tokens_per_s, RF_U_TOK_RATE);
+    if (o->phase == RF_DECODE && st->kv_bytes) {
+        rf_report_num(r, "blended_intensity_limit", "blended intensity as B grows",
+                      st->blended_intensity_limit, RF_U_INTENSITY);
+        rf_report_num(r, "throughput_cap_tokens_per_s", "throughput cap at this context",
+                      st->throughput_cap_tokens_per_s, RF_U_TOK_RATE);
+    } else {
+        rf_report_null(r, "blended_intensity_limit", "blended intensity as B grows",
+                       "- (no KV read)");
+        rf_report_null(r, "throughput_cap_tokens_per_s", "throughput cap at this context",
+                       "- (no KV read)");
+    }
+    if (st->experts_touched > 0) {
+        rf_report_num(r, "experts_touched", "routed experts touched a MoE layer",
+                      st->experts_touched, RF_U_NONE);
+        rf_report_num(r, "tokens_per_expert", "tokens a touched expert", st->tokens_per_expert,
+                      RF_U_NONE);
+    }
+}
+
+int cmd_step(int argc, char **argv)
+{
+    cli_ctx ctx;
+    rf_step_opts o = rf_step_opts_default();
+    int pos, rc = cli_parse(&ctx, argc, argv,
+                            "step MODEL [--phase decode|prefill] [--batch B] [--context S] "
+                            "[--tokens T] [options]",
+                            opts, on_opt, &o, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (argc - pos != 1)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
+    rf_model m;
+    rf_roof roof;
+    rf_err e;
+    static rf_step st; /* ~10 KB: keep it off the stack */
+    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)))
+        return rc;
+    cli_apply_dtypes(&ctx, &m, &o);
+    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(o.w, o.a), &roof)))
+        return rc;
+    if (rf_step_compute(&m, &o, &roof, &st, &e))
+        return cli_fail_err(&ctx, &e);
+
+    char title[256];
+    snprintf(title, sizeof title, "%s step: %s on %s", o.phase == RF_DECODE ? "decode" : "prefill",
+             m.name, ctx.hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    cli_assume_step(&ctx, r, &m, &o, &st);
+    op_table(r, &st);
+    totals(r, &st, &o);
+    rc = cli_emit(&ctx, r);
+    rf_report_free(r);
+    return rc;
+}

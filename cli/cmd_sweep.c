@@ -1,0 +1,160 @@
+/* cmd_sweep.c - `roofline sweep MODEL --batch RANGE [--context RANGE]`:
+ * one decode step per (batch, context) point, streamed (a million points
+ * would not fit a report's cells; see rf_rows in rf_report.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "roofline/rf_file.h"
+
+enum { O_BATCHES = 1000, O_CONTEXTS };
+
+static const cli_opt opts[] = {
+    {"batch", 1, O_BATCHES, "RANGE", "batch sizes: 1..1024, 1..64:1 or 1,16,256 (required)"},
+    {"context", 1, O_CONTEXTS, "RANGE", "contexts (default 0: weights only)"},
+    {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},
+    {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
+    {0},
+};
+
+typedef struct args {
+    const char *batch, *context;
+    rf_step_opts o;
+} args;
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    if (id == O_BATCHES)
+        a->batch = arg;
+    else if (id == O_CONTEXTS)
+        a->context = arg;
+    else
+        return cli_step_opt(ctx, id, arg, &a->o);
+    return RF_EXIT_OK;
+}
+
+static const rf_rowcol cols[] = {
+    {"batch", "batch", RF_U_INT, 7},
+    {"context", "context", RF_U_INT, 9},
+    {"floor_s", "floor", RF_U_SECONDS, 9},
+    {"tokens_per_s", "tokens/s", RF_U_TOK_RATE, 16},
+    {"intensity", "FLOP/B", RF_U_INTENSITY, 9},
+    {"regime", "regime", RF_U_NONE, 13},
+    {"total_bytes", "step bytes", RF_U_BYTES, 10},
+    {"kv_bytes", "KV bytes", RF_U_BYTES, 10},
+    {"floor_sum_of_max_s", "sum-of-max", RF_U_SECONDS, 10},
+};
+#define N_COLS (sizeof cols / sizeof cols[0])
+
+/* Stream to stdout in 1 MiB pieces, or keep whole for an atomic file. */
+static int flush(const cli_ctx *ctx, rf_buf *b, bool to_file)
+{
+    if (to_file || b->len < (1u << 20))
+        return RF_EXIT_OK;
+    if (fwrite(b->data, 1, b->len, stdout) != b->len)
+        return cli_fail(ctx, RF_EXIT_IO, "error writing standard output");
+    b->len = 0;
+    return RF_EXIT_OK;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    cli_ctx ctx;
+    args a = {NULL, "0", rf_step_opts_default()};
+    int pos, rc = cli_parse(&ctx, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]", opts,
+                            on_opt, &a, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (argc - pos != 1)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
+    if (!a.batch)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--batch RANGE is required");
+    int64_t *bs = NULL, *ss = NULL;
+    size_t nb = 0, ns = 0;
+    rf_model m;
+    rf_roof roof;
+    rf_err e;
+    rf_report *head = NULL;
+    rf_sweep *sw = NULL;
+    rf_buf b;
+    rf_buf_init(&b);
+    bool to_file = ctx.out_path && strcmp(ctx.out_path, "-");
+    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)) ||
+        (rc = cli_range(&ctx, "--batch", a.batch, RF_DIM_MAX, &bs, &nb)))
+        goto out;
+    if (!strcmp(a.context, "0")) { /* weights only: no KV */
+        if (!(ss = calloc(1, sizeof *ss))) {
+            rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+            goto out;
+        }
+        ns = 1;
+    } else if ((rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ss, &ns))) {
+        goto out;
+    }
+    cli_apply_dtypes(&ctx, &m, &a.o);
+    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(a.o.w, a.o.a), &roof)))
+        goto out;
+    char title[256];
+    snprintf(title, sizeof title, "decode sweep: %s on %s, %zu x %zu points", m.name, ctx.hw.name,
+             nb, ns);
+    if (!(sw = malloc(sizeof *sw)) || !(head = rf_report_new(title))) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
+    /* the assumption lines of the first point describe every point */
+    a.o.batch = bs[0];
+    if (rf_sweep_prepare(sw, &m, &a.o, &roof, &e)) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
+    }
+    cli_assume_step(&ctx, head, &m, &a.o, &sw->scratch);
+    rf_report_assume(head, "each point: decode step of B sequences at context s; floor = "
+                           "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");
+    rf_rows w;
+    rf_rows_begin(&w, &b, ctx.format, head, "points", cols, N_COLS);
+    for (size_t i = 0; i < nb && !rc; i++) {
+        a.o.batch = bs[i];
+        if (i && rf_sweep_prepare(sw, &m, &a.o, &roof, &e)) {
+            rc = cli_fail_err(&ctx, &e);
+            break;
+        }
+        for (size_t j = 0; j < ns; j++) {
+            rf_sweep_point p;
+            if (rf_sweep_eval(sw, ss[j], &p, &e)) {
+                rc = cli_fail_err(&ctx, &e);
+                break;
+            }
+            rf_cell c[N_COLS] = {
+                {.kind = 1, .i = (uint64_t)p.batch},
+                {.kind = 1, .i = (uint64_t)p.context},
+                {.kind = 0, .num = p.floor_s},
+                {.kind = 0, .num = p.tokens_per_s},
+                {.kind = 0, .num = p.intensity},
+                {.kind = 2, .str = rf_regime_name(p.regime)},
+                {.kind = 1, .i = p.total_bytes},
+                {.kind = 1, .i = p.kv_bytes},
+                {.kind = 0, .num = p.floor_sum_of_max_s},
+            };
+            rf_rows_add(&w, &b, c);
+            if ((rc = flush(&ctx, &b, to_file)))
+                break;
+        }
+    }
+    if (rc)
+        goto out;
+    rf_rows_end(&w, &b);
+    if (b.failed) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory for the output");
+        goto out;
+    }
+    rc = cli_write_file(&ctx, ctx.out_path, b.data ? b.data : "", b.len);
+out:
+    rf_buf_free(&b);
+    rf_report_free(head);
+    free(sw);
+    free(bs);
+    free(ss);
+    return rc;
+}

@@ -1,0 +1,420 @@
+/* common.c - global options, resolution of MODEL and --hw, output. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "roofline/rf_file.h"
+#include "roofline/rf_parse.h"
+
+enum {
+    OPT_HW = 1,
+    OPT_RIDGE,
+    OPT_PEAK,
+    OPT_BW,
+    OPT_MEM,
+    OPT_WDT,
+    OPT_ADT,
+    OPT_KVDT,
+    OPT_GROUP,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_OUT,
+    OPT_HELP,
+};
+
+static const cli_opt globals[] = {
+    {"hw", 1, OPT_HW, "NAME|FILE", "hardware preset or measured profile (default h100-sxm)"},
+    {"ridge", 1, OPT_RIDGE, "X", "ridge point in FLOP/byte (compute roof = X x bandwidth)"},
+    {"peak", 1, OPT_PEAK, "TFLOPS", "compute peak of the math dtype, TFLOP/s"},
+    {"bw", 1, OPT_BW, "TBPS", "memory bandwidth, TB/s"},
+    {"mem", 1, OPT_MEM, "SIZE", "usable memory (79.65GiB, 16GB)"},
+    {"weight-dtype", 1, OPT_WDT, "DT", "weights dtype (bf16, fp8, int4, int4:g128, ...)"},
+    {"act-dtype", 1, OPT_ADT, "DT", "activations dtype (default bf16)"},
+    {"kv-dtype", 1, OPT_KVDT, "DT", "KV-cache dtype (default bf16)"},
+    {"group-size", 1, OPT_GROUP, "N", "quantization group of int weights (scales counted)"},
+    {"json", 0, OPT_JSON, NULL, "JSON output (stable keys)"},
+    {"csv", 0, OPT_CSV, NULL, "CSV output (the main table)"},
+    {"output", 1, OPT_OUT, "FILE", "write to FILE (atomically; - for stdout)"},
+    {"help", 0, OPT_HELP, NULL, "this help"},
+};
+#define N_GLOBALS (sizeof globals / sizeof globals[0])
+
+int cli_fail(const cli_ctx *ctx, int code, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "roofline %s: ", ctx && ctx->cmd ? ctx->cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+int cli_exit_for(rf_status s)
+{
+    switch (s) {
+    case RF_OK:
+        return RF_EXIT_OK;
+    case RF_EINVAL:
+    case RF_ERANGE:
+        return RF_EXIT_USAGE;
+    case RF_EUNAVAIL:
+        return RF_EXIT_UNAVAIL;
+    case RF_EIO:
+        return RF_EXIT_USAGE; /* an unreadable input file; writes map to 4 in cli_emit */
+    default:
+        return RF_EXIT_FAIL;
+    }
+}
+
+int cli_fail_err(const cli_ctx *ctx, const rf_err *err)
+{
+    return cli_fail(ctx, cli_exit_for(err->status), "%s", err->msg);
+}
+
+static void print_opts(const cli_opt *o, size_t n)
+{
+    for (size_t i = 0; i < n && o[i].name; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", o[i].name, o[i].arg ? " " : "",
+                 o[i].arg ? o[i].arg : "");
+        printf("  %-26s %s\n", left, o[i].help);
+    }
+}
+
+static size_t count_opts(const cli_opt *o)
+{
+    size_t n = 0;
+    while (o && o[n].name)
+        n++;
+    return n;
+}
+
+int cli_i64(const cli_ctx *ctx, const char *opt, const char *text, int64_t lo, int64_t hi,
+            int64_t *out)
+{
+    rf_err e;
+    if (rf_parse_i64(text, lo, hi, out, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    return RF_EXIT_OK;
+}
+
+int cli_f64(const cli_ctx *ctx, const char *opt, const char *text, double lo, double hi,
+            double *out)
+{
+    rf_err e;
+    if (rf_parse_f64(text, lo, hi, out, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    return RF_EXIT_OK;
+}
+
+int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi, int64_t **vals,
+              size_t *n)
+{
+    rf_err e;
+    size_t count;
+    *vals = NULL;
+    if (rf_parse_range_count(text, hi, &count, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    *vals = malloc(count * sizeof **vals);
+    if (!*vals)
+        return cli_fail(ctx, RF_EXIT_FAIL, "%s: out of memory for %zu values", opt, count);
+    if (rf_parse_range(text, hi, *vals, count, n, &e)) {
+        free(*vals);
+        *vals = NULL;
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    }
+    return RF_EXIT_OK;
+}
+
+static int dtype_opt(cli_ctx *ctx, const char *opt, const char *arg, rf_dtype *dt, bool *given)
+{
+    rf_err e;
+    if (rf_dtype_parse(arg, dt, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    *given = true;
+    return RF_EXIT_OK;
+}
+
+static int global_opt(cli_ctx *ctx, int id, const char *arg)
+{
+    rf_err e;
+    int64_t g;
+    switch (id) {
+    case OPT_HW:
+        if (!*arg)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--hw: empty name");
+        ctx->hw_name = arg;
+        return RF_EXIT_OK;
+    case OPT_RIDGE:
+        return cli_f64(ctx, "--ridge", arg, 1e-6, 1e9, &ctx->ridge);
+    case OPT_PEAK:
+        return cli_f64(ctx, "--peak", arg, 1e-9, 1e9, &ctx->peak_tflops);
+    case OPT_BW:
+        return cli_f64(ctx, "--bw", arg, 1e-9, 1e6, &ctx->bw_tbps);
+    case OPT_MEM:
+        if (rf_parse_size(arg, &ctx->mem_bytes, &e) || !ctx->mem_bytes)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--mem: %s",
+                            ctx->mem_bytes ? e.msg : "size must be positive");
+        return RF_EXIT_OK;
+    case OPT_WDT:
+        return dtype_opt(ctx, "--weight-dtype", arg, &ctx->w, &ctx->w_given);
+    case OPT_ADT:
+        return dtype_opt(ctx, "--act-dtype", arg, &ctx->a, &ctx->a_given);
+    case OPT_KVDT:
+        return dtype_opt(ctx, "--kv-dtype", arg, &ctx->kv, &ctx->kv_given);
+    case OPT_GROUP:
+        if (cli_i64(ctx, "--group-size", arg, 1, 1 << 24, &g))
+            return RF_EXIT_USAGE;
+        ctx->group_size = (uint32_t)g;
+        return RF_EXIT_OK;
+    case OPT_JSON:
+        ctx->format = RF_FMT_JSON;
+        return RF_EXIT_OK;
+    case OPT_CSV:
+        ctx->format = RF_FMT_CSV;
+        return RF_EXIT_OK;
+    case OPT_OUT:
+        if (!*arg)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--output: empty path");
+        ctx->out_path = arg;
+        return RF_EXIT_OK;
+    default:
+        return RF_EXIT_USAGE;
+    }
+}
+
+int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_opt *opts,
+              cli_opt_fn fn, void *user, int *first_pos)
+{
+    size_t n_cmd = count_opts(opts), n = 0;
+    struct option lo[N_GLOBALS + 64];
+    const cli_opt *by_index[N_GLOBALS + 64];
+    if (n_cmd > 63)
+        return cli_fail(ctx, RF_EXIT_FAIL, "too many options");
+    for (size_t i = 0; i < n_cmd; i++, n++) {
+        lo[n] = (struct option){opts[i].name, opts[i].has_arg ? required_argument : no_argument,
+                                NULL, 1000 + (int)n};
+        by_index[n] = &opts[i];
+    }
+    for (size_t i = 0; i < N_GLOBALS; i++, n++) {
+        lo[n] = (struct option){globals[i].name,
+                                globals[i].has_arg ? required_argument : no_argument, NULL,
+                                1000 + (int)n};
+        by_index[n] = &globals[i];
+    }
+    lo[n] = (struct option){0, 0, 0, 0};
+
+    memset(ctx, 0, sizeof *ctx);
+    ctx->cmd = argv[0];
+    ctx->w = ctx->a = ctx->kv = rf_dtype_of(RF_BF16);
+    opterr = 0;
+    optind = 1;
+    int c, idx;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, &idx)) != -1) {
+        int rc;
+        if (c == 'h') {
+            c = 1000 + (int)(n - 1); /* --help is the last global */
+        } else if (c == 'o') {
+            if ((rc = global_opt(ctx, OPT_OUT, optarg)))
+                return rc;
+            continue;
+        } else if (c == '?') {
+            return cli_fail(ctx, RF_EXIT_USAGE, "unknown option '%s' (see --help)",
+                            argv[optind - 1]);
+        } else if (c == ':') {
+            return cli_fail(ctx, RF_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+        }
+        const cli_opt *o = by_index[c - 1000];
+        if (o >= globals && o < globals + N_GLOBALS) {
+            if (o->id == OPT_HELP) {
+                printf("usage: roofline %s\n\noptions:\n", usage);
+                print_opts(opts, n_cmd);
+                printf("\nglobal options:\n");
+                print_opts(globals, N_GLOBALS);
+                return -1;
+            }
+            rc = global_opt(ctx, o->id, optarg);
+        } else {
+            rc = fn ? fn(ctx, o->id, optarg, user) : RF_EXIT_USAGE;
+        }
+        if (rc)
+            return rc;
+    }
+    if (ctx->group_size) {
+        if (ctx->w.kind != RF_INT4 && ctx->w.kind != RF_INT8)
+            return cli_fail(ctx, RF_EXIT_USAGE,
+                            "--group-size: only int4 and int8 weights take a group (weights are %s)",
+                            rf_dtype_name(ctx->w.kind));
+        ctx->w.group_size = ctx->group_size;
+        if (!ctx->w.scale_bytes)
+            ctx->w.scale_bytes = 2;
+    }
+    *first_pos = optind;
+    return RF_EXIT_OK;
+}
+
+int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out)
+{
+    rf_err e;
+    if (!text || !*text)
+        return cli_fail(ctx, RF_EXIT_USAGE, "empty model name");
+    if (rf_model_preset(text, out, &e) == RF_OK)
+        return RF_EXIT_OK;
+    return cli_fail_err(ctx, &e);
+}
+
+int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
+{
+    rf_err e;
+    const char *name = ctx->hw_name ? ctx->hw_name : "h100-sxm";
+    if (rf_hw_preset(name, &ctx->hw, &e))
+        return cli_fail_err(ctx, &e);
+    snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "preset %s", ctx->hw.name);
+    rf_dtype_kind k = rf_dtype_is_fp8(math) ? RF_FP8_E4M3 : math;
+    if (ctx->peak_tflops > 0)
+        ctx->hw.peak_flops_per_s[k] = ctx->peak_tflops * 1e12;
+    if (ctx->bw_tbps > 0)
+        ctx->hw.bw_bytes_per_s = ctx->bw_tbps * 1e12;
+    if (ctx->mem_bytes)
+        ctx->hw.mem_bytes = ctx->mem_bytes;
+    if (ctx->ridge > 0)
+        ctx->hw.ridge_override = ctx->ridge;
+    if (rf_hw_roof(&ctx->hw, math, roof, &e))
+        return cli_fail_err(ctx, &e);
+    return RF_EXIT_OK;
+}
+
+void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o)
+{
+    o->w = ctx->w_given ? ctx->w
+           : m && m->has_weight_dtype ? m->weight_dtype
+                                      : rf_dtype_of(RF_BF16);
+    o->a = ctx->a;
+    o->kv = ctx->kv;
+}
+
+void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
+                     const rf_roof *roof)
+{
+    char w[64], a[64], kv[64], pk[32], bw[32];
+    rf_report_assume(r, "dtypes: weights %s, activations %s, KV %s; math %s",
+                     rf_dtype_describe(o->w, w, sizeof w), rf_dtype_describe(o->a, a, sizeof a),
+                     rf_dtype_describe(o->kv, kv, sizeof kv), rf_dtype_name(roof->math));
+    rf_fmt(roof->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk);
+    rf_fmt(roof->bw_bytes_per_s, RF_U_BW, bw, sizeof bw);
+    if (roof->ridge_given)
+        rf_report_assume(r,
+                         "roof: ridge %.4g FLOP/byte given by --ridge; bandwidth %s (%s), "
+                         "compute roof = ridge x bandwidth = %s",
+                         roof->ridge, bw, ctx->hw_origin, pk);
+    else
+        rf_report_assume(r, "roof: %s: %s %s, %s%s%s, ridge %.1f FLOP/byte", ctx->hw_origin, pk,
+                         rf_dtype_name(roof->math), bw,
+                         ctx->peak_tflops > 0 ? "; peak from --peak" : "",
+                         ctx->bw_tbps > 0 ? "; bandwidth from --bw" : "", roof->ridge);
+}
+
+int cli_write_file(const cli_ctx *ctx, const char *path, const char *data, size_t len)
+{
+    rf_err e;
+    if (!path || !strcmp(path, "-")) {
+        if (len && fwrite(data, 1, len, stdout) != len)
+            return cli_fail(ctx, RF_EXIT_IO, "error writing standard output");
+        return RF_EXIT_OK;
+    }
+    if (rf_file_write_atomic(path, data, len, NULL, &e))
+        return cli_fail(ctx, RF_EXIT_IO, "%s", e.msg);
+    return RF_EXIT_OK;
+}
+
+int cli_emit(const cli_ctx *ctx, const rf_report *r)
+{
+    rf_buf b;
+    rf_err e;
+    rf_buf_init(&b);
+    int rc = RF_EXIT_OK;
+    if (rf_report_write(r, ctx->format, &b, &e))
+        rc = cli_fail(ctx, e.status == RF_ENOMEM ? RF_EXIT_FAIL : RF_EXIT_USAGE, "%s", e.msg);
+    else
+        rc = cli_write_file(ctx, ctx->out_path, b.data ? b.data : "", b.len);
+    rf_buf_free(&b);
+    return rc;
+}
+
+int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o)
+{
+    switch (id) {
+    case CLI_O_PHASE:
+        if (!strcmp(arg, "decode") || !strcmp(arg, "prefill")) {
+            o->phase = arg[0] == 'p' ? RF_PREFILL : RF_DECODE;
+            return RF_EXIT_OK;
+        }
+        return cli_fail(ctx, RF_EXIT_USAGE, "--phase: '%s' is not decode or prefill", arg);
+    case CLI_O_BATCH:
+        return cli_i64(ctx, "--batch", arg, 1, RF_DIM_MAX, &o->batch);
+    case CLI_O_CONTEXT:
+        return cli_i64(ctx, "--context", arg, 0, RF_DIM_MAX, &o->context);
+    case CLI_O_TOKENS:
+        return cli_i64(ctx, "--tokens", arg, 1, RF_DIM_MAX, &o->tokens);
+    case CLI_O_NAIVE:
+        o->naive_attn = true;
+        return RF_EXIT_OK;
+    case CLI_O_FUSED:
+        o->fused = true;
+        return RF_EXIT_OK;
+    case CLI_O_MOE:
+        if (!strcmp(arg, "uniform") || !strcmp(arg, "all")) {
+            o->moe = arg[0] == 'a' ? RF_MOE_ALL : RF_MOE_UNIFORM;
+            return RF_EXIT_OK;
+        }
+        return cli_fail(ctx, RF_EXIT_USAGE, "--moe-experts: '%s' is not uniform or all", arg);
+    }
+    return CLI_NOT_MINE;
+}
+
+void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                     const rf_step *st)
+{
+    cli_assume_roof(ctx, r, o, &st->roof);
+    rf_report_assume(r,
+                     "traffic: compulsory; weights read once per step, K/V read once, each "
+                     "GEMM reads X and writes Y; step bytes = weights + KV%s; norms, RoPE, "
+                     "biases and KV writes not counted",
+                     o->naive_attn ? " + attention scores" : "");
+    if (o->phase == RF_DECODE)
+        rf_report_assume(r, "decode: %lld sequences at context %lld, one new token each; "
+                            "linear layers run with M = B; lm_head on every sequence",
+                         (long long)o->batch, (long long)o->context);
+    else
+        rf_report_assume(r, "prefill: %lld sequences of %lld new tokens after %lld cached; "
+                            "linear layers run with M = B T; lm_head on the last position",
+                         (long long)o->batch, (long long)o->tokens, (long long)o->context);
+    if (o->naive_attn)
+        rf_report_assume(r, "naive attention: + 2 n_q q S b_a bytes a sequence and layer (scores "
+                            "written by QK^T, read by softmax.V)");
+    if (m->n_experts)
+        rf_report_assume(r,
+                         "MoE: %s; %.2f of %lld routed experts touched a MoE layer, %.1f tokens "
+                         "each (top-%lld of B tokens)",
+                         o->moe == RF_MOE_ALL ? "every expert streamed (--moe-experts all)"
+                                              : "uniform routing assumed: E (1 - (1 - k/E)^M)",
+                         st->experts_touched, (long long)m->n_experts, st->tokens_per_expert,
+                         (long long)m->top_k);
+    if (m->kv_lora_rank)
+        rf_report_assume(r,
+                         "MLA: cache holds kv_lora_rank + rope = %lld elements a token and layer; "
+                         "decode attention absorbs the up-projections: F = 2 n_q S (2 r + rope), "
+                         "Q = S (r + rope) b_kv a sequence",
+                         (long long)(m->kv_lora_rank + m->qk_rope_dim));
+    if (m->window && rf_model_sliding_layers(m))
+        rf_report_assume(r, "sliding window: %lld of %lld layers keep at most %lld positions",
+                         (long long)rf_model_sliding_layers(m), (long long)m->layers,
+                         (long long)m->window);
+    if (m->notes[0])
+        rf_report_assume(r, "%s", m->notes);
+}

@@ -1,0 +1,84 @@
+/* rf_dtype.h - element types and their storage cost.
+ *
+ * A dtype is a storage format (bits per element) plus, for quantized
+ * formats, a group of elements that shares one scale of `scale_bytes`.
+ * The bytes of n elements are exact integers:
+ *     bytes(n) = ceil(n * bits / 8) + ceil(n / group_size) * scale_bytes
+ * so int4 with group 128 and bf16 scales costs 0.5 + 2/128 bytes an element.
+ *
+ * Weights, activations and the KV cache each carry their own dtype
+ * (ACCOUNTING.md: b_w, b_a, b_kv). The math dtype, which selects the compute
+ * roof, follows the activations: weight-only quantization keeps the bf16
+ * peak, W8A8 fp8 uses the fp8 peak (see rf_dtype_math).
+ */
+#ifndef RF_DTYPE_H
+#define RF_DTYPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rf_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rf_dtype_kind {
+    RF_FP64 = 0,
+    RF_FP32,
+    RF_TF32,     /* math only: stored as fp32                    */
+    RF_BF16,
+    RF_FP16,
+    RF_FP8_E4M3,
+    RF_FP8_E5M2,
+    RF_INT8,
+    RF_INT4,
+    RF_MXFP4,    /* 4-bit elements, one 8-bit scale per 32       */
+    RF_DTYPE_COUNT
+} rf_dtype_kind;
+
+typedef struct rf_dtype {
+    rf_dtype_kind kind;
+    uint32_t group_size;  /* elements sharing one scale; 0 = no scales */
+    uint32_t scale_bytes; /* bytes of one scale (2 for bf16/fp16 scales) */
+} rf_dtype;
+
+/* Plain (unscaled) dtype of a kind. */
+rf_dtype rf_dtype_of(rf_dtype_kind kind);
+
+/* Canonical name: "fp32", "tf32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2",
+ * "int8", "int4", "mxfp4", "fp64". */
+const char *rf_dtype_name(rf_dtype_kind kind);
+
+/* Storage bits of one element (tf32 is stored as 32). */
+uint32_t rf_dtype_bits(rf_dtype_kind kind);
+
+/* Parse "bf16", "fp8" (= fp8_e4m3), "e5m2", "int4", "int4:g128",
+ * "int8:g64:s4" (group 64, 4-byte scales), "mxfp4". Integer dtypes default to
+ * no scales unless a group is given; mxfp4 always has group 32, 1-byte scales.
+ * Errors: RF_EINVAL naming the text. */
+rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err);
+
+/* Describe a dtype for an assumption line: "int4 (group 128, 2-byte scales)".
+ * Writes at most cap bytes including the NUL; returns out. */
+char *rf_dtype_describe(rf_dtype dt, char *out, unsigned cap);
+
+/* Exact bytes of n elements; RF_ERANGE if it would overflow 64 bits. */
+rf_status rf_dtype_bytes(rf_dtype dt, uint64_t n, uint64_t *bytes, rf_err *err);
+
+/* Average bytes per element including scales (b in the formulas):
+ * bits/8 + scale_bytes/group_size. */
+double rf_dtype_bytes_per_elem(rf_dtype dt);
+
+/* The math dtype whose peak bounds a GEMM with these weight and activation
+ * dtypes: fp8 x fp8 -> fp8, int8 x int8 -> int8, otherwise the activation
+ * dtype (weight-only quantization dequantizes into the activation dtype). */
+rf_dtype_kind rf_dtype_math(rf_dtype weights, rf_dtype acts);
+
+/* True for the two fp8 kinds. */
+bool rf_dtype_is_fp8(rf_dtype_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,34 @@
+/* rf_file.h - whole-file reads and atomic writes.
+ *
+ * rf_file_write_atomic writes to a temporary file in the destination's
+ * folder and renames it into place, so a reader never sees half a file and
+ * a failed write leaves the old file (or nothing) behind. It refuses to
+ * write over any path listed in `inputs` (the tool never overwrites one of
+ * its own inputs).
+ */
+#ifndef RF_FILE_H
+#define RF_FILE_H
+
+#include <stddef.h>
+
+#include "rf_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Read a regular file (at most max_bytes) into a NUL-terminated malloc'd
+ * buffer; the caller frees *data. Errors name the path: not found, a
+ * directory, unreadable, too large. */
+rf_status rf_file_read_all(const char *path, size_t max_bytes, char **data, size_t *len,
+                           rf_err *err);
+
+/* Atomically replace path with len bytes of data. inputs: NULL-terminated
+ * list of paths that must not be overwritten (may be NULL). */
+rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
+                               const char *const *inputs, rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,84 @@
+/* rf_hw.h - hardware: compute peaks, bandwidth, memory; the roof.
+ *
+ * ACCOUNTING.md: pi = peak FLOP/s of the math dtype in use (dense, never the
+ * 2:4-sparse figure), beta = memory bandwidth in B/s, ridge I* = pi / beta.
+ * A roofline point: attainable = min(pi, I * beta); the time floor of a
+ * kernel is max(F / pi, Q / beta).
+ *
+ * Presets come from shared/hardware.md (datasheet, dense) and each carries
+ * a source line. A measured profile (rf_profile.h) converts to an rf_hw too.
+ */
+#ifndef RF_HW_H
+#define RF_HW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_dtype.h"
+#include "rf_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RF_HW_NAME_MAX 64
+#define RF_HW_SOURCE_MAX 256
+
+typedef struct rf_hw {
+    char name[RF_HW_NAME_MAX];     /* "h100-sxm"                                 */
+    char source[RF_HW_SOURCE_MAX]; /* where the figures come from                */
+    double peak_flops_per_s[RF_DTYPE_COUNT]; /* dense peak per math dtype; 0 = none */
+    double bw_bytes_per_s;         /* memory roof (HBM, or measured DRAM read)   */
+    uint64_t mem_bytes;            /* usable memory for weights + KV             */
+    double ridge_override;         /* > 0: user gave the ridge (FLOP/byte)       */
+} rf_hw;
+
+/* The roof for one math dtype, after user overrides. */
+typedef struct rf_roof {
+    rf_dtype_kind math;         /* dtype whose peak is used                    */
+    double peak_flops_per_s;    /* pi                                          */
+    double bw_bytes_per_s;      /* beta                                        */
+    double ridge;               /* I* = pi / beta, FLOP/byte                   */
+    int ridge_given;            /* 1 when the ridge came from the user; then
+                                   pi = ridge x beta                           */
+} rf_roof;
+
+typedef enum rf_regime { RF_MEMORY_BOUND = 0, RF_COMPUTE_BOUND = 1 } rf_regime;
+
+/* Where F FLOPs over Q bytes land on a roof. */
+typedef struct rf_point {
+    double intensity;          /* F / Q, FLOP/byte                              */
+    double attainable_flops_per_s; /* min(pi, I beta)                           */
+    double compute_s;          /* F / pi                                        */
+    double memory_s;           /* Q / beta                                      */
+    double floor_s;            /* max(compute_s, memory_s)                      */
+    rf_regime regime;          /* compute-bound when I >= I*                    */
+} rf_point;
+
+/* Built-in presets, in a stable order. */
+size_t rf_hw_preset_count(void);
+const rf_hw *rf_hw_preset_at(size_t i);
+
+/* Copy the preset called name into out; RF_EINVAL "unknown hardware 'x'
+ * (known: ...)" otherwise. */
+rf_status rf_hw_preset(const char *name, rf_hw *out, rf_err *err);
+
+/* Check a hardware description: bandwidth > 0 and finite, at least one
+ * positive peak, no negative figure. */
+rf_status rf_hw_validate(const rf_hw *hw, rf_err *err);
+
+/* Roof for a math dtype. tf32 falls back to nothing: a dtype with no peak
+ * is an error naming the hardware and dtype (RF_EUNAVAIL). With a ridge
+ * override, pi = ridge x beta. */
+rf_status rf_hw_roof(const rf_hw *hw, rf_dtype_kind math, rf_roof *out, rf_err *err);
+
+/* Place F FLOPs and Q bytes on the roof. Q = 0 gives intensity 0 and a
+ * compute-only floor. */
+rf_point rf_roof_place(const rf_roof *roof, double flops, double bytes);
+
+const char *rf_regime_name(rf_regime r); /* "memory-bound" / "compute-bound" */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

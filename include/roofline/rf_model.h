@@ -1,0 +1,126 @@
+/* rf_model.h - a decoder-only transformer described by its shapes.
+ *
+ * One struct covers the families in use; fields that a family does not have
+ * stay 0. Per layer (ACCOUNTING.md, dense Llama/Qwen2/Mistral shapes):
+ *   q_proj  H -> n_q d_h      k_proj, v_proj  H -> n_kv d_h
+ *   o_proj  n_q d_h -> H      gate_proj, up_proj  H -> F_ff
+ *   down_proj  F_ff -> H      attention
+ * per model: lm_head H -> V and the embedding gather (one row per token).
+ *
+ * MoE layers (n_experts > 0) replace the MLP with a router H -> E, n_shared
+ * shared experts and E routed experts of width moe_ffn; the first
+ * first_dense layers (and layers not on the moe_freq stride) stay dense.
+ * MLA (kv_lora_rank > 0) replaces q/k/v with low-rank projections and caches
+ * a latent of kv_lora_rank + qk_rope_dim elements per token per layer.
+ * Sliding-window layers (window > 0 and sliding[l] set) keep at most window
+ * positions of KV.
+ */
+#ifndef RF_MODEL_H
+#define RF_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_dtype.h"
+#include "rf_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RF_MODEL_MAX_LAYERS 1024
+#define RF_MODEL_NAME_MAX 96
+
+typedef struct rf_model {
+    char name[RF_MODEL_NAME_MAX]; /* preset name or config path             */
+    char family[32];              /* model_type: "llama", "qwen2", ...       */
+    int64_t hidden;     /* H                                                 */
+    int64_t layers;     /* L                                                 */
+    int64_t n_q;        /* query heads                                       */
+    int64_t n_kv;       /* KV heads                                          */
+    int64_t head_dim;   /* d_h                                               */
+    int64_t ffn;        /* F_ff: dense MLP intermediate size                 */
+    int64_t vocab;      /* V                                                 */
+    bool tied;          /* lm_head streams the embedding matrix              */
+
+    /* MoE: 0 experts = dense model */
+    int64_t n_experts;  /* E routed experts per MoE layer                    */
+    int64_t top_k;      /* k experts per token                               */
+    int64_t n_shared;   /* shared experts (always run)                       */
+    int64_t moe_ffn;    /* intermediate size of one routed expert            */
+    int64_t shared_ffn; /* intermediate size of one shared expert (0 = moe_ffn) */
+    int64_t first_dense;/* layers before the first MoE layer                 */
+    int64_t moe_freq;   /* every moe_freq-th layer is MoE (0 or 1 = all)     */
+
+    /* MLA: kv_lora_rank 0 = standard attention */
+    int64_t q_lora_rank;  /* 0 = plain q_proj H -> n_q (nope + rope)         */
+    int64_t kv_lora_rank; /* latent width c_kv                               */
+    int64_t qk_nope_dim;  /* per-head non-rotary q/k width                   */
+    int64_t qk_rope_dim;  /* per-head rotary width (shared k_rope)           */
+    int64_t v_head_dim;   /* per-head v width                                */
+
+    /* Sliding windows */
+    int64_t window;       /* positions kept by a sliding layer; 0 = none     */
+    uint8_t sliding[RF_MODEL_MAX_LAYERS]; /* 1 = layer l uses the window     */
+
+    /* Biases (counted only in the full traffic model) */
+    bool qkv_bias;
+    bool o_bias;
+    bool mlp_bias;
+
+    /* Dtype the checkpoint stores its weights in (torch_dtype or the
+     * quantization_config); the step uses it unless the user overrides. */
+    rf_dtype weight_dtype;
+    bool has_weight_dtype;
+    /* Quantized layers leave these modules in weight_dtype_other when
+     * quant_lm_head is false (quantization configs usually skip lm_head). */
+    bool quant_lm_head;
+    rf_dtype unquantized_dtype;
+
+    char notes[256];      /* assumptions applied while reading, for output   */
+} rf_model;
+
+/* Built-in presets (from shared/models/ configs), in a stable order. */
+size_t rf_model_preset_count(void);
+const rf_model *rf_model_preset_at(size_t i);
+rf_status rf_model_preset(const char *name, rf_model *out, rf_err *err);
+
+/* Check every field: positive dimensions within RF_DIM_MAX, n_kv divides
+ * n_q, layers <= RF_MODEL_MAX_LAYERS, top_k <= n_experts, ... The message
+ * names the field. */
+rf_status rf_model_validate(const rf_model *m, rf_err *err);
+
+/* Number of sliding-window layers. */
+int64_t rf_model_sliding_layers(const rf_model *m);
+
+/* True when layer l (0-based) is a MoE layer. */
+bool rf_model_layer_is_moe(const rf_model *m, int64_t l);
+
+/* Parameter counts (matrix weights only; norms and biases excluded).
+ *   total:      every weight the checkpoint holds; a tied embedding once
+ *   streamed:   the weights one decode token at batch 1 streams (all dense
+ *               matrices, k routed + shared experts, the lm_head; the
+ *               embedding gather excluded)
+ *   embedding:  V x H                                                       */
+typedef struct rf_param_counts {
+    uint64_t total;
+    uint64_t streamed_per_token;
+    uint64_t per_layer_dense;   /* one dense layer's matrices (0 if none)    */
+    uint64_t embedding;
+    uint64_t lm_head;
+} rf_param_counts;
+
+rf_status rf_model_params(const rf_model *m, rf_param_counts *out, rf_err *err);
+
+/* KV-cache elements per token per layer (2 n_kv d_h, or the MLA latent). */
+int64_t rf_model_kv_elems_per_layer(const rf_model *m);
+
+/* Resident weight bytes in dtype w (all parameters, tied embedding once). */
+rf_status rf_model_resident_bytes(const rf_model *m, rf_dtype w, uint64_t *bytes,
+                                  rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

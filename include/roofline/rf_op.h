@@ -1,0 +1,118 @@
+/* rf_op.h - one operator: its FLOPs and bytes from shapes alone.
+ *
+ * GEMM  Y[M,N] = X[M,K] W[K,N], M = tokens in flight (ACCOUNTING.md):
+ *     F = 2 M K N
+ *     Q = M K b_a + K N b_w + M N b_a        (read X, read W, write Y)
+ *
+ * Attention, one layer, n_q query heads, n_kv KV heads, head dim d_h,
+ * B sequences, each with q query tokens against S keys:
+ *     F = 4 n_q q S d_h B                    (Q K^T and scores . V)
+ *     Q = 2 n_kv S d_h b_kv B                (read K and V once: flash)
+ *   decode is q = 1; prefill is q = S (scores kept on chip).
+ *   Naive (materialized) attention adds the score matrices: for each query
+ *   head the q x S scores are written by Q K^T and read back by softmax . V,
+ *     + 2 n_q q S b_a B bytes,
+ *   which is exactly what rf_op.extra_bytes holds.
+ *
+ * Gather (the input embedding): one row of H elements per token,
+ *     F = 0, Q = M H b_w.
+ *
+ * All counts are exact 64-bit integers; a product that would overflow is
+ * refused with RF_ERANGE, never wrapped.
+ */
+#ifndef RF_OP_H
+#define RF_OP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rf_dtype.h"
+#include "rf_error.h"
+#include "rf_hw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest accepted dimension (tokens, context, hidden, heads, ...). Any
+ * larger is refused, so products of a few of them stay in 64 bits or are
+ * caught by the checked multiply. */
+#define RF_DIM_MAX ((int64_t)1 << 40)
+
+typedef enum rf_op_kind {
+    RF_OP_GEMM = 0,
+    RF_OP_ATTN_DECODE,
+    RF_OP_ATTN_PREFILL,
+    RF_OP_GATHER
+} rf_op_kind;
+
+typedef struct rf_op {
+    const char *name;     /* static string: "q_proj", "attention", ...           */
+    rf_op_kind kind;
+    int64_t m, k, n;      /* GEMM: M, K, N. Attention: m = query tokens in the
+                             step (B q), k = head_dim, n = keys S. Gather: m
+                             tokens, k = 0, n = row width H.                     */
+    uint64_t count;       /* instances in the step (usually layers)              */
+    uint64_t flops;       /* per instance                                        */
+    uint64_t bytes;       /* per instance: weight + kv + act + extra             */
+    uint64_t weight_bytes;/* per instance: the W[K,N] read (or gathered rows)    */
+    uint64_t kv_bytes;    /* per instance: the K and V read                      */
+    uint64_t act_bytes;   /* per instance: activations read and written          */
+    uint64_t extra_bytes; /* per instance: naive attention score traffic         */
+    const char *note;     /* static annotation ("sliding window 4096") or NULL   */
+} rf_op;
+
+typedef struct rf_attn_desc {
+    int64_t n_q;       /* query heads                                   */
+    int64_t n_kv;      /* KV heads (n_kv divides n_q)                   */
+    int64_t head_dim;  /* d_h: of the Q.K dot product and of V          */
+    int64_t v_head_dim;/* 0 = head_dim; differs for MLA                 */
+    int64_t kv_elems_per_token; /* 0 = 2 n_kv d_h (K and V); MLA sets its
+                                   latent width (kv_lora_rank + rope dim) */
+    int64_t batch;     /* B sequences                                   */
+    int64_t q_tokens;  /* q: 1 for decode, S (or a chunk) for prefill   */
+    int64_t keys;      /* S: keys each query attends to                 */
+    bool naive;        /* materialize scores in memory                  */
+} rf_attn_desc;
+
+/* GEMM of M x K by K x N. Errors: RF_EINVAL for a dimension < 1,
+ * RF_ERANGE above RF_DIM_MAX or when F or Q overflow 64 bits. */
+rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n,
+                     rf_dtype w, rf_dtype a, rf_op *out, rf_err *err);
+
+/* Attention as described above; decode when q_tokens == 1 is not implied:
+ * the kind is RF_OP_ATTN_DECODE when q_tokens == 1, RF_OP_ATTN_PREFILL
+ * otherwise. Errors name the field ("kv-heads (6) must divide heads (32)"). */
+rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv,
+                          rf_dtype a, rf_op *out, rf_err *err);
+
+/* Gather of m rows of width n from a table of dtype w. */
+rf_status rf_op_gather(const char *name, int64_t m, int64_t n, rf_dtype w,
+                       rf_op *out, rf_err *err);
+
+/* F / Q of one instance (0 when Q is 0). */
+double rf_op_intensity(const rf_op *op);
+
+/* Crossing point of a GEMM (I = I*), exact with activation traffic:
+ *     M* = I* b_w K N / (2 K N - I* b_a (K + N))
+ * Returns false ("never compute-bound") when the denominator is <= 0. */
+bool rf_gemm_mstar(int64_t k, int64_t n, rf_dtype w, rf_dtype a, double ridge,
+                   double *mstar);
+
+/* Square d x d projection, one dtype of b bytes:
+ *     T* = I* b d / (2 (d - I* b)); never when d <= b I*. */
+bool rf_square_tstar(int64_t d, double b, double ridge, double *tstar);
+
+/* Prefill attention crosses the ridge at S* = I* b_kv / (2 g), g = n_q/n_kv. */
+double rf_attn_prefill_sstar(int64_t n_q, int64_t n_kv, rf_dtype kv, double ridge);
+
+const char *rf_op_kind_name(rf_op_kind kind); /* "gemm", "attn-decode", ... */
+
+/* Checked 64-bit helpers used across the core: return false on overflow. */
+bool rf_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
+bool rf_add_u64(uint64_t a, uint64_t b, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,69 @@
+/* rf_profile.h - a measured hardware profile (CPU or CUDA device).
+ *
+ * `roofline measure` fills one of these and writes it as JSON with the
+ * stable keys documented in the README:
+ *   name, cpu, device, threads, clock_hz, date, bandwidth_bytes_per_s (the
+ *   memory roof), peak_flops_per_s {fp32, fp64, bf16, ...}, levels [{name,
+ *   bandwidth_bytes_per_s, bytes}], kernels [{name, level, bytes, best,
+ *   median, min, max, unit}], spread.
+ * A profile file is accepted everywhere --hw is: rf_profile_to_hw converts.
+ */
+#ifndef RF_PROFILE_H
+#define RF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_dtype.h"
+#include "rf_error.h"
+#include "rf_hw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RF_PROFILE_MAX_LEVELS 8
+#define RF_PROFILE_MAX_KERNELS 64
+
+typedef struct rf_profile_level {
+    char name[16];                /* "L1", "L2", "L3", "DRAM", "HBM"          */
+    double bandwidth_bytes_per_s; /* best read-only bandwidth at this level   */
+    uint64_t bytes;               /* working set it was measured with         */
+} rf_profile_level;
+
+typedef struct rf_profile_kernel {
+    char name[48];                /* "read_avx2_f64", "triad_nt", "sgemm" ... */
+    char level[16];               /* level the working set sits in            */
+    uint64_t bytes;               /* working set                              */
+    char unit[16];                /* "bytes_per_s" or "flops_per_s"           */
+    double best, median, min, max;/* over trials                              */
+} rf_profile_kernel;
+
+typedef struct rf_profile {
+    char name[64];                /* profile name (hostname or device name)   */
+    char cpu[128];                /* CPU model string                          */
+    char device[128];             /* GPU name, "" for CPU profiles             */
+    char isa[32];                 /* kernels' ISA: "avx512", "avx2", ...       */
+    char date[32];                /* ISO 8601 UTC                              */
+    int threads;
+    int sm_count;                 /* CUDA only                                 */
+    double clock_hz;              /* measured core clock (GPU: reported)       */
+    uint64_t mem_bytes;           /* memory size                               */
+    uint64_t l2_bytes;            /* GPU L2 (CUDA)                             */
+    double bandwidth_bytes_per_s; /* the memory roof                           */
+    double peak_flops_per_s[RF_DTYPE_COUNT]; /* measured peaks, 0 = not measured */
+    double spread;                /* worst (best - median) / best over kernels */
+    rf_profile_level levels[RF_PROFILE_MAX_LEVELS];
+    size_t n_levels;
+    rf_profile_kernel kernels[RF_PROFILE_MAX_KERNELS];
+    size_t n_kernels;
+} rf_profile;
+
+/* Convert to the analytic hardware description (name, source line saying
+ * "measured on <date>", peaks, bandwidth, memory). */
+rf_status rf_profile_to_hw(const rf_profile *p, rf_hw *out, rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

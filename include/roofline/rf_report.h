@@ -1,0 +1,161 @@
+/* rf_report.h - one format-neutral report, several writers.
+ *
+ * A command builds one rf_report: a title, assumption lines, scalar fields
+ * (grouped in sections) and tables. Every writer renders the same numbers:
+ *   table  aligned text with units chosen for reading (15.01 GB, 4.48 ms)
+ *   json   stable keys, raw SI numbers, exact integers for counts
+ *   csv    the first table (or, with none, one row of the scalars)
+ * Writers render into an rf_buf; the caller decides where the bytes go, so
+ * a file is written whole or not at all.
+ *
+ * Ownership: rf_report_new allocates, rf_report_free releases (NULL is
+ * fine). Strings passed in are copied.
+ */
+#ifndef RF_REPORT_H
+#define RF_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- a growable byte buffer ------------------------------------------ */
+typedef struct rf_buf {
+    char *data;   /* NUL-terminated when len > 0 */
+    size_t len;
+    size_t cap;
+    bool failed;  /* an allocation failed; contents incomplete */
+} rf_buf;
+
+void rf_buf_init(rf_buf *b);
+void rf_buf_free(rf_buf *b);
+void rf_buf_put(rf_buf *b, const char *s, size_t n);
+void rf_buf_puts(rf_buf *b, const char *s);
+void rf_buf_printf(rf_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- how a number is shown to a reader -------------------------------- */
+typedef enum rf_unit {
+    RF_U_NONE = 0,  /* plain number, %g-like                        */
+    RF_U_INT,       /* exact integer with thousands separators      */
+    RF_U_BYTES,     /* decimal: B, KB, MB, GB, TB (4 significant)   */
+    RF_U_BYTES_BIN, /* binary: KiB, MiB, GiB                        */
+    RF_U_FLOPS,     /* FLOP count: K, M, G, T (4 significant)       */
+    RF_U_FLOP_RATE, /* FLOP/s: GFLOP/s, TFLOP/s                     */
+    RF_U_BW,        /* B/s: GB/s, TB/s                              */
+    RF_U_SECONDS,   /* s, ms, us, ns (3 significant)                */
+    RF_U_TOK_RATE,  /* tokens/s, integer with separators            */
+    RF_U_INTENSITY, /* FLOP/byte, 1 decimal (the seed 000 table)    */
+    RF_U_INTENSITY4,/* FLOP/byte, 4 significant (0.9996)            */
+    RF_U_RATIO,     /* 0.xx, percent-free                           */
+    RF_U_PERCENT,   /* 0..1 shown as 12.3%                          */
+    RF_U_COUNT      /* large counts: 218.1 M, 7.505 B (4 significant) */
+} rf_unit;
+
+/* The JSON unit suffix documented for a unit ("bytes", "s", ...). */
+const char *rf_unit_json(rf_unit u);
+
+/* Format a value for reading into out (cap bytes). */
+char *rf_fmt(double v, rf_unit u, char *out, size_t cap);
+
+/* ---- the report -------------------------------------------------------- */
+typedef struct rf_report rf_report;
+
+typedef enum rf_format { RF_FMT_TABLE = 0, RF_FMT_JSON, RF_FMT_CSV } rf_format;
+
+rf_report *rf_report_new(const char *title);
+void rf_report_free(rf_report *r);
+
+/* An assumption line, printed under the title and stored in JSON as
+ * "assumptions": [...]. */
+void rf_report_assume(rf_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Start a section of scalars (JSON: nested object under key; NULL key keeps
+ * scalars at the top level). label is the human heading. */
+void rf_report_section(rf_report *r, const char *key, const char *label);
+
+/* Scalars in the current section. key is the JSON key; label the human
+ * name. A NaN or infinite value is stored as JSON null and shown as "-". */
+void rf_report_num(rf_report *r, const char *key, const char *label, double v, rf_unit u);
+void rf_report_int(rf_report *r, const char *key, const char *label, uint64_t v, rf_unit u);
+void rf_report_str(rf_report *r, const char *key, const char *label, const char *v);
+void rf_report_null(rf_report *r, const char *key, const char *label, const char *shown);
+
+/* Tables: columns first, then rows cell by cell in column order. */
+void rf_report_table(rf_report *r, const char *key, const char *label);
+void rf_report_col(rf_report *r, const char *key, const char *label, rf_unit u);
+void rf_report_row(rf_report *r);
+void rf_report_cell_num(rf_report *r, double v);
+void rf_report_cell_int(rf_report *r, uint64_t v);
+void rf_report_cell_str(rf_report *r, const char *v);
+void rf_report_cell_null(rf_report *r, const char *shown);
+
+/* A free-text line after everything else (human output only). */
+void rf_report_note(rf_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* True when an allocation failed while building (then writers fail). */
+bool rf_report_failed(const rf_report *r);
+
+/* Render. RF_ENOMEM on allocation failure. */
+rf_status rf_report_write(const rf_report *r, rf_format f, rf_buf *out, rf_err *err);
+
+/* Read-only access for writers living outside report/ (SVG, HTML). */
+size_t rf_report_table_count(const rf_report *r);
+
+/* ---- streamed rows ------------------------------------------------------
+ * For outputs too large to hold as cells (a sweep of a million points):
+ * the head (title and assumptions) comes from a report, then rows are
+ * rendered straight into the buffer with a fast fixed formatter. Numbers
+ * are the same ones a report would carry: integers exact, reals to 6
+ * significant digits in JSON and CSV. The caller flushes the buffer
+ * whenever it likes (rf_buf's len back to 0).                              */
+typedef struct rf_rowcol {
+    const char *key;   /* JSON key / CSV header (carries the unit)       */
+    const char *label; /* human header                                    */
+    rf_unit unit;
+    int width;         /* human column width                              */
+} rf_rowcol;
+
+typedef struct rf_cell {
+    int kind;          /* 0 real, 1 integer, 2 static string, 3 null      */
+    double num;
+    uint64_t i;
+    const char *str;
+} rf_cell;
+
+typedef struct rf_rows {
+    rf_format fmt;
+    const rf_rowcol *cols;
+    size_t n_cols;
+    size_t n_rows;
+} rf_rows;
+
+void rf_rows_begin(rf_rows *w, rf_buf *out, rf_format f, const rf_report *head, const char *key,
+                   const rf_rowcol *cols, size_t n_cols);
+void rf_rows_add(rf_rows *w, rf_buf *out, const rf_cell *cells);
+void rf_rows_end(rf_rows *w, rf_buf *out);
+
+/* Shortest text of v at 6 significant digits ("0.00448049", "223.206",
+ * "1.2e+20"), written into out (>= 32 bytes); returns the length. */
+size_t rf_fmt_g6(double v, char *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

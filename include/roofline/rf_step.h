@@ -1,0 +1,181 @@
+/* rf_step.h - whole prefill and decode steps, crossing points, KV capacity.
+ *
+ * A decode step (ACCOUNTING.md): B sequences, each at context s, one new
+ * token each. Every linear layer runs with M = B and its weights are read
+ * once per step. KV bytes per token kv_tok = 2 L n_kv d_h b_kv.
+ *     total_bytes = weight_bytes + kv_bytes (+ naive score bytes if asked)
+ *     kv_bytes    = B s kv_tok
+ *     floor_s     = max(flops / pi, total_bytes / beta)
+ *     tokens/s    = B / floor_s
+ * A prefill step: B sequences of T new tokens after s cached ones; every
+ * linear layer runs with M = B T; attention reads s + T keys per sequence.
+ *
+ * Byte-weighted intensity = sum F / sum Q over all operators (Q of a GEMM
+ * includes its activation traffic). Composition: sum_i max(F_i/pi, Q_i/beta)
+ * is a tighter floor than max(sum F / pi, sum Q / beta); both are reported.
+ * Blended intensity limit as B -> infinity at context s:
+ *     (2 P_stream + 4 n_q s d_h L) / (s kv_tok)
+ * (generally: FLOPs per sequence over KV bytes per sequence).
+ * Throughput cap at context s: beta / (s kv_tok) tokens/s, whatever B.
+ */
+#ifndef RF_STEP_H
+#define RF_STEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_dtype.h"
+#include "rf_error.h"
+#include "rf_hw.h"
+#include "rf_model.h"
+#include "rf_op.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RF_STEP_MAX_OPS 48
+
+typedef enum rf_phase { RF_DECODE = 0, RF_PREFILL = 1 } rf_phase;
+
+typedef enum rf_moe_routing {
+    RF_MOE_UNIFORM = 0, /* expected experts touched under uniform routing  */
+    RF_MOE_ALL          /* worst case: every expert streamed               */
+} rf_moe_routing;
+
+typedef struct rf_step_opts {
+    rf_phase phase;
+    int64_t batch;        /* B sequences (>= 1)                            */
+    int64_t context;      /* s: cached positions per sequence (>= 0)      */
+    int64_t tokens;       /* T: new tokens per sequence in prefill        */
+    rf_dtype w, a, kv;    /* b_w, b_a, b_kv                               */
+    bool naive_attn;      /* materialize attention scores                 */
+    bool fused;           /* report qkv and gate_up as fused operators    */
+    rf_moe_routing moe;   /* routed-expert assumption                     */
+} rf_step_opts;
+
+/* Defaults: decode, B = 1, s = 0, T = 1, bf16 everywhere, flash, unfused. */
+rf_step_opts rf_step_opts_default(void);
+
+typedef struct rf_step {
+    rf_op ops[RF_STEP_MAX_OPS];
+    size_t n_ops;
+    rf_roof roof;                 /* the roof the floors use                */
+
+    uint64_t weight_bytes;        /* matrix weights streamed once per step  */
+    uint64_t kv_bytes;            /* K and V (or latent) read               */
+    uint64_t kv_bytes_per_token;  /* kv_tok over all layers (full context)  */
+    uint64_t extra_bytes;         /* naive attention score traffic          */
+    uint64_t total_bytes;         /* weight + kv + extra                    */
+    uint64_t op_bytes;            /* sum of every operator's Q              */
+    uint64_t flops;               /* sum of every operator's F              */
+    double intensity;             /* flops / op_bytes (byte-weighted)       */
+    double step_intensity;        /* flops / total_bytes                    */
+    double floor_s;               /* max(flops/pi, total_bytes/beta)        */
+    double floor_sum_of_max_s;    /* sum_i count_i max(F_i/pi, Q_i/beta)    */
+    double floor_aggregate_s;     /* max(sum F / pi, sum Q / beta) over ops */
+    double tokens_per_s;          /* new tokens / floor_s                   */
+    double blended_intensity_limit; /* B -> inf at this context; 0 if s = 0 */
+    double throughput_cap_tokens_per_s; /* beta / (s kv_tok); 0 if s = 0    */
+    rf_regime regime;             /* of the whole step (step_intensity)     */
+
+    /* MoE: per MoE layer, routed experts touched and the tokens each sees */
+    double experts_touched;       /* 0 for dense models                     */
+    double tokens_per_expert;
+} rf_step;
+
+/* Build the operator list and the totals. Errors: bad options (a batch of
+ * 0, a negative context, tokens 0 in prefill), overflow (RF_ERANGE). */
+rf_status rf_step_compute(const rf_model *m, const rf_step_opts *o,
+                          const rf_roof *roof, rf_step *out, rf_err *err);
+
+/* Crossing points for every distinct linear operator of a model. */
+typedef struct rf_cross {
+    const char *name;   /* static operator name                          */
+    int64_t k, n;
+    bool crosses;       /* false: never compute-bound at this ridge      */
+    double m_star;      /* tokens in flight where I = I* (if crosses)    */
+} rf_cross;
+
+#define RF_CROSS_MAX 24
+
+typedef struct rf_crossover {
+    rf_cross ops[RF_CROSS_MAX];
+    size_t n_ops;
+    bool square_crosses;  /* T* for the square d = hidden projection     */
+    double square_t_star;
+    double attn_prefill_s_star; /* S* for prefill attention              */
+    double ridge;
+} rf_crossover;
+
+rf_status rf_crossover_compute(const rf_model *m, const rf_step_opts *o,
+                               const rf_roof *roof, rf_crossover *out, rf_err *err);
+
+/* KV capacity, vLLM style:
+ *     pool = util x usable_memory - resident_weights - reserve
+ *     tokens = pool / kv_tok; sequences = tokens / context                  */
+typedef struct rf_capacity {
+    double util;
+    uint64_t mem_bytes;
+    uint64_t resident_bytes;
+    uint64_t reserve_bytes;
+    double pool_bytes;          /* may not be negative: refused instead   */
+    uint64_t kv_bytes_per_token;
+    uint64_t tokens;            /* floor(pool / kv_tok)                   */
+    int64_t context;            /* 0: no sequence count                   */
+    double sequences;           /* tokens / context (fractional)          */
+} rf_capacity;
+
+rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o,
+                              uint64_t mem_bytes, double util, uint64_t reserve_bytes,
+                              int64_t context, rf_capacity *out, rf_err *err);
+
+/* KV bytes one sequence at context s holds (sliding layers capped at the
+ * window), in dtype kv. */
+rf_status rf_model_kv_bytes(const rf_model *m, rf_dtype kv, int64_t context,
+                            uint64_t *bytes, rf_err *err);
+
+/* Many decode steps of one batch size over many contexts, fast: the
+ * context-free operators are totalled once; attention is linear in its keys
+ * (capped at the window on sliding layers), so each point costs O(1).
+ * Every point equals rf_step_compute's totals for the same inputs (tested);
+ * where a grouped KV dtype makes bytes non-linear, it calls rf_step_compute. */
+typedef struct rf_sweep_point {
+    int64_t batch, context;
+    uint64_t flops, total_bytes, kv_bytes;
+    double intensity;      /* flops / op_bytes, as rf_step.intensity */
+    double floor_s, floor_sum_of_max_s, tokens_per_s;
+    rf_regime regime;
+} rf_sweep_point;
+
+typedef struct rf_sweep {
+    rf_model model;
+    rf_step_opts opts;
+    rf_roof roof;
+    bool linear;                      /* false: evaluate with rf_step_compute */
+    uint64_t flops0, op_bytes0, weight_bytes;
+    double sum_of_max0;
+    size_t n_attn;
+    struct {
+        uint64_t count;               /* layers                              */
+        int64_t window;               /* 0: every key                        */
+        uint64_t flops, bytes, kv_bytes, extra_bytes; /* per key, per layer  */
+    } attn[4];
+    rf_step scratch;                  /* for the non-linear path             */
+} rf_sweep;
+
+rf_status rf_sweep_prepare(rf_sweep *sw, const rf_model *m, const rf_step_opts *o,
+                           const rf_roof *roof, rf_err *err);
+rf_status rf_sweep_eval(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err *err);
+
+/* The seed's composition example, generalised: n sequential kernels of F_i
+ * FLOPs over Q_i bytes. sum_of_max = sum_i max(F_i/pi, Q_i/beta);
+ * aggregate = max(sum F / pi, sum Q / beta). */
+void rf_roof_compose(const rf_roof *roof, const double *flops, const double *bytes, size_t n,
+                     double *sum_of_max_s, double *aggregate_s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Install the Debian packages roofline needs, if any are missing.
+# As root: installs them with apt-get. Otherwise: prints the exact command.
+set -eu
+
+PKGS="cmake make gcc pkg-config libjansson-dev libopenblas-dev libcmocka-dev \
+libxml2-utils clang libclang-rt-14-dev valgrind chromium"
+
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "roofline: missing Debian packages; run as root:" >&2
+  echo "  apt-get update && apt-get install -y$missing" >&2
+  exit 1
+fi
+echo "roofline: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# chromium is only needed by the report screenshot test; do not fail the
+# whole install where it cannot be had (that test then skips and says so).
+core=$(echo "$missing" | tr ' ' '\n' | grep -v '^chromium$' | tr '\n' ' ')
+[ -n "$(echo "$core" | tr -d ' ')" ] && apt-get install -y -qq $core
+case "$missing" in *chromium*) apt-get install -y -qq chromium ||
+  echo "roofline: chromium could not be installed; the screenshot test will skip" >&2 ;; esac
+exit 0

@@ -1,0 +1,177 @@
+/* hw.c - hardware presets (shared/hardware.md, dense peaks) and the roof. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "roofline/rf_hw.h"
+
+#define T 1e12 /* TFLOP/s, TB/s */
+#define GB 1000000000ull
+#define GIB 1073741824ull
+
+/* Dense peaks at boost clock, per device. FP8 rows use the e4m3 slot; the
+ * GeForce cards use the FP32-accumulate tensor rates (what cuBLAS runs). */
+static const rf_hw presets[] = {
+    {.name = "h100-sxm",
+     .source = "NVIDIA H100 SXM5 80GB datasheet/whitepaper (dense, 1830 MHz boost); "
+               "usable memory 79.65 GiB as seed 003 budgets",
+     .peak_flops_per_s = {[RF_FP64] = 67 * T, [RF_FP32] = 66.9 * T, [RF_TF32] = 494.7 * T,
+                          [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
+                          [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
+     .bw_bytes_per_s = 3.35 * T,
+     .mem_bytes = (uint64_t)(79.65 * GIB)},
+    {.name = "h100-pcie",
+     .source = "NVIDIA H100 PCIe 80GB datasheet (sparse figures halved), HBM2e 2.0 TB/s",
+     .peak_flops_per_s = {[RF_FP64] = 51 * T, [RF_FP32] = 51.2 * T, [RF_TF32] = 378 * T,
+                          [RF_BF16] = 756 * T, [RF_FP16] = 756 * T, [RF_FP8_E4M3] = 1513 * T,
+                          [RF_INT8] = 1513 * T},
+     .bw_bytes_per_s = 2.0 * T,
+     .mem_bytes = 80 * GB},
+    {.name = "h200",
+     .source = "NVIDIA H200 SXM 141GB (compute as H100 SXM; 4.8 TB/s HBM3e)",
+     .peak_flops_per_s = {[RF_FP64] = 67 * T, [RF_FP32] = 67 * T, [RF_TF32] = 494.7 * T,
+                          [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
+                          [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
+     .bw_bytes_per_s = 4.8 * T,
+     .mem_bytes = 141 * GB},
+    {.name = "a100-80gb",
+     .source = "NVIDIA A100 SXM4 80GB datasheet r4 (dense; no fp8), HBM2e 2.039 TB/s",
+     .peak_flops_per_s = {[RF_FP64] = 19.5 * T, [RF_FP32] = 19.5 * T, [RF_TF32] = 156 * T,
+                          [RF_BF16] = 312 * T, [RF_FP16] = 312 * T, [RF_INT8] = 624 * T},
+     .bw_bytes_per_s = 2.039 * T,
+     .mem_bytes = 80 * GB},
+    {.name = "a100-40gb",
+     .source = "NVIDIA A100 SXM4 40GB datasheet r4 (dense; no fp8), HBM2 1.555 TB/s",
+     .peak_flops_per_s = {[RF_FP64] = 19.5 * T, [RF_FP32] = 19.5 * T, [RF_TF32] = 156 * T,
+                          [RF_BF16] = 312 * T, [RF_FP16] = 312 * T, [RF_INT8] = 624 * T},
+     .bw_bytes_per_s = 1.555 * T,
+     .mem_bytes = 40 * GB},
+    {.name = "l40s",
+     .source = "NVIDIA L40S datasheet (unstarred = dense), GDDR6 864 GB/s",
+     .peak_flops_per_s = {[RF_FP32] = 91.6 * T, [RF_TF32] = 183 * T, [RF_BF16] = 362.05 * T,
+                          [RF_FP16] = 362.05 * T, [RF_FP8_E4M3] = 733 * T, [RF_INT8] = 733 * T},
+     .bw_bytes_per_s = 0.864 * T,
+     .mem_bytes = 48 * GB},
+    {.name = "rtx4090",
+     .source = "NVIDIA RTX 4090, Ada third-party tables (FP32-accumulate tensor rates: "
+               "bf16 165.2, fp8 330.3), GDDR6X 1.008 TB/s",
+     .peak_flops_per_s = {[RF_FP32] = 82.6 * T, [RF_TF32] = 82.6 * T, [RF_BF16] = 165.2 * T,
+                          [RF_FP16] = 165.2 * T, [RF_FP8_E4M3] = 330.3 * T,
+                          [RF_INT8] = 660.6 * T},
+     .bw_bytes_per_s = 1.008 * T,
+     .mem_bytes = 24 * GB},
+    {.name = "rtx3090",
+     .source = "NVIDIA RTX 3090, derived from GeForce Ampere ratios (FP32 accumulate; "
+               "unverified), GDDR6X 0.936 TB/s",
+     .peak_flops_per_s = {[RF_FP32] = 35.6 * T, [RF_TF32] = 35.6 * T, [RF_BF16] = 71 * T,
+                          [RF_FP16] = 71 * T, [RF_INT8] = 284 * T},
+     .bw_bytes_per_s = 0.936 * T,
+     .mem_bytes = 24 * GB},
+    {.name = "b200",
+     .source = "NVIDIA HGX B200 1000 W spec sheet (sparse halved), HBM3e 7.7 TB/s, 180 GB",
+     .peak_flops_per_s = {[RF_FP32] = 75 * T, [RF_TF32] = 1100 * T, [RF_BF16] = 2250 * T,
+                          [RF_FP16] = 2250 * T, [RF_FP8_E4M3] = 4500 * T, [RF_INT8] = 4500 * T},
+     .bw_bytes_per_s = 7.7 * T,
+     .mem_bytes = 180 * GB},
+    {.name = "mi300x",
+     .source = "AMD Instinct MI300X, ROCm docs mi300.md (dense), HBM3 5.3 TB/s, 192 GB",
+     .peak_flops_per_s = {[RF_FP64] = 163.4 * T, [RF_FP32] = 163.4 * T, [RF_TF32] = 653.7 * T,
+                          [RF_BF16] = 1307.4 * T, [RF_FP16] = 1307.4 * T,
+                          [RF_FP8_E4M3] = 2614.9 * T, [RF_INT8] = 2614.9 * T},
+     .bw_bytes_per_s = 5.3 * T,
+     .mem_bytes = 192 * GB},
+    {.name = "mi250x",
+     .source = "AMD Instinct MI250X OAM (both GCDs; derived from per-CU rates), HBM2e 3.2 TB/s",
+     .peak_flops_per_s = {[RF_FP64] = 95.7 * T, [RF_FP32] = 95.7 * T, [RF_BF16] = 383 * T,
+                          [RF_FP16] = 383 * T, [RF_INT8] = 383 * T},
+     .bw_bytes_per_s = 3.2 * T,
+     .mem_bytes = 128 * GB},
+    {.name = "tpu-v5e",
+     .source = "Google Cloud TPU v5e chip docs: bf16 197 TFLOP/s, int8 393 TOP/s, 819 GB/s",
+     .peak_flops_per_s = {[RF_BF16] = 197 * T, [RF_INT8] = 393 * T},
+     .bw_bytes_per_s = 0.819 * T,
+     .mem_bytes = 16 * GB},
+};
+
+size_t rf_hw_preset_count(void) { return sizeof presets / sizeof presets[0]; }
+
+const rf_hw *rf_hw_preset_at(size_t i)
+{
+    return i < rf_hw_preset_count() ? &presets[i] : NULL;
+}
+
+rf_status rf_hw_preset(const char *name, rf_hw *out, rf_err *err)
+{
+    for (size_t i = 0; i < rf_hw_preset_count(); i++)
+        if (name && !strcmp(name, presets[i].name)) {
+            *out = presets[i];
+            return RF_OK;
+        }
+    char known[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < rf_hw_preset_count() && used < sizeof known; i++)
+        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                 presets[i].name);
+    return rf_err_set(err, RF_EINVAL, "unknown hardware '%s' (known: %s; or a profile .json)",
+                      name ? name : "", known);
+}
+
+rf_status rf_hw_validate(const rf_hw *hw, rf_err *err)
+{
+    if (!(hw->bw_bytes_per_s > 0) || !isfinite(hw->bw_bytes_per_s))
+        return rf_err_set(err, RF_EINVAL, "%s: bandwidth must be a positive number", hw->name);
+    int any = 0;
+    for (int k = 0; k < RF_DTYPE_COUNT; k++) {
+        double p = hw->peak_flops_per_s[k];
+        if (p < 0 || !isfinite(p))
+            return rf_err_set(err, RF_EINVAL, "%s: %s peak must not be negative", hw->name,
+                              rf_dtype_name((rf_dtype_kind)k));
+        any |= p > 0;
+    }
+    if (!any && !(hw->ridge_override > 0))
+        return rf_err_set(err, RF_EINVAL, "%s: no compute peak given", hw->name);
+    return RF_OK;
+}
+
+rf_status rf_hw_roof(const rf_hw *hw, rf_dtype_kind math, rf_roof *out, rf_err *err)
+{
+    rf_status s = rf_hw_validate(hw, err);
+    if (s)
+        return s;
+    rf_roof r = {.math = math, .bw_bytes_per_s = hw->bw_bytes_per_s};
+    if (hw->ridge_override > 0) {
+        r.ridge = hw->ridge_override;
+        r.peak_flops_per_s = r.ridge * r.bw_bytes_per_s;
+        r.ridge_given = 1;
+    } else {
+        rf_dtype_kind k = rf_dtype_is_fp8(math) ? RF_FP8_E4M3 : math;
+        r.peak_flops_per_s = hw->peak_flops_per_s[k];
+        if (!(r.peak_flops_per_s > 0))
+            return rf_err_set(err, RF_EUNAVAIL,
+                              "%s has no %s compute peak (give --peak TFLOPS, or another dtype)",
+                              hw->name, rf_dtype_name(math));
+        r.ridge = r.peak_flops_per_s / r.bw_bytes_per_s;
+    }
+    *out = r;
+    return RF_OK;
+}
+
+rf_point rf_roof_place(const rf_roof *roof, double flops, double bytes)
+{
+    rf_point p;
+    p.intensity = bytes > 0 ? flops / bytes : 0;
+    double mem_roof = p.intensity * roof->bw_bytes_per_s;
+    p.attainable_flops_per_s = bytes > 0 && mem_roof < roof->peak_flops_per_s
+                                   ? mem_roof
+                                   : roof->peak_flops_per_s;
+    p.compute_s = flops / roof->peak_flops_per_s;
+    p.memory_s = bytes / roof->bw_bytes_per_s;
+    p.floor_s = p.compute_s > p.memory_s ? p.compute_s : p.memory_s;
+    p.regime = bytes == 0 || p.intensity >= roof->ridge ? RF_COMPUTE_BOUND : RF_MEMORY_BOUND;
+    return p;
+}
+
+const char *rf_regime_name(rf_regime r)
+{
+    return r == RF_COMPUTE_BOUND ? "compute-bound" : "memory-bound";
+}

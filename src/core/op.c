@@ -1,0 +1,169 @@
+/* op.c - one operator's FLOPs and bytes, with checked 64-bit arithmetic. */
+#include "roofline/rf_op.h"
+
+bool rf_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+bool rf_add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+/* Product of up to four factors, false on overflow. */
+static bool mul4(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *out)
+{
+    uint64_t x;
+    return rf_mul_u64(a, b, &x) && rf_mul_u64(x, c, &x) && rf_mul_u64(x, d, out);
+}
+
+static rf_status check_dim(const char *what, int64_t v, int64_t lo, rf_err *err)
+{
+    if (v < lo)
+        return rf_err_set(err, RF_EINVAL, "%s (%lld) must be at least %lld", what, (long long)v,
+                          (long long)lo);
+    if (v > RF_DIM_MAX)
+        return rf_err_set(err, RF_ERANGE, "%s (%lld) is beyond the accepted %lld", what,
+                          (long long)v, (long long)RF_DIM_MAX);
+    return RF_OK;
+}
+
+static rf_status overflow(const char *name, rf_err *err)
+{
+    return rf_err_set(err, RF_ERANGE, "%s: FLOP or byte count overflows 64 bits", name);
+}
+
+/* bytes of n elements of dt, into *out; false on overflow */
+static bool elems(rf_dtype dt, uint64_t n, uint64_t *out)
+{
+    return rf_dtype_bytes(dt, n, out, NULL) == RF_OK;
+}
+
+rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w, rf_dtype a,
+                     rf_op *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = check_dim("M", m, 1, err)) || (s = check_dim("K", k, 1, err)) ||
+        (s = check_dim("N", n, 1, err)))
+        return s;
+    rf_op op = {.name = name, .kind = RF_OP_GEMM, .m = m, .k = k, .n = n, .count = 1};
+    uint64_t mk, kn, mn, x, y;
+    /* F = 2 M K N;  Q = M K b_a + K N b_w + M N b_a */
+    if (!mul4(2, (uint64_t)m, (uint64_t)k, (uint64_t)n, &op.flops) ||
+        !rf_mul_u64((uint64_t)m, (uint64_t)k, &mk) || !rf_mul_u64((uint64_t)k, (uint64_t)n, &kn) ||
+        !rf_mul_u64((uint64_t)m, (uint64_t)n, &mn) || !elems(w, kn, &op.weight_bytes) ||
+        !elems(a, mk, &x) || !elems(a, mn, &y) || !rf_add_u64(x, y, &op.act_bytes) ||
+        !rf_add_u64(op.weight_bytes, op.act_bytes, &op.bytes))
+        return overflow(name, err);
+    *out = op;
+    return RF_OK;
+}
+
+rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, rf_dtype a,
+                          rf_op *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = check_dim("heads", d->n_q, 1, err)) || (s = check_dim("kv-heads", d->n_kv, 1, err)) ||
+        (s = check_dim("head-dim", d->head_dim, 1, err)) ||
+        (s = check_dim("batch", d->batch, 1, err)) ||
+        (s = check_dim("query tokens", d->q_tokens, 1, err)) ||
+        (s = check_dim("context", d->keys, 1, err)) ||
+        (s = check_dim("v head-dim", d->v_head_dim, 0, err)) ||
+        (s = check_dim("kv elements per token", d->kv_elems_per_token, 0, err)))
+        return s;
+    if (d->n_q % d->n_kv)
+        return rf_err_set(err, RF_EINVAL, "kv-heads (%lld) must divide heads (%lld)",
+                          (long long)d->n_kv, (long long)d->n_q);
+    uint64_t B = (uint64_t)d->batch, q = (uint64_t)d->q_tokens, S = (uint64_t)d->keys;
+    uint64_t dqk = (uint64_t)d->head_dim;
+    uint64_t dv = d->v_head_dim ? (uint64_t)d->v_head_dim : dqk;
+    uint64_t kv_elems = d->kv_elems_per_token ? (uint64_t)d->kv_elems_per_token
+                                              : 2 * (uint64_t)d->n_kv * dqk;
+    rf_op op = {.name = name,
+                .kind = q == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
+                .m = d->batch * d->q_tokens, /* bounded: each <= 2^40, checked below */
+                .k = d->head_dim,
+                .n = d->keys,
+                .count = 1};
+    uint64_t qk, pv, f, kvn, per_seq;
+    /* F = 2 n_q q S d_qk (Q K^T) + 2 n_q q S d_v (scores . V), times B.
+     * With d_v = d_qk = d_h this is 4 n_q q S d_h B. */
+    if (!rf_mul_u64(B, q, &per_seq) || per_seq > (uint64_t)RF_DIM_MAX ||
+        !mul4(2 * (uint64_t)d->n_q, per_seq, S, dqk, &qk) ||
+        !mul4(2 * (uint64_t)d->n_q, per_seq, S, dv, &pv) || !rf_add_u64(qk, pv, &f))
+        return overflow(name, err);
+    op.flops = f;
+    /* Q = (K and V elements per key) S B b_kv: read the cache once. */
+    if (!mul4(kv_elems, S, B, 1, &kvn) || !elems(kv, kvn, &op.kv_bytes))
+        return overflow(name, err);
+    op.bytes = op.kv_bytes;
+    if (d->naive) {
+        /* + 2 n_q q S b_a B: every head's q x S scores written, then read. */
+        uint64_t scores;
+        if (!mul4((uint64_t)d->n_q, per_seq, S, 2, &scores) ||
+            !elems(a, scores, &op.extra_bytes) ||
+            !rf_add_u64(op.bytes, op.extra_bytes, &op.bytes))
+            return overflow(name, err);
+    }
+    *out = op;
+    return RF_OK;
+}
+
+rf_status rf_op_gather(const char *name, int64_t m, int64_t n, rf_dtype w, rf_op *out,
+                       rf_err *err)
+{
+    rf_status s;
+    if ((s = check_dim("tokens", m, 1, err)) || (s = check_dim("row width", n, 1, err)))
+        return s;
+    rf_op op = {.name = name, .kind = RF_OP_GATHER, .m = m, .k = 0, .n = n, .count = 1};
+    uint64_t mn;
+    if (!rf_mul_u64((uint64_t)m, (uint64_t)n, &mn) || !elems(w, mn, &op.weight_bytes))
+        return overflow(name, err);
+    op.bytes = op.weight_bytes;
+    *out = op;
+    return RF_OK;
+}
+
+double rf_op_intensity(const rf_op *op)
+{
+    return op->bytes ? (double)op->flops / (double)op->bytes : 0.0;
+}
+
+bool rf_gemm_mstar(int64_t k, int64_t n, rf_dtype w, rf_dtype a, double ridge, double *mstar)
+{
+    double K = (double)k, N = (double)n;
+    double bw = rf_dtype_bytes_per_elem(w), ba = rf_dtype_bytes_per_elem(a);
+    double den = 2 * K * N - ridge * ba * (K + N);
+    if (den <= 0)
+        return false;
+    *mstar = ridge * bw * K * N / den;
+    return true;
+}
+
+bool rf_square_tstar(int64_t d, double b, double ridge, double *tstar)
+{
+    double D = (double)d;
+    if (D <= b * ridge)
+        return false;
+    *tstar = ridge * b * D / (2 * (D - ridge * b));
+    return true;
+}
+
+double rf_attn_prefill_sstar(int64_t n_q, int64_t n_kv, rf_dtype kv, double ridge)
+{
+    double g = (double)n_q / (double)n_kv;
+    return ridge * rf_dtype_bytes_per_elem(kv) / (2 * g);
+}
+
+const char *rf_op_kind_name(rf_op_kind kind)
+{
+    static const char *const names[] = {
+        [RF_OP_GEMM] = "gemm",
+        [RF_OP_ATTN_DECODE] = "attn-decode",
+        [RF_OP_ATTN_PREFILL] = "attn-prefill",
+        [RF_OP_GATHER] = "gather",
+    };
+    _Static_assert(sizeof names / sizeof names[0] == RF_OP_GATHER + 1, "op kind names");
+    return (unsigned)kind <= RF_OP_GATHER ? names[kind] : "?";
+}

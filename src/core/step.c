@@ -1,0 +1,384 @@
+/* step.c - decompose a model into the operators of one step and total them.
+ *
+ * The walk follows one decoder layer in order (attention projections,
+ * attention, MLP or MoE), groups layers of the same kind (dense or MoE,
+ * global or sliding attention) into one operator row with a count, then
+ * adds the lm_head and the embedding gather. Formulas: rf_op.h, rf_step.h.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "roofline/rf_step.h"
+
+rf_step_opts rf_step_opts_default(void)
+{
+    rf_step_opts o = {.phase = RF_DECODE, .batch = 1, .context = 0, .tokens = 1,
+                      .w = rf_dtype_of(RF_BF16), .a = rf_dtype_of(RF_BF16),
+                      .kv = rf_dtype_of(RF_BF16)};
+    return o;
+}
+
+static rf_status push(rf_step *st, const rf_op *op, uint64_t count, rf_err *err)
+{
+    if (!count)
+        return RF_OK;
+    if (st->n_ops >= RF_STEP_MAX_OPS)
+        return rf_err_set(err, RF_EINTERNAL, "more than %d operators in one step", RF_STEP_MAX_OPS);
+    st->ops[st->n_ops] = *op;
+    st->ops[st->n_ops].count = count;
+    st->n_ops++;
+    return RF_OK;
+}
+
+static rf_status gemm(rf_step *st, const char *name, int64_t m, int64_t k, int64_t n,
+                      const rf_step_opts *o, uint64_t count, rf_err *err)
+{
+    rf_op op;
+    rf_status s;
+    if (!count)
+        return RF_OK;
+    if ((s = rf_op_gemm(name, m, k, n, o->w, o->a, &op, err)))
+        return s;
+    return push(st, &op, count, err);
+}
+
+/* Attention projections of one layer (count layers). */
+static rf_status attn_proj(rf_step *st, const rf_model *md, const rf_step_opts *o, int64_t M,
+                           uint64_t count, rf_err *err)
+{
+    int64_t H = md->hidden, nq = md->n_q;
+    rf_status s;
+    if (md->kv_lora_rank) { /* MLA */
+        int64_t qk = md->qk_nope_dim + md->qk_rope_dim;
+        if (md->q_lora_rank) {
+            if ((s = gemm(st, "q_a_proj", M, H, md->q_lora_rank, o, count, err)) ||
+                (s = gemm(st, "q_b_proj", M, md->q_lora_rank, nq * qk, o, count, err)))
+                return s;
+        } else if ((s = gemm(st, "q_proj", M, H, nq * qk, o, count, err))) {
+            return s;
+        }
+        if ((s = gemm(st, "kv_a_proj", M, H, md->kv_lora_rank + md->qk_rope_dim, o, count, err)) ||
+            (s = gemm(st, "kv_b_proj", M, md->kv_lora_rank,
+                      nq * (md->qk_nope_dim + md->v_head_dim), o, count, err)))
+            return s;
+        return RF_OK;
+    }
+    int64_t dh = md->head_dim, nkv = md->n_kv;
+    if (o->fused)
+        return gemm(st, "qkv_proj", M, H, (nq + 2 * nkv) * dh, o, count, err);
+    if ((s = gemm(st, "q_proj", M, H, nq * dh, o, count, err)) ||
+        (s = gemm(st, "k_proj", M, H, nkv * dh, o, count, err)) ||
+        (s = gemm(st, "v_proj", M, H, nkv * dh, o, count, err)))
+        return s;
+    return RF_OK;
+}
+
+static int64_t o_width(const rf_model *md)
+{
+    return md->kv_lora_rank ? md->n_q * md->v_head_dim : md->n_q * md->head_dim;
+}
+
+/* Attention itself over `keys` keys, for `count` layers. */
+static rf_status attention(rf_step *st, const char *name, const rf_model *md,
+                           const rf_step_opts *o, int64_t q_tokens, int64_t keys,
+                           uint64_t count, rf_err *err)
+{
+    if (!count || keys < 1)
+        return RF_OK;
+    rf_attn_desc d = {.n_q = md->n_q, .n_kv = md->n_kv, .head_dim = md->head_dim,
+                      .batch = o->batch, .q_tokens = q_tokens, .keys = keys,
+                      .naive = o->naive_attn};
+    if (md->kv_lora_rank) {
+        /* MLA with the up-projections absorbed: every head scores against the
+         * shared latent (c_kv, k_rope) of r + rope elements and accumulates in
+         * the r-wide latent: F = 2 n_q q S (r + rope) + 2 n_q q S r,
+         * Q = S (r + rope) b_kv per sequence. */
+        d.n_kv = 1;
+        d.head_dim = md->kv_lora_rank + md->qk_rope_dim;
+        d.v_head_dim = md->kv_lora_rank;
+        d.kv_elems_per_token = md->kv_lora_rank + md->qk_rope_dim;
+    }
+    rf_op op;
+    rf_status s = rf_op_attention(name, &d, o->kv, o->a, &op, err);
+    if (s)
+        return s;
+    return push(st, &op, count, err);
+}
+
+/* Dense MLP of `count` layers. */
+static rf_status mlp(rf_step *st, const rf_model *md, const rf_step_opts *o, int64_t M,
+                     uint64_t count, rf_err *err)
+{
+    rf_status s;
+    int64_t H = md->hidden, F = md->ffn;
+    if (o->fused) {
+        if ((s = gemm(st, "gate_up_proj", M, H, 2 * F, o, count, err)))
+            return s;
+    } else if ((s = gemm(st, "gate_proj", M, H, F, o, count, err)) ||
+               (s = gemm(st, "up_proj", M, H, F, o, count, err))) {
+        return s;
+    }
+    return gemm(st, "down_proj", M, F, H, o, count, err);
+}
+
+/* One routed-expert operator: FLOPs and activations of all M k token-expert
+ * pairs, weights of the `touched` experts the step streams (an expected
+ * value under uniform routing, rounded to the byte). */
+static rf_status expert(rf_step *st, const char *name, int64_t pairs, double touched, int64_t k,
+                        int64_t n, const rf_step_opts *o, uint64_t count, rf_err *err)
+{
+    rf_op op;
+    uint64_t kn_bytes;
+    rf_status s = rf_op_gemm(name, pairs, k, n, o->w, o->a, &op, err);
+    if (s || (s = rf_dtype_bytes(o->w, (uint64_t)k * (uint64_t)n, &kn_bytes, err)))
+        return s;
+    double w = touched * (double)kn_bytes;
+    if (!(w < 9.2e18))
+        return rf_err_set(err, RF_ERANGE, "%s: expert weight bytes overflow", name);
+    op.weight_bytes = (uint64_t)llround(w);
+    op.bytes = op.weight_bytes + op.act_bytes;
+    op.m = (int64_t)llround((double)pairs / touched);
+    op.note = "expected under uniform routing";
+    return push(st, &op, count, err);
+}
+
+static rf_status moe(rf_step *st, const rf_model *md, const rf_step_opts *o, int64_t M,
+                     uint64_t count, rf_err *err)
+{
+    rf_status s;
+    int64_t H = md->hidden, E = md->n_experts, k = md->top_k;
+    double touched = (double)E;
+    if (o->moe == RF_MOE_UNIFORM) /* E (1 - (1 - k/E)^M) */
+        touched = (double)E * (1.0 - pow(1.0 - (double)k / (double)E, (double)M));
+    if (touched < (double)k)
+        touched = (double)k; /* rounding at tiny M: at least k experts run */
+    st->experts_touched = touched;
+    int64_t pairs = M * k; /* M <= 2^40 bounded by the caller, k <= 2^12 */
+    st->tokens_per_expert = (double)pairs / touched;
+    if ((s = gemm(st, "router", M, H, E, o, count, err)))
+        return s;
+    if (md->n_shared) {
+        int64_t W = md->n_shared * (md->shared_ffn ? md->shared_ffn : md->moe_ffn);
+        if ((s = gemm(st, "shared_gate", M, H, W, o, count, err)) ||
+            (s = gemm(st, "shared_up", M, H, W, o, count, err)) ||
+            (s = gemm(st, "shared_down", M, W, H, o, count, err)))
+            return s;
+    }
+    if ((s = expert(st, "expert_gate", pairs, touched, H, md->moe_ffn, o, count, err)) ||
+        (s = expert(st, "expert_up", pairs, touched, H, md->moe_ffn, o, count, err)) ||
+        (s = expert(st, "expert_down", pairs, touched, md->moe_ffn, H, o, count, err)))
+        return s;
+    return RF_OK;
+}
+
+static rf_status check_opts(const rf_step_opts *o, rf_err *err)
+{
+    if (o->batch < 1 || o->batch > RF_DIM_MAX)
+        return rf_err_set(err, o->batch < 1 ? RF_EINVAL : RF_ERANGE,
+                          "batch (%lld) must be in [1, %lld]", (long long)o->batch,
+                          (long long)RF_DIM_MAX);
+    if (o->context < 0 || o->context > RF_DIM_MAX)
+        return rf_err_set(err, o->context < 0 ? RF_EINVAL : RF_ERANGE,
+                          "context (%lld) must be in [0, %lld]", (long long)o->context,
+                          (long long)RF_DIM_MAX);
+    if (o->phase == RF_PREFILL && (o->tokens < 1 || o->tokens > RF_DIM_MAX))
+        return rf_err_set(err, o->tokens < 1 ? RF_EINVAL : RF_ERANGE,
+                          "tokens (%lld) must be in [1, %lld]", (long long)o->tokens,
+                          (long long)RF_DIM_MAX);
+    return RF_OK;
+}
+
+/* Tokens in flight through every linear layer: B (decode) or B T. */
+static rf_status tokens_in_flight(const rf_step_opts *o, int64_t *M, rf_err *err)
+{
+    uint64_t m = (uint64_t)o->batch;
+    if (o->phase == RF_PREFILL && (!rf_mul_u64(m, (uint64_t)o->tokens, &m) || m > RF_DIM_MAX))
+        return rf_err_set(err, RF_ERANGE, "batch x tokens (%lld x %lld) is beyond %lld",
+                          (long long)o->batch, (long long)o->tokens, (long long)RF_DIM_MAX);
+    *M = (int64_t)m;
+    return RF_OK;
+}
+
+static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *st, rf_err *err)
+{
+    rf_status s;
+    int64_t M = 0;
+    if ((s = tokens_in_flight(o, &M, err)))
+        return s;
+    /* layer classes: [moe][sliding] */
+    uint64_t cls[2][2] = {{0, 0}, {0, 0}};
+    for (int64_t l = 0; l < md->layers; l++)
+        cls[rf_model_layer_is_moe(md, l)][md->window && md->sliding[l]]++;
+    uint64_t all = (uint64_t)md->layers;
+    uint64_t global = cls[0][0] + cls[1][0], sliding = cls[0][1] + cls[1][1];
+
+    int64_t q_tokens = o->phase == RF_PREFILL ? o->tokens : 1;
+    int64_t keys = o->phase == RF_PREFILL ? o->context + o->tokens : o->context;
+    int64_t win_keys = md->window && keys > md->window ? md->window : keys;
+
+    if ((s = attn_proj(st, md, o, M, all, err)) ||
+        (s = attention(st, "attention", md, o, q_tokens, keys, global, err)) ||
+        (s = attention(st, "attention_swa", md, o, q_tokens, win_keys, sliding, err)) ||
+        (s = gemm(st, "o_proj", M, o_width(md), md->hidden, o, all, err)) ||
+        (s = mlp(st, md, o, M, cls[0][0] + cls[0][1], err)))
+        return s;
+    if (cls[1][0] + cls[1][1] && (s = moe(st, md, o, M, cls[1][0] + cls[1][1], err)))
+        return s;
+    /* lm_head: logits for the last position of each sequence (M = B), as
+     * serving engines compute them; the embedding gathers one row a token. */
+    rf_op g;
+    if ((s = gemm(st, "lm_head", o->batch, md->hidden, md->vocab, o, 1, err)) ||
+        (s = rf_op_gather("embed", M, md->hidden, o->w, &g, err)) || (s = push(st, &g, 1, err)))
+        return s;
+    for (size_t i = 0; i < st->n_ops; i++)
+        if (st->ops[i].kind == RF_OP_ATTN_DECODE || st->ops[i].kind == RF_OP_ATTN_PREFILL)
+            if (!strcmp(st->ops[i].name, "attention_swa"))
+                st->ops[i].note = "sliding window";
+    return RF_OK;
+}
+
+/* acc += count * v, checked */
+static bool acc(uint64_t *sum, uint64_t count, uint64_t v)
+{
+    uint64_t x;
+    return rf_mul_u64(count, v, &x) && rf_add_u64(*sum, x, sum);
+}
+
+rf_status rf_model_kv_bytes(const rf_model *m, rf_dtype kv, int64_t context, uint64_t *bytes,
+                            rf_err *err)
+{
+    uint64_t elems = 0, per = (uint64_t)rf_model_kv_elems_per_layer(m);
+    for (int64_t l = 0; l < m->layers; l++) {
+        int64_t s = m->window && m->sliding[l] && context > m->window ? m->window : context;
+        if (!acc(&elems, (uint64_t)s, per))
+            return rf_err_set(err, RF_ERANGE, "KV of context %lld overflows", (long long)context);
+    }
+    return rf_dtype_bytes(kv, elems, bytes, err);
+}
+
+rf_status rf_step_compute(const rf_model *md, const rf_step_opts *o, const rf_roof *roof,
+                          rf_step *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = rf_model_validate(md, err)) || (s = check_opts(o, err)))
+        return s;
+    rf_step *st = out;
+    st->n_ops = 0;
+    st->experts_touched = st->tokens_per_expert = 0;
+    st->roof = *roof;
+    if ((s = decompose(md, o, st, err)))
+        return s;
+
+    uint64_t flops = 0, op_bytes = 0, wb = 0, kvb = 0, xb = 0;
+    double sum_of_max = 0;
+    for (size_t i = 0; i < st->n_ops; i++) {
+        const rf_op *op = &st->ops[i];
+        if (!acc(&flops, op->count, op->flops) || !acc(&op_bytes, op->count, op->bytes) ||
+            (op->kind == RF_OP_GEMM && !acc(&wb, op->count, op->weight_bytes)) ||
+            !acc(&kvb, op->count, op->kv_bytes) || !acc(&xb, op->count, op->extra_bytes))
+            return rf_err_set(err, RF_ERANGE, "step totals overflow 64 bits");
+        rf_point p = rf_roof_place(roof, (double)op->flops, (double)op->bytes);
+        sum_of_max += (double)op->count * p.floor_s;
+    }
+    uint64_t total;
+    if (!rf_add_u64(wb, kvb, &total) || !rf_add_u64(total, xb, &total))
+        return rf_err_set(err, RF_ERANGE, "step bytes overflow 64 bits");
+    if ((s = rf_dtype_bytes(o->kv, (uint64_t)md->layers * (uint64_t)rf_model_kv_elems_per_layer(md),
+                            &st->kv_bytes_per_token, err)))
+        return s;
+
+    st->weight_bytes = wb;
+    st->kv_bytes = kvb;
+    st->extra_bytes = xb;
+    st->total_bytes = total;
+    st->op_bytes = op_bytes;
+    st->flops = flops;
+    st->intensity = op_bytes ? (double)flops / (double)op_bytes : 0;
+    st->step_intensity = total ? (double)flops / (double)total : 0;
+    rf_point whole = rf_roof_place(roof, (double)flops, (double)total);
+    st->floor_s = whole.floor_s;
+    st->regime = whole.regime;
+    st->floor_sum_of_max_s = sum_of_max;
+    double agg_c = (double)flops / roof->peak_flops_per_s;
+    double agg_m = (double)op_bytes / roof->bw_bytes_per_s;
+    st->floor_aggregate_s = agg_c > agg_m ? agg_c : agg_m;
+    double new_tokens = (double)o->batch * (o->phase == RF_PREFILL ? (double)o->tokens : 1.0);
+    st->tokens_per_s = new_tokens / st->floor_s;
+    /* FLOPs and KV bytes are both linear in B, so FLOPs / (KV + scores) at
+     * any B is the B -> infinity limit of the blended intensity. */
+    st->blended_intensity_limit = 0;
+    st->throughput_cap_tokens_per_s = 0;
+    if (o->phase == RF_DECODE && kvb) {
+        st->blended_intensity_limit = (double)flops / (double)(kvb + xb);
+        st->throughput_cap_tokens_per_s =
+            roof->bw_bytes_per_s * (double)o->batch / (double)(kvb + xb);
+    }
+    return RF_OK;
+}
+
+rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const rf_roof *roof,
+                               rf_crossover *out, rf_err *err)
+{
+    rf_step_opts one = *o;
+    one.phase = RF_DECODE;
+    one.batch = 1;
+    one.context = 0;
+    rf_step st;
+    rf_status s = rf_step_compute(md, &one, roof, &st, err);
+    if (s)
+        return s;
+    memset(out, 0, sizeof *out);
+    out->ridge = roof->ridge;
+    for (size_t i = 0; i < st.n_ops && out->n_ops < RF_CROSS_MAX; i++) {
+        const rf_op *op = &st.ops[i];
+        if (op->kind != RF_OP_GEMM)
+            continue;
+        rf_cross *c = &out->ops[out->n_ops++];
+        c->name = op->name;
+        c->k = op->k;
+        c->n = op->n;
+        c->crosses = rf_gemm_mstar(op->k, op->n, o->w, o->a, roof->ridge, &c->m_star);
+    }
+    out->square_crosses = rf_square_tstar(md->hidden, rf_dtype_bytes_per_elem(o->w), roof->ridge,
+                                          &out->square_t_star);
+    int64_t nq = md->n_q, nkv = md->kv_lora_rank ? 1 : md->n_kv;
+    out->attn_prefill_s_star = rf_attn_prefill_sstar(nq, nkv, o->kv, roof->ridge);
+    return RF_OK;
+}
+
+rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
+                              double util, uint64_t reserve_bytes, int64_t context,
+                              rf_capacity *out, rf_err *err)
+{
+    rf_status s;
+    if (!(util > 0 && util <= 1))
+        return rf_err_set(err, RF_EINVAL, "util (%g) must be in (0, 1]", util);
+    if (context < 0 || context > RF_DIM_MAX)
+        return rf_err_set(err, RF_EINVAL, "context (%lld) must be in [0, %lld]",
+                          (long long)context, (long long)RF_DIM_MAX);
+    if (!mem_bytes)
+        return rf_err_set(err, RF_EINVAL, "memory size is 0 (give --mem)");
+    rf_capacity c = {.util = util, .mem_bytes = mem_bytes, .reserve_bytes = reserve_bytes,
+                     .context = context};
+    if ((s = rf_model_resident_bytes(m, o->w, &c.resident_bytes, err)) ||
+        (s = rf_dtype_bytes(o->kv, (uint64_t)m->layers * (uint64_t)rf_model_kv_elems_per_layer(m),
+                            &c.kv_bytes_per_token, err)))
+        return s;
+    c.pool_bytes = util * (double)mem_bytes - (double)c.resident_bytes - (double)reserve_bytes;
+    if (c.pool_bytes <= 0)
+        return rf_err_set(err, RF_EINVAL,
+                          "no room for KV: util x memory (%.2f GiB) minus weights (%.2f GiB) "
+                          "and reserve (%.2f GiB) is %.2f GiB",
+                          util * (double)mem_bytes / 1073741824.0,
+                          (double)c.resident_bytes / 1073741824.0,
+                          (double)reserve_bytes / 1073741824.0, c.pool_bytes / 1073741824.0);
+    c.tokens = (uint64_t)(c.pool_bytes / (double)c.kv_bytes_per_token);
+    if (context > 0) {
+        uint64_t per_seq;
+        if ((s = rf_model_kv_bytes(m, o->kv, context, &per_seq, err)))
+            return s;
+        c.sequences = c.pool_bytes / (double)per_seq;
+    }
+    *out = c;
+    return RF_OK;
+}

@@ -1,0 +1,283 @@
+/* report.c - building the format-neutral report. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_impl.h"
+
+/* Grow *arr (of elem bytes) to hold one more; sticky failure on r. */
+static bool grow(rf_report *r, void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (r->failed)
+        return false;
+    if (n < *cap)
+        return true;
+    size_t c = *cap ? *cap * 2 : 8;
+    void *p = realloc(*arr, c * elem);
+    if (!p) {
+        r->failed = true;
+        return false;
+    }
+    *arr = p;
+    *cap = c;
+    return true;
+}
+
+static char *dup(rf_report *r, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (!p) {
+        r->failed = true;
+        return NULL;
+    }
+    return memcpy(p, s, n);
+}
+
+static char *vdup(rf_report *r, const char *fmt, va_list ap)
+{
+    char tmp[1024];
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    return dup(r, tmp);
+}
+
+rf_report *rf_report_new(const char *title)
+{
+    rf_report *r = calloc(1, sizeof *r);
+    if (r)
+        r->title = dup(r, title ? title : "");
+    return r;
+}
+
+static void free_value(value *v) { free(v->str); }
+
+void rf_report_free(rf_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        block *b = &r->blocks[i];
+        for (size_t j = 0; j < b->n_fields; j++) {
+            free(b->fields[j].key);
+            free(b->fields[j].label);
+            free_value(&b->fields[j].v);
+        }
+        for (size_t j = 0; j < b->n_cols; j++) {
+            free(b->cols[j].key);
+            free(b->cols[j].label);
+        }
+        for (size_t j = 0; j < b->n_cells; j++)
+            free_value(&b->cells[j]);
+        free(b->fields);
+        free(b->cols);
+        free(b->cells);
+        free(b->key);
+        free(b->label);
+    }
+    for (size_t i = 0; i < r->n_assume; i++)
+        free(r->assume[i]);
+    for (size_t i = 0; i < r->n_notes; i++)
+        free(r->notes[i]);
+    free(r->assume);
+    free(r->notes);
+    free(r->blocks);
+    free(r->title);
+    free(r);
+}
+
+void rf_report_assume(rf_report *r, const char *fmt, ...)
+{
+    if (!grow(r, (void **)&r->assume, &r->cap_assume, r->n_assume, sizeof(char *)))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    r->assume[r->n_assume] = vdup(r, fmt, ap);
+    va_end(ap);
+    if (r->assume[r->n_assume])
+        r->n_assume++;
+}
+
+void rf_report_note(rf_report *r, const char *fmt, ...)
+{
+    if (!grow(r, (void **)&r->notes, &r->cap_notes, r->n_notes, sizeof(char *)))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    r->notes[r->n_notes] = vdup(r, fmt, ap);
+    va_end(ap);
+    if (r->notes[r->n_notes])
+        r->n_notes++;
+}
+
+static block *new_block(rf_report *r, bool is_table, const char *key, const char *label)
+{
+    if (!grow(r, (void **)&r->blocks, &r->cap_blocks, r->n_blocks, sizeof(block)))
+        return NULL;
+    block *b = &r->blocks[r->n_blocks++];
+    memset(b, 0, sizeof *b);
+    b->is_table = is_table;
+    b->key = dup(r, key);
+    b->label = dup(r, label);
+    return b;
+}
+
+void rf_report_section(rf_report *r, const char *key, const char *label)
+{
+    new_block(r, false, key, label);
+}
+
+/* The current scalar block; a top-level one is opened if needed. */
+static block *scalars(rf_report *r)
+{
+    if (r->n_blocks && !r->blocks[r->n_blocks - 1].is_table)
+        return &r->blocks[r->n_blocks - 1];
+    return new_block(r, false, NULL, NULL);
+}
+
+static void add_field(rf_report *r, const char *key, const char *label, rf_unit u, value v)
+{
+    block *b = scalars(r);
+    if (!b || !grow(r, (void **)&b->fields, &b->cap_fields, b->n_fields, sizeof(field))) {
+        free_value(&v);
+        return;
+    }
+    field *f = &b->fields[b->n_fields++];
+    f->key = dup(r, key);
+    f->label = dup(r, label ? label : key);
+    f->unit = u;
+    f->v = v;
+}
+
+void rf_report_num(rf_report *r, const char *key, const char *label, double v, rf_unit u)
+{
+    value x = {.kind = isfinite(v) ? V_NUM : V_NULL, .num = v};
+    add_field(r, key, label, u, x);
+}
+
+void rf_report_int(rf_report *r, const char *key, const char *label, uint64_t v, rf_unit u)
+{
+    value x = {.kind = V_INT, .i = v};
+    add_field(r, key, label, u, x);
+}
+
+void rf_report_str(rf_report *r, const char *key, const char *label, const char *v)
+{
+    value x = {.kind = V_STR, .str = dup(r, v ? v : "")};
+    add_field(r, key, label, RF_U_NONE, x);
+}
+
+void rf_report_null(rf_report *r, const char *key, const char *label, const char *shown)
+{
+    value x = {.kind = V_NULL, .str = dup(r, shown)};
+    add_field(r, key, label, RF_U_NONE, x);
+}
+
+void rf_report_table(rf_report *r, const char *key, const char *label)
+{
+    new_block(r, true, key, label);
+}
+
+static block *table(rf_report *r)
+{
+    return r->n_blocks && r->blocks[r->n_blocks - 1].is_table ? &r->blocks[r->n_blocks - 1]
+                                                               : NULL;
+}
+
+void rf_report_col(rf_report *r, const char *key, const char *label, rf_unit u)
+{
+    block *b = table(r);
+    if (!b || b->n_cells ||
+        !grow(r, (void **)&b->cols, &b->cap_cols, b->n_cols, sizeof(column))) {
+        r->failed = true;
+        return;
+    }
+    column *c = &b->cols[b->n_cols++];
+    c->key = dup(r, key);
+    c->label = dup(r, label ? label : key);
+    c->unit = u;
+}
+
+void rf_report_row(rf_report *r)
+{
+    block *b = table(r);
+    if (!b || (b->n_cols && b->n_cells % b->n_cols))
+        r->failed = true; /* a previous row was left short */
+}
+
+static void add_cell(rf_report *r, value v)
+{
+    block *b = table(r);
+    if (!b || !grow(r, (void **)&b->cells, &b->cap_cells, b->n_cells, sizeof(value))) {
+        r->failed = true;
+        free_value(&v);
+        return;
+    }
+    b->cells[b->n_cells++] = v;
+}
+
+void rf_report_cell_num(rf_report *r, double v)
+{
+    value x = {.kind = isfinite(v) ? V_NUM : V_NULL, .num = v};
+    add_cell(r, x);
+}
+
+void rf_report_cell_int(rf_report *r, uint64_t v)
+{
+    value x = {.kind = V_INT, .i = v};
+    add_cell(r, x);
+}
+
+void rf_report_cell_str(rf_report *r, const char *v)
+{
+    value x = {.kind = V_STR, .str = dup(r, v ? v : "")};
+    add_cell(r, x);
+}
+
+void rf_report_cell_null(rf_report *r, const char *shown)
+{
+    value x = {.kind = V_NULL, .str = dup(r, shown)};
+    add_cell(r, x);
+}
+
+bool rf_report_failed(const rf_report *r) { return r->failed; }
+
+size_t rf_report_table_count(const rf_report *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_blocks; i++)
+        n += r->blocks[i].is_table;
+    return n;
+}
+
+const char *rf__value_text(const value *v, rf_unit u, char *tmp, size_t cap)
+{
+    switch (v->kind) {
+    case V_STR:
+        return v->str ? v->str : "";
+    case V_NULL:
+        return v->str ? v->str : "-";
+    case V_INT:
+        return rf_fmt((double)v->i, u == RF_U_NONE ? RF_U_INT : u, tmp, cap);
+    case V_NUM:
+    default:
+        return rf_fmt(v->num, u, tmp, cap);
+    }
+}
+
+rf_status rf_report_write(const rf_report *r, rf_format f, rf_buf *out, rf_err *err)
+{
+    if (r->failed)
+        return rf_err_set(err, RF_ENOMEM, "out of memory while building the report");
+    rf_status s = f == RF_FMT_JSON  ? rf__write_json(r, out)
+                  : f == RF_FMT_CSV ? rf__write_csv(r, out)
+                                    : rf__write_table(r, out);
+    if (out->failed)
+        return rf_err_set(err, RF_ENOMEM, "out of memory while writing the report");
+    if (s)
+        return rf_err_set(err, s, "the report has no table to write as CSV");
+    return RF_OK;
+}

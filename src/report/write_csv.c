@@ -1,0 +1,76 @@
+/* write_csv.c - the first table, header = JSON keys (they carry units);
+ * with no table, one row of every scalar ("section.key" headers). */
+#include <string.h>
+
+#include "report_impl.h"
+
+static void cell(rf_buf *b, const value *v)
+{
+    switch (v->kind) {
+    case V_INT:
+        rf_buf_printf(b, "%llu", (unsigned long long)v->i);
+        break;
+    case V_NUM:
+        rf_buf_printf(b, "%.12g", v->num);
+        break;
+    case V_STR:
+        if (strpbrk(v->str, ",\"\n")) {
+            rf_buf_puts(b, "\"");
+            for (const char *s = v->str; *s; s++) {
+                if (*s == '"')
+                    rf_buf_put(b, "\"", 1); /* a quote is doubled */
+                rf_buf_put(b, s, 1);
+            }
+            rf_buf_puts(b, "\"");
+        } else {
+            rf_buf_puts(b, v->str);
+        }
+        break;
+    case V_NULL:
+    default:
+        break;
+    }
+}
+
+rf_status rf__write_csv(const rf_report *r, rf_buf *out)
+{
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        const block *k = &r->blocks[i];
+        if (!k->is_table)
+            continue;
+        for (size_t c = 0; c < k->n_cols; c++) {
+            rf_buf_puts(out, c ? "," : "");
+            rf_buf_puts(out, k->cols[c].key);
+        }
+        rf_buf_puts(out, "\n");
+        for (size_t j = 0; j < k->n_cells; j++) {
+            if (j % k->n_cols)
+                rf_buf_puts(out, ",");
+            cell(out, &k->cells[j]);
+            if (j % k->n_cols == k->n_cols - 1)
+                rf_buf_puts(out, "\n");
+        }
+        return RF_OK;
+    }
+    bool any = false;
+    for (int pass = 0; pass < 2; pass++) {
+        bool first = true;
+        for (size_t i = 0; i < r->n_blocks; i++) {
+            const block *k = &r->blocks[i];
+            for (size_t j = 0; j < k->n_fields; j++) {
+                rf_buf_puts(out, first ? "" : ",");
+                first = false;
+                any = true;
+                if (pass == 0) {
+                    if (k->key)
+                        rf_buf_printf(out, "%s.", k->key);
+                    rf_buf_puts(out, k->fields[j].key);
+                } else {
+                    cell(out, &k->fields[j].v);
+                }
+            }
+        }
+        rf_buf_puts(out, "\n");
+    }
+    return any ? RF_OK : RF_EINVAL;
+}
