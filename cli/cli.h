@@ -99,6 +99,8 @@ void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
  * phase, and any MoE / MLA / sliding-window convention applied. */
 void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m,
                      const rf_step_opts *o, const rf_step *st);
+/* The same without the roof and phase lines (for sweeps over phases). */
+void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st);
 
 /* Render r in ctx->format to stdout or ctx->out_path (written to a
  * temporary file in the same folder, then renamed). Frees nothing. */

@@ -109,7 +109,8 @@ int cmd_sweep(int argc, char **argv)
         rc = cli_fail_err(&ctx, &e);
         goto out;
     }
-    cli_assume_step(&ctx, head, &m, &a.o, &sw->scratch);
+    cli_assume_roof(&ctx, head, &a.o, &roof);
+    cli_assume_model(head, &m, &a.o, &sw->scratch);
     rf_report_assume(head, "each point: decode step of B sequences at context s; floor = "
                            "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");
     rf_rows w;

@@ -157,9 +157,10 @@ static int global_opt(cli_ctx *ctx, int id, const char *arg)
     case OPT_BW:
         return cli_f64(ctx, "--bw", arg, 1e-9, 1e6, &ctx->bw_tbps);
     case OPT_MEM:
-        if (rf_parse_size(arg, &ctx->mem_bytes, &e) || !ctx->mem_bytes)
-            return cli_fail(ctx, RF_EXIT_USAGE, "--mem: %s",
-                            ctx->mem_bytes ? e.msg : "size must be positive");
+        if (rf_parse_size(arg, &ctx->mem_bytes, &e))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--mem: %s", e.msg);
+        if (!ctx->mem_bytes)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--mem: size must be positive");
         return RF_EXIT_OK;
     case OPT_WDT:
         return dtype_opt(ctx, "--weight-dtype", arg, &ctx->w, &ctx->w_given);
@@ -328,7 +329,7 @@ int cli_write_file(const cli_ctx *ctx, const char *path, const char *data, size_
         return RF_EXIT_OK;
     }
     if (rf_file_write_atomic(path, data, len, NULL, &e))
-        return cli_fail(ctx, RF_EXIT_IO, "%s", e.msg);
+        return cli_fail(ctx, e.status == RF_EINVAL ? RF_EXIT_USAGE : RF_EXIT_IO, "%s", e.msg);
     return RF_EXIT_OK;
 }
 
@@ -381,19 +382,25 @@ void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
                      const rf_step *st)
 {
     cli_assume_roof(ctx, r, o, &st->roof);
+    if (o->phase == RF_DECODE)
+        rf_report_assume(r, "decode: %lld sequence%s at context %lld, one new token each; "
+                            "linear layers run with M = B; lm_head on every sequence",
+                         (long long)o->batch, o->batch == 1 ? "" : "s", (long long)o->context);
+    else
+        rf_report_assume(r, "prefill: %lld sequence%s of %lld new tokens after %lld cached; "
+                            "linear layers run with M = B T; lm_head on the last position",
+                         (long long)o->batch, o->batch == 1 ? "" : "s", (long long)o->tokens,
+                         (long long)o->context);
+    cli_assume_model(r, m, o, st);
+}
+
+void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st)
+{
     rf_report_assume(r,
                      "traffic: compulsory; weights read once per step, K/V read once, each "
                      "GEMM reads X and writes Y; step bytes = weights + KV%s; norms, RoPE, "
                      "biases and KV writes not counted",
                      o->naive_attn ? " + attention scores" : "");
-    if (o->phase == RF_DECODE)
-        rf_report_assume(r, "decode: %lld sequences at context %lld, one new token each; "
-                            "linear layers run with M = B; lm_head on every sequence",
-                         (long long)o->batch, (long long)o->context);
-    else
-        rf_report_assume(r, "prefill: %lld sequences of %lld new tokens after %lld cached; "
-                            "linear layers run with M = B T; lm_head on the last position",
-                         (long long)o->batch, (long long)o->tokens, (long long)o->context);
     if (o->naive_attn)
         rf_report_assume(r, "naive attention: + 2 n_q q S b_a bytes a sequence and layer (scores "
                             "written by QK^T, read by softmax.V)");

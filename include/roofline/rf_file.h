@@ -23,7 +23,9 @@ extern "C" {
 rf_status rf_file_read_all(const char *path, size_t max_bytes, char **data, size_t *len,
                            rf_err *err);
 
-/* Atomically replace path with len bytes of data. inputs: NULL-terminated
+/* Atomically replace path with len bytes of data. RF_EINVAL for a bad
+ * destination (missing folder, a directory, no permission, an input);
+ * RF_EIO when writing itself fails (disk full). inputs: NULL-terminated
  * list of paths that must not be overwritten (may be NULL). */
 rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
                                const char *const *inputs, rf_err *err);

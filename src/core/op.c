@@ -80,17 +80,22 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, 
     uint64_t dv = d->v_head_dim ? (uint64_t)d->v_head_dim : dqk;
     uint64_t kv_elems = d->kv_elems_per_token ? (uint64_t)d->kv_elems_per_token
                                               : 2 * (uint64_t)d->n_kv * dqk;
+    uint64_t qk, pv, f, kvn, per_seq;
+    /* B q query tokens in the step: checked before it becomes op.m, since
+     * each factor alone may be as large as 2^40. */
+    if (!rf_mul_u64(B, q, &per_seq) || per_seq > (uint64_t)RF_DIM_MAX)
+        return rf_err_set(err, RF_ERANGE, "%s: batch x query tokens (%lld x %lld) is beyond %lld",
+                          name, (long long)d->batch, (long long)d->q_tokens,
+                          (long long)RF_DIM_MAX);
     rf_op op = {.name = name,
                 .kind = q == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
-                .m = d->batch * d->q_tokens, /* bounded: each <= 2^40, checked below */
+                .m = (int64_t)per_seq,
                 .k = d->head_dim,
                 .n = d->keys,
                 .count = 1};
-    uint64_t qk, pv, f, kvn, per_seq;
     /* F = 2 n_q q S d_qk (Q K^T) + 2 n_q q S d_v (scores . V), times B.
      * With d_v = d_qk = d_h this is 4 n_q q S d_h B. */
-    if (!rf_mul_u64(B, q, &per_seq) || per_seq > (uint64_t)RF_DIM_MAX ||
-        !mul4(2 * (uint64_t)d->n_q, per_seq, S, dqk, &qk) ||
+    if (!mul4(2 * (uint64_t)d->n_q, per_seq, S, dqk, &qk) ||
         !mul4(2 * (uint64_t)d->n_q, per_seq, S, dv, &pv) || !rf_add_u64(qk, pv, &f))
         return overflow(name, err);
     op.flops = f;

@@ -83,8 +83,8 @@ rf_status rf_sweep_eval(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err
         rf_point pt = rf_roof_place(&sw->roof, fi, bi);
         som += (double)sw->attn[i].count * pt.floor_s;
     }
-    uint64_t total = sw->weight_bytes + kv + extra; /* each term checked above */
-    if (total < kv)
+    uint64_t total;
+    if (!rf_add_u64(sw->weight_bytes, kv, &total) || !rf_add_u64(total, extra, &total))
         return rf_err_set(err, RF_ERANGE, "context %lld: step bytes overflow 64 bits",
                           (long long)context);
     rf_point whole = rf_roof_place(&sw->roof, (double)flops, (double)total);

@@ -65,10 +65,10 @@ rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
 {
     for (size_t i = 0; inputs && inputs[i]; i++)
         if (same_file(path, inputs[i]))
-            return rf_err_set(err, RF_EIO, "%s: refusing to overwrite an input", path);
+            return rf_err_set(err, RF_EINVAL, "%s: refusing to overwrite an input", path);
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return rf_err_set(err, RF_EIO, "%s: is a directory", path);
+        return rf_err_set(err, RF_EINVAL, "%s: is a directory", path);
 
     size_t n = strlen(path);
     char *dircopy = malloc(n + 1), *tmp = malloc(n + 32);
@@ -82,14 +82,15 @@ rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
     memcpy(dircopy, path, n + 1);
     const char *dir = dirname(dircopy);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        s = rf_err_set(err, RF_EIO, "%s: folder '%s' does not exist", path, dir);
+        s = rf_err_set(err, RF_EINVAL, "%s: folder '%s' does not exist", path, dir);
         goto out;
     }
     snprintf(tmp, n + 32, "%s.tmp.XXXXXX", path);
     fd = mkstemp(tmp);
     if (fd < 0) {
         tmp[0] = '\0';
-        s = rf_err_set(err, RF_EIO, "%s: cannot create a file there: %s", path, strerror(errno));
+        s = rf_err_set(err, errno == EACCES || errno == EROFS ? RF_EINVAL : RF_EIO,
+                       "%s: cannot create a file there: %s", path, strerror(errno));
         goto out;
     }
     const char *p = data;

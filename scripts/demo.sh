@@ -1,0 +1,38 @@
+#!/bin/sh
+# The main job on built-in defaults: seed 000's operator table for
+# Qwen2.5-7B-Instruct on an RTX 4090, then seed 003's decode floors for
+# Llama-3-8B on an H100 SXM.
+# usage: scripts/demo.sh ROOFLINE [OUT_DIR]
+set -eu
+rf=$1
+out=${2:-demo-out}
+mkdir -p "$out"
+
+say() { printf '\n==> %s\n    $ roofline %s\n\n' "$1" "$2"; }
+
+say "Seed 000: every operator of Qwen2.5-7B-Instruct on an RTX 4090 (the seed's rounded ridge of 165)" \
+    "ops qwen2.5-7b-instruct --hw rtx4090 --ridge 165"
+"$rf" ops qwen2.5-7b-instruct --hw rtx4090 --ridge 165
+
+say "Seed 003: a batch-1 decode step of Llama-3-8B on an H100 SXM, at context 1024" \
+    "step llama-3-8b --hw h100-sxm --batch 1 --context 1024"
+"$rf" step llama-3-8b --hw h100-sxm --batch 1 --context 1024
+
+say "Batching: the same step at batch 64 (weights read once, KV per sequence)" \
+    "sweep llama-3-8b --hw h100-sxm --batch 1,64 --context 1024,8192"
+"$rf" sweep llama-3-8b --hw h100-sxm --batch 1,64 --context 1024,8192
+
+say "Where each projection crosses the ridge" "crossover llama-3-8b --hw h100-sxm"
+"$rf" crossover llama-3-8b --hw h100-sxm
+
+say "How many sequences fit: seed 003's KV budget" "capacity llama-3-8b --hw h100-sxm"
+"$rf" capacity llama-3-8b --hw h100-sxm
+
+cat <<TEXT
+
+Where to go next:
+  roofline step MODEL --phase prefill --tokens 1024    a prefill step
+  roofline sweep MODEL --batch 1..1024 --context 1..32768 --csv > points.csv
+  roofline models / roofline hw                        the built-in presets
+  roofline <command> --help                            every option
+TEXT

@@ -1,0 +1,50 @@
+#!/bin/bash
+# CLI behaviour as a table: each line of a case file is
+#     args | exit | expected text
+# run as `roofline args` (split like a shell would, so quotes work); the exit
+# code must match and the expected text must occur in stdout or stderr
+# (fixed string). An exit of 2, 3 or 4 must print exactly one line on stderr
+# and nothing on stdout. Lines starting with # and blank lines are skipped.
+# {DATA} in args becomes the test data folder, {MODELS} shared/models,
+# {TMP} a fresh temporary folder.
+# usage: run_cli_cases.sh ROOFLINE CASES DATA_DIR MODELS_DIR
+set -u
+bin=$1 cases=$2 data=$3 models=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0 n=0
+while IFS= read -r line || [ -n "$line" ]; do
+  n=$((n + 1))
+  case "$line" in ''|'#'*) continue ;; esac
+  args=$(printf '%s' "$line" | awk -F' [|] ' '{print $1}')
+  want=$(printf '%s' "$line" | awk -F' [|] ' '{print $2}')
+  text=$(printf '%s' "$line" | awk -F' [|] ' '{print $3}')
+  args=${args//\{DATA\}/$data}
+  args=${args//\{MODELS\}/$models}
+  args=${args//\{TMP\}/$tmp}
+  text=${text//\{TMP\}/$tmp}
+  eval "set -- $args"
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  got=$?
+  why=""
+  [ "$got" = "$want" ] || why="exit $got, expected $want"
+  if [ -z "$why" ] && [ -n "$text" ] &&
+     ! grep -qF -- "$text" "$tmp/out" "$tmp/err"; then
+    why="output lacks '$text'"
+  fi
+  if [ -z "$why" ] && [ "$want" -ge 2 ]; then
+    lines=$(wc -l <"$tmp/err")
+    [ "$lines" = 1 ] || why="stderr has $lines lines, expected one"
+    [ -s "$tmp/out" ] && why="stdout not empty on error"
+  fi
+  if [ -n "$why" ]; then
+    fail=$((fail + 1))
+    echo "FAIL line $n: roofline $args: $why"
+    sed 's/^/    stderr: /' "$tmp/err" | head -5
+    head -c 400 "$tmp/out" | sed 's/^/    stdout: /'
+  else
+    pass=$((pass + 1))
+  fi
+done <"$cases"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,116 @@
+/* test_report.c - the writers carry the same numbers; readable units. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "roofline/rf_report.h"
+
+static void fmt_is(double v, rf_unit u, const char *want)
+{
+    char out[64];
+    rf_fmt(v, u, out, sizeof out);
+    if (strcmp(out, want))
+        fail_msg("%.10g formats as '%s', expected '%s'", v, out, want);
+}
+
+static void units(void **state)
+{
+    (void)state;
+    /* the seeds' own spellings of their figures */
+    fmt_is(15009316864.0, RF_U_BYTES, "15.01 GB");
+    fmt_is(15143534592.0, RF_U_BYTES, "15.14 GB");
+    fmt_is(4.48049e-3, RF_U_SECONDS, "4.48 ms");
+    fmt_is(7.0445e-3, RF_U_SECONDS, "7.04 ms");
+    fmt_is(223.19, RF_U_TOK_RATE, "223 tok/s");
+    fmt_is(3119.9, RF_U_TOK_RATE, "3,120 tok/s");
+    fmt_is(52.3214 * 1073741824.0, RF_U_BYTES_BIN, "52.32 GiB");
+    fmt_is(218103808.0, RF_U_COUNT, "218.1 M");
+    fmt_is(131072.0, RF_U_INT, "131,072");
+    fmt_is(0.99959, RF_U_INTENSITY4, "0.9996");
+    fmt_is(162.88, RF_U_INTENSITY, "162.9");
+    fmt_is(3.3496e12, RF_U_FLOP_RATE, "3.350 TFLOP/s");
+    fmt_is(0.003386, RF_U_PERCENT, "0.34%");
+    /* 999.96 MB must not print as "1000.0 MB" */
+    fmt_is(999960000.0, RF_U_BYTES, "1.000 GB");
+    fmt_is(NAN, RF_U_BYTES, "-");
+    fmt_is(INFINITY, RF_U_SECONDS, "-");
+}
+
+static void g6(void **state)
+{
+    (void)state;
+    char out[40];
+    const struct {
+        double v;
+        const char *s;
+    } cases[] = {
+        {0.00448049266, "0.00448049"}, {223.19, "223.19"},     {9085.0339, "9085.03"},
+        {1.0, "1"},                    {0, "0"},               {-2.5, "-2.5"},
+        {999999.7, "1000000"},         {1.5e20, "1.5e+20"},    {1.23456789e-9, "1.23457e-9"},
+        {100.0, "100"},                {0.1, "0.1"},           {15009316864.0, "15009300000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rf_fmt_g6(cases[i].v, out);
+        if (strcmp(out, cases[i].s))
+            fail_msg("g6(%.10g) = '%s', expected '%s'", cases[i].v, out, cases[i].s);
+    }
+    rf_fmt_g6(NAN, out);
+    assert_string_equal(out, "null");
+}
+
+static rf_report *sample(void)
+{
+    rf_report *r = rf_report_new("t");
+    rf_report_assume(r, "a \"quoted\" assumption");
+    rf_report_int(r, "total_bytes", "step bytes", 15009316864ull, RF_U_BYTES);
+    rf_report_num(r, "floor_s", "floor", NAN, RF_U_SECONDS);
+    rf_report_null(r, "m_star", "M*", "never");
+    rf_report_table(r, "ops", "ops");
+    rf_report_col(r, "name", "name", RF_U_NONE);
+    rf_report_col(r, "bytes", "bytes", RF_U_BYTES);
+    rf_report_row(r);
+    rf_report_cell_str(r, "q,proj");
+    rf_report_cell_int(r, 50352128);
+    return r;
+}
+
+static void writers(void **state)
+{
+    (void)state;
+    rf_report *r = sample();
+    rf_buf b;
+    rf_buf_init(&b);
+    assert_int_equal(rf_report_write(r, RF_FMT_JSON, &b, NULL), RF_OK);
+    /* exact integers, null for a non-finite figure, escaped strings */
+    assert_non_null(strstr(b.data, "\"total_bytes\": 15009316864"));
+    assert_non_null(strstr(b.data, "\"floor_s\": null"));
+    assert_non_null(strstr(b.data, "\"m_star\": null"));
+    assert_non_null(strstr(b.data, "a \\\"quoted\\\" assumption"));
+    assert_non_null(strstr(b.data, "{\"name\": \"q,proj\", \"bytes\": 50352128}"));
+    rf_buf_free(&b);
+    assert_int_equal(rf_report_write(r, RF_FMT_CSV, &b, NULL), RF_OK);
+    assert_string_equal(b.data, "name,bytes\n\"q,proj\",50352128\n");
+    rf_buf_free(&b);
+    assert_int_equal(rf_report_write(r, RF_FMT_TABLE, &b, NULL), RF_OK);
+    assert_non_null(strstr(b.data, "15.01 GB"));
+    assert_non_null(strstr(b.data, "never"));
+    assert_non_null(strstr(b.data, "50.35 MB"));
+    rf_buf_free(&b);
+    rf_report_free(r);
+    rf_report_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(units),
+        cmocka_unit_test(g6),
+        cmocka_unit_test(writers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
