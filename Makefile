@@ -5,8 +5,12 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX     ?= /usr/local
 DEMO_OUT   ?= demo-out
+FUZZ_BUILD ?= build-fuzz
+# make fuzz: seconds per harness; make check runs a short smoke of each.
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 7
 
-.PHONY: all build deps demo check test asan install clean
+.PHONY: all build deps demo check test asan fuzz install clean
 
 all: build
 
@@ -28,12 +32,19 @@ asan:
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE nosan
 
+# libFuzzer harnesses (clang, ASan + UBSan); see fuzz/README.md.
+fuzz:
+	cmake -S fuzz -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 check: deps build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory asan
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 
 install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(DEMO_OUT)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(DEMO_OUT)
