@@ -83,6 +83,12 @@ int cli_exit_for(rf_status s);
  * one. Applies the model's dtype unless --weight-dtype was given. */
 int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out);
 
+/* The usual start of a model command: exactly one positional MODEL at
+ * argv[pos], resolved; dtypes applied to *o; the roof of the math dtype.
+ * Prints its one-line error and returns the exit code on failure. */
+int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, rf_step_opts *o,
+                    rf_roof *roof);
+
 /* Resolve --hw (default h100-sxm) and apply --peak/--bw/--mem/--ridge for
  * the given math dtype; fills ctx->hw and *roof. */
 int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof);

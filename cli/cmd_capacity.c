@@ -45,17 +45,12 @@ int cmd_capacity(int argc, char **argv)
                             on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if (argc - pos != 1)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
     rf_model m;
     rf_roof roof;
     rf_err e;
     rf_capacity c;
     rf_step_opts o = rf_step_opts_default();
-    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)))
-        return rc;
-    cli_apply_dtypes(&ctx, &m, &o);
-    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(o.w, o.a), &roof)))
+    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)))
         return rc;
     if (rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.util, a.reserve, a.context, &c, &e))
         return cli_fail_err(&ctx, &e);

@@ -28,8 +28,6 @@ int cmd_crossover(int argc, char **argv)
                             &square, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if (argc - pos != 1)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
     rf_model m;
     rf_roof roof;
     rf_err e;
@@ -38,11 +36,8 @@ int cmd_crossover(int argc, char **argv)
     int64_t *ds = NULL;
     size_t nd = 0;
     rf_step_opts o = rf_step_opts_default();
-    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)) ||
+    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (square && (rc = cli_range(&ctx, "--square", square, RF_DIM_MAX, &ds, &nd))))
-        goto out;
-    cli_apply_dtypes(&ctx, &m, &o);
-    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(o.w, o.a), &roof)))
         goto out;
     if (rf_crossover_compute(&m, &o, &roof, &cx, &e)) {
         rc = cli_fail_err(&ctx, &e);

@@ -90,8 +90,6 @@ int cmd_ops(int argc, char **argv)
                             on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if (argc - pos != 1)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
     int64_t *toks = NULL, *ctxs = NULL;
     size_t nt = 0, nc = 0;
     rf_model m;
@@ -99,12 +97,9 @@ int cmd_ops(int argc, char **argv)
     rf_report *r = NULL;
     static rf_step st;
     rf_step_opts o = rf_step_opts_default();
-    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)) ||
+    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_range(&ctx, "--tokens", a.tokens, RF_DIM_MAX, &toks, &nt)) ||
         (rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ctxs, &nc)))
-        goto out;
-    cli_apply_dtypes(&ctx, &m, &o);
-    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(o.w, o.a), &roof)))
         goto out;
     char title[256];
     snprintf(title, sizeof title, "operator intensities: %s (one layer, one sequence)", m.name);

@@ -93,16 +93,11 @@ int cmd_step(int argc, char **argv)
                             opts, on_opt, &o, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if (argc - pos != 1)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
     rf_model m;
     rf_roof roof;
     rf_err e;
     static rf_step st; /* ~10 KB: keep it off the stack */
-    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)))
-        return rc;
-    cli_apply_dtypes(&ctx, &m, &o);
-    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(o.w, o.a), &roof)))
+    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)))
         return rc;
     if (rf_step_compute(&m, &o, &roof, &st, &e))
         return cli_fail_err(&ctx, &e);

@@ -67,8 +67,6 @@ int cmd_sweep(int argc, char **argv)
                             on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if (argc - pos != 1)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
     if (!a.batch)
         return cli_fail(&ctx, RF_EXIT_USAGE, "--batch RANGE is required");
     int64_t *bs = NULL, *ss = NULL;
@@ -81,7 +79,7 @@ int cmd_sweep(int argc, char **argv)
     rf_buf b;
     rf_buf_init(&b);
     bool to_file = ctx.out_path && strcmp(ctx.out_path, "-");
-    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)) ||
+    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &a.o, &roof)) ||
         (rc = cli_range(&ctx, "--batch", a.batch, RF_DIM_MAX, &bs, &nb)))
         goto out;
     if (!strcmp(a.context, "0")) { /* weights only: no KV */
@@ -93,9 +91,6 @@ int cmd_sweep(int argc, char **argv)
     } else if ((rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ss, &ns))) {
         goto out;
     }
-    cli_apply_dtypes(&ctx, &m, &a.o);
-    if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(a.o.w, a.o.a), &roof)))
-        goto out;
     char title[256];
     snprintf(title, sizeof title, "decode sweep: %s on %s, %zu x %zu points", m.name, ctx.hw.name,
              nb, ns);

@@ -269,6 +269,18 @@ int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out)
     return cli_fail_err(ctx, &e);
 }
 
+int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, rf_step_opts *o,
+                    rf_roof *roof)
+{
+    int rc;
+    if (argc - pos != 1)
+        return cli_fail(ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
+    if ((rc = cli_resolve_model(ctx, argv[pos], m)))
+        return rc;
+    cli_apply_dtypes(ctx, m, o);
+    return cli_resolve_roof(ctx, rf_dtype_math(o->w, o->a), roof);
+}
+
 int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
 {
     rf_err e;
