@@ -1,0 +1,252 @@
+/* rf_cuda.h - the CUDA backend: a GPU's measured roofline and its GEMMs.
+ *
+ * Built when CMake finds nvcc and RF_WITH_CUDA is ON (docs/cuda.md). When it
+ * is not built, every function here except rf_cuda_built, the name helpers,
+ * rf_cuda_device_parse, rf_cuda_timing_default and rf_cuda_gemm_tolerance
+ * returns RF_EUNAVAIL "CUDA backend not built ...", so callers compile and
+ * link the same either way. The library never prints; the CLI does.
+ *
+ * What is measured, and how it is counted:
+ *   bandwidth  a kernel streams buffers much larger than L2 with 16-byte
+ *              vector loads and stores, grid = SMs x resident blocks per SM:
+ *                copy_v16    dst[i] = src[i]    bytes = 2 x buffer (read + write)
+ *                read_v16    sum of every word  bytes = buffer
+ *                memcpy_d2d  cudaMemcpyAsync    bytes = 2 x buffer
+ *              The result of every call is checked (the copy's destination
+ *              word by word, the read's checksum against n (n - 1) / 2).
+ *   GEMM       Y[M,N] = X[M,K] W[N,K]^T, row-major, W stored as a linear
+ *              layer stores it (N rows of K), through cuBLASLt:
+ *                F = 2 M K N
+ *                Q = M K b_in + N K b_in + M N b_out
+ *              b_out = b_in except fp8 e4m3, whose output is bf16. At M = 1
+ *              a hand-written bf16 GEMV kernel (impl "gemv") is timed beside
+ *              cuBLASLt, as inference engines do at one token.
+ *   timing     inputs are fresh random non-zero values for every shape;
+ *              warm-up calls, then a CUDA graph of calls (rotating through
+ *              enough buffer copies that the working set is >= 4 x L2) is
+ *              replayed between two CUDA events; repetitions are calibrated
+ *              so a trial lasts at least min_trial_s; the median trial is
+ *              the figure, with best/min/max beside it.
+ *   checking   each GEMM configuration is compared once with a CPU
+ *              reference (double accumulation) on a small shape, and every
+ *              timed GEMM is spot-checked at sampled outputs. The error of an
+ *              output is |y - ref| / sum_k |x_k w_k|; the tolerance is a few
+ *              roundings of the output dtype (rf_cuda_gemm_tolerance).
+ *
+ * Rates are per second: bytes_per_s, flops_per_s. Times are seconds.
+ */
+#ifndef RF_CUDA_H
+#define RF_CUDA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rf_dtype.h"
+#include "rf_error.h"
+#include "rf_hw.h"
+#include "rf_measure.h"
+#include "rf_profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Build and device selection --------------------------------------- */
+
+/* True when the CUDA backend was compiled in (it may still find no device). */
+bool rf_cuda_built(void);
+
+/* Parse a device spec: "cuda" (device 0) or "cuda:N" (N >= 0).
+ * Errors: RF_EINVAL "device 'x': expected cuda or cuda:N". */
+rf_status rf_cuda_device_parse(const char *text, int *index, rf_err *err);
+
+#define RF_CUDA_NAME_MAX 128
+
+typedef struct rf_cuda_device {
+    int index;                     /* as in cuda:N                              */
+    char name[RF_CUDA_NAME_MAX];   /* "NVIDIA H200"                             */
+    int cc_major, cc_minor;        /* compute capability (9.0 = sm_90)          */
+    int sm_count;                  /* streaming multiprocessors                 */
+    double clock_hz;               /* peak SM clock reported by the driver      */
+    double mem_clock_hz;           /* peak memory clock reported by the driver  */
+    int mem_bus_bits;              /* memory bus width                          */
+    uint64_t mem_bytes;            /* global memory                             */
+    uint64_t l2_bytes;             /* L2 cache                                  */
+    double bus_bw_bytes_per_s;     /* 2 x mem_clock_hz x mem_bus_bits / 8: the
+                                      interface's rate (double data rate), the
+                                      datasheet figure a measurement is set
+                                      against                                   */
+    int runtime_version;           /* CUDA runtime, 13000 = 13.0                */
+    int driver_version;            /* newest CUDA the driver supports           */
+} rf_cuda_device;
+
+/* Number of usable devices. A missing or too old driver, or no device, is
+ * RF_EUNAVAIL with the runtime's reason ("no CUDA device: CUDA driver version
+ * is insufficient for CUDA runtime version"). */
+rf_status rf_cuda_device_count(int *count, rf_err *err);
+
+/* Identity of device index. RF_EUNAVAIL when there is no such device
+ * ("cuda:3: no such device (2 found)"). */
+rf_status rf_cuda_device_query(int index, rf_cuda_device *out, rf_err *err);
+
+/* ---- A context: one device, one stream, cuBLASLt --------------------- */
+
+/* Opaque. Holds the device, a stream, two events, the cuBLASLt handle
+ * (libcublasLt is loaded when the first GEMM needs it, so a CPU-only run
+ * never pays for it) and a 32 MiB cuBLASLt workspace. */
+typedef struct rf_cuda_ctx rf_cuda_ctx;
+
+/* Open device index. Errors: RF_EUNAVAIL (no driver, no device, no such
+ * index), RF_ENOMEM. On success *out is freed with rf_cuda_ctx_free. */
+rf_status rf_cuda_ctx_new(int index, rf_cuda_ctx **out, rf_err *err);
+
+/* Release everything the context holds; NULL is accepted. */
+void rf_cuda_ctx_free(rf_cuda_ctx *ctx);
+
+/* The device the context runs on (owned by the context). */
+const rf_cuda_device *rf_cuda_ctx_device(const rf_cuda_ctx *ctx);
+
+/* ---- Timing ------------------------------------------------------------ */
+
+#define RF_CUDA_MAX_TRIALS 31
+
+typedef struct rf_cuda_timing {
+    int trials;            /* timed trials, 1..RF_CUDA_MAX_TRIALS; median kept */
+    int warmup;            /* untimed calls before calibration               */
+    double min_trial_s;    /* a trial repeats the call for at least this long */
+    int max_algos;         /* cuBLASLt heuristic candidates timed, best kept  */
+} rf_cuda_timing;
+
+/* Defaults: 7 trials of >= 10 ms, 3 warm-up calls, 8 candidates; quick: 3
+ * trials of >= 3 ms, 2 warm-up calls, 4 candidates. */
+rf_cuda_timing rf_cuda_timing_default(bool quick);
+
+/* ---- Memory bandwidth -------------------------------------------------- */
+
+typedef enum rf_cuda_bw_kind {
+    RF_CUDA_BW_COPY = 0,   /* copy_v16   */
+    RF_CUDA_BW_READ,       /* read_v16   */
+    RF_CUDA_BW_MEMCPY,     /* memcpy_d2d */
+    RF_CUDA_BW_COUNT
+} rf_cuda_bw_kind;
+
+const char *rf_cuda_bw_kind_name(rf_cuda_bw_kind kind); /* "copy_v16", ... */
+
+typedef struct rf_cuda_bw_result {
+    rf_cuda_bw_kind kind;
+    uint64_t buffer_bytes;     /* one buffer (source, and destination if any) */
+    uint64_t bytes_per_call;   /* bytes counted for one call (see above)      */
+    int grid, block;           /* launch shape; 0 for memcpy                 */
+    int64_t reps;              /* calls per trial                            */
+    int trials;
+    double time_s_median;      /* one call                                   */
+    rf_stats bw_bytes_per_s;   /* over trials (rf_measure.h: best, median ...) */
+} rf_cuda_bw_result;
+
+/* Buffer size for a device-memory figure: 32 x L2 clamped to [256 MiB,
+ * 2 GiB], halved while it exceeds a quarter of the free memory; a multiple
+ * of 1 MiB. */
+rf_status rf_cuda_dram_buffer_bytes(rf_cuda_ctx *ctx, uint64_t *bytes, rf_err *err);
+
+/* Time kind over buffers of buffer_bytes (a multiple of 16, >= 1 MiB).
+ * Errors: RF_EINVAL for a bad size or kind, RF_ENOMEM, RF_EINTERNAL when a
+ * result fails its check, RF_EUNAVAIL. */
+rf_status rf_cuda_bandwidth(rf_cuda_ctx *ctx, rf_cuda_bw_kind kind, uint64_t buffer_bytes,
+                            const rf_cuda_timing *t, rf_cuda_bw_result *out, rf_err *err);
+
+/* ---- GEMM ------------------------------------------------------------- */
+
+typedef enum rf_cuda_gemm_impl {
+    RF_CUDA_GEMM_CUBLASLT = 0, /* cublasLtMatmul, best of the heuristic's picks */
+    RF_CUDA_GEMM_GEMV,         /* our bf16 GEMV kernel: M = 1, bf16 only        */
+    RF_CUDA_GEMM_IMPL_COUNT
+} rf_cuda_gemm_impl;
+
+const char *rf_cuda_gemm_impl_name(rf_cuda_gemm_impl impl); /* "cublasLt", "gemv" */
+
+/* Dtype of Y for GEMM inputs of kind dt: bf16 for fp8_e4m3, dt otherwise
+ * (tf32 inputs and outputs are stored as fp32). */
+rf_dtype_kind rf_cuda_gemm_out_dtype(rf_dtype_kind dt);
+
+/* Largest accepted |y - ref| / sum_k |x_k w_k| for inputs of kind dt:
+ * 5 roundings of the output (2^-8 for bf16 and fp8 -> bf16, 2^-11 for fp16,
+ * 2^-11 for tf32's inputs), and 1e-5 for fp32. */
+double rf_cuda_gemm_tolerance(rf_dtype_kind dt);
+
+/* Whether the device can run impl on dt: cuBLASLt fp32, tf32, bf16, fp16 on
+ * sm_80 and newer, fp8_e4m3 on sm_89 and newer; gemv bf16 with M = 1.
+ * RF_EUNAVAIL names what is missing ("fp8_e4m3 needs sm_89 or newer; cuda:0
+ * is sm_80"); RF_EINVAL for a dtype the backend never runs. */
+rf_status rf_cuda_gemm_supported(const rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl,
+                                 rf_dtype_kind dt, int64_t m, rf_err *err);
+
+typedef struct rf_cuda_gemm_result {
+    rf_cuda_gemm_impl impl;
+    rf_dtype_kind dtype;        /* inputs, and the math dtype of the roof      */
+    rf_dtype_kind out_dtype;    /* Y                                           */
+    int64_t m, k, n;
+    uint64_t flops;             /* 2 M K N                                     */
+    uint64_t bytes;             /* (M K + N K) b_in + M N b_out                */
+    double intensity;           /* flops / bytes, FLOP/byte                    */
+    int copies;                 /* buffer sets rotated through                 */
+    int algos_tried;            /* cuBLASLt candidates timed (0 for gemv)      */
+    int64_t reps;               /* calls per trial                             */
+    int trials;
+    double time_s_median;       /* one call                                    */
+    rf_stats flops_per_s;       /* over trials                                 */
+    rf_stats bw_bytes_per_s;    /* bytes / time                                */
+    double check_err;           /* worst spot-check error (see above)          */
+    /* Set when a roof is given, else 0: */
+    double roof_flops_per_s;    /* min(pi, I beta) of the roof                 */
+    double pct_of_roof;         /* 100 x flops_per_s.median / roof_flops_per_s */
+} rf_cuda_gemm_result;
+
+/* Compare impl on dt at M x K x N (small: M K N <= 2^26) with a CPU
+ * reference over every output; *max_err receives the worst error.
+ * Errors: RF_EINTERNAL "bf16 GEMM 48x272x80: output (3,17) is 1.25, the CPU
+ * reference 0.5 (error 0.31 > tolerance 0.0195)"; RF_EUNAVAIL when the
+ * device or cuBLASLt cannot run it; RF_EINVAL for a bad shape. */
+rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
+                             int64_t m, int64_t k, int64_t n, double *max_err, rf_err *err);
+
+/* Time impl on dt at M x K x N (each 1..2^31-1, and the buffers must fit in
+ * the device's free memory), spot-check the result, and, when roof is not
+ * NULL, place it on the roof. Errors: as rf_cuda_gemm_check, plus RF_ENOMEM
+ * "GEMM 16384x3584x152064 bf16 needs 6.2 GB, cuda:0 has 4.0 GB free". */
+rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
+                            int64_t m, int64_t k, int64_t n, const rf_cuda_timing *t,
+                            const rf_roof *roof, rf_cuda_gemm_result *out, rf_err *err);
+
+/* ---- The whole measurement -------------------------------------------- */
+
+typedef struct rf_cuda_measure_opts {
+    bool quick;               /* fewer, shorter trials; 4096^3 GEMMs         */
+    uint32_t dtype_mask;      /* bit (1u << kind) per GEMM dtype to measure;
+                                 0 = every dtype the device supports        */
+    int64_t gemm_dim;         /* square GEMM size for the peaks; 0 = 8192
+                                 (4096 with quick)                           */
+    void (*progress)(void *user, const char *stage); /* or NULL              */
+    void *user;
+} rf_cuda_measure_opts;
+
+/* Measure the device's roofline into out (zeroed first):
+ *   identity: name and device (the device name), sm_count, clock_hz (the
+ *     reported peak SM clock), mem_bytes, l2_bytes, isa ("sm_90"), date;
+ *   checks: every GEMM dtype against the CPU reference (M = 1 and a
+ *     multiple-of-16 shape), the gemv kernel likewise; a failure stops;
+ *   levels: "L2" (read_v16 over half the L2) and "HBM" or "DRAM" (read_v16
+ *     over rf_cuda_dram_buffer_bytes; HBM when the bus is >= 1024 bits);
+ *   bandwidth_bytes_per_s: the best device-memory read_v16, the memory roof
+ *     (decode streams weights read-only), with copy_v16 and memcpy_d2d in
+ *     kernels beside it;
+ *   peak_flops_per_s[dt]: best cuBLASLt rate at gemm_dim^3 per dtype;
+ *   kernels: every figure with best/median/min/max ("gemm_bf16" ...);
+ *   spread: the worst (best - median) / best over kernels.
+ * Errors: those of the functions above. */
+rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_profile *out,
+                          rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

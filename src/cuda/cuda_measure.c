@@ -1,0 +1,209 @@
+/* cuda_measure.c - a GPU's roofline as an rf_profile: identity, checks,
+ * bandwidth at L2 and device memory, and the peak matrix rate per dtype. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda_internal.h"
+
+#define MIB ((uint64_t)1 << 20)
+#define PEAK_DIM 8192
+#define PEAK_DIM_QUICK 4096
+
+/* The GEMM dtypes a profile can hold peaks for, in the order measured. */
+static const rf_dtype_kind gemm_dtypes[] = {RF_FP32, RF_TF32, RF_BF16, RF_FP16, RF_FP8_E4M3};
+
+/* Small shapes of the full check: every dimension a multiple of 16 (fp8's
+ * requirement) and all different, so a swapped operand cannot pass; then
+ * M = 1, the decode shape, and for the gemv kernel a K that is not a
+ * multiple of 8 (its element-wise path). */
+#define CHECK_M 48
+#define CHECK_K 272
+#define CHECK_N 80
+
+static void progress(const rf_cuda_measure_opts *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void progress(const rf_cuda_measure_opts *o, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    if (!o->progress)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    o->progress(o->user, line);
+}
+
+static void add_kernel(rf_profile *p, const char *name, const char *level, uint64_t bytes,
+                       const char *unit, rf_stats r)
+{
+    if (p->n_kernels >= RF_PROFILE_MAX_KERNELS)
+        return;
+    rf_profile_kernel *k = &p->kernels[p->n_kernels++];
+    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->level, sizeof k->level, "%s", level);
+    snprintf(k->unit, sizeof k->unit, "%s", unit);
+    k->bytes = bytes;
+    k->best = r.best;
+    k->median = r.median;
+    k->min = r.min;
+    k->max = r.max;
+    p->spread = r.spread > p->spread ? r.spread : p->spread;
+}
+
+static void add_level(rf_profile *p, const char *name, double bw, uint64_t bytes)
+{
+    if (p->n_levels >= RF_PROFILE_MAX_LEVELS)
+        return;
+    rf_profile_level *l = &p->levels[p->n_levels++];
+    snprintf(l->name, sizeof l->name, "%s", name);
+    l->bandwidth_bytes_per_s = bw;
+    l->bytes = bytes;
+}
+
+static void identity(const rf_cuda_device *d, rf_profile *p)
+{
+    snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof p->name - 1, d->name);
+    snprintf(p->device, sizeof p->device, "%s", d->name);
+    snprintf(p->isa, sizeof p->isa, "sm_%d%d", d->cc_major, d->cc_minor);
+    time_t now = time(NULL);
+    struct tm *utc = gmtime(&now);
+    if (utc)
+        strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", utc);
+    p->sm_count = d->sm_count;
+    p->clock_hz = d->clock_hz;
+    p->mem_bytes = d->mem_bytes;
+    p->l2_bytes = d->l2_bytes;
+}
+
+/* The dtypes to measure: those asked for (each must be supported), or
+ * every supported one. */
+static rf_status wanted(const rf_cuda_ctx *ctx, uint32_t mask, bool want[RF_DTYPE_COUNT],
+                        rf_err *err)
+{
+    memset(want, 0, RF_DTYPE_COUNT * sizeof want[0]);
+    uint32_t known = 0;
+    for (size_t i = 0; i < sizeof gemm_dtypes / sizeof gemm_dtypes[0]; i++) {
+        rf_dtype_kind dt = gemm_dtypes[i];
+        known |= 1u << dt;
+        if (mask && !(mask & (1u << dt)))
+            continue;
+        rf_err why;
+        rf_status st = rf_cuda_gemm_supported(ctx, RF_CUDA_GEMM_CUBLASLT, dt, 1, &why);
+        if (st == RF_OK)
+            want[dt] = true;
+        else if (mask) {
+            if (err)
+                *err = why;
+            return st;
+        }
+    }
+    if (mask & ~known)
+        return rf_err_set(err, RF_EINVAL, "dtype mask 0x%x asks for a dtype the CUDA backend "
+                                          "does not measure (fp32, tf32, bf16, fp16, fp8_e4m3)",
+                          (unsigned)mask);
+    return RF_OK;
+}
+
+static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
+                        const bool want[RF_DTYPE_COUNT], rf_err *err)
+{
+    rf_status st = RF_OK;
+    double e = 0;
+    for (size_t i = 0; i < sizeof gemm_dtypes / sizeof gemm_dtypes[0]; i++) {
+        rf_dtype_kind dt = gemm_dtypes[i];
+        if (!want[dt])
+            continue;
+        progress(o, "checking %s GEMMs against the CPU reference", rf_dtype_name(dt));
+        RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, CHECK_M, CHECK_K, CHECK_N, &e,
+                                  err));
+        st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, 1, CHECK_K, CHECK_N, &e, err);
+        /* cuBLASLt may have no fp8 kernel for M = 1; the sweep says so. */
+        if (st == RF_EUNAVAIL && dt == RF_FP8_E4M3)
+            st = RF_OK;
+        if (st != RF_OK)
+            goto done;
+    }
+    if (want[RF_BF16]) {
+        progress(o, "checking the bf16 gemv kernel against the CPU reference");
+        RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K, CHECK_N, &e, err));
+        RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K + 3, CHECK_N + 1,
+                                  &e, err));
+    }
+done:
+    return st;
+}
+
+rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_profile *out,
+                          rf_err *err)
+{
+    rf_status st = RF_OK;
+    static const rf_cuda_measure_opts none;
+    rf_profile p;
+    bool want[RF_DTYPE_COUNT];
+    o = o ? o : &none;
+    memset(&p, 0, sizeof p);
+    RF_TRY(cuda_ctx_enter(ctx, err));
+    const rf_cuda_device *d = &ctx->dev;
+    rf_cuda_timing t = rf_cuda_timing_default(o->quick);
+    int64_t dim = o->gemm_dim ? o->gemm_dim : o->quick ? PEAK_DIM_QUICK : PEAK_DIM;
+    if (dim < 256 || dim > 65536) {
+        st = rf_err_set(err, RF_EINVAL, "GEMM size for the peaks (%lld) must be in 256..65536",
+                        (long long)dim);
+        goto done;
+    }
+    identity(d, &p);
+    RF_TRY(wanted(ctx, o->dtype_mask, want, err));
+    RF_TRY(checks(ctx, o, want, err));
+
+    /* Device memory first: milliseconds per call, which also brings the
+     * clocks up before the short L2 calls. */
+    const char *mem = d->mem_bus_bits >= 1024 ? "HBM" : "DRAM";
+    uint64_t buf = 0;
+    rf_cuda_bw_result bw;
+    double roof = 0;
+    RF_TRY(rf_cuda_dram_buffer_bytes(ctx, &buf, err));
+    for (int kind = 0; kind < RF_CUDA_BW_COUNT; kind++) {
+        const char *name = rf_cuda_bw_kind_name((rf_cuda_bw_kind)kind);
+        progress(o, "%s over %llu MiB buffers", name, (unsigned long long)(buf / MIB));
+        RF_TRY(rf_cuda_bandwidth(ctx, (rf_cuda_bw_kind)kind, buf, &t, &bw, err));
+        uint64_t set = kind == RF_CUDA_BW_READ ? buf : 2 * buf;
+        add_kernel(&p, name, mem, set, "bytes_per_s", bw.bw_bytes_per_s);
+        if (kind == RF_CUDA_BW_READ)
+            roof = bw.bw_bytes_per_s.best;
+    }
+    /* Half the L2: resident, yet too big for the SMs' L1s. */
+    uint64_t l2_set = d->l2_bytes / 2 / MIB * MIB;
+    if (l2_set >= MIB) {
+        progress(o, "read_v16 over %llu MiB (L2)", (unsigned long long)(l2_set / MIB));
+        RF_TRY(rf_cuda_bandwidth(ctx, RF_CUDA_BW_READ, l2_set, &t, &bw, err));
+        add_kernel(&p, "read_v16", "L2", l2_set, "bytes_per_s", bw.bw_bytes_per_s);
+        add_level(&p, "L2", bw.bw_bytes_per_s.best, l2_set);
+    }
+    add_level(&p, mem, roof, buf);
+    p.bandwidth_bytes_per_s = roof;
+
+    for (size_t i = 0; i < sizeof gemm_dtypes / sizeof gemm_dtypes[0]; i++) {
+        rf_dtype_kind dt = gemm_dtypes[i];
+        rf_cuda_gemm_result g;
+        char name[48];
+        if (!want[dt])
+            continue;
+        progress(o, "%s GEMM %lld x %lld x %lld through cuBLASLt", rf_dtype_name(dt),
+                 (long long)dim, (long long)dim, (long long)dim);
+        RF_TRY(rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, dt, dim, dim, dim, &t, NULL, &g,
+                                 err));
+        snprintf(name, sizeof name, "gemm_%s", rf_dtype_name(dt));
+        add_kernel(&p, name, mem, g.bytes, "flops_per_s", g.flops_per_s);
+        p.peak_flops_per_s[dt] = g.flops_per_s.best;
+    }
+    *out = p;
+done:
+    return st;
+}
