@@ -150,5 +150,7 @@ int cmd_capacity(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_hw(int argc, char **argv);
+int cmd_measure(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

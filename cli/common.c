@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "roofline/rf_file.h"
 #include "roofline/rf_parse.h"
+#include "roofline/rf_profile.h"
 
 enum {
     OPT_HW = 1,
@@ -285,9 +287,25 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
 {
     rf_err e;
     const char *name = ctx->hw_name ? ctx->hw_name : "h100-sxm";
-    if (rf_hw_preset(name, &ctx->hw, &e))
+    if (rf_hw_preset(name, &ctx->hw, &e) == RF_OK) {
+        snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "preset %s", ctx->hw.name);
+    } else if (access(name, F_OK) == 0) {
+        /* measure: not a preset but a file: a profile from `roofline measure` */
+        rf_profile *p = malloc(sizeof *p);
+        if (!p)
+            return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+        rf_status s = rf_profile_load(name, p, &e);
+        if (s == RF_OK)
+            s = rf_profile_to_hw(p, &ctx->hw, &e);
+        if (s == RF_OK)
+            snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "profile %.80s (measured %s)", name,
+                     p->date[0] ? p->date : "undated");
+        free(p);
+        if (s != RF_OK)
+            return cli_fail_err(ctx, &e);
+    } else {
         return cli_fail_err(ctx, &e);
-    snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "preset %s", ctx->hw.name);
+    }
     rf_dtype_kind k = rf_dtype_is_fp8(math) ? RF_FP8_E4M3 : math;
     if (ctx->peak_tflops > 0)
         ctx->hw.peak_flops_per_s[k] = ctx->peak_tflops * 1e12;

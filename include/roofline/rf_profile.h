@@ -53,6 +53,11 @@ typedef struct rf_profile {
     double bandwidth_bytes_per_s; /* the memory roof                           */
     double peak_flops_per_s[RF_DTYPE_COUNT]; /* measured peaks, 0 = not measured */
     double spread;                /* worst (best - median) / best over kernels */
+    int cores;                    /* CPU: physical cores (0 = not recorded)    */
+    uint64_t cache_bytes[3];      /* CPU: reported L1d, L2, L3, one instance   */
+    char flags[128];              /* CPU: ISA flags seen, "sse2 avx fma avx2"  */
+    double theoretical_flops_per_s[RF_DTYPE_COUNT]; /* CPU: pipes x lanes x
+                                     FLOP/lane x measured clock x threads     */
     rf_profile_level levels[RF_PROFILE_MAX_LEVELS];
     size_t n_levels;
     rf_profile_kernel kernels[RF_PROFILE_MAX_KERNELS];
@@ -62,6 +67,27 @@ typedef struct rf_profile {
 /* Convert to the analytic hardware description (name, source line saying
  * "measured on <date>", peaks, bandwidth, memory). */
 rf_status rf_profile_to_hw(const rf_profile *p, rf_hw *out, rf_err *err);
+
+/* Read a profile file (rf_profile_from_json on its text). */
+rf_status rf_profile_load(const char *path, rf_profile *out, rf_err *err);
+
+/* Parse a profile from JSON text; origin (a path, or NULL) prefixes every
+ * message. Required: name, bandwidth_bytes_per_s > 0, peak_flops_per_s with
+ * at least one positive figure keyed by a dtype name (rf_dtype_name). A
+ * missing, non-numeric or negative figure anywhere (levels, kernels, spread,
+ * clock_hz) is RF_EINVAL naming the key:
+ *   "p.json: levels[1].bandwidth_bytes_per_s is negative (-3)".
+ * Derived keys (ridge_flop_per_byte) are ignored: they are recomputed. */
+rf_status rf_profile_from_json(const char *text, const char *origin, rf_profile *out,
+                               rf_err *err);
+
+/* The profile as JSON text (stable key order, raw SI numbers, the ridge of
+ * every dtype and level added), NUL-terminated and malloc'd into *json; the
+ * caller frees it. RF_ENOMEM on allocation failure. */
+rf_status rf_profile_to_json(const rf_profile *p, char **json, rf_err *err);
+
+/* Write rf_profile_to_json atomically to path. */
+rf_status rf_profile_save(const rf_profile *p, const char *path, rf_err *err);
 
 #ifdef __cplusplus
 }

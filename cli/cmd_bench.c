@@ -1,0 +1,301 @@
+/* cmd_bench.c - `roofline bench gemm MODEL`: the model's linear shapes
+ * timed through CBLAS over M, each set against the roofline (seed 000's
+ * lab as one command). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "roofline/rf_measure.h"
+#include "roofline/rf_profile.h"
+
+enum { O_TOKENS = 1000, O_DTYPE, O_THREADS, O_DEVICE, O_TRIALS };
+
+static const cli_opt opts[] = {
+    {"tokens", 1, O_TOKENS, "LIST", "tokens M (default 1,4,16,64,256,1024)"},
+    {"dtype", 1, O_DTYPE, "fp32|fp64", "GEMM dtype (default fp32)"},
+    {"threads", 1, O_THREADS, "N", "BLAS threads (default: one per core)"},
+    {"trials", 1, O_TRIALS, "N", "timed trials per shape (default 3)"},
+    {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
+    {0},
+};
+
+typedef struct args {
+    const char *tokens;
+    rf_dtype_kind dtype;
+    int64_t threads;
+    int64_t trials;
+    const char *device;
+} args;
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    switch (id) {
+    case O_TOKENS:
+        a->tokens = arg;
+        return RF_EXIT_OK;
+    case O_DTYPE:
+        if (!strcmp(arg, "fp32") || !strcmp(arg, "fp64")) {
+            a->dtype = arg[2] == '3' ? RF_FP32 : RF_FP64;
+            return RF_EXIT_OK;
+        }
+        return cli_fail(ctx, RF_EXIT_USAGE, "--dtype: '%s' is not fp32 or fp64", arg);
+    case O_THREADS:
+        return cli_i64(ctx, "--threads", arg, 1, 4096, &a->threads);
+    case O_TRIALS:
+        return cli_i64(ctx, "--trials", arg, 1, RF_STATS_MAX, &a->trials);
+    default:
+        a->device = arg;
+        return RF_EXIT_OK;
+    }
+}
+
+/* The CUDA hook: `--device cuda[:N]` lands here. Until the CUDA backend
+ * fills it in, any device but the CPU is unavailable (exit 3). */
+static int bench_device(cli_ctx *ctx, const char *device, const args *a, const rf_model *m)
+{
+    (void)a, (void)m;
+    return cli_fail(ctx, RF_EXIT_UNAVAIL, "device %s unavailable in this build", device);
+}
+
+static void progress(void *user, int done, int total, const char *what)
+{
+    (void)user;
+    fprintf(stderr, "\r  measuring the roof [%2d/%2d] %-40s", done + 1, total, what);
+    fflush(stderr);
+}
+
+/* The roof: --hw (a preset or a profile file) when given, else this
+ * machine measured now with --quick. */
+static int resolve_roof(cli_ctx *ctx, const args *a, rf_roof *roof)
+{
+    if (ctx->hw_name)
+        return cli_resolve_roof(ctx, a->dtype, roof);
+    if (ctx->peak_tflops > 0 || ctx->bw_tbps > 0 || ctx->ridge > 0)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--peak, --bw and --ridge adjust a --hw; give one");
+    rf_profile *p = calloc(1, sizeof *p);
+    if (!p)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    rf_measure_opts mo = {.threads = (int)a->threads, .quick = true, .isa = getenv("RF_ISA"),
+                          .progress = isatty(STDERR_FILENO) ? progress : NULL};
+    rf_err e;
+    rf_status s = rf_measure_cpu(&mo, p, &e);
+    if (mo.progress)
+        fprintf(stderr, "\r%-78s\r", "");
+    if (s == RF_OK)
+        s = rf_profile_to_hw(p, &ctx->hw, &e);
+    if (s == RF_OK)
+        s = rf_hw_roof(&ctx->hw, a->dtype, roof, &e);
+    snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
+             "this machine measured now (measure --quick, %d threads; --hw PROFILE.json "
+             "reuses a full one)",
+             p->threads);
+    free(p);
+    return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
+}
+
+/* One distinct linear shape of the model and the operators that have it. */
+typedef struct shape {
+    int64_t k, n;
+    char names[96];
+} shape;
+
+static size_t model_shapes(const rf_step *st, shape *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < st->n_ops; i++) {
+        const rf_op *op = &st->ops[i];
+        if (op->kind != RF_OP_GEMM)
+            continue;
+        size_t j = 0;
+        while (j < n && !(out[j].k == op->k && out[j].n == op->n))
+            j++;
+        if (j == n) {
+            if (n == cap)
+                continue;
+            out[n].k = op->k;
+            out[n].n = op->n;
+            out[n].names[0] = 0;
+            n++;
+        }
+        size_t used = strlen(out[j].names);
+        snprintf(out[j].names + used, sizeof out[j].names - used, "%s%s", used ? "," : "",
+                 op->name);
+    }
+    return n;
+}
+
+typedef struct verdicts {
+    char m1[RF_STEP_MAX_OPS][200];
+    size_t n_m1;
+    char big[RF_STEP_MAX_OPS][200];
+    size_t n_big;
+} verdicts;
+
+static void row(rf_report *r, const shape *sh, const rf_gemm_bench_result *g,
+                const rf_gemm_placed *p)
+{
+    rf_report_row(r);
+    rf_report_cell_str(r, sh->names);
+    rf_report_cell_int(r, (uint64_t)g->m);
+    rf_report_cell_int(r, (uint64_t)g->k);
+    rf_report_cell_int(r, (uint64_t)g->n);
+    rf_report_cell_str(r, g->routine);
+    rf_report_cell_num(r, p->time_s_median);
+    rf_report_cell_num(r, g->flops_per_s.median);
+    rf_report_cell_num(r, g->flops_per_s.best);
+    rf_report_cell_num(r, g->bytes_per_s.best);
+    rf_report_cell_num(r, p->point.intensity);
+    rf_report_cell_num(r, p->point.attainable_flops_per_s);
+    rf_report_cell_num(r, p->of_roof);
+    rf_report_cell_str(r, rf_regime_name(p->point.regime));
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    cli_ctx ctx;
+    args a = {.tokens = "1,4,16,64,256,1024", .dtype = RF_FP32, .trials = 3, .device = "cpu"};
+    int pos, rc = cli_parse(&ctx, argc, argv,
+                            "bench gemm MODEL [--tokens LIST] [--dtype fp32|fp64] [--threads N] "
+                            "[--json]",
+                            opts, on_opt, &a, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (argc - pos < 1 || strcmp(argv[pos], "gemm"))
+        return cli_fail(&ctx, RF_EXIT_USAGE, "expected 'bench gemm MODEL' (got '%s')",
+                        argc - pos < 1 ? "" : argv[pos]);
+    if (argc - pos != 2)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL after 'bench gemm'");
+    rf_model m;
+    if ((rc = cli_resolve_model(&ctx, argv[pos + 1], &m)))
+        return rc;
+    if (strcmp(a.device, "cpu"))
+        return bench_device(&ctx, a.device, &a, &m);
+    if (!rf_blas_available())
+        return cli_fail(&ctx, RF_EXIT_UNAVAIL, "bench gemm needs OpenBLAS; this build has none");
+
+    int64_t *toks = NULL;
+    size_t nt = 0;
+    rf_report *r = NULL;
+    verdicts *v = NULL;
+    static rf_step st;
+    rf_err e;
+    rf_cpu cpu;
+    rf_roof roof;
+    if ((rc = cli_range(&ctx, "--tokens", a.tokens, (int64_t)1 << 20, &toks, &nt)))
+        goto out;
+    if (rf_cpu_query(&cpu, &e)) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
+    }
+    if (!a.threads)
+        a.threads = cpu.cores;
+    if ((rc = resolve_roof(&ctx, &a, &roof)))
+        goto out;
+
+    /* The model's linear shapes: the decode step's GEMMs, de-duplicated. */
+    rf_step_opts so = rf_step_opts_default();
+    so.w = so.a = so.kv = rf_dtype_of(a.dtype);
+    if (rf_step_compute(&m, &so, &roof, &st, &e)) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
+    }
+    shape shapes[RF_STEP_MAX_OPS];
+    size_t n_shapes = model_shapes(&st, shapes, RF_STEP_MAX_OPS);
+
+    char title[256];
+    snprintf(title, sizeof title, "GEMM sweep: %s linear shapes, %s, OpenBLAS on %lld thread%s",
+             m.name, rf_dtype_name(a.dtype), (long long)a.threads, a.threads == 1 ? "" : "s");
+    v = calloc(1, sizeof *v);
+    if (!v || !(r = rf_report_new(title))) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
+    char pk[32], bw[32], cold[32];
+    rf_report_assume(r, "roof: %s: %s %s, %s, ridge %.1f FLOP/byte", ctx.hw_origin,
+                     rf_fmt(roof.peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
+                     rf_dtype_name(a.dtype), rf_fmt(roof.bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
+                     roof.ridge);
+    uint64_t llc = cpu.l3_bytes ? cpu.l3_bytes : cpu.l2_bytes;
+    uint64_t cold_bytes = 4 * llc;
+    rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
+                        "K N, Q = (M K + K N + M N) b; at M = 1 %s is timed too",
+                     a.dtype == RF_FP32 ? "cblas_sgemv" : "cblas_dgemv");
+    rf_report_assume(r, "W rotated over copies totalling >= %s (4 x the reported last-level "
+                        "cache), so no call finds its weights in cache; best of %lld trials "
+                        "after a warm-up; %% of roof = best / roofline",
+                     rf_fmt((double)cold_bytes, RF_U_BYTES_BIN, cold, sizeof cold),
+                     (long long)a.trials);
+    rf_report_table(r, "gemm", NULL);
+    rf_report_col(r, "ops", "operators", RF_U_NONE);
+    rf_report_col(r, "m", "M", RF_U_INT);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "routine", "routine", RF_U_NONE);
+    rf_report_col(r, "time_s", "time (median)", RF_U_SECONDS);
+    rf_report_col(r, "flops_per_s_median", "median", RF_U_FLOP_RATE);
+    rf_report_col(r, "flops_per_s", "best", RF_U_FLOP_RATE);
+    rf_report_col(r, "bw_bytes_per_s", "best B/s", RF_U_BW);
+    rf_report_col(r, "intensity", "FLOP/byte", RF_U_INTENSITY4);
+    rf_report_col(r, "roof_flops_per_s", "roofline", RF_U_FLOP_RATE);
+    rf_report_col(r, "of_roof", "of roof", RF_U_PERCENT);
+    rf_report_col(r, "regime", "regime", RF_U_NONE);
+
+    for (size_t s = 0; s < n_shapes; s++) {
+        for (size_t t = 0; t < nt; t++) {
+            for (int gemv = 0; gemv < (toks[t] == 1 ? 2 : 1); gemv++) {
+                rf_gemm_bench_opts go = {
+                    .m = toks[t], .k = shapes[s].k, .n = shapes[s].n, .dtype = a.dtype,
+                    .gemv = gemv, .threads = (int)a.threads, .cold_bytes = cold_bytes,
+                    .mem_limit_bytes = cpu.mem_avail_bytes / 2,
+                    .timing = {.min_time_s = 0.05, .trials = (int)a.trials}};
+                rf_gemm_bench_result g;
+                if (isatty(STDERR_FILENO))
+                    fprintf(stderr, "\r  timing %-24s M = %-6lld %s     ", shapes[s].names,
+                            (long long)toks[t], gemv ? "gemv" : "gemm");
+                if (rf_gemm_bench(&go, &g, &e)) {
+                    rc = cli_fail_err(&ctx, &e);
+                    goto out;
+                }
+                if (g.scaled)
+                    rf_report_note(r, "note: %s scaled down to N = %lld (from %lld) at M = %lld "
+                                      "to fit in half the available memory",
+                                   shapes[s].names, (long long)g.n, (long long)shapes[s].n,
+                                   (long long)g.m);
+                rf_gemm_placed pl;
+                rf_gemm_place(&g, &roof, &pl);
+                row(r, &shapes[s], &g, &pl);
+                if (toks[t] == 1 && v->n_m1 < RF_STEP_MAX_OPS)
+                    snprintf(v->m1[v->n_m1++], sizeof v->m1[0],
+                             "M = 1 %-22s %s: %.3g GFLOP/s = %.2f x bandwidth x 2/b: %s",
+                             shapes[s].names, g.routine, g.flops_per_s.best / 1e9, pl.of_bw_2b,
+                             pl.of_bw_2b >= 0.8 && pl.of_bw_2b <= 1.2
+                                 ? "on the memory roof (within 20%)"
+                                 : "NOT within 20% of the memory roof");
+                if (toks[t] >= 1024 && v->n_big < RF_STEP_MAX_OPS)
+                    snprintf(v->big[v->n_big++], sizeof v->big[0],
+                             "M = %lld %-22s %s: %.0f%% of the %s peak%s", (long long)g.m,
+                             shapes[s].names, g.routine, 100 * pl.of_peak,
+                             rf_dtype_name(a.dtype),
+                             pl.of_peak >= 0.7 ? " (>= 70%)" : " (below 70%)");
+            }
+        }
+    }
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "\r%-78s\r", "");
+    rf_report_note(r, "memory roof of a GEMV: bandwidth x 2/b = %s x %s FLOP/byte", bw,
+                   a.dtype == RF_FP32 ? "0.5" : "0.25");
+    for (size_t i = 0; i < v->n_m1; i++)
+        rf_report_note(r, "%s", v->m1[i]);
+    for (size_t i = 0; i < v->n_big; i++)
+        rf_report_note(r, "%s", v->big[i]);
+    rc = cli_emit(&ctx, r);
+out:
+    free(toks);
+    free(v);
+    rf_report_free(r);
+    return rc;
+}

@@ -1,0 +1,239 @@
+/* cmd_measure.c - `roofline measure`: this machine's real roofline, written
+ * as a profile that --hw accepts. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "roofline/rf_measure.h"
+#include "roofline/rf_profile.h"
+
+enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE };
+
+static const cli_opt opts[] = {
+    {"threads", 1, O_THREADS, "N", "threads, pinned one per core (default: one per core)"},
+    {"quick", 0, O_QUICK, NULL, "fewer sizes and shorter trials (about 5 s)"},
+    {"isa", 1, O_ISA, "NAME", "kernels: scalar, sse, avx2, avx512 (default: best by cpuid; "
+                              "or RF_ISA)"},
+    {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
+    {0},
+};
+
+typedef struct args {
+    int64_t threads;
+    bool quick;
+    const char *isa;
+    const char *device;
+} args;
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    switch (id) {
+    case O_THREADS:
+        return cli_i64(ctx, "--threads", arg, 1, 4096, &a->threads);
+    case O_QUICK:
+        a->quick = true;
+        return RF_EXIT_OK;
+    case O_ISA:
+        a->isa = arg;
+        return RF_EXIT_OK;
+    default:
+        a->device = arg;
+        return RF_EXIT_OK;
+    }
+}
+
+/* Progress on stderr, one line rewritten in place, only on a terminal. */
+static void progress(void *user, int done, int total, const char *what)
+{
+    (void)user;
+    fprintf(stderr, "\r  measuring [%2d/%2d] %-40s", done + 1, total, what);
+    fflush(stderr);
+}
+
+/* The CUDA hook: `--device cuda[:N]` lands here. Until the CUDA backend
+ * fills it in, any device but the CPU is unavailable (exit 3). */
+static int measure_device(cli_ctx *ctx, const char *device, const args *a, rf_profile *p)
+{
+    (void)a, (void)p;
+    return cli_fail(ctx, RF_EXIT_UNAVAIL, "device %s unavailable in this build", device);
+}
+
+static void level_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s)
+{
+    rf_report_table(r, "levels", "memory levels (found by sweeping the working set; best of trials)");
+    rf_report_col(r, "level", "level", RF_U_NONE);
+    rf_report_col(r, "bytes", "working set", RF_U_BYTES_BIN);
+    for (int b = 0; b < RF_BW_COUNT; b++)
+        rf_report_col(r, rf_bw_desc_of((rf_bw_kind)b)->op, rf_bw_desc_of((rf_bw_kind)b)->op,
+                      RF_U_BW);
+    rf_report_col(r, "ridge_fp32", "ridge fp32", RF_U_INTENSITY);
+    rf_report_col(r, "ridge_fp64", "ridge fp64", RF_U_INTENSITY);
+    for (size_t l = 0; l < p->n_levels; l++) {
+        rf_report_row(r);
+        rf_report_cell_str(r, p->levels[l].name);
+        rf_report_cell_int(r, p->levels[l].bytes);
+        for (int b = 0; b < RF_BW_COUNT; b++)
+            if (s->level_rate[l][b] > 0)
+                rf_report_cell_num(r, s->level_rate[l][b]);
+            else
+                rf_report_cell_null(r, "-");
+        rf_report_cell_num(r, s->level_ridge[l][RF_FP32]);
+        rf_report_cell_num(r, s->level_ridge[l][RF_FP64]);
+    }
+}
+
+static void kernel_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s,
+                         const char *unit, const char *key, const char *label, rf_unit u)
+{
+    rf_report_table(r, key, label);
+    rf_report_col(r, "name", "kernel", RF_U_NONE);
+    rf_report_col(r, "level", "level", RF_U_NONE);
+    rf_report_col(r, "bytes", "working set", RF_U_BYTES_BIN);
+    rf_report_col(r, "best", "best", u);
+    rf_report_col(r, "median", "median", u);
+    rf_report_col(r, "min", "min", u);
+    rf_report_col(r, "max", "max", u);
+    rf_report_col(r, "spread", "spread", RF_U_PERCENT);
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const rf_profile_kernel *k = &p->kernels[i];
+        if (strcmp(k->unit, unit))
+            continue;
+        rf_report_row(r);
+        rf_report_cell_str(r, k->name);
+        rf_report_cell_str(r, k->level);
+        rf_report_cell_int(r, k->bytes);
+        rf_report_cell_num(r, k->best);
+        rf_report_cell_num(r, k->median);
+        rf_report_cell_num(r, k->min);
+        rf_report_cell_num(r, k->max);
+        rf_report_cell_num(r, s->kernel_spread[i]);
+    }
+}
+
+static rf_report *build_report(const rf_profile *p, bool quick)
+{
+    rf_profile_summary s;
+    rf_profile_summarize(p, &s);
+    char title[256], b1[32], b2[32], b3[32];
+    snprintf(title, sizeof title, "measured roofline: %s, %d thread%s, %s kernels", p->cpu,
+             p->threads, p->threads == 1 ? "" : "s", p->isa);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return NULL;
+    rf_report_assume(r, "cpuid: %s; threads pinned one per core, each first-touching its own "
+                        "part of every array", p->flags);
+    rf_report_assume(r, "caches reported (one instance): L1d %s, L2 %s, L3 %s; the levels below "
+                        "come from the sweep, not from these",
+                     rf_fmt((double)p->cache_bytes[0], RF_U_BYTES_BIN, b1, sizeof b1),
+                     rf_fmt((double)p->cache_bytes[1], RF_U_BYTES_BIN, b2, sizeof b2),
+                     rf_fmt((double)p->cache_bytes[2], RF_U_BYTES_BIN, b3, sizeof b3));
+    rf_report_assume(r, "bytes counted as the kernel moves them (read 8, copy 16, triad 24 B per "
+                        "f64 element; no write-allocate); a working set is all arrays of all "
+                        "threads");
+    rf_report_assume(r, "timing: warm-up, repetitions calibrated to >= %s a trial, %s trials; "
+                        "best = the roof, median = what a run typically sees",
+                     quick ? "5 ms" : "20 ms", quick ? "3 (DRAM read 7)" : "5 (DRAM read 11)");
+
+    rf_report_section(r, "roof", "roof");
+    rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best DRAM read)",
+                  p->bandwidth_bytes_per_s, RF_U_BW);
+    const rf_dtype_kind dts[] = {RF_FP32, RF_FP64};
+    for (size_t i = 0; i < 2; i++) {
+        rf_dtype_kind k = dts[i];
+        char key[48], label[64];
+        snprintf(key, sizeof key, "peak_%s", rf_dtype_name(k));
+        snprintf(label, sizeof label, "%s peak (FMA, measured)", rf_dtype_name(k));
+        rf_report_num(r, key, label, p->peak_flops_per_s[k], RF_U_FLOP_RATE);
+        snprintf(key, sizeof key, "theoretical_%s", rf_dtype_name(k));
+        snprintf(label, sizeof label, "%s peak at the measured clock", rf_dtype_name(k));
+        rf_report_num(r, key, label, p->theoretical_flops_per_s[k], RF_U_FLOP_RATE);
+        snprintf(key, sizeof key, "of_theoretical_%s", rf_dtype_name(k));
+        snprintf(label, sizeof label, "  measured / theoretical");
+        rf_report_num(r, key, label, s.of_theoretical[k], RF_U_PERCENT);
+        snprintf(key, sizeof key, "ridge_%s", rf_dtype_name(k));
+        snprintf(label, sizeof label, "ridge %s (FLOP/byte)", rf_dtype_name(k));
+        rf_report_num(r, key, label, s.ridge[k], RF_U_INTENSITY);
+    }
+    rf_report_num(r, "clock_ghz", "core clock, GHz (dependent adds)", p->clock_hz / 1e9,
+                  RF_U_NONE);
+
+    level_table(r, p, &s);
+    kernel_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
+    kernel_table(r, p, &s, "flops_per_s", "compute", "compute kernels", RF_U_FLOP_RATE);
+    if (s.unsteady)
+        rf_report_note(r,
+                       "warning: %zu of %zu kernels have best and median more than 5%% apart "
+                       "(worst: %s at %s, %.0f%%): the machine is shared; the best figures are "
+                       "the roof, rerun for steadier medians",
+                       s.unsteady, p->n_kernels, p->kernels[s.worst].name,
+                       p->kernels[s.worst].level, 100 * s.kernel_spread[s.worst]);
+    return r;
+}
+
+int cmd_measure(int argc, char **argv)
+{
+    cli_ctx ctx;
+    args a = {.device = "cpu"};
+    int pos, rc = cli_parse(&ctx, argc, argv,
+                            "measure [--threads N] [--quick] [--isa NAME] [-o PROFILE.json] "
+                            "[--json]",
+                            opts, on_opt, &a, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (argc - pos != 0)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
+    rf_profile *p = calloc(1, sizeof *p);
+    rf_report *r = NULL;
+    char *json = NULL;
+    rf_err e;
+    if (!p)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+
+    if (strcmp(a.device, "cpu")) {
+        rc = measure_device(&ctx, a.device, &a, p);
+        goto out;
+    }
+    rf_measure_opts mo = {
+        .threads = (int)a.threads,
+        .quick = a.quick,
+        .isa = a.isa ? a.isa : getenv("RF_ISA"),
+        .progress = isatty(STDERR_FILENO) ? progress : NULL,
+    };
+    rf_status st = rf_measure_cpu(&mo, p, &e);
+    if (mo.progress)
+        fprintf(stderr, "\r%-70s\r", "");
+    if (st != RF_OK) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
+    }
+    if (rf_profile_to_json(p, &json, &e)) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
+    }
+    if (ctx.out_path && strcmp(ctx.out_path, "-") &&
+        (rc = cli_write_file(&ctx, ctx.out_path, json, strlen(json))))
+        goto out;
+    if (ctx.format == RF_FMT_JSON || (ctx.out_path && !strcmp(ctx.out_path, "-"))) {
+        rc = cli_write_file(&ctx, "-", json, strlen(json));
+        goto out;
+    }
+    if (!(r = build_report(p, a.quick))) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
+    if (ctx.out_path)
+        rf_report_note(r, "profile written to %s (use it with --hw %s)", ctx.out_path,
+                       ctx.out_path);
+    cli_ctx to_stdout = ctx;
+    to_stdout.out_path = NULL;
+    rc = cli_emit(&to_stdout, r);
+out:
+    rf_report_free(r);
+    free(json);
+    free(p);
+    return rc;
+}

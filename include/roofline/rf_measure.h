@@ -1,0 +1,338 @@
+/* rf_measure.h - measuring the machine: timer, statistics, the CPU and its
+ * kernel table, a team of pinned threads, bandwidth, FMA peak, core clock,
+ * the whole lab (a profile), and GEMM timing through CBLAS.
+ *
+ * Everything here measures; nothing prints. Progress goes through a
+ * callback; errors are rf_status + rf_err as everywhere else.
+ *
+ * Conventions (as STREAM and likwid-bench count):
+ *   - bandwidth counts the bytes the algorithm moves, never write-allocate
+ *     traffic: read 8 B/element, copy 16, triad 24 (f64 elements);
+ *   - a working set is the bytes of all arrays of all threads together;
+ *   - a rate's "best" is the highest trial (the roof), "median" what a user
+ *     will see; spread = (best - median) / best;
+ *   - every kernel's result is checked after timing (a read's sum, the
+ *     destination's checksum, every FMA chain against the reference), so no
+ *     figure comes from work the compiler removed. A failed check is
+ *     RF_EINTERNAL naming the kernel.
+ */
+#ifndef RF_MEASURE_H
+#define RF_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_dtype.h"
+#include "rf_error.h"
+#include "rf_hw.h"
+#include "rf_profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- timer ------------------------------------------------------------- */
+
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC); only differences mean
+ * anything. */
+double rf_time_now_s(void);
+
+/* ---- statistics -------------------------------------------------------- */
+
+#define RF_STATS_MAX 64        /* most samples one rf_stats_of accepts      */
+#define RF_SPREAD_WARN 0.05    /* best and median further apart: unsteady   */
+
+/* Summary of repeated trials of a rate (higher is better). */
+typedef struct rf_stats {
+    double best;    /* highest sample: the roof                             */
+    double median;  /* middle sample (mean of the two middle ones if even)  */
+    double min;
+    double max;     /* == best                                              */
+    double spread;  /* (best - median) / best, 0 when best is 0             */
+    size_t n;       /* samples                                              */
+} rf_stats;
+
+/* Summarise n samples (1 <= n <= RF_STATS_MAX, each finite and >= 0).
+ * Errors: RF_EINVAL for n = 0 or a negative or non-finite sample,
+ * RF_ERANGE for n > RF_STATS_MAX. */
+rf_status rf_stats_of(const double *samples, size_t n, rf_stats *out, rf_err *err);
+
+/* True when spread > RF_SPREAD_WARN: trials disagree (a shared machine). */
+bool rf_stats_unsteady(const rf_stats *s);
+
+/* How long and how often to time one kernel. */
+typedef struct rf_timing {
+    double min_time_s; /* a trial repeats the kernel until it lasts this long */
+    int trials;        /* trials after warm-up and calibration (1..RF_STATS_MAX) */
+} rf_timing;
+
+/* ---- the CPU ----------------------------------------------------------- */
+
+/* Instruction-set level of a kernel variant, lowest first. */
+typedef enum rf_isa {
+    RF_ISA_SCALAR = 0, /* portable C, not vectorized: the reference        */
+    RF_ISA_SSE,        /* SSE2, 128-bit, multiply then add                 */
+    RF_ISA_AVX2,       /* AVX2 + FMA, 256-bit                              */
+    RF_ISA_AVX512,     /* AVX-512F, 512-bit                                */
+    RF_ISA_COUNT
+} rf_isa;
+
+/* "scalar", "sse", "avx2", "avx512". */
+const char *rf_isa_name(rf_isa isa);
+
+/* Parse one of the names above; RF_EINVAL "unknown ISA 'x' (known: ...)". */
+rf_status rf_isa_parse(const char *text, rf_isa *out, rf_err *err);
+
+/* What cpuid, XGETBV and sysfs say about this machine. Cache sizes are the
+ * reported size of one instance (the lab does not trust them for levels;
+ * they only bound the sweep and size the DRAM sets). */
+typedef struct rf_cpu {
+    char vendor[16];        /* "AuthenticAMD", "GenuineIntel"              */
+    char brand[64];         /* cpuid brand string, trimmed                  */
+    unsigned family, model; /* display family and model                     */
+    bool sse2, avx, fma, avx2, avx512f;
+    bool os_ymm, os_zmm;    /* the OS saves YMM / ZMM state (XCR0)          */
+    int cpus;               /* CPUs this process may run on                  */
+    int cores;              /* distinct physical cores among them            */
+    uint64_t l1d_bytes, l2_bytes, l3_bytes; /* one instance, 0 = unknown     */
+    uint64_t mem_bytes;     /* MemTotal                                     */
+    uint64_t mem_avail_bytes; /* MemAvailable                               */
+} rf_cpu;
+
+/* Query cpuid, XGETBV, the affinity mask, sysfs and /proc/meminfo.
+ * On a non-x86 machine only the scalar level is reported. */
+rf_status rf_cpu_query(rf_cpu *out, rf_err *err);
+
+/* Pure decisions on a queried rf_cpu (testable with a made-up one). */
+bool rf_isa_supported(const rf_cpu *cpu, rf_isa isa);
+rf_isa rf_isa_best(const rf_cpu *cpu);
+
+/* Theoretical FLOPs per cycle per core for the FMA kernels of an ISA
+ * (fp32 or fp64): 2 pipes x lanes x 2 with FMA (AVX2, AVX-512), 2 pipes x
+ * lanes x 1 without (scalar, SSE: each pipe a multiply or an add; cores
+ * with separate add pipes can beat this). Two FMA pipes are assumed
+ * (Haswell and later, Zen 2 and later); Zen 1 runs 256-bit work on 128-bit
+ * pipes, Zen 4 runs 512-bit work on 256-bit pipes. 0 for other dtypes. */
+int rf_cpu_flops_per_cycle(const rf_cpu *cpu, rf_isa isa, rf_dtype_kind dtype);
+
+/* ---- the kernel table -------------------------------------------------- */
+
+/* Function pointers to one ISA's kernels, filled with the reference
+ * kernels first and then overridden by the ISA's own (BLIS style). The
+ * contract of each operation is in src/kernels/kernels.h; in short: f64
+ * arrays 64-byte aligned, read returns the sum, copy dst = src, triad
+ * a = b + s c, _nt with non-temporal stores, fma runs fma_chains[dtype]
+ * independent chains x = x * mul + add for iters steps. */
+typedef struct rf_kernel_table {
+    rf_isa isa;
+    double (*read_f64)(const double *a, size_t n);
+    void (*copy_f64)(double *dst, const double *src, size_t n);
+    void (*copy_nt_f64)(double *dst, const double *src, size_t n);
+    void (*triad_f64)(double *a, const double *b, const double *c, double s, size_t n);
+    void (*triad_nt_f64)(double *a, const double *b, const double *c, double s, size_t n);
+    void (*fma_f32)(float *chains, size_t iters, float mul, float add);
+    void (*fma_f64)(double *chains, size_t iters, double mul, double add);
+    size_t fma_chains_f32;  /* independent chains (accumulators x lanes)     */
+    size_t fma_chains_f64;
+    bool fma_fused;         /* one rounding per step (FMA); else mul, add   */
+    bool nt_stores;         /* the _nt kernels really stream (not scalar)    */
+} rf_kernel_table;
+
+#define RF_FMA_MAX_CHAINS 256
+
+/* The table for one ISA. RF_EUNAVAIL when the ISA was not compiled in or
+ * the CPU lacks it ("isa avx512 not supported by this CPU (best: avx2)"). */
+rf_status rf_kernels_for(const rf_cpu *cpu, rf_isa isa, rf_kernel_table *out, rf_err *err);
+
+/* Choose once at start-up: the ISA named by override (an option or the
+ * RF_ISA environment variable, passed in by the caller; NULL or "" = none)
+ * or else the best the CPU supports. */
+rf_status rf_kernels_choose(const rf_cpu *cpu, const char *override, rf_kernel_table *out,
+                            rf_err *err);
+
+/* "read_avx2_f64", "fma_scalar_f32", ...: operation, ISA, dtype. */
+void rf_kernel_name(const rf_kernel_table *t, const char *op, const char *dtype, char *out,
+                    size_t cap);
+
+/* ---- a team of pinned threads ------------------------------------------ */
+
+/* Threads pinned one per core (one CPU of each physical core among those
+ * this process may use), each owning a slice of every array it touches
+ * first. Opaque; rf_team_free accepts NULL. */
+typedef struct rf_team rf_team;
+
+/* threads = 0: one per core. RF_EINVAL when threads exceeds the CPUs this
+ * process may use (pinning two threads on one CPU measures nothing). */
+rf_status rf_team_new(const rf_cpu *cpu, int threads, rf_team **out, rf_err *err);
+void rf_team_free(rf_team *t);
+int rf_team_size(const rf_team *t);
+
+/* ---- kernels timed ----------------------------------------------------- */
+
+typedef enum rf_bw_kind {
+    RF_BW_READ = 0, /* sum a                  8 B/element                   */
+    RF_BW_COPY,     /* b = a                 16 B/element                   */
+    RF_BW_COPY_NT,  /* b = a, streaming      16 B/element                   */
+    RF_BW_TRIAD,    /* a = b + s c           24 B/element, 2 FLOP            */
+    RF_BW_TRIAD_NT, /* the same, streaming                                   */
+    RF_BW_COUNT
+} rf_bw_kind;
+
+/* A kernel described by its streams (likwid-bench style); rates follow. */
+typedef struct rf_bw_desc {
+    const char *op;          /* "read", "copy", "copy_nt", "triad", "triad_nt" */
+    int arrays;              /* arrays in the working set                    */
+    int bytes_per_elem;      /* bytes moved per element (8 per stream)       */
+    bool nt;                 /* non-temporal stores                          */
+} rf_bw_desc;
+
+const rf_bw_desc *rf_bw_desc_of(rf_bw_kind kind);
+
+/* One timed kernel. */
+typedef struct rf_measurement {
+    char name[48];      /* "read_avx2_f64", "fma_avx2_f32", "clock_add_chain" */
+    uint64_t bytes;     /* working set (all arrays, all threads); 0 = registers */
+    uint64_t reps;      /* kernel calls per thread per trial (calibrated)      */
+    double work;        /* bytes, FLOPs or cycles one trial does (all threads) */
+    rf_stats rate;      /* bytes/s, FLOP/s or Hz over trials                   */
+} rf_measurement;
+
+/* Bandwidth of one kernel over a working set of about working_set_bytes
+ * (rounded down so every thread's slice is a whole number of 512-byte
+ * blocks; the size used is in out->bytes). Each thread first-touches its
+ * slice; large sets ask for transparent huge pages. Errors: RF_EINVAL for a
+ * set too small for the team, RF_ENOMEM, RF_EINTERNAL on a bad checksum. */
+rf_status rf_bw_measure(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
+                        uint64_t working_set_bytes, rf_timing timing, rf_measurement *out,
+                        rf_err *err);
+
+/* Peak FLOP/s of the FMA kernel for dtype (RF_FP32 or RF_FP64) on every
+ * thread at once. FLOPs per trial = 2 x chains x iters x reps x threads. */
+rf_status rf_fma_measure(rf_team *team, const rf_kernel_table *t, rf_dtype_kind dtype,
+                         rf_timing timing, rf_measurement *out, rf_err *err);
+
+/* The core clock: a chain of dependent integer adds (one cycle each on
+ * every x86 core) run on every thread at once; rate is in Hz. The TSC rate
+ * is not the core clock on a VM or under boost. RF_EUNAVAIL off x86. */
+rf_status rf_clock_measure(rf_team *team, rf_timing timing, rf_measurement *out, rf_err *err);
+
+/* ---- levels from a working-set sweep ----------------------------------- */
+
+/* Levels found in a read-bandwidth sweep over growing working sets.
+ *   1. Points slower than 1.6x the DRAM figure lie on DRAM's side of the
+ *      last cache edge; the rest are the cache region.
+ *   2. The cache region is cut into at most cache_levels runs of adjacent
+ *      points, choosing the cuts that minimise the spread of log bandwidth
+ *      within runs (exact, by dynamic programming): plateaus, whatever the
+ *      reported cache sizes say.
+ *   3. Neighbouring runs whose figures are within 10% are one level.
+ *   4. A level's figure is its best point, leaving out the points next to an
+ *      edge when the level has more: those straddle two levels.
+ * Levels are named L1, L2, ... in order; the last is "DRAM" with the dram
+ * measurement's figure and set (a set of at least 4x the last-level cache). */
+typedef struct rf_levels {
+    rf_profile_level level[RF_PROFILE_MAX_LEVELS];
+    size_t n;
+    size_t point[RF_PROFILE_MAX_LEVELS]; /* sweep index of each cache level's
+                                            figure (DRAM: the sweep size n)   */
+    size_t first[RF_PROFILE_MAX_LEVELS]; /* sweep points [first, end) belong */
+    size_t end[RF_PROFILE_MAX_LEVELS];   /* to the level                       */
+} rf_levels;
+
+/* Errors: RF_EINVAL for cache_levels outside 1..RF_PROFILE_MAX_LEVELS - 1
+ * or sizes that do not grow. */
+rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measurement *dram,
+                           int cache_levels, rf_levels *out, rf_err *err);
+
+/* ---- the lab ----------------------------------------------------------- */
+
+/* Called between kernels: done of total steps, and what runs next. */
+typedef void (*rf_progress_fn)(void *user, int done, int total, const char *what);
+
+typedef struct rf_measure_opts {
+    int threads;            /* 0 = one per core                             */
+    bool quick;             /* fewer sweep points, shorter trials (<= 5 s)  */
+    const char *isa;        /* override ("avx2", ...); NULL = best          */
+    rf_progress_fn progress;/* NULL = silent                                */
+    void *progress_user;
+} rf_measure_opts;
+
+/* Run the whole CPU lab and fill a profile: identity (CPU, cores, caches,
+ * flags, date), the clock, FMA peaks (fp32, fp64) and their theoretical
+ * value at the measured clock, the read sweep, the levels it finds, copy /
+ * triad (with and without streaming stores) at every level, the memory
+ * roof (best read-only DRAM figure) and the worst spread. */
+rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err);
+
+/* Figures derived from a profile for showing it (the CLI does no
+ * arithmetic). */
+typedef struct rf_profile_summary {
+    double ridge[RF_DTYPE_COUNT];          /* peak / memory roof, FLOP/byte (0: no peak) */
+    double of_theoretical[RF_DTYPE_COUNT]; /* measured / theoretical peak (0: unknown)   */
+    double level_ridge[RF_PROFILE_MAX_LEVELS][RF_DTYPE_COUNT]; /* peak / level's read  */
+    double level_rate[RF_PROFILE_MAX_LEVELS][RF_BW_COUNT];    /* best rate of each
+                                              bandwidth kernel at each level, B/s; read
+                                              is the level's figure; 0 = not measured */
+    double kernel_spread[RF_PROFILE_MAX_KERNELS]; /* (best - median) / best            */
+    size_t unsteady;                       /* kernels with spread > RF_SPREAD_WARN       */
+    size_t worst;                          /* index of the kernel with the most spread   */
+} rf_profile_summary;
+
+void rf_profile_summarize(const rf_profile *p, rf_profile_summary *out);
+
+/* ---- GEMM through CBLAS ------------------------------------------------ */
+
+/* True when rf_measure was built with a CBLAS (OpenBLAS). Otherwise
+ * rf_gemm_bench returns RF_EUNAVAIL. */
+bool rf_blas_available(void);
+
+/* Y[M,N] = X[M,K] W^T, W stored [N,K] row-major as nn.Linear keeps it. */
+typedef struct rf_gemm_bench_opts {
+    int64_t m, k, n;
+    rf_dtype_kind dtype;      /* RF_FP32 (sgemm/sgemv) or RF_FP64            */
+    bool gemv;                /* time ?gemv instead (m must be 1)            */
+    int threads;              /* BLAS threads (>= 1)                         */
+    uint64_t cold_bytes;      /* rotate copies of W until together >= this,
+                                 so no call finds W in the last-level cache;
+                                 0 = one copy, timed hot                     */
+    uint64_t mem_limit_bytes; /* X, Y and the copies of W must fit; N is
+                                 halved until they do (result.scaled)       */
+    rf_timing timing;
+} rf_gemm_bench_opts;
+
+typedef struct rf_gemm_bench_result {
+    rf_dtype_kind dtype;
+    int64_t m, k, n;          /* as run (n may be scaled down)               */
+    bool scaled;              /* n was reduced to fit mem_limit_bytes        */
+    uint32_t copies;          /* copies of W rotated                         */
+    const char *routine;      /* "cblas_sgemm", "cblas_dgemv", ...           */
+    uint64_t flops;           /* per call: 2 M K N                           */
+    uint64_t bytes;           /* per call: (M K + K N + M N) b               */
+    rf_stats flops_per_s;
+    rf_stats bytes_per_s;
+    double max_rel_err;       /* sampled outputs against a long-double dot   */
+} rf_gemm_bench_result;
+
+/* A timed GEMM placed on a roof (rf_hw.h). */
+typedef struct rf_gemm_placed {
+    rf_point point;           /* intensity F/Q, attainable min(pi, I beta)    */
+    double time_s_median;     /* one call at the median rate                  */
+    double of_roof;           /* best / attainable                            */
+    double of_peak;           /* best / pi                                    */
+    double of_bw_2b;          /* best / (beta x 2 / b): 1 = on the memory roof
+                                 of a GEMV (seed 000's M = 1 check)           */
+} rf_gemm_placed;
+
+void rf_gemm_place(const rf_gemm_bench_result *g, const rf_roof *roof, rf_gemm_placed *out);
+
+/* Time one GEMM (or GEMV) shape after checking sampled outputs against a
+ * reference dot product (relative error within 1e-3 fp32, 1e-9 fp64, else
+ * RF_EINTERNAL). Errors: RF_EINVAL (bad shape, gemv with m != 1, dtype not
+ * fp32/fp64), RF_ENOMEM (does not fit even at n = 1), RF_EUNAVAIL. */
+rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,388 @@
+/* hw_profile.c - a measured profile as JSON (rf_profile.h): written by
+ * `roofline measure`, read wherever --hw takes a file. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roofline/rf_file.h"
+#include "roofline/rf_profile.h"
+
+#define PROFILE_MAX_BYTES ((size_t)16 << 20)
+
+/* ---- writing ------------------------------------------------------------ */
+
+static int put(json_t *obj, const char *key, json_t *v)
+{
+    return v ? json_object_set_new(obj, key, v) : -1;
+}
+
+/* {dtype: figure} for every positive figure, in dtype order. */
+static json_t *per_dtype(const double *v, double divide_by)
+{
+    json_t *o = json_object();
+    for (int k = 0; o && k < RF_DTYPE_COUNT; k++)
+        if (v[k] > 0 && put(o, rf_dtype_name((rf_dtype_kind)k), json_real(v[k] / divide_by)))
+            return json_decref(o), NULL;
+    return o;
+}
+
+static json_t *level_json(const rf_profile *p, const rf_profile_level *l)
+{
+    json_t *o = json_object();
+    if (!o || put(o, "name", json_string(l->name)) ||
+        put(o, "bandwidth_bytes_per_s", json_real(l->bandwidth_bytes_per_s)) ||
+        put(o, "bytes", json_integer((json_int_t)l->bytes)) ||
+        (l->bandwidth_bytes_per_s > 0 &&
+         put(o, "ridge_flop_per_byte", per_dtype(p->peak_flops_per_s, l->bandwidth_bytes_per_s))))
+        return json_decref(o), NULL;
+    return o;
+}
+
+static json_t *kernel_json(const rf_profile_kernel *k)
+{
+    json_t *o = json_object();
+    if (!o || put(o, "name", json_string(k->name)) || put(o, "level", json_string(k->level)) ||
+        put(o, "bytes", json_integer((json_int_t)k->bytes)) ||
+        put(o, "unit", json_string(k->unit)) || put(o, "best", json_real(k->best)) ||
+        put(o, "median", json_real(k->median)) || put(o, "min", json_real(k->min)) ||
+        put(o, "max", json_real(k->max)))
+        return json_decref(o), NULL;
+    return o;
+}
+
+static json_t *profile_json(const rf_profile *p)
+{
+    json_t *o = json_object(), *levels = json_array(), *kernels = json_array();
+    bool ok = o && levels && kernels;
+    ok = ok && !put(o, "name", json_string(p->name)) && !put(o, "cpu", json_string(p->cpu)) &&
+         !put(o, "device", json_string(p->device)) && !put(o, "isa", json_string(p->isa)) &&
+         !put(o, "date", json_string(p->date)) && !put(o, "threads", json_integer(p->threads)) &&
+         !put(o, "cores", json_integer(p->cores)) && !put(o, "clock_hz", json_real(p->clock_hz)) &&
+         !put(o, "mem_bytes", json_integer((json_int_t)p->mem_bytes));
+    if (ok && p->device[0])
+        ok = !put(o, "sm_count", json_integer(p->sm_count)) &&
+             !put(o, "l2_bytes", json_integer((json_int_t)p->l2_bytes));
+    if (ok && !p->device[0]) {
+        json_t *c = json_object();
+        ok = c && !put(c, "l1d", json_integer((json_int_t)p->cache_bytes[0])) &&
+             !put(c, "l2", json_integer((json_int_t)p->cache_bytes[1])) &&
+             !put(c, "l3", json_integer((json_int_t)p->cache_bytes[2])) &&
+             !put(o, "caches_reported_bytes", c) && !put(o, "flags", json_string(p->flags));
+    }
+    ok = ok && !put(o, "bandwidth_bytes_per_s", json_real(p->bandwidth_bytes_per_s)) &&
+         !put(o, "peak_flops_per_s", per_dtype(p->peak_flops_per_s, 1)) &&
+         !put(o, "theoretical_flops_per_s", per_dtype(p->theoretical_flops_per_s, 1)) &&
+         (!(p->bandwidth_bytes_per_s > 0) ||
+          !put(o, "ridge_flop_per_byte", per_dtype(p->peak_flops_per_s, p->bandwidth_bytes_per_s)));
+    for (size_t i = 0; ok && i < p->n_levels; i++)
+        ok = !json_array_append_new(levels, level_json(p, &p->levels[i]));
+    for (size_t i = 0; ok && i < p->n_kernels; i++)
+        ok = !json_array_append_new(kernels, kernel_json(&p->kernels[i]));
+    ok = ok && !put(o, "levels", levels);
+    levels = NULL;
+    ok = ok && !put(o, "kernels", kernels);
+    kernels = NULL;
+    ok = ok && !put(o, "spread", json_real(p->spread));
+    json_decref(levels);
+    json_decref(kernels);
+    if (!ok)
+        return json_decref(o), NULL;
+    return o;
+}
+
+rf_status rf_profile_to_json(const rf_profile *p, char **json, rf_err *err)
+{
+    *json = NULL;
+    json_t *o = profile_json(p);
+    char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(o);
+    if (!text)
+        return rf_err_set(err, RF_ENOMEM, "out of memory writing profile %s", p->name);
+    size_t n = strlen(text);
+    *json = malloc(n + 2);
+    if (!*json) {
+        free(text);
+        return rf_err_set(err, RF_ENOMEM, "out of memory writing profile %s", p->name);
+    }
+    memcpy(*json, text, n);
+    (*json)[n] = '\n';
+    (*json)[n + 1] = 0;
+    free(text);
+    return RF_OK;
+}
+
+rf_status rf_profile_save(const rf_profile *p, const char *path, rf_err *err)
+{
+    char *text = NULL;
+    rf_status s = rf_profile_to_json(p, &text, err);
+    if (s == RF_OK)
+        s = rf_file_write_atomic(path, text, strlen(text), NULL, err);
+    free(text);
+    return s;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct reader {
+    const char *origin; /* prefixes every message */
+    rf_err *err;
+} reader;
+
+static rf_status fail(const reader *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static rf_status fail(const reader *r, const char *fmt, ...)
+{
+    char what[RF_ERR_MSG_MAX / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return rf_err_set(r->err, RF_EINVAL, "%s: %s", r->origin, what);
+}
+
+/* A figure: present, a number, not negative. */
+static rf_status get_figure(const reader *r, json_t *obj, const char *key, const char *path,
+                            bool required, double *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v) {
+        if (required)
+            return fail(r, "%s is missing", path);
+        return RF_OK;
+    }
+    if (!json_is_number(v))
+        return fail(r, "%s must be a number", path);
+    double x = json_number_value(v);
+    if (x < 0)
+        return fail(r, "%s is negative (%g)", path, x);
+    *out = x;
+    return RF_OK;
+}
+
+/* A byte count: a non-negative integer. */
+static rf_status get_count(const reader *r, json_t *obj, const char *key, const char *path,
+                           bool required, uint64_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return required ? fail(r, "%s is missing", path) : RF_OK;
+    if (!json_is_integer(v))
+        return fail(r, "%s must be a whole number", path);
+    if (json_integer_value(v) < 0)
+        return fail(r, "%s is negative (%lld)", path, (long long)json_integer_value(v));
+    *out = (uint64_t)json_integer_value(v);
+    return RF_OK;
+}
+
+/* A string that fits cap bytes (never truncated: refused). */
+static rf_status get_string(const reader *r, json_t *obj, const char *key, const char *path,
+                            bool required, char *out, size_t cap)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return required ? fail(r, "%s is missing", path) : RF_OK;
+    if (!json_is_string(v))
+        return fail(r, "%s must be a string", path);
+    if (json_string_length(v) >= cap)
+        return fail(r, "%s is longer than %zu characters", path, cap - 1);
+    snprintf(out, cap, "%s", json_string_value(v));
+    return RF_OK;
+}
+
+static rf_status get_dtype_figures(const reader *r, json_t *obj, const char *key, bool required,
+                                   double *out)
+{
+    json_t *m = json_object_get(obj, key);
+    if (!m)
+        return required ? fail(r, "%s is missing", key) : RF_OK;
+    if (!json_is_object(m))
+        return fail(r, "%s must be an object keyed by dtype (\"fp32\": ...)", key);
+    const char *name;
+    json_t *v;
+    json_object_foreach(m, name, v)
+    {
+        char path[96];
+        snprintf(path, sizeof path, "%s.%s", key, name);
+        int kind = -1;
+        for (int k = 0; k < RF_DTYPE_COUNT; k++)
+            if (!strcmp(name, rf_dtype_name((rf_dtype_kind)k)))
+                kind = k;
+        if (kind < 0)
+            return fail(r, "%s: unknown dtype '%s'", path, name);
+        rf_status s = get_figure(r, m, name, path, true, &out[kind]);
+        if (s != RF_OK)
+            return s;
+    }
+    return RF_OK;
+}
+
+static rf_status get_levels(const reader *r, json_t *root, rf_profile *p)
+{
+    json_t *a = json_object_get(root, "levels");
+    if (!a)
+        return RF_OK;
+    if (!json_is_array(a))
+        return fail(r, "%s must be an array", "levels");
+    if (json_array_size(a) > RF_PROFILE_MAX_LEVELS)
+        return fail(r, "levels: more than %d", RF_PROFILE_MAX_LEVELS);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *o = json_array_get(a, i);
+        char base[32], path[96];
+        snprintf(base, sizeof base, "levels[%zu]", i);
+        if (!json_is_object(o))
+            return fail(r, "%s must be an object", base);
+        rf_profile_level *l = &p->levels[i];
+        rf_status s;
+        snprintf(path, sizeof path, "%s.name", base);
+        if ((s = get_string(r, o, "name", path, true, l->name, sizeof l->name)))
+            return s;
+        snprintf(path, sizeof path, "%s.bandwidth_bytes_per_s", base);
+        if ((s = get_figure(r, o, "bandwidth_bytes_per_s", path, true, &l->bandwidth_bytes_per_s)))
+            return s;
+        snprintf(path, sizeof path, "%s.bytes", base);
+        if ((s = get_count(r, o, "bytes", path, true, &l->bytes)))
+            return s;
+        p->n_levels = i + 1;
+    }
+    return RF_OK;
+}
+
+static rf_status get_kernels(const reader *r, json_t *root, rf_profile *p)
+{
+    json_t *a = json_object_get(root, "kernels");
+    if (!a)
+        return RF_OK;
+    if (!json_is_array(a))
+        return fail(r, "%s must be an array", "kernels");
+    if (json_array_size(a) > RF_PROFILE_MAX_KERNELS)
+        return fail(r, "kernels: more than %d", RF_PROFILE_MAX_KERNELS);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *o = json_array_get(a, i);
+        char base[32], path[96];
+        snprintf(base, sizeof base, "kernels[%zu]", i);
+        if (!json_is_object(o))
+            return fail(r, "%s must be an object", base);
+        rf_profile_kernel *k = &p->kernels[i];
+        rf_status s;
+#define STR(key, req, field)                                                                   \
+    snprintf(path, sizeof path, "%s." key, base);                                              \
+    if ((s = get_string(r, o, key, path, req, k->field, sizeof k->field)))                     \
+        return s;
+#define FIG(key, field)                                                                        \
+    snprintf(path, sizeof path, "%s." key, base);                                              \
+    if ((s = get_figure(r, o, key, path, true, &k->field)))                                    \
+        return s;
+        STR("name", true, name)
+        STR("level", false, level)
+        STR("unit", false, unit)
+        FIG("best", best)
+        FIG("median", median)
+        FIG("min", min)
+        FIG("max", max)
+#undef STR
+#undef FIG
+        snprintf(path, sizeof path, "%s.bytes", base);
+        if ((s = get_count(r, o, "bytes", path, false, &k->bytes)))
+            return s;
+        p->n_kernels = i + 1;
+    }
+    return RF_OK;
+}
+
+rf_status rf_profile_from_json(const char *text, const char *origin, rf_profile *out,
+                               rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    reader r = {.origin = origin ? origin : "profile", .err = err};
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+    if (!root)
+        return rf_err_set(err, RF_EINVAL, "%s: line %d: %s", r.origin, je.line, je.text);
+    rf_status s = RF_OK;
+    double peaks_any = 0;
+    if (!json_is_object(root)) {
+        s = fail(&r, "the top level must be an object");
+        goto done;
+    }
+    if ((s = get_string(&r, root, "name", "name", true, out->name, sizeof out->name)) ||
+        (s = get_string(&r, root, "cpu", "cpu", false, out->cpu, sizeof out->cpu)) ||
+        (s = get_string(&r, root, "device", "device", false, out->device, sizeof out->device)) ||
+        (s = get_string(&r, root, "isa", "isa", false, out->isa, sizeof out->isa)) ||
+        (s = get_string(&r, root, "date", "date", false, out->date, sizeof out->date)) ||
+        (s = get_string(&r, root, "flags", "flags", false, out->flags, sizeof out->flags)) ||
+        (s = get_figure(&r, root, "bandwidth_bytes_per_s", "bandwidth_bytes_per_s", true,
+                        &out->bandwidth_bytes_per_s)) ||
+        (s = get_figure(&r, root, "clock_hz", "clock_hz", false, &out->clock_hz)) ||
+        (s = get_figure(&r, root, "spread", "spread", false, &out->spread)) ||
+        (s = get_count(&r, root, "mem_bytes", "mem_bytes", false, &out->mem_bytes)) ||
+        (s = get_count(&r, root, "l2_bytes", "l2_bytes", false, &out->l2_bytes)) ||
+        (s = get_dtype_figures(&r, root, "peak_flops_per_s", true, out->peak_flops_per_s)) ||
+        (s = get_dtype_figures(&r, root, "theoretical_flops_per_s", false,
+                               out->theoretical_flops_per_s)) ||
+        (s = get_levels(&r, root, out)) || (s = get_kernels(&r, root, out)))
+        goto done;
+    const char *ints[] = {"threads", "cores", "sm_count"};
+    int *dst[] = {&out->threads, &out->cores, &out->sm_count};
+    for (size_t i = 0; i < 3; i++) {
+        uint64_t v = 0;
+        if ((s = get_count(&r, root, ints[i], ints[i], false, &v)))
+            goto done;
+        if (v > 1u << 20) {
+            s = fail(&r, "%s is implausibly large (%llu)", ints[i], (unsigned long long)v);
+            goto done;
+        }
+        *dst[i] = (int)v;
+    }
+    json_t *caches = json_object_get(root, "caches_reported_bytes");
+    if (caches) {
+        const char *names[] = {"l1d", "l2", "l3"};
+        for (size_t i = 0; i < 3; i++) {
+            char path[64];
+            snprintf(path, sizeof path, "caches_reported_bytes.%s", names[i]);
+            if ((s = get_count(&r, caches, names[i], path, false, &out->cache_bytes[i])))
+                goto done;
+        }
+    }
+    if (!(out->bandwidth_bytes_per_s > 0)) {
+        s = fail(&r, "bandwidth_bytes_per_s must be positive (0)");
+        goto done;
+    }
+    for (int k = 0; k < RF_DTYPE_COUNT; k++)
+        peaks_any += out->peak_flops_per_s[k];
+    if (!(peaks_any > 0))
+        s = fail(&r, "peak_flops_per_s has no positive figure");
+done:
+    json_decref(root);
+    return s;
+}
+
+rf_status rf_profile_load(const char *path, rf_profile *out, rf_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    memset(out, 0, sizeof *out);
+    rf_status s = rf_file_read_all(path, PROFILE_MAX_BYTES, &text, &len, err);
+    if (s == RF_OK)
+        s = rf_profile_from_json(text, path, out, err);
+    free(text);
+    return s;
+}
+
+rf_status rf_profile_to_hw(const rf_profile *p, rf_hw *out, rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", p->name);
+    const char *what = p->device[0] ? p->device : p->cpu[0] ? p->cpu : "unknown machine";
+    snprintf(out->source, sizeof out->source, "measured %s on %s (%d threads%s%s)",
+             p->date[0] ? p->date : "(undated)", what, p->threads, p->isa[0] ? ", " : "", p->isa);
+    for (int k = 0; k < RF_DTYPE_COUNT; k++)
+        out->peak_flops_per_s[k] = p->peak_flops_per_s[k];
+    out->bw_bytes_per_s = p->bandwidth_bytes_per_s;
+    out->mem_bytes = p->mem_bytes;
+    return rf_hw_validate(out, err);
+}

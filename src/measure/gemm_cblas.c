@@ -1,0 +1,231 @@
+/* gemm_cblas.c - one GEMM (or GEMV) shape timed through CBLAS (OpenBLAS),
+ * with W rotated over enough copies that no call finds it in the
+ * last-level cache, and sampled outputs checked against a reference dot. */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure_internal.h"
+#include "roofline/rf_op.h"
+
+#ifdef RF_HAVE_CBLAS
+#include <cblas.h>
+#endif
+
+void rf_gemm_place(const rf_gemm_bench_result *g, const rf_roof *roof, rf_gemm_placed *out)
+{
+    memset(out, 0, sizeof *out);
+    out->point = rf_roof_place(roof, (double)g->flops, (double)g->bytes);
+    double best = g->flops_per_s.best, b = rf_dtype_bits(g->dtype) / 8.0;
+    if (g->flops_per_s.median > 0)
+        out->time_s_median = (double)g->flops / g->flops_per_s.median;
+    if (out->point.attainable_flops_per_s > 0)
+        out->of_roof = best / out->point.attainable_flops_per_s;
+    if (roof->peak_flops_per_s > 0)
+        out->of_peak = best / roof->peak_flops_per_s;
+    if (roof->bw_bytes_per_s > 0)
+        out->of_bw_2b = best / (roof->bw_bytes_per_s * 2 / b);
+}
+
+bool rf_blas_available(void)
+{
+#ifdef RF_HAVE_CBLAS
+    return true;
+#else
+    return false;
+#endif
+}
+
+#ifdef RF_HAVE_CBLAS
+#define CHECK_SAMPLES 16
+
+typedef struct gemm_job {
+    const rf_gemm_bench_opts *o;
+    int64_t m, k, n;
+    uint32_t copies;
+    uint32_t next;       /* copy of W the next call uses                 */
+    uint32_t last;       /* copy of W the last call used                 */
+    void *w, *x, *y;     /* (copies, N, K), (M, K), (M, N)              */
+    size_t w_elems;      /* N K                                           */
+} gemm_job;
+
+static void gemm_call(gemm_job *j)
+{
+    int m = (int)j->m, k = (int)j->k, n = (int)j->n;
+    j->last = j->next;
+    j->next = (j->next + 1) % j->copies;
+    size_t off = (size_t)j->last * j->w_elems;
+    if (j->o->dtype == RF_FP32) {
+        const float *w = (const float *)j->w + off;
+        if (j->o->gemv)
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0f, w, k, j->x, 1, 0.0f, j->y, 1);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, j->x, k, w, k,
+                        0.0f, j->y, n);
+    } else {
+        const double *w = (const double *)j->w + off;
+        if (j->o->gemv)
+            cblas_dgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0, w, k, j->x, 1, 0.0, j->y, 1);
+        else
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, j->x, k, w, k,
+                        0.0, j->y, n);
+    }
+}
+
+static double gemm_trial(void *p, uint64_t reps)
+{
+    gemm_job *j = p;
+    double t0 = rf_time_now_s();
+    for (uint64_t r = 0; r < reps; r++)
+        gemm_call(j);
+    return rf_time_now_s() - t0;
+}
+
+/* Values in [-1, 1) from a 64-bit LCG: cheap, deterministic, not zero. */
+static void fill(void *data, size_t n, bool f32, uint64_t seed)
+{
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        double v = (double)(s >> 11) * 0x1.0p-52 - 1.0;
+        if (f32)
+            ((float *)data)[i] = (float)v;
+        else
+            ((double *)data)[i] = v;
+    }
+}
+
+static double elem(const void *data, size_t i, bool f32)
+{
+    return f32 ? ((const float *)data)[i] : ((const double *)data)[i];
+}
+
+/* Worst |y - ref| / sum |x w| over sampled outputs of the last call. */
+static double check_error(const gemm_job *j)
+{
+    bool f32 = j->o->dtype == RF_FP32;
+    const char *w = (const char *)j->w + (size_t)j->last * j->w_elems * (f32 ? 4 : 8);
+    double worst = 0;
+    for (int s = 0; s < CHECK_SAMPLES; s++) {
+        size_t row = (size_t)((uint64_t)s * 2654435761u % (uint64_t)j->m);
+        size_t col = (size_t)((uint64_t)s * 40503u % (uint64_t)j->n);
+        if (s == CHECK_SAMPLES - 1)
+            row = (size_t)j->m - 1, col = (size_t)j->n - 1;
+        long double ref = 0, mag = 0;
+        for (size_t kk = 0; kk < (size_t)j->k; kk++) {
+            long double p = (long double)elem(j->x, row * (size_t)j->k + kk, f32) *
+                            elem(w, col * (size_t)j->k + kk, f32);
+            ref += p;
+            mag += fabsl(p);
+        }
+        double got = elem(j->y, row * (size_t)j->n + col, f32);
+        double e = mag > 0 ? (double)(fabsl((long double)got - ref) / mag) : fabs(got);
+        if (!(e <= worst))
+            worst = e; /* a NaN output makes worst NaN, which fails the check */
+    }
+    return worst;
+}
+#endif
+
+rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+#ifndef RF_HAVE_CBLAS
+    (void)o;
+    return rf_err_set(err, RF_EUNAVAIL, "GEMM timing needs a CBLAS; this build has none");
+#else
+    if (o->dtype != RF_FP32 && o->dtype != RF_FP64)
+        return rf_err_set(err, RF_EINVAL, "GEMM timing runs fp32 or fp64, not %s",
+                          rf_dtype_name(o->dtype));
+    if (o->m < 1 || o->k < 1 || o->n < 1 || o->m > INT_MAX || o->k > INT_MAX || o->n > INT_MAX)
+        return rf_err_set(err, RF_EINVAL, "GEMM %lldx%lldx%lld: each dimension must be 1..%d",
+                          (long long)o->m, (long long)o->k, (long long)o->n, INT_MAX);
+    if (o->gemv && o->m != 1)
+        return rf_err_set(err, RF_EINVAL, "GEMV needs M = 1, not %lld", (long long)o->m);
+    if (o->threads < 1)
+        return rf_err_set(err, RF_EINVAL, "BLAS threads (%d) must be positive", o->threads);
+
+    const bool f32 = o->dtype == RF_FP32;
+    const uint64_t b = f32 ? 4 : 8;
+    gemm_job j = {.o = o, .m = o->m, .k = o->k, .n = o->n, .copies = 1};
+    rf_status s = RF_OK;
+    /* Halve N until X, Y and the rotated copies of W fit (checked sums:
+     * a product that overflows cannot fit either). */
+    for (;;) {
+        uint64_t kn, mk, mn, w_bytes = 0, total = 0, all_w = 0;
+        bool sized = rf_mul_u64((uint64_t)j.k, (uint64_t)j.n, &kn) &&
+                     rf_mul_u64(kn, b, &w_bytes) &&
+                     rf_mul_u64((uint64_t)j.m, (uint64_t)j.k, &mk) &&
+                     rf_mul_u64((uint64_t)j.m, (uint64_t)j.n, &mn) && rf_add_u64(mk, mn, &total) &&
+                     rf_mul_u64(total, b, &total);
+        uint64_t copies = sized && o->cold_bytes ? (o->cold_bytes + w_bytes - 1) / w_bytes : 1;
+        copies = copies < 1 ? 1 : copies > 4096 ? 4096 : copies;
+        bool fits = sized && rf_mul_u64(copies, w_bytes, &all_w) &&
+                    rf_add_u64(total, all_w, &total) &&
+                    (!o->mem_limit_bytes || total <= o->mem_limit_bytes);
+        if (fits) {
+            j.copies = (uint32_t)copies;
+            break;
+        }
+        if (j.n == 1)
+            return rf_err_set(err, RF_ENOMEM,
+                              "GEMM %lldx%lldx%lld does not fit in %llu B even with N = 1",
+                              (long long)o->m, (long long)o->k, (long long)o->n,
+                              (unsigned long long)o->mem_limit_bytes);
+        j.n = (j.n + 1) / 2;
+        out->scaled = true;
+    }
+    rf_op op;
+    s = rf_op_gemm("gemm", j.m, j.k, j.n, rf_dtype_of(o->dtype), rf_dtype_of(o->dtype), &op, err);
+    if (s != RF_OK)
+        return s;
+
+    j.w_elems = (size_t)j.k * (size_t)j.n;
+    j.w = rf_alloc_untouched((uint64_t)j.copies * j.w_elems * b);
+    j.x = rf_alloc_untouched((uint64_t)j.m * (uint64_t)j.k * b);
+    j.y = rf_alloc_untouched((uint64_t)j.m * (uint64_t)j.n * b);
+    if (!j.w || !j.x || !j.y) {
+        s = rf_err_set(err, RF_ENOMEM, "cannot allocate GEMM %lldx%lldx%lld with %u copies of W",
+                       (long long)j.m, (long long)j.k, (long long)j.n, j.copies);
+        goto done;
+    }
+    fill(j.w, (size_t)j.copies * j.w_elems, f32, 1);
+    fill(j.x, (size_t)j.m * (size_t)j.k, f32, 2);
+    memset(j.y, 0, (size_t)j.m * (size_t)j.n * b);
+    openblas_set_num_threads(o->threads);
+
+    out->dtype = o->dtype;
+    out->m = j.m;
+    out->k = j.k;
+    out->n = j.n;
+    out->copies = j.copies;
+    out->routine = f32 ? (o->gemv ? "cblas_sgemv" : "cblas_sgemm")
+                       : (o->gemv ? "cblas_dgemv" : "cblas_dgemm");
+    out->flops = op.flops;
+    out->bytes = op.bytes;
+    rf_measurement m;
+    s = rf_time_kernel(gemm_trial, &j, (double)op.flops, o->timing, &m, err);
+    if (s != RF_OK)
+        goto done;
+    out->flops_per_s = m.rate;
+    out->bytes_per_s = m.rate;
+    double per_flop = (double)op.bytes / (double)op.flops;
+    out->bytes_per_s.best *= per_flop;
+    out->bytes_per_s.median *= per_flop;
+    out->bytes_per_s.min *= per_flop;
+    out->bytes_per_s.max *= per_flop;
+    out->max_rel_err = check_error(&j);
+    double tol = f32 ? 1e-3 : 1e-9;
+    if (!(out->max_rel_err <= tol))
+        s = rf_err_set(err, RF_EINTERNAL, "%s %lldx%lldx%lld: sampled output off by %.3g (> %g)",
+                       out->routine, (long long)j.m, (long long)j.k, (long long)j.n,
+                       out->max_rel_err, tol);
+done:
+    free(j.w);
+    free(j.x);
+    free(j.y);
+    return s;
+#endif
+}

@@ -1,0 +1,126 @@
+/* kernel_table.c - the function-pointer table: reference kernels first,
+ * then the ISA's own (BLIS style), chosen once from cpuid or an override. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "roofline/rf_measure.h"
+
+static rf_kernel_table reference_table(void)
+{
+    rf_kernel_table t = {
+        .isa = RF_ISA_SCALAR,
+        .read_f64 = rf_kern_read_ref_f64,
+        .copy_f64 = rf_kern_copy_ref_f64,
+        .copy_nt_f64 = rf_kern_copy_ref_f64, /* no streaming store in C */
+        .triad_f64 = rf_kern_triad_ref_f64,
+        .triad_nt_f64 = rf_kern_triad_ref_f64,
+        .fma_f32 = rf_kern_muladd_ref_f32,
+        .fma_f64 = rf_kern_muladd_ref_f64,
+        .fma_chains_f32 = RF_KERN_REF_CHAINS,
+        .fma_chains_f64 = RF_KERN_REF_CHAINS,
+        .fma_fused = false,
+        .nt_stores = false,
+    };
+    return t;
+}
+
+#ifdef RF_KERN_X86
+static void override_sse(rf_kernel_table *t)
+{
+    t->isa = RF_ISA_SSE;
+    t->read_f64 = rf_kern_read_sse_f64;
+    t->copy_f64 = rf_kern_copy_sse_f64;
+    t->copy_nt_f64 = rf_kern_copy_nt_sse_f64;
+    t->triad_f64 = rf_kern_triad_sse_f64;
+    t->triad_nt_f64 = rf_kern_triad_nt_sse_f64;
+    t->fma_f32 = rf_kern_muladd_sse_f32;
+    t->fma_f64 = rf_kern_muladd_sse_f64;
+    t->fma_chains_f32 = RF_KERN_SSE_CHAINS_F32;
+    t->fma_chains_f64 = RF_KERN_SSE_CHAINS_F64;
+    t->nt_stores = true;
+}
+
+static void override_avx2(rf_kernel_table *t)
+{
+    t->isa = RF_ISA_AVX2;
+    t->read_f64 = rf_kern_read_avx2_f64;
+    t->copy_f64 = rf_kern_copy_avx2_f64;
+    t->copy_nt_f64 = rf_kern_copy_nt_avx2_f64;
+    t->triad_f64 = rf_kern_triad_avx2_f64;
+    t->triad_nt_f64 = rf_kern_triad_nt_avx2_f64;
+    t->fma_f32 = rf_kern_fma_avx2_f32;
+    t->fma_f64 = rf_kern_fma_avx2_f64;
+    t->fma_chains_f32 = RF_KERN_AVX2_CHAINS_F32;
+    t->fma_chains_f64 = RF_KERN_AVX2_CHAINS_F64;
+    t->fma_fused = true;
+    t->nt_stores = true;
+}
+
+static void override_avx512(rf_kernel_table *t)
+{
+    t->isa = RF_ISA_AVX512;
+    t->read_f64 = rf_kern_read_avx512_f64;
+    t->copy_f64 = rf_kern_copy_avx512_f64;
+    t->copy_nt_f64 = rf_kern_copy_nt_avx512_f64;
+    t->triad_f64 = rf_kern_triad_avx512_f64;
+    t->triad_nt_f64 = rf_kern_triad_nt_avx512_f64;
+    t->fma_f32 = rf_kern_fma_avx512_f32;
+    t->fma_f64 = rf_kern_fma_avx512_f64;
+    t->fma_chains_f32 = RF_KERN_AVX512_CHAINS_F32;
+    t->fma_chains_f64 = RF_KERN_AVX512_CHAINS_F64;
+    t->fma_fused = true;
+    t->nt_stores = true;
+}
+#endif
+
+_Static_assert(RF_KERN_REF_CHAINS <= RF_FMA_MAX_CHAINS, "chains fit the buffer");
+#ifdef RF_KERN_X86
+_Static_assert(RF_KERN_AVX512_CHAINS_F32 <= RF_FMA_MAX_CHAINS, "chains fit the buffer");
+#endif
+
+rf_status rf_kernels_for(const rf_cpu *cpu, rf_isa isa, rf_kernel_table *out, rf_err *err)
+{
+    if ((unsigned)isa >= RF_ISA_COUNT)
+        return rf_err_set(err, RF_EINVAL, "unknown ISA %d", (int)isa);
+    if (!rf_isa_supported(cpu, isa))
+        return rf_err_set(err, RF_EUNAVAIL, "isa %s not supported by this CPU (best: %s)",
+                          rf_isa_name(isa), rf_isa_name(rf_isa_best(cpu)));
+    *out = reference_table();
+    switch (isa) {
+    case RF_ISA_SCALAR:
+        return RF_OK;
+#ifdef RF_KERN_X86
+    case RF_ISA_SSE:
+        override_sse(out);
+        return RF_OK;
+    case RF_ISA_AVX2:
+        override_avx2(out);
+        return RF_OK;
+    case RF_ISA_AVX512:
+        override_avx512(out);
+        return RF_OK;
+#endif
+    default:
+        return rf_err_set(err, RF_EUNAVAIL, "isa %s not built for this architecture",
+                          rf_isa_name(isa));
+    }
+}
+
+rf_status rf_kernels_choose(const rf_cpu *cpu, const char *override, rf_kernel_table *out,
+                            rf_err *err)
+{
+    rf_isa isa = rf_isa_best(cpu);
+    if (override && *override) {
+        rf_status s = rf_isa_parse(override, &isa, err);
+        if (s != RF_OK)
+            return s;
+    }
+    return rf_kernels_for(cpu, isa, out, err);
+}
+
+void rf_kernel_name(const rf_kernel_table *t, const char *op, const char *dtype, char *out,
+                    size_t cap)
+{
+    snprintf(out, cap, "%s_%s_%s", op, rf_isa_name(t->isa), dtype);
+}

@@ -1,0 +1,218 @@
+/* lab.c - the whole CPU lab: identity, clock, FMA peaks, the read sweep,
+ * its levels, copy and triad at every level, the DRAM roof. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "measure_internal.h"
+
+#define MIB ((uint64_t)1 << 20)
+#define MAX_SWEEP 40
+#define DRAM_MIN_BYTES (256 * MIB)
+
+typedef struct lab {
+    const rf_measure_opts *o;
+    rf_cpu cpu;
+    rf_kernel_table kt;
+    rf_team *team;
+    rf_timing timing;      /* every kernel                                 */
+    rf_timing roof_timing; /* the DRAM read: the memory roof               */
+    rf_profile *p;
+    int done, total;       /* progress steps                               */
+} lab;
+
+static void step(lab *l, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void step(lab *l, const char *fmt, ...)
+{
+    if (!l->o->progress)
+        return;
+    char what[96];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    l->o->progress(l->o->progress_user, l->done, l->total, what);
+}
+
+static void add_kernel(lab *l, const rf_measurement *m, const char *level, const char *unit)
+{
+    rf_profile *p = l->p;
+    if (p->n_kernels >= RF_PROFILE_MAX_KERNELS)
+        return; /* sized for the plan below: cannot happen */
+    rf_profile_kernel *k = &p->kernels[p->n_kernels++];
+    snprintf(k->name, sizeof k->name, "%s", m->name);
+    snprintf(k->level, sizeof k->level, "%s", level);
+    snprintf(k->unit, sizeof k->unit, "%s", unit);
+    k->bytes = m->bytes;
+    k->best = m->rate.best;
+    k->median = m->rate.median;
+    k->min = m->rate.min;
+    k->max = m->rate.max;
+    if (m->rate.spread > p->spread)
+        p->spread = m->rate.spread;
+}
+
+static void identity(lab *l)
+{
+    rf_profile *p = l->p;
+    char host[64] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+        snprintf(host, sizeof host, "cpu");
+    snprintf(p->name, sizeof p->name, "%s", host);
+    snprintf(p->cpu, sizeof p->cpu, "%s", l->cpu.brand);
+    snprintf(p->isa, sizeof p->isa, "%s", rf_isa_name(l->kt.isa));
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    p->threads = rf_team_size(l->team);
+    p->cores = l->cpu.cores;
+    p->mem_bytes = l->cpu.mem_bytes;
+    p->cache_bytes[0] = l->cpu.l1d_bytes;
+    p->cache_bytes[1] = l->cpu.l2_bytes;
+    p->cache_bytes[2] = l->cpu.l3_bytes;
+    const struct {
+        bool on;
+        const char *name;
+    } flags[] = {{l->cpu.sse2, "sse2"}, {l->cpu.avx, "avx"},         {l->cpu.fma, "fma"},
+                 {l->cpu.avx2, "avx2"}, {l->cpu.avx512f, "avx512f"}};
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (flags[i].on && used < sizeof p->flags)
+            used += (size_t)snprintf(p->flags + used, sizeof p->flags - used, "%s%s",
+                                     used ? " " : "", flags[i].name);
+}
+
+/* Growing working sets from 8 KiB a thread (inside any L1) to twice the
+ * reported last-level cache (64 MiB when unknown), by sqrt(2) (quick: 2). */
+static size_t sweep_sizes(const lab *l, uint64_t *sizes)
+{
+    uint64_t threads = (uint64_t)rf_team_size(l->team);
+    uint64_t llc = l->cpu.l3_bytes ? l->cpu.l3_bytes : l->cpu.l2_bytes;
+    uint64_t start = 8192 * threads, end = llc ? 2 * llc : 64 * MIB;
+    if (end < start << 6)
+        end = start << 6;
+    size_t n = 0;
+    const uint64_t grain = 512 * threads; /* whole 512-byte slices */
+    for (double x = (double)start; n < MAX_SWEEP && x <= (double)end;
+         x *= l->o->quick ? 2.0 : sqrt(2.0)) {
+        uint64_t size = (uint64_t)x - (uint64_t)x % grain;
+        if (n == 0 || size > sizes[n - 1])
+            sizes[n++] = size;
+    }
+    return n;
+}
+
+static uint64_t dram_bytes(const lab *l)
+{
+    uint64_t llc = l->cpu.l3_bytes ? l->cpu.l3_bytes : l->cpu.l2_bytes;
+    uint64_t set = 4 * llc > DRAM_MIN_BYTES ? 4 * llc : DRAM_MIN_BYTES;
+    if (l->cpu.mem_avail_bytes && set > l->cpu.mem_avail_bytes / 2)
+        set = l->cpu.mem_avail_bytes / 2;
+    return set;
+}
+
+static rf_status level_kernels(lab *l, const rf_profile_level *lv, rf_err *err)
+{
+    for (int k = RF_BW_COPY; k < RF_BW_COUNT; k++) {
+        if (rf_bw_desc_of((rf_bw_kind)k)->nt && !l->kt.nt_stores)
+            continue;
+        step(l, "%s at %s", rf_bw_desc_of((rf_bw_kind)k)->op, lv->name);
+        rf_measurement m;
+        rf_status s = rf_bw_measure(l->team, &l->kt, (rf_bw_kind)k, lv->bytes, l->timing, &m, err);
+        if (s != RF_OK)
+            return s;
+        add_kernel(l, &m, lv->name, "bytes_per_s");
+        l->done++;
+    }
+    return RF_OK;
+}
+
+rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
+{
+    lab l = {.o = o, .p = out};
+    memset(out, 0, sizeof *out);
+    rf_status s = rf_cpu_query(&l.cpu, err);
+    if (s == RF_OK)
+        s = rf_kernels_choose(&l.cpu, o->isa, &l.kt, err);
+    if (s == RF_OK)
+        s = rf_team_new(&l.cpu, o->threads, &l.team, err);
+    if (s != RF_OK)
+        return s;
+    l.timing = o->quick ? (rf_timing){0.005, 3} : (rf_timing){0.02, 5};
+    l.roof_timing = o->quick ? (rf_timing){0.005, 7} : (rf_timing){0.02, 11};
+    identity(&l);
+
+    uint64_t sizes[MAX_SWEEP];
+    size_t n_sweep = sweep_sizes(&l, sizes);
+    int cache_levels = l.cpu.l3_bytes ? 3 : l.cpu.l2_bytes ? 2 : 3;
+    int per_level = l.kt.nt_stores ? 4 : 2;
+    l.total = 3 + (int)n_sweep + 1 + per_level * (cache_levels + 1);
+    rf_measurement sweep[MAX_SWEEP], m;
+    rf_levels lv;
+
+    step(&l, "core clock");
+    s = rf_clock_measure(l.team, l.timing, &m, err);
+    if (s != RF_OK)
+        goto done;
+    add_kernel(&l, &m, "core", "hz");
+    out->clock_hz = m.rate.best;
+    l.done++;
+
+    const rf_dtype_kind dts[] = {RF_FP32, RF_FP64};
+    for (size_t i = 0; i < 2; i++) {
+        step(&l, "FMA peak %s", rf_dtype_name(dts[i]));
+        s = rf_fma_measure(l.team, &l.kt, dts[i], l.timing, &m, err);
+        if (s != RF_OK)
+            goto done;
+        add_kernel(&l, &m, "registers", "flops_per_s");
+        out->peak_flops_per_s[dts[i]] = m.rate.best;
+        out->theoretical_flops_per_s[dts[i]] =
+            out->clock_hz * out->threads * rf_cpu_flops_per_cycle(&l.cpu, l.kt.isa, dts[i]);
+        l.done++;
+    }
+
+    for (size_t i = 0; i < n_sweep; i++) {
+        step(&l, "read sweep, %llu KiB", (unsigned long long)(sizes[i] >> 10));
+        s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, sizes[i], l.timing, &sweep[i], err);
+        if (s != RF_OK)
+            goto done;
+        l.done++;
+    }
+    step(&l, "DRAM read, %llu MiB", (unsigned long long)(dram_bytes(&l) >> 20));
+    rf_measurement dram;
+    s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, dram_bytes(&l), l.roof_timing, &dram, err);
+    if (s != RF_OK)
+        goto done;
+    l.done++;
+    out->bandwidth_bytes_per_s = dram.rate.best;
+
+    s = rf_levels_detect(sweep, n_sweep, &dram, cache_levels, &lv, err);
+    if (s != RF_OK)
+        goto done;
+    l.total = l.done + per_level * (int)lv.n;
+    out->n_levels = lv.n;
+    for (size_t i = 0; i < lv.n; i++)
+        out->levels[i] = lv.level[i];
+    for (size_t i = 0; i < lv.n; i++)
+        for (size_t j = lv.first[i]; j < lv.end[i]; j++)
+            add_kernel(&l, &sweep[j], lv.level[i].name, "bytes_per_s");
+    add_kernel(&l, &dram, "DRAM", "bytes_per_s");
+    for (size_t i = 0; i < lv.n; i++) {
+        s = level_kernels(&l, &lv.level[i], err);
+        if (s != RF_OK)
+            goto done;
+    }
+done:
+    rf_team_free(l.team);
+    return s;
+}

@@ -1,0 +1,36 @@
+/* measure_internal.h - helpers shared inside rf_measure; not installed. */
+#ifndef RF_MEASURE_INTERNAL_H
+#define RF_MEASURE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roofline/rf_measure.h"
+
+/* One CPU number per physical core among those this process may run on,
+ * lowest first; returns the count (at most cap). */
+int rf_cpu_core_list(int *cpus, int cap);
+
+/* Run fn(thread, arg) on every thread of the team and wait for all. */
+typedef void (*rf_team_fn)(int thread, void *arg);
+void rf_team_run(rf_team *t, rf_team_fn fn, void *arg);
+
+/* The same, timed: the clock starts once every thread is running (a spin
+ * barrier) and stops when the last one finishes; returns seconds. Waking
+ * the threads is not timed. */
+double rf_team_run_timed(rf_team *t, rf_team_fn fn, void *arg);
+
+/* Memory for a measurement: 2 MiB aligned, huge pages asked for when
+ * large, NOT touched (the team first-touches it). Freed with free(). */
+void *rf_alloc_untouched(uint64_t bytes);
+
+/* Calibrate and time one kernel: trial(arg, reps) runs reps calls on every
+ * thread and returns the seconds it took; work_per_rep is what one call on
+ * all threads does (bytes, FLOPs, cycles). One warm-up call, reps doubled
+ * until a trial lasts min_time_s / 4, scaled to min_time_s, then the
+ * trials. */
+typedef double (*rf_trial_fn)(void *arg, uint64_t reps);
+rf_status rf_time_kernel(rf_trial_fn trial, void *arg, double work_per_rep, rf_timing timing,
+                         rf_measurement *out, rf_err *err);
+
+#endif
