@@ -1,0 +1,334 @@
+/* test_atomic.c - every file the tool writes appears whole or not at all.
+ *
+ * rf_file_write_atomic (rf_file.h) writes a temporary file in the
+ * destination's folder and renames it into place. These tests check what a
+ * user can observe: the new contents after success, the old contents (or
+ * nothing) after any failure, no temporary file left behind either way, an
+ * input never overwritten; and, through the binary, that `-o -` writes the
+ * same bytes to stdout that `-o FILE` writes to the file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "roofline/rf_file.h"
+
+/* A fresh folder per test, removed (with what is in it) afterwards. */
+typedef struct fixture {
+    char dir[64];
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->dir, sizeof f->dir, "/tmp/rf_atomic_XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static void path_in(const fixture *f, const char *name, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%s", f->dir, name);
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    DIR *d = opendir(f->dir);
+    struct dirent *e;
+    char p[512];
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        path_in(f, e->d_name, p, sizeof p);
+        if (remove(p) != 0) { /* a folder made by a test holds nothing */
+            chmod(p, 0700);
+            remove(p);
+        }
+    }
+    if (d)
+        closedir(d);
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Names in the folder, sorted and joined by ' ' (so a stray "x.tmp.AbC123"
+ * shows up in the failure message). */
+static void listing(const fixture *f, char *out, size_t cap)
+{
+    struct dirent **names = NULL;
+    int n = scandir(f->dir, &names, NULL, alphasort);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
+            size_t used = strlen(out);
+            snprintf(out + used, cap - used, "%s%s", used ? " " : "", names[i]->d_name);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+static void assert_listing(const fixture *f, const char *want)
+{
+    char got[1024];
+    listing(f, got, sizeof got);
+    assert_string_equal(got, want);
+}
+
+static void put(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fputs(text, fp) >= 0, 1);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* Whole contents of a file (malloc'd, NUL-terminated), read with stdio so
+ * the reader under test is not also the judge. */
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    size_t cap = 1 << 16, len = 0;
+    char *data = malloc(cap + 1);
+    assert_non_null(data);
+    len = fread(data, 1, cap, fp);
+    assert_int_equal(ferror(fp), 0);
+    assert_int_equal(len < cap, 1); /* test files are small */
+    fclose(fp);
+    data[len] = '\0';
+    return data;
+}
+
+static void new_file(void **state)
+{
+    fixture *f = *state;
+    char p[512];
+    rf_err e;
+    path_in(f, "out.json", p, sizeof p);
+    assert_int_equal(rf_file_write_atomic(p, "{\"a\": 1}\n", 9, NULL, &e), RF_OK);
+    char *got = slurp(p);
+    assert_string_equal(got, "{\"a\": 1}\n");
+    free(got);
+    assert_listing(f, "out.json");
+    /* mkstemp makes 0600; the result has the permissions of a new file */
+    struct stat st;
+    mode_t mask = umask(0);
+    umask(mask);
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0666 & ~mask);
+}
+
+static void replaces_whole(void **state)
+{
+    fixture *f = *state;
+    char p[512];
+    path_in(f, "out.txt", p, sizeof p);
+    put(p, "a much longer old text that a shorter new one must not leave a tail of\n");
+    assert_int_equal(rf_file_write_atomic(p, "new\n", 4, NULL, NULL), RF_OK);
+    char *got = slurp(p);
+    assert_string_equal(got, "new\n");
+    free(got);
+    assert_listing(f, "out.txt");
+    /* an empty report is an empty file, not a missing one */
+    assert_int_equal(rf_file_write_atomic(p, "", 0, NULL, NULL), RF_OK);
+    got = slurp(p);
+    assert_string_equal(got, "");
+    free(got);
+    assert_listing(f, "out.txt");
+}
+
+static void refuses_input(void **state)
+{
+    fixture *f = *state;
+    char in[512], other[512], alias[512];
+    rf_err e;
+    path_in(f, "config.json", in, sizeof in);
+    path_in(f, "other.json", other, sizeof other);
+    put(in, "{\"hidden_size\": 4096}\n");
+    const char *const inputs[] = {other, in, NULL};
+    assert_int_equal(rf_file_write_atomic(in, "x", 1, inputs, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, in));
+    assert_non_null(strstr(e.msg, "refusing to overwrite an input"));
+    /* the same file under another spelling: compared by device and inode */
+    snprintf(alias, sizeof alias, "%s/./config.json", f->dir);
+    assert_int_equal(rf_file_write_atomic(alias, "x", 1, inputs, &e), RF_EINVAL);
+    char *got = slurp(in);
+    assert_string_equal(got, "{\"hidden_size\": 4096}\n");
+    free(got);
+    assert_listing(f, "config.json");
+    /* an input that does not exist (yet) does not block the write */
+    assert_int_equal(rf_file_write_atomic(other, "y", 1, inputs, &e), RF_OK);
+    assert_listing(f, "config.json other.json");
+}
+
+static void refuses_directory(void **state)
+{
+    fixture *f = *state;
+    char p[512];
+    rf_err e;
+    path_in(f, "sub", p, sizeof p);
+    assert_int_equal(mkdir(p, 0700), 0);
+    assert_int_equal(rf_file_write_atomic(p, "x", 1, NULL, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "is a directory"));
+    assert_listing(f, "sub");
+}
+
+static void refuses_missing_folder(void **state)
+{
+    fixture *f = *state;
+    char p[512];
+    rf_err e;
+    path_in(f, "nope/out.txt", p, sizeof p);
+    assert_int_equal(rf_file_write_atomic(p, "x", 1, NULL, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "does not exist"));
+    assert_listing(f, "");
+}
+
+/* A write that fails half-way (here: the file-size limit, as a full disk
+ * would) leaves the old file as it was and no temporary file. */
+static void failed_write_keeps_old(void **state)
+{
+    fixture *f = *state;
+    char p[512];
+    rf_err e;
+    path_in(f, "out.csv", p, sizeof p);
+    put(p, "old,contents\n");
+    size_t len = 1 << 20;
+    char *big = malloc(len);
+    assert_non_null(big);
+    memset(big, 'x', len);
+
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = 4096;
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of a signal */
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    rf_status s = rf_file_write_atomic(p, big, len, NULL, &e);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, prev);
+    free(big);
+
+    assert_int_equal(s, RF_EIO);
+    assert_non_null(strstr(e.msg, "write failed"));
+    char *got = slurp(p);
+    assert_string_equal(got, "old,contents\n");
+    free(got);
+    assert_listing(f, "out.csv");
+}
+
+static void read_errors_name_the_path(void **state)
+{
+    fixture *f = *state;
+    char p[512], *data = (char *)1;
+    size_t len = 1;
+    rf_err e;
+    assert_int_equal(rf_file_read_all(f->dir, 1024, &data, &len, &e), RF_EIO);
+    assert_null(data);
+    assert_non_null(strstr(e.msg, "is a directory"));
+    path_in(f, "missing.json", p, sizeof p);
+    assert_int_equal(rf_file_read_all(p, 1024, &data, &len, &e), RF_EIO);
+    assert_non_null(strstr(e.msg, p));
+    path_in(f, "big.json", p, sizeof p);
+    put(p, "0123456789");
+    assert_int_equal(rf_file_read_all(p, 9, &data, &len, &e), RF_EIO);
+    assert_non_null(strstr(e.msg, "larger than"));
+}
+
+/* Run the binary with stdout and stderr sent to files; returns its exit
+ * code (or -1 when it did not exit normally). */
+static int run(const char *out, const char *errf, char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+static void dash_writes_stdout(void **state)
+{
+    fixture *f = *state;
+    char out[512], err[512], file[512], out2[512];
+    path_in(f, "stdout.txt", out, sizeof out);
+    path_in(f, "stderr.txt", err, sizeof err);
+    path_in(f, "report.json", file, sizeof file);
+    path_in(f, "stdout2.txt", out2, sizeof out2);
+
+    char *dash[] = {RF_ROOFLINE_BIN, "gemm", "1", "4096", "4096", "--json", "-o", "-", NULL};
+    assert_int_equal(run(out, err, dash), 0);
+    char *to_stdout = slurp(out), *errs = slurp(err);
+    assert_non_null(strstr(to_stdout, "\"flops\": 33554432")); /* 2 x 1 x 4096 x 4096 */
+    assert_string_equal(errs, "");
+    free(errs);
+
+    char *to_file[] = {RF_ROOFLINE_BIN, "gemm", "1", "4096", "4096", "--json", "-o", file, NULL};
+    assert_int_equal(run(out2, err, to_file), 0);
+    char *written = slurp(file), *quiet = slurp(out2);
+    assert_string_equal(written, to_stdout); /* the same bytes either way */
+    assert_string_equal(quiet, "");
+    free(written);
+    free(quiet);
+    free(to_stdout);
+    assert_listing(f, "report.json stderr.txt stdout.txt stdout2.txt");
+
+    /* a directory as the output: exit 2, one line naming it, nothing left */
+    char sub[512];
+    path_in(f, "sub", sub, sizeof sub);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    char *to_dir[] = {RF_ROOFLINE_BIN, "gemm", "1", "4096", "4096", "-o", sub, NULL};
+    assert_int_equal(run(out2, err, to_dir), 2);
+    errs = slurp(err);
+    assert_non_null(strstr(errs, "is a directory"));
+    const char *nl = strchr(errs, '\n');
+    assert_non_null(nl);
+    assert_int_equal(nl[1], '\0'); /* exactly one line */
+    free(errs);
+    assert_listing(f, "report.json stderr.txt stdout.txt stdout2.txt sub");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(new_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(replaces_whole, setup, teardown),
+        cmocka_unit_test_setup_teardown(refuses_input, setup, teardown),
+        cmocka_unit_test_setup_teardown(refuses_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(refuses_missing_folder, setup, teardown),
+        cmocka_unit_test_setup_teardown(failed_write_keeps_old, setup, teardown),
+        cmocka_unit_test_setup_teardown(read_errors_name_the_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(dash_writes_stdout, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
