@@ -63,8 +63,11 @@ const rf_hw *rf_hw_preset_at(size_t i);
  * (known: ...)" otherwise. */
 rf_status rf_hw_preset(const char *name, rf_hw *out, rf_err *err);
 
-/* Check a hardware description: bandwidth > 0 and finite, at least one
- * positive peak, no negative figure. */
+/* Check a hardware description: bandwidth within [1, 1e21] bytes/s, every
+ * peak 0 (none) or within [1, 1e30] FLOP/s, a ridge override 0 or within
+ * [1e-12, 1e12] FLOP/byte, at least one positive peak (or a ridge). These
+ * bounds keep every ridge and time floor finite. RF_EINVAL for a negative
+ * or missing figure, RF_ERANGE for one beyond the bounds. */
 rf_status rf_hw_validate(const rf_hw *hw, rf_err *err);
 
 /* Roof for a math dtype. tf32 falls back to nothing: a dtype with no peak
