@@ -108,6 +108,10 @@ void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m,
 /* The same without the roof and phase lines (for sweeps over phases). */
 void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st);
 
+/* Assumption lines of a model alone: quantized modules, MLA, sliding
+ * windows, and the notes its reader left. */
+void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o);
+
 /* Render r in ctx->format to stdout or ctx->out_path (written to a
  * temporary file in the same folder, then renamed). Frees nothing. */
 int cli_emit(const cli_ctx *ctx, const rf_report *r);
@@ -150,6 +154,7 @@ int cmd_capacity(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_hw(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 

@@ -11,6 +11,7 @@
 #include "roofline/rf_file.h"
 #include "roofline/rf_parse.h"
 #include "roofline/rf_profile.h"
+#include "roofline/rf_reader.h"
 
 enum {
     OPT_HW = 1,
@@ -268,7 +269,15 @@ int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out)
         return cli_fail(ctx, RF_EXIT_USAGE, "empty model name");
     if (rf_model_preset(text, out, &e) == RF_OK)
         return RF_EXIT_OK;
-    return cli_fail_err(ctx, &e);
+    /* models: not a preset, so a config.json or a folder holding one; a
+     * name that looks like neither keeps the "unknown model" message */
+    size_t n = strlen(text);
+    if (access(text, F_OK) != 0 && !strchr(text, '/') &&
+        !(n > 5 && !strcmp(text + n - 5, ".json")))
+        return cli_fail_err(ctx, &e);
+    if (rf_model_load(text, out, &e))
+        return cli_fail_err(ctx, &e);
+    return RF_EXIT_OK;
 }
 
 int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, rf_step_opts *o,
@@ -325,7 +334,8 @@ void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o)
     o->w = ctx->w_given ? ctx->w
            : m && m->has_weight_dtype ? m->weight_dtype
                                       : rf_dtype_of(RF_BF16);
-    o->a = ctx->a;
+    o->w_all_modules = ctx->w_given; /* models: an override covers every module */
+    o->a = !ctx->a_given && m && m->has_act_dtype ? m->act_dtype : ctx->a;
     o->kv = ctx->kv;
 }
 
@@ -437,19 +447,40 @@ void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, co
     if (m->n_experts)
         rf_report_assume(r,
                          "MoE: %s; %.2f of %lld routed experts touched a MoE layer, %.1f tokens "
-                         "each (top-%lld of B tokens)",
+                         "each (top-%lld of M tokens); only touched experts are streamed, so "
+                         "a small batch reads far less than the resident weights",
                          o->moe == RF_MOE_ALL ? "every expert streamed (--moe-experts all)"
                                               : "uniform routing assumed: E (1 - (1 - k/E)^M)",
                          st->experts_touched, (long long)m->n_experts, st->tokens_per_expert,
                          (long long)m->top_k);
+    cli_assume_arch(r, m, o);
+}
+
+void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
+{
+    if (m->unquantized_modules && !o->w_all_modules) {
+        char kept[160] = "", w[64], u[64];
+        size_t used = 0;
+        for (int i = 0; i < RF_MOD_COUNT && used < sizeof kept; i++)
+            if (m->unquantized_modules & RF_MOD_BIT(i))
+                used += (size_t)snprintf(kept + used, sizeof kept - used, "%s%s",
+                                         used ? ", " : "", rf_module_name((rf_module)i));
+        rf_report_assume(r, "quantized checkpoint: weights %s, except %s in %s "
+                            "(quantization_config; --weight-dtype overrides every module)",
+                         rf_dtype_describe(o->w, w, sizeof w), kept,
+                         rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
+    }
     if (m->kv_lora_rank)
         rf_report_assume(r,
                          "MLA: cache holds kv_lora_rank + rope = %lld elements a token and layer; "
-                         "decode attention absorbs the up-projections: F = 2 n_q S (2 r + rope), "
-                         "Q = S (r + rope) b_kv a sequence",
+                         "decode absorbs the up-projections: F = 2 n_q S (2 r + rope), "
+                         "Q = S (r + rope) b_kv a sequence, kv_b_proj read once as a GEMM; "
+                         "prefill expands the latent of all B (s + T) keys with kv_b_proj and "
+                         "runs multi-head attention, F = 2 n_q T S (nope + rope + v)",
                          (long long)(m->kv_lora_rank + m->qk_rope_dim));
     if (m->window && rf_model_sliding_layers(m))
-        rf_report_assume(r, "sliding window: %lld of %lld layers keep at most %lld positions",
+        rf_report_assume(r, "sliding window: %lld of %lld layers keep and read at most %lld "
+                            "positions of KV",
                          (long long)rf_model_sliding_layers(m), (long long)m->layers,
                          (long long)m->window);
     if (m->notes[0])

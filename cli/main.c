@@ -24,6 +24,7 @@ static const command commands[] = {
     {"sweep", cmd_sweep, "decode floors over batch x context, one row a point"},
     {"models", cmd_models, "list built-in models"},
     {"hw", cmd_hw, "list built-in hardware"},
+    {"info", cmd_info, "what a model (preset or config.json) holds: shapes, params, KV"},
 #ifdef RF_HAVE_MEASURE
     {"measure", cmd_measure, "measure this machine's roofline into a profile (--hw FILE)"},
     {"bench", cmd_bench, "bench gemm MODEL: time the model's GEMMs against the roofline"},

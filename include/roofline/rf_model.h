@@ -14,6 +14,12 @@
  * a latent of kv_lora_rank + qk_rope_dim elements per token per layer.
  * Sliding-window layers (window > 0 and sliding[l] set) keep at most window
  * positions of KV.
+ *
+ * Quantization: a checkpoint may store some module classes (rf_module) in
+ * weight_dtype and leave others (usually the embedding, the lm_head, the
+ * router) in unquantized_dtype; unquantized_modules says which. A step
+ * applies that split unless the user overrides the weights dtype, which then
+ * applies to every module (rf_step_opts.w_all_modules).
  */
 #ifndef RF_MODEL_H
 #define RF_MODEL_H
@@ -31,6 +37,20 @@ extern "C" {
 
 #define RF_MODEL_MAX_LAYERS 1024
 #define RF_MODEL_NAME_MAX 96
+
+/* Classes of weight matrices, for per-module dtypes and parameter counts. */
+typedef enum rf_module {
+    RF_MOD_ATTN = 0, /* q/k/v/o projections (MLA: its low-rank projections) */
+    RF_MOD_MLP,      /* dense MLP: gate, up, down                          */
+    RF_MOD_ROUTER,   /* MoE router (and qwen2_moe's shared-expert gate)    */
+    RF_MOD_SHARED,   /* shared experts                                     */
+    RF_MOD_EXPERTS,  /* routed experts                                     */
+    RF_MOD_LM_HEAD,  /* lm_head (the embedding matrix when tied)           */
+    RF_MOD_EMBED,    /* input embedding (a gather)                         */
+    RF_MOD_COUNT
+} rf_module;
+
+#define RF_MOD_BIT(mod) (1u << (mod))
 
 typedef struct rf_model {
     char name[RF_MODEL_NAME_MAX]; /* preset name or config path             */
@@ -51,7 +71,12 @@ typedef struct rf_model {
     int64_t moe_ffn;    /* intermediate size of one routed expert            */
     int64_t shared_ffn; /* intermediate size of one shared expert (0 = moe_ffn) */
     int64_t first_dense;/* layers before the first MoE layer                 */
-    int64_t moe_freq;   /* every moe_freq-th layer is MoE (0 or 1 = all)     */
+    int64_t moe_freq;   /* layer l >= first_dense is MoE when l % moe_freq == 0
+                           (DeepSeek's moe_layer_freq; 0 or 1 = all)           */
+    bool shared_expert_gate; /* qwen2_moe: a sigmoid gate H -> 1 per MoE layer,
+                                counted with the router                      */
+    uint8_t dense_mlp[RF_MODEL_MAX_LAYERS]; /* 1 = layer l keeps a dense MLP
+                                (qwen*_moe mlp_only_layers, decoder_sparse_step) */
 
     /* MLA: kv_lora_rank 0 = standard attention */
     int64_t q_lora_rank;  /* 0 = plain q_proj H -> n_q (nope + rope)         */
@@ -73,12 +98,16 @@ typedef struct rf_model {
      * quantization_config); the step uses it unless the user overrides. */
     rf_dtype weight_dtype;
     bool has_weight_dtype;
-    /* Quantized layers leave these modules in weight_dtype_other when
-     * quant_lm_head is false (quantization configs usually skip lm_head). */
-    bool quant_lm_head;
+    /* Modules a quantization_config leaves out (RF_MOD_BIT mask) stay in
+     * unquantized_dtype (the torch_dtype); 0 = every module in weight_dtype. */
+    uint32_t unquantized_modules;
     rf_dtype unquantized_dtype;
+    /* Activations: W8A8 checkpoints (fp8 with an activation_scheme) compute
+     * in fp8, which selects the fp8 peak; otherwise bf16. */
+    rf_dtype act_dtype;
+    bool has_act_dtype;
 
-    char notes[256];      /* assumptions applied while reading, for output   */
+    char notes[512];      /* assumptions applied while reading, for output   */
 } rf_model;
 
 /* Built-in presets (from shared/models/ configs), in a stable order. */
@@ -91,11 +120,22 @@ rf_status rf_model_preset(const char *name, rf_model *out, rf_err *err);
  * names the field. */
 rf_status rf_model_validate(const rf_model *m, rf_err *err);
 
+/* Dtype of one module class: w for every module when all_modules is true
+ * (a user override), else w for quantized modules and unquantized_dtype for
+ * those in unquantized_modules. */
+rf_dtype rf_model_module_dtype(const rf_model *m, rf_module mod, rf_dtype w, bool all_modules);
+
+/* "attention", "mlp", "router", "shared_experts", "experts", "lm_head", "embed". */
+const char *rf_module_name(rf_module mod);
+
 /* Number of sliding-window layers. */
 int64_t rf_model_sliding_layers(const rf_model *m);
 
 /* True when layer l (0-based) is a MoE layer. */
 bool rf_model_layer_is_moe(const rf_model *m, int64_t l);
+
+/* Number of MoE layers (the others keep a dense MLP). */
+int64_t rf_model_moe_layers(const rf_model *m);
 
 /* Parameter counts (matrix weights only; norms and biases excluded).
  *   total:      every weight the checkpoint holds; a tied embedding once
@@ -109,6 +149,8 @@ typedef struct rf_param_counts {
     uint64_t per_layer_dense;   /* one dense layer's matrices (0 if none)    */
     uint64_t embedding;
     uint64_t lm_head;
+    uint64_t by_module[RF_MOD_COUNT]; /* total split by module class; a tied
+                                         embedding is counted under embed  */
 } rf_param_counts;
 
 rf_status rf_model_params(const rf_model *m, rf_param_counts *out, rf_err *err);

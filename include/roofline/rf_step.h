@@ -50,6 +50,9 @@ typedef struct rf_step_opts {
     int64_t context;      /* s: cached positions per sequence (>= 0)      */
     int64_t tokens;       /* T: new tokens per sequence in prefill        */
     rf_dtype w, a, kv;    /* b_w, b_a, b_kv                               */
+    bool w_all_modules;   /* w for every module; false: modules the model's
+                             quantization leaves out keep its unquantized
+                             dtype (rf_model_module_dtype)                 */
     bool naive_attn;      /* materialize attention scores                 */
     bool fused;           /* report qkv and gate_up as fused operators    */
     rf_moe_routing moe;   /* routed-expert assumption                     */
@@ -57,6 +60,17 @@ typedef struct rf_step_opts {
 
 /* Defaults: decode, B = 1, s = 0, T = 1, bf16 everywhere, flash, unfused. */
 rf_step_opts rf_step_opts_default(void);
+
+/* The defaults with the dtypes a model's checkpoint declares: weights in
+ * m->weight_dtype (split per module as the model says), activations in
+ * m->act_dtype when it has one. */
+rf_step_opts rf_step_opts_for_model(const rf_model *m);
+
+/* Resident weight bytes under the dtypes of o: every parameter (a tied
+ * embedding once), each module class in rf_model_module_dtype(m, mod, o->w,
+ * o->w_all_modules). Group scales are counted per module class total. */
+rf_status rf_model_weight_bytes(const rf_model *m, const rf_step_opts *o, uint64_t *bytes,
+                                rf_err *err);
 
 typedef struct rf_step {
     rf_op ops[RF_STEP_MAX_OPS];

@@ -26,6 +26,14 @@ static rf_status field(rf_err *err, const char *name, int64_t v, int64_t lo)
     return bounded(err, name, v, lo, DIM_MAX);
 }
 
+int64_t rf_model_moe_layers(const rf_model *m)
+{
+    int64_t n = 0;
+    for (int64_t l = 0; l < m->layers && l < RF_MODEL_MAX_LAYERS; l++)
+        n += rf_model_layer_is_moe(m, l);
+    return n;
+}
+
 rf_status rf_model_validate(const rf_model *m, rf_err *err)
 {
     rf_status s;
@@ -35,13 +43,15 @@ rf_status rf_model_validate(const rf_model *m, rf_err *err)
         (s = bounded(err, "num_key_value_heads", m->n_kv, 1, HEADS_MAX)) ||
         (s = bounded(err, "head_dim", m->head_dim, 1, HEADS_MAX)) ||
         (s = field(err, "vocab_size", m->vocab, 1)) ||
-        (s = field(err, "intermediate_size", m->ffn, m->n_experts && !m->first_dense ? 0 : 1)) ||
         (s = bounded(err, "n_routed_experts", m->n_experts, 0, EXPERTS_MAX)) ||
         (s = field(err, "sliding_window", m->window, 0)))
         return s;
     if (m->layers > RF_MODEL_MAX_LAYERS)
         return rf_err_set(err, RF_ERANGE, "num_hidden_layers (%lld) is beyond the accepted %d",
                           (long long)m->layers, RF_MODEL_MAX_LAYERS);
+    /* the dense MLP width matters only when some layer keeps a dense MLP */
+    if ((s = field(err, "intermediate_size", m->ffn, rf_model_moe_layers(m) < m->layers ? 1 : 0)))
+        return s;
     if (m->n_q % m->n_kv)
         return rf_err_set(err, RF_EINVAL,
                           "num_key_value_heads (%lld) must divide num_attention_heads (%lld)",
@@ -76,6 +86,25 @@ rf_status rf_model_validate(const rf_model *m, rf_err *err)
     return RF_OK;
 }
 
+rf_dtype rf_model_module_dtype(const rf_model *m, rf_module mod, rf_dtype w, bool all_modules)
+{
+    if (all_modules || !(m->unquantized_modules & RF_MOD_BIT(mod)))
+        return w;
+    return m->unquantized_dtype;
+}
+
+const char *rf_module_name(rf_module mod)
+{
+    static const char *const names[] = {
+        [RF_MOD_ATTN] = "attention",     [RF_MOD_MLP] = "mlp",
+        [RF_MOD_ROUTER] = "router",      [RF_MOD_SHARED] = "shared_experts",
+        [RF_MOD_EXPERTS] = "experts",    [RF_MOD_LM_HEAD] = "lm_head",
+        [RF_MOD_EMBED] = "embed",
+    };
+    _Static_assert(sizeof names / sizeof names[0] == RF_MOD_COUNT, "one name a module");
+    return (unsigned)mod < RF_MOD_COUNT ? names[mod] : "?";
+}
+
 int64_t rf_model_sliding_layers(const rf_model *m)
 {
     int64_t n = 0;
@@ -88,9 +117,9 @@ int64_t rf_model_sliding_layers(const rf_model *m)
 
 bool rf_model_layer_is_moe(const rf_model *m, int64_t l)
 {
-    if (!m->n_experts || l < m->first_dense)
+    if (!m->n_experts || l < m->first_dense || (l < RF_MODEL_MAX_LAYERS && m->dense_mlp[l]))
         return false;
-    return m->moe_freq <= 1 || (l + 1) % m->moe_freq == 0;
+    return m->moe_freq <= 1 || l % m->moe_freq == 0;
 }
 
 int64_t rf_model_kv_elems_per_layer(const rf_model *m)
@@ -126,31 +155,39 @@ rf_status rf_model_params(const rf_model *m, rf_param_counts *out, rf_err *err)
     rf_status s = rf_model_validate(m, err);
     if (s)
         return s;
-    /* Every factor is <= 2^40 and the layer count <= 1024; products of two
-     * dims fit, and we keep the sums in 64 bits with overflow checks below. */
+    /* Every dimension is <= 2^24 (heads and head dims <= 2^16, experts
+     * <= 2^12), so each product below stays under 2^62; sums are checked. */
     uint64_t H = (uint64_t)m->hidden, V = (uint64_t)m->vocab;
     uint64_t attn = attn_params(m);
     uint64_t dense_mlp = 3 * H * (uint64_t)m->ffn;
     uint64_t expert = 3 * H * (uint64_t)m->moe_ffn;
-    uint64_t router = H * (uint64_t)m->n_experts;
+    uint64_t router = H * (uint64_t)(m->n_experts + (m->shared_expert_gate ? 1 : 0));
     uint64_t shared = 3 * H * shared_width(m);
-    uint64_t total = 0, streamed = 0;
-    for (int64_t l = 0; l < m->layers; l++) {
-        uint64_t all, used;
-        if (rf_model_layer_is_moe(m, l)) {
-            all = attn + router + shared + expert * (uint64_t)m->n_experts;
-            used = attn + router + shared + expert * (uint64_t)m->top_k;
-        } else {
-            all = used = attn + dense_mlp;
-        }
-        if (!rf_add_u64(total, all, &total) || !rf_add_u64(streamed, used, &streamed))
-            return rf_err_set(err, RF_ERANGE, "%s: parameter count overflows", m->name);
-    }
     rf_param_counts p = {.embedding = H * V, .lm_head = H * V,
                          .per_layer_dense = attn + dense_mlp};
-    if (!rf_add_u64(total, p.embedding, &total) ||
-        (!m->tied && !rf_add_u64(total, p.lm_head, &total)) ||
-        !rf_add_u64(streamed, p.lm_head, &streamed))
+    uint64_t streamed = 0, *by = p.by_module;
+    bool ok = true;
+    for (int64_t l = 0; l < m->layers; l++) {
+        ok = ok && rf_add_u64(by[RF_MOD_ATTN], attn, &by[RF_MOD_ATTN]);
+        if (rf_model_layer_is_moe(m, l)) {
+            ok = ok && rf_add_u64(by[RF_MOD_ROUTER], router, &by[RF_MOD_ROUTER]) &&
+                 rf_add_u64(by[RF_MOD_SHARED], shared, &by[RF_MOD_SHARED]) &&
+                 rf_add_u64(by[RF_MOD_EXPERTS], expert * (uint64_t)m->n_experts,
+                            &by[RF_MOD_EXPERTS]) &&
+                 rf_add_u64(streamed, attn + router + shared + expert * (uint64_t)m->top_k,
+                            &streamed);
+        } else {
+            ok = ok && rf_add_u64(by[RF_MOD_MLP], dense_mlp, &by[RF_MOD_MLP]) &&
+                 rf_add_u64(streamed, attn + dense_mlp, &streamed);
+        }
+    }
+    by[RF_MOD_EMBED] = p.embedding;
+    by[RF_MOD_LM_HEAD] = m->tied ? 0 : p.lm_head;
+    uint64_t total = 0;
+    for (int i = 0; i < RF_MOD_COUNT; i++)
+        ok = ok && rf_add_u64(total, by[i], &total);
+    ok = ok && rf_add_u64(streamed, p.lm_head, &streamed);
+    if (!ok)
         return rf_err_set(err, RF_ERANGE, "%s: parameter count overflows", m->name);
     p.total = total;
     p.streamed_per_token = streamed;

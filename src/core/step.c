@@ -18,6 +18,16 @@ rf_step_opts rf_step_opts_default(void)
     return o;
 }
 
+rf_step_opts rf_step_opts_for_model(const rf_model *m)
+{
+    rf_step_opts o = rf_step_opts_default();
+    if (m->has_weight_dtype)
+        o.w = m->weight_dtype;
+    if (m->has_act_dtype)
+        o.a = m->act_dtype;
+    return o;
+}
+
 static rf_status push(rf_step *st, const rf_op *op, uint64_t count, rf_err *err)
 {
     if (!count)
@@ -30,45 +40,59 @@ static rf_status push(rf_step *st, const rf_op *op, uint64_t count, rf_err *err)
     return RF_OK;
 }
 
-static rf_status gemm(rf_step *st, const char *name, int64_t m, int64_t k, int64_t n,
-                      const rf_step_opts *o, uint64_t count, rf_err *err)
+/* The weights dtype of one module class in this step. */
+static rf_dtype wdt(const rf_model *md, const rf_step_opts *o, rf_module mod)
+{
+    return rf_model_module_dtype(md, mod, o->w, o->w_all_modules);
+}
+
+static rf_status gemm(rf_step *st, const rf_model *md, rf_module mod, const char *name,
+                      int64_t m, int64_t k, int64_t n, const rf_step_opts *o, uint64_t count,
+                      rf_err *err)
 {
     rf_op op;
     rf_status s;
     if (!count)
         return RF_OK;
-    if ((s = rf_op_gemm(name, m, k, n, o->w, o->a, &op, err)))
+    if ((s = rf_op_gemm(name, m, k, n, wdt(md, o, mod), o->a, &op, err)))
         return s;
     return push(st, &op, count, err);
 }
 
-/* Attention projections of one layer (count layers). */
+/* Attention projections of one layer (count layers). M_kv: the positions
+ * kv_b_proj expands, which differs from M only for MLA prefill. */
 static rf_status attn_proj(rf_step *st, const rf_model *md, const rf_step_opts *o, int64_t M,
-                           uint64_t count, rf_err *err)
+                           int64_t M_kv, uint64_t count, rf_err *err)
 {
+    const rf_module A = RF_MOD_ATTN;
     int64_t H = md->hidden, nq = md->n_q;
     rf_status s;
     if (md->kv_lora_rank) { /* MLA */
         int64_t qk = md->qk_nope_dim + md->qk_rope_dim;
         if (md->q_lora_rank) {
-            if ((s = gemm(st, "q_a_proj", M, H, md->q_lora_rank, o, count, err)) ||
-                (s = gemm(st, "q_b_proj", M, md->q_lora_rank, nq * qk, o, count, err)))
+            if ((s = gemm(st, md, A, "q_a_proj", M, H, md->q_lora_rank, o, count, err)) ||
+                (s = gemm(st, md, A, "q_b_proj", M, md->q_lora_rank, nq * qk, o, count, err)))
                 return s;
-        } else if ((s = gemm(st, "q_proj", M, H, nq * qk, o, count, err))) {
+        } else if ((s = gemm(st, md, A, "q_proj", M, H, nq * qk, o, count, err))) {
             return s;
         }
-        if ((s = gemm(st, "kv_a_proj", M, H, md->kv_lora_rank + md->qk_rope_dim, o, count, err)) ||
-            (s = gemm(st, "kv_b_proj", M, md->kv_lora_rank,
+        /* Decode absorbs kv_b_proj's two halves into the query (W_UK) and
+         * the attention output (W_UV): the same matrix read once and the same
+         * 2 M r n_q (nope + v) FLOPs as this GEMM. Prefill expands the latent
+         * of every key it attends to, M_kv = B (s + T) positions. */
+        if ((s = gemm(st, md, A, "kv_a_proj", M, H, md->kv_lora_rank + md->qk_rope_dim, o, count,
+                      err)) ||
+            (s = gemm(st, md, A, "kv_b_proj", M_kv, md->kv_lora_rank,
                       nq * (md->qk_nope_dim + md->v_head_dim), o, count, err)))
             return s;
         return RF_OK;
     }
     int64_t dh = md->head_dim, nkv = md->n_kv;
     if (o->fused)
-        return gemm(st, "qkv_proj", M, H, (nq + 2 * nkv) * dh, o, count, err);
-    if ((s = gemm(st, "q_proj", M, H, nq * dh, o, count, err)) ||
-        (s = gemm(st, "k_proj", M, H, nkv * dh, o, count, err)) ||
-        (s = gemm(st, "v_proj", M, H, nkv * dh, o, count, err)))
+        return gemm(st, md, A, "qkv_proj", M, H, (nq + 2 * nkv) * dh, o, count, err);
+    if ((s = gemm(st, md, A, "q_proj", M, H, nq * dh, o, count, err)) ||
+        (s = gemm(st, md, A, "k_proj", M, H, nkv * dh, o, count, err)) ||
+        (s = gemm(st, md, A, "v_proj", M, H, nkv * dh, o, count, err)))
         return s;
     return RF_OK;
 }
@@ -88,14 +112,24 @@ static rf_status attention(rf_step *st, const char *name, const rf_model *md,
     rf_attn_desc d = {.n_q = md->n_q, .n_kv = md->n_kv, .head_dim = md->head_dim,
                       .batch = o->batch, .q_tokens = q_tokens, .keys = keys,
                       .naive = o->naive_attn};
-    if (md->kv_lora_rank) {
-        /* MLA with the up-projections absorbed: every head scores against the
-         * shared latent (c_kv, k_rope) of r + rope elements and accumulates in
-         * the r-wide latent: F = 2 n_q q S (r + rope) + 2 n_q q S r,
-         * Q = S (r + rope) b_kv per sequence. */
+    if (md->kv_lora_rank && q_tokens == 1) {
+        /* MLA decode with the up-projections absorbed: every head scores
+         * against the shared latent (c_kv, k_rope) of r + rope elements and
+         * accumulates in the r-wide latent:
+         *   F = 2 n_q S (r + rope) + 2 n_q S r,  Q = S (r + rope) b_kv
+         * per sequence. */
         d.n_kv = 1;
         d.head_dim = md->kv_lora_rank + md->qk_rope_dim;
         d.v_head_dim = md->kv_lora_rank;
+        d.kv_elems_per_token = md->kv_lora_rank + md->qk_rope_dim;
+    } else if (md->kv_lora_rank) {
+        /* MLA prefill, latent expanded by kv_b_proj (counted there): plain
+         * multi-head attention of q/k width nope + rope and v width v,
+         *   F = 2 n_q q S (nope + rope) + 2 n_q q S v,
+         * reading the cached latent once, Q = S (r + rope) b_kv. */
+        d.n_kv = md->n_q;
+        d.head_dim = md->qk_nope_dim + md->qk_rope_dim;
+        d.v_head_dim = md->v_head_dim;
         d.kv_elems_per_token = md->kv_lora_rank + md->qk_rope_dim;
     }
     rf_op op;
@@ -112,25 +146,27 @@ static rf_status mlp(rf_step *st, const rf_model *md, const rf_step_opts *o, int
     rf_status s;
     int64_t H = md->hidden, F = md->ffn;
     if (o->fused) {
-        if ((s = gemm(st, "gate_up_proj", M, H, 2 * F, o, count, err)))
+        if ((s = gemm(st, md, RF_MOD_MLP, "gate_up_proj", M, H, 2 * F, o, count, err)))
             return s;
-    } else if ((s = gemm(st, "gate_proj", M, H, F, o, count, err)) ||
-               (s = gemm(st, "up_proj", M, H, F, o, count, err))) {
+    } else if ((s = gemm(st, md, RF_MOD_MLP, "gate_proj", M, H, F, o, count, err)) ||
+               (s = gemm(st, md, RF_MOD_MLP, "up_proj", M, H, F, o, count, err))) {
         return s;
     }
-    return gemm(st, "down_proj", M, F, H, o, count, err);
+    return gemm(st, md, RF_MOD_MLP, "down_proj", M, F, H, o, count, err);
 }
 
 /* One routed-expert operator: FLOPs and activations of all M k token-expert
  * pairs, weights of the `touched` experts the step streams (an expected
  * value under uniform routing, rounded to the byte). */
-static rf_status expert(rf_step *st, const char *name, int64_t pairs, double touched, int64_t k,
-                        int64_t n, const rf_step_opts *o, uint64_t count, rf_err *err)
+static rf_status expert(rf_step *st, const rf_model *md, const char *name, int64_t pairs,
+                        double touched, int64_t k, int64_t n, const rf_step_opts *o,
+                        uint64_t count, rf_err *err)
 {
     rf_op op;
     uint64_t kn_bytes;
-    rf_status s = rf_op_gemm(name, pairs, k, n, o->w, o->a, &op, err);
-    if (s || (s = rf_dtype_bytes(o->w, (uint64_t)k * (uint64_t)n, &kn_bytes, err)))
+    rf_dtype wd = wdt(md, o, RF_MOD_EXPERTS);
+    rf_status s = rf_op_gemm(name, pairs, k, n, wd, o->a, &op, err);
+    if (s || (s = rf_dtype_bytes(wd, (uint64_t)k * (uint64_t)n, &kn_bytes, err)))
         return s;
     double w = touched * (double)kn_bytes;
     if (!(w < 9.2e18))
@@ -138,7 +174,7 @@ static rf_status expert(rf_step *st, const char *name, int64_t pairs, double tou
     op.weight_bytes = (uint64_t)llround(w);
     op.bytes = op.weight_bytes + op.act_bytes;
     op.m = (int64_t)llround((double)pairs / touched);
-    op.note = "expected under uniform routing";
+    op.note = o->moe == RF_MOE_ALL ? "every expert streamed" : "expected under uniform routing";
     return push(st, &op, count, err);
 }
 
@@ -155,18 +191,21 @@ static rf_status moe(rf_step *st, const rf_model *md, const rf_step_opts *o, int
     st->experts_touched = touched;
     int64_t pairs = M * k; /* M <= 2^40 bounded by the caller, k <= 2^12 */
     st->tokens_per_expert = (double)pairs / touched;
-    if ((s = gemm(st, "router", M, H, E, o, count, err)))
+    /* the router scores E experts (+ qwen2_moe's one shared-expert gate) */
+    if ((s = gemm(st, md, RF_MOD_ROUTER, "router", M, H, E + (md->shared_expert_gate ? 1 : 0), o,
+                  count, err)))
         return s;
     if (md->n_shared) {
+        const rf_module S = RF_MOD_SHARED;
         int64_t W = md->n_shared * (md->shared_ffn ? md->shared_ffn : md->moe_ffn);
-        if ((s = gemm(st, "shared_gate", M, H, W, o, count, err)) ||
-            (s = gemm(st, "shared_up", M, H, W, o, count, err)) ||
-            (s = gemm(st, "shared_down", M, W, H, o, count, err)))
+        if ((s = gemm(st, md, S, "shared_gate", M, H, W, o, count, err)) ||
+            (s = gemm(st, md, S, "shared_up", M, H, W, o, count, err)) ||
+            (s = gemm(st, md, S, "shared_down", M, W, H, o, count, err)))
             return s;
     }
-    if ((s = expert(st, "expert_gate", pairs, touched, H, md->moe_ffn, o, count, err)) ||
-        (s = expert(st, "expert_up", pairs, touched, H, md->moe_ffn, o, count, err)) ||
-        (s = expert(st, "expert_down", pairs, touched, md->moe_ffn, H, o, count, err)))
+    if ((s = expert(st, md, "expert_gate", pairs, touched, H, md->moe_ffn, o, count, err)) ||
+        (s = expert(st, md, "expert_up", pairs, touched, H, md->moe_ffn, o, count, err)) ||
+        (s = expert(st, md, "expert_down", pairs, touched, md->moe_ffn, H, o, count, err)))
         return s;
     return RF_OK;
 }
@@ -215,11 +254,21 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *s
     int64_t q_tokens = o->phase == RF_PREFILL ? o->tokens : 1;
     int64_t keys = o->phase == RF_PREFILL ? o->context + o->tokens : o->context;
     int64_t win_keys = md->window && keys > md->window ? md->window : keys;
+    /* MLA prefill expands the latent of every key: B (s + T) positions,
+     * which keys <= RF_DIM_MAX and the check below keep in range */
+    int64_t M_kv = M;
+    if (md->kv_lora_rank && o->phase == RF_PREFILL) {
+        uint64_t mkv;
+        if (!rf_mul_u64((uint64_t)o->batch, (uint64_t)keys, &mkv) || mkv > RF_DIM_MAX)
+            return rf_err_set(err, RF_ERANGE, "batch x keys (%lld x %lld) is beyond %lld",
+                              (long long)o->batch, (long long)keys, (long long)RF_DIM_MAX);
+        M_kv = (int64_t)mkv;
+    }
 
-    if ((s = attn_proj(st, md, o, M, all, err)) ||
+    if ((s = attn_proj(st, md, o, M, M_kv, all, err)) ||
         (s = attention(st, "attention", md, o, q_tokens, keys, global, err)) ||
         (s = attention(st, "attention_swa", md, o, q_tokens, win_keys, sliding, err)) ||
-        (s = gemm(st, "o_proj", M, o_width(md), md->hidden, o, all, err)) ||
+        (s = gemm(st, md, RF_MOD_ATTN, "o_proj", M, o_width(md), md->hidden, o, all, err)) ||
         (s = mlp(st, md, o, M, cls[0][0] + cls[0][1], err)))
         return s;
     if (cls[1][0] + cls[1][1] && (s = moe(st, md, o, M, cls[1][0] + cls[1][1], err)))
@@ -227,8 +276,10 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *s
     /* lm_head: logits for the last position of each sequence (M = B), as
      * serving engines compute them; the embedding gathers one row a token. */
     rf_op g;
-    if ((s = gemm(st, "lm_head", o->batch, md->hidden, md->vocab, o, 1, err)) ||
-        (s = rf_op_gather("embed", M, md->hidden, o->w, &g, err)) || (s = push(st, &g, 1, err)))
+    if ((s = gemm(st, md, RF_MOD_LM_HEAD, "lm_head", o->batch, md->hidden, md->vocab, o, 1,
+                  err)) ||
+        (s = rf_op_gather("embed", M, md->hidden, wdt(md, o, RF_MOD_EMBED), &g, err)) ||
+        (s = push(st, &g, 1, err)))
         return s;
     for (size_t i = 0; i < st->n_ops; i++)
         if (st->ops[i].kind == RF_OP_ATTN_DECODE || st->ops[i].kind == RF_OP_ATTN_PREFILL)
@@ -360,7 +411,7 @@ rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o, uint64_t
         return rf_err_set(err, RF_EINVAL, "memory size is 0 (give --mem)");
     rf_capacity c = {.util = util, .mem_bytes = mem_bytes, .reserve_bytes = reserve_bytes,
                      .context = context};
-    if ((s = rf_model_resident_bytes(m, o->w, &c.resident_bytes, err)) ||
+    if ((s = rf_model_weight_bytes(m, o, &c.resident_bytes, err)) ||
         (s = rf_dtype_bytes(o->kv, (uint64_t)m->layers * (uint64_t)rf_model_kv_elems_per_layer(m),
                             &c.kv_bytes_per_token, err)))
         return s;
@@ -381,4 +432,21 @@ rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o, uint64_t
     }
     *out = c;
     return RF_OK;
+}
+
+rf_status rf_model_weight_bytes(const rf_model *m, const rf_step_opts *o, uint64_t *bytes,
+                                rf_err *err)
+{
+    rf_param_counts p;
+    rf_status s = rf_model_params(m, &p, err);
+    uint64_t total = 0, b;
+    for (int i = 0; i < RF_MOD_COUNT && !s; i++) {
+        if ((s = rf_dtype_bytes(wdt(m, o, (rf_module)i), p.by_module[i], &b, err)))
+            break;
+        if (!rf_add_u64(total, b, &total))
+            s = rf_err_set(err, RF_ERANGE, "%s: weight bytes overflow", m->name);
+    }
+    if (!s)
+        *bytes = total;
+    return s;
 }

@@ -1,0 +1,185 @@
+/* cmd_info.c - `roofline info MODEL`: what was read from a preset or a
+ * config.json: the family, every shape, parameter counts (total, streamed
+ * by one decode token, active a token for MoE), the weights by module and
+ * their dtypes, the KV bytes a token, and the assumptions applied. */
+#include <stdio.h>
+
+#include "cli.h"
+
+static const char *yes_no(bool b) { return b ? "yes" : "no"; }
+
+static const char *attention_kind(const rf_model *m)
+{
+    if (m->kv_lora_rank)
+        return "MLA (latent KV)";
+    if (m->n_kv == m->n_q)
+        return "MHA";
+    return m->n_kv == 1 ? "MQA" : "GQA";
+}
+
+static void shapes(rf_report *r, const rf_model *m)
+{
+    char bias[32];
+    snprintf(bias, sizeof bias, "%s%s%s%s", m->qkv_bias ? "q/k/v " : "", m->o_bias ? "o " : "",
+             m->mlp_bias ? "mlp " : "", m->qkv_bias || m->o_bias || m->mlp_bias ? "" : "none");
+    rf_report_section(r, "shapes", "shapes");
+    rf_report_str(r, "family", "family (model_type)", m->family);
+    rf_report_int(r, "hidden_size", "hidden size H", (uint64_t)m->hidden, RF_U_INT);
+    rf_report_int(r, "num_hidden_layers", "layers L", (uint64_t)m->layers, RF_U_INT);
+    rf_report_str(r, "attention", "attention", attention_kind(m));
+    rf_report_int(r, "num_attention_heads", "query heads n_q", (uint64_t)m->n_q, RF_U_INT);
+    rf_report_int(r, "num_key_value_heads", "KV heads n_kv", (uint64_t)m->n_kv, RF_U_INT);
+    rf_report_int(r, "head_dim", "head dim d_h", (uint64_t)m->head_dim, RF_U_INT);
+    rf_report_int(r, "intermediate_size", "intermediate size F_ff", (uint64_t)m->ffn, RF_U_INT);
+    rf_report_int(r, "vocab_size", "vocabulary V", (uint64_t)m->vocab, RF_U_INT);
+    rf_report_str(r, "tie_word_embeddings", "tied embeddings", yes_no(m->tied));
+    rf_report_str(r, "biases", "biases (full traffic model only)", bias);
+    if (m->n_experts) {
+        rf_report_int(r, "experts", "routed experts E", (uint64_t)m->n_experts, RF_U_INT);
+        rf_report_int(r, "experts_per_token", "experts a token k", (uint64_t)m->top_k, RF_U_INT);
+        rf_report_int(r, "expert_intermediate_size", "routed expert width",
+                      (uint64_t)m->moe_ffn, RF_U_INT);
+        rf_report_int(r, "shared_experts", "shared experts", (uint64_t)m->n_shared, RF_U_INT);
+        if (m->n_shared)
+            rf_report_int(r, "shared_expert_intermediate_size", "shared expert width",
+                          (uint64_t)(m->shared_ffn ? m->shared_ffn : m->moe_ffn), RF_U_INT);
+        rf_report_int(r, "moe_layers", "MoE layers", (uint64_t)rf_model_moe_layers(m), RF_U_INT);
+    }
+    if (m->kv_lora_rank) {
+        rf_report_int(r, "q_lora_rank", "q LoRA rank (0 = none)", (uint64_t)m->q_lora_rank,
+                      RF_U_INT);
+        rf_report_int(r, "kv_lora_rank", "KV latent rank r", (uint64_t)m->kv_lora_rank,
+                      RF_U_INT);
+        rf_report_int(r, "qk_nope_head_dim", "q/k width without RoPE",
+                      (uint64_t)m->qk_nope_dim, RF_U_INT);
+        rf_report_int(r, "qk_rope_head_dim", "q/k RoPE width", (uint64_t)m->qk_rope_dim,
+                      RF_U_INT);
+        rf_report_int(r, "v_head_dim", "v width", (uint64_t)m->v_head_dim, RF_U_INT);
+    }
+    rf_report_int(r, "sliding_window", "sliding window (0 = none)", (uint64_t)m->window,
+                  RF_U_INT);
+    rf_report_int(r, "sliding_layers", "sliding layers", (uint64_t)rf_model_sliding_layers(m),
+                  RF_U_INT);
+}
+
+static void params(rf_report *r, const rf_model *m, const rf_param_counts *p)
+{
+    rf_report_section(r, "params", "parameters (matrix weights)");
+    rf_report_int(r, "total", "total (resident)", p->total, RF_U_COUNT);
+    rf_report_int(r, "streamed_per_token", "streamed by one decode token", p->streamed_per_token,
+                  RF_U_COUNT);
+    if (m->n_experts)
+        rf_report_int(r, "active_per_token", "active a token (k routed + shared)",
+                      p->streamed_per_token, RF_U_COUNT);
+    rf_report_int(r, "embedding", "embedding V x H", p->embedding, RF_U_COUNT);
+    rf_report_int(r, "lm_head", m->tied ? "lm_head (the embedding, tied)" : "lm_head H x V",
+                  p->lm_head, RF_U_COUNT);
+    rf_report_int(r, "total_exact", "total, exact", p->total, RF_U_INT);
+    rf_report_int(r, "streamed_per_token_exact", "streamed, exact", p->streamed_per_token,
+                  RF_U_INT);
+}
+
+static int bytes(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st,
+                 rf_err *e)
+{
+    uint64_t resident;
+    if (rf_model_weight_bytes(m, o, &resident, e))
+        return 1;
+    rf_report_section(r, "bytes", "bytes");
+    rf_report_int(r, "resident_weight_bytes", "resident weights", resident, RF_U_BYTES);
+    rf_report_int(r, "streamed_weight_bytes", "weights a batch-1 decode step streams",
+                  st->weight_bytes, RF_U_BYTES);
+    rf_report_int(r, "streamed_weight_bytes_exact", "streamed, exact", st->weight_bytes,
+                  RF_U_INT);
+    rf_report_int(r, "kv_bytes_per_token", "KV a token (all layers)", st->kv_bytes_per_token,
+                  RF_U_INT);
+    return 0;
+}
+
+static int modules(rf_report *r, const rf_model *m, const rf_step_opts *o,
+                   const rf_param_counts *p, rf_err *e)
+{
+    rf_report_table(r, "modules", "weights by module");
+    rf_report_col(r, "module", "module", RF_U_NONE);
+    rf_report_col(r, "params", "params", RF_U_INT);
+    rf_report_col(r, "dtype", "dtype", RF_U_NONE);
+    rf_report_col(r, "bytes", "bytes", RF_U_BYTES);
+    for (int i = 0; i < RF_MOD_COUNT; i++) {
+        if (!p->by_module[i])
+            continue;
+        char d[64];
+        uint64_t b;
+        rf_dtype dt = rf_model_module_dtype(m, (rf_module)i, o->w, o->w_all_modules);
+        if (rf_dtype_bytes(dt, p->by_module[i], &b, e))
+            return 1;
+        rf_report_row(r);
+        rf_report_cell_str(r, rf_module_name((rf_module)i));
+        rf_report_cell_int(r, p->by_module[i]);
+        rf_report_cell_str(r, rf_dtype_describe(dt, d, sizeof d));
+        rf_report_cell_int(r, b);
+    }
+    return 0;
+}
+
+/* Every linear operator of one layer kind: K -> N and the layers it runs in. */
+static void linears(rf_report *r, const rf_step *st)
+{
+    rf_report_table(r, "linears", "linear layers (K -> N; experts: one expert's matrix)");
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "layers", "layers", RF_U_INT);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    for (size_t i = 0; i < st->n_ops; i++) {
+        const rf_op *op = &st->ops[i];
+        if (op->kind != RF_OP_GEMM)
+            continue;
+        rf_report_row(r);
+        rf_report_cell_str(r, op->name);
+        rf_report_cell_int(r, op->count);
+        rf_report_cell_int(r, (uint64_t)op->k);
+        rf_report_cell_int(r, (uint64_t)op->n);
+    }
+}
+
+int cmd_info(int argc, char **argv)
+{
+    cli_ctx ctx;
+    rf_step_opts o = rf_step_opts_default();
+    int pos, rc = cli_parse(&ctx, argc, argv, "info MODEL [--weight-dtype DT] [--json|--csv]",
+                            NULL, NULL, NULL, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    rf_model m;
+    rf_roof roof;
+    rf_err e;
+    rf_param_counts p;
+    static rf_step st; /* ~10 KB: keep it off the stack */
+    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)))
+        return rc;
+    /* a batch-1 decode step without KV: the weights one token streams */
+    if (rf_model_params(&m, &p, &e) || rf_step_compute(&m, &o, &roof, &st, &e))
+        return cli_fail_err(&ctx, &e);
+
+    char title[256], w[64], a[64];
+    snprintf(title, sizeof title, "model %s (%s)", m.name, m.family);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    rf_report_assume(r, "source: %s", argv[pos]);
+    rf_report_assume(r, "parameters: matrix weights only (norms and biases not counted); "
+                        "streamed = what one decode token at batch 1 reads: every dense matrix, "
+                        "k routed + the shared experts, the lm_head; the embedding is a gather");
+    rf_report_assume(r, "dtypes: weights %s, activations %s", rf_dtype_describe(o.w, w, sizeof w),
+                     rf_dtype_describe(o.a, a, sizeof a));
+    cli_assume_arch(r, &m, &o);
+    shapes(r, &m);
+    params(r, &m, &p);
+    if (bytes(r, &m, &o, &st, &e) || modules(r, &m, &o, &p, &e)) {
+        rf_report_free(r);
+        return cli_fail_err(&ctx, &e);
+    }
+    linears(r, &st);
+    rc = cli_emit(&ctx, r);
+    rf_report_free(r);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* rf_reader.h - a model from a HuggingFace config.json.
+ *
+ * The reader fills an rf_model from the fields HuggingFace transformers
+ * defines for each `model_type`:
+ *   llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, gemma2,
+ *   gemma3 (its text_config) / gemma3_text, phi3, deepseek_v2, deepseek_v3,
+ *   gpt_oss,
+ * and any other decoder that uses the standard field names (hidden_size,
+ * num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
+ * intermediate_size, vocab_size), analysed as dense with a warning in
+ * rf_model.notes.
+ *
+ * Required: hidden_size, num_hidden_layers, num_attention_heads,
+ * intermediate_size, vocab_size (and num_experts_per_tok for deepseek_v2,
+ * whose configuration class has no default). Any other field a config leaves
+ * out takes the default of the family's configuration class in transformers
+ * (gemma2 ties its embeddings, llama does not; mistral keeps a 4096 window,
+ * ...); docs/models.md lists them. Each default that changes a figure is
+ * named in rf_model.notes.
+ *
+ * Quantization: `quantization_config` with quant_method fp8 (block scales as
+ * DeepSeek-V3 ships them; W8A8 when it names an activation_scheme), mxfp4
+ * (on the modules modules_to_not_convert leaves, as gpt-oss ships), gptq,
+ * awq or any method with bits and group_size (int4/int8 with 2-byte scales
+ * per group), bitsandbytes (load_in_4bit / load_in_8bit). Another method is
+ * refused rather than counted in the wrong dtype.
+ *
+ * Errors (RF_EINVAL, RF_ERANGE, RF_EIO, RF_ENOMEM) carry one line that names
+ * the file and the field:
+ *   "config.json: num_key_value_heads (6) must divide num_attention_heads (32)"
+ * The reader never prints.
+ */
+#ifndef RF_READER_H
+#define RF_READER_H
+
+#include <stddef.h>
+
+#include "rf_error.h"
+#include "rf_model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest config.json accepted (real ones are a few KiB). */
+#define RF_CONFIG_MAX_BYTES ((size_t)16 << 20)
+
+/* Read path: a config.json, or a folder holding one. The model's name is
+ * the file's stem, or the folder's name for ".../config.json". On success
+ * *out is a validated model (rf_model_validate). */
+rf_status rf_model_load(const char *path, rf_model *out, rf_err *err);
+
+/* The same from text in memory (len bytes, no NUL needed); origin names
+ * the source in messages and gives the model its name. */
+rf_status rf_model_parse(const char *text, size_t len, const char *origin, rf_model *out,
+                         rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,821 @@
+/* hf_config.c - an rf_model from a HuggingFace config.json (rf_reader.h).
+ *
+ * The walk: pick the decoder's object (the root, or text_config for a
+ * multimodal wrapper), find the family, read the shapes, then the MoE, MLA
+ * and sliding-window fields of that family, the dtype and the quantization,
+ * and finally validate. Every default below is the one the family's
+ * configuration class in HF transformers applies; docs/models.md lists them.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "roofline/rf_file.h"
+#include "roofline/rf_op.h"
+#include "roofline/rf_reader.h"
+
+typedef enum sliding_rule {
+    SW_NONE,      /* no sliding layer unless layer_types names some         */
+    SW_ALL,       /* every layer when sliding_window is set (mistral, ...)  */
+    SW_QWEN,      /* layers >= max_window_layers, if use_sliding_window     */
+    SW_ALTERNATE, /* even layers (gemma2, gpt_oss)                          */
+    SW_PATTERN    /* all but every sliding_window_pattern-th (gemma3)       */
+} sliding_rule;
+
+typedef enum moe_style { MOE_NONE, MOE_MIXTRAL, MOE_QWEN, MOE_DEEPSEEK, MOE_GPT_OSS } moe_style;
+
+/* Defaults of one family's configuration class. */
+typedef struct family {
+    const char *type;
+    int64_t kv_heads;   /* num_key_value_heads; 0 = equal to the heads       */
+    int64_t head_dim;   /* 0 = hidden_size / num_attention_heads             */
+    bool tied;          /* tie_word_embeddings                               */
+    sliding_rule sliding;
+    int64_t window;     /* sliding_window; 0 = None                          */
+    int64_t max_window; /* max_window_layers (SW_QWEN)                       */
+    bool qkv_bias;      /* q/k/v biases built into the model (qwen2)         */
+    bool attn_bias;     /* attention_bias                                    */
+    moe_style moe;
+    const char *experts_key;  /* the field holding the routed experts        */
+    int64_t experts, top_k;   /* top_k 0: no default, the field is required  */
+    int64_t moe_ffn, n_shared, shared_ffn, first_dense;
+    bool mla;           /* DeepSeek multi-head latent attention              */
+} family;
+
+static const family families[] = {
+    {.type = "llama"},
+    {.type = "mistral", .kv_heads = 8, .sliding = SW_ALL, .window = 4096},
+    {.type = "qwen2", .sliding = SW_QWEN, .window = 4096, .max_window = 28, .qkv_bias = true},
+    {.type = "qwen3", .head_dim = 128, .sliding = SW_QWEN, .window = 4096, .max_window = 28},
+    {.type = "mixtral", .kv_heads = 8, .sliding = SW_ALL, .moe = MOE_MIXTRAL,
+     .experts_key = "num_local_experts", .experts = 8, .top_k = 2},
+    {.type = "qwen2_moe", .sliding = SW_QWEN, .window = 4096, .max_window = 28, .qkv_bias = true,
+     .moe = MOE_QWEN, .experts_key = "num_experts", .experts = 60, .top_k = 4, .moe_ffn = 1408,
+     .shared_ffn = 5632},
+    {.type = "qwen3_moe", .kv_heads = 4, .sliding = SW_QWEN, .window = 4096, .moe = MOE_QWEN,
+     .experts_key = "num_experts", .experts = 128, .top_k = 8, .moe_ffn = 768},
+    {.type = "gemma2", .kv_heads = 4, .head_dim = 256, .tied = true, .sliding = SW_ALTERNATE,
+     .window = 4096},
+    {.type = "gemma3_text", .kv_heads = 4, .head_dim = 256, .tied = true, .sliding = SW_PATTERN,
+     .window = 4096},
+    {.type = "phi3", .sliding = SW_ALL},
+    {.type = "deepseek_v2", .moe = MOE_DEEPSEEK, .experts_key = "n_routed_experts",
+     .experts = 64, .moe_ffn = 1407, .n_shared = 2, .mla = true},
+    {.type = "deepseek_v3", .moe = MOE_DEEPSEEK, .experts_key = "n_routed_experts",
+     .experts = 256, .top_k = 8, .moe_ffn = 2048, .n_shared = 1, .first_dense = 3, .mla = true},
+    {.type = "gpt_oss", .kv_heads = 8, .head_dim = 64, .sliding = SW_ALTERNATE, .window = 128,
+     .attn_bias = true, .moe = MOE_GPT_OSS, .experts_key = "num_local_experts", .experts = 128,
+     .top_k = 4},
+};
+
+/* A family we do not know: the standard dense fields, nothing else. */
+static const family other_family = {.type = NULL};
+
+/* What a field may be. */
+enum { OPTIONAL = 0, REQUIRED = 1, NULL_IS_ZERO = 2 };
+
+typedef struct reader {
+    const char *origin; /* the file, for messages                         */
+    const json_t *cfg;  /* the decoder's fields (text_config when nested) */
+    const json_t *top;  /* the file's root                                */
+    rf_model *m;
+    rf_err *err;
+} reader;
+
+/* "origin: message", status s. */
+static rf_status fail(reader *r, rf_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static rf_status fail(reader *r, rf_status s, const char *fmt, ...)
+{
+    char msg[RF_ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return rf_err_set(r->err, s, "%s: %s", r->origin, msg);
+}
+
+/* Append one assumption to m->notes ("; " between them). */
+static void note(rf_model *m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void note(rf_model *m, const char *fmt, ...)
+{
+    size_t used = strlen(m->notes), cap = sizeof m->notes;
+    if (used + 3 >= cap)
+        return;
+    if (used) {
+        memcpy(m->notes + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->notes + used, cap - used, fmt, ap);
+    va_end(ap);
+}
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_REAL:
+        return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
+    }
+}
+
+/* The field in the decoder's object, or (for fields a multimodal wrapper
+ * keeps at its root: dtype, quantization, tying) in the root. */
+static const json_t *field(const reader *r, const char *key, bool root_too)
+{
+    const json_t *v = json_object_get(r->cfg, key);
+    if (!v && root_too && r->top != r->cfg)
+        v = json_object_get(r->top, key);
+    return v;
+}
+
+/* An integer field >= lo. Absent (or null) takes dflt unless REQUIRED;
+ * with NULL_IS_ZERO an explicit null reads as 0. *given tells whether the
+ * config had a value (may be NULL). */
+static rf_status int_at(reader *r, const json_t *v, const char *key, int how, int64_t dflt,
+                        int64_t lo, int64_t *out, bool *given)
+{
+    if (given)
+        *given = false;
+    if (v && json_is_null(v) && (how & NULL_IS_ZERO)) {
+        *out = 0;
+        if (given)
+            *given = true;
+        return RF_OK;
+    }
+    if (!v || json_is_null(v)) {
+        if (how & REQUIRED)
+            return fail(r, RF_EINVAL, "%s is missing (required)", key);
+        *out = dflt;
+        return RF_OK;
+    }
+    if (!json_is_integer(v))
+        return fail(r, RF_EINVAL, "%s must be an integer, not %s", key, json_kind(v));
+    json_int_t x = json_integer_value(v);
+    if (x < lo)
+        return fail(r, RF_EINVAL, "%s (%lld) must be at least %lld", key, (long long)x,
+                    (long long)lo);
+    if (x > RF_DIM_MAX)
+        return fail(r, RF_ERANGE, "%s (%lld) is beyond the accepted %lld", key, (long long)x,
+                    (long long)RF_DIM_MAX);
+    *out = (int64_t)x;
+    if (given)
+        *given = true;
+    return RF_OK;
+}
+
+static rf_status int_field(reader *r, const char *key, int how, int64_t dflt, int64_t lo,
+                           int64_t *out, bool *given)
+{
+    return int_at(r, field(r, key, false), key, how, dflt, lo, out, given);
+}
+
+static rf_status bool_field(reader *r, const char *key, bool root_too, bool dflt, bool *out,
+                            bool *given)
+{
+    const json_t *v = field(r, key, root_too);
+    if (given)
+        *given = v && !json_is_null(v);
+    if (!v || json_is_null(v)) {
+        *out = dflt;
+        return RF_OK;
+    }
+    if (!json_is_boolean(v))
+        return fail(r, RF_EINVAL, "%s must be true or false, not %s", key, json_kind(v));
+    *out = json_is_true(v);
+    return RF_OK;
+}
+
+/* A string field, or NULL when absent or null. */
+static rf_status str_field(reader *r, const json_t *obj, const char *key, const char **out)
+{
+    const json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v || json_is_null(v))
+        return RF_OK;
+    if (!json_is_string(v))
+        return fail(r, RF_EINVAL, "%s must be a string, not %s", key, json_kind(v));
+    *out = json_string_value(v);
+    return RF_OK;
+}
+
+static const family *find_family(const char *type)
+{
+    for (size_t i = 0; type && i < sizeof families / sizeof families[0]; i++)
+        if (!strcmp(type, families[i].type))
+            return &families[i];
+    return &other_family;
+}
+
+/* ---- shapes ----------------------------------------------------------- */
+
+static rf_status read_shapes(reader *r, const family *f)
+{
+    rf_model *m = r->m;
+    rf_status s;
+    bool given;
+    if ((s = int_field(r, "hidden_size", REQUIRED, 0, 1, &m->hidden, NULL)) ||
+        (s = int_field(r, "num_hidden_layers", REQUIRED, 0, 1, &m->layers, NULL)) ||
+        (s = int_field(r, "num_attention_heads", REQUIRED, 0, 1, &m->n_q, NULL)) ||
+        (s = int_field(r, "intermediate_size", REQUIRED, 0, 1, &m->ffn, NULL)) ||
+        (s = int_field(r, "vocab_size", REQUIRED, 0, 1, &m->vocab, NULL)))
+        return s;
+    if (m->layers > RF_MODEL_MAX_LAYERS)
+        return fail(r, RF_ERANGE, "num_hidden_layers (%lld) is beyond the accepted %d",
+                    (long long)m->layers, RF_MODEL_MAX_LAYERS);
+    /* an explicit null means "equal to the heads" in every family */
+    const json_t *kv = field(r, "num_key_value_heads", false);
+    int64_t kv_default = f->kv_heads && !kv ? f->kv_heads : m->n_q;
+    if ((s = int_at(r, kv, "num_key_value_heads", OPTIONAL, kv_default, 1, &m->n_kv, NULL)))
+        return s;
+    if (m->n_q % m->n_kv)
+        return fail(r, RF_EINVAL, "num_key_value_heads (%lld) must divide num_attention_heads (%lld)",
+                    (long long)m->n_kv, (long long)m->n_q);
+    if ((s = int_field(r, "head_dim", OPTIONAL, f->head_dim, 1, &m->head_dim, &given)))
+        return s;
+    if (!m->head_dim) {
+        if (m->hidden % m->n_q)
+            return fail(r, RF_EINVAL,
+                        "num_attention_heads (%lld) must divide hidden_size (%lld) when head_dim "
+                        "is absent",
+                        (long long)m->n_q, (long long)m->hidden);
+        m->head_dim = m->hidden / m->n_q;
+    }
+    bool tied_given;
+    if ((s = bool_field(r, "tie_word_embeddings", true, f->tied, &m->tied, &tied_given)))
+        return s;
+    if (!tied_given && f->tied)
+        note(m, "tie_word_embeddings absent: %s ties its embeddings by default", f->type);
+    bool attn_bias, mlp_bias;
+    if ((s = bool_field(r, "attention_bias", false, f->attn_bias, &attn_bias, NULL)) ||
+        (s = bool_field(r, "mlp_bias", false, f->moe == MOE_GPT_OSS, &mlp_bias, NULL)))
+        return s;
+    m->qkv_bias = f->qkv_bias || attn_bias;
+    m->o_bias = attn_bias;
+    m->mlp_bias = mlp_bias;
+    return RF_OK;
+}
+
+/* ---- MoE -------------------------------------------------------------- */
+
+/* qwen*_moe: mlp_only_layers lists dense layers; otherwise every
+ * decoder_sparse_step-th layer ((l + 1) % step == 0) is MoE. */
+static rf_status qwen_dense_layers(reader *r)
+{
+    rf_model *m = r->m;
+    int64_t step;
+    rf_status s = int_field(r, "decoder_sparse_step", OPTIONAL, 1, 1, &step, NULL);
+    if (s)
+        return s;
+    for (int64_t l = 0; l < m->layers; l++)
+        m->dense_mlp[l] = (l + 1) % step != 0;
+    const json_t *only = field(r, "mlp_only_layers", false);
+    if (!only || json_is_null(only))
+        return RF_OK;
+    if (!json_is_array(only))
+        return fail(r, RF_EINVAL, "mlp_only_layers must be an array, not %s", json_kind(only));
+    for (size_t i = 0; i < json_array_size(only); i++) {
+        const json_t *v = json_array_get(only, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) >= m->layers)
+            return fail(r, RF_EINVAL, "mlp_only_layers[%zu] must be a layer index in [0, %lld)",
+                        i, (long long)m->layers);
+        m->dense_mlp[json_integer_value(v)] = 1;
+    }
+    return RF_OK;
+}
+
+static rf_status read_moe(reader *r, const family *f)
+{
+    rf_model *m = r->m;
+    rf_status s;
+    if (f->moe == MOE_NONE) {
+        static const char *const keys[] = {"num_local_experts", "num_experts", "n_routed_experts"};
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+            const json_t *v = field(r, keys[i], false);
+            if (v && json_is_integer(v) && json_integer_value(v) > 0)
+                note(m, "%s (%lld) ignored: the family's expert layout is not known", keys[i],
+                     (long long)json_integer_value(v));
+        }
+        return RF_OK;
+    }
+    const char *ek = f->experts_key;
+    const char *tk = "num_experts_per_tok";
+    if (f->moe == MOE_GPT_OSS && !field(r, tk, false) && field(r, "experts_per_token", false))
+        tk = "experts_per_token";
+    if ((s = int_field(r, ek, OPTIONAL, f->experts, 1, &m->n_experts, NULL)) ||
+        (s = int_field(r, tk, f->top_k ? OPTIONAL : REQUIRED, f->top_k, 1, &m->top_k, NULL)))
+        return s;
+    if (m->top_k > m->n_experts)
+        return fail(r, RF_EINVAL, "%s (%lld) must not exceed %s (%lld)", tk, (long long)m->top_k,
+                    ek, (long long)m->n_experts);
+    switch (f->moe) {
+    case MOE_MIXTRAL:
+    case MOE_GPT_OSS:
+        m->moe_ffn = m->ffn; /* intermediate_size is the expert's width */
+        return RF_OK;
+    case MOE_QWEN:
+        if ((s = int_field(r, "moe_intermediate_size", OPTIONAL, f->moe_ffn, 1, &m->moe_ffn,
+                           NULL)) ||
+            (s = int_field(r, "shared_expert_intermediate_size", NULL_IS_ZERO, f->shared_ffn, 0,
+                           &m->shared_ffn, NULL)))
+            return s;
+        m->n_shared = m->shared_ffn ? 1 : 0;
+        m->shared_expert_gate = m->n_shared > 0;
+        return qwen_dense_layers(r);
+    default: /* MOE_DEEPSEEK: shared experts as wide as a routed one each */
+        if ((s = int_field(r, "moe_intermediate_size", OPTIONAL, f->moe_ffn, 1, &m->moe_ffn,
+                           NULL)) ||
+            (s = int_field(r, "n_shared_experts", NULL_IS_ZERO, f->n_shared, 0, &m->n_shared,
+                           NULL)) ||
+            (s = int_field(r, "first_k_dense_replace", OPTIONAL, f->first_dense, 0,
+                           &m->first_dense, NULL)) ||
+            (s = int_field(r, "moe_layer_freq", OPTIONAL, 1, 1, &m->moe_freq, NULL)))
+            return s;
+        if (m->first_dense > m->layers)
+            return fail(r, RF_EINVAL, "first_k_dense_replace (%lld) exceeds num_hidden_layers (%lld)",
+                        (long long)m->first_dense, (long long)m->layers);
+        int64_t mtp;
+        if ((s = int_field(r, "num_nextn_predict_layers", OPTIONAL, 0, 0, &mtp, NULL)))
+            return s;
+        if (mtp)
+            note(m, "num_nextn_predict_layers (%lld): the multi-token-prediction layers are not "
+                    "counted",
+                 (long long)mtp);
+        return RF_OK;
+    }
+}
+
+/* ---- MLA -------------------------------------------------------------- */
+
+static rf_status read_mla(reader *r, const family *f)
+{
+    rf_model *m = r->m;
+    rf_status s;
+    if (!f->mla)
+        return RF_OK;
+    if ((s = int_field(r, "kv_lora_rank", OPTIONAL, 512, 1, &m->kv_lora_rank, NULL)) ||
+        (s = int_field(r, "q_lora_rank", NULL_IS_ZERO, 1536, 0, &m->q_lora_rank, NULL)) ||
+        (s = int_field(r, "qk_nope_head_dim", OPTIONAL, 128, 1, &m->qk_nope_dim, NULL)) ||
+        (s = int_field(r, "qk_rope_head_dim", OPTIONAL, 64, 1, &m->qk_rope_dim, NULL)) ||
+        (s = int_field(r, "v_head_dim", OPTIONAL, 128, 1, &m->v_head_dim, NULL)))
+        return s;
+    /* the width a query and a key share (transformers' qk_head_dim) */
+    m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
+    return RF_OK;
+}
+
+/* ---- sliding windows -------------------------------------------------- */
+
+static rf_status layer_types(reader *r, const json_t *lt)
+{
+    rf_model *m = r->m;
+    if (!json_is_array(lt))
+        return fail(r, RF_EINVAL, "layer_types must be an array, not %s", json_kind(lt));
+    if ((int64_t)json_array_size(lt) != m->layers)
+        return fail(r, RF_EINVAL, "layer_types has %zu entries but num_hidden_layers is %lld",
+                    json_array_size(lt), (long long)m->layers);
+    for (size_t i = 0; i < json_array_size(lt); i++) {
+        const char *t = json_string_value(json_array_get(lt, i));
+        if (t && !strcmp(t, "sliding_attention"))
+            m->sliding[i] = 1;
+        else if (!t || strcmp(t, "full_attention"))
+            return fail(r, RF_EINVAL,
+                        "layer_types[%zu] (%s) is not modelled: sliding_attention or "
+                        "full_attention",
+                        i, t ? t : "not a string");
+    }
+    return RF_OK;
+}
+
+static rf_status read_sliding(reader *r, const family *f)
+{
+    rf_model *m = r->m;
+    rf_status s;
+    bool given;
+    int64_t window;
+    if ((s = int_field(r, "sliding_window", NULL_IS_ZERO, f->window, 0, &window, &given)))
+        return s;
+    if (f->sliding == SW_QWEN) {
+        bool use;
+        if ((s = bool_field(r, "use_sliding_window", false, false, &use, NULL)))
+            return s;
+        if (!use) {
+            if (given && window)
+                note(m, "sliding_window (%lld) ignored: use_sliding_window is false",
+                     (long long)window);
+            return RF_OK; /* transformers sets sliding_window to None */
+        }
+    }
+    const json_t *lt = field(r, "layer_types", false);
+    if (lt && !json_is_null(lt)) {
+        if ((s = layer_types(r, lt)))
+            return s;
+    } else {
+        int64_t every = 0, from = 0;
+        if (f->sliding == SW_PATTERN &&
+            (s = int_field(r, "sliding_window_pattern", OPTIONAL, 6, 1, &every, NULL)))
+            return s;
+        if (f->sliding == SW_QWEN &&
+            (s = int_field(r, "max_window_layers", OPTIONAL, f->max_window, 0, &from, NULL)))
+            return s;
+        for (int64_t l = 0; l < m->layers && window; l++) {
+            switch (f->sliding) {
+            case SW_ALL:
+                m->sliding[l] = 1;
+                break;
+            case SW_QWEN:
+                m->sliding[l] = l >= from;
+                break;
+            case SW_ALTERNATE:
+                m->sliding[l] = l % 2 == 0;
+                break;
+            case SW_PATTERN:
+                m->sliding[l] = (l + 1) % every != 0;
+                break;
+            default:
+                break;
+            }
+        }
+        if (f->sliding == SW_NONE && given && window)
+            note(m, "sliding_window (%lld) ignored: %s names no sliding layers (no layer_types)",
+                 (long long)window, f->type ? f->type : "this family");
+    }
+    bool any = false;
+    for (int64_t l = 0; l < m->layers; l++)
+        any = any || m->sliding[l];
+    if (any && !window)
+        return fail(r, RF_EINVAL, "layer_types names sliding layers but sliding_window is null");
+    m->window = any ? window : 0;
+    if (!any)
+        memset(m->sliding, 0, sizeof m->sliding);
+    return RF_OK;
+}
+
+/* ---- dtypes and quantization ----------------------------------------- */
+
+static rf_status read_dtype(reader *r)
+{
+    rf_model *m = r->m;
+    const char *key = "torch_dtype", *t = NULL;
+    const json_t *v = field(r, key, true);
+    if (!v) { /* newer transformers write "dtype" */
+        key = "dtype";
+        v = field(r, key, true);
+    }
+    rf_status s;
+    if (v && (s = str_field(r, json_object_get(r->cfg, key) ? r->cfg : r->top, key, &t)))
+        return s;
+    rf_dtype_kind k = RF_BF16;
+    if (!t || !strcmp(t, "auto"))
+        note(m, "torch_dtype absent: bf16 weights assumed");
+    else if (!strcmp(t, "float16"))
+        k = RF_FP16;
+    else if (!strcmp(t, "float32"))
+        k = RF_FP32;
+    else if (strcmp(t, "bfloat16"))
+        return fail(r, RF_EINVAL, "%s (%s) is not read: bfloat16, float16 or float32", key, t);
+    m->weight_dtype = m->unquantized_dtype = rf_dtype_of(k);
+    m->has_weight_dtype = true;
+    return RF_OK;
+}
+
+/* The module class a modules_to_not_convert entry names ("lm_head",
+ * "model.layers.*.self_attn", "model.layers.*.mlp.router", ...); 0 when it
+ * names none we model. */
+static uint32_t module_mask(const char *p)
+{
+    const char *last = strrchr(p, '.');
+    last = last ? last + 1 : p;
+    if (strstr(p, "lm_head"))
+        return RF_MOD_BIT(RF_MOD_LM_HEAD);
+    if (strstr(p, "embed"))
+        return RF_MOD_BIT(RF_MOD_EMBED);
+    if (strstr(p, "attn") || strstr(p, "attention"))
+        return RF_MOD_BIT(RF_MOD_ATTN);
+    if (strstr(p, "shared_expert"))
+        return RF_MOD_BIT(RF_MOD_SHARED);
+    if (strstr(p, "router") || !strcmp(last, "gate"))
+        return RF_MOD_BIT(RF_MOD_ROUTER);
+    if (strstr(p, "experts"))
+        return RF_MOD_BIT(RF_MOD_EXPERTS);
+    if (!strcmp(last, "mlp") || !strcmp(last, "block_sparse_moe"))
+        return RF_MOD_BIT(RF_MOD_MLP) | RF_MOD_BIT(RF_MOD_ROUTER) | RF_MOD_BIT(RF_MOD_SHARED) |
+               RF_MOD_BIT(RF_MOD_EXPERTS);
+    if (strstr(p, "proj"))
+        return RF_MOD_BIT(RF_MOD_MLP);
+    return 0;
+}
+
+static rf_status skipped_modules(reader *r, const json_t *q, const char *key, uint32_t *mask,
+                                 bool *given)
+{
+    const json_t *list = json_object_get(q, key);
+    *given = list && !json_is_null(list);
+    if (!*given)
+        return RF_OK;
+    if (!json_is_array(list))
+        return fail(r, RF_EINVAL, "quantization_config.%s must be an array, not %s", key,
+                    json_kind(list));
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const char *p = json_string_value(json_array_get(list, i));
+        if (!p)
+            return fail(r, RF_EINVAL, "quantization_config.%s[%zu] must be a string", key, i);
+        uint32_t bit = module_mask(p);
+        if (!bit)
+            note(r->m, "quantization_config.%s entry '%s' matches no module class", key, p);
+        *mask |= bit;
+    }
+    return RF_OK;
+}
+
+/* fp8 as DeepSeek-V3 ships it: e4m3 (or e5m2) elements; weight_block_size
+ * [bk, bn] blocks share one fp32 scale, counted as 4 bytes per bk x bn
+ * elements; an activation_scheme makes it W8A8 (fp8 activations). */
+static rf_status quant_fp8(reader *r, const json_t *q)
+{
+    rf_model *m = r->m;
+    const char *fmt, *act;
+    rf_status s;
+    if ((s = str_field(r, q, "fmt", &fmt)) || (s = str_field(r, q, "activation_scheme", &act)))
+        return s;
+    rf_dtype d = rf_dtype_of(fmt && !strcmp(fmt, "e5m2") ? RF_FP8_E5M2 : RF_FP8_E4M3);
+    if (fmt && strcmp(fmt, "e4m3") && strcmp(fmt, "e5m2"))
+        return fail(r, RF_EINVAL, "quantization_config.fmt (%s) must be e4m3 or e5m2", fmt);
+    const json_t *blk = json_object_get(q, "weight_block_size");
+    if (blk && !json_is_null(blk)) {
+        const json_t *a = json_array_get(blk, 0), *b = json_array_get(blk, 1);
+        if (!json_is_array(blk) || json_array_size(blk) != 2 || !json_is_integer(a) ||
+            !json_is_integer(b) || json_integer_value(a) < 1 || json_integer_value(b) < 1 ||
+            json_integer_value(a) * json_integer_value(b) > (1 << 24))
+            return fail(r, RF_EINVAL,
+                        "quantization_config.weight_block_size must be two positive integers "
+                        "(at most 2^24 elements a block)");
+        d.group_size = (uint32_t)(json_integer_value(a) * json_integer_value(b));
+        d.scale_bytes = 4;
+    }
+    m->weight_dtype = d;
+    if (act) {
+        m->act_dtype = rf_dtype_of(RF_FP8_E4M3);
+        m->has_act_dtype = true;
+    }
+    return RF_OK;
+}
+
+/* gptq, awq and other integer methods: bits 4 or 8, one 2-byte scale per
+ * group_size weights (-1: per output channel, scales not counted). */
+static rf_status quant_int(reader *r, const json_t *q, const char *method)
+{
+    rf_model *m = r->m;
+    rf_status s;
+    int64_t bits, group;
+    if ((s = int_at(r, json_object_get(q, "bits"), "quantization_config.bits", REQUIRED, 0, 1,
+                    &bits, NULL)))
+        return s;
+    if (bits != 4 && bits != 8)
+        return fail(r, RF_EINVAL, "quantization_config.bits (%lld): only 4 and 8 are modelled",
+                    (long long)bits);
+    const json_t *g = json_object_get(q, "group_size");
+    if (g && json_is_integer(g) && json_integer_value(g) == -1) {
+        group = 0;
+        note(m, "%s group_size -1: per-channel scales not counted", method);
+    } else if ((s = int_at(r, g, "quantization_config.group_size", OPTIONAL, 128, 1, &group,
+                           NULL))) {
+        return s;
+    } else if (group > (1 << 24)) {
+        return fail(r, RF_ERANGE, "quantization_config.group_size (%lld) is beyond 2^24",
+                    (long long)group);
+    }
+    m->weight_dtype = rf_dtype_of(bits == 4 ? RF_INT4 : RF_INT8);
+    m->weight_dtype.group_size = (uint32_t)group;
+    m->weight_dtype.scale_bytes = group ? 2 : 0;
+    return RF_OK;
+}
+
+/* bitsandbytes: 4-bit (nf4/fp4) in blocks of 64 with an fp32 absmax, or an
+ * 8-bit one with double quantization; 8-bit rows with per-row scales. */
+static rf_status quant_bnb(reader *r, const json_t *q)
+{
+    rf_model *m = r->m;
+    rf_status s;
+    bool four, eight, dq;
+    const json_t *saved = r->cfg;
+    r->cfg = q;
+    s = bool_field(r, "load_in_4bit", false, false, &four, NULL);
+    if (!s)
+        s = bool_field(r, "load_in_8bit", false, false, &eight, NULL);
+    if (!s)
+        s = bool_field(r, "bnb_4bit_use_double_quant", false, false, &dq, NULL);
+    r->cfg = saved;
+    if (s)
+        return s;
+    if (!four && !eight)
+        return fail(r, RF_EINVAL,
+                    "quantization_config: bitsandbytes without load_in_4bit or load_in_8bit");
+    if (four) {
+        m->weight_dtype = (rf_dtype){RF_INT4, 64, dq ? 1u : 4u};
+    } else {
+        m->weight_dtype = rf_dtype_of(RF_INT8);
+        note(m, "bitsandbytes int8: per-row scales not counted");
+    }
+    return RF_OK;
+}
+
+static rf_status read_quant(reader *r)
+{
+    rf_model *m = r->m;
+    const json_t *q = field(r, "quantization_config", true);
+    rf_status s;
+    if (!q || json_is_null(q))
+        return RF_OK;
+    if (!json_is_object(q))
+        return fail(r, RF_EINVAL, "quantization_config must be an object, not %s", json_kind(q));
+    const char *method;
+    if ((s = str_field(r, q, "quant_method", &method)))
+        return s;
+    if (!method)
+        method = json_object_get(q, "bits") ? "gptq" : "";
+    /* what stays in the torch_dtype unless the config names the modules */
+    uint32_t keep = RF_MOD_BIT(RF_MOD_EMBED) | RF_MOD_BIT(RF_MOD_LM_HEAD);
+    bool listed = false;
+    if (!strcmp(method, "fp8")) {
+        s = quant_fp8(r, q);
+        keep |= RF_MOD_BIT(RF_MOD_ROUTER); /* DeepSeek-V3 keeps its gate in bf16 */
+    } else if (!strcmp(method, "mxfp4")) {
+        m->weight_dtype = rf_dtype_of(RF_MXFP4);
+        keep = 0;
+        if (!(s = skipped_modules(r, q, "modules_to_not_convert", &keep, &listed)) && !listed)
+            keep = ~RF_MOD_BIT(RF_MOD_EXPERTS) & (RF_MOD_BIT(RF_MOD_COUNT) - 1);
+        /* transformers' mxfp4 converts only the experts unless told */
+    } else if (!strcmp(method, "bitsandbytes")) {
+        s = quant_bnb(r, q);
+        keep = RF_MOD_BIT(RF_MOD_EMBED) | RF_MOD_BIT(RF_MOD_LM_HEAD);
+        if (!s)
+            s = skipped_modules(r, q, "llm_int8_skip_modules", &keep, &listed);
+    } else if (json_object_get(q, "bits")) {
+        bool lm_head = false;
+        const json_t *saved = r->cfg;
+        r->cfg = q;
+        s = bool_field(r, "lm_head", false, false, &lm_head, NULL);
+        r->cfg = saved;
+        if (!s)
+            s = quant_int(r, q, method);
+        keep |= RF_MOD_BIT(RF_MOD_ROUTER);
+        if (lm_head)
+            keep &= ~RF_MOD_BIT(RF_MOD_LM_HEAD);
+    } else {
+        return fail(r, RF_EINVAL,
+                    "quantization_config.quant_method (%s) is not read: fp8, mxfp4, gptq, awq, "
+                    "bitsandbytes, or one with bits and group_size",
+                    method[0] ? method : "absent");
+    }
+    if (!s && strcmp(method, "mxfp4") && strcmp(method, "bitsandbytes"))
+        s = skipped_modules(r, q, "modules_to_not_convert", &keep, &listed);
+    if (s)
+        return s;
+    m->unquantized_modules = keep;
+    return RF_OK;
+}
+
+/* ---- the whole file --------------------------------------------------- */
+
+/* The model's name: the file's stem, or the folder of a config.json. */
+static void name_from(const char *origin, char *out, size_t cap)
+{
+    const char *end = origin + strlen(origin);
+    while (end > origin && end[-1] == '/')
+        end--;
+    const char *start = end;
+    while (start > origin && start[-1] != '/')
+        start--;
+    if (end - start == 11 && !strncmp(start, "config.json", 11) && start > origin) {
+        end = start - 1;
+        while (end > origin && end[-1] == '/')
+            end--;
+        start = end;
+        while (start > origin && start[-1] != '/')
+            start--;
+    } else if (end - start > 5 && !strncmp(end - 5, ".json", 5)) {
+        end -= 5;
+    }
+    size_t n = (size_t)(end - start);
+    if (!n) {
+        start = "config";
+        n = 6;
+    }
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, start, n);
+    out[n] = '\0';
+}
+
+static rf_status read_model(reader *r)
+{
+    rf_model *m = r->m;
+    rf_status s;
+    const char *type = NULL;
+    const json_t *text = json_object_get(r->top, "text_config");
+    if (json_is_object(text) && !json_object_get(r->top, "hidden_size")) {
+        const char *outer;
+        r->cfg = text;
+        if ((s = str_field(r, r->top, "model_type", &outer)) ||
+            (s = str_field(r, r->cfg, "model_type", &type)))
+            return s;
+        if (!type && outer && !strcmp(outer, "gemma3"))
+            type = "gemma3_text";
+        note(m, "text_config of %s read: only the text decoder is counted",
+             outer ? outer : "a multimodal model");
+    } else if ((s = str_field(r, r->cfg, "model_type", &type))) {
+        return s;
+    }
+    const family *f = find_family(type);
+    snprintf(m->family, sizeof m->family, "%s", type ? type : "unknown");
+    if (!f->type)
+        note(m, "model_type %s is not a known family: analysed as a dense decoder from the "
+                "standard fields",
+             type ? type : "(absent)");
+    if ((s = read_shapes(r, f)) || (s = read_mla(r, f)) || (s = read_moe(r, f)) ||
+        (s = read_sliding(r, f)) || (s = read_dtype(r)) || (s = read_quant(r)))
+        return s;
+    if ((s = rf_model_validate(m, r->err)))
+        return rf_err_prefix(r->err, "%s", r->origin);
+    return RF_OK;
+}
+
+rf_status rf_model_parse(const char *text, size_t len, const char *origin, rf_model *out,
+                         rf_err *err)
+{
+    static const rf_model zero;
+    json_error_t jerr;
+    rf_model m = zero;
+    reader r = {.origin = origin ? origin : "config.json", .m = &m, .err = err};
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    rf_status s = RF_OK;
+    if (!root) {
+        s = fail(&r, RF_EINVAL, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+        goto out;
+    }
+    if (!json_is_object(root)) {
+        s = fail(&r, RF_EINVAL, "not a JSON object");
+        goto out;
+    }
+    r.top = r.cfg = root;
+    name_from(r.origin, m.name, sizeof m.name);
+    if ((s = read_model(&r)))
+        goto out;
+    *out = m;
+out:
+    json_decref(root);
+    return s;
+}
+
+rf_status rf_model_load(const char *path, rf_model *out, rf_err *err)
+{
+    char buf[4096];
+    char *data = NULL;
+    size_t len = 0;
+    struct stat st;
+    const char *file = path;
+    if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        size_t n = strlen(path);
+        if (n + sizeof "/config.json" > sizeof buf)
+            return rf_err_set(err, RF_EINVAL, "%s: path too long", path);
+        snprintf(buf, sizeof buf, "%s%sconfig.json", path,
+                 n && path[n - 1] == '/' ? "" : "/");
+        file = buf;
+    }
+    if (!file)
+        return rf_err_set(err, RF_EINVAL, "no config path given");
+    rf_status s = rf_file_read_all(file, RF_CONFIG_MAX_BYTES, &data, &len, err);
+    if (!s)
+        s = rf_model_parse(data, len, file, out, err);
+    free(data);
+    return s;
+}
