@@ -156,6 +156,14 @@ int cmd_models(int argc, char **argv);
 int cmd_hw(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
+/* The --device cuda[:N] branches of measure and bench gemm (cuda_device.c):
+ * measure fills *p and writes the profile and report as the CPU branch
+ * does; bench sweeps M over the model's shapes in bf16 and fp8 (sm_89+),
+ * or in *dtype when given. Both return an exit code (3: no device). */
+struct rf_profile;
+int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, struct rf_profile *p);
+int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
+                   const rf_dtype_kind *dtype, int trials, const rf_model *m);
 int cmd_bench(int argc, char **argv);
 
 #endif

@@ -28,6 +28,7 @@ typedef struct args {
     int64_t threads;
     int64_t trials;
     const char *device;
+    bool tokens_given, dtype_given; /* the CUDA sweep has its own defaults */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -36,10 +37,12 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     switch (id) {
     case O_TOKENS:
         a->tokens = arg;
+        a->tokens_given = true;
         return RF_EXIT_OK;
     case O_DTYPE:
         if (!strcmp(arg, "fp32") || !strcmp(arg, "fp64")) {
             a->dtype = arg[2] == '3' ? RF_FP32 : RF_FP64;
+            a->dtype_given = true;
             return RF_EXIT_OK;
         }
         return cli_fail(ctx, RF_EXIT_USAGE, "--dtype: '%s' is not fp32 or fp64", arg);
@@ -53,12 +56,12 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     }
 }
 
-/* The CUDA hook: `--device cuda[:N]` lands here. Until the CUDA backend
- * fills it in, any device but the CPU is unavailable (exit 3). */
+/* The CUDA hook: `--device cuda[:N]` lands here (cuda_device.c); without
+ * the backend or a device it exits 3. */
 static int bench_device(cli_ctx *ctx, const char *device, const args *a, const rf_model *m)
 {
-    (void)a, (void)m;
-    return cli_fail(ctx, RF_EXIT_UNAVAIL, "device %s unavailable in this build", device);
+    return cli_cuda_bench(ctx, device, a->tokens_given ? a->tokens : NULL,
+                          a->dtype_given ? &a->dtype : NULL, (int)a->trials, m);
 }
 
 static void progress(void *user, int done, int total, const char *what)

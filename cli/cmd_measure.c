@@ -54,12 +54,11 @@ static void progress(void *user, int done, int total, const char *what)
     fflush(stderr);
 }
 
-/* The CUDA hook: `--device cuda[:N]` lands here. Until the CUDA backend
- * fills it in, any device but the CPU is unavailable (exit 3). */
+/* The CUDA hook: `--device cuda[:N]` lands here (cuda_device.c); without
+ * the backend or a device it exits 3. */
 static int measure_device(cli_ctx *ctx, const char *device, const args *a, rf_profile *p)
 {
-    (void)a, (void)p;
-    return cli_fail(ctx, RF_EXIT_UNAVAIL, "device %s unavailable in this build", device);
+    return cli_cuda_measure(ctx, device, a->quick, p);
 }
 
 static void level_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s)

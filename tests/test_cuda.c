@@ -299,13 +299,16 @@ static void gemm_timed(void **state)
     assert_true(g.algos_tried >= 1 && g.copies >= 1);
     double attainable = fmin(1e12, g.intensity * 1e11);
     assert_true(fabs(g.roof_flops_per_s - attainable) <= 1e-9 * attainable);
-    assert_true(fabs(g.pct_of_roof - 100 * g.flops_per_s.median / attainable) <= 1e-6);
+    assert_true(fabs(g.of_roof - g.flops_per_s.best / attainable) <= 1e-9);
+    assert_true(fabs(g.of_roof_median - g.flops_per_s.median / attainable) <= 1e-9);
+    /* I = F / Q = 2 M K N / ((M K + N K + M N) 2) = 45.2 > ridge 10 */
+    assert_int_equal(g.regime, RF_COMPUTE_BOUND);
 
     if (rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, 3584, 512, &t, NULL, &g, &err) !=
         RF_OK)
         fail_msg("gemv 1x3584x512: %s", err.msg);
     rate_sane(&g.bw_bytes_per_s, "gemv");
-    assert_true(g.roof_flops_per_s == 0 && g.pct_of_roof == 0);
+    assert_true(g.roof_flops_per_s == 0 && g.of_roof == 0);
     /* Rotation: W is 3.5 MiB, so several copies fill 4 x L2. */
     assert_true(g.copies > 1);
 }

@@ -30,8 +30,10 @@
  *   checking   each GEMM configuration is compared once with a CPU
  *              reference (double accumulation) on a small shape, and every
  *              timed GEMM is spot-checked at sampled outputs. The error of an
- *              output is |y - ref| / sum_k |x_k w_k|; the tolerance is a few
- *              roundings of the output dtype (rf_cuda_gemm_tolerance).
+ *              output is |y - ref| / sqrt(sum_k (x_k w_k)^2): in units of
+ *              the output's own size for random-sign inputs, so one figure
+ *              serves every K. Roundings cost a small fraction of a unit; a
+ *              swapped operand or a wrong layout costs about 1.4.
  *
  * Rates are per second: bytes_per_s, flops_per_s. Times are seconds.
  */
@@ -86,7 +88,7 @@ typedef struct rf_cuda_device {
 rf_status rf_cuda_device_count(int *count, rf_err *err);
 
 /* Identity of device index. RF_EUNAVAIL when there is no such device
- * ("cuda:3: no such device (2 found)"). */
+ * ("cuda:3: no such device (2 found)", "cuda:0: no CUDA device: ..."). */
 rf_status rf_cuda_device_query(int index, rf_cuda_device *out, rf_err *err);
 
 /* ---- A context: one device, one stream, cuBLASLt --------------------- */
@@ -168,9 +170,10 @@ const char *rf_cuda_gemm_impl_name(rf_cuda_gemm_impl impl); /* "cublasLt", "gemv
  * (tf32 inputs and outputs are stored as fp32). */
 rf_dtype_kind rf_cuda_gemm_out_dtype(rf_dtype_kind dt);
 
-/* Largest accepted |y - ref| / sum_k |x_k w_k| for inputs of kind dt:
- * 5 roundings of the output (2^-8 for bf16 and fp8 -> bf16, 2^-11 for fp16,
- * 2^-11 for tf32's inputs), and 1e-5 for fp32. */
+/* Largest accepted error (as above) for inputs of kind dt: 16 unit
+ * roundoffs of the output for bf16 (2^-8) and fp16 (2^-11), of the inputs
+ * for tf32 (2^-10), 1e-4 for fp32, 0.25 for fp8 e4m3 (its fast accumulation
+ * keeps about 14 bits); 0 for a dtype the backend does not run. */
 double rf_cuda_gemm_tolerance(rf_dtype_kind dt);
 
 /* Whether the device can run impl on dt: cuBLASLt fp32, tf32, bf16, fp16 on
@@ -197,14 +200,16 @@ typedef struct rf_cuda_gemm_result {
     rf_stats bw_bytes_per_s;    /* bytes / time                                */
     double check_err;           /* worst spot-check error (see above)          */
     /* Set when a roof is given, else 0: */
-    double roof_flops_per_s;    /* min(pi, I beta) of the roof                 */
-    double pct_of_roof;         /* 100 x flops_per_s.median / roof_flops_per_s */
+    double roof_flops_per_s;    /* attainable min(pi, I beta) of the roof      */
+    double of_roof;             /* flops_per_s.best / roof_flops_per_s         */
+    double of_roof_median;      /* flops_per_s.median / roof_flops_per_s       */
+    rf_regime regime;           /* compute-bound when I >= the roof's ridge    */
 } rf_cuda_gemm_result;
 
 /* Compare impl on dt at M x K x N (small: M K N <= 2^26) with a CPU
  * reference over every output; *max_err receives the worst error.
  * Errors: RF_EINTERNAL "bf16 GEMM 48x272x80: output (3,17) is 1.25, the CPU
- * reference 0.5 (error 0.31 > tolerance 0.0195)"; RF_EUNAVAIL when the
+ * reference 0.5: error 0.31 > tolerance 0.0625"; RF_EUNAVAIL when the
  * device or cuBLASLt cannot run it; RF_EINVAL for a bad shape. */
 rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
                              int64_t m, int64_t k, int64_t n, double *max_err, rf_err *err);

@@ -570,8 +570,11 @@ rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_k
     if (roof) {
         rf_point p = rf_roof_place(roof, (double)flops, (double)bytes);
         out->roof_flops_per_s = p.attainable_flops_per_s;
-        if (p.attainable_flops_per_s > 0)
-            out->pct_of_roof = 100.0 * out->flops_per_s.median / p.attainable_flops_per_s;
+        out->regime = p.regime;
+        if (p.attainable_flops_per_s > 0) {
+            out->of_roof = out->flops_per_s.best / p.attainable_flops_per_s;
+            out->of_roof_median = out->flops_per_s.median / p.attainable_flops_per_s;
+        }
     }
 done:
     if (ctx)

@@ -111,8 +111,11 @@ static rf_status wanted(const rf_cuda_ctx *ctx, uint32_t mask, bool want[RF_DTYP
     return RF_OK;
 }
 
+/* Check every wanted dtype on the small shapes. A dtype cuBLASLt has no
+ * algorithm for (RF_EUNAVAIL) is dropped with a note; a wrong result stops
+ * the measurement. */
 static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
-                        const bool want[RF_DTYPE_COUNT], rf_err *err)
+                        bool want[RF_DTYPE_COUNT], rf_err *err)
 {
     rf_status st = RF_OK;
     double e = 0;
@@ -121,21 +124,25 @@ static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
         if (!want[dt])
             continue;
         progress(o, "checking %s GEMMs against the CPU reference", rf_dtype_name(dt));
-        RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, CHECK_M, CHECK_K, CHECK_N, &e,
-                                  err));
+        st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, CHECK_M, CHECK_K, CHECK_N, &e,
+                                err);
+        if (st == RF_EUNAVAIL) {
+            progress(o, "%s not measured: %s", rf_dtype_name(dt), err ? err->msg : "");
+            want[dt] = false;
+            continue;
+        }
+        if (st != RF_OK)
+            goto done;
         st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, 1, CHECK_K, CHECK_N, &e, err);
-        /* cuBLASLt may have no fp8 kernel for M = 1; the sweep says so. */
-        if (st == RF_EUNAVAIL && dt == RF_FP8_E4M3)
+        if (st == RF_EUNAVAIL) /* no kernel for M = 1 (fp8): the sweep says so */
             st = RF_OK;
         if (st != RF_OK)
             goto done;
     }
-    if (want[RF_BF16]) {
-        progress(o, "checking the bf16 gemv kernel against the CPU reference");
-        RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K, CHECK_N, &e, err));
-        RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K + 3, CHECK_N + 1,
-                                  &e, err));
-    }
+    progress(o, "checking the bf16 gemv kernel against the CPU reference");
+    RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K, CHECK_N, &e, err));
+    RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K + 3, CHECK_N + 1, &e,
+                              err));
 done:
     return st;
 }
@@ -168,6 +175,7 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_pr
     uint64_t buf = 0;
     rf_cuda_bw_result bw;
     double roof = 0;
+    int measured = 0;
     RF_TRY(rf_cuda_dram_buffer_bytes(ctx, &buf, err));
     for (int kind = 0; kind < RF_CUDA_BW_COUNT; kind++) {
         const char *name = rf_cuda_bw_kind_name((rf_cuda_bw_kind)kind);
@@ -197,11 +205,23 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_pr
             continue;
         progress(o, "%s GEMM %lld x %lld x %lld through cuBLASLt", rf_dtype_name(dt),
                  (long long)dim, (long long)dim, (long long)dim);
-        RF_TRY(rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, dt, dim, dim, dim, &t, NULL, &g,
-                                 err));
+        st = rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, dt, dim, dim, dim, &t, NULL, &g, err);
+        if (st == RF_EUNAVAIL) {
+            progress(o, "%s not measured: %s", rf_dtype_name(dt), err ? err->msg : "");
+            st = RF_OK;
+            continue;
+        }
+        if (st != RF_OK)
+            goto done;
         snprintf(name, sizeof name, "gemm_%s", rf_dtype_name(dt));
         add_kernel(&p, name, mem, g.bytes, "flops_per_s", g.flops_per_s);
         p.peak_flops_per_s[dt] = g.flops_per_s.best;
+        measured++;
+    }
+    if (measured == 0) {
+        st = rf_err_set(err, RF_EUNAVAIL, "cuda:%d: no GEMM dtype could be measured",
+                        d->index);
+        goto done;
     }
     *out = p;
 done:

@@ -1,0 +1,406 @@
+/* cuda_device.c - the `--device cuda[:N]` branch of `measure` and of
+ * `bench gemm`: open the device, run the CUDA backend (rf_cuda.h), build
+ * the report. Figures all come from the library; this file only lays them
+ * out. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "roofline/rf_cuda.h"
+#include "roofline/rf_measure.h"
+#include "roofline/rf_profile.h"
+
+#define CUDA_TOKENS "1,16,64,256,1024,4096,16384"
+
+static void progress(void *user, const char *stage)
+{
+    fprintf(stderr, "\r  %s: %-66.66s", (const char *)user, stage);
+    fflush(stderr);
+}
+
+static void progress_end(bool shown)
+{
+    if (shown)
+        fprintf(stderr, "\r%-80s\r", "");
+}
+
+/* Open the device a spec names. Prints and returns the exit code. */
+static int open_device(cli_ctx *ctx, const char *spec, rf_cuda_ctx **out)
+{
+    rf_err e;
+    int index = 0;
+    if (rf_cuda_device_parse(spec, &index, &e) || rf_cuda_ctx_new(index, out, &e))
+        return cli_fail_err(ctx, &e);
+    return RF_EXIT_OK;
+}
+
+static const rf_profile_kernel *kernel_named(const rf_profile *p, const char *name,
+                                             const char *level)
+{
+    for (size_t i = 0; i < p->n_kernels; i++)
+        if (!strcmp(p->kernels[i].name, name) && !strcmp(p->kernels[i].level, level))
+            return &p->kernels[i];
+    return NULL;
+}
+
+static void kernels_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s,
+                          const char *unit, const char *key, const char *label, rf_unit u)
+{
+    rf_report_table(r, key, label);
+    rf_report_col(r, "name", "kernel", RF_U_NONE);
+    rf_report_col(r, "level", "level", RF_U_NONE);
+    rf_report_col(r, "bytes", "working set", RF_U_BYTES_BIN);
+    rf_report_col(r, "best", "best", u);
+    rf_report_col(r, "median", "median", u);
+    rf_report_col(r, "min", "min", u);
+    rf_report_col(r, "spread", "spread", RF_U_PERCENT);
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const rf_profile_kernel *k = &p->kernels[i];
+        if (strcmp(k->unit, unit))
+            continue;
+        rf_report_row(r);
+        rf_report_cell_str(r, k->name);
+        rf_report_cell_str(r, k->level);
+        rf_report_cell_int(r, k->bytes);
+        rf_report_cell_num(r, k->best);
+        rf_report_cell_num(r, k->median);
+        rf_report_cell_num(r, k->min);
+        rf_report_cell_num(r, s->kernel_spread[i]);
+    }
+}
+
+static const rf_dtype_kind gemm_dtypes[] = {RF_FP32, RF_TF32, RF_BF16, RF_FP16, RF_FP8_E4M3};
+
+static rf_report *measure_report(const rf_profile *p, const rf_cuda_device *d, bool quick,
+                                 int64_t dim)
+{
+    rf_profile_summary s;
+    rf_profile_summarize(p, &s);
+    char title[256], b1[32], b2[32];
+    snprintf(title, sizeof title, "measured roofline: %s, cuda:%d (%s, %d SMs)", p->device,
+             d->index, p->isa, p->sm_count);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return NULL;
+    rf_report_assume(r, "device: %s memory, %s L2, SM clock %.2f GHz (the driver's peak); CUDA "
+                        "runtime %d.%d, driver supports %d.%d",
+                     rf_fmt((double)p->mem_bytes, RF_U_BYTES, b1, sizeof b1),
+                     rf_fmt((double)p->l2_bytes, RF_U_BYTES_BIN, b2, sizeof b2),
+                     p->clock_hz / 1e9, d->runtime_version / 1000, d->runtime_version % 1000 / 10,
+                     d->driver_version / 1000, d->driver_version % 1000 / 10);
+    rf_report_assume(r, "bandwidth: 16-byte vector loads and stores, one full wave of blocks "
+                        "(resident blocks per SM x SMs), device-memory buffers far larger than "
+                        "L2; copy counts bytes read + written, read counts bytes read; every "
+                        "result checked");
+    rf_report_assume(r, "timing: CUDA events around a CUDA graph of the calls, after warm-up; "
+                        "trials of >= %s, median of %s; best = the roof, median = what a run "
+                        "typically sees",
+                     quick ? "3 ms" : "10 ms", quick ? "3" : "7");
+    rf_report_assume(r, "GEMMs: cuBLASLt at %lld x %lld x %lld, the fastest of up to %s "
+                        "heuristic candidates, fresh random non-zero inputs, each dtype checked "
+                        "against a CPU reference first; fp8 e4m3 with fast accumulation and "
+                        "bf16 output",
+                     (long long)dim, (long long)dim, (long long)dim, quick ? "4" : "8");
+
+    rf_report_section(r, "roof", "roof");
+    rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best device-memory read)",
+                  p->bandwidth_bytes_per_s, RF_U_BW);
+    const char *mem = p->n_levels ? p->levels[p->n_levels - 1].name : "HBM";
+    const rf_profile_kernel *copy = kernel_named(p, "copy_v16", mem);
+    if (copy)
+        rf_report_num(r, "copy_bytes_per_s", "copy, read + write (best)", copy->best, RF_U_BW);
+    rf_report_num(r, "interface_bytes_per_s", "memory interface (2 x clock x bus width)",
+                  d->bus_bw_bytes_per_s, RF_U_BW);
+    for (size_t i = 0; i < sizeof gemm_dtypes / sizeof gemm_dtypes[0]; i++) {
+        rf_dtype_kind k = gemm_dtypes[i];
+        char key[48], label[64];
+        if (!(p->peak_flops_per_s[k] > 0))
+            continue;
+        snprintf(key, sizeof key, "peak_%s", rf_dtype_name(k));
+        snprintf(label, sizeof label, "%s peak (cuBLASLt, best)", rf_dtype_name(k));
+        rf_report_num(r, key, label, p->peak_flops_per_s[k], RF_U_FLOP_RATE);
+        snprintf(key, sizeof key, "ridge_%s", rf_dtype_name(k));
+        snprintf(label, sizeof label, "  ridge %s (FLOP/byte)", rf_dtype_name(k));
+        rf_report_num(r, key, label, s.ridge[k], RF_U_INTENSITY);
+    }
+
+    rf_report_table(r, "levels", "memory levels (read-only kernel; best of trials)");
+    rf_report_col(r, "level", "level", RF_U_NONE);
+    rf_report_col(r, "bytes", "working set", RF_U_BYTES_BIN);
+    rf_report_col(r, "read", "read", RF_U_BW);
+    rf_report_col(r, "ridge_bf16", "ridge bf16", RF_U_INTENSITY);
+    for (size_t l = 0; l < p->n_levels; l++) {
+        rf_report_row(r);
+        rf_report_cell_str(r, p->levels[l].name);
+        rf_report_cell_int(r, p->levels[l].bytes);
+        rf_report_cell_num(r, p->levels[l].bandwidth_bytes_per_s);
+        if (s.level_ridge[l][RF_BF16] > 0)
+            rf_report_cell_num(r, s.level_ridge[l][RF_BF16]);
+        else
+            rf_report_cell_null(r, "-");
+    }
+    kernels_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
+    kernels_table(r, p, &s, "flops_per_s", "compute", "compute kernels (cuBLASLt)",
+                  RF_U_FLOP_RATE);
+    if (s.unsteady)
+        rf_report_note(r, "warning: %zu of %zu kernels have best and median more than 5%% apart "
+                          "(worst: %s at %s, %.0f%%); rerun for steadier medians",
+                       s.unsteady, p->n_kernels, p->kernels[s.worst].name,
+                       p->kernels[s.worst].level, 100 * s.kernel_spread[s.worst]);
+    return r;
+}
+
+int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_profile *p)
+{
+    rf_cuda_ctx *cu = NULL;
+    rf_report *r = NULL;
+    char *json = NULL;
+    rf_err e;
+    int rc = open_device(ctx, device, &cu);
+    if (rc)
+        return rc;
+    bool shown = isatty(STDERR_FILENO);
+    rf_cuda_measure_opts o = {.quick = quick, .progress = shown ? progress : NULL,
+                              .user = (void *)device};
+    int64_t dim = quick ? 4096 : 8192;
+    o.gemm_dim = dim;
+    rf_status st = rf_cuda_measure(cu, &o, p, &e);
+    progress_end(shown);
+    if (st == RF_OK)
+        st = rf_profile_to_json(p, &json, &e);
+    if (st != RF_OK) {
+        rc = cli_fail_err(ctx, &e);
+        goto out;
+    }
+    if (ctx->out_path && strcmp(ctx->out_path, "-") &&
+        (rc = cli_write_file(ctx, ctx->out_path, json, strlen(json))))
+        goto out;
+    if (ctx->format == RF_FMT_JSON || (ctx->out_path && !strcmp(ctx->out_path, "-"))) {
+        rc = cli_write_file(ctx, "-", json, strlen(json));
+        goto out;
+    }
+    if (!(r = measure_report(p, rf_cuda_ctx_device(cu), quick, dim))) {
+        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
+    if (ctx->out_path)
+        rf_report_note(r, "profile written to %s (use it with --hw %s)", ctx->out_path,
+                       ctx->out_path);
+    cli_ctx to_stdout = *ctx;
+    to_stdout.out_path = NULL;
+    rc = cli_emit(&to_stdout, r);
+out:
+    rf_report_free(r);
+    free(json);
+    rf_cuda_ctx_free(cu);
+    return rc;
+}
+
+/* ---- bench gemm --device cuda ------------------------------------------ */
+
+/* One distinct linear shape of the model and the operators that have it. */
+typedef struct cuda_shape {
+    int64_t k, n;
+    char ops[96];
+} cuda_shape;
+
+/* The model's GEMM shapes (decode step operators, de-duplicated by K x N). */
+static int shapes_of(cli_ctx *ctx, const rf_model *m, const rf_roof *roof, cuda_shape *out,
+                     size_t *n_out)
+{
+    static rf_step st;
+    rf_err e;
+    rf_step_opts so = rf_step_opts_default();
+    so.w = so.a = so.kv = rf_dtype_of(RF_BF16);
+    if (rf_step_compute(m, &so, roof, &st, &e))
+        return cli_fail_err(ctx, &e);
+    size_t n = 0;
+    for (size_t i = 0; i < st.n_ops; i++) {
+        const rf_op *op = &st.ops[i];
+        if (op->kind != RF_OP_GEMM)
+            continue;
+        size_t j = 0;
+        while (j < n && !(out[j].k == op->k && out[j].n == op->n))
+            j++;
+        if (j == n)
+            out[n++] = (cuda_shape){.k = op->k, .n = op->n};
+        size_t used = strlen(out[j].ops);
+        snprintf(out[j].ops + used, sizeof out[j].ops - used, "%s%s", used ? "," : "", op->name);
+    }
+    *n_out = n;
+    return RF_EXIT_OK;
+}
+
+/* The roof of each dtype: --hw (a preset or a profile file), else the
+ * device measured now with --quick for the dtypes swept. */
+static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, const char *device,
+                       const rf_dtype_kind *dts, size_t n_dts, rf_roof *roofs)
+{
+    rf_err e;
+    if (!ctx->hw_name) {
+        rf_profile *p = calloc(1, sizeof *p);
+        if (!p)
+            return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+        bool shown = isatty(STDERR_FILENO);
+        rf_cuda_measure_opts o = {.quick = true, .progress = shown ? progress : NULL,
+                                  .user = (void *)device};
+        for (size_t i = 0; i < n_dts; i++)
+            o.dtype_mask |= 1u << dts[i];
+        rf_status st = rf_cuda_measure(cu, &o, p, &e);
+        progress_end(shown);
+        if (st == RF_OK)
+            st = rf_profile_to_hw(p, &ctx->hw, &e);
+        snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
+                 "%s measured now with --quick; --hw PROFILE.json reuses a full `roofline "
+                 "measure --device %s`",
+                 device, device);
+        free(p);
+        if (st != RF_OK)
+            return cli_fail_err(ctx, &e);
+    }
+    for (size_t i = 0; i < n_dts; i++) {
+        if (ctx->hw_name) {
+            int rc = cli_resolve_roof(ctx, dts[i], &roofs[i]);
+            if (rc)
+                return rc;
+        } else if (rf_hw_roof(&ctx->hw, dts[i], &roofs[i], &e)) {
+            return cli_fail_err(ctx, &e);
+        }
+    }
+    return RF_EXIT_OK;
+}
+
+static void bench_row(rf_report *r, const cuda_shape *sh, const rf_cuda_gemm_result *g)
+{
+    rf_report_row(r);
+    rf_report_cell_str(r, sh->ops);
+    rf_report_cell_str(r, rf_dtype_name(g->dtype));
+    rf_report_cell_int(r, (uint64_t)g->m);
+    rf_report_cell_int(r, (uint64_t)g->k);
+    rf_report_cell_int(r, (uint64_t)g->n);
+    rf_report_cell_str(r, rf_cuda_gemm_impl_name(g->impl));
+    rf_report_cell_num(r, g->time_s_median);
+    rf_report_cell_num(r, g->flops_per_s.median);
+    rf_report_cell_num(r, g->flops_per_s.best);
+    rf_report_cell_num(r, g->bw_bytes_per_s.best);
+    rf_report_cell_num(r, g->intensity);
+    rf_report_cell_num(r, g->roof_flops_per_s);
+    rf_report_cell_num(r, g->of_roof);
+    rf_report_cell_str(r, rf_regime_name(g->regime));
+}
+
+int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
+                   const rf_dtype_kind *dtype, int trials, const rf_model *m)
+{
+    rf_cuda_ctx *cu = NULL;
+    rf_report *r = NULL;
+    int64_t *toks = NULL;
+    size_t nt = 0, n_shapes = 0, n_dts = 0;
+    rf_dtype_kind dts[2];
+    rf_roof roofs[2];
+    cuda_shape shapes[RF_STEP_MAX_OPS];
+    rf_err e;
+    int rc = cli_range(ctx, "--tokens", tokens ? tokens : CUDA_TOKENS, (int64_t)1 << 20, &toks,
+                       &nt);
+    if (rc)
+        return rc;
+    if ((rc = open_device(ctx, device, &cu)))
+        goto out;
+    if (dtype) {
+        dts[n_dts++] = *dtype;
+    } else {
+        dts[n_dts++] = RF_BF16;
+        if (rf_cuda_gemm_supported(cu, RF_CUDA_GEMM_CUBLASLT, RF_FP8_E4M3, 16, &e) == RF_OK)
+            dts[n_dts++] = RF_FP8_E4M3;
+    }
+    for (size_t i = 0; i < n_dts; i++)
+        if (rf_cuda_gemm_supported(cu, RF_CUDA_GEMM_CUBLASLT, dts[i], 16, &e)) {
+            rc = cli_fail_err(ctx, &e);
+            goto out;
+        }
+    if ((rc = bench_roofs(ctx, cu, device, dts, n_dts, roofs)))
+        goto out;
+    if ((rc = shapes_of(ctx, m, &roofs[0], shapes, &n_shapes)))
+        goto out;
+
+    const rf_cuda_device *d = rf_cuda_ctx_device(cu);
+    char title[256], pk[32], bw[32];
+    snprintf(title, sizeof title, "GEMM sweep: %.96s linear shapes on %.96s (cuda:%d), cuBLASLt",
+             m->name, d->name, d->index);
+    if (!(r = rf_report_new(title))) {
+        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n_dts; i++)
+        rf_report_assume(r, "roof %s: %s: %s, %s, ridge %.1f FLOP/byte", rf_dtype_name(dts[i]),
+                         ctx->hw_origin,
+                         rf_fmt(roofs[i].peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
+                         rf_fmt(roofs[i].bw_bytes_per_s, RF_U_BW, bw, sizeof bw), roofs[i].ridge);
+    rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
+                        "K N, Q = (M K + N K) b_in + M N b_out (fp8 e4m3 writes bf16); at M = 1 "
+                        "bf16 our gemv kernel is timed too");
+    rf_report_assume(r, "buffers rotated over copies totalling >= 4 x L2, fresh random inputs per "
+                        "shape, results spot-checked against a CPU reference; CUDA-graph timing, "
+                        "median of %d trials; of roof = best / roofline",
+                     trials);
+    rf_report_table(r, "gemm", NULL);
+    rf_report_col(r, "ops", "operators", RF_U_NONE);
+    rf_report_col(r, "dtype", "dtype", RF_U_NONE);
+    rf_report_col(r, "m", "M", RF_U_INT);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "routine", "routine", RF_U_NONE);
+    rf_report_col(r, "time_s", "time (median)", RF_U_SECONDS);
+    rf_report_col(r, "flops_per_s_median", "median", RF_U_FLOP_RATE);
+    rf_report_col(r, "flops_per_s", "best", RF_U_FLOP_RATE);
+    rf_report_col(r, "bw_bytes_per_s", "best B/s", RF_U_BW);
+    rf_report_col(r, "intensity", "FLOP/byte", RF_U_INTENSITY4);
+    rf_report_col(r, "roof_flops_per_s", "roofline", RF_U_FLOP_RATE);
+    rf_report_col(r, "of_roof", "of roof", RF_U_PERCENT);
+    rf_report_col(r, "regime", "regime", RF_U_NONE);
+
+    rf_cuda_timing t = rf_cuda_timing_default(false);
+    t.trials = trials;
+    bool shown = isatty(STDERR_FILENO);
+    for (size_t s = 0; s < n_shapes; s++)
+        for (size_t di = 0; di < n_dts; di++)
+            for (size_t ti = 0; ti < nt; ti++)
+                for (int impl = 0; impl < RF_CUDA_GEMM_IMPL_COUNT; impl++) {
+                    rf_cuda_gemm_result g;
+                    if (impl == RF_CUDA_GEMM_GEMV && !(toks[ti] == 1 && dts[di] == RF_BF16))
+                        continue;
+                    if (shown)
+                        fprintf(stderr, "\r  timing %-24.24s %-8s M = %-6lld %-8s", shapes[s].ops,
+                                rf_dtype_name(dts[di]), (long long)toks[ti],
+                                rf_cuda_gemm_impl_name((rf_cuda_gemm_impl)impl));
+                    rf_status st = rf_cuda_gemm_time(cu, (rf_cuda_gemm_impl)impl, dts[di],
+                                                     toks[ti], shapes[s].k, shapes[s].n, &t,
+                                                     &roofs[di], &g, &e);
+                    if (st == RF_EUNAVAIL || st == RF_ENOMEM) {
+                        rf_report_note(r, "not run: %s", e.msg);
+                        continue;
+                    }
+                    if (st != RF_OK) {
+                        progress_end(shown);
+                        rc = cli_fail_err(ctx, &e);
+                        goto out;
+                    }
+                    bench_row(r, &shapes[s], &g);
+                    if (toks[ti] == 1)
+                        rf_report_note(r, "M = 1 %s %s %s: %s = %.0f%% of the memory roof",
+                                       rf_dtype_name(dts[di]), shapes[s].ops,
+                                       rf_cuda_gemm_impl_name(g.impl),
+                                       rf_fmt(g.bw_bytes_per_s.best, RF_U_BW, bw, sizeof bw),
+                                       100 * g.of_roof);
+                }
+    progress_end(shown);
+    rc = cli_emit(ctx, r);
+out:
+    free(toks);
+    rf_report_free(r);
+    rf_cuda_ctx_free(cu);
+    return rc;
+}
