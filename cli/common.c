@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -262,6 +263,19 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
     return RF_EXIT_OK;
 }
 
+/* Files this run has read (slot 0: the model's config.json, slot 1: a
+ * hardware profile). cli_write_file never writes over one of them. One
+ * command runs per process, so a file-static list is enough. */
+enum { INPUT_MODEL, INPUT_PROFILE, N_INPUTS };
+static char read_files[N_INPUTS][4096];
+
+static void note_input(int slot, const char *path)
+{
+    struct stat st;
+    bool folder = stat(path, &st) == 0 && S_ISDIR(st.st_mode); /* a model folder */
+    snprintf(read_files[slot], sizeof read_files[slot], folder ? "%s/config.json" : "%s", path);
+}
+
 int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out)
 {
     rf_err e;
@@ -277,6 +291,7 @@ int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out)
         return cli_fail_err(ctx, &e);
     if (rf_model_load(text, out, &e))
         return cli_fail_err(ctx, &e);
+    note_input(INPUT_MODEL, text);
     return RF_EXIT_OK;
 }
 
@@ -304,8 +319,10 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
         if (!p)
             return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
         rf_status s = rf_profile_load(name, p, &e);
+        if (s == RF_OK && (s = rf_profile_to_hw(p, &ctx->hw, &e)))
+            rf_err_prefix(&e, "%s", name); /* the figure is the file's */
         if (s == RF_OK)
-            s = rf_profile_to_hw(p, &ctx->hw, &e);
+            note_input(INPUT_PROFILE, name);
         if (s == RF_OK)
             snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "profile %.80s (measured %s)", name,
                      p->date[0] ? p->date : "undated");
@@ -368,7 +385,11 @@ int cli_write_file(const cli_ctx *ctx, const char *path, const char *data, size_
             return cli_fail(ctx, RF_EXIT_IO, "error writing standard output");
         return RF_EXIT_OK;
     }
-    if (rf_file_write_atomic(path, data, len, NULL, &e))
+    const char *inputs[N_INPUTS + 1] = {NULL};
+    for (size_t i = 0, n = 0; i < N_INPUTS; i++)
+        if (read_files[i][0])
+            inputs[n++] = read_files[i];
+    if (rf_file_write_atomic(path, data, len, inputs, &e))
         return cli_fail(ctx, e.status == RF_EINVAL ? RF_EXIT_USAGE : RF_EXIT_IO, "%s", e.msg);
     return RF_EXIT_OK;
 }
