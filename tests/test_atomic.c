@@ -318,6 +318,47 @@ static void dash_writes_stdout(void **state)
     assert_listing(f, "report.json stderr.txt stdout.txt stdout2.txt sub");
 }
 
+/* `roofline step config.json -o config.json` refuses, and the config (or a
+ * profile given to --hw) is left as it was. */
+static void cli_keeps_inputs(void **state)
+{
+    fixture *f = *state;
+    char cfg[512], prof[512], out[512], err[512];
+    path_in(f, "config.json", cfg, sizeof cfg);
+    path_in(f, "profile.json", prof, sizeof prof);
+    path_in(f, "stdout.txt", out, sizeof out);
+    path_in(f, "stderr.txt", err, sizeof err);
+    const char *config = "{\"model_type\": \"llama\", \"hidden_size\": 512, "
+                         "\"num_hidden_layers\": 2, \"num_attention_heads\": 8, "
+                         "\"intermediate_size\": 1024, \"vocab_size\": 1000}\n";
+    const char *profile = "{\"name\": \"p\", \"bandwidth_bytes_per_s\": 1e11, "
+                          "\"peak_flops_per_s\": {\"bf16\": 1e13}}\n";
+    put(cfg, config);
+    put(prof, profile);
+
+    char *over_model[] = {RF_ROOFLINE_BIN, "step", cfg, "-o", cfg, NULL};
+    assert_int_equal(run(out, err, over_model), 2);
+    char *errs = slurp(err), *kept = slurp(cfg);
+    assert_non_null(strstr(errs, "refusing to overwrite an input"));
+    assert_string_equal(kept, config);
+    free(errs);
+    free(kept);
+
+    /* the folder form names the same file */
+    char *over_folder[] = {RF_ROOFLINE_BIN, "step", f->dir, "-o", cfg, NULL};
+    assert_int_equal(run(out, err, over_folder), 2);
+    kept = slurp(cfg);
+    assert_string_equal(kept, config);
+    free(kept);
+
+    char *over_profile[] = {RF_ROOFLINE_BIN, "step", cfg, "--hw", prof, "-o", prof, NULL};
+    assert_int_equal(run(out, err, over_profile), 2);
+    kept = slurp(prof);
+    assert_string_equal(kept, profile);
+    free(kept);
+    assert_listing(f, "config.json profile.json stderr.txt stdout.txt");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,6 +370,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(failed_write_keeps_old, setup, teardown),
         cmocka_unit_test_setup_teardown(read_errors_name_the_path, setup, teardown),
         cmocka_unit_test_setup_teardown(dash_writes_stdout, setup, teardown),
+        cmocka_unit_test_setup_teardown(cli_keeps_inputs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
