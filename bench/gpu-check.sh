@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# bench/gpu-check.sh - the CUDA backend on a machine with an NVIDIA GPU, in
+# one go (docs/cuda.md):
+#   1. build roofline and test_cuda with the CUDA backend (Release);
+#   2. correctness: test_cuda (host part, the no-device CLI path, and the
+#      device part: every GEMM dtype and the gemv kernel against a CPU
+#      reference, bandwidth kernels checked, a quick measure);
+#   3. roofline measure --device cuda -o profile.json (the full profile);
+#   4. roofline bench gemm MODEL --device cuda --hw profile.json, as a table
+#      and as JSON (the plot's measured overlay);
+#   5. a short table last: the issue's targets against what was measured.
+# Logs go to one folder (default gpu-check-<UTC time>). About 2-3 minutes on
+# an H200, most of it the build; every step has a time limit.
+#
+# usage: bench/gpu-check.sh [LOG_DIR]
+#   env: BUILD (build-gpu), MODEL (qwen2.5-7b-instruct), DEVICE (cuda:0),
+#        RF_CUDA_ARCHS (80;89;90), JOBS (nproc)
+# exit: 0 when every step ran and every target was met, 1 otherwise.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${1:-gpu-check-$(date -u +%Y%m%dT%H%M%SZ)}
+BUILD=${BUILD:-build-gpu}
+MODEL=${MODEL:-qwen2.5-7b-instruct}
+DEVICE=${DEVICE:-cuda:0}
+ARCHS=${RF_CUDA_ARCHS:-80;89;90}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+mkdir -p "$OUT" || exit 1
+SUMMARY=$OUT/summary.txt
+: >"$SUMMARY"
+failed=0
+T0=$(date +%s)
+
+say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
+elapsed() { echo $(($(date +%s) - T0))s; }
+
+# step NAME LIMIT_S LOG COMMAND...: run with a time limit, log stdout+stderr.
+step() {
+    local name=$1 limit=$2 log=$3
+    shift 3
+    printf '== %-40s ' "$name" | tee -a "$SUMMARY"
+    timeout "$limit" "$@" >"$log" 2>&1
+    local rc=$?
+    case $rc in
+    0) say "ok ($(elapsed))" ;;
+    77) say "skipped: $(tail -n 1 "$log")" ;;
+    124) say "TIMED OUT after ${limit}s (log: $log)"; failed=1 ;;
+    *) say "FAILED, exit $rc (log: $log)"; tail -n 5 "$log" | sed 's/^/   | /' | tee -a "$SUMMARY"; failed=1 ;;
+    esac
+    return $rc
+}
+
+say "gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ), logs in $OUT"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
+    say "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>/dev/null | head -n 1)"
+fi
+command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] ||
+    say "warning: no nvcc on the PATH or at /usr/local/cuda/bin: the build will lack the backend"
+
+# 1. Build. The configure line must say the backend is ON.
+step "configure (CUDA archs $ARCHS)" 120 "$OUT/configure.log" \
+    cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "-DRF_CUDA_ARCHS=$ARCHS" || exit 1
+if ! grep -q "CUDA backend ON" "$OUT/configure.log"; then
+    say "the CUDA backend is OFF: $(grep 'CUDA backend' "$OUT/configure.log")"
+    exit 1
+fi
+step "build roofline" 300 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS" --target roofline ||
+    exit 1
+RF=$BUILD/cli/roofline
+TC=$BUILD/tests/test_cuda
+have_tests=0
+step "build test_cuda" 120 "$OUT/build-tests.log" cmake --build "$BUILD" -j "$JOBS" --target test_cuda &&
+    have_tests=1
+
+# 2. Correctness before any figure is trusted.
+if [ $have_tests = 1 ]; then
+    step "test_cuda (host)" 60 "$OUT/test_cuda_host.log" "$TC"
+    step "test_cuda cli (no-device path)" 60 "$OUT/test_cuda_cli.log" "$TC" cli "$RF"
+    step "test_cuda device (vs CPU reference)" 180 "$OUT/test_cuda_device.log" "$TC" device
+    if [ $? = 77 ]; then
+        say "no usable CUDA device: nothing to measure"
+        exit 3
+    fi
+else
+    say "test_cuda not built (cmocka missing?): the measure step still checks every GEMM"
+fi
+
+# 3. The profile.
+step "measure --device $DEVICE" 240 "$OUT/measure.txt" \
+    "$RF" measure --device "$DEVICE" -o "$OUT/profile.json"
+measured=$?
+[ $measured = 0 ] && cat "$OUT/measure.txt"
+
+# 4. The sweep, against the measured profile when there is one.
+HW=()
+[ -s "$OUT/profile.json" ] && HW=(--hw "$OUT/profile.json")
+step "bench gemm $MODEL (table)" 300 "$OUT/bench.txt" \
+    "$RF" bench gemm "$MODEL" --device "$DEVICE" "${HW[@]}"
+step "bench gemm $MODEL (json)" 300 "$OUT/bench.log" \
+    "$RF" bench gemm "$MODEL" --device "$DEVICE" "${HW[@]}" --json -o "$OUT/bench.json"
+
+# 5. Targets (issue 6) against the measurement, last.
+summarize() {
+    python3 - "$OUT/profile.json" "$OUT/bench.json" <<'EOF'
+import json, sys
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+prof, bench = load(sys.argv[1]), load(sys.argv[2])
+rows, ok = [], True
+
+def target(what, want, got, passed):
+    global ok
+    ok = ok and passed is not False
+    verdict = "n/a" if passed is None else "PASS" if passed else "FAIL"
+    rows.append((what, want, got, verdict))
+
+bw = None
+if prof:
+    kern = {(k["name"], k["level"]): k for k in prof.get("kernels", [])}
+    mem = prof["levels"][-1]["name"] if prof.get("levels") else "HBM"
+    copy = kern.get(("copy_v16", mem))
+    bw = prof.get("bandwidth_bytes_per_s")
+    got = copy["best"] / 1e12 if copy else None
+    target(f"copy_v16 read+write ({mem})", ">= 4.0 TB/s",
+           f"{got:.2f} TB/s" if got else "-", None if got is None else got >= 4.0)
+    target("memory roof: read_v16 best", "-", f"{bw / 1e12:.2f} TB/s" if bw else "-", None)
+    peaks = prof.get("peak_flops_per_s", {})
+    for dt in ("bf16", "fp16", "fp8_e4m3", "tf32", "fp32"):
+        p = peaks.get(dt)
+        if not p:
+            continue
+        want = ">= 700 TFLOP/s" if dt == "bf16" else "-"
+        target(f"{dt} cuBLASLt GEMM peak", want, f"{p / 1e12:.0f} TFLOP/s (ridge {p / bw:.0f})",
+               (p >= 700e12) if dt == "bf16" else None)
+else:
+    target("profile.json", "written", "missing", False)
+
+sweep = bench.get("gemm", []) if bench else []
+if bench is None:
+    target("bench.json", "written", "missing", False)
+gemv = [r for r in sweep if r["m"] == 1 and r["k"] == 3584 and r["n"] == 18944
+        and r["dtype"] == "bf16"]
+if gemv and bw:
+    best = max(gemv, key=lambda r: r["flops_per_s"])
+    frac = best["flops_per_s"] / (bw * 1.0)
+    target("M=1 bf16 K=3584 N=18944", ">= 70% of bw x 1 FLOP/B",
+           f"{frac * 100:.0f}% ({best['routine']}, {best['bw_bytes_per_s'] / 1e12:.2f} TB/s)",
+           frac >= 0.70)
+    for r in gemv:
+        rows.append((f"  {r['routine']}", "", f"{r['bw_bytes_per_s'] / 1e12:.2f} TB/s, "
+                     f"{r['flops_per_s'] / (bw * 1.0) * 100:.0f}%", ""))
+elif bench is not None:
+    target("M=1 bf16 K=3584 N=18944", ">= 70% of bw x 1 FLOP/B", "not in the sweep", False)
+
+w = max(len(r[0]) for r in rows) if rows else 10
+print(f"\n{'figure':<{w}}  {'target':<26} {'measured':<34} verdict")
+for what, want, got, verdict in rows:
+    print(f"{what:<{w}}  {want:<26} {got:<34} {verdict}")
+
+q = [r for r in sweep if r["k"] == 3584 and r["n"] == 3584 and r["dtype"] == "bf16"
+     and r["routine"] == "cublasLt"]
+if q and prof and prof.get("peak_flops_per_s", {}).get("bf16"):
+    peak = prof["peak_flops_per_s"]["bf16"]
+    print("\nq_proj/o_proj bf16 (K = N = 3584): achieved over M, against the bf16 peak "
+          f"{peak / 1e12:.0f} TFLOP/s")
+    print(f"{'M':>6} {'TFLOP/s':>9} {'of peak':>8} {'of roof':>8}  regime")
+    for r in sorted(q, key=lambda r: r["m"]):
+        print(f"{r['m']:>6} {r['flops_per_s'] / 1e12:>9.1f} {r['flops_per_s'] / peak * 100:>7.0f}%"
+              f" {r['of_roof'] * 100:>7.0f}%  {r['regime']}")
+sys.exit(0 if ok else 1)
+EOF
+}
+if command -v python3 >/dev/null 2>&1; then
+    summarize | tee -a "$SUMMARY"
+    [ "${PIPESTATUS[0]}" = 0 ] || failed=1
+else
+    say "no python3: the figures are in $OUT/measure.txt and $OUT/bench.txt"
+    cat "$OUT/bench.txt"
+fi
+say "gpu-check: $( [ $failed = 0 ] && echo "all steps ran, all targets met" || echo "SOMETHING FAILED (see above)"), $(elapsed), logs in $OUT"
+exit $failed
