@@ -114,7 +114,7 @@ rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measu
 
     for (size_t r = 0; r < runs; r++) {
         rf_profile_level *l = &out->level[r];
-        snprintf(l->name, sizeof l->name, "L%zu", r + 1);
+        snprintf(l->name, sizeof l->name, "L%d", (int)r + 1);
         l->bandwidth_bytes_per_s = sweep[point[r]].rate.best;
         l->bytes = sweep[point[r]].bytes;
         out->point[r] = point[r];

@@ -1,0 +1,461 @@
+/* test_measure.c - the measurement layer: statistics, the CPU decisions,
+ * every ISA's kernels against the reference and against checksums derived
+ * by hand, level detection on made-up sweeps, smoke runs of each timed
+ * kernel and of GEMM through CBLAS. Never absolute speed.
+ *
+ * `test_measure lab` runs only the --quick lab (seconds; ctest label nosan). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernels.h"
+#include "roofline/rf_measure.h"
+
+/* ---- statistics ---------------------------------------------------------- */
+
+static void stats_odd_and_even(void **state)
+{
+    (void)state;
+    rf_stats s;
+    const double odd[] = {3, 1, 2, 5, 4};
+    assert_int_equal(rf_stats_of(odd, 5, &s, NULL), RF_OK);
+    assert_true(s.best == 5 && s.max == 5 && s.min == 1 && s.median == 3 && s.n == 5);
+    assert_true(fabs(s.spread - 0.4) < 1e-15); /* (5 - 3) / 5 */
+    assert_true(rf_stats_unsteady(&s));
+    const double even[] = {10, 9.6, 9.8, 10};
+    assert_int_equal(rf_stats_of(even, 4, &s, NULL), RF_OK);
+    assert_true(s.median == 9.9);              /* (9.8 + 10) / 2 */
+    assert_true(fabs(s.spread - 0.01) < 1e-12); /* (10 - 9.9) / 10: steady */
+    assert_false(rf_stats_unsteady(&s));
+    const double one = 7;
+    assert_int_equal(rf_stats_of(&one, 1, &s, NULL), RF_OK);
+    assert_true(s.best == 7 && s.median == 7 && s.spread == 0);
+}
+
+static void stats_refused(void **state)
+{
+    (void)state;
+    rf_stats s;
+    rf_err e;
+    double v[RF_STATS_MAX + 1] = {1, -2};
+    assert_int_equal(rf_stats_of(v, 0, &s, &e), RF_EINVAL);
+    assert_int_equal(rf_stats_of(v, 2, &s, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "sample 1"));
+    v[1] = NAN;
+    assert_int_equal(rf_stats_of(v, 2, &s, &e), RF_EINVAL);
+    v[1] = 1;
+    assert_int_equal(rf_stats_of(v, RF_STATS_MAX + 1, &s, &e), RF_ERANGE);
+}
+
+/* ---- CPU decisions on made-up CPUs ----------------------------------------- */
+
+static rf_cpu made_up(const char *vendor, unsigned family, unsigned model)
+{
+    rf_cpu c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.vendor, sizeof c.vendor, "%s", vendor);
+    c.family = family;
+    c.model = model;
+    c.sse2 = c.avx = c.fma = c.avx2 = c.os_ymm = true;
+    return c;
+}
+
+static void isa_choice(void **state)
+{
+    (void)state;
+    rf_cpu c = made_up("AuthenticAMD", 0x19, 0x01); /* this lab's EPYC (Zen 3) */
+    assert_int_equal(rf_isa_best(&c), RF_ISA_AVX2);
+    c.avx512f = true; /* the CPU has it but the OS does not save ZMM state */
+    assert_int_equal(rf_isa_best(&c), RF_ISA_AVX2);
+    c.os_zmm = true;
+    assert_int_equal(rf_isa_best(&c), RF_ISA_AVX512);
+    c.avx512f = c.os_zmm = false;
+    c.fma = false; /* AVX2 without FMA (no such x86, but the rule holds) */
+    assert_int_equal(rf_isa_best(&c), RF_ISA_SSE);
+    c.os_ymm = false;
+    c.fma = true;
+    assert_int_equal(rf_isa_best(&c), RF_ISA_SSE);
+    c.sse2 = false;
+    assert_int_equal(rf_isa_best(&c), RF_ISA_SCALAR);
+    assert_true(rf_isa_supported(&c, RF_ISA_SCALAR));
+
+    rf_kernel_table t;
+    rf_err e;
+    c = made_up("AuthenticAMD", 0x19, 0x01);
+    assert_int_equal(rf_kernels_for(&c, RF_ISA_AVX512, &t, &e), RF_EUNAVAIL);
+    assert_non_null(strstr(e.msg, "avx512 not supported"));
+    assert_int_equal(rf_kernels_choose(&c, "avx9", &t, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "avx9"));
+    assert_int_equal(rf_kernels_choose(&c, "scalar", &t, &e), RF_OK);
+    assert_int_equal(t.isa, RF_ISA_SCALAR);
+    assert_false(t.nt_stores);
+    rf_isa isa;
+    assert_int_equal(rf_isa_parse("sse", &isa, NULL), RF_OK);
+    assert_int_equal(isa, RF_ISA_SSE);
+    char name[48];
+    rf_kernel_name(&t, "copy", "f64", name, sizeof name);
+    assert_string_equal(name, "copy_scalar_f64");
+}
+
+static void flops_per_cycle(void **state)
+{
+    (void)state;
+    /* 2 FMA pipes x lanes x 2 FLOP: AVX2 fp32 = 2 x 8 x 2 = 32 (Haswell and
+     * later, Zen 2 and later); fp64 half that. */
+    rf_cpu zen3 = made_up("AuthenticAMD", 0x19, 0x01);
+    assert_int_equal(rf_cpu_flops_per_cycle(&zen3, RF_ISA_AVX2, RF_FP32), 32);
+    assert_int_equal(rf_cpu_flops_per_cycle(&zen3, RF_ISA_AVX2, RF_FP64), 16);
+    /* Zen 4 runs AVX-512 on 256-bit pipes: still 32. */
+    assert_int_equal(rf_cpu_flops_per_cycle(&zen3, RF_ISA_AVX512, RF_FP32), 32);
+    /* Zen 1 (family 17h, model 01h): 128-bit pipes, AVX2 fp32 = 2 x 4 x 2. */
+    rf_cpu zen1 = made_up("AuthenticAMD", 0x17, 0x01);
+    assert_int_equal(rf_cpu_flops_per_cycle(&zen1, RF_ISA_AVX2, RF_FP32), 16);
+    /* Skylake-SP with two 512-bit FMA units: 2 x 16 x 2. */
+    rf_cpu skx = made_up("GenuineIntel", 6, 0x55);
+    assert_int_equal(rf_cpu_flops_per_cycle(&skx, RF_ISA_AVX512, RF_FP32), 64);
+    /* SSE: two pipes, each a multiply or an add on 4 lanes; scalar: 2 x 1. */
+    assert_int_equal(rf_cpu_flops_per_cycle(&skx, RF_ISA_SSE, RF_FP32), 8);
+    assert_int_equal(rf_cpu_flops_per_cycle(&skx, RF_ISA_SCALAR, RF_FP64), 2);
+    assert_int_equal(rf_cpu_flops_per_cycle(&skx, RF_ISA_AVX2, RF_BF16), 0);
+}
+
+/* ---- kernels: every ISA this CPU has, against checksums and the oracle -- */
+
+#define N_SMALL 1037 /* not a multiple of any unroll, so tails run too */
+
+static double *aligned(size_t n)
+{
+    void *p = NULL;
+    assert_int_equal(posix_memalign(&p, 64, n * sizeof(double)), 0);
+    return p;
+}
+
+/* sum over i < n of (i mod 16): 120 per full 16, then 0 + 1 + ... + (r-1). */
+static double mod16_sum(size_t n)
+{
+    size_t r = n % 16;
+    return 120.0 * (double)(n / 16) + (double)(r * (r - 1) / 2);
+}
+
+static void kernels_one_isa(const rf_kernel_table *t)
+{
+    double *a = aligned(N_SMALL), *b = aligned(N_SMALL), *c = aligned(N_SMALL);
+    double *want = aligned(N_SMALL);
+    for (size_t i = 0; i < N_SMALL; i++) {
+        b[i] = (double)(i % 16);
+        c[i] = (double)(i % 8);
+    }
+    /* read: N_SMALL = 1037 = 64 x 16 + 13, so 120 x 64 + 78 = 7758 */
+    assert_true(mod16_sum(N_SMALL) == 7758);
+    assert_true(t->read_f64(b, N_SMALL) == 7758);
+    assert_true(t->read_f64(b, 0) == 0);
+
+    void (*copies[])(double *, const double *, size_t) = {t->copy_f64, t->copy_nt_f64};
+    for (int k = 0; k < 2; k++) {
+        memset(a, 0, N_SMALL * sizeof *a);
+        copies[k](a, b, N_SMALL);
+        assert_memory_equal(a, b, N_SMALL * sizeof *a);
+    }
+    void (*triads[])(double *, const double *, const double *, double, size_t) = {
+        t->triad_f64, t->triad_nt_f64};
+    rf_kern_triad_ref_f64(want, b, c, 3.0, N_SMALL);
+    /* checksum: sum b + 3 sum c = 7758 + 3 x (28 x 129 + 10) = 7758 + 10866 */
+    assert_true(rf_kern_read_ref_f64(want, N_SMALL) == 7758 + 3 * (28.0 * 129 + 10));
+    for (int k = 0; k < 2; k++) {
+        memset(a, 0, N_SMALL * sizeof *a);
+        triads[k](a, b, c, 3.0, N_SMALL);
+        assert_memory_equal(a, want, N_SMALL * sizeof *a);
+    }
+
+    /* FMA chains: each chain equals the one-chain oracle, bit for bit, after
+     * few enough steps (500) that no chain has reached its fixed point. */
+    float cf[RF_FMA_MAX_CHAINS];
+    double cd[RF_FMA_MAX_CHAINS];
+    const float mf = 1.0f - 1.0f / 4096, af = 1.0f / 1024;
+    for (size_t j = 0; j < RF_FMA_MAX_CHAINS; j++) {
+        cf[j] = 1.0f + (float)j / 1024;
+        cd[j] = 1.0 + (double)j / 1024;
+    }
+    t->fma_f32(cf, 500, mf, af);
+    t->fma_f64(cd, 500, (double)mf, (double)af);
+    for (size_t j = 0; j < t->fma_chains_f32; j++)
+        assert_true(cf[j] == rf_kern_chain_ref_f32(1.0f + (float)j / 1024, 500, mf, af,
+                                                   t->fma_fused));
+    for (size_t j = 0; j < t->fma_chains_f64; j++)
+        assert_true(cd[j] == rf_kern_chain_ref_f64(1.0 + (double)j / 1024, 500, (double)mf,
+                                                   (double)af, t->fma_fused));
+    /* distinct chains stayed distinct: nothing was computed once and copied */
+    assert_true(cf[0] != cf[t->fma_chains_f32 - 1] || t->fma_chains_f32 == 1);
+    free(a), free(b), free(c), free(want);
+}
+
+static void kernels_every_isa(void **state)
+{
+    (void)state;
+    rf_cpu cpu;
+    assert_int_equal(rf_cpu_query(&cpu, NULL), RF_OK);
+    int tested = 0;
+    for (int isa = 0; isa < RF_ISA_COUNT; isa++) {
+        rf_kernel_table t;
+        if (!rf_isa_supported(&cpu, (rf_isa)isa)) {
+            print_message("  %s: not on this CPU, skipped\n", rf_isa_name((rf_isa)isa));
+            continue;
+        }
+        assert_int_equal(rf_kernels_for(&cpu, (rf_isa)isa, &t, NULL), RF_OK);
+        assert_int_equal(t.isa, isa);
+        assert_true(t.fma_chains_f32 <= RF_FMA_MAX_CHAINS && t.fma_chains_f64 <= RF_FMA_MAX_CHAINS);
+        kernels_one_isa(&t);
+        tested++;
+    }
+    assert_true(tested >= 1);
+}
+
+static void fixed_point_stop(void **state)
+{
+    (void)state;
+    /* x -> x (1 - 2^-12) + 2^-10 has the exact fixed point 4:
+     * 4 - 4 x 2^-12 + 2^-10 = 4. The oracle stops there, so a billion steps
+     * cost what convergence costs. */
+    assert_true(rf_kern_chain_ref_f32(4.0f, 1000000000, 1.0f - 1.0f / 4096, 1.0f / 1024, 1) ==
+                4.0f);
+    double x = rf_kern_chain_ref_f64(1.0, 1000000000, 1.0 - 1.0 / 4096, 1.0 / 1024, 1);
+    assert_true(fabs(x - 4.0) < 1e-12);
+}
+
+/* ---- levels from made-up sweeps ----------------------------------------- */
+
+static rf_measurement point(uint64_t bytes, double gbps)
+{
+    rf_measurement m;
+    memset(&m, 0, sizeof m);
+    m.bytes = bytes;
+    m.rate.best = m.rate.median = m.rate.min = m.rate.max = gbps * 1e9;
+    return m;
+}
+
+static void levels_plateaus(void **state)
+{
+    (void)state;
+    /* Shaped like this lab's EPYC: L1 ~280, L2 ~160, L3 ~120 GB/s, the L3
+     * edge between 11.6 and 16 MiB, DRAM ~18. Points near edges straddle. */
+    const double gb[] = {255, 265, 280, 279, 281, 168, 165, 160, 159, 165, 158, 141, 133,
+                         130, 124, 123, 120, 121, 122, 121, 84, 26, 22, 13};
+    rf_measurement sweep[24];
+    for (size_t i = 0; i < 24; i++)
+        sweep[i] = point((uint64_t)(16384 * pow(2, i / 2.0)), gb[i]);
+    rf_measurement dram = point(256u << 20, 18);
+    rf_levels lv;
+    assert_int_equal(rf_levels_detect(sweep, 24, &dram, 3, &lv, NULL), RF_OK);
+    assert_int_equal(lv.n, 4);
+    assert_string_equal(lv.level[0].name, "L1");
+    assert_string_equal(lv.level[3].name, "DRAM");
+    assert_true(lv.level[0].bandwidth_bytes_per_s == 280e9); /* best, not the edge point 281 */
+    assert_true(lv.level[1].bandwidth_bytes_per_s == 165e9 ||
+                lv.level[1].bandwidth_bytes_per_s == 168e9);
+    assert_true(lv.level[2].bandwidth_bytes_per_s >= 120e9 &&
+                lv.level[2].bandwidth_bytes_per_s <= 133e9);
+    assert_true(lv.level[3].bandwidth_bytes_per_s == 18e9);
+    assert_true(lv.level[3].bytes == 256u << 20);
+    /* 26 and below are within 1.6 x DRAM: DRAM's side of the last edge */
+    assert_int_equal(lv.first[3], 21);
+    assert_int_equal(lv.end[3], 24);
+    for (size_t l = 0; l + 1 < lv.n; l++) {
+        assert_true(lv.first[l] < lv.end[l] && lv.end[l] == lv.first[l + 1]);
+        assert_true(lv.point[l] >= lv.first[l] && lv.point[l] < lv.end[l]);
+        assert_true(lv.level[l].bandwidth_bytes_per_s > lv.level[l + 1].bandwidth_bytes_per_s);
+    }
+}
+
+static void levels_merge_and_refuse(void **state)
+{
+    (void)state;
+    /* Two plateaus 5% apart are one level; three levels asked, two found. */
+    const double gb[] = {200, 200, 200, 190, 190, 190, 60, 60, 60, 60};
+    rf_measurement sweep[10];
+    for (size_t i = 0; i < 10; i++)
+        sweep[i] = point(65536u << i, gb[i]);
+    rf_measurement dram = point(1u << 30, 10);
+    rf_levels lv;
+    assert_int_equal(rf_levels_detect(sweep, 10, &dram, 3, &lv, NULL), RF_OK);
+    assert_int_equal(lv.n, 3);
+    assert_true(lv.level[0].bandwidth_bytes_per_s == 200e9);
+    assert_true(lv.level[1].bandwidth_bytes_per_s == 60e9);
+    assert_string_equal(lv.level[2].name, "DRAM");
+    /* no cache region at all: only DRAM */
+    assert_int_equal(rf_levels_detect(sweep, 0, &dram, 3, &lv, NULL), RF_OK);
+    assert_int_equal(lv.n, 1);
+    rf_err e;
+    sweep[3].bytes = sweep[2].bytes;
+    assert_int_equal(rf_levels_detect(sweep, 10, &dram, 3, &lv, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "does not grow"));
+    assert_int_equal(rf_levels_detect(sweep, 2, &dram, 0, &lv, &e), RF_EINVAL);
+}
+
+/* ---- timed kernels, tiny sizes ------------------------------------------- */
+
+static void timed_kernels(void **state)
+{
+    (void)state;
+    rf_cpu cpu;
+    rf_kernel_table t;
+    rf_team *team = NULL;
+    rf_err e;
+    assert_int_equal(rf_cpu_query(&cpu, NULL), RF_OK);
+    assert_int_equal(rf_kernels_choose(&cpu, NULL, &t, NULL), RF_OK);
+    assert_int_equal(rf_team_new(&cpu, 1, &team, NULL), RF_OK);
+    assert_int_equal(rf_team_size(team), 1);
+    rf_timing tm = {0.002, 2};
+    for (int k = 0; k < RF_BW_COUNT; k++) {
+        rf_measurement m;
+        const rf_bw_desc *d = rf_bw_desc_of((rf_bw_kind)k);
+        assert_int_equal(rf_bw_measure(team, &t, (rf_bw_kind)k, 100000, tm, &m, &e), RF_OK);
+        /* rounded down to whole 512-byte slices per array: 100000 / 8 / arrays,
+         * to a multiple of 64 elements */
+        uint64_t per = 100000 / (8u * (uint64_t)d->arrays);
+        per -= per % 64;
+        assert_true(m.bytes == per * 8u * (uint64_t)d->arrays);
+        assert_true(m.rate.best > 0 && m.rate.median > 0 && m.reps >= 1);
+        assert_non_null(strstr(m.name, d->op));
+    }
+    rf_measurement m;
+    assert_int_equal(rf_bw_measure(team, &t, RF_BW_TRIAD, 100, tm, &m, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "too small"));
+    assert_int_equal(rf_fma_measure(team, &t, RF_FP32, tm, &m, &e), RF_OK);
+    assert_true(m.rate.best > 0);
+    assert_int_equal(rf_fma_measure(team, &t, RF_FP64, tm, &m, &e), RF_OK);
+    assert_int_equal(rf_fma_measure(team, &t, RF_BF16, tm, &m, &e), RF_EINVAL);
+    rf_status s = rf_clock_measure(team, tm, &m, &e);
+    assert_true(s == RF_OK || s == RF_EUNAVAIL);
+    if (s == RF_OK)
+        assert_true(m.rate.best > 1e8); /* any core this century runs above 100 MHz */
+    rf_timing bad = {0.001, 0};
+    assert_int_equal(rf_fma_measure(team, &t, RF_FP32, bad, &m, &e), RF_EINVAL);
+    rf_team_free(team);
+    assert_int_equal(rf_team_new(&cpu, cpu.cpus + 1, &team, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "threads"));
+    rf_team_free(NULL);
+}
+
+/* ---- GEMM through CBLAS --------------------------------------------------- */
+
+static void gemm_small(void **state)
+{
+    (void)state;
+    if (!rf_blas_available()) {
+        rf_gemm_bench_opts o = {.m = 1, .k = 1, .n = 1, .dtype = RF_FP32, .threads = 1,
+                                .timing = {0.001, 1}};
+        rf_gemm_bench_result g;
+        assert_int_equal(rf_gemm_bench(&o, &g, NULL), RF_EUNAVAIL);
+        skip();
+    }
+    const rf_dtype_kind dts[] = {RF_FP32, RF_FP64};
+    for (int d = 0; d < 2; d++)
+        for (int gemv = 0; gemv < 2; gemv++) {
+            rf_gemm_bench_opts o = {.m = gemv ? 1 : 5, .k = 96, .n = 72, .dtype = dts[d],
+                                    .gemv = gemv, .threads = 1, .cold_bytes = 1 << 20,
+                                    .timing = {0.002, 2}};
+            rf_gemm_bench_result g;
+            rf_err e;
+            assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_OK);
+            /* F = 2 M K N; Q = (M K + K N + M N) b */
+            uint64_t b = dts[d] == RF_FP32 ? 4 : 8;
+            assert_true(g.flops == 2u * (uint64_t)o.m * 96 * 72);
+            assert_true(g.bytes == ((uint64_t)o.m * 96 + 96 * 72 + (uint64_t)o.m * 72) * b);
+            /* 1 MiB of copies of a 96 x 72 W: ceil(2^20 / (6912 b)) */
+            assert_true(g.copies == (uint32_t)((1048576 + 6912 * b - 1) / (6912 * b)));
+            assert_true(g.flops_per_s.best > 0 && g.max_rel_err < 1e-5);
+            assert_false(g.scaled);
+            rf_roof roof = {.math = dts[d], .peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e11,
+                            .ridge = 10};
+            rf_gemm_placed p;
+            rf_gemm_place(&g, &roof, &p);
+            assert_true(fabs(p.point.intensity - (double)g.flops / (double)g.bytes) < 1e-12);
+            assert_true(p.of_roof > 0 && p.time_s_median > 0);
+        }
+}
+
+static void gemm_refused_and_scaled(void **state)
+{
+    (void)state;
+    if (!rf_blas_available())
+        skip();
+    rf_gemm_bench_opts o = {.m = 2, .k = 64, .n = 64, .dtype = RF_FP32, .gemv = true,
+                            .threads = 1, .timing = {0.001, 1}};
+    rf_gemm_bench_result g;
+    rf_err e;
+    assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "M = 1"));
+    o.gemv = false;
+    o.dtype = RF_BF16;
+    assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_EINVAL);
+    o.dtype = RF_FP32;
+    o.n = 0;
+    assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_EINVAL);
+    /* X, W and Y in fp32 take (M K + K N + M N) 4 = (128 + 66 N) 4 bytes:
+     * N = 64 needs 17,408 B, over a 10,000 B limit; N = 32 needs 8,960 B */
+    o.n = 64;
+    o.mem_limit_bytes = 10000;
+    assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_OK);
+    assert_true(g.scaled && g.n == 32);
+    o.mem_limit_bytes = 100; /* N = 1 still needs 776 B */
+    assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_ENOMEM);
+}
+
+/* ---- the --quick lab: sane figures ---------------------------------------- */
+
+static void quick_lab(void **state)
+{
+    (void)state;
+    rf_profile *p = calloc(1, sizeof *p);
+    rf_err e;
+    rf_measure_opts o = {.quick = true};
+    assert_non_null(p);
+    if (rf_measure_cpu(&o, p, &e) != RF_OK)
+        fail_msg("%s", e.msg);
+    assert_true(p->threads >= 1 && p->clock_hz > 0);
+    assert_true(p->bandwidth_bytes_per_s > 0);
+    assert_true(p->peak_flops_per_s[RF_FP32] > 0 && p->peak_flops_per_s[RF_FP64] > 0);
+    assert_true(p->theoretical_flops_per_s[RF_FP32] > 0);
+    assert_true(p->n_levels >= 2 && p->n_kernels >= 8);
+    assert_string_equal(p->levels[p->n_levels - 1].name, "DRAM");
+    /* the roof is the DRAM level's read figure, and L1 is at least as fast */
+    assert_true(p->levels[p->n_levels - 1].bandwidth_bytes_per_s == p->bandwidth_bytes_per_s);
+    assert_true(p->levels[0].bandwidth_bytes_per_s >= p->bandwidth_bytes_per_s);
+    for (size_t i = 0; i < p->n_kernels; i++)
+        assert_true(p->kernels[i].best > 0 && p->kernels[i].min <= p->kernels[i].median &&
+                    p->kernels[i].median <= p->kernels[i].best);
+    /* ridge = peak / bandwidth, through the summary and through the roof */
+    rf_profile_summary s;
+    rf_profile_summarize(p, &s);
+    assert_true(s.ridge[RF_FP32] == p->peak_flops_per_s[RF_FP32] / p->bandwidth_bytes_per_s);
+    rf_hw hw;
+    rf_roof roof;
+    assert_int_equal(rf_profile_to_hw(p, &hw, NULL), RF_OK);
+    assert_int_equal(rf_hw_roof(&hw, RF_FP64, &roof, NULL), RF_OK);
+    assert_true(roof.ridge == p->peak_flops_per_s[RF_FP64] / p->bandwidth_bytes_per_s);
+    free(p);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest lab[] = {cmocka_unit_test(quick_lab)};
+    if (argc > 1 && !strcmp(argv[1], "lab"))
+        return cmocka_run_group_tests_name("measure_lab", lab, NULL, NULL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stats_odd_and_even),   cmocka_unit_test(stats_refused),
+        cmocka_unit_test(isa_choice),           cmocka_unit_test(flops_per_cycle),
+        cmocka_unit_test(kernels_every_isa),    cmocka_unit_test(fixed_point_stop),
+        cmocka_unit_test(levels_plateaus),      cmocka_unit_test(levels_merge_and_refuse),
+        cmocka_unit_test(timed_kernels),        cmocka_unit_test(gemm_small),
+        cmocka_unit_test(gemm_refused_and_scaled),
+    };
+    return cmocka_run_group_tests_name("measure", tests, NULL, NULL);
+}
