@@ -3,7 +3,9 @@
  * Small kernels (a few microseconds) are shorter than the host's cost of
  * launching them, so calls issued one by one would time the launcher, not
  * the GPU. The calls are captured once into a CUDA graph and the graph is
- * replayed between two events: the GPU then runs them back to back.
+ * replayed between two events: the GPU then runs them back to back. A
+ * probe of direct calls sizes the graph; one timed replay of it sizes the
+ * trials, so each lasts at least min_trial_s.
  */
 #include <math.h>
 #include <string.h>
@@ -136,11 +138,20 @@ rf_status cuda_time(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_t min_c
     int64_t g = reps < GRAPH_MAX_CALLS ? reps : GRAPH_MAX_CALLS;
     if (g < min_calls)
         g = min_calls < GRAPH_MAX_CALLS ? min_calls : GRAPH_MAX_CALLS;
-    int64_t launches = (reps + g - 1) / g;
 
     out->graph = capture(ctx, fn, user, g, &exec);
     RF_TRY(run_unit(ctx, fn, user, g, exec, err)); /* untimed: uploads the graph */
     CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    /* Calibrate again on the unit itself: the probe's direct calls may have
+     * been launch-bound, the graph is not. */
+    double unit_s = 0;
+    CUDA_TRY(cudaEventRecord(ctx->start, ctx->stream));
+    RF_TRY(run_unit(ctx, fn, user, g, exec, err));
+    CUDA_TRY(cudaEventRecord(ctx->stop, ctx->stream));
+    RF_TRY(event_seconds(ctx, &unit_s, err));
+    double units = unit_s > 0 ? ceil(t->min_trial_s / unit_s) : 1;
+    int64_t launches = units < 1 ? 1 : units > (double)(MAX_REPS / g) ? MAX_REPS / g
+                                                                        : (int64_t)units;
 
     for (int tr = 0; tr < t->trials; tr++) {
         double s = 0;
