@@ -165,5 +165,6 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, struct rf_pro
 int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                    const rf_dtype_kind *dtype, int trials, const rf_model *m);
 int cmd_bench(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 #endif

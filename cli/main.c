@@ -28,6 +28,7 @@ static const command commands[] = {
 #ifdef RF_HAVE_MEASURE
     {"measure", cmd_measure, "measure this machine's roofline into a profile (--hw FILE)"},
     {"bench", cmd_bench, "bench gemm MODEL: time the model's GEMMs against the roofline"},
+    {"profile", cmd_profile, "run real decoder layers; every operator beside its floor"},
 #endif
 };
 

@@ -1,0 +1,335 @@
+/* cmd_profile.c - `roofline profile MODEL`: run N real decoder layers on the
+ * CPU, time every operator, and set each beside its floor on the measured
+ * roofline; the step's residual and its owners; the whole-model estimate. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "roofline/rf_forward.h"
+#include "roofline/rf_measure.h"
+#include "roofline/rf_profile.h"
+
+enum { O_LAYERS = 1000, O_DTYPE, O_THREADS, O_STEPS };
+
+static const cli_opt opts[] = {
+    {"phase", 1, CLI_O_PHASE, "decode|prefill", "step phase (default decode)"},
+    {"batch", 1, CLI_O_BATCH, "B", "sequences in the step (default 1)"},
+    {"context", 1, CLI_O_CONTEXT, "S",
+     "decode: keys per sequence, the new token's included (default 1024); prefill: cached "
+     "positions before the new tokens (default 0)"},
+    {"tokens", 1, CLI_O_TOKENS, "T", "prefill: new tokens per sequence (default 512)"},
+    {"layers", 1, O_LAYERS, "N", "decoder layers run (default 2); the model is estimated"},
+    {"dtype", 1, O_DTYPE, "fp32", "weights, activations and KV (only fp32 runs)"},
+    {"threads", 1, O_THREADS, "N", "BLAS threads (default: one per core)"},
+    {"steps", 1, O_STEPS, "N", "timed steps (default: as many as fill 2 s, 3 to 20)"},
+    {0},
+};
+
+typedef struct args {
+    rf_step_opts step; /* phase, batch, context, tokens as the step options */
+    rf_forward_opts fwd;
+} args;
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    int64_t v;
+    int rc;
+    switch (id) {
+    case O_LAYERS:
+        return cli_i64(ctx, "--layers", arg, 1, RF_MODEL_MAX_LAYERS, &a->fwd.layers);
+    case O_DTYPE:
+        if (strcmp(arg, "fp32"))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--dtype: '%s' is not run on the CPU (only fp32)",
+                            arg);
+        return RF_EXIT_OK;
+    case O_THREADS:
+        if ((rc = cli_i64(ctx, "--threads", arg, 1, 4096, &v)))
+            return rc;
+        a->fwd.threads = (int)v;
+        return RF_EXIT_OK;
+    case O_STEPS:
+        if ((rc = cli_i64(ctx, "--steps", arg, 1, RF_STATS_MAX, &v)))
+            return rc;
+        a->fwd.steps = (int)v;
+        return RF_EXIT_OK;
+    default:
+        return cli_step_opt(ctx, id, arg, &a->step);
+    }
+}
+
+/* Progress on stderr, one line rewritten in place, only on a terminal. */
+static void progress(void *user, int done, int total, const char *what)
+{
+    fprintf(stderr, "\r  %s [%2d/%2d] %-48s", (const char *)user, done + 1, total, what);
+    fflush(stderr);
+}
+
+/* The roof: --hw (a preset or a profile file), else a quick measurement of
+ * this machine now. */
+static int resolve_roof(cli_ctx *ctx, int threads, bool tty, rf_roof *roof)
+{
+    if (ctx->hw_name)
+        return cli_resolve_roof(ctx, RF_FP32, roof);
+    if (ctx->peak_tflops > 0 || ctx->bw_tbps > 0 || ctx->ridge > 0)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--peak, --bw and --ridge adjust a roof given by --hw; without --hw the "
+                        "roof is measured now");
+    static char what[] = "measuring";
+    rf_measure_opts mo = {.threads = threads, .quick = true, .progress = tty ? progress : NULL,
+                          .progress_user = what};
+    rf_profile *p = malloc(sizeof *p);
+    rf_err e;
+    if (!p)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    rf_status s = rf_measure_cpu(&mo, p, &e);
+    if (tty)
+        fprintf(stderr, "\r%-72s\r", "");
+    if (s == RF_OK)
+        s = rf_profile_to_hw(p, &ctx->hw, &e);
+    if (s == RF_OK)
+        snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
+                 "measured now (measure --quick, %d thread%s; give --hw PROFILE for a full one)",
+                 p->threads, p->threads == 1 ? "" : "s");
+    free(p);
+    if (s == RF_OK)
+        s = rf_hw_roof(&ctx->hw, RF_FP32, roof, &e);
+    return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
+}
+
+/* Operators with arithmetic go in "ops" (they sit on a log-log roofline,
+ * which `roofline plot --measured` draws); pure data movement (embed,
+ * kv_write: no FLOPs) in "moves", with the same columns. */
+static void op_table(rf_report *r, const rf_forward_run *run, bool moves)
+{
+    if (moves)
+        rf_report_table(r, "moves", "data movement (no FLOPs, so off a log roofline)");
+    else
+        rf_report_table(r, "ops",
+                        "operators (one instance: a layer, or once for the head)");
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "phase", "phase", RF_U_NONE);
+    rf_report_col(r, "count", "count", RF_U_INT);
+    rf_report_col(r, "m", "M", RF_U_INT);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "flops", "FLOPs", RF_U_FLOPS);
+    rf_report_col(r, "bytes", "bytes", RF_U_BYTES);
+    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
+    rf_report_col(r, "bound", "roof", RF_U_NONE);
+    rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
+    rf_report_col(r, "measured_s", "measured", RF_U_SECONDS);
+    rf_report_col(r, "flops_per_s", "achieved", RF_U_FLOP_RATE);
+    rf_report_col(r, "bytes_per_s", "achieved", RF_U_BW);
+    rf_report_col(r, "efficiency", "eff", RF_U_PERCENT);
+    rf_report_col(r, "residual_s", "residual", RF_U_SECONDS);
+    rf_report_col(r, "in_step_floor", "in floor", RF_U_NONE);
+    const char *phase = run->opts.phase == RF_DECODE ? "decode" : "prefill";
+    for (size_t i = 0; i < run->n_ops; i++) {
+        const rf_forward_op *op = &run->ops[i];
+        if ((op->flops == 0) != moves)
+            continue;
+        rf_report_row(r);
+        rf_report_cell_str(r, op->name);
+        rf_report_cell_str(r, phase);
+        rf_report_cell_int(r, op->count);
+        rf_report_cell_int(r, (uint64_t)op->m);
+        rf_report_cell_int(r, (uint64_t)op->k);
+        rf_report_cell_int(r, (uint64_t)op->n);
+        rf_report_cell_int(r, op->flops);
+        rf_report_cell_int(r, op->bytes);
+        rf_report_cell_num(r, op->intensity);
+        rf_report_cell_str(r, op->bound == RF_COMPUTE_BOUND ? "compute" : "memory");
+        rf_report_cell_num(r, op->floor_s);
+        rf_report_cell_num(r, op->measured_s);
+        if (moves)
+            rf_report_cell_null(r, "-");
+        else
+            rf_report_cell_num(r, op->flops_per_s);
+        rf_report_cell_num(r, op->bytes_per_s);
+        rf_report_cell_num(r, op->efficiency);
+        rf_report_cell_num(r, op->residual_s);
+        rf_report_cell_str(r, op->in_step_floor ? "yes" : "no");
+    }
+}
+
+static void step_section(rf_report *r, const rf_forward_run *run, const char *owners)
+{
+    const rf_forward_opts *o = &run->opts;
+    char label[128];
+    rf_report_section(r, "step", "the profiled step");
+    snprintf(label, sizeof label, "measured (%lld layer%s + head, median)", (long long)o->layers,
+             o->layers == 1 ? "" : "s");
+    rf_report_num(r, "measured_s", label, run->measured_s, RF_U_SECONDS);
+    rf_report_num(r, "measured_min_s", "fastest step", run->measured_min_s, RF_U_SECONDS);
+    rf_report_num(r, "measured_max_s", "slowest step", run->measured_max_s, RF_U_SECONDS);
+    rf_report_num(r, "floor_s", "floor (as `roofline step`)", run->floor_s, RF_U_SECONDS);
+    rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", run->floor_sum_of_max_s,
+                  RF_U_SECONDS);
+    rf_report_num(r, "ops_sum_of_max_s", "sum-of-max, element-wise operators included",
+                  run->ops_sum_of_max_s, RF_U_SECONDS);
+    rf_report_num(r, "residual_s", "residual (measured - floor)", run->residual_s, RF_U_SECONDS);
+    rf_report_str(r, "residual_owners", "residual owned by", owners);
+    rf_report_num(r, "layers_s", "the layers", run->layers_s, RF_U_SECONDS);
+    rf_report_num(r, "head_s", "embed + final norm + lm_head", run->head_s, RF_U_SECONDS);
+    rf_report_int(r, "steps", "timed steps", (uint64_t)o->steps, RF_U_INT);
+
+    rf_report_section(r, "model", "the whole model (estimated, not run)");
+    snprintf(label, sizeof label, "estimated: layers x %lld / %lld + head",
+             (long long)run->model_layers, (long long)o->layers);
+    rf_report_num(r, "estimated_model_s", label, run->estimated_model_s, RF_U_SECONDS);
+    rf_report_num(r, "estimated_tokens_per_s", "tokens/s at that estimate",
+                  run->estimated_tokens_per_s, RF_U_TOK_RATE);
+    rf_report_num(r, "model_floor_s", "floor of the whole model", run->model_floor_s,
+                  RF_U_SECONDS);
+    rf_report_num(r, "model_floor_sum_of_max_s", "sum-of-max floor of the whole model",
+                  run->model_floor_sum_of_max_s, RF_U_SECONDS);
+}
+
+static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_run *run)
+{
+    const rf_forward_opts *o = &run->opts;
+    char title[256], pk[32], bw[32], mem[32];
+    if (o->phase == RF_DECODE)
+        snprintf(title, sizeof title, "profile: decode step of %s, B=%lld, S=%lld, fp32, %lld of "
+                 "%lld layers run", m->name, (long long)o->batch, (long long)o->context,
+                 (long long)o->layers, (long long)m->layers);
+    else
+        snprintf(title, sizeof title, "profile: prefill step of %s, B=%lld, T=%lld after S=%lld, "
+                 "fp32, %lld of %lld layers run", m->name, (long long)o->batch,
+                 (long long)o->tokens, (long long)o->context, (long long)o->layers,
+                 (long long)m->layers);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return NULL;
+    rf_fmt(run->roof.peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk);
+    rf_fmt(run->roof.bw_bytes_per_s, RF_U_BW, bw, sizeof bw);
+    rf_fmt((double)run->mem.total_bytes, RF_U_BYTES_BIN, mem, sizeof mem);
+    rf_report_assume(r, "roof: %s: fp32 %s, memory %s, ridge %.1f FLOP/byte", ctx->hw_origin, pk,
+                     bw, run->roof.ridge);
+    rf_report_assume(r, "run: random fp32 weights of the model's shapes (%s in memory); OpenBLAS "
+                        "with %d thread%s, cblas_sgemv at M = 1, cblas_sgemm otherwise; "
+                        "element-wise operators one thread",
+                     mem, o->threads, o->threads == 1 ? "" : "s");
+    rf_report_assume(r, "timing: each operator timed on its own; median of %d steps after %d "
+                        "warm-up; the KV cache persists between steps",
+                     o->steps, o->warmup);
+    rf_report_assume(r, "check: matched the scalar reference on a tiny model of the same "
+                        "shape family (max error %.2g, tolerance %g)",
+                     run->check_max_err, RF_FORWARD_TOLERANCE);
+    if (o->phase == RF_DECODE)
+        rf_report_assume(r, "decode: the token at position S-1 = %lld writes its K and V and "
+                            "attends over S = %lld keys (keys = context, as `roofline step`)",
+                         (long long)(o->context - 1), (long long)o->context);
+    else
+        rf_report_assume(r, "prefill: %lld tokens a sequence at positions %lld..%lld, causal "
+                            "over %lld keys; each head's T x S scores stay in cache; lm_head on "
+                            "the last position",
+                         (long long)o->tokens, (long long)o->context,
+                         (long long)(o->context + o->tokens - 1),
+                         (long long)(o->context + o->tokens));
+    rf_report_assume(r, "figures: GEMMs, attention, lm_head and embed from rf_step (fp32, as "
+                        "`roofline step`); element-wise operators (in floor = no) counted by "
+                        "rf_forward.h and outside the step floor; efficiency = floor / measured "
+                        "against the roof named");
+    if (m->qkv_bias)
+        rf_report_assume(r, "q/k/v biases added inside the projections (not in their figures)");
+    if (m->notes[0])
+        rf_report_assume(r, "%s", m->notes);
+
+    /* The roof at the top level, keyed as a profile file keys it, so the
+     * JSON carries its own roof for `roofline plot --measured`. */
+    rf_report_section(r, NULL, "roof");
+    rf_report_str(r, "roof_source", "source", ctx->hw_origin);
+    rf_report_num(r, "bandwidth_bytes_per_s", "memory roof", run->roof.bw_bytes_per_s, RF_U_BW);
+    rf_report_num(r, "ridge", "ridge (fp32)", run->roof.ridge, RF_U_INTENSITY);
+    rf_report_section(r, "peak_flops_per_s", "compute roof");
+    rf_report_num(r, "fp32", "fp32 peak", run->roof.peak_flops_per_s, RF_U_FLOP_RATE);
+
+    op_table(r, run, false);
+    op_table(r, run, true);
+
+    char owners[256] = "", one[96], t[32];
+    for (size_t i = 0; i < run->n_owners; i++) {
+        const rf_forward_op *op = &run->ops[run->owners[i]];
+        rf_fmt(op->residual_s, RF_U_SECONDS, t, sizeof t);
+        snprintf(one, sizeof one, "%s%s %s (%.0f%%)", i ? ", " : "", op->name, t,
+                 100 * run->owner_share[i]);
+        strncat(owners, one, sizeof owners - strlen(owners) - 1);
+    }
+    step_section(r, run, run->n_owners ? owners : "none (measured at or under the floor)");
+    char a[32], b[32];
+    rf_report_note(r, "residual %s over the %s floor is the budget for overheads and slow "
+                      "kernels; most of it sits in %s",
+                   rf_fmt(run->residual_s, RF_U_SECONDS, a, sizeof a),
+                   rf_fmt(run->floor_s, RF_U_SECONDS, b, sizeof b),
+                   run->n_owners ? owners : "no operator");
+    rf_report_note(r, "whole model: ESTIMATED from %lld of %lld layers (layers x %lld / %lld + "
+                      "head) = %s, not measured",
+                   (long long)o->layers, (long long)m->layers, (long long)m->layers,
+                   (long long)o->layers,
+                   rf_fmt(run->estimated_model_s, RF_U_SECONDS, a, sizeof a));
+    return r;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    cli_ctx ctx;
+    args a = {.step = rf_step_opts_default(), .fwd = rf_forward_opts_default()};
+    a.step.context = -1; /* defaults depend on the phase */
+    a.step.tokens = -1;
+    int pos, rc = cli_parse(&ctx, argc, argv,
+                            "profile MODEL [--phase decode|prefill] [--batch B] [--context S] "
+                            "[--tokens T] [--layers N] [--dtype fp32] [--threads N] [--hw PROFILE]",
+                            opts, on_opt, &a, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (argc - pos != 1)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
+    if ((ctx.w_given && ctx.w.kind != RF_FP32) || (ctx.a_given && ctx.a.kind != RF_FP32) ||
+        (ctx.kv_given && ctx.kv.kind != RF_FP32))
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "profile runs fp32 weights, activations and KV (see --dtype)");
+    rf_model m;
+    if ((rc = cli_resolve_model(&ctx, argv[pos], &m)))
+        return rc;
+    rf_forward_opts *o = &a.fwd;
+    o->phase = a.step.phase;
+    o->batch = a.step.batch;
+    o->context = a.step.context >= 0 ? a.step.context : o->phase == RF_DECODE ? 1024 : 0;
+    o->tokens = a.step.tokens >= 0 ? a.step.tokens : o->phase == RF_PREFILL ? 512 : 1;
+    if (o->phase == RF_DECODE && a.step.tokens >= 0)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--tokens is for --phase prefill");
+
+    /* Everything that can be refused is refused before the measurement. */
+    rf_err e;
+    if (rf_forward_fit(&m, o, 0, &e))
+        return cli_fail_err(&ctx, &e);
+    bool tty = isatty(STDERR_FILENO);
+    rf_roof roof;
+    if ((rc = resolve_roof(&ctx, o->threads, tty, &roof)))
+        return rc;
+    static char what[] = "profiling";
+    o->progress = tty ? progress : NULL;
+    o->progress_user = what;
+    rf_forward_run *run = malloc(sizeof *run);
+    if (!run)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    rf_status s = rf_forward_profile(&m, o, &roof, run, &e);
+    if (tty)
+        fprintf(stderr, "\r%-72s\r", "");
+    if (s) {
+        free(run);
+        return cli_fail_err(&ctx, &e);
+    }
+    rf_report *r = build(&ctx, &m, run);
+    free(run);
+    if (!r)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    rc = cli_emit(&ctx, r);
+    rf_report_free(r);
+    return rc;
+}
