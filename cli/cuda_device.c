@@ -235,9 +235,11 @@ static int shapes_of(cli_ctx *ctx, const rf_model *m, const rf_roof *roof, cuda_
 }
 
 /* The roof of each dtype: --hw (a preset or a profile file), else the
- * device measured now with --quick for the dtypes swept. */
-static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, const char *device,
-                       const rf_dtype_kind *dts, size_t n_dts, rf_roof *roofs)
+ * device measured now with --quick for the dtypes swept. The first dtype
+ * must have one; a later one without (a profile measured without fp8) is
+ * dropped from the sweep, and *dropped says so. */
+static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, const char *device, rf_dtype_kind *dts,
+                       size_t *n_dts, rf_roof *roofs, char *dropped, size_t cap)
 {
     rf_err e;
     if (!ctx->hw_name) {
@@ -247,7 +249,7 @@ static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, const char *device,
         bool shown = isatty(STDERR_FILENO);
         rf_cuda_measure_opts o = {.quick = true, .progress = shown ? progress : NULL,
                                   .user = (void *)device};
-        for (size_t i = 0; i < n_dts; i++)
+        for (size_t i = 0; i < *n_dts; i++)
             o.dtype_mask |= 1u << dts[i];
         rf_status st = rf_cuda_measure(cu, &o, p, &e);
         progress_end(shown);
@@ -260,16 +262,21 @@ static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, const char *device,
         free(p);
         if (st != RF_OK)
             return cli_fail_err(ctx, &e);
-    }
-    for (size_t i = 0; i < n_dts; i++) {
-        if (ctx->hw_name) {
-            int rc = cli_resolve_roof(ctx, dts[i], &roofs[i]);
-            if (rc)
-                return rc;
-        } else if (rf_hw_roof(&ctx->hw, dts[i], &roofs[i], &e)) {
+        if (rf_hw_roof(&ctx->hw, dts[0], &roofs[0], &e))
             return cli_fail_err(ctx, &e);
-        }
+    } else {
+        int rc = cli_resolve_roof(ctx, dts[0], &roofs[0]);
+        if (rc)
+            return rc;
     }
+    size_t kept = 1;
+    for (size_t i = 1; i < *n_dts; i++) {
+        if (rf_hw_roof(&ctx->hw, dts[i], &roofs[kept], &e) == RF_OK)
+            dts[kept++] = dts[i];
+        else
+            snprintf(dropped, cap, "%s not swept: %s", rf_dtype_name(dts[i]), e.msg);
+    }
+    *n_dts = kept;
     return RF_EXIT_OK;
 }
 
@@ -303,6 +310,9 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
     rf_roof roofs[2];
     cuda_shape shapes[RF_STEP_MAX_OPS];
     rf_err e;
+    if (trials > RF_CUDA_MAX_TRIALS)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--trials: the CUDA sweep takes at most %d",
+                        RF_CUDA_MAX_TRIALS);
     int rc = cli_range(ctx, "--tokens", tokens ? tokens : CUDA_TOKENS, (int64_t)1 << 20, &toks,
                        &nt);
     if (rc)
@@ -321,7 +331,8 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
             rc = cli_fail_err(ctx, &e);
             goto out;
         }
-    if ((rc = bench_roofs(ctx, cu, device, dts, n_dts, roofs)))
+    char dropped[RF_ERR_MSG_MAX + 32] = "";
+    if ((rc = bench_roofs(ctx, cu, device, dts, &n_dts, roofs, dropped, sizeof dropped)))
         goto out;
     if ((rc = shapes_of(ctx, m, &roofs[0], shapes, &n_shapes)))
         goto out;
@@ -346,6 +357,8 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                         "shape, results spot-checked against a CPU reference; CUDA-graph timing, "
                         "median of %d trials; of roof = best / roofline",
                      trials);
+    if (dropped[0])
+        rf_report_note(r, "%s", dropped);
     rf_report_table(r, "gemm", NULL);
     rf_report_col(r, "ops", "operators", RF_U_NONE);
     rf_report_col(r, "dtype", "dtype", RF_U_NONE);
@@ -364,6 +377,7 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
 
     rf_cuda_timing t = rf_cuda_timing_default(false);
     t.trials = trials;
+    rf_err failed = {.status = RF_OK, .msg = ""};
     bool shown = isatty(STDERR_FILENO);
     for (size_t s = 0; s < n_shapes; s++)
         for (size_t di = 0; di < n_dts; di++)
@@ -383,10 +397,10 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                         rf_report_note(r, "not run: %s", e.msg);
                         continue;
                     }
-                    if (st != RF_OK) {
-                        progress_end(shown);
-                        rc = cli_fail_err(ctx, &e);
-                        goto out;
+                    if (st != RF_OK) { /* the other points still run; exit 1 at the end */
+                        rf_report_note(r, "FAILED: %s", e.msg);
+                        failed = e;
+                        continue;
                     }
                     bench_row(r, &shapes[s], &g);
                     if (toks[ti] == 1)
@@ -398,6 +412,8 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                 }
     progress_end(shown);
     rc = cli_emit(ctx, r);
+    if (!rc && failed.msg[0])
+        rc = cli_fail_err(ctx, &failed);
 out:
     free(toks);
     rf_report_free(r);
