@@ -63,7 +63,8 @@ static int measure_device(cli_ctx *ctx, const char *device, const args *a, rf_pr
 
 static void level_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s)
 {
-    rf_report_table(r, "levels", "memory levels (found by sweeping the working set; best of trials)");
+    rf_report_table(r, "levels",
+                    "memory levels (found by sweeping the working set; best of trials)");
     rf_report_col(r, "level", "level", RF_U_NONE);
     rf_report_col(r, "bytes", "working set", RF_U_BYTES_BIN);
     for (int b = 0; b < RF_BW_COUNT; b++)
@@ -133,9 +134,12 @@ static rf_report *build_report(const rf_profile *p, bool quick)
     rf_report_assume(r, "bytes counted as the kernel moves them (read 8, copy 16, triad 24 B per "
                         "f64 element; no write-allocate); a working set is all arrays of all "
                         "threads");
-    rf_report_assume(r, "timing: warm-up, repetitions calibrated to >= %s a trial, %s trials; "
-                        "best = the roof, median = what a run typically sees",
-                     quick ? "5 ms" : "20 ms", quick ? "3 (DRAM read 7)" : "5 (DRAM read 11)");
+    rf_measure_plan plan = rf_measure_plan_of(quick);
+    rf_report_assume(r, "timing: warm-up, repetitions calibrated to >= %.0f ms a trial, %d trials "
+                        "(clock and FMA: %d of >= %.0f ms; DRAM read: %d bursts of %d spread over "
+                        "the run); best = the roof, median = what a run typically sees",
+                     plan.bandwidth.min_time_s * 1e3, plan.bandwidth.trials, plan.core.trials,
+                     plan.core.min_time_s * 1e3, plan.roof_bursts, plan.roof.trials);
 
     rf_report_section(r, "roof", "roof");
     rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best DRAM read)",

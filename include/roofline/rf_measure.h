@@ -196,6 +196,7 @@ typedef struct rf_measurement {
     uint64_t reps;      /* kernel calls per thread per trial (calibrated)      */
     double work;        /* bytes, FLOPs or cycles one trial does (all threads) */
     rf_stats rate;      /* bytes/s, FLOP/s or Hz over trials                   */
+    double sample[RF_STATS_MAX]; /* each trial's rate, in order (rate.n)      */
 } rf_measurement;
 
 /* Bandwidth of one kernel over a working set of about working_set_bytes
@@ -257,6 +258,18 @@ typedef struct rf_measure_opts {
     rf_progress_fn progress;/* NULL = silent                                */
     void *progress_user;
 } rf_measure_opts;
+
+/* The timing the lab uses. */
+typedef struct rf_measure_plan {
+    rf_timing bandwidth;  /* every bandwidth kernel (20 ms x 5; quick 5 ms x 3)  */
+    rf_timing core;       /* clock and FMA: shorter trials, more of them, so some
+                             land in a quiet moment of a shared machine
+                             (5 ms x 11; quick 3 ms x 7)                          */
+    rf_timing roof;       /* one burst of the DRAM read (20 ms x 7; quick 5 ms x 5) */
+    int roof_bursts;      /* bursts spread over the run, pooled: 3              */
+} rf_measure_plan;
+
+rf_measure_plan rf_measure_plan_of(bool quick);
 
 /* Run the whole CPU lab and fill a profile: identity (CPU, cores, caches,
  * flags, date), the clock, FMA peaks (fp32, fp64) and their theoretical

@@ -37,7 +37,18 @@ rf_status rf_time_kernel(rf_trial_fn trial, void *arg, double work_per_rep, rf_t
     }
     out->reps = reps;
     out->work = work_per_rep * (double)reps;
+    memcpy(out->sample, samples, (size_t)timing.trials * sizeof samples[0]);
     return rf_stats_of(samples, (size_t)timing.trials, &out->rate, err);
+}
+
+rf_status rf_measurement_merge(rf_measurement *into, const rf_measurement *more, rf_err *err)
+{
+    size_t n = into->rate.n, m = more->rate.n;
+    if (n + m > RF_STATS_MAX)
+        return rf_err_set(err, RF_ERANGE, "%s: %zu trials (at most %d)", into->name, n + m,
+                          RF_STATS_MAX);
+    memcpy(into->sample + n, more->sample, m * sizeof more->sample[0]);
+    return rf_stats_of(into->sample, n + m, &into->rate, err);
 }
 
 /* ---- bandwidth ---------------------------------------------------------- */

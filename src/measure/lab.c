@@ -12,7 +12,10 @@
 #include "measure_internal.h"
 
 #define MIB ((uint64_t)1 << 20)
-#define MAX_SWEEP 40
+#define MAX_SWEEP 28      /* 13.5 octaves at sqrt(2)                       */
+#define MAX_CACHE_LEVELS 3
+_Static_assert(MAX_SWEEP + 3 + 1 + 4 * (MAX_CACHE_LEVELS + 1) <= RF_PROFILE_MAX_KERNELS,
+               "sweep, clock, FMA x 2, the DRAM read and 4 kernels a level fit a profile");
 #define DRAM_MIN_BYTES (256 * MIB)
 
 typedef struct lab {
@@ -20,8 +23,7 @@ typedef struct lab {
     rf_cpu cpu;
     rf_kernel_table kt;
     rf_team *team;
-    rf_timing timing;      /* every kernel                                 */
-    rf_timing roof_timing; /* the DRAM read: the memory roof               */
+    rf_measure_plan plan;
     rf_profile *p;
     int done, total;       /* progress steps                               */
 } lab;
@@ -43,12 +45,9 @@ static void step(lab *l, const char *fmt, ...)
     l->o->progress(l->o->progress_user, l->done, l->total, what);
 }
 
-static void add_kernel(lab *l, const rf_measurement *m, const char *level, const char *unit)
+static void fill_kernel(rf_profile_kernel *k, const rf_measurement *m, const char *level,
+                        const char *unit)
 {
-    rf_profile *p = l->p;
-    if (p->n_kernels >= RF_PROFILE_MAX_KERNELS)
-        return; /* sized for the plan below: cannot happen */
-    rf_profile_kernel *k = &p->kernels[p->n_kernels++];
     snprintf(k->name, sizeof k->name, "%s", m->name);
     snprintf(k->level, sizeof k->level, "%s", level);
     snprintf(k->unit, sizeof k->unit, "%s", unit);
@@ -57,8 +56,14 @@ static void add_kernel(lab *l, const rf_measurement *m, const char *level, const
     k->median = m->rate.median;
     k->min = m->rate.min;
     k->max = m->rate.max;
-    if (m->rate.spread > p->spread)
-        p->spread = m->rate.spread;
+}
+
+/* Append a kernel; returns its index. The plan below stays well under
+ * RF_PROFILE_MAX_KERNELS (checked at compile time above). */
+static size_t add_kernel(lab *l, const rf_measurement *m, const char *level, const char *unit)
+{
+    fill_kernel(&l->p->kernels[l->p->n_kernels], m, level, unit);
+    return l->p->n_kernels++;
 }
 
 static void identity(lab *l)
@@ -101,6 +106,8 @@ static size_t sweep_sizes(const lab *l, uint64_t *sizes)
     uint64_t start = 8192 * threads, end = llc ? 2 * llc : 64 * MIB;
     if (end < start << 6)
         end = start << 6;
+    if (end > start << 13)
+        end = start << 13; /* MAX_SWEEP points at sqrt(2) */
     size_t n = 0;
     const uint64_t grain = 512 * threads; /* whole 512-byte slices */
     for (double x = (double)start; n < MAX_SWEEP && x <= (double)end;
@@ -128,13 +135,25 @@ static rf_status level_kernels(lab *l, const rf_profile_level *lv, rf_err *err)
             continue;
         step(l, "%s at %s", rf_bw_desc_of((rf_bw_kind)k)->op, lv->name);
         rf_measurement m;
-        rf_status s = rf_bw_measure(l->team, &l->kt, (rf_bw_kind)k, lv->bytes, l->timing, &m, err);
+        rf_status s =
+            rf_bw_measure(l->team, &l->kt, (rf_bw_kind)k, lv->bytes, l->plan.bandwidth, &m, err);
         if (s != RF_OK)
             return s;
         add_kernel(l, &m, lv->name, "bytes_per_s");
         l->done++;
     }
     return RF_OK;
+}
+
+rf_measure_plan rf_measure_plan_of(bool quick)
+{
+    rf_measure_plan p = {
+        .bandwidth = quick ? (rf_timing){0.005, 3} : (rf_timing){0.02, 5},
+        .core = quick ? (rf_timing){0.003, 7} : (rf_timing){0.005, 11},
+        .roof = quick ? (rf_timing){0.005, 5} : (rf_timing){0.02, 7},
+        .roof_bursts = 3,
+    };
+    return p;
 }
 
 rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
@@ -148,20 +167,20 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
         s = rf_team_new(&l.cpu, o->threads, &l.team, err);
     if (s != RF_OK)
         return s;
-    l.timing = o->quick ? (rf_timing){0.005, 3} : (rf_timing){0.02, 5};
-    l.roof_timing = o->quick ? (rf_timing){0.005, 7} : (rf_timing){0.02, 11};
+    l.plan = rf_measure_plan_of(o->quick);
     identity(&l);
 
     uint64_t sizes[MAX_SWEEP];
     size_t n_sweep = sweep_sizes(&l, sizes);
-    int cache_levels = l.cpu.l3_bytes ? 3 : l.cpu.l2_bytes ? 2 : 3;
+    const uint64_t dram_set = dram_bytes(&l);
+    int cache_levels = l.cpu.l3_bytes ? MAX_CACHE_LEVELS : l.cpu.l2_bytes ? 2 : MAX_CACHE_LEVELS;
     int per_level = l.kt.nt_stores ? 4 : 2;
-    l.total = 3 + (int)n_sweep + 1 + per_level * (cache_levels + 1);
-    rf_measurement sweep[MAX_SWEEP], m;
+    l.total = 3 + 3 + (int)n_sweep + per_level * (cache_levels + 1);
+    rf_measurement sweep[MAX_SWEEP], m, dram;
     rf_levels lv;
 
     step(&l, "core clock");
-    s = rf_clock_measure(l.team, l.timing, &m, err);
+    s = rf_clock_measure(l.team, l.plan.core, &m, err);
     if (s != RF_OK)
         goto done;
     add_kernel(&l, &m, "core", "hz");
@@ -171,7 +190,7 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
     const rf_dtype_kind dts[] = {RF_FP32, RF_FP64};
     for (size_t i = 0; i < 2; i++) {
         step(&l, "FMA peak %s", rf_dtype_name(dts[i]));
-        s = rf_fma_measure(l.team, &l.kt, dts[i], l.timing, &m, err);
+        s = rf_fma_measure(l.team, &l.kt, dts[i], l.plan.core, &m, err);
         if (s != RF_OK)
             goto done;
         add_kernel(&l, &m, "registers", "flops_per_s");
@@ -181,36 +200,58 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
         l.done++;
     }
 
+    /* The memory roof: the DRAM read in plan.roof_bursts (3) bursts, here,
+     * after the sweep and at the end, pooled, so one noisy moment cannot
+     * set it. */
+    step(&l, "DRAM read, %llu MiB (1 of 3)", (unsigned long long)(dram_set >> 20));
+    s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, dram_set, l.plan.roof, &dram, err);
+    if (s != RF_OK)
+        goto done;
+    l.done++;
+
     for (size_t i = 0; i < n_sweep; i++) {
         step(&l, "read sweep, %llu KiB", (unsigned long long)(sizes[i] >> 10));
-        s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, sizes[i], l.timing, &sweep[i], err);
+        s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, sizes[i], l.plan.bandwidth, &sweep[i], err);
         if (s != RF_OK)
             goto done;
         l.done++;
     }
-    step(&l, "DRAM read, %llu MiB", (unsigned long long)(dram_bytes(&l) >> 20));
-    rf_measurement dram;
-    s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, dram_bytes(&l), l.roof_timing, &dram, err);
-    if (s != RF_OK)
+    step(&l, "DRAM read, %llu MiB (2 of 3)", (unsigned long long)(dram_set >> 20));
+    if ((s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, dram_set, l.plan.roof, &m, err)) ||
+        (s = rf_measurement_merge(&dram, &m, err)))
         goto done;
     l.done++;
-    out->bandwidth_bytes_per_s = dram.rate.best;
 
     s = rf_levels_detect(sweep, n_sweep, &dram, cache_levels, &lv, err);
     if (s != RF_OK)
         goto done;
-    l.total = l.done + per_level * (int)lv.n;
-    out->n_levels = lv.n;
-    for (size_t i = 0; i < lv.n; i++)
-        out->levels[i] = lv.level[i];
+    l.total = l.done + per_level * (int)lv.n + 1;
     for (size_t i = 0; i < lv.n; i++)
         for (size_t j = lv.first[i]; j < lv.end[i]; j++)
             add_kernel(&l, &sweep[j], lv.level[i].name, "bytes_per_s");
-    add_kernel(&l, &dram, "DRAM", "bytes_per_s");
+    size_t dram_kernel = add_kernel(&l, &dram, "DRAM", "bytes_per_s");
     for (size_t i = 0; i < lv.n; i++) {
         s = level_kernels(&l, &lv.level[i], err);
         if (s != RF_OK)
             goto done;
+    }
+    step(&l, "DRAM read, %llu MiB (3 of 3)", (unsigned long long)(dram_set >> 20));
+    if ((s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, dram_set, l.plan.roof, &m, err)) ||
+        (s = rf_measurement_merge(&dram, &m, err)))
+        goto done;
+    l.done++;
+
+    lv.level[lv.n - 1].bandwidth_bytes_per_s = dram.rate.best;
+    out->bandwidth_bytes_per_s = dram.rate.best;
+    out->n_levels = lv.n;
+    for (size_t i = 0; i < lv.n; i++)
+        out->levels[i] = lv.level[i];
+    fill_kernel(&out->kernels[dram_kernel], &dram, "DRAM", "bytes_per_s");
+    for (size_t i = 0; i < out->n_kernels; i++) {
+        const rf_profile_kernel *k = &out->kernels[i];
+        double spread = k->best > 0 ? (k->best - k->median) / k->best : 0;
+        if (spread > out->spread)
+            out->spread = spread;
     }
 done:
     rf_team_free(l.team);

@@ -33,4 +33,8 @@ typedef double (*rf_trial_fn)(void *arg, uint64_t reps);
 rf_status rf_time_kernel(rf_trial_fn trial, void *arg, double work_per_rep, rf_timing timing,
                          rf_measurement *out, rf_err *err);
 
+/* Add more's trials to into (same kernel, same working set): the rate is
+ * recomputed over all of them. RF_ERANGE past RF_STATS_MAX samples. */
+rf_status rf_measurement_merge(rf_measurement *into, const rf_measurement *more, rf_err *err);
+
 #endif
