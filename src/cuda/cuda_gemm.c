@@ -298,18 +298,19 @@ static rf_status plan_make(rf_cuda_ctx *ctx, gemm_run *r, int max_algos, rf_err 
     LT_TRY(ctx, ctx->lt.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
     cublasStatus_t s = ctx->lt.heuristic(ctx->lt_handle, p->op, p->a, p->b, p->c, p->c, pref,
                                          max_algos, found, &got);
-    if (s != CUBLAS_STATUS_SUCCESS && s != CUBLAS_STATUS_NOT_SUPPORTED) {
-        st = cuda_lt_fail(ctx, err, s, "cublasLtMatmulAlgoGetHeuristic");
-        goto done;
-    }
-    for (int i = 0; i < got; i++)
+    /* A refusal here (not supported, or a configuration cuBLASLt calls
+     * invalid, such as fp8 with M = 1 on some versions) means this shape
+     * cannot run on this device: unavailable, which callers skip with a note. */
+    for (int i = 0; s == CUBLAS_STATUS_SUCCESS && i < got; i++)
         if (found[i].state == CUBLAS_STATUS_SUCCESS && found[i].workspaceSize <= ws)
             p->algos[p->n_algos++] = found[i];
     if (p->n_algos == 0)
         st = rf_err_set(err, RF_EUNAVAIL,
-                        "cuBLASLt has no algorithm for %s GEMM %lldx%lldx%lld on cuda:%d (sm_%d%d)",
+                        "cuBLASLt has no algorithm for %s GEMM %lldx%lldx%lld on cuda:%d (sm_%d%d)%s%s",
                         rf_dtype_name(r->dt), (long long)r->m, (long long)r->k, (long long)r->n,
-                        ctx->dev.index, ctx->dev.cc_major, ctx->dev.cc_minor);
+                        ctx->dev.index, ctx->dev.cc_major, ctx->dev.cc_minor,
+                        s == CUBLAS_STATUS_SUCCESS ? "" : ": ",
+                        s == CUBLAS_STATUS_SUCCESS ? "" : ctx->lt.status_string(s));
 done:
     if (pref)
         (void)ctx->lt.pref_destroy(pref);
