@@ -161,7 +161,14 @@ int cmd_measure(int argc, char **argv);
  * does; bench sweeps M over the model's shapes in bf16 and fp8 (sm_89+),
  * or in *dtype when given. Both return an exit code (3: no device). */
 struct rf_profile;
+struct rf_profile_summary;
 int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, struct rf_profile *p);
+/* A profile's kernels of one unit ("bytes_per_s", "flops_per_s") as a report
+ * table: name, level, working set, best, median, min, max, spread
+ * (cmd_measure.c; the CUDA branch shows its profile with it too). */
+void cli_kernel_table(rf_report *r, const struct rf_profile *p,
+                      const struct rf_profile_summary *s, const char *unit, const char *key,
+                      const char *label, rf_unit u);
 int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                    const rf_dtype_kind *dtype, int trials, const rf_model *m);
 int cmd_bench(int argc, char **argv);

@@ -86,8 +86,8 @@ static void level_table(rf_report *r, const rf_profile *p, const rf_profile_summ
     }
 }
 
-static void kernel_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s,
-                         const char *unit, const char *key, const char *label, rf_unit u)
+void cli_kernel_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s,
+                      const char *unit, const char *key, const char *label, rf_unit u)
 {
     rf_report_table(r, key, label);
     rf_report_col(r, "name", "kernel", RF_U_NONE);
@@ -165,8 +165,8 @@ static rf_report *build_report(const rf_profile *p, bool quick)
                   RF_U_NONE);
 
     level_table(r, p, &s);
-    kernel_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
-    kernel_table(r, p, &s, "flops_per_s", "compute", "compute kernels", RF_U_FLOP_RATE);
+    cli_kernel_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
+    cli_kernel_table(r, p, &s, "flops_per_s", "compute", "compute kernels", RF_U_FLOP_RATE);
     if (s.unsteady)
         rf_report_note(r,
                        "warning: %zu of %zu kernels have best and median more than 5%% apart "

@@ -46,32 +46,6 @@ static const rf_profile_kernel *kernel_named(const rf_profile *p, const char *na
     return NULL;
 }
 
-static void kernels_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s,
-                          const char *unit, const char *key, const char *label, rf_unit u)
-{
-    rf_report_table(r, key, label);
-    rf_report_col(r, "name", "kernel", RF_U_NONE);
-    rf_report_col(r, "level", "level", RF_U_NONE);
-    rf_report_col(r, "bytes", "working set", RF_U_BYTES_BIN);
-    rf_report_col(r, "best", "best", u);
-    rf_report_col(r, "median", "median", u);
-    rf_report_col(r, "min", "min", u);
-    rf_report_col(r, "spread", "spread", RF_U_PERCENT);
-    for (size_t i = 0; i < p->n_kernels; i++) {
-        const rf_profile_kernel *k = &p->kernels[i];
-        if (strcmp(k->unit, unit))
-            continue;
-        rf_report_row(r);
-        rf_report_cell_str(r, k->name);
-        rf_report_cell_str(r, k->level);
-        rf_report_cell_int(r, k->bytes);
-        rf_report_cell_num(r, k->best);
-        rf_report_cell_num(r, k->median);
-        rf_report_cell_num(r, k->min);
-        rf_report_cell_num(r, s->kernel_spread[i]);
-    }
-}
-
 static const rf_dtype_kind gemm_dtypes[] = {RF_FP32, RF_TF32, RF_BF16, RF_FP16, RF_FP8_E4M3};
 
 static rf_report *measure_report(const rf_profile *p, const rf_cuda_device *d, bool quick,
@@ -142,9 +116,9 @@ static rf_report *measure_report(const rf_profile *p, const rf_cuda_device *d, b
         else
             rf_report_cell_null(r, "-");
     }
-    kernels_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
-    kernels_table(r, p, &s, "flops_per_s", "compute", "compute kernels (cuBLASLt)",
-                  RF_U_FLOP_RATE);
+    cli_kernel_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
+    cli_kernel_table(r, p, &s, "flops_per_s", "compute", "compute kernels (cuBLASLt)",
+                     RF_U_FLOP_RATE);
     if (s.unsteady)
         rf_report_note(r, "warning: %zu of %zu kernels have best and median more than 5%% apart "
                           "(worst: %s at %s, %.0f%%); rerun for steadier medians",
