@@ -114,7 +114,7 @@ void cli_kernel_table(rf_report *r, const rf_profile *p, const rf_profile_summar
     }
 }
 
-static rf_report *build_report(const rf_profile *p, bool quick)
+static rf_report *build_report(const rf_profile *p, bool quick, const char *isa_from)
 {
     rf_profile_summary s;
     rf_profile_summarize(p, &s);
@@ -124,8 +124,9 @@ static rf_report *build_report(const rf_profile *p, bool quick)
     rf_report *r = rf_report_new(title);
     if (!r)
         return NULL;
-    rf_report_assume(r, "cpuid: %s; threads pinned one per core, each first-touching its own "
-                        "part of every array", p->flags);
+    rf_report_assume(r, "kernels: %s, %s (cpuid: %s); threads pinned one per core, each "
+                        "first-touching its own part of every array",
+                     p->isa, isa_from, p->flags);
     rf_report_assume(r, "caches reported (one instance): L1d %s, L2 %s, L3 %s; the levels below "
                         "come from the sweep, not from these",
                      rf_fmt((double)p->cache_bytes[0], RF_U_BYTES_BIN, b1, sizeof b1),
@@ -224,7 +225,10 @@ int cmd_measure(int argc, char **argv)
         rc = cli_write_file(&ctx, "-", json, strlen(json));
         goto out;
     }
-    if (!(r = build_report(p, a.quick))) {
+    const char *isa_from = a.isa                ? "forced by --isa"
+                           : getenv("RF_ISA") && *getenv("RF_ISA") ? "forced by RF_ISA"
+                                                                   : "the best this CPU has";
+    if (!(r = build_report(p, a.quick, isa_from))) {
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }

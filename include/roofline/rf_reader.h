@@ -10,13 +10,15 @@
  * intermediate_size, vocab_size), analysed as dense with a warning in
  * rf_model.notes.
  *
- * Required: hidden_size, num_hidden_layers, num_attention_heads,
- * intermediate_size, vocab_size (and num_experts_per_tok for deepseek_v2,
- * whose configuration class has no default). Any other field a config leaves
- * out takes the default of the family's configuration class in transformers
- * (gemma2 ties its embeddings, llama does not; mistral keeps a 4096 window,
- * ...); docs/models.md lists them. Each default that changes a figure is
- * named in rf_model.notes.
+ * Required: hidden_size and num_hidden_layers always; num_attention_heads,
+ * intermediate_size and vocab_size in a family not listed above;
+ * num_experts_per_tok for deepseek_v2 (its configuration class has none).
+ * Any other field a config leaves out takes the default of the family's
+ * configuration class in transformers (gemma2 ties its embeddings, llama
+ * does not; mistral keeps a 4096 window; gemma3's text_config usually omits
+ * its heads and vocabulary); docs/models.md lists them. A default applied to
+ * a shape, to tying or a window, and every field ignored, is named in
+ * rf_model.notes.
  *
  * Quantization: `quantization_config` with quant_method fp8 (block scales as
  * DeepSeek-V3 ships them; W8A8 when it names an activation_scheme), mxfp4

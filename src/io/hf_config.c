@@ -31,6 +31,8 @@ typedef enum moe_style { MOE_NONE, MOE_MIXTRAL, MOE_QWEN, MOE_DEEPSEEK, MOE_GPT_
 /* Defaults of one family's configuration class. */
 typedef struct family {
     const char *type;
+    int64_t heads, ffn, vocab; /* num_attention_heads, intermediate_size,
+                                  vocab_size; 0 = required (other families) */
     int64_t kv_heads;   /* num_key_value_heads; 0 = equal to the heads       */
     int64_t head_dim;   /* 0 = hidden_size / num_attention_heads             */
     bool tied;          /* tie_word_embeddings                               */
@@ -47,29 +49,37 @@ typedef struct family {
 } family;
 
 static const family families[] = {
-    {.type = "llama"},
-    {.type = "mistral", .kv_heads = 8, .sliding = SW_ALL, .window = 4096},
-    {.type = "qwen2", .sliding = SW_QWEN, .window = 4096, .max_window = 28, .qkv_bias = true},
-    {.type = "qwen3", .head_dim = 128, .sliding = SW_QWEN, .window = 4096, .max_window = 28},
-    {.type = "mixtral", .kv_heads = 8, .sliding = SW_ALL, .moe = MOE_MIXTRAL,
-     .experts_key = "num_local_experts", .experts = 8, .top_k = 2},
-    {.type = "qwen2_moe", .sliding = SW_QWEN, .window = 4096, .max_window = 28, .qkv_bias = true,
-     .moe = MOE_QWEN, .experts_key = "num_experts", .experts = 60, .top_k = 4, .moe_ffn = 1408,
+    {.type = "llama", .heads = 32, .ffn = 11008, .vocab = 32000},
+    {.type = "mistral", .heads = 32, .ffn = 14336, .vocab = 32000, .kv_heads = 8,
+     .sliding = SW_ALL, .window = 4096},
+    {.type = "qwen2", .heads = 32, .ffn = 22016, .vocab = 151936, .sliding = SW_QWEN,
+     .window = 4096, .max_window = 28, .qkv_bias = true},
+    {.type = "qwen3", .heads = 32, .ffn = 22016, .vocab = 151936, .head_dim = 128,
+     .sliding = SW_QWEN, .window = 4096, .max_window = 28},
+    {.type = "mixtral", .heads = 32, .ffn = 14336, .vocab = 32000, .kv_heads = 8,
+     .sliding = SW_ALL, .moe = MOE_MIXTRAL, .experts_key = "num_local_experts", .experts = 8,
+     .top_k = 2},
+    {.type = "qwen2_moe", .heads = 16, .ffn = 5632, .vocab = 151936, .sliding = SW_QWEN,
+     .window = 4096, .max_window = 28, .qkv_bias = true, .moe = MOE_QWEN,
+     .experts_key = "num_experts", .experts = 60, .top_k = 4, .moe_ffn = 1408,
      .shared_ffn = 5632},
-    {.type = "qwen3_moe", .kv_heads = 4, .sliding = SW_QWEN, .window = 4096, .moe = MOE_QWEN,
-     .experts_key = "num_experts", .experts = 128, .top_k = 8, .moe_ffn = 768},
-    {.type = "gemma2", .kv_heads = 4, .head_dim = 256, .tied = true, .sliding = SW_ALTERNATE,
-     .window = 4096},
-    {.type = "gemma3_text", .kv_heads = 4, .head_dim = 256, .tied = true, .sliding = SW_PATTERN,
-     .window = 4096},
-    {.type = "phi3", .sliding = SW_ALL},
-    {.type = "deepseek_v2", .moe = MOE_DEEPSEEK, .experts_key = "n_routed_experts",
-     .experts = 64, .moe_ffn = 1407, .n_shared = 2, .mla = true},
-    {.type = "deepseek_v3", .moe = MOE_DEEPSEEK, .experts_key = "n_routed_experts",
-     .experts = 256, .top_k = 8, .moe_ffn = 2048, .n_shared = 1, .first_dense = 3, .mla = true},
-    {.type = "gpt_oss", .kv_heads = 8, .head_dim = 64, .sliding = SW_ALTERNATE, .window = 128,
-     .attn_bias = true, .moe = MOE_GPT_OSS, .experts_key = "num_local_experts", .experts = 128,
-     .top_k = 4},
+    {.type = "qwen3_moe", .heads = 32, .ffn = 6144, .vocab = 151936, .kv_heads = 4,
+     .sliding = SW_QWEN, .window = 4096, .moe = MOE_QWEN, .experts_key = "num_experts",
+     .experts = 128, .top_k = 8, .moe_ffn = 768},
+    {.type = "gemma2", .heads = 8, .ffn = 9216, .vocab = 256000, .kv_heads = 4, .head_dim = 256,
+     .tied = true, .sliding = SW_ALTERNATE, .window = 4096},
+    {.type = "gemma3_text", .heads = 8, .ffn = 9216, .vocab = 262208, .kv_heads = 4,
+     .head_dim = 256, .tied = true, .sliding = SW_PATTERN, .window = 4096},
+    {.type = "phi3", .heads = 32, .ffn = 8192, .vocab = 32064, .sliding = SW_ALL},
+    {.type = "deepseek_v2", .heads = 32, .ffn = 11008, .vocab = 32000, .moe = MOE_DEEPSEEK,
+     .experts_key = "n_routed_experts", .experts = 64, .moe_ffn = 1407, .n_shared = 2,
+     .mla = true},
+    {.type = "deepseek_v3", .heads = 128, .ffn = 18432, .vocab = 129280, .moe = MOE_DEEPSEEK,
+     .experts_key = "n_routed_experts", .experts = 256, .top_k = 8, .moe_ffn = 2048,
+     .n_shared = 1, .first_dense = 3, .mla = true},
+    {.type = "gpt_oss", .heads = 64, .ffn = 2880, .vocab = 201088, .kv_heads = 8, .head_dim = 64,
+     .sliding = SW_ALTERNATE, .window = 128, .attn_bias = true, .moe = MOE_GPT_OSS,
+     .experts_key = "num_local_experts", .experts = 128, .top_k = 4},
 };
 
 /* A family we do not know: the standard dense fields, nothing else. */
@@ -236,17 +246,36 @@ static const family *find_family(const char *type)
 
 /* ---- shapes ----------------------------------------------------------- */
 
+/* A shape field with the family's default (required when it has none);
+ * a default applied is listed in *defaulted for one note. */
+static rf_status shape_field(reader *r, const char *key, int64_t dflt, int64_t *out,
+                             char *defaulted, size_t cap)
+{
+    bool given;
+    rf_status s = int_field(r, key, dflt ? OPTIONAL : REQUIRED, dflt, 1, out, &given);
+    size_t used = strlen(defaulted);
+    if (!s && !given && used < cap)
+        snprintf(defaulted + used, cap - used, "%s%s %lld", used ? ", " : "", key,
+                 (long long)dflt);
+    return s;
+}
+
 static rf_status read_shapes(reader *r, const family *f)
 {
     rf_model *m = r->m;
     rf_status s;
     bool given;
+    char defaulted[160] = "";
+    /* hidden_size and num_hidden_layers size the model: never defaulted */
     if ((s = int_field(r, "hidden_size", REQUIRED, 0, 1, &m->hidden, NULL)) ||
         (s = int_field(r, "num_hidden_layers", REQUIRED, 0, 1, &m->layers, NULL)) ||
-        (s = int_field(r, "num_attention_heads", REQUIRED, 0, 1, &m->n_q, NULL)) ||
-        (s = int_field(r, "intermediate_size", REQUIRED, 0, 1, &m->ffn, NULL)) ||
-        (s = int_field(r, "vocab_size", REQUIRED, 0, 1, &m->vocab, NULL)))
+        (s = shape_field(r, "num_attention_heads", f->heads, &m->n_q, defaulted,
+                         sizeof defaulted)) ||
+        (s = shape_field(r, "intermediate_size", f->ffn, &m->ffn, defaulted, sizeof defaulted)) ||
+        (s = shape_field(r, "vocab_size", f->vocab, &m->vocab, defaulted, sizeof defaulted)))
         return s;
+    if (defaulted[0])
+        note(m, "absent, %s defaults: %s", f->type, defaulted);
     if (m->layers > RF_MODEL_MAX_LAYERS)
         return fail(r, RF_ERANGE, "num_hidden_layers (%lld) is beyond the accepted %d",
                     (long long)m->layers, RF_MODEL_MAX_LAYERS);
@@ -476,6 +505,8 @@ static rf_status read_sliding(reader *r, const family *f)
     m->window = any ? window : 0;
     if (!any)
         memset(m->sliding, 0, sizeof m->sliding);
+    else if (!given)
+        note(m, "sliding_window absent: %s default %lld", f->type, (long long)window);
     return RF_OK;
 }
 
@@ -574,6 +605,7 @@ static rf_status quant_fp8(reader *r, const json_t *q)
         const json_t *a = json_array_get(blk, 0), *b = json_array_get(blk, 1);
         if (!json_is_array(blk) || json_array_size(blk) != 2 || !json_is_integer(a) ||
             !json_is_integer(b) || json_integer_value(a) < 1 || json_integer_value(b) < 1 ||
+            json_integer_value(a) > (1 << 24) || json_integer_value(b) > (1 << 24) ||
             json_integer_value(a) * json_integer_value(b) > (1 << 24))
             return fail(r, RF_EINVAL,
                         "quantization_config.weight_block_size must be two positive integers "
@@ -700,6 +732,17 @@ static rf_status read_quant(reader *r)
         s = skipped_modules(r, q, "modules_to_not_convert", &keep, &listed);
     if (s)
         return s;
+    /* only the module classes this model has */
+    if (!m->n_experts)
+        keep &= ~(RF_MOD_BIT(RF_MOD_ROUTER) | RF_MOD_BIT(RF_MOD_SHARED) |
+                  RF_MOD_BIT(RF_MOD_EXPERTS));
+    if (!m->n_shared)
+        keep &= ~RF_MOD_BIT(RF_MOD_SHARED);
+    if (rf_model_moe_layers(m) == m->layers)
+        keep &= ~RF_MOD_BIT(RF_MOD_MLP);
+    if (m->tied) /* the lm_head streams the embedding matrix, in its dtype */
+        keep = (keep & ~RF_MOD_BIT(RF_MOD_LM_HEAD)) |
+               (keep & RF_MOD_BIT(RF_MOD_EMBED) ? RF_MOD_BIT(RF_MOD_LM_HEAD) : 0);
     m->unquantized_modules = keep;
     return RF_OK;
 }
