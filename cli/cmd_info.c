@@ -33,7 +33,7 @@ static void shapes(rf_report *r, const rf_model *m)
     rf_report_int(r, "intermediate_size", "intermediate size F_ff", (uint64_t)m->ffn, RF_U_INT);
     rf_report_int(r, "vocab_size", "vocabulary V", (uint64_t)m->vocab, RF_U_INT);
     rf_report_str(r, "tie_word_embeddings", "tied embeddings", yes_no(m->tied));
-    rf_report_str(r, "biases", "biases (full traffic model only)", bias);
+    rf_report_str(r, "biases", "biases (present, not counted)", bias);
     if (m->n_experts) {
         rf_report_int(r, "experts", "routed experts E", (uint64_t)m->n_experts, RF_U_INT);
         rf_report_int(r, "experts_per_token", "experts a token k", (uint64_t)m->top_k, RF_U_INT);
