@@ -17,7 +17,9 @@
 #include "roofline/rf_dtype.h"
 #include "roofline/rf_error.h"
 #include "roofline/rf_hw.h"
+#include "roofline/rf_measured.h"
 #include "roofline/rf_model.h"
+#include "roofline/rf_plot.h"
 #include "roofline/rf_report.h"
 #include "roofline/rf_step.h"
 
@@ -144,6 +146,50 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}
 int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o);
 
+/* Figure commands (plot, report; cmd_plot.c): the options both take and
+ * the figure both draw. Put CLI_FIGURE_OPTS in the cli_opt array and pass
+ * their ids to cli_figure_opt (CLI_NOT_MINE for others). Decode runs B
+ * sequences at context s (default 2048); prefill B prompts of T tokens
+ * (default 256), nothing cached. */
+typedef struct cli_figure {
+    rf_step_opts opts;          /* as parsed: B, s, T and the switches    */
+    const char *measured_path;  /* --measured FILE.json, or NULL          */
+    rf_model model;
+    rf_roof roof;
+    rf_step_opts decode, prefill;
+    rf_step decode_step, prefill_step;
+    rf_measured measured;
+    rf_plot plot;               /* fitted, ready to write                 */
+} cli_figure;
+enum { CLI_O_MEASURED = 950 };
+#define CLI_FIGURE_OPTS                                                                        \
+    {"batch", 1, CLI_O_BATCH, "B", "decode sequences, prefill prompts (default 1)"},           \
+    {"context", 1, CLI_O_CONTEXT, "S", "decode: cached positions a sequence (default 2048)"},  \
+    {"tokens", 1, CLI_O_TOKENS, "T", "prefill: new tokens a prompt (default 256)"},            \
+    {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
+    {"fused", 0, CLI_O_FUSED, NULL, "qkv_proj and gate_up_proj fused"},                      \
+    {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
+    {"measured", 1, CLI_O_MEASURED, "FILE.json", "draw measured roofs and operators too"}
+void cli_figure_init(cli_figure *f);
+int cli_figure_opt(cli_ctx *ctx, int id, const char *arg, cli_figure *f);
+/* The start of plot and report: defaults, cli_parse (fn gets every option
+ * id, user its state), the -o check (cli_check_output), MODEL and the roof,
+ * both steps, --measured, the fitted figure. Returns -1 after --help (the
+ * command then returns RF_EXIT_OK), else an exit code. */
+int cli_figure_start(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_opt *opts,
+                     cli_opt_fn fn, void *user, cli_figure *f);
+
+/* One step's operators as a report table: name, count, M, K, N, FLOPs and
+ * bytes (summed over count), FLOP/B, regime, floor, bound by (cmd_report.c;
+ * `step` prints the same columns). */
+void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st);
+
+/* Check an output path before any work: its folder exists and takes a new
+ * file, the path is not a folder, a device or an unwritable file, and not
+ * one of the NULL-terminated inputs. One line and RF_EXIT_USAGE if not;
+ * NULL or "-" (stdout) passes. */
+int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *inputs);
+
 /* Subcommands. */
 int cmd_gemm(int argc, char **argv);
 int cmd_attn(int argc, char **argv);
@@ -154,6 +200,8 @@ int cmd_capacity(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_hw(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 /* The --device cuda[:N] branches of measure and bench gemm (cuda_device.c):

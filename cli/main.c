@@ -24,6 +24,8 @@ static const command commands[] = {
     {"sweep", cmd_sweep, "decode floors over batch x context, one row a point"},
     {"models", cmd_models, "list built-in models"},
     {"hw", cmd_hw, "list built-in hardware"},
+    {"plot", cmd_plot, "Figure 1: every operator on the roofline, as SVG"},
+    {"report", cmd_report, "one self-contained HTML report: figure, tables, sweep"},
     {"info", cmd_info, "what a model (preset or config.json) holds: shapes, params, KV"},
 #ifdef RF_HAVE_MEASURE
     {"measure", cmd_measure, "measure this machine's roofline into a profile (--hw FILE)"},

@@ -1,0 +1,156 @@
+/* cmd_plot.c - `roofline plot MODEL`: Figure 1, every operator of a prefill
+ * and a decode step on the roofline, as SVG. Also what `report` shares:
+ * the figure options, the figure, the output-path check. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_figure_init(cli_figure *f)
+{
+    memset(f, 0, sizeof *f);
+    f->opts = rf_step_opts_default();
+    f->opts.context = 2048;
+    f->opts.tokens = 256;
+}
+
+int cli_figure_opt(cli_ctx *ctx, int id, const char *arg, cli_figure *f)
+{
+    if (id == CLI_O_MEASURED) {
+        if (!*arg)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--measured: empty path");
+        f->measured_path = arg;
+        return RF_EXIT_OK;
+    }
+    return cli_step_opt(ctx, id, arg, &f->opts);
+}
+
+/* Resolve MODEL and the roof, compute both steps, read --measured, and
+ * lay the figure out. */
+static int figure_build(cli_ctx *ctx, int argc, char **argv, int pos, cli_figure *f)
+{
+    rf_err e;
+    int rc;
+    if (ctx->format != RF_FMT_TABLE)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--json and --csv do not apply: %s writes %s",
+                        ctx->cmd, strcmp(ctx->cmd, "plot") ? "HTML" : "SVG");
+    if ((rc = cli_model_setup(ctx, argc, argv, pos, &f->model, &f->opts, &f->roof)))
+        return rc;
+    f->decode = f->opts;
+    f->decode.phase = RF_DECODE;
+    f->prefill = f->opts;
+    f->prefill.phase = RF_PREFILL;
+    f->prefill.context = 0; /* fresh prompts: T new tokens, nothing cached */
+    if (rf_step_compute(&f->model, &f->decode, &f->roof, &f->decode_step, &e) ||
+        rf_step_compute(&f->model, &f->prefill, &f->roof, &f->prefill_step, &e))
+        return cli_fail_err(ctx, &e);
+    if (f->measured_path && rf_measured_load(f->measured_path, &f->measured, &e))
+        return cli_fail_err(ctx, &e);
+
+    rf_plot *p = &f->plot;
+    rf_plot_init(p, &ctx->hw, &f->roof);
+    rf_plot_describe(p, f->model.name, ctx->hw.name, &f->decode, &f->prefill);
+    if (rf_plot_add_step(p, &f->decode_step, RF_DECODE, &e) ||
+        rf_plot_add_step(p, &f->prefill_step, RF_PREFILL, &e) ||
+        (f->measured_path && rf_plot_add_measured(p, &f->measured, &e)))
+        return cli_fail_err(ctx, &e);
+    rf_plot_fit(p);
+    return RF_EXIT_OK;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *inputs)
+{
+    if (!path || !strcmp(path, "-"))
+        return RF_EXIT_OK;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return cli_fail(ctx, RF_EXIT_USAGE, "%s: is a folder, not a file", path);
+        if (!S_ISREG(st.st_mode))
+            return cli_fail(ctx, RF_EXIT_USAGE, "%s: not a regular file (refusing to replace it)",
+                            path);
+        if (access(path, W_OK) != 0)
+            return cli_fail(ctx, RF_EXIT_USAGE, "%s: file is not writable", path);
+    }
+    for (size_t i = 0; inputs && inputs[i]; i++)
+        if (same_file(path, inputs[i]))
+            return cli_fail(ctx, RF_EXIT_USAGE, "%s: is an input; refusing to overwrite it", path);
+
+    /* The folder must exist and take a new file: make one and remove it. */
+    char *copy = strdup(path);
+    if (!copy)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    const char *dir = dirname(copy);
+    char probe[4096];
+    int rc = RF_EXIT_OK;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        rc = cli_fail(ctx, RF_EXIT_USAGE, "%s: folder %s does not exist", path, dir);
+    } else if ((size_t)snprintf(probe, sizeof probe, "%s/.roofline-XXXXXX", dir) >= sizeof probe) {
+        rc = cli_fail(ctx, RF_EXIT_USAGE, "%s: path too long", path);
+    } else {
+        int fd = mkstemp(probe);
+        if (fd < 0) {
+            rc = cli_fail(ctx, RF_EXIT_USAGE, "%s: cannot write in folder %s (%s)", path, dir,
+                          strerror(errno));
+        } else {
+            close(fd);
+            unlink(probe);
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+int cli_figure_start(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_opt *opts,
+                     cli_opt_fn fn, void *user, cli_figure *f)
+{
+    int pos, rc;
+    cli_figure_init(f);
+    if ((rc = cli_parse(ctx, argc, argv, usage, opts, fn, user, &pos)))
+        return rc;
+    const char *inputs[] = {f->measured_path, NULL};
+    if ((rc = cli_check_output(ctx, ctx->out_path, inputs)))
+        return rc;
+    return figure_build(ctx, argc, argv, pos, f);
+}
+
+static const cli_opt opts[] = {CLI_FIGURE_OPTS, {0}};
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    return cli_figure_opt(ctx, id, arg, user);
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    cli_ctx ctx;
+    static cli_figure f; /* ~60 KB: keep it off the stack */
+    int rc = cli_figure_start(&ctx, argc, argv,
+                              "plot MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
+                              "[--tokens T] [--measured FILE.json] [-o FILE.svg]",
+                              opts, on_opt, &f, &f);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    rf_buf b;
+    rf_err e;
+    rf_buf_init(&b);
+    if (rf_plot_write_svg(&f.plot, &b, &e))
+        rc = cli_fail_err(&ctx, &e);
+    else
+        rc = cli_write_file(&ctx, ctx.out_path, b.data, b.len);
+    rf_buf_free(&b);
+    return rc;
+}

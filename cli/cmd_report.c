@@ -1,0 +1,259 @@
+/* cmd_report.c - `roofline report MODEL -o FILE.html`: one self-contained
+ * page with Figure 1, the operator tables of both phases, step floors and
+ * tokens/s, crossing points, KV capacity and a batch sweep. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "roofline/rf_parse.h"
+
+enum { O_UTIL = 1000, O_RESERVE };
+
+static const cli_opt opts[] = {
+    CLI_FIGURE_OPTS,
+    {"util", 1, O_UTIL, "U", "KV capacity: fraction of memory the engine may use (default 0.92)"},
+    {"reserve", 1, O_RESERVE, "SIZE", "KV capacity: activations and runtime reserve (default 6GiB)"},
+    {0},
+};
+
+typedef struct args {
+    cli_figure *fig;
+    double util;
+    uint64_t reserve;
+} args;
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    rf_err e;
+    switch (id) {
+    case O_UTIL:
+        return cli_f64(ctx, "--util", arg, 1e-6, 1.0, &a->util);
+    case O_RESERVE:
+        if (rf_parse_size(arg, &a->reserve, &e))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--reserve: %s", e.msg);
+        return RF_EXIT_OK;
+    default:
+        return cli_figure_opt(ctx, id, arg, a->fig);
+    }
+}
+
+void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st)
+{
+    rf_report_table(r, key, label);
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "count", "count", RF_U_INT);
+    rf_report_col(r, "m", "M", RF_U_INT);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "flops", "FLOPs", RF_U_FLOPS);
+    rf_report_col(r, "bytes", "bytes", RF_U_BYTES);
+    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
+    rf_report_col(r, "regime", "regime", RF_U_NONE);
+    rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
+    rf_report_col(r, "bound_by", "bound by", RF_U_NONE);
+    for (size_t i = 0; i < st->n_ops; i++) {
+        const rf_op *op = &st->ops[i];
+        rf_point p = rf_roof_place(&st->roof, (double)op->flops, (double)op->bytes);
+        rf_report_row(r);
+        rf_report_cell_str(r, op->name);
+        rf_report_cell_int(r, op->count);
+        rf_report_cell_int(r, (uint64_t)op->m);
+        rf_report_cell_int(r, (uint64_t)op->k);
+        rf_report_cell_int(r, (uint64_t)op->n);
+        rf_report_cell_int(r, op->count * op->flops); /* checked in rf_step_compute */
+        rf_report_cell_int(r, op->count * op->bytes);
+        rf_report_cell_num(r, p.intensity);
+        rf_report_cell_str(r, rf_regime_name(p.regime));
+        rf_report_cell_num(r, (double)op->count * p.floor_s);
+        rf_report_cell_str(r, p.compute_s >= p.memory_s ? "compute" : "memory");
+    }
+}
+
+static void phase_totals(rf_report *r, const char *key, const char *label, const rf_step *st)
+{
+    rf_report_section(r, key, label);
+    rf_report_int(r, "total_bytes", "step bytes (weights + KV)", st->total_bytes, RF_U_BYTES);
+    rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
+    rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
+    rf_report_str(r, "regime", "regime", rf_regime_name(st->regime));
+    rf_report_num(r, "floor_s", "step floor max(F/pi, Q/beta)", st->floor_s, RF_U_SECONDS);
+    rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor (operator by operator)",
+                  st->floor_sum_of_max_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "tokens/s ceiling", st->tokens_per_s, RF_U_TOK_RATE);
+}
+
+static void crossing(rf_report *r, const rf_crossover *cx)
+{
+    rf_report_table(r, "crossover", "crossing points: tokens in flight M* where each linear "
+                                    "layer becomes compute-bound");
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "m_star", "M*", RF_U_INTENSITY);
+    for (size_t i = 0; i < cx->n_ops; i++) {
+        rf_report_row(r);
+        rf_report_cell_str(r, cx->ops[i].name);
+        rf_report_cell_int(r, (uint64_t)cx->ops[i].k);
+        rf_report_cell_int(r, (uint64_t)cx->ops[i].n);
+        if (cx->ops[i].crosses)
+            rf_report_cell_num(r, cx->ops[i].m_star);
+        else
+            rf_report_cell_null(r, "never");
+    }
+    rf_report_section(r, "crossover_other", "other crossing points");
+    rf_report_num(r, "ridge", "ridge I* (FLOP/byte)", cx->ridge, RF_U_INTENSITY);
+    if (cx->square_crosses)
+        rf_report_num(r, "square_t_star", "square hidden x hidden projection, T*",
+                      cx->square_t_star, RF_U_INTENSITY);
+    else
+        rf_report_null(r, "square_t_star", "square hidden x hidden projection, T*", "never");
+    rf_report_num(r, "attn_prefill_s_star", "prefill attention, S*", cx->attn_prefill_s_star,
+                  RF_U_INTENSITY);
+}
+
+static void capacity(rf_report *r, rf_status s, const rf_capacity *c, const rf_err *e)
+{
+    rf_report_section(r, "capacity", "KV capacity");
+    if (s) {
+        rf_report_null(r, "sequences", "sequences at this context", e->msg);
+        return;
+    }
+    rf_report_int(r, "mem_bytes", "usable memory", c->mem_bytes, RF_U_BYTES_BIN);
+    rf_report_int(r, "resident_bytes", "resident weights", c->resident_bytes, RF_U_BYTES_BIN);
+    rf_report_int(r, "reserve_bytes", "reserve", c->reserve_bytes, RF_U_BYTES_BIN);
+    rf_report_num(r, "pool_bytes", "KV pool", c->pool_bytes, RF_U_BYTES_BIN);
+    rf_report_int(r, "kv_bytes_per_token", "KV bytes a token", c->kv_bytes_per_token, RF_U_INT);
+    rf_report_int(r, "tokens", "tokens the pool holds", c->tokens, RF_U_INT);
+    rf_report_num(r, "sequences", "sequences at this context", c->sequences, RF_U_RATIO);
+}
+
+static void sweep(rf_report *r, const rf_batch_chart *c)
+{
+    rf_report_table(r, "sweep", "batch sweep: decode at this context");
+    rf_report_col(r, "batch", "B", RF_U_INT);
+    rf_report_col(r, "floor_s", "step floor", RF_U_SECONDS);
+    rf_report_col(r, "tokens_per_s", "tokens/s", RF_U_TOK_RATE);
+    rf_report_col(r, "regime", "regime", RF_U_NONE);
+    rf_report_col(r, "fits", "fits the KV cache", RF_U_NONE);
+    for (size_t i = 0; i < c->n; i++) {
+        rf_report_row(r);
+        rf_report_cell_int(r, (uint64_t)c->batch[i]);
+        rf_report_cell_num(r, c->floor_s[i]);
+        rf_report_cell_num(r, c->tokens_per_s[i]);
+        rf_report_cell_str(r, rf_regime_name(c->regime[i]));
+        rf_report_cell_str(r, c->capacity_sequences < 0                     ? "-"
+                              : (double)c->batch[i] <= c->capacity_sequences ? "yes"
+                                                                             : "no");
+    }
+}
+
+static void measured(rf_report *r, const rf_plot *p)
+{
+    rf_report_table(r, "measured", "measured operators beside their predictions");
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "phase", "phase", RF_U_NONE);
+    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
+    rf_report_col(r, "achieved_flops_per_s", "achieved", RF_U_FLOP_RATE);
+    rf_report_col(r, "attainable_flops_per_s", "predicted attainable", RF_U_FLOP_RATE);
+    static const char *const phase[] = {"decode", "prefill", "-"};
+    for (size_t i = 0; i < p->n_points; i++) {
+        const rf_plot_point *q = &p->points[i];
+        if (!q->measured)
+            continue;
+        rf_report_row(r);
+        rf_report_cell_str(r, q->name);
+        rf_report_cell_str(r, phase[q->series]);
+        rf_report_cell_num(r, q->intensity);
+        rf_report_cell_num(r, q->flops_per_s);
+        if (q->match >= 0)
+            rf_report_cell_num(r, p->points[q->match].flops_per_s);
+        else
+            rf_report_cell_null(r, "- (no such operator)");
+    }
+}
+
+int cmd_report(int argc, char **argv)
+{
+    cli_ctx ctx;
+    static cli_figure f; /* ~60 KB: keep it off the stack */
+    static rf_crossover cx;
+    static rf_batch_chart chart;
+    args a = {&f, 0.92, 6ull << 30}; /* the capacity command's defaults */
+    int rc = cli_figure_start(&ctx, argc, argv,
+                              "report MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
+                              "[--tokens T] [--measured FILE.json] [--util U] [--reserve SIZE] "
+                              "[-o FILE.html]",
+                              opts, on_opt, &a, &f);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    rf_err e, cap_err;
+    rf_capacity cap;
+    rf_status cap_s = rf_capacity_compute(&f.model, &f.decode, ctx.hw.mem_bytes, a.util,
+                                          a.reserve, f.decode.context, &cap, &cap_err);
+    if (rf_crossover_compute(&f.model, &f.decode, &f.roof, &cx, &e) ||
+        rf_batch_chart_build(&chart, &f.model, &f.decode, &f.roof, 0,
+                             cap_s ? -1 : cap.sequences, &e))
+        return cli_fail_err(&ctx, &e);
+
+    char title[300];
+    snprintf(title, sizeof title, "Roofline report: %s on %s", f.model.name, ctx.hw.name);
+    rf_report *r = rf_report_new(title);
+    rf_buf svg1, svg2, html;
+    rf_buf_init(&svg1);
+    rf_buf_init(&svg2);
+    rf_buf_init(&html);
+    if (!r) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
+    cli_assume_step(&ctx, r, &f.model, &f.decode, &f.decode_step);
+    rf_report_assume(r, "prefill: %lld prompts of %lld new tokens, nothing cached; linear "
+                        "layers run with M = B T; lm_head on the last position",
+                     (long long)f.prefill.batch, (long long)f.prefill.tokens);
+    rf_report_assume(r, "KV capacity: pool = %.2f x usable memory - resident weights - reserve",
+                     a.util);
+    if (f.measured_path)
+        rf_report_assume(r, "measured: %s (%s)", f.measured_path,
+                         f.measured.name[0] ? f.measured.name : "no name");
+
+    char label[160];
+    phase_totals(r, "decode", "decode step: floors and throughput", &f.decode_step);
+    phase_totals(r, "prefill", "prefill step: floors and throughput", &f.prefill_step);
+    snprintf(label, sizeof label, "decode operators (B = %lld at s = %lld)",
+             (long long)f.decode.batch, (long long)f.decode.context);
+    cli_op_table(r, "decode_ops", label, &f.decode_step);
+    snprintf(label, sizeof label, "prefill operators (B = %lld, T = %lld)",
+             (long long)f.prefill.batch, (long long)f.prefill.tokens);
+    cli_op_table(r, "prefill_ops", label, &f.prefill_step);
+    if (f.measured_path && f.measured.n_ops)
+        measured(r, &f.plot);
+    crossing(r, &cx);
+    capacity(r, cap_s, &cap, &cap_err);
+    sweep(r, &chart);
+
+    if (rf_plot_write_svg(&f.plot, &svg1, &e) || rf_batch_chart_write_svg(&chart, &svg2, &e)) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
+    }
+    rf_html_figure figs[] = {
+        {svg1.data, "Figure 1. Every operator of one decode step (circles) and one prefill step "
+                    "(squares) at its arithmetic intensity and attainable throughput "
+                    "min(pi, I x beta). Left of the ridge an operator is bound by memory "
+                    "bandwidth, right of it by compute.",
+         NULL},
+        {svg2.data, "Figure 2. Decode step floor and tokens/s ceiling against batch at this "
+                    "context; the shaded region needs more KV cache than the memory holds.",
+         "capacity"},
+    };
+    if (rf_report_write_html(r, figs, 2, &html, &e))
+        rc = cli_fail_err(&ctx, &e);
+    else
+        rc = cli_write_file(&ctx, ctx.out_path, html.data, html.len);
+out:
+    rf_buf_free(&svg1);
+    rf_buf_free(&svg2);
+    rf_buf_free(&html);
+    rf_report_free(r);
+    return rc;
+}

@@ -1,0 +1,165 @@
+/* measured.c - reading measured roofs and operator timings (rf_measured.h). */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roofline/rf_file.h"
+#include "roofline/rf_measured.h"
+
+#define MEASURED_FILE_MAX ((size_t)16 << 20)
+
+/* A positive finite number at key of obj; absent leaves *out as is. where
+ * is the message prefix up to the key ("lab.json: ops[3]."). */
+static rf_status positive(const json_t *obj, const char *key, const char *where, double *out,
+                          bool required, rf_err *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v) {
+        if (required)
+            return rf_err_set(err, RF_EINVAL, "%s%s is missing", where, key);
+        return RF_OK;
+    }
+    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!(isfinite(x) && x > 0))
+        return rf_err_set(err, RF_EINVAL, "%s%s must be a positive number", where, key);
+    *out = x;
+    return RF_OK;
+}
+
+static rf_status read_peaks(const json_t *root, const char *origin, rf_measured *out,
+                            rf_err *err)
+{
+    const json_t *peaks = json_object_get(root, "peak_flops_per_s");
+    if (!peaks)
+        return RF_OK;
+    if (!json_is_object(peaks))
+        return rf_err_set(err, RF_EINVAL, "%s: peak_flops_per_s must be an object of dtype: FLOP/s",
+                          origin);
+    const char *key;
+    const json_t *v;
+    char where[160];
+    snprintf(where, sizeof where, "%s: peak_flops_per_s.", origin);
+    json_object_foreach((json_t *)peaks, key, v) {
+        rf_dtype dt;
+        if (rf_dtype_parse(key, &dt, NULL))
+            return rf_err_set(err, RF_EINVAL, "%s: peak_flops_per_s: unknown dtype '%s'", origin,
+                              key);
+        rf_status s = positive(peaks, key, where, &out->peak_flops_per_s[dt.kind], true, err);
+        if (s)
+            return s;
+    }
+    return RF_OK;
+}
+
+static rf_status read_op(const json_t *o, const char *where, const json_t *phase_default,
+                         rf_measured_op *op, rf_err *err)
+{
+    if (!json_is_object(o))
+        return rf_err_set(err, RF_EINVAL, "%.*s must be an object", (int)strlen(where) - 1,
+                          where);
+    const json_t *name = json_object_get(o, "name");
+    if (!json_is_string(name) || !*json_string_value(name))
+        return rf_err_set(err, RF_EINVAL, "%sname must be a non-empty string", where);
+    snprintf(op->name, sizeof op->name, "%s", json_string_value(name));
+    const json_t *phase = json_object_get(o, "phase");
+    if (!phase)
+        phase = phase_default;
+    if (phase) {
+        const char *ph = json_is_string(phase) ? json_string_value(phase) : "";
+        if (strcmp(ph, "decode") && strcmp(ph, "prefill"))
+            return rf_err_set(err, RF_EINVAL, "%sphase must be \"decode\" or \"prefill\"",
+                              where);
+        op->has_phase = true;
+        op->phase = ph[0] == 'd' ? RF_DECODE : RF_PREFILL;
+    }
+    rf_status s;
+    const json_t *flops = json_object_get(o, "flops");
+    if (json_is_number(flops) && json_number_value(flops) == 0)
+        op->flops = 0; /* an operator without FLOPs (a gather): read, not drawn */
+    else if ((s = positive(o, "flops", where, &op->flops, true, err)))
+        return s;
+    if ((s = positive(o, "bytes", where, &op->bytes, true, err)) ||
+        (s = positive(o, "measured_s", where, &op->measured_s, true, err)))
+        return s;
+    return RF_OK;
+}
+
+static rf_status read_ops(const json_t *root, const char *origin, rf_measured *out, rf_err *err)
+{
+    const json_t *ops = json_object_get(root, "ops");
+    if (!ops)
+        return RF_OK;
+    if (!json_is_array(ops))
+        return rf_err_set(err, RF_EINVAL, "%s: ops must be an array", origin);
+    if (json_array_size(ops) > RF_MEASURED_MAX_OPS)
+        return rf_err_set(err, RF_ERANGE, "%s: %zu ops, at most %d are drawn", origin,
+                          json_array_size(ops), RF_MEASURED_MAX_OPS);
+    for (size_t i = 0; i < json_array_size(ops); i++) {
+        char where[160];
+        snprintf(where, sizeof where, "%s: ops[%zu].", origin, i);
+        rf_status s = read_op(json_array_get(ops, i), where, json_object_get(root, "phase"),
+                              &out->ops[out->n_ops], err);
+        if (s)
+            return s;
+        out->n_ops++;
+    }
+    return RF_OK;
+}
+
+bool rf_measured_has_roofs(const rf_measured *m)
+{
+    if (m->bw_bytes_per_s > 0)
+        return true;
+    for (int k = 0; k < RF_DTYPE_COUNT; k++)
+        if (m->peak_flops_per_s[k] > 0)
+            return true;
+    return false;
+}
+
+rf_status rf_measured_parse(const char *text, size_t len, const char *origin, rf_measured *out,
+                            rf_err *err)
+{
+    json_error_t je;
+    rf_status s = RF_OK;
+    char where[160];
+    snprintf(where, sizeof where, "%s: ", origin);
+    memset(out, 0, sizeof *out);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return rf_err_set(err, RF_EINVAL, "%s: line %d: %s", origin, je.line, je.text);
+    if (!json_is_object(root)) {
+        s = rf_err_set(err, RF_EINVAL, "%s: expected a JSON object", origin);
+        goto out;
+    }
+    const json_t *name = json_object_get(root, "name");
+    if (json_is_string(name))
+        snprintf(out->name, sizeof out->name, "%s", json_string_value(name));
+    if ((s = positive(root, "bandwidth_bytes_per_s", where, &out->bw_bytes_per_s, false, err)) ||
+        (s = read_peaks(root, origin, out, err)) || (s = read_ops(root, origin, out, err)))
+        goto out;
+    if (!rf_measured_has_roofs(out) && !out->n_ops)
+        s = rf_err_set(err, RF_EINVAL,
+                       "%s: nothing to draw (expected bandwidth_bytes_per_s, peak_flops_per_s "
+                       "or ops)",
+                       origin);
+out:
+    json_decref(root);
+    return s;
+}
+
+rf_status rf_measured_load(const char *path, rf_measured *out, rf_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    rf_status s = rf_file_read_all(path, MEASURED_FILE_MAX, &text, &len, err);
+    if (s == RF_OK)
+        s = rf_measured_parse(text, len, path, out, err);
+    if (s == RF_OK && !out->name[0]) {
+        const char *base = strrchr(path, '/');
+        snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : path);
+    }
+    free(text);
+    return s;
+}

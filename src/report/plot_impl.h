@@ -1,0 +1,43 @@
+/* plot_impl.h - what plot.c shares with the SVG and HTML writers (private
+ * to src/report). */
+#ifndef RF_PLOT_IMPL_H
+#define RF_PLOT_IMPL_H
+
+#include "roofline/rf_plot.h"
+
+/* Font sizes (px) and the family every writer names; the layout estimates
+ * text widths for DejaVu Sans, the widest of the family's first choices. */
+#define RF__FONT_FAMILY "DejaVu Sans, Verdana, Liberation Sans, Arial, sans-serif"
+#define RF__FONT_TITLE 15.0
+#define RF__FONT_SUB 11.5
+#define RF__FONT_LABEL 11.0
+#define RF__FONT_SMALL 10.0
+#define RF__LINE_PX 13.0 /* height of one line of 11 px text */
+
+/* Colours of the series (decode, prefill, other) and of the roofs. */
+extern const char *const rf__series_color[3];
+#define RF__ROOF_MAIN "#222222"
+#define RF__ROOF_OTHER "#b0b0b0"
+#define RF__ROOF_MEASURED "#2a9d8f"
+
+/* Width in px of s set in DejaVu Sans at font_px (UTF-8; unknown glyphs
+ * count as wide). */
+double rf__text_px(const char *s, double font_px);
+
+/* A roof segment in canvas px, clipped to the plot area; false when none
+ * of it is visible. */
+bool rf__plot_line_px(const rf_plot *p, const rf_plot_line *l, double xy[4]);
+
+/* The text of a decade tick: 10^e of a quantity. kind: 'F' FLOP/s,
+ * 'I' FLOP/byte, 's' seconds, 't' tokens/s, 'b' a batch (plain). */
+void rf__decade_label(int e, char kind, char *out, size_t cap);
+
+/* The legend's rows of a figure: text and kind (0..2 a series, 3 measured
+ * markers, 4 the main roof, 5 other dtypes, 6 measured roofs); returns how
+ * many (at most 8). */
+int rf__plot_legend(const rf_plot *p, char rows[][96], int kinds[]);
+
+/* XML/HTML text with &, <, >, " escaped. */
+void rf__xml_text(rf_buf *b, const char *s);
+
+#endif

@@ -1,0 +1,419 @@
+/* write_svg.c - the roofline figure and the batch-sweep chart as SVG text:
+ * plain shapes and text, no fonts, no rasters, no external references. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot_impl.h"
+
+void rf__xml_text(rf_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&':
+            rf_buf_puts(b, "&amp;");
+            break;
+        case '<':
+            rf_buf_puts(b, "&lt;");
+            break;
+        case '>':
+            rf_buf_puts(b, "&gt;");
+            break;
+        case '"':
+            rf_buf_puts(b, "&quot;");
+            break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
+                rf_buf_put(b, s, 1); /* other control bytes are not XML */
+        }
+    }
+}
+
+void rf__decade_label(int e, char kind, char *out, size_t cap)
+{
+    static const char *const si[] = {"", "k", "M", "G", "T", "P", "E"};
+    static const char *const small[] = {"", "m", "u", "n", "p"};
+    int m = ((e % 3) + 3) % 3, g = (e - m) / 3; /* 10^e = 10^m x 1000^g */
+    static const char *const mant[] = {"1", "10", "100"};
+    switch (kind) {
+    case 'F':
+        if (g >= 0 && g <= 6)
+            snprintf(out, cap, "%s %sFLOP/s", mant[m], si[g]);
+        else
+            snprintf(out, cap, "1e%d FLOP/s", e);
+        return;
+    case 's':
+        if (g <= 0 && g >= -4)
+            snprintf(out, cap, "%s %ss", mant[m], small[-g]);
+        else
+            snprintf(out, cap, "1e%d s", e);
+        return;
+    default: /* plain numbers: 0.01, 0.1, 1, 10, 100, 1,000, 10,000 ... */
+        if (e < 0 && e >= -6)
+            snprintf(out, cap, "%.*f", -e, pow(10, e));
+        else if (e >= 0 && e <= 3)
+            snprintf(out, cap, "%s", e == 3 ? "1,000" : mant[e]);
+        else if (e > 3 && e <= 8)
+            snprintf(out, cap, "%s,000%s", mant[m], e >= 6 ? ",000" : "");
+        else
+            snprintf(out, cap, "1e%d", e);
+        return;
+    }
+}
+
+/* <text> at (x, y) with the given size, anchor and fill; a white halo keeps
+ * it readable over lines. */
+static void text(rf_buf *b, double x, double y, double size, const char *anchor, const char *fill,
+                 bool halo, const char *s)
+{
+    rf_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\"", x, y, size);
+    if (anchor)
+        rf_buf_printf(b, " text-anchor=\"%s\"", anchor);
+    if (fill)
+        rf_buf_printf(b, " fill=\"%s\"", fill);
+    if (halo)
+        rf_buf_puts(b, " stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" "
+                       "paint-order=\"stroke\"");
+    rf_buf_puts(b, ">");
+    rf__xml_text(b, s);
+    rf_buf_puts(b, "</text>\n");
+}
+
+static void svg_open(rf_buf *b, double w, double h, const char *title)
+{
+    rf_buf_printf(b,
+                  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
+                  "viewBox=\"0 0 %g %g\" font-family=\"%s\" role=\"img\">\n<title>",
+                  w, h, w, h, RF__FONT_FAMILY);
+    rf__xml_text(b, title);
+    rf_buf_printf(b, "</title>\n<rect width=\"%g\" height=\"%g\" fill=\"#ffffff\"/>\n", w, h);
+}
+
+/* A log axis: value v at px p0 + (p1 - p0) (log v - log lo) / (log hi - log lo). */
+typedef struct logaxis {
+    double lo, hi, p0, p1;
+} logaxis;
+
+static double at(const logaxis *a, double v)
+{
+    return a->p0 + (a->p1 - a->p0) * (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
+}
+
+/* Decade grid lines and labels plus minor ticks (2..9) of a vertical log
+ * axis (y) over the horizontal span x0..x1; lo is a power of ten, hi may
+ * fall between two. */
+static void y_decades(rf_buf *b, const logaxis *y, double x0, double x1, char kind)
+{
+    char lab[48];
+    int e0 = (int)lround(log10(y->lo)), e1 = (int)floor(log10(y->hi) + 1e-9);
+    for (int e = e0; e <= e1; e++) {
+        double py = at(y, pow(10, e));
+        rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ececec\"/>\n",
+                      x0, py, x1, py);
+        rf__decade_label(e, kind, lab, sizeof lab);
+        text(b, x0 - 6, py + 4, RF__FONT_LABEL, "end", "#333333", false, lab);
+        for (int k = 2; k < 10 && k * pow(10, e) < y->hi * (1 - 1e-9); k++) {
+            double pm = at(y, k * pow(10, e));
+            rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
+                          x0, pm, x0 + 3, pm);
+        }
+    }
+}
+
+/* ---- the roofline figure -------------------------------------------------- */
+static const char *const series_class[3] = {"decode", "prefill", "other"};
+
+/* A marker centred on the origin: circle (decode), square (prefill),
+ * diamond (no phase); hollow when measured. */
+static void marker(rf_buf *b, rf_plot_series s, bool hollow)
+{
+    const char *c = rf__series_color[s];
+    char style[96];
+    snprintf(style, sizeof style, "fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"",
+             hollow ? "#ffffff" : c, hollow ? c : "#ffffff", hollow ? "1.8" : "1");
+    if (s == RF_SERIES_DECODE)
+        rf_buf_printf(b, "<circle r=\"4.8\" %s/>", style);
+    else if (s == RF_SERIES_PREFILL)
+        rf_buf_printf(b, "<rect x=\"-4.3\" y=\"-4.3\" width=\"8.6\" height=\"8.6\" %s/>", style);
+    else
+        rf_buf_printf(b, "<path d=\"M0 -5.5 L5.5 0 L0 5.5 L-5.5 0 Z\" %s/>", style);
+}
+
+static void roof_style(rf_buf *b, rf_plot_role role)
+{
+    if (role == RF_PLOT_MAIN)
+        rf_buf_printf(b, " stroke=\"%s\" stroke-width=\"2.2\"", RF__ROOF_MAIN);
+    else if (role == RF_PLOT_OTHER)
+        rf_buf_printf(b, " stroke=\"%s\" stroke-width=\"1.3\"", RF__ROOF_OTHER);
+    else
+        rf_buf_printf(b, " stroke=\"%s\" stroke-width=\"1.6\" stroke-dasharray=\"7 4\"",
+                      RF__ROOF_MEASURED);
+}
+
+static void axes(rf_buf *b, const rf_plot *p)
+{
+    const rf_plot_axes *a = &p->axes;
+    double x0 = a->left_px, x1 = a->left_px + a->width_px;
+    double y0 = a->top_px, y1 = a->top_px + a->height_px;
+    logaxis y = {a->y_min, a->y_max, y1, y0};
+    char lab[48];
+    y_decades(b, &y, x0, x1, 'F');
+    int e0 = (int)lround(log10(a->x_min)), e1 = (int)lround(log10(a->x_max));
+    for (int e = e0; e <= e1; e++) {
+        double px = rf_plot_x_px(a, pow(10, e));
+        rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ececec\"/>\n",
+                      px, y0, px, y1);
+        rf__decade_label(e, 'I', lab, sizeof lab);
+        text(b, px, y1 + 16, RF__FONT_LABEL, "middle", "#333333", false, lab);
+        for (int k = 2; k < 10 && e < e1; k++) {
+            double pm = rf_plot_x_px(a, k * pow(10, e));
+            rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
+                          pm, y1, pm, y1 - 3);
+        }
+    }
+    rf_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+                     "stroke=\"#888888\"/>\n",
+                  x0, y0, a->width_px, a->height_px);
+    text(b, (x0 + x1) / 2, y1 + 34, RF__FONT_LABEL, "middle", "#222222", false,
+         "arithmetic intensity I (FLOP/byte), log scale");
+    rf_buf_printf(b, "<text transform=\"translate(18,%.1f) rotate(-90)\" font-size=\"%g\" "
+                     "text-anchor=\"middle\" fill=\"#222222\">attainable throughput (FLOP/s), "
+                     "log scale</text>\n",
+                  (y0 + y1) / 2, RF__FONT_LABEL);
+}
+
+static void label(rf_buf *b, const rf_plot_label *l)
+{
+    const rf_plot_box *x = &l->box;
+    if (l->leader) {
+        double ex = fmax(x->cx - x->w / 2, fmin(l->anchor_x, x->cx + x->w / 2));
+        double ey = fmax(x->cy - x->h / 2, fmin(l->anchor_y, x->cy + x->h / 2));
+        rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999999\" "
+                         "stroke-width=\"0.8\"/>\n",
+                      l->anchor_x, l->anchor_y, ex, ey);
+    }
+    if (x->angle_deg != 0)
+        rf_buf_printf(b, "<g transform=\"rotate(%.2f %.1f %.1f)\">\n", x->angle_deg, x->cx, x->cy);
+    for (int i = 0; i < l->n_text; i++) {
+        const char *fill = l->kind == RF_LABEL_POINTS   ? rf__series_color[l->color[i]]
+                           : l->kind == RF_LABEL_RIDGE  ? RF__ROOF_MAIN
+                           : l->kind == RF_LABEL_REGION ? "#777777"
+                                                        : "#333333";
+        double y = x->cy - x->h / 2 + 1 + i * RF__LINE_PX + l->font_px * 0.92;
+        text(b, x->cx, y, l->font_px, "middle", fill, true, l->text[i]);
+    }
+    if (x->angle_deg != 0)
+        rf_buf_puts(b, "</g>\n");
+}
+
+static void legend(rf_buf *b, const rf_plot *p, const rf_plot_box *box)
+{
+    char rows[8][96];
+    int kinds[8], n = rf__plot_legend(p, rows, kinds);
+    double x = box->cx - box->w / 2, y = box->cy - box->h / 2;
+    rf_buf_printf(b, "<g class=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                     "fill=\"#ffffff\" fill-opacity=\"0.92\" stroke=\"#cccccc\"/>\n",
+                  x, y, box->w, box->h);
+    for (int i = 0; i < n; i++) {
+        double cy = y + 13 + 16 * i, sx = x + 16;
+        if (kinds[i] <= 2) {
+            rf_buf_printf(b, "<g transform=\"translate(%.1f,%.1f)\">", sx, cy);
+            marker(b, (rf_plot_series)kinds[i], false);
+            rf_buf_puts(b, "</g>\n");
+        } else if (kinds[i] == 3) {
+            rf_buf_printf(b, "<g transform=\"translate(%.1f,%.1f)\">", sx - 5, cy);
+            marker(b, RF_SERIES_DECODE, true);
+            rf_buf_printf(b, "</g><g transform=\"translate(%.1f,%.1f)\">", sx + 6, cy);
+            marker(b, RF_SERIES_PREFILL, true);
+            rf_buf_puts(b, "</g>\n");
+        } else {
+            rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", sx - 10, cy,
+                          sx + 10, cy);
+            roof_style(b, kinds[i] == 4 ? RF_PLOT_MAIN
+                          : kinds[i] == 5 ? RF_PLOT_OTHER
+                                          : RF_PLOT_MEASURED);
+            rf_buf_puts(b, "/>\n");
+        }
+        text(b, x + 32, cy + 4, RF__FONT_LABEL, NULL, "#222222", false, rows[i]);
+    }
+    rf_buf_puts(b, "</g>\n");
+}
+
+static void point_title(rf_buf *b, const rf_plot_point *q)
+{
+    char i[48], f[48];
+    rf_fmt(q->intensity, RF_U_INTENSITY4, i, sizeof i);
+    rf_fmt(q->flops_per_s, RF_U_FLOP_RATE, f, sizeof f);
+    rf_buf_puts(b, "<title>");
+    rf__xml_text(b, q->name);
+    rf_buf_printf(b, " (%s%s): I = %s FLOP/byte, %s %s</title>", q->measured ? "measured, " : "",
+                  q->series == RF_SERIES_OTHER ? "no phase" : series_class[q->series], i, f,
+                  q->measured ? "achieved" : "attainable");
+}
+
+rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err)
+{
+    rf_plot_layout *lay = malloc(sizeof *lay);
+    if (!lay)
+        return rf_err_set(err, RF_ENOMEM, "figure: out of memory");
+    rf_plot_layout_compute(p, lay);
+    const rf_plot_axes *a = &p->axes;
+    char full[2 * RF_PLOT_TEXT_MAX + 8];
+    snprintf(full, sizeof full, "%s: %s", p->title, p->subtitle);
+    svg_open(out, p->width_px, p->height_px, full);
+    text(out, a->left_px, 24, RF__FONT_TITLE, NULL, "#111111", false, p->title);
+    text(out, a->left_px, 42, RF__FONT_SUB, NULL, "#444444", false, p->subtitle);
+    axes(out, p);
+
+    for (size_t i = 0; i < p->n_lines; i++) {
+        double xy[4];
+        if (!rf__plot_line_px(p, &p->lines[i], xy))
+            continue;
+        rf_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", xy[0], xy[1],
+                      xy[2], xy[3]);
+        roof_style(out, p->lines[i].role);
+        rf_buf_puts(out, " stroke-linecap=\"round\"/>\n");
+    }
+    double rx = rf_plot_x_px(a, p->ridge), ry = rf_plot_y_px(a, p->peak_flops_per_s);
+    rf_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#777777\" "
+                       "stroke-dasharray=\"3 3\"/>\n",
+                  rx, ry, rx, a->top_px + a->height_px);
+    for (size_t i = 0; i < p->n_points; i++) {
+        const rf_plot_point *q = &p->points[i];
+        if (q->match < 0)
+            continue;
+        const rf_plot_point *m = &p->points[q->match];
+        rf_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                           "stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n",
+                      rf_plot_x_px(a, q->intensity), rf_plot_y_px(a, q->flops_per_s),
+                      rf_plot_x_px(a, m->intensity), rf_plot_y_px(a, m->flops_per_s),
+                      rf__series_color[q->series]);
+    }
+    /* Prefill, no-phase, then decode (a circle stays visible on a square at
+     * the same place); the ridge, an open diamond, over them. */
+    static const rf_plot_series order[3] = {RF_SERIES_PREFILL, RF_SERIES_OTHER, RF_SERIES_DECODE};
+    for (size_t k = 0; k < 3 * p->n_points; k++) {
+        const rf_plot_point *q = &p->points[k % p->n_points];
+        if (q->series != order[k / p->n_points])
+            continue;
+        rf_buf_printf(out, "<g class=\"pt %s%s\" data-op=\"", series_class[q->series],
+                      q->measured ? " measured" : "");
+        rf__xml_text(out, q->name);
+        rf_buf_printf(out, "\" transform=\"translate(%.1f,%.1f)\">", rf_plot_x_px(a, q->intensity),
+                      rf_plot_y_px(a, q->flops_per_s));
+        point_title(out, q);
+        marker(out, q->series, q->measured);
+        rf_buf_puts(out, "</g>\n");
+    }
+    rf_buf_printf(out, "<g class=\"ridge\" transform=\"translate(%.1f,%.1f)\"><title>ridge I* = "
+                       "%.1f FLOP/byte</title><path d=\"M0 -7.5 L7.5 0 L0 7.5 L-7.5 0 Z\" "
+                       "fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"/></g>\n",
+                  rx, ry, p->ridge, RF__ROOF_MAIN);
+    for (size_t i = 0; i < lay->n_labels; i++)
+        label(out, &lay->labels[i]);
+    legend(out, p, &lay->legend);
+
+    char foot[2 * RF_PLOT_TEXT_MAX + 32];
+    snprintf(foot, sizeof foot, "%s%s%s%s", p->footnote,
+             p->footnote[0] && lay->unlabelled[0] ? " \xc2\xb7 " : "",
+             lay->unlabelled[0] ? "unlabelled (no room): " : "", lay->unlabelled);
+    if (foot[0])
+        text(out, a->left_px, p->height_px - 8, RF__FONT_SMALL, NULL, "#555555", false, foot);
+    rf_buf_puts(out, "</svg>\n");
+    free(lay);
+    if (out->failed)
+        return rf_err_set(err, RF_ENOMEM, "figure: out of memory");
+    return RF_OK;
+}
+
+/* ---- the batch sweep chart ------------------------------------------------------ */
+static void panel(rf_buf *b, const rf_batch_chart *c, const logaxis *x, const double *v,
+                  double top, double height, char kind, rf_unit unit, const char *color,
+                  const char *name)
+{
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < c->n; i++)
+        lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
+    logaxis y = {pow(10, floor(log10(lo))), pow(10, ceil(log10(hi))), top + height, top};
+    if (y.hi <= y.lo)
+        y.hi = y.lo * 10;
+    y_decades(b, &y, x->p0, x->p1, kind);
+    rf_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+                     "stroke=\"#888888\"/>\n",
+                  x->p0, top, x->p1 - x->p0, height);
+    text(b, x->p0 + 6, top + 14, RF__FONT_LABEL, NULL, color, true, name);
+    rf_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" points=\"", color);
+    for (size_t i = 0; i < c->n; i++)
+        rf_buf_printf(b, "%s%.1f,%.1f", i ? " " : "", at(x, (double)c->batch[i]), at(&y, v[i]));
+    rf_buf_puts(b, "\"/>\n");
+    /* Value labels on every k-th point, so neighbours never collide. */
+    double step = c->n > 1 ? (x->p1 - x->p0) / (double)c->n : 1e9;
+    size_t every = (size_t)ceil(64 / step);
+    for (size_t i = 0; i < c->n; i++) {
+        char val[48], tip[96];
+        double px = at(x, (double)c->batch[i]), py = at(&y, v[i]);
+        rf_fmt(v[i], unit, val, sizeof val);
+        snprintf(tip, sizeof tip, "B = %lld: %s (%s)", (long long)c->batch[i], val,
+                 rf_regime_name(c->regime[i]));
+        rf_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", px, py,
+                      color);
+        rf__xml_text(b, tip);
+        rf_buf_puts(b, "</title></circle>\n");
+        if (i % (every ? every : 1) == 0 || i + 1 == c->n)
+            text(b, px, py - 8, RF__FONT_SMALL, "middle", "#333333", true, val);
+    }
+}
+
+rf_status rf_batch_chart_write_svg(const rf_batch_chart *c, rf_buf *out, rf_err *err)
+{
+    if (!c->n)
+        return rf_err_set(err, RF_EINVAL, "batch sweep: no points");
+    double left = 84, right = c->width_px - 24;
+    double t1 = 52, h = 150, t2 = t1 + h + 34;
+    double lo = (double)c->batch[0], hi = (double)c->batch[c->n - 1];
+    logaxis x = {lo / 1.3, hi * 1.3, left, right};
+    svg_open(out, c->width_px, c->height_px, c->title);
+    text(out, left, 24, RF__FONT_TITLE, NULL, "#111111", false, c->title);
+
+    if (c->capacity_sequences >= 0) {
+        double cx = c->capacity_sequences <= x.lo ? left
+                    : c->capacity_sequences >= x.hi ? right
+                                                    : at(&x, c->capacity_sequences);
+        char cap[160], n[32];
+        rf_fmt(c->capacity_sequences, RF_U_RATIO, n, sizeof n);
+        snprintf(cap, sizeof cap, "KV capacity: %s sequences at s = %lld", n,
+                 (long long)c->context);
+        if (cx < right)
+            rf_buf_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                               "fill=\"#d62728\" fill-opacity=\"0.08\"/>\n"
+                               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                               "fill=\"#d62728\" fill-opacity=\"0.08\"/>\n",
+                          cx, t1, right - cx, h, cx, t2, right - cx, h);
+        rf_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+                           "stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>\n",
+                      cx, t1 - 8, cx, t2 + h);
+        bool room = right - cx > rf__text_px(cap, RF__FONT_SMALL) + 8;
+        text(out, room ? cx + 4 : cx - 4, t1 - 10, RF__FONT_SMALL, room ? NULL : "end", "#b02020",
+             true, cap);
+        if (cx < right - 150)
+            text(out, right - 6, t2 + h - 8, RF__FONT_SMALL, "end", "#b02020", true,
+                 "shaded: more sequences than the KV cache holds");
+    }
+    panel(out, c, &x, c->floor_s, t1, h, 's', RF_U_SECONDS, "#1f66b3", "step floor (s)");
+    panel(out, c, &x, c->tokens_per_s, t2, h, 't', RF_U_TOK_RATE, "#2a7d3a",
+          "tokens/s ceiling (B / floor)");
+    for (size_t i = 0; i < c->n; i++) {
+        char lab[32];
+        snprintf(lab, sizeof lab, "%lld", (long long)c->batch[i]);
+        text(out, at(&x, (double)c->batch[i]), t2 + h + 16, RF__FONT_LABEL, "middle", "#333333",
+             false, lab);
+    }
+    text(out, (left + right) / 2, t2 + h + 34, RF__FONT_LABEL, "middle", "#222222", false,
+         "batch B (sequences in the decode step), log scale");
+    rf_buf_puts(out, "</svg>\n");
+    if (out->failed)
+        return rf_err_set(err, RF_ENOMEM, "batch sweep: out of memory");
+    return RF_OK;
+}

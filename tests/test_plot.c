@@ -1,0 +1,522 @@
+/* test_plot.c - Figure 1, the batch-sweep chart, the HTML report and the
+ * measured-file reader.
+ *
+ * The golden case is the one the issue names: Qwen2.5-7B-Instruct on an
+ * RTX 4090 (shared/hardware.md: bf16 165.2 TFLOP/s with FP32 accumulate,
+ * 1.008 TB/s), decode B = 1 at s = 2048, prefill B = 1 x T = 256. Pixel
+ * positions are predicted here from the intensities the seed derives and
+ * the axis mapping written out in rf_plot.h, then found in the SVG text.
+ * Every SVG a test makes is checked with `xmllint --noout`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "roofline/rf_measured.h"
+#include "roofline/rf_plot.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+static rf_plot fig;           /* large: static */
+static rf_step dec_st, pre_st;
+static rf_plot_layout lay;
+
+/* Write an SVG to a temporary file and have xmllint check it. */
+static void xmllint_ok(const char *svg, size_t len)
+{
+    char path[] = "/tmp/test_plot_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(svg, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "xmllint --noout %s", path);
+    int rc = system(cmd);
+    unlink(path);
+    if (rc != 0)
+        fail_msg("xmllint rejected the SVG (exit %d); is libxml2-utils installed?", rc);
+}
+
+/* The figure of the golden case, or of another model/hardware/dtype. */
+static void build(const char *model, const char *hw_name, rf_dtype_kind math_dtype,
+                  const rf_measured *measured)
+{
+    rf_model m;
+    rf_hw hw;
+    rf_roof roof;
+    rf_err e;
+    assert_int_equal(rf_model_preset(model, &m, &e), RF_OK);
+    assert_int_equal(rf_hw_preset(hw_name, &hw, &e), RF_OK);
+    assert_int_equal(rf_hw_roof(&hw, math_dtype, &roof, &e), RF_OK);
+    rf_step_opts d = rf_step_opts_default(), p = rf_step_opts_default();
+    d.w = d.a = d.kv = p.w = p.a = p.kv = rf_dtype_of(math_dtype);
+    d.phase = RF_DECODE, d.batch = 1, d.context = 2048;
+    p.phase = RF_PREFILL, p.batch = 1, p.tokens = 256, p.context = 0;
+    if (rf_step_compute(&m, &d, &roof, &dec_st, &e) || rf_step_compute(&m, &p, &roof, &pre_st, &e))
+        fail_msg("%s", e.msg);
+    rf_plot_init(&fig, &hw, &roof);
+    rf_plot_describe(&fig, m.name, hw.name, &d, &p);
+    assert_int_equal(rf_plot_add_step(&fig, &dec_st, RF_DECODE, &e), RF_OK);
+    assert_int_equal(rf_plot_add_step(&fig, &pre_st, RF_PREFILL, &e), RF_OK);
+    if (measured)
+        assert_int_equal(rf_plot_add_measured(&fig, measured, &e), RF_OK);
+    rf_plot_fit(&fig);
+}
+
+static char *svg_of_fig(size_t *len)
+{
+    rf_buf b;
+    rf_err e;
+    rf_buf_init(&b);
+    assert_int_equal(rf_plot_write_svg(&fig, &b, &e), RF_OK);
+    xmllint_ok(b.data, b.len);
+    *len = b.len;
+    return b.data; /* the caller frees */
+}
+
+/* Find `<g class="CLASS" data-op="OP" transform="translate(X,Y)">` (op NULL:
+ * no data-op, as the ridge) and return X, Y. */
+static void find_marker(const char *svg, const char *cls, const char *op, double *x, double *y)
+{
+    char key[160];
+    if (op)
+        snprintf(key, sizeof key, "<g class=\"%s\" data-op=\"%s\" transform=\"translate(", cls, op);
+    else
+        snprintf(key, sizeof key, "<g class=\"%s\" transform=\"translate(", cls);
+    const char *at = strstr(svg, key);
+    if (!at)
+        fail_msg("no marker '%s' in the SVG", key);
+    if (sscanf(at + strlen(key), "%lf,%lf", x, y) != 2)
+        fail_msg("marker '%s' has no coordinates", key);
+}
+
+/* The mapping of rf_plot.h, written out again here. */
+static double px_x(double intensity)
+{
+    const rf_plot_axes *a = &fig.axes;
+    return a->left_px + a->width_px * (log10(intensity) - log10(a->x_min)) /
+                            (log10(a->x_max) - log10(a->x_min));
+}
+
+static double px_y(double flops_per_s)
+{
+    const rf_plot_axes *a = &fig.axes;
+    return a->top_px + a->height_px * (log10(a->y_max) - log10(flops_per_s)) /
+                           (log10(a->y_max) - log10(a->y_min));
+}
+
+/* Coordinates print with one decimal: within half a tenth of a pixel. */
+static void at_px(const char *what, double got_x, double got_y, double want_x, double want_y)
+{
+    if (fabs(got_x - want_x) > 0.051 || fabs(got_y - want_y) > 0.051)
+        fail_msg("%s at (%.2f, %.2f), the mapping predicts (%.2f, %.2f)", what, got_x, got_y,
+                 want_x, want_y);
+}
+
+/* GEMM intensity at M tokens, bf16 (b = 2): I = 2 M K N / ((M K + K N + M N) b). */
+static double gemm_i(double m, double k, double n) { return 2 * m * k * n / ((m * k + k * n + m * n) * 2); }
+
+/* ---- the axis mapping ---------------------------------------------------- */
+static void mapping(void **state)
+{
+    (void)state;
+    rf_plot_axes a = {.x_min = 0.1, .x_max = 1e4, .y_min = 1e11, .y_max = 1e15,
+                      .left_px = 100, .top_px = 50, .width_px = 500, .height_px = 400};
+    /* the corners, and one decade = a fifth of the width, a quarter of the height */
+    assert_float_equal(rf_plot_x_px(&a, 0.1), 100, 1e-9);
+    assert_float_equal(rf_plot_x_px(&a, 1e4), 600, 1e-9);
+    assert_float_equal(rf_plot_x_px(&a, 1), 200, 1e-9);
+    assert_float_equal(rf_plot_y_px(&a, 1e15), 50, 1e-9);
+    assert_float_equal(rf_plot_y_px(&a, 1e11), 450, 1e-9);
+    assert_float_equal(rf_plot_y_px(&a, 1e12), 350, 1e-9);
+    /* log scale: sqrt(10) is half a decade */
+    assert_float_equal(rf_plot_x_px(&a, sqrt(10)), 250, 1e-9);
+}
+
+/* ---- the golden figure ------------------------------------------------------ */
+static void golden_qwen_rtx4090(void **state)
+{
+    (void)state;
+    build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, NULL);
+    const double pi = 165.2e12, beta = 1.008e12; /* hardware.md, RTX 4090, bf16 FP32-acc */
+    assert_float_equal(fig.ridge, pi / beta, 1e-9); /* 163.9, "the ridge ~165" of seed 000 */
+
+    /* Axes: smallest intensity = decode q_proj 3584/3586 = 0.9994, so x_min =
+     * 10^floor(log10(0.9994) - 0.25) = 0.1; largest = prefill attention
+     * 2 (n_q/n_kv) T / b = 2 x 7 x 256 / 2 = 1792, so x_max =
+     * 10^ceil(log10 1792 + 0.25) = 1e4. y: the memory roof at x_min is
+     * 0.1 beta = 1.008e11, so y_min = 1e11; the highest roof is int8
+     * 660.6 TOP/s, so y_max = 10^(ceil(2 (14.82 + 0.18)) / 2) = 1e15. */
+    assert_float_equal(fig.axes.x_min, 0.1, 1e-12);
+    assert_float_equal(fig.axes.x_max, 1e4, 1e-6);
+    assert_float_equal(fig.axes.y_min, 1e11, 1);
+    assert_float_equal(fig.axes.y_max, 1e15, 1);
+
+    size_t len;
+    char *svg = svg_of_fig(&len);
+    double x, y;
+    find_marker(svg, "ridge", NULL, &x, &y);
+    at_px("ridge", x, y, px_x(pi / beta), px_y(pi));
+
+    /* decode q_proj: M = 1, K = N = 3584 -> I = 0.9994 (seed 000: "I = 1.0"),
+     * memory-bound: on the slope at I beta */
+    double i = gemm_i(1, 3584, 3584);
+    find_marker(svg, "pt decode", "q_proj", &x, &y);
+    at_px("decode q_proj", x, y, px_x(i), px_y(i * beta));
+
+    /* decode attention: 2 (n_q / n_kv) / b = 2 x 28 / 4 / 2 = 7 (seed 000) */
+    find_marker(svg, "pt decode", "attention", &x, &y);
+    at_px("decode attention", x, y, px_x(7.0), px_y(7.0 * beta));
+
+    /* prefill gate_proj: M = 256, K = 3584, N = 18944 -> 236.0 (seed 000),
+     * right of the ridge: on the compute roof */
+    i = gemm_i(256, 3584, 18944);
+    assert_float_equal(i, 236.0, 0.05);
+    find_marker(svg, "pt prefill", "gate_proj", &x, &y);
+    at_px("prefill gate_proj", x, y, px_x(i), px_y(pi));
+
+    /* prefill k_proj: N = 512 -> 162.9 (seed 000), just left of the ridge */
+    i = gemm_i(256, 3584, 512);
+    assert_float_equal(i, 162.9, 0.05);
+    assert_true(i < fig.ridge);
+    find_marker(svg, "pt prefill", "k_proj", &x, &y);
+    at_px("prefill k_proj", x, y, px_x(i), px_y(i * beta));
+
+    /* decode left of the ridge, fat prefill GEMMs right of it */
+    double rx;
+    find_marker(svg, "ridge", NULL, &rx, &y);
+    find_marker(svg, "pt decode", "down_proj", &x, &y);
+    assert_true(x < rx);
+    find_marker(svg, "pt prefill", "up_proj", &x, &y);
+    assert_true(x > rx);
+
+    /* decade ticks with readable labels, the title naming model, hw, B, s, T */
+    const char *want[] = {">0.1<", ">1<", ">10<", ">100<", ">1,000<", ">10,000<",
+                          ">100 GFLOP/s<", ">1 TFLOP/s<", ">100 TFLOP/s<", ">1 PFLOP/s<",
+                          "qwen2.5-7b-instruct on rtx4090", "B = 1 at s = 2048", "T = 256",
+                          "math bf16", "ridge 163.9 FLOP/B", "bf16 165.2 TFLOP/s",
+                          "fp8_e4m3 330.3 TFLOP/s", "1.008 TB/s"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        if (!strstr(svg, want[k]))
+            fail_msg("the figure lacks '%s'", want[k]);
+    /* small, and nothing external: no raster, no font, no link */
+    assert_true(len < 40000);
+    assert_null(strstr(svg, "<image"));
+    assert_null(strstr(svg, "@font-face"));
+    assert_null(strstr(svg, "href"));
+    free(svg);
+}
+
+/* ---- labels -------------------------------------------------------------------- */
+static bool aabb_overlap(const rf_plot_box *a, const rf_plot_box *b)
+{
+    return fabs(a->cx - b->cx) * 2 < a->w + b->w && fabs(a->cy - b->cy) * 2 < a->h + b->h;
+}
+
+/* No two labels overlap, none covers a marker or the legend, all lie inside
+ * the canvas. Upright boxes are checked here by hand; the turned memory-roof
+ * label through the library's separating-axis test. */
+static void no_overlap(const char *what)
+{
+    rf_plot_layout_compute(&fig, &lay);
+    for (size_t i = 0; i < lay.n_labels; i++) {
+        const rf_plot_box *a = &lay.labels[i].box;
+        if (a->cx - a->w / 2 < 0 || a->cx + a->w / 2 > fig.width_px || a->cy - a->h / 2 < 0 ||
+            a->cy + a->h / 2 > fig.height_px)
+            fail_msg("%s: label '%s' leaves the canvas", what, lay.labels[i].text[0]);
+        bool upright = a->angle_deg == 0;
+        for (size_t j = 0; j < i; j++) {
+            const rf_plot_box *b = &lay.labels[j].box;
+            bool hit = upright && b->angle_deg == 0 ? aabb_overlap(a, b) : rf_plot_box_overlap(a, b);
+            if (hit)
+                fail_msg("%s: labels '%s' and '%s' overlap", what, lay.labels[i].text[0],
+                         lay.labels[j].text[0]);
+        }
+        for (size_t m = 0; m <= fig.n_points; m++)
+            if (upright ? aabb_overlap(a, &lay.markers[m]) : rf_plot_box_overlap(a, &lay.markers[m]))
+                fail_msg("%s: label '%s' covers a marker", what, lay.labels[i].text[0]);
+        if (rf_plot_box_overlap(a, &lay.legend))
+            fail_msg("%s: label '%s' covers the legend", what, lay.labels[i].text[0]);
+    }
+    size_t len;
+    free(svg_of_fig(&len));
+}
+
+static const rf_plot_label *label_with(const char *text)
+{
+    for (size_t i = 0; i < lay.n_labels; i++)
+        for (int k = 0; k < lay.labels[i].n_text; k++)
+            if (strstr(lay.labels[i].text[k], text))
+                return &lay.labels[i];
+    fail_msg("no label holds '%s'", text);
+    return NULL;
+}
+
+static void labels_golden(void **state)
+{
+    (void)state;
+    build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, NULL);
+    no_overlap("qwen on rtx4090");
+    assert_string_equal(lay.unlabelled, "");
+    /* the eight decode GEMMs sit at I = 1 together: one label, and the
+     * prefill lm_head (M = 1 too) shares their place, on its own line */
+    const rf_plot_label *l = label_with("q/k/v/o/gate/up/down_proj, lm_head");
+    assert_int_equal(l->n_text, 2);
+    assert_string_equal(l->text[0], "decode: q/k/v/o/gate/up/down_proj, lm_head");
+    assert_string_equal(l->text[1], "prefill: lm_head");
+    /* q/o (224) and gate/up/down (236) land within a few pixels: merged */
+    label_with("q/o/gate/up/down_proj");
+    label_with("k/v_proj");
+    label_with("ridge 163.9 FLOP/B");
+    /* the embedding gather has no FLOPs: named under the figure instead */
+    assert_string_equal(fig.unplaced, "embed");
+    /* every placed operator is named by some label */
+    for (size_t i = 0; i < fig.n_points; i++)
+        if (lay.label_of[i] < 0)
+            fail_msg("operator %s has no label", fig.points[i].name);
+}
+
+static void labels_other_figures(void **state)
+{
+    (void)state;
+    const struct {
+        const char *model, *hw;
+        rf_dtype_kind math;
+    } cases[] = {
+        {"llama-3-8b", "h100-sxm", RF_BF16},        {"mixtral-8x7b", "h200", RF_BF16},
+        {"deepseek-v2-lite", "a100-80gb", RF_BF16}, {"gemma-2-9b-it", "mi300x", RF_BF16},
+        {"qwen2.5-3b-instruct", "rtx3090", RF_FP16}, {"llama-3-8b", "l40s", RF_FP8_E4M3},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        build(cases[k].model, cases[k].hw, cases[k].math, NULL);
+        no_overlap(cases[k].model);
+    }
+}
+
+/* ---- the measured overlay ---------------------------------------------------- */
+static const char measured_json[] =
+    "{\"name\": \"lab 4090\", \"bandwidth_bytes_per_s\": 9.0e11,\n"
+    " \"peak_flops_per_s\": {\"bf16\": 1.5e14, \"fp32\": 7.0e13},\n"
+    " \"ops\": [\n"
+    "  {\"name\": \"q_proj\", \"phase\": \"decode\", \"flops\": 2.5690112e7, \"bytes\": "
+    "2.5704448e7, \"measured_s\": 3.2e-5},\n"
+    "  {\"name\": \"gate_proj\", \"phase\": \"prefill\", \"flops\": 3.4762e10, \"bytes\": "
+    "1.473e8, \"measured_s\": 2.9e-4},\n"
+    "  {\"name\": \"fused_rope\", \"flops\": 1.0e6, \"bytes\": 4.0e6, \"measured_s\": 2e-5},\n"
+    "  {\"name\": \"embed\", \"phase\": \"decode\", \"flops\": 0, \"bytes\": 7168, "
+    "\"measured_s\": 1e-6}\n"
+    " ]}\n";
+
+static void measured_reader(void **state)
+{
+    (void)state;
+    rf_measured m;
+    rf_err e;
+    assert_int_equal(rf_measured_parse(measured_json, strlen(measured_json), "lab.json", &m, &e),
+                     RF_OK);
+    assert_string_equal(m.name, "lab 4090");
+    assert_float_equal(m.bw_bytes_per_s, 9.0e11, 1);
+    assert_float_equal(m.peak_flops_per_s[RF_BF16], 1.5e14, 1);
+    assert_float_equal(m.peak_flops_per_s[RF_FP32], 7.0e13, 1);
+    assert_int_equal(m.n_ops, 4);
+    assert_true(m.ops[0].has_phase && m.ops[0].phase == RF_DECODE);
+    assert_true(m.ops[1].has_phase && m.ops[1].phase == RF_PREFILL);
+    assert_false(m.ops[2].has_phase);
+    assert_true(rf_measured_has_roofs(&m));
+
+    /* a profile file alone (roofs, no ops) and a profile run alone (a
+     * default phase, no roofs) are both enough */
+    const char *roofs = "{\"bandwidth_bytes_per_s\": 1e10}";
+    assert_int_equal(rf_measured_parse(roofs, strlen(roofs), "p.json", &m, &e), RF_OK);
+    const char *run = "{\"phase\": \"prefill\", \"ops\": [{\"name\": \"q_proj\", \"flops\": 1e9, "
+                      "\"bytes\": 1e7, \"measured_s\": 1e-3}]}";
+    assert_int_equal(rf_measured_parse(run, strlen(run), "r.json", &m, &e), RF_OK);
+    assert_true(m.ops[0].has_phase && m.ops[0].phase == RF_PREFILL);
+    assert_false(rf_measured_has_roofs(&m));
+
+    /* every bad input names the file and the key */
+    const struct {
+        const char *json, *msg;
+    } bad[] = {
+        {"{}", "x.json: nothing to draw"},
+        {"[1]", "x.json: expected a JSON object"},
+        {"{\"bandwidth_bytes_per_s\": -1}", "x.json: bandwidth_bytes_per_s must be a positive"},
+        {"{\"peak_flops_per_s\": {\"bf17\": 1e12}}", "unknown dtype 'bf17'"},
+        {"{\"peak_flops_per_s\": {\"fp32\": \"fast\"}}", "peak_flops_per_s.fp32 must be a positive"},
+        {"{\"ops\": [{\"name\": \"q\", \"flops\": 1, \"bytes\": 1, \"measured_s\": 0}]}",
+         "x.json: ops[0].measured_s must be a positive number"},
+        {"{\"ops\": [{\"name\": \"q\", \"flops\": 1, \"bytes\": 1}]}", "ops[0].measured_s is missing"},
+        {"{\"ops\": [{\"flops\": 1, \"bytes\": 1, \"measured_s\": 1}]}", "ops[0].name must be"},
+        {"{\"ops\": [{\"name\": \"q\", \"phase\": \"train\", \"flops\": 1, \"bytes\": 1, "
+         "\"measured_s\": 1}]}",
+         "ops[0].phase must be \"decode\" or \"prefill\""},
+        {"{\"ops\": 3}", "ops must be an array"},
+        {"{\"ops\": [", "x.json: line 1"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        rf_err_clear(&e);
+        if (rf_measured_parse(bad[k].json, strlen(bad[k].json), "x.json", &m, &e) == RF_OK)
+            fail_msg("accepted %s", bad[k].json);
+        if (!strstr(e.msg, bad[k].msg))
+            fail_msg("%s: message '%s' lacks '%s'", bad[k].json, e.msg, bad[k].msg);
+    }
+    assert_int_equal(rf_measured_load("/nonexistent/lab.json", &m, &e), RF_EIO);
+    assert_non_null(strstr(e.msg, "/nonexistent/lab.json"));
+}
+
+static void measured_overlay(void **state)
+{
+    (void)state;
+    static rf_measured m;
+    rf_err e;
+    assert_int_equal(rf_measured_parse(measured_json, strlen(measured_json), "lab.json", &m, &e),
+                     RF_OK);
+    size_t n_predicted;
+    build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, NULL);
+    n_predicted = fig.n_points;
+    build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, &m);
+    /* three measured points (embed has no FLOPs), two joined to predictions */
+    assert_int_equal(fig.n_points, n_predicted + 3);
+    const rf_plot_point *q = &fig.points[n_predicted];
+    assert_true(q->measured);
+    assert_string_equal(q->name, "q_proj");
+    assert_true(q->match >= 0);
+    assert_string_equal(fig.points[q->match].name, "q_proj");
+    assert_int_equal(fig.points[q->match].series, RF_SERIES_DECODE);
+    assert_int_equal(fig.points[n_predicted + 2].match, -1); /* fused_rope: no prediction */
+
+    size_t len;
+    char *svg = svg_of_fig(&len);
+    double x, y;
+    /* at flops / bytes and flops / measured_s */
+    find_marker(svg, "pt decode measured", "q_proj", &x, &y);
+    at_px("measured q_proj", x, y, px_x(2.5690112e7 / 2.5704448e7), px_y(2.5690112e7 / 3.2e-5));
+    find_marker(svg, "pt prefill measured", "gate_proj", &x, &y);
+    at_px("measured gate_proj", x, y, px_x(3.4762e10 / 1.473e8), px_y(3.4762e10 / 2.9e-4));
+    find_marker(svg, "pt other measured", "fused_rope", &x, &y);
+    /* the measured roofs and the file's name are drawn */
+    const char *want[] = {"measured 900.0 GB/s", "measured bf16 150.0 TFLOP/s",
+                          "measured fp32 70.00 TFLOP/s", "lab 4090"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        if (!strstr(svg, want[k]))
+            fail_msg("the figure lacks '%s'", want[k]);
+    free(svg);
+    no_overlap("measured overlay");
+}
+
+/* ---- the batch sweep chart ----------------------------------------------------- */
+static void batch_chart(void **state)
+{
+    (void)state;
+    static rf_batch_chart c;
+    rf_model m;
+    rf_hw hw;
+    rf_roof roof;
+    rf_err e;
+    assert_int_equal(rf_model_preset("qwen2.5-7b-instruct", &m, &e), RF_OK);
+    assert_int_equal(rf_hw_preset("rtx4090", &hw, &e), RF_OK);
+    assert_int_equal(rf_hw_roof(&hw, RF_BF16, &roof, &e), RF_OK);
+    rf_step_opts d = rf_step_opts_default();
+    d.context = 2048;
+    /* 0: up to 1024 when the capacity is small */
+    assert_int_equal(rf_batch_chart_build(&c, &m, &d, &roof, 0, 3.47, &e), RF_OK);
+    assert_int_equal(c.n, 11); /* 1, 2, 4, ..., 1024 */
+    assert_int_equal(c.batch[10], 1024);
+    /* each point is the decode step at that batch */
+    for (size_t i = 0; i < c.n; i += 5) {
+        d.batch = c.batch[i];
+        assert_int_equal(rf_step_compute(&m, &d, &roof, &dec_st, &e), RF_OK);
+        assert_float_equal(c.floor_s[i], dec_st.floor_s, 1e-15);
+        assert_float_equal(c.tokens_per_s[i], dec_st.tokens_per_s, 1e-9);
+    }
+    /* a large capacity stretches the sweep past it: 2 x 3000 -> up to 4096 */
+    d.batch = 1;
+    assert_int_equal(rf_batch_chart_build(&c, &m, &d, &roof, 0, 3000, &e), RF_OK);
+    assert_int_equal(c.batch[c.n - 1], 4096);
+    assert_int_equal(rf_batch_chart_build(&c, &m, &d, &roof, -1, 3, &e), RF_EINVAL);
+
+    assert_int_equal(rf_batch_chart_build(&c, &m, &d, &roof, 0, 3.47, &e), RF_OK);
+    rf_buf b;
+    rf_buf_init(&b);
+    assert_int_equal(rf_batch_chart_write_svg(&c, &b, &e), RF_OK);
+    xmllint_ok(b.data, b.len);
+    assert_non_null(strstr(b.data, "KV capacity: 3.47 sequences at s = 2048"));
+    assert_non_null(strstr(b.data, ">1024<"));
+    assert_non_null(strstr(b.data, "71 tok/s")); /* B = 1: 1 / 14.1 ms (cli_seeds: step) */
+    rf_buf_free(&b);
+}
+
+/* ---- the HTML page ------------------------------------------------------------ */
+static void html_page(void **state)
+{
+    (void)state;
+    rf_report *r = rf_report_new("Roofline report: <test> & more");
+    rf_report_assume(r, "an assumption with <angle> brackets");
+    rf_report_section(r, "totals", "step totals");
+    rf_report_num(r, "floor_s", "step floor", 0.0141, RF_U_SECONDS);
+    rf_report_table(r, "ops", "operators");
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
+    rf_report_row(r);
+    rf_report_cell_str(r, "q_proj");
+    rf_report_cell_num(r, 0.9994);
+    rf_html_figure figs[] = {
+        {"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\">"
+         "<title>one</title></svg>\n",
+         "Figure 1.", NULL},
+        {"<svg xmlns=\"http://www.w3.org/2000/svg\"><title>two</title></svg>\n", "Figure 2.", "totals"},
+    };
+    rf_buf b;
+    rf_err e;
+    rf_buf_init(&b);
+    assert_int_equal(rf_report_write_html(r, figs, 2, &b, &e), RF_OK);
+    const char *h = b.data;
+    assert_true(!strncmp(h, "<!DOCTYPE html>", 15));
+    assert_non_null(strstr(h, "<title>Roofline report: &lt;test&gt; &amp; more</title>"));
+    assert_non_null(strstr(h, "an assumption with &lt;angle&gt; brackets"));
+    assert_null(strstr(h, "<?xml")); /* inline SVG carries no declaration */
+    assert_null(strstr(h, "<script"));
+    assert_null(strstr(h, "<link"));
+    assert_null(strstr(h, "src="));
+    assert_non_null(strstr(h, "@media print"));
+    assert_non_null(strstr(h, "name=\"viewport\""));
+    assert_non_null(strstr(h, "<td class=\"num\">1.0</td>"));
+    /* figure 1 right after the assumptions, figure 2 after the 'totals' section */
+    const char *f1 = strstr(h, "<title>one</title>"), *f2 = strstr(h, "<title>two</title>");
+    const char *totals = strstr(h, "step totals"), *ops = strstr(h, "<h2>operators</h2>");
+    assert_true(f1 && f2 && totals && ops);
+    assert_true(f1 < totals && totals < f2 && f2 < ops);
+    /* a figure placed after a block the report lacks is refused */
+    figs[1].after = "nosuch";
+    rf_buf_free(&b);
+    rf_buf_init(&b);
+    assert_int_equal(rf_report_write_html(r, figs, 2, &b, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "nosuch"));
+    rf_buf_free(&b);
+    rf_report_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(mapping),
+        cmocka_unit_test(golden_qwen_rtx4090),
+        cmocka_unit_test(labels_golden),
+        cmocka_unit_test(labels_other_figures),
+        cmocka_unit_test(measured_reader),
+        cmocka_unit_test(measured_overlay),
+        cmocka_unit_test(batch_chart),
+        cmocka_unit_test(html_page),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
