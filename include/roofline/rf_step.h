@@ -17,6 +17,19 @@
  *     (2 P_stream + 4 n_q s d_h L) / (s kv_tok)
  * (generally: FLOPs per sequence over KV bytes per sequence).
  * Throughput cap at context s: beta / (s kv_tok) tokens/s, whatever B.
+ *
+ * Architectures (docs/models.md):
+ *   MoE: per MoE layer a router H -> E (+1 for a shared-expert gate), the
+ *     shared experts, and routed experts: FLOPs of all M k token-expert
+ *     pairs; weights of touched = E (1 - (1 - k/E)^M) experts under uniform
+ *     routing (every one with RF_MOE_ALL); each runs M k / touched rows.
+ *   MLA decode, up-projections absorbed, per sequence and layer:
+ *     F = 2 n_q S (r + rope) + 2 n_q S r,  Q = S (r + rope) b_kv;
+ *   MLA prefill: kv_b_proj expands B (s + T) latents, then multi-head
+ *     attention of q/k width nope + rope and v width v over the latent read.
+ *   Sliding layers attend to min(S, window) keys.
+ *   Weights: each matrix in rf_model_module_dtype(m, its module, w,
+ *     w_all_modules), so a quantized checkpoint keeps its unquantized modules.
  */
 #ifndef RF_STEP_H
 #define RF_STEP_H
