@@ -2,8 +2,9 @@
  *
  * Built when CMake finds nvcc and RF_WITH_CUDA is ON (docs/cuda.md). When it
  * is not built, every function here except rf_cuda_built, the name helpers,
- * rf_cuda_device_parse, rf_cuda_timing_default and rf_cuda_gemm_tolerance
- * returns RF_EUNAVAIL "CUDA backend not built ...", so callers compile and
+ * rf_cuda_device_parse, rf_cuda_timing_default, rf_cuda_gemm_out_dtype and
+ * rf_cuda_gemm_tolerance returns RF_EUNAVAIL "CUDA backend not built ...",
+ * and rf_cuda_ctx_device NULL, so callers compile and
  * link the same either way. The library never prints; the CLI does.
  *
  * What is measured, and how it is counted:
@@ -12,8 +13,9 @@
  *                copy_v16    dst[i] = src[i]    bytes = 2 x buffer (read + write)
  *                read_v16    sum of every word  bytes = buffer
  *                memcpy_d2d  cudaMemcpyAsync    bytes = 2 x buffer
- *              The result of every call is checked (the copy's destination
- *              word by word, the read's checksum against n (n - 1) / 2).
+ *              The buffers hold word i = i; after timing, the result is
+ *              checked (the copy's destination word by word on the device,
+ *              one read's checksum against n (n - 1) / 2 mod 2^32).
  *   GEMM       Y[M,N] = X[M,K] W[N,K]^T, row-major, W stored as a linear
  *              layer stores it (N rows of K), through cuBLASLt:
  *                F = 2 M K N
@@ -58,8 +60,8 @@ extern "C" {
 /* True when the CUDA backend was compiled in (it may still find no device). */
 bool rf_cuda_built(void);
 
-/* Parse a device spec: "cuda" (device 0) or "cuda:N" (N >= 0).
- * Errors: RF_EINVAL "device 'x': expected cuda or cuda:N". */
+/* Parse a device spec: "cuda" (device 0) or "cuda:N" (0 <= N <= 1023).
+ * Errors: RF_EINVAL "device 'x': expected cuda or cuda:N ...". */
 rf_status rf_cuda_device_parse(const char *text, int *index, rf_err *err);
 
 #define RF_CUDA_NAME_MAX 128
@@ -99,7 +101,9 @@ rf_status rf_cuda_device_query(int index, rf_cuda_device *out, rf_err *err);
 typedef struct rf_cuda_ctx rf_cuda_ctx;
 
 /* Open device index. Errors: RF_EUNAVAIL (no driver, no device, no such
- * index), RF_ENOMEM. On success *out is freed with rf_cuda_ctx_free. */
+ * index, or a GPU this build has no kernels for: "rebuild with
+ * -DRF_CUDA_ARCHS=75"), RF_ENOMEM. *out is NULL on failure; on success it
+ * is freed with rf_cuda_ctx_free. */
 rf_status rf_cuda_ctx_new(int index, rf_cuda_ctx **out, rf_err *err);
 
 /* Release everything the context holds; NULL is accepted. */
