@@ -28,6 +28,13 @@ say "Where each projection crosses the ridge" "crossover llama-3-8b --hw h100-sx
 say "How many sequences fit: seed 003's KV budget" "capacity llama-3-8b --hw h100-sxm"
 "$rf" capacity llama-3-8b --hw h100-sxm
 
+say "Figure 1 and the report: Qwen2.5-7B-Instruct on an RTX 4090, decode B = 1 at s = 2048, prefill T = 256" \
+    "plot qwen2.5-7b-instruct --hw rtx4090 -o $out/figure1.svg  (and: report ... -o $out/report.html)"
+"$rf" plot qwen2.5-7b-instruct --hw rtx4090 --batch 1 --context 2048 --tokens 256 -o "$out/figure1.svg"
+"$rf" report qwen2.5-7b-instruct --hw rtx4090 --batch 1 --context 2048 --tokens 256 \
+    -o "$out/report.html"
+echo "    wrote $out/figure1.svg and $out/report.html"
+
 cat <<TEXT
 
 Where to go next:
@@ -36,3 +43,5 @@ Where to go next:
   roofline models / roofline hw                        the built-in presets
   roofline <command> --help                            every option
 TEXT
+
+echo "The figure and the report are in $out/: figure1.svg and report.html (open them in a browser)."
