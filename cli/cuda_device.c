@@ -15,10 +15,51 @@
 
 #define CUDA_TOKENS "1,16,64,256,1024,4096,16384"
 
+#define CUDA_NOTES 8
+
+/* What a measurement tells the user while it runs: progress on a terminal,
+ * and notes (a dtype left out and why) kept for stderr and the report. */
+typedef struct cuda_talk {
+    const char *device;
+    bool shown;                               /* stderr is a terminal       */
+    char notes[CUDA_NOTES][RF_ERR_MSG_MAX + 64];
+    int n_notes;
+} cuda_talk;
+
 static void progress(void *user, const char *stage)
 {
-    fprintf(stderr, "\r  %s: %-66.66s", (const char *)user, stage);
+    const cuda_talk *t = user;
+    fprintf(stderr, "\r  %s: %-66.66s", t->device, stage);
     fflush(stderr);
+}
+
+static void note(void *user, const char *line)
+{
+    cuda_talk *t = user;
+    if (t->n_notes < CUDA_NOTES)
+        snprintf(t->notes[t->n_notes++], sizeof t->notes[0], "%s", line);
+}
+
+static rf_cuda_measure_opts talk_opts(cuda_talk *t, const char *device, bool quick)
+{
+    *t = (cuda_talk){.device = device, .shown = isatty(STDERR_FILENO)};
+    return (rf_cuda_measure_opts){.quick = quick, .progress = t->shown ? progress : NULL,
+                                  .note = note, .user = t};
+}
+
+/* Clear the progress line and print the notes as warnings. */
+static void talk_end(const cli_ctx *ctx, const cuda_talk *t)
+{
+    if (t->shown)
+        fprintf(stderr, "\r%-80s\r", "");
+    for (int i = 0; i < t->n_notes; i++)
+        fprintf(stderr, "roofline %s: warning: %s\n", ctx->cmd, t->notes[i]);
+}
+
+static void talk_report(const cuda_talk *t, rf_report *r)
+{
+    for (int i = 0; i < t->n_notes; i++)
+        rf_report_note(r, "warning: %s", t->notes[i]);
 }
 
 static void progress_end(bool shown)
@@ -136,13 +177,12 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_profile *p
     int rc = open_device(ctx, device, &cu);
     if (rc)
         return rc;
-    bool shown = isatty(STDERR_FILENO);
-    rf_cuda_measure_opts o = {.quick = quick, .progress = shown ? progress : NULL,
-                              .user = (void *)device};
+    cuda_talk talk;
+    rf_cuda_measure_opts o = talk_opts(&talk, device, quick);
     int64_t dim = quick ? 4096 : 8192;
     o.gemm_dim = dim;
     rf_status st = rf_cuda_measure(cu, &o, p, &e);
-    progress_end(shown);
+    talk_end(ctx, &talk);
     if (st == RF_OK)
         st = rf_profile_to_json(p, &json, &e);
     if (st != RF_OK) {
@@ -160,6 +200,7 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_profile *p
         rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
+    talk_report(&talk, r);
     if (ctx->out_path)
         rf_report_note(r, "profile written to %s (use it with --hw %s)", ctx->out_path,
                        ctx->out_path);
@@ -212,21 +253,20 @@ static int shapes_of(cli_ctx *ctx, const rf_model *m, const rf_roof *roof, cuda_
  * device measured now with --quick for the dtypes swept. The first dtype
  * must have one; a later one without (a profile measured without fp8) is
  * dropped from the sweep, and *dropped says so. */
-static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, const char *device, rf_dtype_kind *dts,
+static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, cuda_talk *talk, rf_dtype_kind *dts,
                        size_t *n_dts, rf_roof *roofs, char *dropped, size_t cap)
 {
     rf_err e;
+    const char *device = talk->device;
     if (!ctx->hw_name) {
         rf_profile *p = calloc(1, sizeof *p);
         if (!p)
             return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-        bool shown = isatty(STDERR_FILENO);
-        rf_cuda_measure_opts o = {.quick = true, .progress = shown ? progress : NULL,
-                                  .user = (void *)device};
+        rf_cuda_measure_opts o = talk_opts(talk, device, true);
         for (size_t i = 0; i < *n_dts; i++)
             o.dtype_mask |= 1u << dts[i];
         rf_status st = rf_cuda_measure(cu, &o, p, &e);
-        progress_end(shown);
+        talk_end(ctx, talk);
         if (st == RF_OK)
             st = rf_profile_to_hw(p, &ctx->hw, &e);
         snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
@@ -306,7 +346,8 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
             goto out;
         }
     char dropped[RF_ERR_MSG_MAX + 32] = "";
-    if ((rc = bench_roofs(ctx, cu, device, dts, &n_dts, roofs, dropped, sizeof dropped)))
+    cuda_talk talk = {.device = device};
+    if ((rc = bench_roofs(ctx, cu, &talk, dts, &n_dts, roofs, dropped, sizeof dropped)))
         goto out;
     if ((rc = shapes_of(ctx, m, &roofs[0], shapes, &n_shapes)))
         goto out;
@@ -331,6 +372,7 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                         "shape, results spot-checked against a CPU reference; CUDA-graph timing, "
                         "median of %d trials; of roof = best / roofline",
                      trials);
+    talk_report(&talk, r);
     if (dropped[0])
         rf_report_note(r, "%s", dropped);
     rf_report_table(r, "gemm", NULL);

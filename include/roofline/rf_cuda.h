@@ -235,14 +235,19 @@ typedef struct rf_cuda_measure_opts {
     int64_t gemm_dim;         /* square GEMM size for the peaks; 0 = 8192
                                  (4096 with quick)                           */
     void (*progress)(void *user, const char *stage); /* or NULL              */
-    void *user;
+    void (*note)(void *user, const char *line); /* a dtype left out and why:
+                                 no cuBLASLt kernel, or a result that failed
+                                 its check against the CPU reference; or NULL */
+    void *user;               /* passed to both                              */
 } rf_cuda_measure_opts;
 
 /* Measure the device's roofline into out (zeroed first):
  *   identity: name and device (the device name), sm_count, clock_hz (the
  *     reported peak SM clock), mem_bytes, l2_bytes, isa ("sm_90"), date;
  *   checks: every GEMM dtype against the CPU reference (M = 1 and a
- *     multiple-of-16 shape), the gemv kernel likewise; a failure stops;
+ *     multiple-of-16 shape), the gemv kernel likewise; a dtype cuBLASLt
+ *     cannot run, or whose results fail a check here or at the peak's spot
+ *     check, is left out (peak 0) and o->note says why;
  *   levels: "L2" (read_v16 over half the L2) and "HBM" or "DRAM" (read_v16
  *     over rf_cuda_dram_buffer_bytes; HBM when the bus is >= 1024 bits);
  *   bandwidth_bytes_per_s: the best device-memory read_v16, the memory roof
@@ -251,7 +256,7 @@ typedef struct rf_cuda_measure_opts {
  *   peak_flops_per_s[dt]: best cuBLASLt rate at gemm_dim^3 per dtype;
  *   kernels: every figure with best/median/min/max ("gemm_bf16" ...);
  *   spread: the worst (best - median) / best over kernels.
- * Errors: those of the functions above. */
+ * Errors: those of the functions above; RF_EUNAVAIL when no dtype is left. */
 rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_profile *out,
                           rf_err *err);
 

@@ -22,22 +22,38 @@ static const rf_dtype_kind gemm_dtypes[] = {RF_FP32, RF_TF32, RF_BF16, RF_FP16, 
 #define CHECK_K 272
 #define CHECK_N 80
 
-static void progress(const rf_cuda_measure_opts *o, const char *fmt, ...)
+/* Hand one formatted line to a callback (progress or note), if any. */
+static void tell(void (*fn)(void *, const char *), void *user, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
-static void progress(const rf_cuda_measure_opts *o, const char *fmt, ...)
+static void tell(void (*fn)(void *, const char *), void *user, const char *fmt, ...)
 {
-    char line[160];
+    char line[RF_ERR_MSG_MAX + 64];
     va_list ap;
-    if (!o->progress)
+    if (!fn)
         return;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    o->progress(o->user, line);
+    fn(user, line);
+}
+
+/* A dtype's check or peak did not go through: leave it out with a note if
+ * cuBLASLt cannot run it (RF_EUNAVAIL) or its results were wrong
+ * (RF_EINTERNAL); any other failure (memory, a CUDA fault) stops. */
+static bool drop(const rf_cuda_measure_opts *o, rf_dtype_kind dt, rf_status st,
+                 const rf_err *err, bool want[RF_DTYPE_COUNT])
+{
+    if (st != RF_EUNAVAIL && st != RF_EINTERNAL)
+        return false;
+    tell(o->note, o->user, "%s not measured: %s%s", rf_dtype_name(dt),
+         st == RF_EINTERNAL ? "FAILED its check against the CPU reference: " : "",
+         err ? err->msg : "");
+    want[dt] = false;
+    return true;
 }
 
 static void add_kernel(rf_profile *p, const char *name, const char *level, uint64_t bytes,
@@ -111,9 +127,7 @@ static rf_status wanted(const rf_cuda_ctx *ctx, uint32_t mask, bool want[RF_DTYP
     return RF_OK;
 }
 
-/* Check every wanted dtype on the small shapes. A dtype cuBLASLt has no
- * algorithm for (RF_EUNAVAIL) is dropped with a note; a wrong result stops
- * the measurement. */
+/* Check every wanted dtype on the small shapes (see drop). */
 static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
                         bool want[RF_DTYPE_COUNT], rf_err *err)
 {
@@ -123,27 +137,27 @@ static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
         rf_dtype_kind dt = gemm_dtypes[i];
         if (!want[dt])
             continue;
-        progress(o, "checking %s GEMMs against the CPU reference", rf_dtype_name(dt));
+        tell(o->progress, o->user, "checking %s GEMMs against the CPU reference",
+             rf_dtype_name(dt));
         st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, CHECK_M, CHECK_K, CHECK_N, &e,
                                 err);
-        if (st == RF_EUNAVAIL) {
-            progress(o, "%s not measured: %s", rf_dtype_name(dt), err ? err->msg : "");
-            want[dt] = false;
-            continue;
+        if (st == RF_OK) {
+            st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, 1, CHECK_K, CHECK_N, &e, err);
+            if (st == RF_EUNAVAIL) /* no kernel for M = 1 (fp8): the sweep says so */
+                st = RF_OK;
         }
-        if (st != RF_OK)
-            goto done;
-        st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, 1, CHECK_K, CHECK_N, &e, err);
-        if (st == RF_EUNAVAIL) /* no kernel for M = 1 (fp8): the sweep says so */
-            st = RF_OK;
-        if (st != RF_OK)
-            goto done;
+        if (st != RF_OK && !drop(o, dt, st, err, want))
+            return st;
     }
-    progress(o, "checking the bf16 gemv kernel against the CPU reference");
-    RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K, CHECK_N, &e, err));
-    RF_TRY(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K + 3, CHECK_N + 1, &e,
-                              err));
-done:
+    tell(o->progress, o->user, "checking the bf16 gemv kernel against the CPU reference");
+    st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K, CHECK_N, &e, err);
+    if (st == RF_OK)
+        st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, CHECK_K + 3, CHECK_N + 1, &e,
+                                err);
+    if (st == RF_EINTERNAL) { /* not part of the profile: bench gemm flags its points */
+        tell(o->note, o->user, "the gemv kernel FAILED its check: %s", err ? err->msg : "");
+        st = RF_OK;
+    }
     return st;
 }
 
@@ -179,7 +193,8 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_pr
     RF_TRY(rf_cuda_dram_buffer_bytes(ctx, &buf, err));
     for (int kind = 0; kind < RF_CUDA_BW_COUNT; kind++) {
         const char *name = rf_cuda_bw_kind_name((rf_cuda_bw_kind)kind);
-        progress(o, "%s over %llu MiB buffers", name, (unsigned long long)(buf / MIB));
+        tell(o->progress, o->user, "%s over %llu MiB buffers", name,
+             (unsigned long long)(buf / MIB));
         RF_TRY(rf_cuda_bandwidth(ctx, (rf_cuda_bw_kind)kind, buf, &t, &bw, err));
         uint64_t set = kind == RF_CUDA_BW_READ ? buf : 2 * buf;
         add_kernel(&p, name, mem, set, "bytes_per_s", bw.bw_bytes_per_s);
@@ -189,7 +204,8 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_pr
     /* Half the L2: resident, yet too big for the SMs' L1s. */
     uint64_t l2_set = d->l2_bytes / 2 / MIB * MIB;
     if (l2_set >= MIB) {
-        progress(o, "read_v16 over %llu MiB (L2)", (unsigned long long)(l2_set / MIB));
+        tell(o->progress, o->user, "read_v16 over %llu MiB (L2)",
+             (unsigned long long)(l2_set / MIB));
         RF_TRY(rf_cuda_bandwidth(ctx, RF_CUDA_BW_READ, l2_set, &t, &bw, err));
         add_kernel(&p, "read_v16", "L2", l2_set, "bytes_per_s", bw.bw_bytes_per_s);
         add_level(&p, "L2", bw.bw_bytes_per_s.best, l2_set);
@@ -203,11 +219,10 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_pr
         char name[48];
         if (!want[dt])
             continue;
-        progress(o, "%s GEMM %lld x %lld x %lld through cuBLASLt", rf_dtype_name(dt),
-                 (long long)dim, (long long)dim, (long long)dim);
+        tell(o->progress, o->user, "%s GEMM %lld x %lld x %lld through cuBLASLt",
+             rf_dtype_name(dt), (long long)dim, (long long)dim, (long long)dim);
         st = rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, dt, dim, dim, dim, &t, NULL, &g, err);
-        if (st == RF_EUNAVAIL) {
-            progress(o, "%s not measured: %s", rf_dtype_name(dt), err ? err->msg : "");
+        if (st != RF_OK && drop(o, dt, st, err, want)) {
             st = RF_OK;
             continue;
         }
