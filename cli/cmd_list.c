@@ -30,7 +30,7 @@ int cmd_models(int argc, char **argv)
         rf_err e;
         uint64_t kv;
         if (rf_model_params(m, &p, &e) ||
-            rf_model_kv_bytes(m, m->weight_dtype, 1, &kv, &e)) {
+            rf_model_kv_bytes(m, rf_step_opts_for_model(m).kv, 1, &kv, &e)) {
             rf_report_free(r);
             return cli_fail_err(&ctx, &e);
         }
