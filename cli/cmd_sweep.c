@@ -98,6 +98,20 @@ int cmd_sweep(int argc, char **argv)
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
+    /* FLOPs and bytes grow with B and s, so the corner (largest B, largest
+     * s) is where a sweep would overflow first: try it before any row is
+     * streamed, so that a refused sweep leaves nothing half-written. */
+    int64_t b_max = bs[0], s_max = ss[0];
+    for (size_t i = 1; i < nb; i++)
+        b_max = bs[i] > b_max ? bs[i] : b_max;
+    for (size_t j = 1; j < ns; j++)
+        s_max = ss[j] > s_max ? ss[j] : s_max;
+    rf_sweep_point corner;
+    a.o.batch = b_max;
+    if (rf_sweep_prepare(sw, &m, &a.o, &roof, &e) || rf_sweep_eval(sw, s_max, &corner, &e)) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
+    }
     /* the assumption lines of the first point describe every point */
     a.o.batch = bs[0];
     if (rf_sweep_prepare(sw, &m, &a.o, &roof, &e)) {
