@@ -49,12 +49,17 @@ static const cli_opt globals[] = {
 
 int cli_fail(const cli_ctx *ctx, int code, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
-    fprintf(stderr, "roofline %s: ", ctx && ctx->cmd ? ctx->cmd : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    /* One line whatever the input it quotes: a typed or file-borne newline
+     * or other control character is shown as '?'. */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    fprintf(stderr, "roofline %s: %s\n", ctx && ctx->cmd ? ctx->cmd : "", msg);
     return code;
 }
 
