@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "roofline/rf_cuda.h"
 #include "roofline/rf_measure.h"
+#include "roofline/rf_measured.h"
 #include "roofline/rf_profile.h"
 
 #define CUDA_TOKENS "1,16,64,256,1024,4096,16384"
@@ -294,6 +295,36 @@ static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, cuda_talk *talk, rf_dtype_
     return RF_EXIT_OK;
 }
 
+/* For `roofline plot --measured` (rf_measured.h): the first dtype's cuBLASLt
+ * points as operators of a decode step. At M = 1 a point takes its first
+ * operator's name, so it joins that operator's prediction at batch 1; other
+ * M are named "q_proj M=256" and drawn on their own. */
+static void overlay_table(rf_report *r, const cuda_shape *shapes, const rf_cuda_gemm_result *g,
+                          const size_t *shape_of, size_t n)
+{
+    rf_report_table(r, "ops", "measured operators (roofline plot --measured)");
+    rf_report_col(r, "name", "name", RF_U_NONE);
+    rf_report_col(r, "phase", "phase", RF_U_NONE);
+    rf_report_col(r, "flops", "FLOPs", RF_U_FLOPS);
+    rf_report_col(r, "bytes", "bytes", RF_U_BYTES);
+    rf_report_col(r, "measured_s", "time (median)", RF_U_SECONDS);
+    for (size_t i = 0; i < n; i++) {
+        char name[48];
+        const char *ops = shapes[shape_of[i]].ops;
+        int first = (int)strcspn(ops, ",");
+        if (g[i].m == 1)
+            snprintf(name, sizeof name, "%.*s", first, ops);
+        else
+            snprintf(name, sizeof name, "%.*s M=%lld", first, ops, (long long)g[i].m);
+        rf_report_row(r);
+        rf_report_cell_str(r, name);
+        rf_report_cell_str(r, "decode");
+        rf_report_cell_int(r, g[i].flops);
+        rf_report_cell_int(r, g[i].bytes);
+        rf_report_cell_num(r, g[i].time_s_median);
+    }
+}
+
 static void bench_row(rf_report *r, const cuda_shape *sh, const rf_cuda_gemm_result *g)
 {
     rf_report_row(r);
@@ -323,6 +354,8 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
     rf_dtype_kind dts[2];
     rf_roof roofs[2];
     cuda_shape shapes[RF_STEP_MAX_OPS];
+    rf_cuda_gemm_result *kept = NULL; /* the overlay's points */
+    size_t *kept_shape = NULL;
     rf_err e;
     if (trials > RF_CUDA_MAX_TRIALS)
         return cli_fail(ctx, RF_EXIT_USAGE, "--trials: the CUDA sweep takes at most %d",
@@ -395,6 +428,13 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
     t.trials = trials;
     rf_err failed = {.status = RF_OK, .msg = ""};
     bool shown = isatty(STDERR_FILENO);
+    size_t n_kept = 0;
+    kept = calloc(n_shapes * nt, sizeof *kept);
+    kept_shape = calloc(n_shapes * nt, sizeof *kept_shape);
+    if (!kept || !kept_shape) {
+        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
     for (size_t s = 0; s < n_shapes; s++)
         for (size_t di = 0; di < n_dts; di++)
             for (size_t ti = 0; ti < nt; ti++)
@@ -419,6 +459,10 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                         continue;
                     }
                     bench_row(r, &shapes[s], &g);
+                    if (di == 0 && impl == RF_CUDA_GEMM_CUBLASLT) {
+                        kept_shape[n_kept] = s;
+                        kept[n_kept++] = g;
+                    }
                     if (toks[ti] == 1)
                         rf_report_note(r, "M = 1 %s %s %s: %s = %.0f%% of the memory roof",
                                        rf_dtype_name(dts[di]), shapes[s].ops,
@@ -427,11 +471,21 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                                        100 * g.of_roof);
                 }
     progress_end(shown);
+    if (ctx->format == RF_FMT_JSON) {
+        if (n_kept > RF_MEASURED_MAX_OPS)
+            rf_report_note(r, "ops: the first %d of %zu points (roofline plot --measured reads "
+                              "at most %d)",
+                           RF_MEASURED_MAX_OPS, n_kept, RF_MEASURED_MAX_OPS);
+        overlay_table(r, shapes, kept, kept_shape,
+                      n_kept < RF_MEASURED_MAX_OPS ? n_kept : RF_MEASURED_MAX_OPS);
+    }
     rc = cli_emit(ctx, r);
     if (!rc && failed.msg[0])
         rc = cli_fail_err(ctx, &failed);
 out:
     free(toks);
+    free(kept);
+    free(kept_shape);
     rf_report_free(r);
     rf_cuda_ctx_free(cu);
     return rc;
