@@ -7,7 +7,8 @@
 #      reference, bandwidth kernels checked, a quick measure);
 #   3. roofline measure --device cuda -o profile.json (the full profile);
 #   4. roofline bench gemm MODEL --device cuda --hw profile.json, as a table
-#      and as JSON (the plot's measured overlay);
+#      and as JSON, and Figure 1 with that sweep drawn over it
+#      (figure1-measured.svg);
 #   5. a short table last: the issue's targets against what was measured.
 # Logs go to one folder (default gpu-check-<UTC time>). About 2-3 minutes on
 # an H200, most of it the build; every step has a time limit.
@@ -98,6 +99,13 @@ step "bench gemm $MODEL (table)" 300 "$OUT/bench.txt" \
     "$RF" bench gemm "$MODEL" --device "$DEVICE" "${HW[@]}"
 step "bench gemm $MODEL (json)" 300 "$OUT/bench.log" \
     "$RF" bench gemm "$MODEL" --device "$DEVICE" "${HW[@]}" --json -o "$OUT/bench.json"
+
+# Figure 1 with the measured roofs and the sweep drawn over the prediction.
+if [ -s "$OUT/bench.json" ] && [ -s "$OUT/profile.json" ]; then
+    step "plot with the measured overlay" 60 "$OUT/plot.log" \
+        "$RF" plot "$MODEL" --hw "$OUT/profile.json" --measured "$OUT/bench.json" \
+        -o "$OUT/figure1-measured.svg"
+fi
 
 # 5. Targets (issue 6) against the measurement, last.
 summarize() {
