@@ -209,13 +209,19 @@ rf_status rf_bw_measure(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind
                         rf_err *err);
 
 /* Peak FLOP/s of the FMA kernel for dtype (RF_FP32 or RF_FP64) on every
- * thread at once. FLOPs per trial = 2 x chains x iters x reps x threads. */
+ * thread at once: the sum of the threads' rates, each thread's FLOPs
+ * (2 x chains x iters x reps) over its own time (the kernel lives in
+ * registers, so cores share nothing and a thread the scheduler paused lowers
+ * only its own rate). Bandwidth kernels instead divide all threads' bytes by
+ * the slowest thread's time: they share the memory. */
 rf_status rf_fma_measure(rf_team *team, const rf_kernel_table *t, rf_dtype_kind dtype,
                          rf_timing timing, rf_measurement *out, rf_err *err);
 
 /* The core clock: a chain of dependent integer adds (one cycle each on
- * every x86 core) run on every thread at once; rate is in Hz. The TSC rate
- * is not the core clock on a VM or under boost. RF_EUNAVAIL off x86. */
+ * every x86 core) run on every thread at once, each thread timed on its own;
+ * the rate (Hz) is the mean of the threads' clocks, so clock x threads x
+ * FLOPs per cycle is the theoretical counterpart of rf_fma_measure. The TSC
+ * rate is not the core clock on a VM or under boost. RF_EUNAVAIL off x86. */
 rf_status rf_clock_measure(rf_team *team, rf_timing timing, rf_measurement *out, rf_err *err);
 
 /* ---- levels from a working-set sweep ----------------------------------- */

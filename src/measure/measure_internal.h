@@ -15,10 +15,16 @@ int rf_cpu_core_list(int *cpus, int cap);
 typedef void (*rf_team_fn)(int thread, void *arg);
 void rf_team_run(rf_team *t, rf_team_fn fn, void *arg);
 
-/* The same, timed: the clock starts once every thread is running (a spin
- * barrier) and stops when the last one finishes; returns seconds. Waking
- * the threads is not timed. */
+/* The same, timed: every thread starts its clock once all are running (a
+ * spin barrier); returns the seconds from the first thread's start to the
+ * last one's end. Waking the threads is not timed. */
 double rf_team_run_timed(rf_team *t, rf_team_fn fn, void *arg);
+
+/* The same, but each thread's own time counts: returns the harmonic mean
+ * of the threads' times, so (work of all threads) / result is the sum of
+ * the threads' own rates. For kernels that share nothing between cores
+ * (registers): a thread the scheduler paused lowers only its own rate. */
+double rf_team_run_timed_each(rf_team *t, rf_team_fn fn, void *arg);
 
 /* Memory for a measurement: 2 MiB aligned, huge pages asked for when
  * large, NOT touched (the team first-touches it). Freed with free(). */

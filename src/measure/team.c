@@ -35,10 +35,10 @@ struct rf_team {
     int started;                   /* threads created (for cleanup)       */
     atomic_int spin_count;         /* spin barrier: threads arrived        */
     atomic_uint spin_gen;          /* spin barrier: generation             */
-    double t0;                     /* when every thread was running        */
     struct {
+        double t0;                 /* when this thread left the barrier    */
         double t1;                 /* when this thread finished            */
-        char pad[56];
+        char pad[48];
     } *end;                        /* (n)                                  */
 };
 
@@ -70,8 +70,7 @@ static void *worker(void *p)
             return NULL;
         if (t->timed) {
             spin_barrier(t);
-            if (w->index == 0)
-                t->t0 = rf_time_now_s();
+            t->end[w->index].t0 = rf_time_now_s();
         }
         t->fn(w->index, t->arg);
         if (t->timed)
@@ -181,18 +180,38 @@ void rf_team_run(rf_team *t, rf_team_fn fn, void *arg)
     pthread_barrier_wait(&t->done);
 }
 
-double rf_team_run_timed(rf_team *t, rf_team_fn fn, void *arg)
+static void run_timed(rf_team *t, rf_team_fn fn, void *arg)
 {
     t->fn = fn;
     t->arg = arg;
     t->timed = true;
     pthread_barrier_wait(&t->start);
     pthread_barrier_wait(&t->done);
-    double last = t->t0;
-    for (int i = 0; i < t->n; i++)
+}
+
+/* From the first thread's start to the last thread's end. */
+double rf_team_run_timed(rf_team *t, rf_team_fn fn, void *arg)
+{
+    run_timed(t, fn, arg);
+    double first = t->end[0].t0, last = t->end[0].t1;
+    for (int i = 1; i < t->n; i++) {
+        if (t->end[i].t0 < first)
+            first = t->end[i].t0;
         if (t->end[i].t1 > last)
             last = t->end[i].t1;
-    return last - t->t0;
+    }
+    return last - first;
+}
+
+double rf_team_run_timed_each(rf_team *t, rf_team_fn fn, void *arg)
+{
+    run_timed(t, fn, arg);
+    double inv = 0;
+    for (int i = 0; i < t->n; i++) {
+        double dt = t->end[i].t1 - t->end[i].t0;
+        inv += dt > 0 ? 1 / dt : 0;
+    }
+    return inv > 0 ? t->n / inv : 0;
 }
 
 void *rf_alloc_untouched(uint64_t bytes)
