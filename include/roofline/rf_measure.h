@@ -271,7 +271,7 @@ typedef struct rf_measure_plan {
     rf_timing core;       /* clock and FMA: shorter trials, more of them, so some
                              land in a quiet moment of a shared machine
                              (5 ms x 11; quick 3 ms x 7)                          */
-    rf_timing roof;       /* one burst of the DRAM read (20 ms x 7; quick 5 ms x 5) */
+    rf_timing roof;       /* one burst of the DRAM read (20 ms x 15; quick 5 ms x 5) */
     int roof_bursts;      /* bursts spread over the run, pooled: 3              */
 } rf_measure_plan;
 

@@ -150,7 +150,7 @@ rf_measure_plan rf_measure_plan_of(bool quick)
     rf_measure_plan p = {
         .bandwidth = quick ? (rf_timing){0.005, 3} : (rf_timing){0.02, 5},
         .core = quick ? (rf_timing){0.003, 7} : (rf_timing){0.005, 11},
-        .roof = quick ? (rf_timing){0.005, 5} : (rf_timing){0.02, 7},
+        .roof = quick ? (rf_timing){0.005, 5} : (rf_timing){0.02, 15},
         .roof_bursts = 3,
     };
     return p;
