@@ -27,7 +27,8 @@ typedef enum rf_status {
 
 typedef struct rf_err {
     rf_status status;
-    char msg[RF_ERR_MSG_MAX]; /* one line, no trailing newline */
+    char msg[RF_ERR_MSG_MAX]; /* one line: control characters it quotes
+                                 from the input are shown as '?'         */
 } rf_err;
 
 /* Set err (if not NULL) to status and a printf-style message; returns status

@@ -5,6 +5,16 @@
 
 #include "roofline/rf_error.h"
 
+/* A message is one line even when it quotes input that is not (a newline in
+ * a typed value, or in the JSON text a parser error quotes): every control
+ * character becomes '?'. */
+static void one_line(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 rf_status rf_err_set(rf_err *err, rf_status status, const char *fmt, ...)
 {
     if (err) {
@@ -12,6 +22,7 @@ rf_status rf_err_set(rf_err *err, rf_status status, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        one_line(err->msg);
         err->status = status;
     }
     return status;
@@ -36,6 +47,7 @@ rf_status rf_err_prefix(rf_err *err, const char *fmt, ...)
     size_t m = strlen(old);
     memcpy(err->msg + n + 2, old, m < room ? m : room);
     err->msg[n + 2 + (m < room ? m : room)] = '\0';
+    one_line(err->msg);
     return err->status;
 }
 
