@@ -63,6 +63,16 @@ const rf_hw *rf_hw_preset_at(size_t i);
  * (known: ...)" otherwise. */
 rf_status rf_hw_preset(const char *name, rf_hw *out, rf_err *err);
 
+/* Accepted figures: wide enough for any machine and any --peak/--bw/--ridge,
+ * narrow enough that every ridge (peak / bandwidth) and every time floor of
+ * a 64-bit FLOP or byte count (< 1.9e19) is a finite number. */
+#define RF_HW_BW_MIN 1.0      /* bytes/s   */
+#define RF_HW_BW_MAX 1e21
+#define RF_HW_PEAK_MIN 1.0    /* FLOP/s, for a peak given at all */
+#define RF_HW_PEAK_MAX 1e30
+#define RF_HW_RIDGE_MIN 1e-12 /* FLOP/byte */
+#define RF_HW_RIDGE_MAX 1e12
+
 /* Check a hardware description: bandwidth within [1, 1e21] bytes/s, every
  * peak 0 (none) or within [1, 1e30] FLOP/s, a ridge override 0 or within
  * [1e-12, 1e12] FLOP/byte, at least one positive peak (or a ridge). These

@@ -116,35 +116,26 @@ rf_status rf_hw_preset(const char *name, rf_hw *out, rf_err *err)
                       name ? name : "", known);
 }
 
-/* Accepted figures: wide enough for any machine and any --peak/--bw/--ridge
- * the CLI takes, narrow enough that every ridge (peak / bandwidth) and every
- * time floor of a 64-bit FLOP or byte count (< 1.9e19) is a finite number. */
-#define BW_MIN 1.0    /* bytes/s */
-#define BW_MAX 1e21
-#define PEAK_MIN 1.0  /* FLOP/s, for a peak that is given at all */
-#define PEAK_MAX 1e30
-#define RIDGE_MIN 1e-12 /* FLOP/byte */
-#define RIDGE_MAX 1e12
-
 rf_status rf_hw_validate(const rf_hw *hw, rf_err *err)
 {
-    if (!(hw->bw_bytes_per_s >= BW_MIN && hw->bw_bytes_per_s <= BW_MAX))
+    if (!(hw->bw_bytes_per_s >= RF_HW_BW_MIN && hw->bw_bytes_per_s <= RF_HW_BW_MAX))
         return rf_err_set(err, hw->bw_bytes_per_s > 0 ? RF_ERANGE : RF_EINVAL,
                           "%s: bandwidth (%g bytes/s) must be within [%g, %g]", hw->name,
-                          hw->bw_bytes_per_s, BW_MIN, BW_MAX);
+                          hw->bw_bytes_per_s, RF_HW_BW_MIN, RF_HW_BW_MAX);
     int any = 0;
     for (int k = 0; k < RF_DTYPE_COUNT; k++) {
         double p = hw->peak_flops_per_s[k];
-        if (p != 0 && !(p >= PEAK_MIN && p <= PEAK_MAX))
+        if (p != 0 && !(p >= RF_HW_PEAK_MIN && p <= RF_HW_PEAK_MAX))
             return rf_err_set(err, p > 0 ? RF_ERANGE : RF_EINVAL,
                               "%s: %s peak (%g FLOP/s) must be 0 (none) or within [%g, %g]",
-                              hw->name, rf_dtype_name((rf_dtype_kind)k), p, PEAK_MIN, PEAK_MAX);
+                              hw->name, rf_dtype_name((rf_dtype_kind)k), p, RF_HW_PEAK_MIN,
+                              RF_HW_PEAK_MAX);
         any |= p > 0;
     }
     double r = hw->ridge_override;
-    if (r != 0 && !(r >= RIDGE_MIN && r <= RIDGE_MAX))
+    if (r != 0 && !(r >= RF_HW_RIDGE_MIN && r <= RF_HW_RIDGE_MAX))
         return rf_err_set(err, RF_ERANGE, "%s: ridge (%g FLOP/byte) must be within [%g, %g]",
-                          hw->name, r, RIDGE_MIN, RIDGE_MAX);
+                          hw->name, r, RF_HW_RIDGE_MIN, RF_HW_RIDGE_MAX);
     if (!any && !(r > 0))
         return rf_err_set(err, RF_EINVAL, "%s: no compute peak given", hw->name);
     return RF_OK;

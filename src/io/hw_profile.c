@@ -80,10 +80,15 @@ static json_t *profile_json(const rf_profile *p)
         ok = !json_array_append_new(levels, level_json(p, &p->levels[i]));
     for (size_t i = 0; ok && i < p->n_kernels; i++)
         ok = !json_array_append_new(kernels, kernel_json(&p->kernels[i]));
-    ok = ok && !put(o, "levels", levels);
-    levels = NULL;
-    ok = ok && !put(o, "kernels", kernels);
-    kernels = NULL;
+    /* put() takes the array whether or not it succeeds; unput, we free it */
+    if (ok) {
+        ok = !put(o, "levels", levels);
+        levels = NULL;
+    }
+    if (ok) {
+        ok = !put(o, "kernels", kernels);
+        kernels = NULL;
+    }
     ok = ok && !put(o, "spread", json_real(p->spread));
     json_decref(levels);
     json_decref(kernels);
@@ -221,6 +226,16 @@ static rf_status get_dtype_figures(const reader *r, json_t *obj, const char *key
     return RF_OK;
 }
 
+/* A bandwidth of 0 (not measured) or one rf_hw_validate accepts, so that
+ * every ridge written beside it (peak / bandwidth) is finite. */
+static rf_status bandwidth_in_range(const reader *r, const char *path, double v)
+{
+    if (v != 0 && !(v >= RF_HW_BW_MIN && v <= RF_HW_BW_MAX))
+        return fail(r, "%s (%g) must be within [%g, %g] bytes/s", path, v, RF_HW_BW_MIN,
+                    RF_HW_BW_MAX);
+    return RF_OK;
+}
+
 static rf_status get_levels(const reader *r, json_t *root, rf_profile *p)
 {
     json_t *a = json_object_get(root, "levels");
@@ -242,7 +257,8 @@ static rf_status get_levels(const reader *r, json_t *root, rf_profile *p)
         if ((s = get_string(r, o, "name", path, true, l->name, sizeof l->name)))
             return s;
         snprintf(path, sizeof path, "%s.bandwidth_bytes_per_s", base);
-        if ((s = get_figure(r, o, "bandwidth_bytes_per_s", path, true, &l->bandwidth_bytes_per_s)))
+        if ((s = get_figure(r, o, "bandwidth_bytes_per_s", path, true, &l->bandwidth_bytes_per_s)) ||
+            (s = bandwidth_in_range(r, path, l->bandwidth_bytes_per_s)))
             return s;
         snprintf(path, sizeof path, "%s.bytes", base);
         if ((s = get_count(r, o, "bytes", path, true, &l->bytes)))
@@ -352,6 +368,8 @@ rf_status rf_profile_from_json(const char *text, const char *origin, rf_profile 
         s = fail(&r, "bandwidth_bytes_per_s must be positive (0)");
         goto done;
     }
+    if ((s = bandwidth_in_range(&r, "bandwidth_bytes_per_s", out->bandwidth_bytes_per_s)))
+        goto done;
     for (int k = 0; k < RF_DTYPE_COUNT; k++)
         peaks_any += out->peak_flops_per_s[k];
     if (!(peaks_any > 0))
