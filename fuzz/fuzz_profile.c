@@ -4,8 +4,8 @@
  * Besides "no crash, no sanitizer report": a refusal carries a one-line
  * message; an accepted profile holds NUL-terminated strings and in-bounds
  * counts, converts to an rf_hw that rf_hw_validate accepts, every roof it
- * offers has a finite positive ridge, and its own JSON reads back to the
- * same figures.
+ * offers has a finite positive ridge, its own JSON reads back to the same
+ * figures, and the writer leaks nothing when a figure cannot be written.
  */
 #include <math.h>
 #include <stdint.h>
@@ -86,5 +86,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int k = 0; k < RF_DTYPE_COUNT; k++)
         CHECK(back.peak_flops_per_s[k] == p.peak_flops_per_s[k]);
     CHECK(!strcmp(back.name, p.name));
+
+    /* The writer's error path frees what it built: a level bandwidth the
+     * reader refuses gives an infinite level ridge, which JSON cannot hold
+     * (regress-level-subnormal-leak.json once leaked the arrays here). */
+    if (p.n_levels) {
+        p.levels[0].bandwidth_bytes_per_s = 5e-324;
+        json = NULL;
+        if (rf_profile_to_json(&p, &json, &e) == RF_OK)
+            free(json);
+    }
     return 0;
 }
