@@ -74,5 +74,48 @@ echo "at 390 px: page width $sw, window $cw"
 [ "${tag:-}" = narrow ] || bad "could not measure the narrow page"
 [ "${sw:-1}" -le "${cw:-0}" ] || bad "at 390 px the page scrolls sideways ($sw > $cw)"
 
+# No two texts of a figure overlap, as rendered: the golden report, and a
+# crowded one (MLA and MoE operators, a measured overlay).
+cat >"$tmp/lab.json" <<'JSON'
+{"name": "lab", "bandwidth_bytes_per_s": 1.8e12, "peak_flops_per_s": {"bf16": 2.6e14},
+ "ops": [{"name": "q_proj", "phase": "decode", "flops": 8.4e6, "bytes": 8.4e6, "measured_s": 6e-6},
+         {"name": "rmsnorm", "phase": "decode", "flops": 1e4, "bytes": 8e3, "measured_s": 2e-6}]}
+JSON
+"$bin" report deepseek-v2-lite --hw a100-80gb --batch 8 --measured "$tmp/lab.json" \
+  -o "$tmp/crowded.html" || bad "roofline report deepseek-v2-lite: exit $?"
+for page in report crowded; do
+  cat >"$tmp/overlap-$page.html" <<HTML
+<!DOCTYPE html><html><body style="margin:0"><pre id="out">pending</pre>
+<iframe id="f" src="$page.html" style="width:1000px;height:800px;border:0"></iframe>
+<script>
+// Each text as the quadrilateral it covers (its box through its transform),
+// and two convex quadrilaterals overlap unless an edge normal separates them.
+const quad = e => { const b = e.getBBox(), m = e.getCTM();
+  return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]]
+    .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]); };
+const apart = (p, q) => [p, q].some(poly => poly.some(([x1, y1], i) => {
+  const [x2, y2] = poly[(i + 1) % 4], nx = y2 - y1, ny = x1 - x2, slack = 0.5 * Math.hypot(nx, ny);
+  const a = p.map(([x, y]) => x * nx + y * ny), b = q.map(([x, y]) => x * nx + y * ny);
+  return Math.max(...a) <= Math.min(...b) + slack || Math.max(...b) <= Math.min(...a) + slack; }));
+document.getElementById("f").onload = () => {
+  const doc = document.getElementById("f").contentDocument; const bad = []; let n = 0;
+  for (const svg of doc.querySelectorAll("svg")) {
+    const t = [...svg.querySelectorAll("text")].map(e => [e.textContent, quad(e)]);
+    n += t.length;
+    for (let i = 0; i < t.length; i++) for (let j = 0; j < i; j++)
+      if (!apart(t[i][1], t[j][1])) bad.push("'" + t[i][0] + "' on '" + t[j][0] + "'");
+  }
+  document.getElementById("out").textContent = "texts " + n + " overlapping " + bad.length + " " + bad.join(", "); };
+</script></body></html>
+HTML
+  line=$(run --allow-file-access-from-files --virtual-time-budget=10000 --dump-dom \
+    "file://$tmp/overlap-$page.html" | grep -o 'texts [0-9]* overlapping [^<]*')
+  echo "$page: ${line:-no answer}"
+  case "$line" in
+    'texts '*' overlapping 0 '*) ;;
+    *) bad "$page: texts overlap as rendered (${line:-no answer})" ;;
+  esac
+done
+
 [ $fail = 0 ] && echo "report screenshot: all good"
 exit $fail

@@ -31,8 +31,9 @@
  * search around its anchor, with a leader line when it had to move away.
  * rf_plot_layout exposes the result so tests can check it.
  *
- * Everything here is plain data: no allocation except inside the writers,
- * which render into an rf_buf (a file is then written whole or not at all).
+ * Everything here is plain data; only the layout, the batch sweep and the
+ * writers allocate (scratch, freed before they return), and the writers
+ * render into an rf_buf (a file is then written whole or not at all).
  */
 #ifndef RF_PLOT_H
 #define RF_PLOT_H
@@ -55,7 +56,7 @@ extern "C" {
 #define RF_PLOT_WIDTH_PX 900.0
 #define RF_PLOT_HEIGHT_PX 560.0
 #define RF_PLOT_MERGE_PX 7.0 /* markers closer than this share a label      */
-#define RF_PLOT_TEXT_MAX 240
+#define RF_PLOT_TEXT_MAX 400
 #define RF_PLOT_MAX_LINES 24
 #define RF_PLOT_MAX_POINTS (2 * RF_STEP_MAX_OPS + RF_MEASURED_MAX_OPS)
 #define RF_PLOT_MAX_LABELS (RF_PLOT_MAX_POINTS + RF_PLOT_MAX_LINES + 3)
@@ -155,8 +156,8 @@ rf_status rf_plot_add_measured(rf_plot *p, const rf_measured *m, rf_err *err);
  * a quarter decade right of the largest (a compute roof's start counts 8x,
  * so each roof shows a stretch long enough for its label); y from the
  * power of ten below the lowest point or the memory roof at x_min, up to
- * the first half decade (10^(k/2)) at least 0.18 decade above the highest
- * roof or point. Lays the plot area out on the canvas. */
+ * the first half decade (10^(k/2)) that leaves 19 px above the highest roof
+ * or point (room for a roof's label). Lays the plot area out on the canvas. */
 void rf_plot_fit(rf_plot *p);
 
 /* ---- layout: where every text goes ---------------------------------------- */
@@ -200,8 +201,9 @@ typedef struct rf_plot_layout {
  * gets a line per phase. Measured points matched to a prediction carry no
  * label (the line to it names them). A label that finds no place free of
  * every other label, marker and the legend is left out and its text named
- * in out->unlabelled (drawn in the footnote), so nothing ever overlaps. */
-void rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out);
+ * in out->unlabelled (drawn in the footnote), so nothing ever overlaps.
+ * RF_ENOMEM when its scratch cannot be allocated. */
+rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *err);
 
 /* Render the figure as a standalone SVG document (XML declaration, no
  * external references, no fonts, no rasters). Each marker is a

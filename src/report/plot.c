@@ -96,7 +96,7 @@ void rf_plot_describe(rf_plot *p, const char *model, const char *hw, const rf_st
                       const rf_step_opts *prefill)
 {
     const rf_step_opts *o = decode ? decode : prefill;
-    char w[64] = "", a[64] = "", kv[64] = "", dec[96] = "", pre[128] = "";
+    char w[40] = "", a[40] = "", kv[40] = "", dec[96] = "", pre[96] = "";
     snprintf(p->title, sizeof p->title, "%s on %s", model, hw);
     if (o) {
         rf_dtype_describe(o->w, w, sizeof w);
@@ -237,13 +237,17 @@ void rf_plot_fit(rf_plot *p)
     a->x_max = pow(10, ceil(log10(ihi) + 0.25));
     ylo = fmin(ylo, p->bw_bytes_per_s * a->x_min);
     a->y_min = pow(10, floor(log10(ylo) + 1e-9));
-    /* a half decade at most above the highest roof, at least 0.18 of one
-     * (room for the roof's label above it) */
-    a->y_max = pow(10, ceil(2 * (log10(yhi) + 0.18)) / 2);
     a->left_px = 98;
     a->top_px = 58;
     a->width_px = p->width_px - a->left_px - 24;
-    a->height_px = p->height_px - a->top_px - 66;
+    a->height_px = p->height_px - a->top_px - 74; /* ticks, axis title, 2 footnote lines */
+    /* The top: the first half decade leaving 19 px above the highest roof,
+     * room for its label (15 px of small text, 2 px off the line, inside
+     * the 2 px inset labels keep from the frame). */
+    double lo = log10(a->y_min), hi = log10(yhi), top = ceil(2 * hi) / 2;
+    while ((top - hi) * a->height_px / (top - lo) < 19)
+        top += 0.5;
+    a->y_max = pow(10, top);
 
     size_t n = 0;
     p->footnote[0] = '\0';
@@ -567,11 +571,8 @@ static void names_of(const rf_plot *p, const int *member, size_t n, rf_plot_seri
     }
 }
 
-/* Move the longest head of text that fits max_px into line (cap bytes),
- * cut after a '/' or before a ", " where one fits, anywhere otherwise;
- * text keeps the rest. On the last line a rest that does not fit is
- * dropped and the line ends in "...". */
-static void take_line(char *text, char *line, size_t cap, double font, double max_px, bool last)
+/* plot_impl.h; a cut falls after a '/' or before a ',' or a space. */
+void rf__take_line(char *text, char *line, size_t cap, double font, double max_px, bool last)
 {
     size_t n = strlen(text), cut = n;
     if (rf__text_px(text, font) > max_px) {
@@ -585,7 +586,7 @@ static void take_line(char *text, char *line, size_t cap, double font, double ma
             if (!fits)
                 break;
             fit = i;
-            if (text[i - 1] == '/' || text[i] == ',')
+            if (text[i - 1] == '/' || text[i] == ',' || text[i] == ' ')
                 sep = i;
         }
         cut = sep ? sep : fit;
@@ -623,14 +624,14 @@ static void cluster_label(const rf_plot *p, const int *member, size_t n, rf_plot
                  ns > 1 ? phase_word[series[k]] : "", ns > 1 ? ": " : "", names);
         int last = RF_PLOT_LABEL_LINES - (ns - k); /* a line kept for each later series */
         while (text[0] && l->n_text <= last) {
-            take_line(text, l->text[l->n_text], sizeof l->text[0], l->font_px, 280,
+            rf__take_line(text, l->text[l->n_text], sizeof l->text[0], l->font_px, 280,
                       l->n_text == last);
             l->color[l->n_text++] = (rf_plot_series)series[k];
         }
     }
 }
 
-int rf__plot_legend(const rf_plot *p, char rows[][96], int kinds[])
+int rf__plot_legend(const rf_plot *p, char rows[][RF__LEGEND_ROW], int kinds[])
 {
     bool series[3] = {false}, measured = false, other = false, mroof = false;
     for (size_t i = 0; i < p->n_points; i++) {
@@ -644,21 +645,24 @@ int rf__plot_legend(const rf_plot *p, char rows[][96], int kinds[])
     int n = 0;
     for (int s = 0; s < 3; s++)
         if (series[s]) {
-            snprintf(rows[n], 96, "%s", p->series_label[s]);
+            snprintf(rows[n], RF__LEGEND_ROW, "%s", p->series_label[s]);
             kinds[n++] = s;
         }
     if (measured) {
-        snprintf(rows[n], 96, "measured (hollow), joined to its prediction");
+        snprintf(rows[n], RF__LEGEND_ROW, "measured (hollow), joined to its prediction");
         kinds[n++] = 3;
     }
-    snprintf(rows[n], 96, "roof: %s compute, memory bandwidth", rf_dtype_name(p->math));
+    char pk[48], bw[48];
+    rate_text(p->peak_flops_per_s, p->math, pk, sizeof pk);
+    rf_fmt(p->bw_bytes_per_s, RF_U_BW, bw, sizeof bw);
+    snprintf(rows[n], RF__LEGEND_ROW, "roof: %s %s, memory %s", rf_dtype_name(p->math), pk, bw);
     kinds[n++] = 4;
     if (other) {
-        snprintf(rows[n], 96, "compute roofs of other dtypes");
+        snprintf(rows[n], RF__LEGEND_ROW, "compute roofs of other dtypes");
         kinds[n++] = 5;
     }
     if (mroof) {
-        snprintf(rows[n], 96, "measured roofs");
+        snprintf(rows[n], RF__LEGEND_ROW, "measured roofs");
         kinds[n++] = 6;
     }
     return n;
@@ -666,7 +670,7 @@ int rf__plot_legend(const rf_plot *p, char rows[][96], int kinds[])
 
 static void place_legend(placer *pl)
 {
-    char rows[8][96];
+    char rows[8][RF__LEGEND_ROW];
     int kinds[8], n = rf__plot_legend(pl->p, rows, kinds);
     double w = 0;
     for (int i = 0; i < n; i++)
@@ -709,41 +713,39 @@ static void place_line_label(placer *pl, size_t li)
     double best_c = INFINITY;
     double len = hypot(xy[2] - xy[0], xy[3] - xy[1]);
     double ux = (xy[2] - xy[0]) / len, uy = (xy[3] - xy[1]) / len;
-    double angle = line->sloped ? atan2(uy, ux) * 180 / PI : 0;
+    double nx = uy, ny = -ux; /* the normal pointing up (up-left on the slope) */
+    if (ny > 0)
+        nx = -nx, ny = -ny;
+    /* Along the line: sloped ones from a third of the way outwards both
+     * ways, flat ones from the right end leftwards; on either side, flat
+     * ones also standing a little off the line. */
     for (int side = 0; side < 2; side++)
-        for (int k = 0; k <= 40; k++) {
-            rf_plot_label c = l;
-            double along;
-            if (line->sloped) /* from a third of the way, outwards both ways */
-                along = len * (0.35 + (k % 2 ? -1 : 1) * 0.0125 * ((k + 1) / 2));
-            else /* from the right end leftwards */
-                along = len - c.box.w / 2 - 6 - 12.0 * k;
-            if (along < c.box.w / 2 || along > len - c.box.w / 2)
-                continue;
-            double off = (c.box.h / 2 + 2) * (side ? 1 : -1); /* -: above the line */
-            /* normal pointing up-left for a line going up-right */
-            double nx = uy, ny = -ux;
-            if (ny > 0)
-                nx = -nx, ny = -ny;
-            c.box.cx = xy[0] + ux * along - nx * off;
-            c.box.cy = xy[1] + uy * along - ny * off;
-            if (!line->sloped)
-                c.box.cx = xy[0] + along, c.box.cy = xy[1] + off;
-            c.box.angle_deg = angle;
-            c.anchor_x = c.box.cx, c.anchor_y = c.box.cy;
-            double s = cost(pl, &c.box, NULL) + 2.0 * k + 30.0 * side;
-            if (s < best_c) {
-                best_c = s;
-                best = c;
+        for (int k = 0; k <= 40; k++)
+            for (int off_k = 0; off_k < (line->sloped ? 1 : 3); off_k++) {
+                rf_plot_label c = l;
+                double along = line->sloped
+                                   ? len * (0.35 + (k % 2 ? -1 : 1) * 0.0125 * ((k + 1) / 2))
+                                   : len - c.box.w / 2 - 6 - 12.0 * k;
+                if (along < c.box.w / 2 || along > len - c.box.w / 2)
+                    continue;
+                double off = (c.box.h / 2 + 2 + 5.0 * off_k) * (side ? -1 : 1);
+                c.box.cx = xy[0] + ux * along + nx * off;
+                c.box.cy = xy[1] + uy * along + ny * off;
+                c.box.angle_deg = line->sloped ? atan2(uy, ux) * 180 / PI : 0;
+                c.anchor_x = c.box.cx, c.anchor_y = c.box.cy;
+                double s = cost(pl, &c.box, NULL) + 2.0 * k + 30.0 * side + 12.0 * off_k;
+                if (s < best_c) {
+                    best_c = s;
+                    best = c;
+                }
             }
-        }
     commit(pl, &best, best_c);
 }
 
 /* A measured point drawn joined to its prediction: it needs no label. */
 static bool joined(const rf_plot_point *q) { return q->measured && q->match >= 0; }
 
-void rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out)
+rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *err)
 {
     placer pl = {.p = p, .out = out};
     const rf_plot_axes *a = &p->axes;
@@ -794,10 +796,9 @@ void rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out)
         commit(&pl, &l, cost(&pl, &l.box, NULL));
     }
 
-    for (int role = RF_PLOT_MAIN; role <= RF_PLOT_MEASURED; role++)
-        for (size_t i = 0; i < p->n_lines; i++)
-            if ((int)p->lines[i].role == role)
-                place_line_label(&pl, i);
+    for (size_t i = 0; i < p->n_lines; i++)
+        if (p->lines[i].role == RF_PLOT_MAIN)
+            place_line_label(&pl, i);
 
     /* Clusters: single linkage over markers, predicted and measured apart;
      * a measured point joined to its prediction needs no label. */
@@ -819,8 +820,13 @@ void rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out)
             parent[ri > rj ? ri : rj] = ri > rj ? rj : ri;
         }
     /* Widest labels first: they have the fewest places to go. */
-    rf_plot_label todo[RF_PLOT_MAX_POINTS];
-    double hw[RF_PLOT_MAX_POINTS], hh[RF_PLOT_MAX_POINTS];
+    struct pending {
+        rf_plot_label l;
+        double hw, hh; /* half sizes of the cluster's markers together */
+        bool done;
+    } *todo = malloc(p->n_points * sizeof *todo + 1);
+    if (!todo)
+        return rf_err_set(err, RF_ENOMEM, "figure layout: out of memory");
     size_t n_todo = 0;
     for (size_t i = 0; i < p->n_points; i++) {
         if (parent[i] != (int)i || joined(&p->points[i]))
@@ -838,33 +844,40 @@ void rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out)
             x0 = fmin(x0, out->markers[j].cx), x1 = fmax(x1, out->markers[j].cx);
             y0 = fmin(y0, out->markers[j].cy), y1 = fmax(y1, out->markers[j].cy);
         }
-        rf_plot_label *l = &todo[n_todo];
-        memset(l, 0, sizeof *l);
-        cluster_label(p, member, n, l);
-        l->anchor_x = (x0 + x1) / 2, l->anchor_y = (y0 + y1) / 2;
-        hw[n_todo] = (x1 - x0) / 2 + 5.5, hh[n_todo] = (y1 - y0) / 2 + 5.5;
-        label_size(l);
-        n_todo++;
+        struct pending *t = &todo[n_todo++];
+        memset(t, 0, sizeof *t);
+        cluster_label(p, member, n, &t->l);
+        t->l.anchor_x = (x0 + x1) / 2, t->l.anchor_y = (y0 + y1) / 2;
+        t->hw = (x1 - x0) / 2 + 5.5, t->hh = (y1 - y0) / 2 + 5.5;
+        label_size(&t->l);
     }
-    bool done[RF_PLOT_MAX_POINTS] = {false};
     for (size_t k = 0; k < n_todo; k++) {
-        size_t pick = n_todo;
+        struct pending *t = NULL;
         for (size_t i = 0; i < n_todo; i++)
-            if (!done[i] && (pick == n_todo || todo[i].box.w * todo[i].n_text >
-                                                   todo[pick].box.w * todo[pick].n_text))
-                pick = i;
-        done[pick] = true;
+            if (!todo[i].done &&
+                (!t || todo[i].l.box.w * todo[i].l.n_text > t->l.box.w * t->l.n_text))
+                t = &todo[i];
+        t->done = true;
         size_t before = out->n_labels;
-        place_near(&pl, &todo[pick], todo[pick].anchor_x, todo[pick].anchor_y, hw[pick], hh[pick], 0);
+        place_near(&pl, &t->l, t->l.anchor_x, t->l.anchor_y, t->hw, t->hh, 0);
         if (out->n_labels > before)
             for (size_t j = 0; j < p->n_points; j++) {
                 int r = (int)j;
                 while (parent[r] != r)
                     r = parent[r];
-                if (r == (int)todo[pick].index && !joined(&p->points[j]))
+                if (r == (int)t->l.index && !joined(&p->points[j]))
                     out->label_of[j] = (int)before;
             }
     }
+    free(todo);
+
+    /* Last, the other dtypes' and the measured roofs: they may go unlabelled
+     * where operators took the room (the legend still says what they are). */
+    for (int role = RF_PLOT_OTHER; role <= RF_PLOT_MEASURED; role++)
+        for (size_t i = 0; i < p->n_lines; i++)
+            if ((int)p->lines[i].role == role)
+                place_line_label(&pl, i);
+    return RF_OK;
 }
 
 /* ---- the batch sweep -------------------------------------------------------------- */

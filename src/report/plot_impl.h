@@ -32,10 +32,19 @@ bool rf__plot_line_px(const rf_plot *p, const rf_plot_line *l, double xy[4]);
  * 'I' FLOP/byte, 's' seconds, 't' tokens/s, 'b' a batch (plain). */
 void rf__decade_label(int e, char kind, char *out, size_t cap);
 
+#define RF__LEGEND_ROW 160 /* bytes of one legend row */
+
 /* The legend's rows of a figure: text and kind (0..2 a series, 3 measured
  * markers, 4 the main roof, 5 other dtypes, 6 measured roofs); returns how
  * many (at most 8). */
-int rf__plot_legend(const rf_plot *p, char rows[][96], int kinds[]);
+int rf__plot_legend(const rf_plot *p, char rows[][RF__LEGEND_ROW], int kinds[]);
+
+/* Move the longest head of text that fits max_px into line (cap bytes),
+ * cut after a '/' or before a ',' or a space where one fits, anywhere else
+ * otherwise;
+ * text keeps the rest. With last set, a rest that does not fit is dropped
+ * and the line ends in "...". */
+void rf__take_line(char *text, char *line, size_t cap, double font, double max_px, bool last);
 
 /* XML/HTML text with &, <, >, " escaped. */
 void rf__xml_text(rf_buf *b, const char *s);

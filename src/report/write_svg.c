@@ -166,7 +166,7 @@ static void axes(rf_buf *b, const rf_plot *p)
         rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ececec\"/>\n",
                       px, y0, px, y1);
         rf__decade_label(e, 'I', lab, sizeof lab);
-        text(b, px, y1 + 16, RF__FONT_LABEL, "middle", "#333333", false, lab);
+        text(b, px, y1 + 17, RF__FONT_LABEL, "middle", "#333333", false, lab);
         for (int k = 2; k < 10 && e < e1; k++) {
             double pm = rf_plot_x_px(a, k * pow(10, e));
             rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
@@ -210,7 +210,7 @@ static void label(rf_buf *b, const rf_plot_label *l)
 
 static void legend(rf_buf *b, const rf_plot *p, const rf_plot_box *box)
 {
-    char rows[8][96];
+    char rows[8][RF__LEGEND_ROW];
     int kinds[8], n = rf__plot_legend(p, rows, kinds);
     double x = box->cx - box->w / 2, y = box->cy - box->h / 2;
     rf_buf_printf(b, "<g class=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
@@ -258,7 +258,10 @@ rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err)
     rf_plot_layout *lay = malloc(sizeof *lay);
     if (!lay)
         return rf_err_set(err, RF_ENOMEM, "figure: out of memory");
-    rf_plot_layout_compute(p, lay);
+    if (rf_plot_layout_compute(p, lay, err)) {
+        free(lay);
+        return RF_ENOMEM;
+    }
     const rf_plot_axes *a = &p->axes;
     char full[2 * RF_PLOT_TEXT_MAX + 8];
     snprintf(full, sizeof full, "%s: %s", p->title, p->subtitle);
@@ -315,12 +318,16 @@ rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err)
         label(out, &lay->labels[i]);
     legend(out, p, &lay->legend);
 
-    char foot[2 * RF_PLOT_TEXT_MAX + 32];
+    /* The footnote: what is not drawn or not labelled, in at most two lines. */
+    char foot[2 * RF_PLOT_TEXT_MAX + 32], line[2 * RF_PLOT_TEXT_MAX + 32];
     snprintf(foot, sizeof foot, "%s%s%s%s", p->footnote,
              p->footnote[0] && lay->unlabelled[0] ? " \xc2\xb7 " : "",
              lay->unlabelled[0] ? "unlabelled (no room): " : "", lay->unlabelled);
-    if (foot[0])
-        text(out, a->left_px, p->height_px - 8, RF__FONT_SMALL, NULL, "#555555", false, foot);
+    for (int i = 0; i < 2 && foot[0]; i++) {
+        rf__take_line(foot, line, sizeof line, RF__FONT_SMALL, p->width_px - a->left_px - 8, i == 1);
+        text(out, a->left_px, p->height_px - 20 + 12 * i, RF__FONT_SMALL, NULL, "#555555", false,
+             line);
+    }
     rf_buf_puts(out, "</svg>\n");
     free(lay);
     if (out->failed)
