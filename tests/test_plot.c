@@ -249,6 +249,25 @@ static void no_overlap(const char *what)
         if (rf_plot_box_overlap(a, &lay.legend))
             fail_msg("%s: label '%s' covers the legend", what, lay.labels[i].text[0]);
     }
+    /* no leader line runs through another label (sampled every ~1 px) */
+    for (size_t i = 0; i < lay.n_labels; i++) {
+        const rf_plot_label *l = &lay.labels[i];
+        if (!l->leader)
+            continue;
+        double ex = fmax(l->box.cx - l->box.w / 2, fmin(l->anchor_x, l->box.cx + l->box.w / 2));
+        double ey = fmax(l->box.cy - l->box.h / 2, fmin(l->anchor_y, l->box.cy + l->box.h / 2));
+        for (int k = 0; k <= 200; k++) {
+            double x = l->anchor_x + (ex - l->anchor_x) * k / 200.0;
+            double y = l->anchor_y + (ey - l->anchor_y) * k / 200.0;
+            for (size_t j = 0; j < lay.n_labels; j++) {
+                const rf_plot_box *b = &lay.labels[j].box;
+                if (j != i && b->angle_deg == 0 && fabs(x - b->cx) * 2 < b->w - 1 &&
+                    fabs(y - b->cy) * 2 < b->h - 1)
+                    fail_msg("%s: the leader of '%s' runs through '%s'", what, l->text[0],
+                             lay.labels[j].text[0]);
+            }
+        }
+    }
     size_t len;
     free(svg_of_fig(&len));
 }

@@ -286,6 +286,7 @@ double rf__text_px(const char *s, double font_px)
 /* ---- geometry --------------------------------------------------------------- */
 typedef struct seg {
     double x0, y0, x1, y1;
+    bool leader; /* a label's leader: no other label may cross it */
 } seg;
 
 static void axes_of(const rf_plot_box *b, double u[2], double v[2])
@@ -416,8 +417,11 @@ static double cost(const placer *pl, const rf_plot_box *b, const seg *leader)
             return INFINITY;
     double c = 0;
     for (size_t i = 0; i < pl->n_segs; i++)
-        if (seg_hits_box(&pl->segs[i], b))
+        if (seg_hits_box(&pl->segs[i], b)) {
+            if (pl->segs[i].leader)
+                return INFINITY;
             c += 40;
+        }
     if (leader)
         for (size_t i = 0; i < pl->n_markers; i++)
             if (seg_hits_box(leader, &o->markers[i]))
@@ -425,10 +429,10 @@ static double cost(const placer *pl, const rf_plot_box *b, const seg *leader)
     return c;
 }
 
-static void add_seg(placer *pl, double x0, double y0, double x1, double y1)
+static void add_seg(placer *pl, double x0, double y0, double x1, double y1, bool leader)
 {
     if (pl->n_segs < MAX_SEGS)
-        pl->segs[pl->n_segs++] = (seg){x0, y0, x1, y1};
+        pl->segs[pl->n_segs++] = (seg){x0, y0, x1, y1, leader};
 }
 
 static void note_unlabelled(rf_plot_layout *o, const rf_plot_label *l)
@@ -460,7 +464,7 @@ static void commit(placer *pl, rf_plot_label *l, double best)
         /* The leader ends on the box edge nearest the anchor. */
         double ex = fmax(l->box.cx - l->box.w / 2, fmin(l->anchor_x, l->box.cx + l->box.w / 2));
         double ey = fmax(l->box.cy - l->box.h / 2, fmin(l->anchor_y, l->box.cy + l->box.h / 2));
-        add_seg(pl, l->anchor_x, l->anchor_y, ex, ey);
+        add_seg(pl, l->anchor_x, l->anchor_y, ex, ey, true);
     }
     o->labels[o->n_labels++] = *l;
 }
@@ -488,7 +492,7 @@ static void place_near(placer *pl, rf_plot_label *l, double cx, double cy, doubl
             c.box.cx = cx + dx * (ahw + c.box.w / 2 + radii[r]);
             c.box.cy = cy + dy * (ahh + c.box.h / 2 + radii[r]);
             c.leader = radii[r] > 12;
-            seg lead = {l->anchor_x, l->anchor_y, c.box.cx, c.box.cy};
+            seg lead = {l->anchor_x, l->anchor_y, c.box.cx, c.box.cy, true};
             double k = cost(pl, &c.box, c.leader ? &lead : NULL);
             k += radii[r] + (d == prefer ? 0 : 4 + 2 * d);
             if (k < best_c) {
@@ -769,19 +773,21 @@ rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *
     for (size_t i = 0; i < p->n_lines; i++) {
         double xy[4];
         if (rf__plot_line_px(p, &p->lines[i], xy))
-            add_seg(&pl, xy[0], xy[1], xy[2], xy[3]);
+            add_seg(&pl, xy[0], xy[1], xy[2], xy[3], false);
     }
-    add_seg(&pl, rx, ry, rx, a->top_px + a->height_px);
+    add_seg(&pl, rx, ry, rx, a->top_px + a->height_px, false);
     for (size_t i = 0; i < p->n_points; i++)
         if (p->points[i].match >= 0)
             add_seg(&pl, out->markers[i].cx, out->markers[i].cy,
-                    out->markers[p->points[i].match].cx, out->markers[p->points[i].match].cy);
+                    out->markers[p->points[i].match].cx, out->markers[p->points[i].match].cy,
+                    false);
 
     place_legend(&pl);
 
     rf_plot_label ridge = {.kind = RF_LABEL_RIDGE, .n_text = 1, .font_px = RF__FONT_LABEL,
                            .anchor_x = rx, .anchor_y = ry};
-    snprintf(ridge.text[0], sizeof ridge.text[0], "ridge %.1f FLOP/B", p->ridge);
+    snprintf(ridge.text[0], sizeof ridge.text[0], "ridge %.*f FLOP/B", p->ridge < 1000 ? 1 : 0,
+             p->ridge);
     place_near(&pl, &ridge, rx, ry, 6.5, 6.5, 4 /* up-left: above the roof */);
 
     /* Which side of the ridge is which, along the bottom of the plot. */

@@ -49,13 +49,15 @@ void rf__decade_label(int e, char kind, char *out, size_t cap)
         else
             snprintf(out, cap, "1e%d s", e);
         return;
-    default: /* plain numbers: 0.01, 0.1, 1, 10, 100, 1,000, 10,000 ... */
+    default: /* plain numbers: 0.01, 0.1, 1, 10, 100, 1,000, 10,000, 100,000, 1M */
         if (e < 0 && e >= -6)
             snprintf(out, cap, "%.*f", -e, pow(10, e));
-        else if (e >= 0 && e <= 3)
-            snprintf(out, cap, "%s", e == 3 ? "1,000" : mant[e]);
-        else if (e > 3 && e <= 8)
-            snprintf(out, cap, "%s,000%s", mant[m], e >= 6 ? ",000" : "");
+        else if (e >= 0 && e <= 2)
+            snprintf(out, cap, "%s", mant[e]);
+        else if (e >= 3 && e <= 5)
+            snprintf(out, cap, "%s,000", mant[m]);
+        else if (e >= 6 && e <= 11)
+            snprintf(out, cap, "%s%s", mant[m], e < 9 ? "M" : "G");
         else
             snprintf(out, cap, "1e%d", e);
         return;
