@@ -180,8 +180,8 @@ int cli_figure_start(cli_ctx *ctx, int argc, char **argv, const char *usage, con
                      cli_opt_fn fn, void *user, cli_figure *f);
 
 /* One step's operators as a report table: name, count, M, K, N, FLOPs and
- * bytes (summed over count), FLOP/B, regime, floor, bound by (cmd_report.c;
- * `step` prints the same columns). */
+ * bytes (summed over count), FLOP/B, regime, floor, bound by (cmd_step.c;
+ * `report` prints the same columns). */
 void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st);
 
 /* Check an output path before any work: its folder exists and takes a new

@@ -38,38 +38,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     }
 }
 
-void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st)
-{
-    rf_report_table(r, key, label);
-    rf_report_col(r, "name", "operator", RF_U_NONE);
-    rf_report_col(r, "count", "count", RF_U_INT);
-    rf_report_col(r, "m", "M", RF_U_INT);
-    rf_report_col(r, "k", "K", RF_U_INT);
-    rf_report_col(r, "n", "N", RF_U_INT);
-    rf_report_col(r, "flops", "FLOPs", RF_U_FLOPS);
-    rf_report_col(r, "bytes", "bytes", RF_U_BYTES);
-    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
-    rf_report_col(r, "regime", "regime", RF_U_NONE);
-    rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
-    rf_report_col(r, "bound_by", "bound by", RF_U_NONE);
-    for (size_t i = 0; i < st->n_ops; i++) {
-        const rf_op *op = &st->ops[i];
-        rf_point p = rf_roof_place(&st->roof, (double)op->flops, (double)op->bytes);
-        rf_report_row(r);
-        rf_report_cell_str(r, op->name);
-        rf_report_cell_int(r, op->count);
-        rf_report_cell_int(r, (uint64_t)op->m);
-        rf_report_cell_int(r, (uint64_t)op->k);
-        rf_report_cell_int(r, (uint64_t)op->n);
-        rf_report_cell_int(r, op->count * op->flops); /* checked in rf_step_compute */
-        rf_report_cell_int(r, op->count * op->bytes);
-        rf_report_cell_num(r, p.intensity);
-        rf_report_cell_str(r, rf_regime_name(p.regime));
-        rf_report_cell_num(r, (double)op->count * p.floor_s);
-        rf_report_cell_str(r, p.compute_s >= p.memory_s ? "compute" : "memory");
-    }
-}
-
 static void phase_totals(rf_report *r, const char *key, const char *label, const rf_step *st)
 {
     rf_report_section(r, key, label);

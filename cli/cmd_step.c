@@ -11,10 +11,11 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return cli_step_opt(ctx, id, arg, user);
 }
 
-/* Operator rows: per step, summed over the layers an operator runs in. */
-static void op_table(rf_report *r, const rf_step *st)
+/* Operator rows: per step, summed over the layers an operator runs in
+ * (shared with `report`). */
+void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st)
 {
-    rf_report_table(r, "ops", "operators (figures summed over the layers in 'count')");
+    rf_report_table(r, key, label);
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "count", "count", RF_U_INT);
     rf_report_col(r, "m", "M", RF_U_INT);
@@ -109,7 +110,7 @@ int cmd_step(int argc, char **argv)
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     cli_assume_step(&ctx, r, &m, &o, &st);
-    op_table(r, &st);
+    cli_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &st);
     totals(r, &st, &o);
     rc = cli_emit(&ctx, r);
     rf_report_free(r);

@@ -4,7 +4,9 @@
  * folder and renames it into place, so a reader never sees half a file and
  * a failed write leaves the old file (or nothing) behind. It refuses to
  * write over any path listed in `inputs` (the tool never overwrites one of
- * its own inputs).
+ * its own inputs). An existing character device or FIFO (/dev/null, a pipe)
+ * is written in place, never renamed over; any other non-regular path is
+ * refused.
  */
 #ifndef RF_FILE_H
 #define RF_FILE_H

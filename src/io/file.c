@@ -60,6 +60,31 @@ static int same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Write to an existing character device or FIFO in place. */
+static rf_status write_stream(const char *path, const void *data, size_t len, rf_err *err)
+{
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return rf_err_set(err, errno == EACCES ? RF_EINVAL : RF_EIO, "%s: %s", path,
+                          strerror(errno));
+    const char *p = data;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            rf_status s = rf_err_set(err, RF_EIO, "%s: write failed: %s", path, strerror(errno));
+            close(fd);
+            return s;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    if (close(fd) != 0)
+        return rf_err_set(err, RF_EIO, "%s: close failed: %s", path, strerror(errno));
+    return RF_OK;
+}
+
 rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
                                const char *const *inputs, rf_err *err)
 {
@@ -69,6 +94,10 @@ rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return rf_err_set(err, RF_EINVAL, "%s: is a directory", path);
+    if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+        return write_stream(path, data, len, err); /* /dev/null, a pipe: never renamed over */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return rf_err_set(err, RF_EINVAL, "%s: not a regular file", path);
 
     size_t n = strlen(path);
     char *dircopy = malloc(n + 1), *tmp = malloc(n + 32);
