@@ -267,11 +267,10 @@ typedef struct rf_measure_opts {
 
 /* The timing the lab uses. */
 typedef struct rf_measure_plan {
-    rf_timing bandwidth;  /* every bandwidth kernel (20 ms x 5; quick 5 ms x 3)  */
-    rf_timing core;       /* clock and FMA: shorter trials, more of them, so some
-                             land in a quiet moment of a shared machine
-                             (5 ms x 11; quick 3 ms x 7)                          */
-    rf_timing roof;       /* one burst of the DRAM read (20 ms x 15; quick 5 ms x 5) */
+    rf_timing bandwidth;  /* every bandwidth kernel (3 ms x 11; quick 1 ms x 5)  */
+    rf_timing core;       /* clock and FMA (3 ms x 15; quick 1 ms x 9)          */
+    rf_timing roof;       /* one burst of the DRAM read (3 ms x 15; quick 1 ms x
+                             5); a trial is at least one pass over the set     */
     int roof_bursts;      /* bursts spread over the run, pooled: 3              */
 } rf_measure_plan;
 

@@ -16,7 +16,7 @@
 #define MAX_CACHE_LEVELS 3
 _Static_assert(MAX_SWEEP + 3 + 1 + 4 * (MAX_CACHE_LEVELS + 1) <= RF_PROFILE_MAX_KERNELS,
                "sweep, clock, FMA x 2, the DRAM read and 4 kernels a level fit a profile");
-#define DRAM_MIN_BYTES (256 * MIB)
+#define DRAM_MIN_BYTES (128 * MIB)
 
 typedef struct lab {
     const rf_measure_opts *o;
@@ -145,12 +145,15 @@ static rf_status level_kernels(lab *l, const rf_profile_level *lv, rf_err *err)
     return RF_OK;
 }
 
+/* Short trials, many of them: on a shared machine a trial of a few
+ * milliseconds often fits between two preemptions, one of 20 ms rarely
+ * does, and the best trial is the roof. */
 rf_measure_plan rf_measure_plan_of(bool quick)
 {
     rf_measure_plan p = {
-        .bandwidth = quick ? (rf_timing){0.005, 3} : (rf_timing){0.02, 5},
-        .core = quick ? (rf_timing){0.003, 7} : (rf_timing){0.005, 11},
-        .roof = quick ? (rf_timing){0.005, 5} : (rf_timing){0.02, 15},
+        .bandwidth = quick ? (rf_timing){0.001, 5} : (rf_timing){0.003, 11},
+        .core = quick ? (rf_timing){0.001, 9} : (rf_timing){0.003, 15},
+        .roof = quick ? (rf_timing){0.001, 5} : (rf_timing){0.003, 15},
         .roof_bursts = 3,
     };
     return p;
