@@ -68,6 +68,15 @@ static uint64_t params_streamed(const rf_model *m)
     return p.streamed_per_token;
 }
 
+/* One step on the h100-sxm roof of its math dtype; fails the test on error. */
+static void compute(const rf_model *m, const rf_step_opts *o, rf_step *out)
+{
+    rf_roof roof = h100(rf_dtype_math(o->w, o->a));
+    rf_err e;
+    if (rf_step_compute(m, o, &roof, out, &e))
+        fail_msg("%s: %s", m->name, e.msg);
+}
+
 static void decode(const rf_model *m, const rf_step_opts *base, int64_t batch, int64_t context,
                    rf_step *out)
 {
@@ -75,10 +84,17 @@ static void decode(const rf_model *m, const rf_step_opts *base, int64_t batch, i
     o.phase = RF_DECODE;
     o.batch = batch;
     o.context = context;
-    rf_roof roof = h100(rf_dtype_math(o.w, o.a));
-    rf_err e;
-    if (rf_step_compute(m, &o, &roof, out, &e))
-        fail_msg("%s: %s", m->name, e.msg);
+    compute(m, &o, out);
+}
+
+/* A prefill of T tokens a sequence after `context` cached, at batch 1. */
+static void prefill(const rf_model *m, int64_t tokens, int64_t context, rf_step *out)
+{
+    rf_step_opts o = rf_step_opts_for_model(m);
+    o.phase = RF_PREFILL;
+    o.tokens = tokens;
+    o.context = context;
+    compute(m, &o, out);
 }
 
 /* Every field but the name and the reader's notes. */
@@ -322,12 +338,7 @@ static void test_deepseek_mla_attention(void **state)
      * F = 2 x 16 x 512 x 1536 x 192 + 2 x 16 x 512 x 1536 x 128
      *   = 8,053,063,680 a layer; the latent is read once:
      * Q = 1536 x 576 x 2 = 1,769,472 bytes */
-    rf_step_opts o = rf_step_opts_for_model(&file_m);
-    o.phase = RF_PREFILL;
-    o.tokens = 512;
-    o.context = 1024;
-    rf_roof roof = h100(RF_BF16);
-    assert_int_equal(rf_step_compute(&file_m, &o, &roof, &st, NULL), RF_OK);
+    prefill(&file_m, 512, 1024, &st);
     a = op_named(&st, "attention");
     assert_int_equal(a->flops, 8053063680ull);
     assert_int_equal(a->kv_bytes, 1769472ull);
@@ -361,6 +372,25 @@ static void test_gemma2(void **state)
     uint64_t kv;
     assert_int_equal(rf_model_kv_bytes(&file_m, rf_dtype_of(RF_BF16), 8192, &kv, NULL), RF_OK);
     assert_int_equal(kv, 21ull * 67108864 + 21ull * 33554432);
+
+    /* prefill of T = 512 after 8192 cached (S = 8704 keys): a sliding
+     * query attends to the 4096 keys of its window,
+     *   F = 4 n_q T W d_h = 4 x 16 x 512 x 4096 x 256 = 34,359,738,368,
+     * and the 512 windows end at 512 consecutive positions, so together
+     * they read min(S, W + T - 1) = 4,607 positions of K/V:
+     *   4,607 x (2 x 8 x 256 x 2) = 4,607 x 8,192 = 37,740,544 bytes;
+     * a global layer reads all 8,704: 71,303,168 bytes. */
+    prefill(&file_m, 512, 8192, &st);
+    w = op_named(&st, "attention_swa");
+    assert_int_equal(w->n, 4096);
+    assert_int_equal(w->flops, 34359738368ull);
+    assert_int_equal(w->kv_bytes, 37740544ull);
+    assert_int_equal(w->bytes, 37740544ull);
+    assert_int_equal(op_named(&st, "attention")->kv_bytes, 71303168ull);
+    /* a prompt of 8192 from scratch: every position lies in some query's
+     * window, so the sliding layers read all 8,192 (67,108,864 bytes) */
+    prefill(&file_m, 8192, 0, &st);
+    assert_int_equal(op_named(&st, "attention_swa")->kv_bytes, 67108864ull);
 }
 
 /* ---- other families ---------------------------------------------------- */

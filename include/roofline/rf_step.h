@@ -27,7 +27,8 @@
  *     F = 2 n_q S (r + rope) + 2 n_q S r,  Q = S (r + rope) b_kv;
  *   MLA prefill: kv_b_proj expands B (s + T) latents, then multi-head
  *     attention of q/k width nope + rope and v width v over the latent read.
- *   Sliding layers attend to min(S, window) keys.
+ *   Sliding layers attend to min(S, window) keys; in prefill the T
+ *     queries' windows together read min(S, window + T - 1) positions.
  *   Weights: each matrix in rf_model_module_dtype(m, its module, w,
  *     w_all_modules), so a quantized checkpoint keeps its unquantized modules.
  */

@@ -102,9 +102,12 @@ static int64_t o_width(const rf_model *md)
     return md->kv_lora_rank ? md->n_q * md->v_head_dim : md->n_q * md->head_dim;
 }
 
-/* Attention itself over `keys` keys, for `count` layers. */
+/* Attention itself, for `count` layers: each query attends to `keys` keys
+ * and the step reads the K/V (or latent) of `read` positions once. They
+ * differ only on a sliding layer in prefill, where T queries each see the
+ * window and together read the union of their windows (see decompose). */
 static rf_status attention(rf_step *st, const char *name, const rf_model *md,
-                           const rf_step_opts *o, int64_t q_tokens, int64_t keys,
+                           const rf_step_opts *o, int64_t q_tokens, int64_t keys, int64_t read,
                            uint64_t count, rf_err *err)
 {
     if (!count || keys < 1)
@@ -132,10 +135,18 @@ static rf_status attention(rf_step *st, const char *name, const rf_model *md,
         d.v_head_dim = md->v_head_dim;
         d.kv_elems_per_token = md->kv_lora_rank + md->qk_rope_dim;
     }
-    rf_op op;
+    rf_op op, wide;
     rf_status s = rf_op_attention(name, &d, o->kv, o->a, &op, err);
     if (s)
         return s;
+    if (read != keys) {
+        /* the same operator over `read` keys: its K/V bytes are those read */
+        d.keys = read;
+        if ((s = rf_op_attention(name, &d, o->kv, o->a, &wide, err)))
+            return s;
+        op.kv_bytes = wide.kv_bytes;
+        op.bytes = op.kv_bytes + op.extra_bytes; /* both below 2^63: checked there */
+    }
     return push(st, &op, count, err);
 }
 
@@ -253,7 +264,12 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *s
 
     int64_t q_tokens = o->phase == RF_PREFILL ? o->tokens : 1;
     int64_t keys = o->phase == RF_PREFILL ? o->context + o->tokens : o->context;
+    /* A sliding layer: each query attends to at most `window` keys. In
+     * prefill the T new queries' windows end at T consecutive positions, so
+     * together they read min(S, window + T - 1) positions of K/V; in decode
+     * (T = 1) that is the window itself. */
     int64_t win_keys = md->window && keys > md->window ? md->window : keys;
+    int64_t win_read = keys - win_keys > q_tokens - 1 ? win_keys + q_tokens - 1 : keys;
     /* MLA prefill expands the latent of every key: B (s + T) positions,
      * which keys <= RF_DIM_MAX and the check below keep in range */
     int64_t M_kv = M;
@@ -266,8 +282,8 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *s
     }
 
     if ((s = attn_proj(st, md, o, M, M_kv, all, err)) ||
-        (s = attention(st, "attention", md, o, q_tokens, keys, global, err)) ||
-        (s = attention(st, "attention_swa", md, o, q_tokens, win_keys, sliding, err)) ||
+        (s = attention(st, "attention", md, o, q_tokens, keys, keys, global, err)) ||
+        (s = attention(st, "attention_swa", md, o, q_tokens, win_keys, win_read, sliding, err)) ||
         (s = gemm(st, md, RF_MOD_ATTN, "o_proj", M, o_width(md), md->hidden, o, all, err)) ||
         (s = mlp(st, md, o, M, cls[0][0] + cls[0][1], err)))
         return s;
