@@ -344,6 +344,20 @@ static void test_deepseek_mla_attention(void **state)
     assert_int_equal(a->kv_bytes, 1769472ull);
     assert_int_equal(op_named(&st, "kv_b_proj")->m, 1536);
     assert_int_equal(op_named(&st, "q_proj")->m, 512);
+
+    /* prefill attention crosses the ridge where F / Q = I*; from scratch
+     * (S = T keys) F / Q = 2 n_q S (nope + rope + v) / ((r + rope) b_kv)
+     * = 2 x 16 x S x 320 / (576 x 2) = S x 80/9, so
+     * S* = I* (r + rope) b_kv / (2 n_q (nope + rope + v)) = I* x 9/80
+     * (33.2 on the H100), and the step's own attention agrees at any T */
+    rf_step_opts o = rf_step_opts_for_model(&file_m);
+    rf_roof roof = h100(RF_BF16);
+    rf_crossover cx;
+    assert_int_equal(rf_crossover_compute(&file_m, &o, &roof, &cx, NULL), RF_OK);
+    assert_float_equal(cx.attn_prefill_s_star, roof.ridge * 9.0 / 80.0, 1e-9);
+    prefill(&file_m, 45, 0, &st);
+    assert_float_equal(rf_op_intensity(op_named(&st, "attention")),
+                       45.0 * roof.ridge / cx.attn_prefill_s_star, 1e-9);
 }
 
 /* ---- gemma-2-9b-it: head_dim, tying default, sliding layers ----------- */

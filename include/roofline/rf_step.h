@@ -133,7 +133,9 @@ typedef struct rf_crossover {
     size_t n_ops;
     bool square_crosses;  /* T* for the square d = hidden projection     */
     double square_t_star;
-    double attn_prefill_s_star; /* S* for prefill attention              */
+    double attn_prefill_s_star; /* S* for prefill attention: I* b_kv /
+                                   (2 g); MLA: I* (r + rope) b_kv /
+                                   (2 n_q (nope + rope + v))             */
     double ridge;
 } rf_crossover;
 

@@ -408,8 +408,17 @@ rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const 
     }
     out->square_crosses = rf_square_tstar(md->hidden, rf_dtype_bytes_per_elem(o->w), roof->ridge,
                                           &out->square_t_star);
-    int64_t nq = md->n_q, nkv = md->kv_lora_rank ? 1 : md->n_kv;
-    out->attn_prefill_s_star = rf_attn_prefill_sstar(nq, nkv, o->kv, roof->ridge);
+    if (md->kv_lora_rank) {
+        /* MLA prefill (see attention()): F = 2 n_q S^2 (nope + rope + v)
+         * over Q = S (r + rope) b_kv, so I = I* at
+         *   S* = I* (r + rope) b_kv / (2 n_q (nope + rope + v)) */
+        double latent = (double)(md->kv_lora_rank + md->qk_rope_dim);
+        double width = (double)(md->qk_nope_dim + md->qk_rope_dim + md->v_head_dim);
+        out->attn_prefill_s_star = roof->ridge * latent * rf_dtype_bytes_per_elem(o->kv) /
+                                   (2.0 * (double)md->n_q * width);
+    } else {
+        out->attn_prefill_s_star = rf_attn_prefill_sstar(md->n_q, md->n_kv, o->kv, roof->ridge);
+    }
     return RF_OK;
 }
 
