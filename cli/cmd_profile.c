@@ -176,11 +176,11 @@ static void step_section(rf_report *r, const rf_forward_run *run, const char *ow
     rf_report_num(r, "layers_s", "the layers", run->layers_s, RF_U_SECONDS);
     rf_report_num(r, "head_s", "embed + final norm + lm_head", run->head_s, RF_U_SECONDS);
     rf_report_int(r, "steps", "timed steps", (uint64_t)o->steps, RF_U_INT);
-
-    rf_report_section(r, "model", "the whole model (estimated, not run)");
-    snprintf(label, sizeof label, "estimated: layers x %lld / %lld + head",
+    snprintf(label, sizeof label, "whole model, ESTIMATED: layers x %lld / %lld + head",
              (long long)run->model_layers, (long long)o->layers);
     rf_report_num(r, "estimated_model_s", label, run->estimated_model_s, RF_U_SECONDS);
+
+    rf_report_section(r, "model", "the whole model (estimated, not run)");
     rf_report_num(r, "estimated_tokens_per_s", "tokens/s at that estimate",
                   run->estimated_tokens_per_s, RF_U_TOK_RATE);
     rf_report_num(r, "model_floor_s", "floor of the whole model", run->model_floor_s,

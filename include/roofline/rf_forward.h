@@ -18,11 +18,13 @@
  *
  * Linear layers are CBLAS calls on weights stored (N, K) row-major as
  * nn.Linear keeps them: cblas_sgemv when M = 1 (as inference engines do at
- * one token), cblas_sgemm otherwise. Attention is CBLAS too: decode scores
- * the g = n_q / n_kv query heads that share a KV head in one call, so K is
- * read once per KV head; prefill computes each head's T x S score matrix
- * (one head at a time, so it stays in cache), masks it causally and
- * multiplies by V, doing exactly the 4 n_q q S d_h FLOPs of rf_op.h.
+ * one token), cblas_sgemm otherwise. Decode attention is a C kernel on the
+ * calling thread: the g = n_q / n_kv query heads that share a KV head score
+ * each key while its row is in L1, so K and V are read once (OpenBLAS's GEMM
+ * at M = g ran at a few GB/s here). Prefill attention is CBLAS: each head's
+ * T x S score matrix (one head at a time, so it stays in cache), a causal
+ * mask, then V, doing exactly the 4 n_q q S d_h FLOPs of rf_op.h. The other
+ * element-wise operators run on the calling thread too.
  *
  * Positions. Decode: the cache holds S positions per sequence; the step's
  * token sits at position S - 1, writes its K and V there and attends over

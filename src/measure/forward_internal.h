@@ -16,7 +16,6 @@ typedef struct fwd_shape {
     int64_t pos0;           /* position of each sequence's first new token  */
     int64_t cap;            /* cache positions per sequence: pos0 + q_tokens */
     int64_t N, B;           /* layers run, sequences                        */
-    int64_t threads;        /* resolved: one per core when 0 was asked for  */
     bool bias;              /* q/k/v biases                                 */
 } fwd_shape;
 
@@ -52,8 +51,7 @@ struct rf_forward {
     float *k, *v;           /* (M, n_kv d_h)                                */
     float *att;             /* (M, n_q d_h) attention output                */
     float *gate, *up;       /* (M, F_ff)                                    */
-    float *scores;          /* prefill (q_tokens, cap); decode (threads, g, cap) */
-    rf_team *team;          /* threads for decode attention, pinned per core */
+    float *scores;          /* (max(g, q_tokens), cap)                      */
     float *last;            /* (B, H) final-normed last positions           */
     float *logits;          /* (B, V)                                       */
 };
