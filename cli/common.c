@@ -505,8 +505,9 @@ void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
                          "runs multi-head attention, F = 2 n_q T S (nope + rope + v)",
                          (long long)(m->kv_lora_rank + m->qk_rope_dim));
     if (m->window && rf_model_sliding_layers(m))
-        rf_report_assume(r, "sliding window: %lld of %lld layers keep and read at most %lld "
-                            "positions of KV",
+        rf_report_assume(r, "sliding window: %lld of %lld layers keep at most %lld positions "
+                            "of KV; each query attends to at most the window, so T prefill "
+                            "queries together read min(S, window + T - 1) positions",
                          (long long)rf_model_sliding_layers(m), (long long)m->layers,
                          (long long)m->window);
     if (m->notes[0])
