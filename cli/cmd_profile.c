@@ -267,11 +267,16 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                    rf_fmt(run->residual_s, RF_U_SECONDS, a, sizeof a),
                    rf_fmt(run->floor_s, RF_U_SECONDS, b, sizeof b),
                    run->n_owners ? owners : "no operator");
-    rf_report_note(r, "whole model: ESTIMATED from %lld of %lld layers (layers x %lld / %lld + "
-                      "head) = %s, not measured",
-                   (long long)o->layers, (long long)m->layers, (long long)m->layers,
-                   (long long)o->layers,
-                   rf_fmt(run->estimated_model_s, RF_U_SECONDS, a, sizeof a));
+    if (o->layers < m->layers)
+        rf_report_note(r, "whole model: ESTIMATED from %lld of %lld layers (layers x %lld / %lld "
+                          "+ head) = %s, not measured",
+                       (long long)o->layers, (long long)m->layers, (long long)m->layers,
+                       (long long)o->layers,
+                       rf_fmt(run->estimated_model_s, RF_U_SECONDS, a, sizeof a));
+    else
+        rf_report_note(r, "whole model: all %lld layers ran; layers + head = %s",
+                       (long long)m->layers,
+                       rf_fmt(run->estimated_model_s, RF_U_SECONDS, a, sizeof a));
     return r;
 }
 
@@ -283,7 +288,8 @@ int cmd_profile(int argc, char **argv)
     a.step.tokens = -1;
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "profile MODEL [--phase decode|prefill] [--batch B] [--context S] "
-                            "[--tokens T] [--layers N] [--dtype fp32] [--threads N] [--hw PROFILE]",
+                            "[--tokens T] [--layers N] [--dtype fp32] [--threads N] [--steps N] "
+                            "[--hw PROFILE (default: measure now)] [--mem SIZE (a limit)]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
@@ -303,6 +309,8 @@ int cmd_profile(int argc, char **argv)
     o->tokens = a.step.tokens >= 0 ? a.step.tokens : o->phase == RF_PREFILL ? 512 : 1;
     if (o->phase == RF_DECODE && a.step.tokens >= 0)
         return cli_fail(&ctx, RF_EXIT_USAGE, "--tokens is for --phase prefill");
+
+    o->mem_limit_bytes = ctx.mem_bytes; /* --mem: at most this much */
 
     /* Everything that can be refused is refused before the measurement. */
     rf_err e;

@@ -102,7 +102,8 @@ typedef struct rf_forward_opts {
     int64_t tokens;           /* T: prefill tokens per sequence (>= 1)      */
     int64_t layers;           /* N decoder layers run (1 .. L)              */
     int threads;              /* BLAS threads; 0 = one per core             */
-    uint64_t mem_limit_bytes; /* 0 = MemAvailable from /proc/meminfo        */
+    uint64_t mem_limit_bytes; /* at most this much memory (0 = no limit but
+                                 RF_FORWARD_MEM_FRACTION x MemAvailable)   */
     int warmup;               /* untimed steps first (>= 1)                 */
     int steps;                /* timed steps (1 .. RF_STATS_MAX); 0 = as
                                  many as fit in min_time_s, at least 3      */
@@ -140,11 +141,13 @@ rf_status rf_forward_mem_of(const rf_model *m, const rf_forward_opts *o, rf_forw
 #define RF_FORWARD_MEM_FRACTION 0.9
 
 /* Refuse a request that does not fit in RF_FORWARD_MEM_FRACTION x
- * avail_bytes (0 = MemAvailable now) with RF_ENOMEM and a message giving
- * the size it needs and what would fit:
- *   "needs 41.27 GiB (2 layers 1.74 GiB, lm_head 2.03 GiB, KV 37.5 GiB,
- *    activations 0.01 GiB) but 20.61 GiB may be used (90% of 22.9 GiB
- *    available); --batch 30 would fit"
+ * avail_bytes (0 = MemAvailable now), or in o->mem_limit_bytes when that is
+ * smaller, with RF_ENOMEM and a message giving the size it needs and what
+ * would fit (the largest --layers at this batch, the largest --batch at
+ * these layers):
+ *   "qwen2.5-7b-instruct needs 32.80 TiB (2 layers 1.74 GiB, lm_head
+ *    2.03 GiB, KV 32.00 TiB, activations 816.01 GiB) but 20.53 GiB may be
+ *    used (90% of 22.82 GiB available); --batch 523 would fit"
  * Allocates nothing. */
 rf_status rf_forward_fit(const rf_model *m, const rf_forward_opts *o, uint64_t avail_bytes,
                          rf_err *err);

@@ -206,9 +206,18 @@ static uint64_t total_at(const rf_model *m, const rf_forward_opts *o)
     return rf_forward_mem_of(m, o, &mem, NULL) == RF_OK ? mem.total_bytes : UINT64_MAX;
 }
 
-static double gib(uint64_t bytes)
+/* "1.74 GiB", "250.3 KiB": binary units, for messages. */
+static const char *size_text(uint64_t bytes, char *out, size_t cap)
 {
-    return (double)bytes / 1073741824.0;
+    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(out, cap, u ? "%.2f %s" : "%.0f %s", v, unit[u]);
+    return out;
 }
 
 rf_status rf_forward_fit(const rf_model *m, const rf_forward_opts *o, uint64_t avail_bytes,
@@ -219,10 +228,13 @@ rf_status rf_forward_fit(const rf_model *m, const rf_forward_opts *o, uint64_t a
     if (s)
         return s;
     if (!avail_bytes)
-        avail_bytes = o->mem_limit_bytes ? o->mem_limit_bytes : mem_avail();
+        avail_bytes = mem_avail();
     if (!avail_bytes)
         return rf_err_set(err, RF_EIO, "cannot read MemAvailable from /proc/meminfo");
     uint64_t usable = (uint64_t)((double)avail_bytes * RF_FORWARD_MEM_FRACTION);
+    bool limited = o->mem_limit_bytes && o->mem_limit_bytes < usable;
+    if (limited)
+        usable = o->mem_limit_bytes;
     if (mem.total_bytes <= usable)
         return RF_OK;
 
@@ -253,14 +265,21 @@ rf_status rf_forward_fit(const rf_model *m, const rf_forward_opts *o, uint64_t a
         snprintf(hint, sizeof hint, "--batch %lld would fit", (long long)fit_batch);
     else
         snprintf(hint, sizeof hint, "not even --layers 1 --batch 1 fits at this context");
+    char need[32], layers[32], head[32], kv[32], act[32], may[32], avail[32], why[96];
+    if (limited)
+        snprintf(why, sizeof why, "the limit given");
+    else
+        snprintf(why, sizeof why, "%.0f%% of %s available", RF_FORWARD_MEM_FRACTION * 100,
+                 size_text(avail_bytes, avail, sizeof avail));
     return rf_err_set(err, RF_ENOMEM,
-                      "%s needs %.2f GiB (%lld layers %.2f GiB, lm_head %.2f GiB, KV %.2f GiB, "
-                      "activations %.2f GiB) but %.2f GiB may be used (%.0f%% of %.2f GiB "
-                      "available); %s",
-                      m->name, gib(mem.total_bytes), (long long)o->layers,
-                      gib(mem.layer_bytes * (uint64_t)o->layers), gib(mem.head_bytes),
-                      gib(mem.kv_bytes), gib(mem.act_bytes), gib(usable),
-                      RF_FORWARD_MEM_FRACTION * 100, gib(avail_bytes), hint);
+                      "%s needs %s (%lld layers %s, lm_head %s, KV %s, activations %s) but %s "
+                      "may be used (%s); %s",
+                      m->name, size_text(mem.total_bytes, need, sizeof need),
+                      (long long)o->layers,
+                      size_text(mem.layer_bytes * (uint64_t)o->layers, layers, sizeof layers),
+                      size_text(mem.head_bytes, head, sizeof head),
+                      size_text(mem.kv_bytes, kv, sizeof kv), size_text(mem.act_bytes, act, sizeof act),
+                      size_text(usable, may, sizeof may), why, hint);
 }
 
 /* ---- the pass ------------------------------------------------------------ */
