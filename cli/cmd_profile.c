@@ -212,8 +212,8 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                      bw, run->roof.ridge);
     rf_report_assume(r, "run: random fp32 weights of the model's shapes (%s in memory); OpenBLAS "
                         "with %d thread%s, cblas_sgemv at M = 1, cblas_sgemm otherwise; "
-                        "element-wise operators one thread",
-                     mem, o->threads, o->threads == 1 ? "" : "s");
+                        "decode attention %s and element-wise operators on one thread",
+                     mem, o->threads, o->threads == 1 ? "" : "s", run->attn_kernel);
     rf_report_assume(r, "timing: each operator timed on its own; median of %d steps after %d "
                         "warm-up; the KV cache persists between steps",
                      o->steps, o->warmup);

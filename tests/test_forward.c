@@ -119,6 +119,55 @@ static void reference_detects_a_changed_weight(void **state)
     rf_forward_free(f);
 }
 
+/* ---- the decode attention kernels ------------------------------------------ */
+
+/* The AVX2 kernels against the portable reference on awkward shapes: g of
+ * 1 (MHA), 4 and 7; key counts around the 4-key and 64-key blocks; d_h of
+ * 8 (one vector), 72 (a 64-wide chunk and a tail) and 128. */
+static void attn_kernels_agree(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) /* attn_avx2.c is built on x86-64 (src/measure/CMakeLists.txt) */
+    rf_cpu cpu;
+    assert_int_equal(rf_cpu_query(&cpu, NULL), RF_OK);
+    if (!rf_isa_supported(&cpu, RF_ISA_AVX2))
+        skip();
+    const int64_t gs[] = {1, 4, 7}, nks[] = {1, 3, 4, 5, 63, 64, 65, 130}, dhs[] = {8, 72, 128};
+    float *q = malloc(7 * 128 * sizeof *q), *kv = malloc(130 * 128 * sizeof *kv);
+    float *a = malloc(7 * 130 * sizeof *a), *b = malloc(7 * 130 * sizeof *b);
+    assert_non_null(q);
+    assert_non_null(kv);
+    assert_non_null(a);
+    assert_non_null(b);
+    uint32_t x = 12345;
+    for (int i = 0; i < 130 * 128; i++) {
+        x = x * 1664525u + 1013904223u;
+        kv[i] = (float)(x >> 8) / 16777216.0f - 0.5f;
+        if (i < 7 * 128)
+            q[i] = kv[i] * 2;
+    }
+    for (size_t gi = 0; gi < 3; gi++)
+        for (size_t ni = 0; ni < 8; ni++)
+            for (size_t di = 0; di < 3; di++) {
+                int64_t g = gs[gi], nk = nks[ni], dh = dhs[di];
+                rf_kern_attn_scores_ref_f32(q, kv, g, nk, dh, 0.125f, a);
+                rf_kern_attn_scores_avx2_f32(q, kv, g, nk, dh, 0.125f, b);
+                assert_true(max_diff(a, b, g * nk) < 1e-5);
+                /* values: p = the scores as weights */
+                float out_ref[7 * 128], out_avx[7 * 128];
+                rf_kern_attn_values_ref_f32(a, kv, g, nk, dh, out_ref);
+                rf_kern_attn_values_avx2_f32(a, kv, g, nk, dh, out_avx);
+                assert_true(max_diff(out_ref, out_avx, g * dh) < 1e-4);
+            }
+    free(q);
+    free(kv);
+    free(a);
+    free(b);
+#else
+    skip();
+#endif
+}
+
 /* ---- the plan: the same figures as rf_step -------------------------------- */
 
 /* Llama-3-8B decode, B = 1, S = 1024, two layers, fp32 (b = 4):
@@ -465,6 +514,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_agrees_for_every_family),
         cmocka_unit_test(reference_detects_a_changed_weight),
+        cmocka_unit_test(attn_kernels_agree),
         cmocka_unit_test(plan_matches_rf_step),
         cmocka_unit_test(plan_splits_sliding_layers),
         cmocka_unit_test(summary_takes_medians),

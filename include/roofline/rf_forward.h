@@ -18,10 +18,11 @@
  *
  * Linear layers are CBLAS calls on weights stored (N, K) row-major as
  * nn.Linear keeps them: cblas_sgemv when M = 1 (as inference engines do at
- * one token), cblas_sgemm otherwise. Decode attention is a C kernel on the
- * calling thread: the g = n_q / n_kv query heads that share a KV head score
- * each key while its row is in L1, so K and V are read once (OpenBLAS's GEMM
- * at M = g ran at a few GB/s here). Prefill attention is CBLAS: each head's
+ * one token), cblas_sgemm otherwise. Decode attention is a kernel of ours on
+ * the calling thread (AVX2 + FMA when cpuid has them, else portable C):
+ * the g = n_q / n_kv query heads that share a KV head score each block of
+ * keys while it is in L1, so K and V are read once (OpenBLAS's GEMM at
+ * M = g ran at a few GB/s here). Prefill attention is CBLAS: each head's
  * T x S score matrix (one head at a time, so it stays in cache), a causal
  * mask, then V, doing exactly the 4 n_q q S d_h FLOPs of rf_op.h. The other
  * element-wise operators run on the calling thread too.
@@ -220,6 +221,7 @@ typedef struct rf_forward_run {
     size_t n_ops;             /* operators that run (attention kinds absent
                                  from the N layers are left out)            */
     double check_max_err;     /* rf_forward_check                           */
+    const char *attn_kernel;  /* decode attention kernel that ran (static)  */
     rf_forward_mem mem;
 
     /* the profiled step: N layers and the head, all medians over steps */

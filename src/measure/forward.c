@@ -286,6 +286,24 @@ rf_status rf_forward_fit(const rf_model *m, const rf_forward_opts *o, uint64_t a
 
 #ifdef RF_HAVE_CBLAS
 
+/* The decode attention kernels, chosen once: AVX2 + FMA when cpuid says
+ * the CPU has them (and d_h is a multiple of 8), else the portable C. */
+static void choose_attention(rf_forward *f)
+{
+    f->attn_scores = rf_kern_attn_scores_ref_f32;
+    f->attn_values = rf_kern_attn_values_ref_f32;
+    f->attn_kernel = "attn_ref_f32";
+#ifdef RF_HAVE_ATTN_AVX2
+    rf_cpu cpu;
+    if (f->d.dh % 8 == 0 && rf_cpu_query(&cpu, NULL) == RF_OK &&
+        rf_isa_supported(&cpu, RF_ISA_AVX2)) {
+        f->attn_scores = rf_kern_attn_scores_avx2_f32;
+        f->attn_values = rf_kern_attn_values_avx2_f32;
+        f->attn_kernel = "attn_avx2_f32";
+    }
+#endif
+}
+
 /* Large arrays are 2 MiB aligned with huge pages asked for (fewer TLB
  * misses while streaming weights); small ones 64-byte aligned. */
 static float *alloc_floats(int64_t n)
@@ -380,6 +398,7 @@ rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward
     f->o.threads = resolve_threads(o->threads);
     f->d = s;
     f->window = m->window;
+    choose_attention(f);
 
     uint64_t seed = o->seed;
     int64_t H = s.H, B = s.B, M = s.M;
@@ -511,49 +530,21 @@ static void softmax(float *x, int64_t n, int64_t lo, int64_t hi)
         x[i] = 0.0f;
 }
 
-/* sum a[i] b[i] with 8 independent partial sums, so the compiler can keep
- * them in vector lanes without reassociating a single sum. */
-static float dot(const float *a, const float *b, int64_t n)
-{
-    float acc[8] = {0};
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int u = 0; u < 8; u++)
-            acc[u] += a[i + u] * b[i + u];
-    float sum = 0.0f;
-    for (; i < n; i++)
-        sum += a[i] * b[i];
-    for (int u = 0; u < 8; u++)
-        sum += acc[u];
-    return sum;
-}
-
 /* Decode attention of sequence b and KV head j: the g query heads that
- * share the head score each key while its row is in L1 (K read once),
- * softmax, then V read once, each row added into the g outputs. */
+ * share the head score each block of keys while it is in L1 (K read once),
+ * softmax, then V read once the same way (attn_kernels.h). */
 static void decode_head(rf_forward *f, const fwd_layer *L, int64_t b, int64_t j, float *sc)
 {
     int64_t dh = f->d.dh, g = f->d.g, S = f->d.cap;
     int64_t k0 = L->sliding && S > f->window ? S - f->window : 0, nk = S - k0;
-    float scale = 1.0f / sqrtf((float)dh);
     const float *K = cache_at(f, L->k_cache, b, j, k0);
     const float *V = cache_at(f, L->v_cache, b, j, k0);
     const float *q = f->q + b * f->d.q_dim + j * g * dh;
     float *out = f->att + b * f->d.q_dim + j * g * dh;
-    for (int64_t s = 0; s < nk; s++)
-        for (int64_t h = 0; h < g; h++)
-            sc[h * nk + s] = scale * dot(q + h * dh, K + s * dh, dh);
+    f->attn_scores(q, K, g, nk, dh, 1.0f / sqrtf((float)dh), sc);
     for (int64_t h = 0; h < g; h++)
         softmax(sc + h * nk, nk, 0, nk);
-    memset(out, 0, (size_t)(g * dh) * sizeof *out);
-    for (int64_t s = 0; s < nk; s++) {
-        const float *v = V + s * dh;
-        for (int64_t h = 0; h < g; h++) {
-            float p = sc[h * nk + s], *o = out + h * dh;
-            for (int64_t i = 0; i < dh; i++)
-                o[i] += p * v[i];
-        }
-    }
+    f->attn_values(sc, V, g, nk, dh, out);
 }
 
 /* Decode: every (sequence, KV head) pair on the calling thread. Not spread
@@ -1169,6 +1160,7 @@ rf_status rf_forward_profile(const rf_model *m, const rf_forward_opts *o, const 
     if ((s = rf_forward_new(m, o, &f, err)))
         return s;
     run->opts.threads = f->o.threads;
+    run->attn_kernel = f->attn_kernel;
     t = calloc(RF_STATS_MAX, sizeof *t);
     if (!t) {
         s = rf_err_set(err, RF_ENOMEM, "out of memory");
