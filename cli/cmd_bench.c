@@ -232,12 +232,11 @@ int cmd_bench(int argc, char **argv)
                      rf_fmt(roof.peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
                      rf_dtype_name(a.dtype), rf_fmt(roof.bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
                      roof.ridge);
-    uint64_t llc = cpu.l3_bytes ? cpu.l3_bytes : cpu.l2_bytes;
-    uint64_t cold_bytes = 4 * llc;
+    uint64_t cold_bytes = rf_cpu_cold_bytes(&cpu);
     rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
                         "K N, Q = (M K + K N + M N) b; at M = 1 %s is timed too",
                      a.dtype == RF_FP32 ? "cblas_sgemv" : "cblas_dgemv");
-    rf_report_assume(r, "W rotated over copies totalling >= %s (4 x the reported last-level "
+    rf_report_assume(r, "W rotated over copies totalling >= %s (16 x the reported last-level "
                         "cache), so no call finds its weights in cache; best of %lld trials "
                         "after a warm-up; %% of roof = best / roofline",
                      rf_fmt((double)cold_bytes, RF_U_BYTES_BIN, cold, sizeof cold),

@@ -108,6 +108,13 @@ rf_status rf_cpu_query(rf_cpu *out, rf_err *err);
 bool rf_isa_supported(const rf_cpu *cpu, rf_isa isa);
 rf_isa rf_isa_best(const rf_cpu *cpu);
 
+/* Bytes that no cache can hold: 16x the reported last-level cache, at
+ * least 512 MiB. At 2-4x, a last-level cache's replacement policy keeps part
+ * of a cyclic stream (measured on this project's EPYC VM, 32 MiB L3: a read
+ * of 64 MiB ran at 23-28 GB/s, 128 MiB at up to 24, 512 MiB and 1 GiB at
+ * 15-16). The lab's DRAM sets and bench gemm's rotated weights use it. */
+uint64_t rf_cpu_cold_bytes(const rf_cpu *cpu);
+
 /* Theoretical FLOPs per cycle per core for the FMA kernels of an ISA
  * (fp32 or fp64): 2 pipes x lanes x 2 with FMA (AVX2, AVX-512), 2 pipes x
  * lanes x 1 without (scalar, SSE: each pipe a multiply or an add; cores
@@ -237,7 +244,7 @@ rf_status rf_clock_measure(rf_team *team, rf_timing timing, rf_measurement *out,
  *   4. A level's figure is its best point, leaving out the points next to an
  *      edge when the level has more: those straddle two levels.
  * Levels are named L1, L2, ... in order; the last is "DRAM" with the dram
- * measurement's figure and set (a set of at least 4x the last-level cache). */
+ * measurement's figure and set (rf_cpu_cold_bytes). */
 typedef struct rf_levels {
     rf_profile_level level[RF_PROFILE_MAX_LEVELS];
     size_t n;
@@ -311,9 +318,9 @@ typedef struct rf_gemm_bench_opts {
     rf_dtype_kind dtype;      /* RF_FP32 (sgemm/sgemv) or RF_FP64            */
     bool gemv;                /* time ?gemv instead (m must be 1)            */
     int threads;              /* BLAS threads (>= 1)                         */
-    uint64_t cold_bytes;      /* rotate copies of W until together >= this,
-                                 so no call finds W in the last-level cache;
-                                 0 = one copy, timed hot                     */
+    uint64_t cold_bytes;      /* rotate copies of W until together >= this
+                                 (rf_cpu_cold_bytes), so no call finds W in
+                                 the last-level cache; 0 = one copy, hot     */
     uint64_t mem_limit_bytes; /* X, Y and the copies of W must fit; N is
                                  halved until they do (result.scaled)       */
     rf_timing timing;

@@ -90,6 +90,13 @@ int rf_cpu_flops_per_cycle(const rf_cpu *cpu, rf_isa isa, rf_dtype_kind dtype)
     return 2 * lanes * (fma ? 2 : 1);
 }
 
+uint64_t rf_cpu_cold_bytes(const rf_cpu *cpu)
+{
+    const uint64_t floor = (uint64_t)512 << 20;
+    uint64_t llc = cpu->l3_bytes ? cpu->l3_bytes : cpu->l2_bytes;
+    return 16 * llc > floor ? 16 * llc : floor;
+}
+
 #ifdef HAVE_X86
 static uint64_t xgetbv0(void)
 {

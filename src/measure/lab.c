@@ -16,7 +16,6 @@
 #define MAX_CACHE_LEVELS 3
 _Static_assert(MAX_SWEEP + 3 + 1 + 4 * (MAX_CACHE_LEVELS + 1) <= RF_PROFILE_MAX_KERNELS,
                "sweep, clock, FMA x 2, the DRAM read and 4 kernels a level fit a profile");
-#define DRAM_MIN_BYTES (128 * MIB)
 
 typedef struct lab {
     const rf_measure_opts *o;
@@ -121,8 +120,7 @@ static size_t sweep_sizes(const lab *l, uint64_t *sizes)
 
 static uint64_t dram_bytes(const lab *l)
 {
-    uint64_t llc = l->cpu.l3_bytes ? l->cpu.l3_bytes : l->cpu.l2_bytes;
-    uint64_t set = 4 * llc > DRAM_MIN_BYTES ? 4 * llc : DRAM_MIN_BYTES;
+    uint64_t set = rf_cpu_cold_bytes(&l->cpu);
     if (l->cpu.mem_avail_bytes && set > l->cpu.mem_avail_bytes / 2)
         set = l->cpu.mem_avail_bytes / 2;
     return set;
