@@ -17,7 +17,8 @@ static const cli_opt opts[] = {
     {"tokens", 1, O_TOKENS, "LIST", "tokens M (default 1,4,16,64,256,1024)"},
     {"dtype", 1, O_DTYPE, "fp32|fp64", "GEMM dtype (default fp32)"},
     {"threads", 1, O_THREADS, "N", "BLAS threads (default: one per core)"},
-    {"trials", 1, O_TRIALS, "N", "timed trials per shape (default 3)"},
+    {"trials", 1, O_TRIALS, "N", "timed trials per point (default 9, 5 or 3 by the call's "
+                                 "roofline time: < 50 ms, < 1 s, longer)"},
     {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
     {0},
 };
@@ -29,6 +30,7 @@ typedef struct args {
     int64_t trials;
     const char *device;
     bool tokens_given, dtype_given; /* the CUDA sweep has its own defaults */
+    bool trials_given;              /* else short calls get more trials       */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -49,6 +51,7 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_THREADS:
         return cli_i64(ctx, "--threads", arg, 1, 4096, &a->threads);
     case O_TRIALS:
+        a->trials_given = true;
         return cli_i64(ctx, "--trials", arg, 1, RF_STATS_MAX, &a->trials);
     default:
         a->device = arg;
@@ -62,6 +65,19 @@ static int bench_device(cli_ctx *ctx, const char *device, const args *a, const r
 {
     return cli_cuda_bench(ctx, device, a->tokens_given ? a->tokens : NULL,
                           a->dtype_given ? &a->dtype : NULL, (int)a->trials, m);
+}
+
+/* Trials for one point: --trials, else more for short calls, which are
+ * cheap and whose best is steadier over more trials on a shared machine:
+ * 9 below 50 ms of roofline time, 5 below 1 s, 3 above. */
+static int point_trials(const args *a, const rf_roof *roof, int64_t m, int64_t k, int64_t n)
+{
+    rf_op op;
+    if (a->trials_given || rf_op_gemm("gemm", m, k, n, rf_dtype_of(a->dtype),
+                                      rf_dtype_of(a->dtype), &op, NULL) != RF_OK)
+        return (int)a->trials;
+    rf_point p = rf_roof_place(roof, (double)op.flops, (double)op.bytes);
+    return p.floor_s < 0.05 ? 9 : p.floor_s < 1 ? 5 : 3;
 }
 
 static void progress(void *user, int done, int total, const char *what)
@@ -236,11 +252,15 @@ int cmd_bench(int argc, char **argv)
     rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
                         "K N, Q = (M K + K N + M N) b; at M = 1 %s is timed too",
                      a.dtype == RF_FP32 ? "cblas_sgemv" : "cblas_dgemv");
+    char trials_text[48];
+    if (a.trials_given)
+        snprintf(trials_text, sizeof trials_text, "%lld", (long long)a.trials);
+    else
+        snprintf(trials_text, sizeof trials_text, "9, 5 or 3 (by the call's roofline time)");
     rf_report_assume(r, "W rotated over copies totalling >= %s (16 x the reported last-level "
-                        "cache), so no call finds its weights in cache; best of %lld trials "
+                        "cache), so no call finds its weights in cache; best of %s trials "
                         "after a warm-up; %% of roof = best / roofline",
-                     rf_fmt((double)cold_bytes, RF_U_BYTES_BIN, cold, sizeof cold),
-                     (long long)a.trials);
+                     rf_fmt((double)cold_bytes, RF_U_BYTES_BIN, cold, sizeof cold), trials_text);
     rf_report_table(r, "gemm", NULL);
     rf_report_col(r, "ops", "operators", RF_U_NONE);
     rf_report_col(r, "m", "M", RF_U_INT);
@@ -264,7 +284,9 @@ int cmd_bench(int argc, char **argv)
                     .m = toks[t], .k = shapes[s].k, .n = shapes[s].n, .dtype = a.dtype,
                     .gemv = gemv, .threads = (int)a.threads, .cold_bytes = cold_bytes,
                     .mem_limit_bytes = cpu.mem_avail_bytes / 2,
-                    .timing = {.min_time_s = 0.05, .trials = (int)a.trials}};
+                    .timing = {.min_time_s = 0.01,
+                               .trials = point_trials(&a, &roof, toks[t], shapes[s].k,
+                                                      shapes[s].n)}};
                 rf_gemm_bench_result g;
                 if (isatty(STDERR_FILENO))
                     fprintf(stderr, "\r  timing %-24s M = %-6lld %s     ", shapes[s].names,
