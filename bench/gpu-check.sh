@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/gpu-check.sh - the CUDA backend on a machine with an NVIDIA GPU, in
-# one go (docs/cuda.md):
+# one go (README, "The CUDA backend"):
 #   1. build roofline and test_cuda with the CUDA backend (Release);
 #   2. correctness: test_cuda (host part, the no-device CLI path, and the
 #      device part: every GEMM dtype and the gemv kernel against a CPU

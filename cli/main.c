@@ -49,8 +49,10 @@ static int usage(FILE *f)
 static int finish(int code)
 {
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        if (code) /* the command failed and said so already: one line */
+            return code;
         fprintf(stderr, "roofline: error writing standard output\n");
-        return code ? code : RF_EXIT_IO;
+        return RF_EXIT_IO;
     }
     return code;
 }

@@ -1,6 +1,6 @@
 /* rf_cuda.h - the CUDA backend: a GPU's measured roofline and its GEMMs.
  *
- * Built when CMake finds nvcc and RF_WITH_CUDA is ON (docs/cuda.md). When it
+ * Built when CMake finds nvcc and RF_WITH_CUDA is ON (README, "The CUDA backend"). When it
  * is not built, every function here except rf_cuda_built, the name helpers,
  * rf_cuda_device_parse, rf_cuda_timing_default, rf_cuda_gemm_out_dtype and
  * rf_cuda_gemm_tolerance returns RF_EUNAVAIL "CUDA backend not built ...",

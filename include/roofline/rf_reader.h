@@ -16,7 +16,7 @@
  * Any other field a config leaves out takes the default of the family's
  * configuration class in transformers (gemma2 ties its embeddings, llama
  * does not; mistral keeps a 4096 window; gemma3's text_config usually omits
- * its heads and vocabulary); docs/models.md lists them. A default applied to
+ * its heads and vocabulary); the README ("Models") lists them. A default applied to
  * a shape, to tying or a window, and every field ignored, is named in
  * rf_model.notes.
  *

@@ -18,7 +18,7 @@
  * (generally: FLOPs per sequence over KV bytes per sequence).
  * Throughput cap at context s: beta / (s kv_tok) tokens/s, whatever B.
  *
- * Architectures (docs/models.md):
+ * Architectures (the README ("Models")):
  *   MoE: per MoE layer a router H -> E (+1 for a shared-expert gate), the
  *     shared experts, and routed experts: FLOPs of all M k token-expert
  *     pairs; weights of touched = E (1 - (1 - k/E)^M) experts under uniform
