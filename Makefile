@@ -22,7 +22,7 @@ deps:
 	./scripts/deps.sh
 
 demo: deps build
-	./scripts/demo.sh $(BUILD)/roofline $(DEMO_OUT)
+	./scripts/demo.sh $(BUILD)/cli/roofline $(DEMO_OUT)
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
