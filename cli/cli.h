@@ -190,6 +190,20 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
  * NULL or "-" (stdout) passes. */
 int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *inputs);
 
+/* The KV budget of capacity and report: --util and --reserve, with seed
+ * 003's defaults (0.92 of memory, a 6 GiB reserve). */
+typedef struct cli_budget {
+    double util;
+    uint64_t reserve_bytes;
+} cli_budget;
+#define CLI_BUDGET_DEFAULT {0.92, 6ull << 30}
+enum { CLI_O_UTIL = 960, CLI_O_RESERVE }; /* ids: step 900s, figure 950s, budget 960s */
+#define CLI_BUDGET_OPTS                                                                        \
+    {"util", 1, CLI_O_UTIL, "U", "KV capacity: fraction of memory the engine may use (default 0.92)"}, \
+    {"reserve", 1, CLI_O_RESERVE, "SIZE", "KV capacity: activations and runtime reserve (default 6GiB)"}
+/* Handles CLI_O_UTIL and CLI_O_RESERVE; CLI_NOT_MINE for any other id. */
+int cli_budget_opt(cli_ctx *ctx, int id, const char *arg, cli_budget *b);
+
 /* Subcommands. */
 int cmd_gemm(int argc, char **argv);
 int cmd_attn(int argc, char **argv);

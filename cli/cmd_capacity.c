@@ -4,42 +4,32 @@
 #include "cli.h"
 #include "roofline/rf_parse.h"
 
-enum { O_UTIL = 1000, O_RESERVE, O_CONTEXT };
+enum { O_CONTEXT = 1000 };
 
 static const cli_opt opts[] = {
-    {"util", 1, O_UTIL, "U", "fraction of memory the engine may use (default 0.92)"},
-    {"reserve", 1, O_RESERVE, "SIZE", "activations and runtime reserve (default 6GiB)"},
+    CLI_BUDGET_OPTS,
     {"context", 1, O_CONTEXT, "S", "context per sequence for the sequence count (default 8192)"},
     {0},
 };
 
 typedef struct args {
-    double util;
-    uint64_t reserve;
+    cli_budget budget;
     int64_t context;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    rf_err e;
-    switch (id) {
-    case O_UTIL:
-        return cli_f64(ctx, "--util", arg, 1e-6, 1.0, &a->util);
-    case O_RESERVE:
-        if (rf_parse_size(arg, &a->reserve, &e))
-            return cli_fail(ctx, RF_EXIT_USAGE, "--reserve: %s", e.msg);
-        return RF_EXIT_OK;
-    default:
+    if (id == O_CONTEXT)
         return cli_i64(ctx, "--context", arg, 0, RF_DIM_MAX, &a->context);
-    }
+    return cli_budget_opt(ctx, id, arg, &a->budget);
 }
 
 int cmd_capacity(int argc, char **argv)
 {
     cli_ctx ctx;
-    /* Seed 003's budget: 0.92 x 79.65 GiB - weights - 6 GiB. */
-    args a = {0.92, 6ull << 30, 8192};
+    /* Seed 003's budget: 0.92 x 79.65 GiB - weights - 6 GiB, at 8k. */
+    args a = {CLI_BUDGET_DEFAULT, 8192};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "capacity MODEL [--util U] [--reserve SIZE] [--context S]", opts,
                             on_opt, &a, &pos);
@@ -52,7 +42,7 @@ int cmd_capacity(int argc, char **argv)
     rf_step_opts o = rf_step_opts_default();
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)))
         return rc;
-    if (rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.util, a.reserve, a.context, &c, &e))
+    if (rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes, a.context, &c, &e))
         return cli_fail_err(&ctx, &e);
 
     char title[256];

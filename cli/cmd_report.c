@@ -7,35 +7,18 @@
 #include "cli.h"
 #include "roofline/rf_parse.h"
 
-enum { O_UTIL = 1000, O_RESERVE };
-
-static const cli_opt opts[] = {
-    CLI_FIGURE_OPTS,
-    {"util", 1, O_UTIL, "U", "KV capacity: fraction of memory the engine may use (default 0.92)"},
-    {"reserve", 1, O_RESERVE, "SIZE", "KV capacity: activations and runtime reserve (default 6GiB)"},
-    {0},
-};
+static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_BUDGET_OPTS, {0}};
 
 typedef struct args {
     cli_figure *fig;
-    double util;
-    uint64_t reserve;
+    cli_budget budget;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    rf_err e;
-    switch (id) {
-    case O_UTIL:
-        return cli_f64(ctx, "--util", arg, 1e-6, 1.0, &a->util);
-    case O_RESERVE:
-        if (rf_parse_size(arg, &a->reserve, &e))
-            return cli_fail(ctx, RF_EXIT_USAGE, "--reserve: %s", e.msg);
-        return RF_EXIT_OK;
-    default:
-        return cli_figure_opt(ctx, id, arg, a->fig);
-    }
+    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+    return rc == CLI_NOT_MINE ? cli_figure_opt(ctx, id, arg, a->fig) : rc;
 }
 
 static void phase_totals(rf_report *r, const char *key, const char *label, const rf_step *st)
@@ -147,7 +130,7 @@ int cmd_report(int argc, char **argv)
     static cli_figure f; /* ~60 KB: keep it off the stack */
     static rf_crossover cx;
     static rf_batch_chart chart;
-    args a = {&f, 0.92, 6ull << 30}; /* the capacity command's defaults */
+    args a = {&f, CLI_BUDGET_DEFAULT};
     int rc = cli_figure_start(&ctx, argc, argv,
                               "report MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--util U] [--reserve SIZE] "
@@ -157,8 +140,8 @@ int cmd_report(int argc, char **argv)
         return rc < 0 ? RF_EXIT_OK : rc;
     rf_err e, cap_err;
     rf_capacity cap;
-    rf_status cap_s = rf_capacity_compute(&f.model, &f.decode, ctx.hw.mem_bytes, a.util,
-                                          a.reserve, f.decode.context, &cap, &cap_err);
+    rf_status cap_s = rf_capacity_compute(&f.model, &f.decode, ctx.hw.mem_bytes, a.budget.util,
+                                          a.budget.reserve_bytes, f.decode.context, &cap, &cap_err);
     if (rf_crossover_compute(&f.model, &f.decode, &f.roof, &cx, &e) ||
         rf_batch_chart_build(&chart, &f.model, &f.decode, &f.roof, 0,
                              cap_s ? -1 : cap.sequences, &e))
@@ -180,7 +163,7 @@ int cmd_report(int argc, char **argv)
                         "layers run with M = B T; lm_head on the last position",
                      (long long)f.prefill.batch, (long long)f.prefill.tokens);
     rf_report_assume(r, "KV capacity: pool = %.2f x usable memory - resident weights - reserve",
-                     a.util);
+                     a.budget.util);
     if (f.measured_path)
         rf_report_assume(r, "measured: %s (%s)", f.measured_path,
                          f.measured.name[0] ? f.measured.name : "no name");

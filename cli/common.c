@@ -513,3 +513,17 @@ void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
     if (m->notes[0])
         rf_report_assume(r, "%s", m->notes);
 }
+
+int cli_budget_opt(cli_ctx *ctx, int id, const char *arg, cli_budget *b)
+{
+    rf_err e;
+    switch (id) {
+    case CLI_O_UTIL:
+        return cli_f64(ctx, "--util", arg, 1e-6, 1.0, &b->util);
+    case CLI_O_RESERVE:
+        if (rf_parse_size(arg, &b->reserve_bytes, &e))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--reserve: %s", e.msg);
+        return RF_EXIT_OK;
+    }
+    return CLI_NOT_MINE;
+}
