@@ -204,6 +204,9 @@ enum { CLI_O_UTIL = 960, CLI_O_RESERVE }; /* ids: step 900s, figure 950s, budget
 /* Handles CLI_O_UTIL and CLI_O_RESERVE; CLI_NOT_MINE for any other id. */
 int cli_budget_opt(cli_ctx *ctx, int id, const char *arg, cli_budget *b);
 
+/* The columns of `bench gemm` (cmd_bench.c), CPU and CUDA. */
+void cli_gemm_table(rf_report *r, bool with_dtype);
+
 /* Subcommands. */
 int cmd_gemm(int argc, char **argv);
 int cmd_attn(int argc, char **argv);

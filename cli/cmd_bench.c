@@ -11,6 +11,28 @@
 #include "roofline/rf_measure.h"
 #include "roofline/rf_profile.h"
 
+/* The GEMM sweep's table (CPU and CUDA benches share it; `dtype` is a
+ * column when the sweep mixes dtypes). Rows follow in column order. */
+void cli_gemm_table(rf_report *r, bool with_dtype)
+{
+    rf_report_table(r, "gemm", NULL);
+    rf_report_col(r, "ops", "operators", RF_U_NONE);
+    if (with_dtype)
+        rf_report_col(r, "dtype", "dtype", RF_U_NONE);
+    rf_report_col(r, "m", "M", RF_U_INT);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "routine", "routine", RF_U_NONE);
+    rf_report_col(r, "time_s", "time (median)", RF_U_SECONDS);
+    rf_report_col(r, "flops_per_s_median", "median", RF_U_FLOP_RATE);
+    rf_report_col(r, "flops_per_s", "best", RF_U_FLOP_RATE);
+    rf_report_col(r, "bw_bytes_per_s", "best B/s", RF_U_BW);
+    rf_report_col(r, "intensity", "FLOP/byte", RF_U_INTENSITY4);
+    rf_report_col(r, "roof_flops_per_s", "roofline", RF_U_FLOP_RATE);
+    rf_report_col(r, "of_roof", "of roof", RF_U_PERCENT);
+    rf_report_col(r, "regime", "regime", RF_U_NONE);
+}
+
 enum { O_TOKENS = 1000, O_DTYPE, O_THREADS, O_DEVICE, O_TRIALS };
 
 static const cli_opt opts[] = {
@@ -261,20 +283,7 @@ int cmd_bench(int argc, char **argv)
                         "cache), so no call finds its weights in cache; best of %s trials "
                         "after a warm-up; %% of roof = best / roofline",
                      rf_fmt((double)cold_bytes, RF_U_BYTES_BIN, cold, sizeof cold), trials_text);
-    rf_report_table(r, "gemm", NULL);
-    rf_report_col(r, "ops", "operators", RF_U_NONE);
-    rf_report_col(r, "m", "M", RF_U_INT);
-    rf_report_col(r, "k", "K", RF_U_INT);
-    rf_report_col(r, "n", "N", RF_U_INT);
-    rf_report_col(r, "routine", "routine", RF_U_NONE);
-    rf_report_col(r, "time_s", "time (median)", RF_U_SECONDS);
-    rf_report_col(r, "flops_per_s_median", "median", RF_U_FLOP_RATE);
-    rf_report_col(r, "flops_per_s", "best", RF_U_FLOP_RATE);
-    rf_report_col(r, "bw_bytes_per_s", "best B/s", RF_U_BW);
-    rf_report_col(r, "intensity", "FLOP/byte", RF_U_INTENSITY4);
-    rf_report_col(r, "roof_flops_per_s", "roofline", RF_U_FLOP_RATE);
-    rf_report_col(r, "of_roof", "of roof", RF_U_PERCENT);
-    rf_report_col(r, "regime", "regime", RF_U_NONE);
+    cli_gemm_table(r, false);
 
     for (size_t s = 0; s < n_shapes; s++) {
         double gemm_m1 = 0; /* the GEMM at M = 1, beside the GEMV's line */

@@ -408,21 +408,7 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
     talk_report(&talk, r);
     if (dropped[0])
         rf_report_note(r, "%s", dropped);
-    rf_report_table(r, "gemm", NULL);
-    rf_report_col(r, "ops", "operators", RF_U_NONE);
-    rf_report_col(r, "dtype", "dtype", RF_U_NONE);
-    rf_report_col(r, "m", "M", RF_U_INT);
-    rf_report_col(r, "k", "K", RF_U_INT);
-    rf_report_col(r, "n", "N", RF_U_INT);
-    rf_report_col(r, "routine", "routine", RF_U_NONE);
-    rf_report_col(r, "time_s", "time (median)", RF_U_SECONDS);
-    rf_report_col(r, "flops_per_s_median", "median", RF_U_FLOP_RATE);
-    rf_report_col(r, "flops_per_s", "best", RF_U_FLOP_RATE);
-    rf_report_col(r, "bw_bytes_per_s", "best B/s", RF_U_BW);
-    rf_report_col(r, "intensity", "FLOP/byte", RF_U_INTENSITY4);
-    rf_report_col(r, "roof_flops_per_s", "roofline", RF_U_FLOP_RATE);
-    rf_report_col(r, "of_roof", "of roof", RF_U_PERCENT);
-    rf_report_col(r, "regime", "regime", RF_U_NONE);
+    cli_gemm_table(r, true);
 
     rf_cuda_timing t = rf_cuda_timing_default(false);
     t.trials = trials;
