@@ -27,11 +27,9 @@ static const command commands[] = {
     {"plot", cmd_plot, "Figure 1: every operator on the roofline, as SVG"},
     {"report", cmd_report, "one self-contained HTML report: figure, tables, sweep"},
     {"info", cmd_info, "what a model (preset or config.json) holds: shapes, params, KV"},
-#ifdef RF_HAVE_MEASURE
     {"measure", cmd_measure, "measure this machine's roofline into a profile (--hw FILE)"},
     {"bench", cmd_bench, "bench gemm MODEL: time the model's GEMMs against the roofline"},
     {"profile", cmd_profile, "run real decoder layers; every operator beside its floor"},
-#endif
 };
 
 static int usage(FILE *f)
