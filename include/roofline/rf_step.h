@@ -51,6 +51,9 @@ extern "C" {
 
 #define RF_STEP_MAX_OPS 48
 
+/* The attention operator of sliding-window layers (capped at the window). */
+#define RF_OP_ATTN_SWA "attention_swa"
+
 typedef enum rf_phase { RF_DECODE = 0, RF_PREFILL = 1 } rf_phase;
 
 typedef enum rf_moe_routing {

@@ -5,6 +5,8 @@
 
 #include "roofline/rf_hw.h"
 
+#include "names.h"
+
 #define T 1e12 /* TFLOP/s, TB/s */
 #define GB 1000000000ull
 #define GIB 1073741824ull
@@ -100,6 +102,8 @@ const rf_hw *rf_hw_preset_at(size_t i)
     return i < rf_hw_preset_count() ? &presets[i] : NULL;
 }
 
+static const char *preset_name(size_t i) { return presets[i].name; }
+
 rf_status rf_hw_preset(const char *name, rf_hw *out, rf_err *err)
 {
     for (size_t i = 0; i < rf_hw_preset_count(); i++)
@@ -107,11 +111,8 @@ rf_status rf_hw_preset(const char *name, rf_hw *out, rf_err *err)
             *out = presets[i];
             return RF_OK;
         }
-    char known[512] = "";
-    size_t used = 0;
-    for (size_t i = 0; i < rf_hw_preset_count() && used < sizeof known; i++)
-        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                                 presets[i].name);
+    char known[512];
+    rf__join_names(known, sizeof known, rf_hw_preset_count(), preset_name);
     return rf_err_set(err, RF_EINVAL, "unknown hardware '%s' (known: %s; or a profile .json)",
                       name ? name : "", known);
 }

@@ -5,6 +5,8 @@
 
 #include "roofline/rf_model.h"
 
+#include "names.h"
+
 #define BF16 {RF_BF16, 0, 0}
 
 /* Gemma-2: HF Gemma2 makes even layers (0, 2, ...) sliding. */
@@ -56,6 +58,8 @@ static const struct {
     {"mixtral-8x7b-v0.1", "mixtral-8x7b"},
 };
 
+static const char *preset_name(size_t i) { return presets[i].name; }
+
 rf_status rf_model_preset(const char *name, rf_model *out, rf_err *err)
 {
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -66,11 +70,8 @@ rf_status rf_model_preset(const char *name, rf_model *out, rf_err *err)
             *out = presets[i];
             return RF_OK;
         }
-    char known[512] = "";
-    size_t used = 0;
-    for (size_t i = 0; i < rf_model_preset_count() && used < sizeof known; i++)
-        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                                 presets[i].name);
+    char known[512];
+    rf__join_names(known, sizeof known, rf_model_preset_count(), preset_name);
     return rf_err_set(err, RF_EINVAL, "unknown model '%s' (known: %s; or a config.json path)",
                       name ? name : "", known);
 }

@@ -147,6 +147,8 @@ static rf_status attention(rf_step *st, const char *name, const rf_model *md,
         op.kv_bytes = wide.kv_bytes;
         op.bytes = op.kv_bytes + op.extra_bytes; /* both below 2^63: checked there */
     }
+    if (!strcmp(name, RF_OP_ATTN_SWA))
+        op.note = "sliding window";
     return push(st, &op, count, err);
 }
 
@@ -283,7 +285,7 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *s
 
     if ((s = attn_proj(st, md, o, M, M_kv, all, err)) ||
         (s = attention(st, "attention", md, o, q_tokens, keys, keys, global, err)) ||
-        (s = attention(st, "attention_swa", md, o, q_tokens, win_keys, win_read, sliding, err)) ||
+        (s = attention(st, RF_OP_ATTN_SWA, md, o, q_tokens, win_keys, win_read, sliding, err)) ||
         (s = gemm(st, md, RF_MOD_ATTN, "o_proj", M, o_width(md), md->hidden, o, all, err)) ||
         (s = mlp(st, md, o, M, cls[0][0] + cls[0][1], err)))
         return s;
@@ -297,10 +299,6 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *s
         (s = rf_op_gather("embed", M, md->hidden, wdt(md, o, RF_MOD_EMBED), &g, err)) ||
         (s = push(st, &g, 1, err)))
         return s;
-    for (size_t i = 0; i < st->n_ops; i++)
-        if (st->ops[i].kind == RF_OP_ATTN_DECODE || st->ops[i].kind == RF_OP_ATTN_PREFILL)
-            if (!strcmp(st->ops[i].name, "attention_swa"))
-                st->ops[i].note = "sliding window";
     return RF_OK;
 }
 

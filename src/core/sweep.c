@@ -1,4 +1,6 @@
 /* sweep.c - decode steps over contexts at O(1) a point (see rf_step.h). */
+#include <string.h>
+
 #include "roofline/rf_step.h"
 
 rf_status rf_sweep_prepare(rf_sweep *sw, const rf_model *m, const rf_step_opts *o,
@@ -23,7 +25,7 @@ rf_status rf_sweep_prepare(rf_sweep *sw, const rf_model *m, const rf_step_opts *
             if (sw->n_attn == 4)
                 return rf_err_set(err, RF_EINTERNAL, "more than 4 attention kinds");
             sw->attn[sw->n_attn].count = op->count;
-            sw->attn[sw->n_attn].window = op->note ? m->window : 0;
+            sw->attn[sw->n_attn].window = strcmp(op->name, RF_OP_ATTN_SWA) ? 0 : m->window;
             sw->attn[sw->n_attn].flops = op->flops;
             sw->attn[sw->n_attn].bytes = op->bytes;
             sw->attn[sw->n_attn].kv_bytes = op->kv_bytes;
