@@ -107,7 +107,8 @@ void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
  * phase, and any MoE / MLA / sliding-window convention applied. */
 void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m,
                      const rf_step_opts *o, const rf_step *st);
-/* The same without the roof and phase lines (for sweeps over phases). */
+/* The same without the roof and phase lines (for sweeps, which pass st =
+ * NULL: per-step figures such as the experts touched then vary by point). */
 void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st);
 
 /* Assumption lines of a model alone: quantized modules, MLA, sliding

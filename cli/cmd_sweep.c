@@ -119,7 +119,7 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     cli_assume_roof(&ctx, head, &a.o, &roof);
-    cli_assume_model(head, &m, &a.o, &sw->scratch);
+    cli_assume_model(head, &m, &a.o, NULL);
     rf_report_assume(head, "each point: decode step of B sequences at context s; floor = "
                            "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");
     rf_rows w;

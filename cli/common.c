@@ -470,15 +470,19 @@ void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, co
     if (o->naive_attn)
         rf_report_assume(r, "naive attention: + 2 n_q q S b_a bytes a sequence and layer (scores "
                             "written by QK^T, read by softmax.V)");
-    if (m->n_experts)
+    if (m->n_experts) {
+        char touched[128] = "experts touched recomputed at every point";
+        if (st)
+            snprintf(touched, sizeof touched,
+                     "%.2f of %lld routed experts touched a MoE layer, %.1f tokens each",
+                     st->experts_touched, (long long)m->n_experts, st->tokens_per_expert);
         rf_report_assume(r,
-                         "MoE: %s; %.2f of %lld routed experts touched a MoE layer, %.1f tokens "
-                         "each (top-%lld of M tokens); only touched experts are streamed, so "
-                         "a small batch reads far less than the resident weights",
+                         "MoE: %s; %s (top-%lld of M tokens); only touched experts are "
+                         "streamed, so a small batch reads far less than the resident weights",
                          o->moe == RF_MOE_ALL ? "every expert streamed (--moe-experts all)"
                                               : "uniform routing assumed: E (1 - (1 - k/E)^M)",
-                         st->experts_touched, (long long)m->n_experts, st->tokens_per_expert,
-                         (long long)m->top_k);
+                         touched, (long long)m->top_k);
+    }
     cli_assume_arch(r, m, o);
 }
 
