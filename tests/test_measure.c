@@ -344,6 +344,46 @@ static void timed_kernels(void **state)
     rf_team_free(NULL);
 }
 
+/* A read set kept open and read a chunk per call, in rotation: the set is
+ * rounded to whole chunks, the chunk reported, the checksum checked over
+ * many calls that wrap around the set; only the read takes a chunk. */
+static void bw_set_chunks(void **state)
+{
+    (void)state;
+    rf_cpu cpu;
+    rf_kernel_table t;
+    rf_team *team = NULL;
+    rf_err e;
+    assert_int_equal(rf_cpu_query(&cpu, NULL), RF_OK);
+    assert_int_equal(rf_kernels_choose(&cpu, NULL, &t, NULL), RF_OK);
+    assert_int_equal(rf_team_new(&cpu, 1, &team, NULL), RF_OK);
+    rf_bw_set *set = NULL;
+    /* 1 MiB read by 1 thread = 131072 elements; a 100000 B chunk is 12500
+     * elements, 12480 as whole 64-element slices; the set rounds down to 10
+     * whole chunks = 124800 elements = 998400 B. */
+    assert_int_equal(rf_bw_open(team, &t, RF_BW_READ, 1 << 20, 100000, &set, &e), RF_OK);
+    assert_true(rf_bw_set_bytes(set) == 998400);
+    rf_measurement m;
+    for (int burst = 0; burst < 3; burst++) { /* 3 x (calibration + 4 trials) calls wrap */
+        assert_int_equal(rf_bw_time(set, (rf_timing){0.0005, 4}, &m, &e), RF_OK);
+        assert_true(m.bytes == 998400 && m.chunk_bytes == 12480 * 8);
+        assert_true(m.rate.best > 0 && m.rate.n == 4);
+    }
+    rf_bw_close(set);
+    /* a whole-set read reports no chunk */
+    assert_int_equal(rf_bw_open(team, &t, RF_BW_READ, 1 << 20, 0, &set, &e), RF_OK);
+    assert_int_equal(rf_bw_time(set, (rf_timing){0.0005, 2}, &m, &e), RF_OK);
+    assert_true(m.chunk_bytes == 0 && m.bytes == 1 << 20);
+    rf_bw_close(set);
+    rf_bw_close(NULL);
+    assert_int_equal(rf_bw_open(team, &t, RF_BW_COPY, 1 << 20, 100000, &set, &e), RF_EINVAL);
+    assert_null(set);
+    assert_non_null(strstr(e.msg, "only read"));
+    assert_int_equal(rf_bw_open(team, &t, RF_BW_READ, 1 << 20, 100, &set, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "chunk"));
+    rf_team_free(team);
+}
+
 /* ---- GEMM through CBLAS --------------------------------------------------- */
 
 static void gemm_small(void **state)
@@ -454,7 +494,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(isa_choice),           cmocka_unit_test(flops_per_cycle),
         cmocka_unit_test(kernels_every_isa),    cmocka_unit_test(fixed_point_stop),
         cmocka_unit_test(levels_plateaus),      cmocka_unit_test(levels_merge_and_refuse),
-        cmocka_unit_test(timed_kernels),        cmocka_unit_test(gemm_small),
+        cmocka_unit_test(timed_kernels),        cmocka_unit_test(bw_set_chunks),
+        cmocka_unit_test(gemm_small),
         cmocka_unit_test(gemm_refused_and_scaled),
     };
     return cmocka_run_group_tests_name("measure", tests, NULL, NULL);

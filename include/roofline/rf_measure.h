@@ -40,7 +40,7 @@ double rf_time_now_s(void);
 
 /* ---- statistics -------------------------------------------------------- */
 
-#define RF_STATS_MAX 64        /* most samples one rf_stats_of accepts      */
+#define RF_STATS_MAX 256       /* most samples one rf_stats_of accepts      */
 #define RF_SPREAD_WARN 0.05    /* best and median further apart: unsteady   */
 
 /* Summary of repeated trials of a rate (higher is better). */
@@ -200,6 +200,7 @@ const rf_bw_desc *rf_bw_desc_of(rf_bw_kind kind);
 typedef struct rf_measurement {
     char name[48];      /* "read_avx2_f64", "fma_avx2_f32", "clock_add_chain" */
     uint64_t bytes;     /* working set (all arrays, all threads); 0 = registers */
+    uint64_t chunk_bytes; /* read in rotation: bytes one call reads; 0 = all  */
     uint64_t reps;      /* kernel calls per thread per trial (calibrated)      */
     double work;        /* bytes, FLOPs or cycles one trial does (all threads) */
     rf_stats rate;      /* bytes/s, FLOP/s or Hz over trials                   */
@@ -214,6 +215,22 @@ typedef struct rf_measurement {
 rf_status rf_bw_measure(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
                         uint64_t working_set_bytes, rf_timing timing, rf_measurement *out,
                         rf_err *err);
+
+/* The same in three steps, so one set can be timed in bursts spread over a
+ * run without being allocated and touched again. A read set may be read a
+ * chunk per call, the chunks in rotation (chunk_bytes, rounded down to
+ * whole slices; the set to whole chunks; 0 = the whole set per call): a
+ * trial then lasts milliseconds however large the set, and no chunk is
+ * read again before every other one has been, so a set much larger than
+ * the last-level cache is still read from DRAM. Only RF_BW_READ takes a
+ * chunk (RF_EINVAL otherwise). */
+typedef struct rf_bw_set rf_bw_set;
+rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
+                     uint64_t working_set_bytes, uint64_t chunk_bytes, rf_bw_set **out,
+                     rf_err *err);
+rf_status rf_bw_time(rf_bw_set *set, rf_timing timing, rf_measurement *out, rf_err *err);
+uint64_t rf_bw_set_bytes(const rf_bw_set *set); /* as rounded: all arrays, threads */
+void rf_bw_close(rf_bw_set *set);
 
 /* Peak FLOP/s of the FMA kernel for dtype (RF_FP32 or RF_FP64) on every
  * thread at once: the sum of the threads' rates, each thread's FLOPs
@@ -272,13 +289,21 @@ typedef struct rf_measure_opts {
     void *progress_user;
 } rf_measure_opts;
 
-/* The timing the lab uses. */
+/* The timing the lab uses. On a shared machine the best of many short
+ * trials, taken at several moments of the run, is the figure that moves
+ * least from run to run: a few milliseconds often fit between two
+ * disturbances, and a neighbour busy for a second spoils one burst, not
+ * the roof. */
 typedef struct rf_measure_plan {
     rf_timing bandwidth;  /* every bandwidth kernel (3 ms x 11; quick 1 ms x 5)  */
-    rf_timing core;       /* clock and FMA (3 ms x 15; quick 1 ms x 9)          */
-    rf_timing roof;       /* one burst of the DRAM read (3 ms x 15; quick 1 ms x
-                             5); a trial is at least one pass over the set     */
-    int roof_bursts;      /* bursts spread over the run, pooled: 3              */
+    rf_timing core;       /* one burst of the clock or an FMA kernel (3 ms x 15;
+                             quick 1 ms x 9)                                   */
+    int core_bursts;      /* FMA bursts spread over the run, pooled: 3; the
+                             clock is timed once more, before and after them   */
+    rf_timing roof;       /* one burst of the DRAM read (3 ms x 48; quick 1 ms x
+                             16)                                               */
+    int roof_bursts;      /* DRAM read bursts spread over the run, pooled: 5    */
+    int roof_chunks;      /* the DRAM set is read a 1/8 chunk a call, in turn   */
 } rf_measure_plan;
 
 rf_measure_plan rf_measure_plan_of(bool quick);

@@ -81,15 +81,24 @@ typedef struct bw_job {
     rf_bw_kind kind;
     double *arr[3];        /* read: a; copy: dst, src; triad: a, b, c      */
     size_t per_thread;     /* elements of one array one thread owns        */
+    size_t chunk;          /* elements one call reads (read: maybe a part) */
+    size_t chunks;         /* per_thread / chunk                           */
+    size_t next;           /* chunk the next trial starts with             */
     uint64_t reps;
     bool init;             /* this run first-touches instead of timing     */
     struct {
         double sum;        /* read: sum of the returned sums               */
-        double expect;     /* read: one call's sum of the slice            */
+        double expect;     /* read: one call's sum of a chunk              */
         char pad[48];
     } slot[MAX_THREADS];
     bool bad;              /* a read returned a wrong sum                   */
 } bw_job;
+
+struct rf_bw_set {
+    bw_job job;
+    char *block;
+    uint64_t bytes;        /* the whole set, all arrays, all threads       */
+};
 
 static void bw_thread(int th, void *p)
 {
@@ -116,15 +125,19 @@ static void bw_thread(int th, void *p)
                 break;
             }
         }
+        /* src_value has period 16 and every chunk starts at a multiple of
+         * 64 elements, so every chunk sums to the same value. */
         if (j->kind == RF_BW_READ)
-            j->slot[th].expect = rf_kern_read_ref_f64(x, n);
+            j->slot[th].expect = rf_kern_read_ref_f64(x, j->chunk);
         return;
     }
     double sum = 0;
+    size_t c = j->next;
     for (uint64_t r = 0; r < j->reps; r++) {
         switch (j->kind) {
         case RF_BW_READ:
-            sum += j->t->read_f64(x, n);
+            sum += j->t->read_f64(x + c * j->chunk, j->chunk);
+            c = c + 1 == j->chunks ? 0 : c + 1;
             break;
         case RF_BW_COPY:
             j->t->copy_f64(x, y, n);
@@ -148,7 +161,9 @@ static double bw_trial(void *p, uint64_t reps)
 {
     bw_job *j = p;
     j->reps = reps;
-    return rf_team_run_timed(j->team, bw_thread, j);
+    double t = rf_team_run_timed(j->team, bw_thread, j);
+    j->next = (size_t)((j->next + reps) % j->chunks);
+    return t;
 }
 
 /* After timing: the destination holds what the reference computes. */
@@ -163,17 +178,19 @@ static bool bw_result_ok(const bw_job *j, size_t total)
     return got == want;
 }
 
-rf_status rf_bw_measure(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
-                        uint64_t working_set_bytes, rf_timing timing, rf_measurement *out,
-                        rf_err *err)
+rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
+                     uint64_t working_set_bytes, uint64_t chunk_bytes, rf_bw_set **out,
+                     rf_err *err)
 {
+    *out = NULL;
     const rf_bw_desc *d = rf_bw_desc_of(kind);
     if (!d)
         return rf_err_set(err, RF_EINVAL, "unknown bandwidth kernel %d", (int)kind);
     int threads = rf_team_size(team);
     if (threads > MAX_THREADS)
         return rf_err_set(err, RF_ERANGE, "threads (%d): at most %d", threads, MAX_THREADS);
-    uint64_t per_thread = working_set_bytes / (8u * (uint64_t)d->arrays * (uint64_t)threads);
+    const uint64_t per_elems = 8u * (uint64_t)d->arrays * (uint64_t)threads;
+    uint64_t per_thread = working_set_bytes / per_elems;
     per_thread -= per_thread % SLICE_ELEMS;
     if (per_thread == 0)
         return rf_err_set(err, RF_EINVAL,
@@ -181,43 +198,87 @@ rf_status rf_bw_measure(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind
                           "%d B)",
                           (unsigned long long)working_set_bytes, d->op, threads,
                           8 * SLICE_ELEMS * d->arrays * threads);
-
-    bw_job *j = calloc(1, sizeof *j);
-    char *block = NULL;
-    rf_status s = RF_OK;
-    if (!j) {
-        s = rf_err_set(err, RF_ENOMEM, "out of memory");
-        goto done;
+    uint64_t chunk = per_thread;
+    if (chunk_bytes && chunk_bytes < working_set_bytes) {
+        if (kind != RF_BW_READ)
+            return rf_err_set(err, RF_EINVAL, "%s reads its whole set each call; only read "
+                                              "takes a chunk", d->op);
+        chunk = chunk_bytes / per_elems;
+        chunk -= chunk % SLICE_ELEMS;
+        if (chunk == 0)
+            return rf_err_set(err, RF_EINVAL, "chunk %llu B is too small for %d threads",
+                              (unsigned long long)chunk_bytes, threads);
+        per_thread -= per_thread % chunk; /* whole chunks only */
     }
+
+    rf_bw_set *set = calloc(1, sizeof *set);
+    if (!set)
+        return rf_err_set(err, RF_ENOMEM, "out of memory");
+    bw_job *j = &set->job;
     size_t total = (size_t)per_thread * (size_t)threads;
     /* Arrays in one block, each start moved by 18 cache lines past a 4 KiB
      * boundary so loads and stores of the same index do not alias. */
     size_t stride = (total * 8 + 4095) / 4096 * 4096 + 18 * 64;
-    block = rf_alloc_untouched((uint64_t)stride * (uint64_t)d->arrays);
-    if (!block) {
-        s = rf_err_set(err, RF_ENOMEM, "cannot allocate %llu B for %s",
-                       (unsigned long long)stride * (unsigned long long)d->arrays, d->op);
-        goto done;
+    set->block = rf_alloc_untouched((uint64_t)stride * (uint64_t)d->arrays);
+    if (!set->block) {
+        free(set);
+        return rf_err_set(err, RF_ENOMEM, "cannot allocate %llu B for %s",
+                          (unsigned long long)stride * (unsigned long long)d->arrays, d->op);
     }
     j->team = team;
     j->t = t;
     j->kind = kind;
     for (int a = 0; a < d->arrays; a++)
-        j->arr[a] = (double *)(block + (size_t)a * stride);
+        j->arr[a] = (double *)(set->block + (size_t)a * stride);
     j->per_thread = (size_t)per_thread;
+    j->chunk = (size_t)chunk;
+    j->chunks = (size_t)(per_thread / chunk);
     j->init = true;
     rf_team_run(team, bw_thread, j);
     j->init = false;
+    set->bytes = (uint64_t)total * 8u * (uint64_t)d->arrays;
+    *out = set;
+    return RF_OK;
+}
 
+rf_status rf_bw_time(rf_bw_set *set, rf_timing timing, rf_measurement *out, rf_err *err)
+{
+    bw_job *j = &set->job;
+    const rf_bw_desc *d = rf_bw_desc_of(j->kind);
+    size_t threads = (size_t)rf_team_size(j->team);
     memset(out, 0, sizeof *out);
-    rf_kernel_name(t, d->op, "f64", out->name, sizeof out->name);
-    out->bytes = (uint64_t)total * 8u * (uint64_t)d->arrays;
-    s = rf_time_kernel(bw_trial, j, (double)total * d->bytes_per_elem, timing, out, err);
-    if (s == RF_OK && !bw_result_ok(j, total))
+    rf_kernel_name(j->t, d->op, "f64", out->name, sizeof out->name);
+    out->bytes = set->bytes;
+    out->chunk_bytes = j->chunks > 1 ? (uint64_t)j->chunk * threads * 8u : 0;
+    rf_status s = rf_time_kernel(bw_trial, j, (double)(j->chunk * threads) * d->bytes_per_elem,
+                                 timing, out, err);
+    if (s == RF_OK && !bw_result_ok(j, j->per_thread * threads))
         s = rf_err_set(err, RF_EINTERNAL, "%s: wrong checksum after timing", out->name);
-done:
-    free(block);
-    free(j);
+    return s;
+}
+
+uint64_t rf_bw_set_bytes(const rf_bw_set *set) { return set->bytes; }
+
+void rf_bw_close(rf_bw_set *set)
+{
+    if (!set)
+        return;
+    free(set->block);
+    free(set);
+}
+
+rf_status rf_bw_measure(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
+                        uint64_t working_set_bytes, rf_timing timing, rf_measurement *out,
+                        rf_err *err)
+{
+    rf_bw_set *set;
+    rf_status s = rf_bw_open(team, t, kind, working_set_bytes, 0, &set, err);
+    if (s != RF_OK) {
+        memset(out, 0, sizeof *out);
+        return s;
+    }
+    s = rf_bw_time(set, timing, out, err);
+    rf_bw_close(set);
     return s;
 }
 

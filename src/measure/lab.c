@@ -25,7 +25,13 @@ typedef struct lab {
     rf_measure_plan plan;
     rf_profile *p;
     int done, total;       /* progress steps                               */
+    rf_measurement clock, fma[2], dram; /* pooled over bursts              */
+    rf_bw_set *dram_set;   /* the DRAM read set, kept for every burst      */
+    uint64_t dram_set_bytes;
+    int roof_done;         /* DRAM bursts so far                           */
 } lab;
+
+static const rf_dtype_kind fma_dtypes[] = {RF_FP32, RF_FP64};
 
 static void step(lab *l, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -118,11 +124,14 @@ static size_t sweep_sizes(const lab *l, uint64_t *sizes)
     return n;
 }
 
+/* The DRAM set: 16 x the last-level cache, at least 512 MiB; at most a
+ * quarter of the free memory, since copy and triad at the DRAM level run
+ * while it is held. */
 static uint64_t dram_bytes(const lab *l)
 {
     uint64_t set = rf_cpu_cold_bytes(&l->cpu);
-    if (l->cpu.mem_avail_bytes && set > l->cpu.mem_avail_bytes / 2)
-        set = l->cpu.mem_avail_bytes / 2;
+    if (l->cpu.mem_avail_bytes && set > l->cpu.mem_avail_bytes / 4)
+        set = l->cpu.mem_avail_bytes / 4;
     return set;
 }
 
@@ -143,20 +152,84 @@ static rf_status level_kernels(lab *l, const rf_profile_level *lv, rf_err *err)
     return RF_OK;
 }
 
-/* Short trials, many of them: on a shared machine a trial of a few
- * milliseconds often fits between two preemptions, one of 20 ms rarely
- * does, and the best trial is the roof. */
 rf_measure_plan rf_measure_plan_of(bool quick)
 {
     rf_measure_plan p = {
         .bandwidth = quick ? (rf_timing){0.001, 5} : (rf_timing){0.003, 11},
         .core = quick ? (rf_timing){0.001, 9} : (rf_timing){0.003, 15},
-        .roof = quick ? (rf_timing){0.001, 5} : (rf_timing){0.003, 15},
-        .roof_bursts = 3,
+        .core_bursts = 3,
+        .roof = quick ? (rf_timing){0.001, 16} : (rf_timing){0.003, 48},
+        .roof_bursts = 5,
+        .roof_chunks = 8,
     };
     return p;
 }
 
+/* One burst of the clock, pooled into l->clock. */
+static rf_status clock_burst(lab *l, int i, int n, rf_err *err)
+{
+    step(l, "core clock (%d of %d)", i + 1, n);
+    rf_measurement m;
+    rf_status s = rf_clock_measure(l->team, l->plan.core, i ? &m : &l->clock, err);
+    if (s == RF_OK && i)
+        s = rf_measurement_merge(&l->clock, &m, err);
+    l->done++;
+    return s;
+}
+
+/* One round: the clock, then a burst of each FMA kernel, pooled. */
+static rf_status core_round(lab *l, int round, rf_err *err)
+{
+    rf_status s = clock_burst(l, round, l->plan.core_bursts + 1, err);
+    for (size_t i = 0; s == RF_OK && i < 2; i++) {
+        step(l, "FMA peak %s (%d of %d)", rf_dtype_name(fma_dtypes[i]), round + 1,
+             l->plan.core_bursts);
+        rf_measurement m;
+        s = rf_fma_measure(l->team, &l->kt, fma_dtypes[i], l->plan.core, round ? &m : &l->fma[i],
+                           err);
+        if (s == RF_OK && round)
+            s = rf_measurement_merge(&l->fma[i], &m, err);
+        l->done++;
+    }
+    return s;
+}
+
+/* One burst of the DRAM read, pooled into l->dram. */
+static rf_status roof_burst(lab *l, rf_err *err)
+{
+    step(l, "DRAM read, %llu MiB (%d of %d)", (unsigned long long)(l->dram_set_bytes >> 20),
+         l->roof_done + 1, l->plan.roof_bursts);
+    rf_measurement m;
+    rf_status s = rf_bw_time(l->dram_set, l->plan.roof, l->roof_done ? &m : &l->dram, err);
+    if (s == RF_OK && l->roof_done)
+        s = rf_measurement_merge(&l->dram, &m, err);
+    l->roof_done++;
+    l->done++;
+    return s;
+}
+
+static rf_status sweep_points(lab *l, const uint64_t *sizes, size_t from, size_t to,
+                              rf_measurement *sweep, rf_err *err)
+{
+    for (size_t i = from; i < to; i++) {
+        step(l, "read sweep, %llu KiB", (unsigned long long)(sizes[i] >> 10));
+        rf_status s =
+            rf_bw_measure(l->team, &l->kt, RF_BW_READ, sizes[i], l->plan.bandwidth, &sweep[i], err);
+        if (s != RF_OK)
+            return s;
+        l->done++;
+    }
+    return RF_OK;
+}
+
+/* The order spreads the pooled figures over the whole run, so one busy
+ * moment on a shared machine spoils a burst, not a roof:
+ *
+ *   clock, FMA (1)   DRAM (1)   sweep, first half   DRAM (2)
+ *   clock, FMA (2)   sweep, second half   DRAM (3)
+ *   copy and triad at the lower half of the levels   DRAM (4)
+ *   clock, FMA (3)   copy and triad at the rest   clock   DRAM (5)
+ */
 rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
 {
     lab l = {.o = o, .p = out};
@@ -173,89 +246,63 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
 
     uint64_t sizes[MAX_SWEEP];
     size_t n_sweep = sweep_sizes(&l, sizes);
-    const uint64_t dram_set = dram_bytes(&l);
+    l.dram_set_bytes = dram_bytes(&l);
     int cache_levels = l.cpu.l3_bytes ? MAX_CACHE_LEVELS : l.cpu.l2_bytes ? 2 : MAX_CACHE_LEVELS;
     int per_level = l.kt.nt_stores ? 4 : 2;
-    l.total = 5 + 3 + (int)n_sweep + per_level * (cache_levels + 1);
-    rf_measurement sweep[MAX_SWEEP], m, dram;
+    l.total = 3 * l.plan.core_bursts + 1 + l.plan.roof_bursts + (int)n_sweep +
+              per_level * (cache_levels + 1);
+    rf_measurement *sweep = calloc(MAX_SWEEP, sizeof *sweep);
     rf_levels lv;
-
-    /* The clock in three bursts around the two FMA runs, pooled: the
-     * theoretical peak uses the best, taken as near the FMA runs as can be. */
-    const rf_dtype_kind dts[] = {RF_FP32, RF_FP64};
-    rf_measurement clock, fma[2];
-    for (size_t i = 0; i < 3; i++) {
-        step(&l, "core clock (%zu of 3)", i + 1);
-        s = rf_clock_measure(l.team, l.plan.core, i ? &m : &clock, err);
-        if (s == RF_OK && i)
-            s = rf_measurement_merge(&clock, &m, err);
-        if (s != RF_OK)
-            goto done;
-        l.done++;
-        if (i == 2)
-            break;
-        step(&l, "FMA peak %s", rf_dtype_name(dts[i]));
-        s = rf_fma_measure(l.team, &l.kt, dts[i], l.plan.core, &fma[i], err);
-        if (s != RF_OK)
-            goto done;
-        l.done++;
+    if (!sweep) {
+        s = rf_err_set(err, RF_ENOMEM, "out of memory");
+        goto done;
     }
-    add_kernel(&l, &clock, "core", "hz");
-    out->clock_hz = clock.rate.best;
-    for (size_t i = 0; i < 2; i++) {
-        add_kernel(&l, &fma[i], "registers", "flops_per_s");
-        out->peak_flops_per_s[dts[i]] = fma[i].rate.best;
-        out->theoretical_flops_per_s[dts[i]] =
-            out->clock_hz * out->threads * rf_cpu_flops_per_cycle(&l.cpu, l.kt.isa, dts[i]);
-    }
+    if ((s = rf_bw_open(l.team, &l.kt, RF_BW_READ, l.dram_set_bytes,
+                        l.dram_set_bytes / (uint64_t)l.plan.roof_chunks, &l.dram_set, err)))
+        goto done;
+    l.dram_set_bytes = rf_bw_set_bytes(l.dram_set);
 
-    /* The memory roof: the DRAM read in plan.roof_bursts (3) bursts, here,
-     * after the sweep and at the end, pooled, so one noisy moment cannot
-     * set it. */
-    step(&l, "DRAM read, %llu MiB (1 of 3)", (unsigned long long)(dram_set >> 20));
-    s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, dram_set, l.plan.roof, &dram, err);
+    if ((s = core_round(&l, 0, err)) || (s = roof_burst(&l, err)) ||
+        (s = sweep_points(&l, sizes, 0, n_sweep / 2, sweep, err)) || (s = roof_burst(&l, err)) ||
+        (s = core_round(&l, 1, err)) ||
+        (s = sweep_points(&l, sizes, n_sweep / 2, n_sweep, sweep, err)) ||
+        (s = roof_burst(&l, err)))
+        goto done;
+
+    s = rf_levels_detect(sweep, n_sweep, &l.dram, cache_levels, &lv, err);
     if (s != RF_OK)
         goto done;
-    l.done++;
-
-    for (size_t i = 0; i < n_sweep; i++) {
-        step(&l, "read sweep, %llu KiB", (unsigned long long)(sizes[i] >> 10));
-        s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, sizes[i], l.plan.bandwidth, &sweep[i], err);
-        if (s != RF_OK)
-            goto done;
-        l.done++;
-    }
-    step(&l, "DRAM read, %llu MiB (2 of 3)", (unsigned long long)(dram_set >> 20));
-    if ((s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, dram_set, l.plan.roof, &m, err)) ||
-        (s = rf_measurement_merge(&dram, &m, err)))
-        goto done;
-    l.done++;
-
-    s = rf_levels_detect(sweep, n_sweep, &dram, cache_levels, &lv, err);
-    if (s != RF_OK)
-        goto done;
-    l.total = l.done + per_level * (int)lv.n + 1;
+    l.total = l.done + per_level * (int)lv.n + 3 + l.plan.roof_bursts - l.roof_done;
     for (size_t i = 0; i < lv.n; i++)
         for (size_t j = lv.first[i]; j < lv.end[i]; j++)
             add_kernel(&l, &sweep[j], lv.level[i].name, "bytes_per_s");
-    size_t dram_kernel = add_kernel(&l, &dram, "DRAM", "bytes_per_s");
+    size_t dram_kernel = add_kernel(&l, &l.dram, "DRAM", "bytes_per_s");
     for (size_t i = 0; i < lv.n; i++) {
-        s = level_kernels(&l, &lv.level[i], err);
-        if (s != RF_OK)
+        if (i == lv.n / 2 && ((s = roof_burst(&l, err)) || (s = core_round(&l, 2, err))))
+            goto done;
+        if ((s = level_kernels(&l, &lv.level[i], err)))
             goto done;
     }
-    step(&l, "DRAM read, %llu MiB (3 of 3)", (unsigned long long)(dram_set >> 20));
-    if ((s = rf_bw_measure(l.team, &l.kt, RF_BW_READ, dram_set, l.plan.roof, &m, err)) ||
-        (s = rf_measurement_merge(&dram, &m, err)))
+    if ((s = clock_burst(&l, l.plan.core_bursts, l.plan.core_bursts + 1, err)))
         goto done;
-    l.done++;
+    while (l.roof_done < l.plan.roof_bursts)
+        if ((s = roof_burst(&l, err)))
+            goto done;
 
-    lv.level[lv.n - 1].bandwidth_bytes_per_s = dram.rate.best;
-    out->bandwidth_bytes_per_s = dram.rate.best;
+    add_kernel(&l, &l.clock, "core", "hz");
+    out->clock_hz = l.clock.rate.best;
+    for (size_t i = 0; i < 2; i++) {
+        add_kernel(&l, &l.fma[i], "registers", "flops_per_s");
+        out->peak_flops_per_s[fma_dtypes[i]] = l.fma[i].rate.best;
+        out->theoretical_flops_per_s[fma_dtypes[i]] =
+            out->clock_hz * out->threads * rf_cpu_flops_per_cycle(&l.cpu, l.kt.isa, fma_dtypes[i]);
+    }
+    lv.level[lv.n - 1].bandwidth_bytes_per_s = l.dram.rate.best;
+    out->bandwidth_bytes_per_s = l.dram.rate.best;
     out->n_levels = lv.n;
     for (size_t i = 0; i < lv.n; i++)
         out->levels[i] = lv.level[i];
-    fill_kernel(&out->kernels[dram_kernel], &dram, "DRAM", "bytes_per_s");
+    fill_kernel(&out->kernels[dram_kernel], &l.dram, "DRAM", "bytes_per_s");
     for (size_t i = 0; i < out->n_kernels; i++) {
         const rf_profile_kernel *k = &out->kernels[i];
         double spread = k->best > 0 ? (k->best - k->median) / k->best : 0;
@@ -263,6 +310,8 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
             out->spread = spread;
     }
 done:
+    rf_bw_close(l.dram_set);
+    free(sweep);
     rf_team_free(l.team);
     return s;
 }
