@@ -2,6 +2,7 @@
  * timed through CBLAS over M, each set against the roofline (seed 000's
  * lab as one command). */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,8 @@ static const cli_opt opts[] = {
     {"tokens", 1, O_TOKENS, "LIST", "tokens M (default 1,4,16,64,256,1024)"},
     {"dtype", 1, O_DTYPE, "fp32|fp64", "GEMM dtype (default fp32)"},
     {"threads", 1, O_THREADS, "N", "BLAS threads (default: one per core)"},
-    {"trials", 1, O_TRIALS, "N", "timed trials per point (default 9, 5 or 3 by the call's "
-                                 "roofline time: < 50 ms, < 1 s, longer)"},
+    {"trials", 1, O_TRIALS, "N", "timed trials per point (default: about 3 s of the call's "
+                                 "roofline time, 3 to 15)"},
     {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
     {0},
 };
@@ -89,9 +90,13 @@ static int bench_device(cli_ctx *ctx, const char *device, const args *a, const r
                           a->dtype_given ? &a->dtype : NULL, (int)a->trials, m);
 }
 
-/* Trials for one point: --trials, else more for short calls, which are
- * cheap and whose best is steadier over more trials on a shared machine:
- * 9 below 50 ms of roofline time, 5 below 1 s, 3 above. */
+/* Trials for one point: --trials, else about TRIAL_BUDGET_S of the call's
+ * roofline time, TRIALS_MIN to TRIALS_MAX. The best of more trials is
+ * steadier on a shared machine, and short calls make them cheap; a long
+ * call still gets three, spread over seconds. */
+#define TRIAL_BUDGET_S 3.0
+#define TRIALS_MIN 3
+#define TRIALS_MAX 15
 static int point_trials(const args *a, const rf_roof *roof, int64_t m, int64_t k, int64_t n)
 {
     rf_op op;
@@ -99,7 +104,8 @@ static int point_trials(const args *a, const rf_roof *roof, int64_t m, int64_t k
                                       rf_dtype_of(a->dtype), &op, NULL) != RF_OK)
         return (int)a->trials;
     rf_point p = rf_roof_place(roof, (double)op.flops, (double)op.bytes);
-    return p.floor_s < 0.05 ? 9 : p.floor_s < 1 ? 5 : 3;
+    double want = p.floor_s > 0 ? ceil(TRIAL_BUDGET_S / p.floor_s) : TRIALS_MAX;
+    return want < TRIALS_MIN ? TRIALS_MIN : want > TRIALS_MAX ? TRIALS_MAX : (int)want;
 }
 
 static void progress(void *user, int done, int total, const char *what)
@@ -274,11 +280,13 @@ int cmd_bench(int argc, char **argv)
     rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
                         "K N, Q = (M K + K N + M N) b; at M = 1 %s is timed too",
                      a.dtype == RF_FP32 ? "cblas_sgemv" : "cblas_dgemv");
-    char trials_text[48];
+    char trials_text[64];
     if (a.trials_given)
         snprintf(trials_text, sizeof trials_text, "%lld", (long long)a.trials);
     else
-        snprintf(trials_text, sizeof trials_text, "9, 5 or 3 (by the call's roofline time)");
+        snprintf(trials_text, sizeof trials_text,
+                 "%d to %d (about %.0f s of the call's roofline time)", TRIALS_MIN, TRIALS_MAX,
+                 TRIAL_BUDGET_S);
     rf_report_assume(r, "W rotated over copies totalling >= %s (16 x the reported last-level "
                         "cache), so no call finds its weights in cache; best of %s trials "
                         "after a warm-up; %% of roof = best / roofline",
