@@ -274,6 +274,35 @@ static void levels_plateaus(void **state)
     }
 }
 
+/* A run measured here (roofline measure, 2026-12-01): the L2 and L3
+ * plateaus are close (160 and 122 GB/s) and the last cache point (16 MiB,
+ * 65 GB/s) straddles the L3's edge. A lone point costs less to cut off than
+ * the L2/L3 edge: in log bandwidth ln(122/65)^2 x 8/9 = 0.35 against
+ * ln(160/122)^2 x 6 x 8 / 14 = 0.25, so without the two-point rule the 65
+ * would be "L3" and the real L3 would vanish into L2. */
+static void levels_edge_point(void **state)
+{
+    (void)state;
+    const double gb[] = {220, 279, 264, 268,                /* L1: 16-45 KiB      */
+                         160, 155, 159, 159, 165, 150,      /* L2: 64 KiB-362 KiB */
+                         125, 128, 126, 123, 122, 106, 125, 120, /* L3            */
+                         65,                                /* the edge           */
+                         37, 25, 21};                       /* DRAM's side        */
+    rf_measurement sweep[22];
+    for (size_t i = 0; i < 22; i++)
+        sweep[i] = point((uint64_t)(16384 * pow(2, i / 2.0)), gb[i]);
+    rf_measurement dram = point(512u << 20, 25.8);
+    rf_levels lv;
+    assert_int_equal(rf_levels_detect(sweep, 22, &dram, 3, &lv, NULL), RF_OK);
+    assert_int_equal(lv.n, 4);
+    assert_true(lv.level[0].bandwidth_bytes_per_s == 279e9);
+    assert_true(lv.level[1].bandwidth_bytes_per_s == 165e9);
+    /* the L3's figure is its best point away from the edges: 128 */
+    assert_true(lv.level[2].bandwidth_bytes_per_s == 128e9);
+    assert_int_equal(lv.first[2], 10);
+    assert_int_equal(lv.end[2], 19); /* the 65 point is the L3's last */
+}
+
 static void levels_merge_and_refuse(void **state)
 {
     (void)state;
@@ -494,6 +523,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(isa_choice),           cmocka_unit_test(flops_per_cycle),
         cmocka_unit_test(kernels_every_isa),    cmocka_unit_test(fixed_point_stop),
         cmocka_unit_test(levels_plateaus),      cmocka_unit_test(levels_merge_and_refuse),
+        cmocka_unit_test(levels_edge_point),
         cmocka_unit_test(timed_kernels),        cmocka_unit_test(bw_set_chunks),
         cmocka_unit_test(gemm_small),
         cmocka_unit_test(gemm_refused_and_scaled),

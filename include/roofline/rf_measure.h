@@ -256,7 +256,8 @@ rf_status rf_clock_measure(rf_team *team, rf_timing timing, rf_measurement *out,
  *   2. The cache region is cut into at most cache_levels runs of adjacent
  *      points, choosing the cuts that minimise the spread of log bandwidth
  *      within runs (exact, by dynamic programming): plateaus, whatever the
- *      reported cache sizes say.
+ *      reported cache sizes say. A run has two points or more when the
+ *      region has enough: a single point is an edge, not a level.
  *   3. Neighbouring runs whose figures are within 10% are one level.
  *   4. A level's figure is its best point, leaving out the points next to an
  *      edge when the level has more: those straddle two levels.

@@ -22,9 +22,10 @@ static double run_cost(const double *x, size_t a, size_t b)
     return sq - sum * sum / n;
 }
 
-/* Cut x[0..n) into k runs minimising the summed cost; cuts[0..k] receive
- * the run starts with cuts[k] = n. */
-static void best_cuts(const double *x, size_t n, size_t k, size_t *cuts)
+/* Cut x[0..n) into k runs of at least min_len points (k * min_len <= n)
+ * minimising the summed cost; cuts[0..k] receive the run starts with
+ * cuts[k] = n. */
+static void best_cuts(const double *x, size_t n, size_t k, size_t min_len, size_t *cuts)
 {
     static const double inf = 1e300;
     double cost[RF_PROFILE_MAX_LEVELS + 1][MAX_POINTS + 1];
@@ -34,7 +35,7 @@ static void best_cuts(const double *x, size_t n, size_t k, size_t *cuts)
     for (size_t r = 1; r <= k; r++)
         for (size_t j = 0; j <= n; j++) {
             cost[r][j] = inf;
-            for (size_t i = r - 1; i < j; i++) {
+            for (size_t i = 0; i + min_len <= j; i++) {
                 if (cost[r - 1][i] >= inf)
                     continue;
                 double c = cost[r - 1][i] + run_cost(x, i, j);
@@ -93,7 +94,8 @@ rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measu
         double x[MAX_POINTS];
         for (size_t i = 0; i < c; i++)
             x[i] = log(sweep[i].rate.best > 0 ? sweep[i].rate.best : 1);
-        best_cuts(x, c, runs, cuts);
+        /* a plateau is two points or more: one point alone is an edge */
+        best_cuts(x, c, runs, c >= 2 * runs ? 2 : 1, cuts);
     }
 
     /* 3. merge neighbours within 10%, 4. each level's figure */
