@@ -264,8 +264,9 @@ static void levels_plateaus(void **state)
                 lv.level[2].bandwidth_bytes_per_s <= 133e9);
     assert_true(lv.level[3].bandwidth_bytes_per_s == 18e9);
     assert_true(lv.level[3].bytes == 256u << 20);
-    /* 26 and below are within 1.6 x DRAM: DRAM's side of the last edge */
-    assert_int_equal(lv.first[3], 21);
+    /* 84 falls from 121 to 26 (over 10% each side): on the edge; 26 and
+     * below are within 1.6 x DRAM: DRAM's side of the last edge */
+    assert_int_equal(lv.first[3], 20);
     assert_int_equal(lv.end[3], 24);
     for (size_t l = 0; l + 1 < lv.n; l++) {
         assert_true(lv.first[l] < lv.end[l] && lv.end[l] == lv.first[l + 1]);
@@ -274,21 +275,22 @@ static void levels_plateaus(void **state)
     }
 }
 
-/* A run measured here (roofline measure, 2026-12-01): the L2 and L3
- * plateaus are close (160 and 122 GB/s) and the last cache point (16 MiB,
- * 65 GB/s) straddles the L3's edge. A lone point costs less to cut off than
- * the L2/L3 edge: in log bandwidth ln(122/65)^2 x 8/9 = 0.35 against
- * ln(160/122)^2 x 6 x 8 / 14 = 0.25, so without the two-point rule the 65
- * would be "L3" and the real L3 would vanish into L2. */
+/* Two runs measured here (roofline measure, 2026-12-01). In both the L2
+ * and L3 plateaus are close (160-175 and 122-148 GB/s) and the points past
+ * the L3 fall steeply to DRAM. Falling points are edges, not levels: cut
+ * as levels they are cheaper than the L2/L3 edge (in log bandwidth, a lone
+ * 65 after 122 costs ln(122/65)^2 x 8/9 = 0.35, the L2/L3 edge
+ * ln(160/122)^2 x 6 x 8 / 14 = 0.25), and the real L3 would vanish into
+ * the L2. */
 static void levels_edge_point(void **state)
 {
     (void)state;
-    const double gb[] = {220, 279, 264, 268,                /* L1: 16-45 KiB      */
-                         160, 155, 159, 159, 165, 150,      /* L2: 64 KiB-362 KiB */
-                         125, 128, 126, 123, 122, 106, 125, 120, /* L3            */
-                         65,                                /* the edge           */
-                         37, 25, 21};                       /* DRAM's side        */
-    rf_measurement sweep[22];
+    const double gb[] = {220, 279, 264, 268,                     /* L1: 16-45 KiB     */
+                         160, 155, 159, 159, 165, 150,           /* L2: 64-512 KiB    */
+                         125, 128, 126, 123, 122, 106, 125, 120, /* L3: 724 KiB-8 MiB */
+                         65,                                     /* the fall (11 MiB) */
+                         37, 25, 21};                            /* DRAM's side       */
+    rf_measurement sweep[25];
     for (size_t i = 0; i < 22; i++)
         sweep[i] = point((uint64_t)(16384 * pow(2, i / 2.0)), gb[i]);
     rf_measurement dram = point(512u << 20, 25.8);
@@ -300,7 +302,24 @@ static void levels_edge_point(void **state)
     /* the L3's figure is its best point away from the edges: 128 */
     assert_true(lv.level[2].bandwidth_bytes_per_s == 128e9);
     assert_int_equal(lv.first[2], 10);
-    assert_int_equal(lv.end[2], 19); /* the 65 point is the L3's last */
+    assert_int_equal(lv.end[2], 18); /* 65 falls 47% and 43%: DRAM's side */
+
+    /* The second: two falling points past the L3, the first of them (40)
+     * faster than 1.6 x DRAM = 38.4, so only the edge rule keeps it out. */
+    const double gb2[] = {261, 268, 279, 288, 257,                     /* L1, 64 KiB falls */
+                          168, 160, 163, 170, 157, 156, 147,           /* L2: 90-724 KiB   */
+                          130, 126, 126, 125, 126, 129, 126, 124,      /* L3: 1-11.3 MiB   */
+                          69, 40,                                      /* 16, 22.6 MiB     */
+                          33, 31};                                     /* 32, 45 MiB       */
+    for (size_t i = 0; i < 24; i++)
+        sweep[i] = point((uint64_t)(16384 * pow(2, i / 2.0)), gb2[i]);
+    dram = point(512u << 20, 24.0);
+    assert_int_equal(rf_levels_detect(sweep, 24, &dram, 3, &lv, NULL), RF_OK);
+    assert_int_equal(lv.n, 4);
+    assert_true(lv.level[0].bandwidth_bytes_per_s == 288e9);
+    assert_true(lv.level[1].bandwidth_bytes_per_s == 170e9);
+    assert_true(lv.level[2].bandwidth_bytes_per_s == 129e9);
+    assert_int_equal(lv.first[3], 20); /* 69 and 40 fall: DRAM's side */
 }
 
 static void levels_merge_and_refuse(void **state)

@@ -251,10 +251,15 @@ rf_status rf_clock_measure(rf_team *team, rf_timing timing, rf_measurement *out,
 /* ---- levels from a working-set sweep ----------------------------------- */
 
 /* Levels found in a read-bandwidth sweep over growing working sets.
- *   1. Points slower than 1.6x the DRAM figure lie on DRAM's side of the
- *      last cache edge; the rest are the cache region.
- *   2. The cache region is cut into at most cache_levels runs of adjacent
- *      points, choosing the cuts that minimise the spread of log bandwidth
+ *   0. A point in the middle of a steep fall (over 10% below the point
+ *      before it and over 10% above the one after it, DRAM's after the
+ *      last) is on an edge: its set straddles two levels, and it belongs to
+ *      no plateau.
+ *   1. The cache region ends at the last point off an edge that is faster
+ *      than 1.6x the DRAM figure; later points lie on DRAM's side.
+ *   2. The cache region's points off an edge are cut into at most
+ *      cache_levels runs of adjacent points (a fall between two runs ends
+ *      the first), choosing the cuts that minimise the spread of log bandwidth
  *      within runs (exact, by dynamic programming): plateaus, whatever the
  *      reported cache sizes say. A run has two points or more when the
  *      region has enough: a single point is an edge, not a level.

@@ -1,6 +1,7 @@
 /* levels.c - cache levels found in a read-bandwidth sweep (see
  * rf_levels_detect in rf_measure.h for the rule). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,6 +68,18 @@ static size_t figure_point(const rf_measurement *sweep, size_t first, size_t end
     return best;
 }
 
+/* A point in the middle of a steep fall, more than 10% below the point
+ * before it and more than 10% above the one after it (the DRAM figure after
+ * the last), belongs to no plateau: its set straddles two levels. */
+static bool on_edge(const rf_measurement *sweep, size_t n, const rf_measurement *dram, size_t i)
+{
+    if (i == 0)
+        return false;
+    double prev = sweep[i - 1].rate.best, here = sweep[i].rate.best;
+    double next = i + 1 < n ? sweep[i + 1].rate.best : dram->rate.best;
+    return here < SAME_LEVEL * prev && next < SAME_LEVEL * here;
+}
+
 rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measurement *dram,
                            int cache_levels, rf_levels *out, rf_err *err)
 {
@@ -81,21 +94,28 @@ rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measu
             return rf_err_set(err, RF_EINVAL, "sweep point %zu (%llu B) does not grow", i,
                               (unsigned long long)sweep[i].bytes);
 
-    /* 1. the cache region: up to the last point well above DRAM */
+    /* 1. the cache region: up to the last plateau point well above DRAM */
     size_t c = 0;
     for (size_t i = 0; i < n; i++)
-        if (sweep[i].rate.best >= DRAM_SIDE * dram->rate.best)
+        if (sweep[i].rate.best >= DRAM_SIDE * dram->rate.best && !on_edge(sweep, n, dram, i))
             c = i + 1;
 
-    /* 2. plateaus of log bandwidth */
-    size_t runs = c < (size_t)cache_levels ? c : (size_t)cache_levels;
+    /* 2. plateaus of log bandwidth, over the points not on an edge */
+    size_t idx[MAX_POINTS], m = 0;
+    for (size_t i = 0; i < c; i++)
+        if (!on_edge(sweep, n, dram, i))
+            idx[m++] = i;
+    size_t runs = m < (size_t)cache_levels ? m : (size_t)cache_levels;
     size_t cuts[RF_PROFILE_MAX_LEVELS + 1] = {0};
     if (runs > 0) {
         double x[MAX_POINTS];
-        for (size_t i = 0; i < c; i++)
-            x[i] = log(sweep[i].rate.best > 0 ? sweep[i].rate.best : 1);
+        for (size_t j = 0; j < m; j++)
+            x[j] = log(sweep[idx[j]].rate.best > 0 ? sweep[idx[j]].rate.best : 1);
         /* a plateau is two points or more: one point alone is an edge */
-        best_cuts(x, c, runs, c >= 2 * runs ? 2 : 1, cuts);
+        best_cuts(x, m, runs, m >= 2 * runs ? 2 : 1, cuts);
+        for (size_t r = 0; r < runs; r++)
+            cuts[r] = idx[cuts[r]]; /* a fall between two runs ends the first */
+        cuts[runs] = c;
     }
 
     /* 3. merge neighbours within 10%, 4. each level's figure */
