@@ -2,10 +2,12 @@
  * timed through CBLAS over M, each set against the roofline (seed 000's
  * lab as one command). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -144,6 +146,28 @@ static int resolve_roof(cli_ctx *ctx, const args *a, rf_roof *roof)
     return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
+static void sleep_s(double s)
+{
+    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Passes over the whole sweep. A point whose trials are short enough for
+ * 2 x PASSES of them is timed in every pass, a third of its trials each,
+ * and pooled: its best then comes from moments spread over the run, as the
+ * measured roof's does, not from one window that a neighbour may fill.
+ * Longer points are timed once. */
+#define PASSES 3
+
+typedef struct bench_point {
+    size_t shape;
+    int64_t m;
+    int gemv;
+    int trials;    /* in all                                                 */
+    bool spread;   /* timed in every pass                                    */
+} bench_point;
+
 /* One distinct linear shape of the model and the operators that have it. */
 typedef struct shape {
     int64_t k, n;
@@ -238,6 +262,10 @@ int cmd_bench(int argc, char **argv)
     size_t nt = 0;
     rf_report *r = NULL;
     verdicts *v = NULL;
+    bench_point *pts = NULL;
+    rf_gemm_bench_result *res = NULL;
+    static rf_gemm_bench_result more;
+    rf_dram_sampler *sampler = NULL;
     static rf_step st;
     rf_err e;
     rf_cpu cpu;
@@ -271,12 +299,93 @@ int cmd_bench(int argc, char **argv)
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
+    uint64_t cold_bytes = rf_cpu_cold_bytes(&cpu);
+
+    /* Every point, in table order; then PASSES passes over them. */
+    size_t n_pts = 0;
+    for (size_t t = 0; t < nt; t++)
+        n_pts += toks[t] == 1 ? 2 : 1;
+    n_pts *= n_shapes;
+    pts = calloc(n_pts ? n_pts : 1, sizeof *pts);
+    res = calloc(n_pts ? n_pts : 1, sizeof *res);
+    if (!pts || !res) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
+    n_pts = 0;
+    for (size_t s = 0; s < n_shapes; s++)
+        for (size_t t = 0; t < nt; t++)
+            for (int gemv = 0; gemv < (toks[t] == 1 ? 2 : 1); gemv++) {
+                bench_point *p = &pts[n_pts++];
+                p->shape = s;
+                p->m = toks[t];
+                p->gemv = gemv;
+                p->trials = point_trials(&a, &roof, toks[t], shapes[s].k, shapes[s].n);
+                p->spread = p->trials >= 2 * PASSES;
+            }
+    /* Measured now: the DRAM read is sampled again before each pass and
+     * after the last, so the memory roof and the GEMVs set against it see
+     * the same moments of this shared machine. */
+    if (!ctx.hw_name) {
+        rf_measure_opts so_ = {.threads = (int)a.threads, .isa = getenv("RF_ISA")};
+        if (rf_dram_sampler_open(&so_, &sampler, &e)) {
+            rc = cli_fail_err(&ctx, &e);
+            goto out;
+        }
+    }
+    for (int pass = 0; pass <= PASSES; pass++) {
+        if (sampler) {
+            if (isatty(STDERR_FILENO))
+                fprintf(stderr, "\r  DRAM read, burst %d of %d%-50s", pass + 1, PASSES + 1, "");
+            sleep_s(0.25); /* OpenBLAS's workers spin a while after a call */
+            if (rf_dram_sampler_burst(sampler, &e)) {
+                rc = cli_fail_err(&ctx, &e);
+                goto out;
+            }
+        }
+        for (size_t i = 0; pass < PASSES && i < n_pts; i++) {
+            const bench_point *p = &pts[i];
+            if (pass && !p->spread)
+                continue;
+            const shape *sh = &shapes[p->shape];
+            rf_gemm_bench_opts go = {
+                .m = p->m, .k = sh->k, .n = sh->n, .dtype = a.dtype, .gemv = p->gemv,
+                .threads = (int)a.threads, .cold_bytes = cold_bytes,
+                .mem_limit_bytes = cpu.mem_avail_bytes / 2,
+                .timing = {.min_time_s = 0.01,
+                           .trials = p->spread ? (p->trials + PASSES - 1) / PASSES : p->trials}};
+            if (isatty(STDERR_FILENO))
+                fprintf(stderr, "\r  pass %d of %d: timing %-24s M = %-6lld %s     ", pass + 1,
+                        PASSES, sh->names, (long long)p->m, p->gemv ? "gemv" : "gemm");
+            rf_gemm_bench_result *g = pass ? &more : &res[i];
+            if (rf_gemm_bench(&go, g, &e) || (pass && rf_gemm_bench_merge(&res[i], g, &e))) {
+                rc = cli_fail_err(&ctx, &e);
+                goto out;
+            }
+        }
+    }
+    int bursts = 0;
+    const rf_measurement *dm = sampler ? rf_dram_sampler_result(sampler, &bursts) : NULL;
+    if (dm && dm->rate.best > ctx.hw.bw_bytes_per_s) {
+        ctx.hw.bw_bytes_per_s = dm->rate.best;
+        if (rf_hw_roof(&ctx.hw, a.dtype, &roof, &e)) {
+            rc = cli_fail_err(&ctx, &e);
+            goto out;
+        }
+    }
     char pk[32], bw[32], cold[32];
     rf_report_assume(r, "roof: %s: %s %s, %s, ridge %.1f FLOP/byte", ctx.hw_origin,
                      rf_fmt(roof.peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
                      rf_dtype_name(a.dtype), rf_fmt(roof.bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
                      roof.ridge);
-    uint64_t cold_bytes = rf_cpu_cold_bytes(&cpu);
+    if (dm) {
+        char bb[32];
+        rf_report_assume(r, "DRAM read sampled again beside the GEMMs: %d bursts of %zu trials, "
+                            "before each pass and after the last, best %s; the memory roof is "
+                            "the better of it and the --quick figure",
+                         bursts, dm->rate.n / (size_t)bursts,
+                         rf_fmt(dm->rate.best, RF_U_BW, bb, sizeof bb));
+    }
     rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
                         "K N, Q = (M K + K N + M N) b; at M = 1 %s is timed too",
                      a.dtype == RF_FP32 ? "cblas_sgemv" : "cblas_dgemv");
@@ -289,52 +398,36 @@ int cmd_bench(int argc, char **argv)
                  TRIAL_BUDGET_S);
     rf_report_assume(r, "W rotated over copies totalling >= %s (16 x the reported last-level "
                         "cache), so no call finds its weights in cache; best of %s trials "
-                        "after a warm-up; %% of roof = best / roofline",
-                     rf_fmt((double)cold_bytes, RF_U_BYTES_BIN, cold, sizeof cold), trials_text);
+                        "after a warm-up, a point with %d or more timed in %d passes over the "
+                        "sweep and pooled; %% of roof = best / roofline",
+                     rf_fmt((double)cold_bytes, RF_U_BYTES_BIN, cold, sizeof cold), trials_text,
+                     2 * PASSES, PASSES);
     cli_gemm_table(r, false);
 
-    for (size_t s = 0; s < n_shapes; s++) {
-        double gemm_m1 = 0; /* the GEMM at M = 1, beside the GEMV's line */
-        for (size_t t = 0; t < nt; t++) {
-            for (int gemv = 0; gemv < (toks[t] == 1 ? 2 : 1); gemv++) {
-                rf_gemm_bench_opts go = {
-                    .m = toks[t], .k = shapes[s].k, .n = shapes[s].n, .dtype = a.dtype,
-                    .gemv = gemv, .threads = (int)a.threads, .cold_bytes = cold_bytes,
-                    .mem_limit_bytes = cpu.mem_avail_bytes / 2,
-                    .timing = {.min_time_s = 0.01,
-                               .trials = point_trials(&a, &roof, toks[t], shapes[s].k,
-                                                      shapes[s].n)}};
-                rf_gemm_bench_result g;
-                if (isatty(STDERR_FILENO))
-                    fprintf(stderr, "\r  timing %-24s M = %-6lld %s     ", shapes[s].names,
-                            (long long)toks[t], gemv ? "gemv" : "gemm");
-                if (rf_gemm_bench(&go, &g, &e)) {
-                    rc = cli_fail_err(&ctx, &e);
-                    goto out;
-                }
-                if (g.scaled)
-                    rf_report_note(r, "note: %s scaled down to N = %lld (from %lld) at M = %lld "
-                                      "to fit in half the available memory",
-                                   shapes[s].names, (long long)g.n, (long long)shapes[s].n,
-                                   (long long)g.m);
-                rf_gemm_placed pl;
-                rf_gemm_place(&g, &roof, &pl);
-                row(r, &shapes[s], &g, &pl);
-                if (toks[t] == 1 && !gemv)
-                    gemm_m1 = pl.of_bw_2b;
-                if (toks[t] == 1 && gemv && v->n_m1 < RF_STEP_MAX_OPS)
-                    snprintf(v->m1[v->n_m1++], sizeof v->m1[0],
-                             "M = 1 %-22s %s at %.2f x bandwidth x 2/b: %s; %s at %.2f x",
-                             shapes[s].names, g.routine, pl.of_bw_2b, m1_verdict(pl.of_bw_2b),
-                             a.dtype == RF_FP32 ? "cblas_sgemm" : "cblas_dgemm", gemm_m1);
-                if (toks[t] >= 1024 && v->n_big < RF_STEP_MAX_OPS)
-                    snprintf(v->big[v->n_big++], sizeof v->big[0],
-                             "M = %lld %-22s %s: %.0f%% of the %s peak%s", (long long)g.m,
-                             shapes[s].names, g.routine, 100 * pl.of_peak,
-                             rf_dtype_name(a.dtype),
-                             pl.of_peak >= 0.7 ? " (>= 70%)" : " (below 70%)");
-            }
-        }
+    double gemm_m1 = 0; /* the GEMM at M = 1, beside the GEMV's line */
+    for (size_t i = 0; i < n_pts; i++) {
+        const bench_point *p = &pts[i];
+        const shape *sh = &shapes[p->shape];
+        const rf_gemm_bench_result *g = &res[i];
+        if (g->scaled)
+            rf_report_note(r, "note: %s scaled down to N = %lld (from %lld) at M = %lld to fit "
+                              "in half the available memory",
+                           sh->names, (long long)g->n, (long long)sh->n, (long long)g->m);
+        rf_gemm_placed pl;
+        rf_gemm_place(g, &roof, &pl);
+        row(r, sh, g, &pl);
+        if (p->m == 1 && !p->gemv)
+            gemm_m1 = pl.of_bw_2b;
+        if (p->m == 1 && p->gemv && v->n_m1 < RF_STEP_MAX_OPS)
+            snprintf(v->m1[v->n_m1++], sizeof v->m1[0],
+                     "M = 1 %-22s %s at %.2f x bandwidth x 2/b: %s; %s at %.2f x", sh->names,
+                     g->routine, pl.of_bw_2b, m1_verdict(pl.of_bw_2b),
+                     a.dtype == RF_FP32 ? "cblas_sgemm" : "cblas_dgemm", gemm_m1);
+        if (p->m >= 1024 && v->n_big < RF_STEP_MAX_OPS)
+            snprintf(v->big[v->n_big++], sizeof v->big[0],
+                     "M = %lld %-22s %s: %.1f%% of the %s peak%s", (long long)g->m, sh->names,
+                     g->routine, 100 * pl.of_peak, rf_dtype_name(a.dtype),
+                     pl.of_peak >= 0.7 ? " (>= 70%)" : " (below 70%)");
     }
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "\r%-78s\r", "");
@@ -346,7 +439,10 @@ int cmd_bench(int argc, char **argv)
         rf_report_note(r, "%s", v->big[i]);
     rc = cli_emit(&ctx, r);
 out:
+    rf_dram_sampler_close(sampler);
     free(toks);
+    free(pts);
+    free(res);
     free(v);
     rf_report_free(r);
     return rc;

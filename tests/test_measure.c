@@ -467,7 +467,29 @@ static void gemm_small(void **state)
             rf_gemm_place(&g, &roof, &p);
             assert_true(fabs(p.point.intensity - (double)g.flops / (double)g.bytes) < 1e-12);
             assert_true(p.of_roof > 0 && p.time_s_median > 0);
+            /* a second pass pools its trials: 2 + 2 samples, the best of
+             * all, bytes/s = FLOP/s x Q / F */
+            rf_gemm_bench_result g2;
+            assert_int_equal(rf_gemm_bench(&o, &g2, &e), RF_OK);
+            double best = g.flops_per_s.best > g2.flops_per_s.best ? g.flops_per_s.best
+                                                                   : g2.flops_per_s.best;
+            assert_int_equal(rf_gemm_bench_merge(&g, &g2, &e), RF_OK);
+            assert_int_equal(g.flops_per_s.n, 4);
+            assert_true(g.flops_per_s.best == best);
+            assert_true(fabs(g.bytes_per_s.best - best * (double)g.bytes / (double)g.flops) <=
+                        1e-9 * g.bytes_per_s.best);
         }
+    /* pooling another shape is refused */
+    rf_gemm_bench_opts o1 = {.m = 4, .k = 32, .n = 32, .dtype = RF_FP32, .threads = 1,
+                             .timing = {0.001, 1}},
+                       o2 = o1;
+    o2.n = 16;
+    rf_gemm_bench_result g1, g2;
+    rf_err e;
+    assert_int_equal(rf_gemm_bench(&o1, &g1, &e), RF_OK);
+    assert_int_equal(rf_gemm_bench(&o2, &g2, &e), RF_OK);
+    assert_int_equal(rf_gemm_bench_merge(&g1, &g2, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "another shape"));
 }
 
 static void gemm_refused_and_scaled(void **state)

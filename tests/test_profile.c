@@ -262,6 +262,30 @@ static void cli_usage(void **state)
     assert_non_null(strstr(out, "--quick"));
 }
 
+/* bench gemm end to end on a tiny model, measuring the roof itself: every
+ * shape at M = 1 (GEMM and GEMV) and M = 2, the DRAM read sampled before
+ * each of the 3 passes and after the last (4 bursts of the full lab's 48
+ * trials), the M = 1 verdicts printed. */
+static void cli_bench_gemm(void **state)
+{
+    (void)state;
+    static char out[65536];
+    assert_int_equal(run("bench gemm " RF_TEST_DATA "/profile/tiny-llama.json --tokens 1,2", out,
+                         sizeof out),
+                     0);
+    assert_non_null(strstr(out, "measured now (measure --quick"));
+    assert_non_null(strstr(out, "DRAM read sampled again beside the GEMMs: 4 bursts of 48"));
+    /* tiny-llama: q/o 64 x 64, k/v 64 x 32, gate/up 64 x 160, down 160 x 64,
+     * lm_head 64 x 300: five shapes, each with an M = 1 GEMV verdict */
+    const char *p = out;
+    int m1 = 0;
+    while ((p = strstr(p, "bandwidth x 2/b: ")))
+        m1++, p++;
+    assert_int_equal(m1, 5);
+    assert_non_null(strstr(out, "cblas_sgemv"));
+    assert_non_null(strstr(out, "lm_head"));
+}
+
 static int make_tmpdir(void **state)
 {
     (void)state;
@@ -278,6 +302,11 @@ static int remove_tmpdir(void **state)
 
 int main(int argc, char **argv)
 {
+    if (argc > 2 && !strcmp(argv[1], "bench")) {
+        roofline_bin = argv[2];
+        const struct CMUnitTest bench[] = {cmocka_unit_test(cli_bench_gemm)};
+        return cmocka_run_group_tests_name("profile_bench", bench, NULL, NULL);
+    }
     if (argc > 2 && !strcmp(argv[1], "cli")) {
         roofline_bin = argv[2];
         const struct CMUnitTest cli[] = {cmocka_unit_test(cli_hw_profile),

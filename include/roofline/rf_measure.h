@@ -321,6 +321,18 @@ rf_measure_plan rf_measure_plan_of(bool quick);
  * roof (best read-only DRAM figure) and the worst spread. */
 rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err);
 
+/* The memory roof sampled again beside other work, so that the roof and
+ * what is set against it are measured at the same moments of a shared
+ * machine: the lab's DRAM read (same set, chunks and timing as
+ * rf_measure_cpu with o's threads, isa and quick) on a team of its own,
+ * each burst pooled. The team sleeps between bursts. A burst is some 0.1 to
+ * 0.3 s; RF_ERANGE once RF_STATS_MAX trials are pooled. */
+typedef struct rf_dram_sampler rf_dram_sampler;
+rf_status rf_dram_sampler_open(const rf_measure_opts *o, rf_dram_sampler **out, rf_err *err);
+rf_status rf_dram_sampler_burst(rf_dram_sampler *d, rf_err *err);
+const rf_measurement *rf_dram_sampler_result(const rf_dram_sampler *d, int *bursts);
+void rf_dram_sampler_close(rf_dram_sampler *d);
+
 /* Figures derived from a profile for showing it (the CLI does no
  * arithmetic). */
 typedef struct rf_profile_summary {
@@ -368,6 +380,7 @@ typedef struct rf_gemm_bench_result {
     rf_stats flops_per_s;
     rf_stats bytes_per_s;
     double max_rel_err;       /* sampled outputs against a long-double dot   */
+    double sample[RF_STATS_MAX]; /* each trial's FLOP/s (flops_per_s.n)      */
 } rf_gemm_bench_result;
 
 /* A timed GEMM placed on a roof (rf_hw.h). */
@@ -387,6 +400,12 @@ void rf_gemm_place(const rf_gemm_bench_result *g, const rf_roof *roof, rf_gemm_p
  * RF_EINTERNAL). Errors: RF_EINVAL (bad shape, gemv with m != 1, dtype not
  * fp32/fp64), RF_ENOMEM (does not fit even at n = 1), RF_EUNAVAIL. */
 rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, rf_err *err);
+
+/* Pool more's trials into into (the same shape timed again, later in the
+ * run): the rates are recomputed over all of them, the error is the worse
+ * of the two. RF_EINVAL for another shape, RF_ERANGE past RF_STATS_MAX. */
+rf_status rf_gemm_bench_merge(rf_gemm_bench_result *into, const rf_gemm_bench_result *more,
+                              rf_err *err);
 
 #ifdef __cplusplus
 }

@@ -129,6 +129,41 @@ static double check_error(const gemm_job *j)
 }
 #endif
 
+/* The FLOP rates, and the byte rates they imply (Q / F per FLOP). */
+static void set_rates(rf_gemm_bench_result *g, const rf_stats *flops)
+{
+    double per_flop = (double)g->bytes / (double)g->flops;
+    g->flops_per_s = *flops;
+    g->bytes_per_s = *flops;
+    g->bytes_per_s.best *= per_flop;
+    g->bytes_per_s.median *= per_flop;
+    g->bytes_per_s.min *= per_flop;
+    g->bytes_per_s.max *= per_flop;
+}
+
+rf_status rf_gemm_bench_merge(rf_gemm_bench_result *into, const rf_gemm_bench_result *more,
+                              rf_err *err)
+{
+    if (into->m != more->m || into->k != more->k || into->n != more->n ||
+        into->dtype != more->dtype || into->routine != more->routine)
+        return rf_err_set(err, RF_EINVAL, "merging %s %lldx%lldx%lld with another shape",
+                          into->routine ? into->routine : "?", (long long)into->m,
+                          (long long)into->k, (long long)into->n);
+    size_t n = into->flops_per_s.n, m = more->flops_per_s.n;
+    if (n + m > RF_STATS_MAX)
+        return rf_err_set(err, RF_ERANGE, "%s: %zu trials (at most %d)", into->routine, n + m,
+                          RF_STATS_MAX);
+    memcpy(into->sample + n, more->sample, m * sizeof more->sample[0]);
+    rf_stats st;
+    rf_status s = rf_stats_of(into->sample, n + m, &st, err);
+    if (s != RF_OK)
+        return s;
+    set_rates(into, &st);
+    if (!(more->max_rel_err <= into->max_rel_err))
+        into->max_rel_err = more->max_rel_err;
+    return RF_OK;
+}
+
 rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -191,7 +226,11 @@ rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, 
                        (long long)j.m, (long long)j.k, (long long)j.n, j.copies);
         goto done;
     }
-    fill(j.w, (size_t)j.copies * j.w_elems, f32, 1);
+    /* one copy from the generator, the others copied (the values do not
+     * matter to the timing, and a copy is ten times faster to make) */
+    fill(j.w, j.w_elems, f32, 1);
+    for (uint32_t c = 1; c < j.copies; c++)
+        memcpy((char *)j.w + (size_t)c * j.w_elems * b, j.w, j.w_elems * b);
     fill(j.x, (size_t)j.m * (size_t)j.k, f32, 2);
     memset(j.y, 0, (size_t)j.m * (size_t)j.n * b);
     openblas_set_num_threads(o->threads);
@@ -209,13 +248,8 @@ rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, 
     s = rf_time_kernel(gemm_trial, &j, (double)op.flops, o->timing, &m, err);
     if (s != RF_OK)
         goto done;
-    out->flops_per_s = m.rate;
-    out->bytes_per_s = m.rate;
-    double per_flop = (double)op.bytes / (double)op.flops;
-    out->bytes_per_s.best *= per_flop;
-    out->bytes_per_s.median *= per_flop;
-    out->bytes_per_s.min *= per_flop;
-    out->bytes_per_s.max *= per_flop;
+    memcpy(out->sample, m.sample, m.rate.n * sizeof m.sample[0]);
+    set_rates(out, &m.rate);
     out->max_rel_err = check_error(&j);
     double tol = f32 ? 1e-3 : 1e-9;
     if (!(out->max_rel_err <= tol))

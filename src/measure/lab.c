@@ -315,3 +315,69 @@ done:
     rf_team_free(l.team);
     return s;
 }
+
+/* ---- the DRAM roof sampled beside other work ---------------------------- */
+
+struct rf_dram_sampler {
+    rf_kernel_table kt;
+    rf_team *team;
+    rf_bw_set *set;
+    rf_timing timing;
+    rf_measurement pooled;
+    int bursts;
+};
+
+rf_status rf_dram_sampler_open(const rf_measure_opts *o, rf_dram_sampler **out, rf_err *err)
+{
+    *out = NULL;
+    rf_cpu cpu;
+    rf_dram_sampler *d = calloc(1, sizeof *d);
+    if (!d)
+        return rf_err_set(err, RF_ENOMEM, "out of memory");
+    rf_measure_plan plan = rf_measure_plan_of(o->quick);
+    d->timing = plan.roof;
+    lab l = {.o = o};
+    rf_status s = rf_cpu_query(&cpu, err);
+    if (s == RF_OK)
+        s = rf_kernels_choose(&cpu, o->isa, &d->kt, err);
+    if (s == RF_OK)
+        s = rf_team_new(&cpu, o->threads, &d->team, err);
+    l.cpu = cpu;
+    uint64_t set = dram_bytes(&l);
+    if (s == RF_OK)
+        s = rf_bw_open(d->team, &d->kt, RF_BW_READ, set, set / (uint64_t)plan.roof_chunks,
+                       &d->set, err);
+    if (s != RF_OK) {
+        rf_dram_sampler_close(d);
+        return s;
+    }
+    *out = d;
+    return RF_OK;
+}
+
+rf_status rf_dram_sampler_burst(rf_dram_sampler *d, rf_err *err)
+{
+    rf_measurement m;
+    rf_status s = rf_bw_time(d->set, d->timing, d->bursts ? &m : &d->pooled, err);
+    if (s == RF_OK && d->bursts)
+        s = rf_measurement_merge(&d->pooled, &m, err);
+    if (s == RF_OK)
+        d->bursts++;
+    return s;
+}
+
+const rf_measurement *rf_dram_sampler_result(const rf_dram_sampler *d, int *bursts)
+{
+    if (bursts)
+        *bursts = d->bursts;
+    return &d->pooled;
+}
+
+void rf_dram_sampler_close(rf_dram_sampler *d)
+{
+    if (!d)
+        return;
+    rf_bw_close(d->set);
+    rf_team_free(d->team);
+    free(d);
+}
