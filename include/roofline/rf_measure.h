@@ -303,7 +303,7 @@ typedef struct rf_measure_opts {
 typedef struct rf_measure_plan {
     rf_timing bandwidth;  /* every bandwidth kernel (3 ms x 11; quick 1 ms x 5)  */
     rf_timing core;       /* one burst of the clock or an FMA kernel (3 ms x 15;
-                             quick 1 ms x 9)                                   */
+                             quick 3 ms x 9)                                   */
     int core_bursts;      /* FMA bursts spread over the run, pooled: 3; the
                              clock is timed once more, before and after them   */
     rf_timing roof;       /* one burst of the DRAM read (3 ms x 48; quick 1 ms x

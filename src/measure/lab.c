@@ -156,7 +156,7 @@ rf_measure_plan rf_measure_plan_of(bool quick)
 {
     rf_measure_plan p = {
         .bandwidth = quick ? (rf_timing){0.001, 5} : (rf_timing){0.003, 11},
-        .core = quick ? (rf_timing){0.001, 9} : (rf_timing){0.003, 15},
+        .core = quick ? (rf_timing){0.003, 9} : (rf_timing){0.003, 15},
         .core_bursts = 3,
         .roof = quick ? (rf_timing){0.001, 16} : (rf_timing){0.003, 48},
         .roof_bursts = 5,
