@@ -353,7 +353,8 @@ int cmd_bench(int argc, char **argv)
                 .threads = (int)a.threads, .cold_bytes = cold_bytes,
                 .mem_limit_bytes = cpu.mem_avail_bytes / 2,
                 .timing = {.min_time_s = 0.01,
-                           .trials = p->spread ? (p->trials + PASSES - 1) / PASSES : p->trials}};
+                           .trials = p->spread ? p->trials / PASSES + (pass < p->trials % PASSES)
+                                               : p->trials}};
             if (isatty(STDERR_FILENO))
                 fprintf(stderr, "\r  pass %d of %d: timing %-24s M = %-6lld %s     ", pass + 1,
                         PASSES, sh->names, (long long)p->m, p->gemv ? "gemv" : "gemm");
