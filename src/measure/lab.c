@@ -272,7 +272,8 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
     s = rf_levels_detect(sweep, n_sweep, &l.dram, cache_levels, &lv, err);
     if (s != RF_OK)
         goto done;
-    l.total = l.done + per_level * (int)lv.n + 3 + l.plan.roof_bursts - l.roof_done;
+    /* left: the DRAM bursts, a core round (clock, 2 FMA), the last clock */
+    l.total = l.done + per_level * (int)lv.n + (l.plan.roof_bursts - l.roof_done) + 3 + 1;
     for (size_t i = 0; i < lv.n; i++)
         for (size_t j = lv.first[i]; j < lv.end[i]; j++)
             add_kernel(&l, &sweep[j], lv.level[i].name, "bytes_per_s");
