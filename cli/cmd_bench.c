@@ -2,12 +2,10 @@
  * timed through CBLAS over M, each set against the roofline (seed 000's
  * lab as one command). */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -146,27 +144,19 @@ static int resolve_roof(cli_ctx *ctx, const args *a, rf_roof *roof)
     return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
-static void sleep_s(double s)
+#define PASSES 3 /* passes over the sweep (rf_gemm_sweep) */
+
+static void sweep_progress(void *user, int pass, int passes, const rf_gemm_sweep_point *p)
 {
-    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
+    (void)user;
+    if (!p)
+        fprintf(stderr, "\r  DRAM read, burst %d of %d%-50s", pass + 1, passes + 1, "");
+    else
+        fprintf(stderr, "\r  pass %d of %d: timing M = %-6lld K = %-6lld N = %-7lld %s     ",
+                pass + 1, passes, (long long)p->opts.m, (long long)p->opts.k,
+                (long long)p->opts.n, p->opts.gemv ? "gemv" : "gemm");
+    fflush(stderr);
 }
-
-/* Passes over the whole sweep. A point whose trials are short enough for
- * 2 x PASSES of them is timed in every pass, a third of its trials each,
- * and pooled: its best then comes from moments spread over the run, as the
- * measured roof's does, not from one window that a neighbour may fill.
- * Longer points are timed once. */
-#define PASSES 3
-
-typedef struct bench_point {
-    size_t shape;
-    int64_t m;
-    int gemv;
-    int trials;    /* in all                                                 */
-    bool spread;   /* timed in every pass                                    */
-} bench_point;
 
 /* One distinct linear shape of the model and the operators that have it. */
 typedef struct shape {
@@ -262,9 +252,8 @@ int cmd_bench(int argc, char **argv)
     size_t nt = 0;
     rf_report *r = NULL;
     verdicts *v = NULL;
-    bench_point *pts = NULL;
-    rf_gemm_bench_result *res = NULL;
-    static rf_gemm_bench_result more;
+    rf_gemm_sweep_point *pts = NULL;
+    size_t *shape_of = NULL; /* each point's shape */
     rf_dram_sampler *sampler = NULL;
     static rf_step st;
     rf_err e;
@@ -301,14 +290,17 @@ int cmd_bench(int argc, char **argv)
     }
     uint64_t cold_bytes = rf_cpu_cold_bytes(&cpu);
 
-    /* Every point, in table order; then PASSES passes over them. */
+    /* Every point, in table order, timed in PASSES passes; when measured
+     * now, the DRAM read is sampled again before each pass and after the
+     * last, so the memory roof and the GEMVs set against it see the same
+     * moments of this shared machine. */
     size_t n_pts = 0;
     for (size_t t = 0; t < nt; t++)
         n_pts += toks[t] == 1 ? 2 : 1;
     n_pts *= n_shapes;
     pts = calloc(n_pts ? n_pts : 1, sizeof *pts);
-    res = calloc(n_pts ? n_pts : 1, sizeof *res);
-    if (!pts || !res) {
+    shape_of = calloc(n_pts ? n_pts : 1, sizeof *shape_of);
+    if (!pts || !shape_of) {
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
@@ -316,55 +308,30 @@ int cmd_bench(int argc, char **argv)
     for (size_t s = 0; s < n_shapes; s++)
         for (size_t t = 0; t < nt; t++)
             for (int gemv = 0; gemv < (toks[t] == 1 ? 2 : 1); gemv++) {
-                bench_point *p = &pts[n_pts++];
-                p->shape = s;
-                p->m = toks[t];
-                p->gemv = gemv;
-                p->trials = point_trials(&a, &roof, toks[t], shapes[s].k, shapes[s].n);
-                p->spread = p->trials >= 2 * PASSES;
+                shape_of[n_pts] = s;
+                pts[n_pts++].opts = (rf_gemm_bench_opts){
+                    .m = toks[t], .k = shapes[s].k, .n = shapes[s].n, .dtype = a.dtype,
+                    .gemv = gemv, .threads = (int)a.threads, .cold_bytes = cold_bytes,
+                    .mem_limit_bytes = cpu.mem_avail_bytes / 2,
+                    .timing = {.min_time_s = 0.01,
+                               .trials = point_trials(&a, &roof, toks[t], shapes[s].k,
+                                                      shapes[s].n)}};
             }
-    /* Measured now: the DRAM read is sampled again before each pass and
-     * after the last, so the memory roof and the GEMVs set against it see
-     * the same moments of this shared machine. */
     if (!ctx.hw_name) {
-        rf_measure_opts so_ = {.threads = (int)a.threads, .isa = getenv("RF_ISA")};
-        if (rf_dram_sampler_open(&so_, &sampler, &e)) {
+        rf_measure_opts mo = {.threads = (int)a.threads, .isa = getenv("RF_ISA")};
+        if (rf_dram_sampler_open(&mo, &sampler, &e)) {
             rc = cli_fail_err(&ctx, &e);
             goto out;
         }
     }
-    for (int pass = 0; pass <= PASSES; pass++) {
-        if (sampler) {
-            if (isatty(STDERR_FILENO))
-                fprintf(stderr, "\r  DRAM read, burst %d of %d%-50s", pass + 1, PASSES + 1, "");
-            sleep_s(0.25); /* OpenBLAS's workers spin a while after a call */
-            if (rf_dram_sampler_burst(sampler, &e)) {
-                rc = cli_fail_err(&ctx, &e);
-                goto out;
-            }
-        }
-        for (size_t i = 0; pass < PASSES && i < n_pts; i++) {
-            const bench_point *p = &pts[i];
-            if (pass && !p->spread)
-                continue;
-            const shape *sh = &shapes[p->shape];
-            rf_gemm_bench_opts go = {
-                .m = p->m, .k = sh->k, .n = sh->n, .dtype = a.dtype, .gemv = p->gemv,
-                .threads = (int)a.threads, .cold_bytes = cold_bytes,
-                .mem_limit_bytes = cpu.mem_avail_bytes / 2,
-                .timing = {.min_time_s = 0.01,
-                           .trials = p->spread ? p->trials / PASSES + (pass < p->trials % PASSES)
-                                               : p->trials}};
-            if (isatty(STDERR_FILENO))
-                fprintf(stderr, "\r  pass %d of %d: timing %-24s M = %-6lld %s     ", pass + 1,
-                        PASSES, sh->names, (long long)p->m, p->gemv ? "gemv" : "gemm");
-            rf_gemm_bench_result *g = pass ? &more : &res[i];
-            if (rf_gemm_bench(&go, g, &e) || (pass && rf_gemm_bench_merge(&res[i], g, &e))) {
-                rc = cli_fail_err(&ctx, &e);
-                goto out;
-            }
-        }
+    rf_gemm_sweep_opts sw = {.passes = PASSES, .sampler = sampler, .settle_s = 0.25,
+                             .progress = isatty(STDERR_FILENO) ? sweep_progress : NULL};
+    if (rf_gemm_sweep(&sw, pts, n_pts, &e)) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
     }
+    if (sw.progress)
+        fprintf(stderr, "\r%-78s\r", "");
     int bursts = 0;
     const rf_measurement *dm = sampler ? rf_dram_sampler_result(sampler, &bursts) : NULL;
     if (dm && dm->rate.best > ctx.hw.bw_bytes_per_s) {
@@ -407,9 +374,9 @@ int cmd_bench(int argc, char **argv)
 
     double gemm_m1 = 0; /* the GEMM at M = 1, beside the GEMV's line */
     for (size_t i = 0; i < n_pts; i++) {
-        const bench_point *p = &pts[i];
-        const shape *sh = &shapes[p->shape];
-        const rf_gemm_bench_result *g = &res[i];
+        const rf_gemm_bench_opts *p = &pts[i].opts;
+        const shape *sh = &shapes[shape_of[i]];
+        const rf_gemm_bench_result *g = &pts[i].result;
         if (g->scaled)
             rf_report_note(r, "note: %s scaled down to N = %lld (from %lld) at M = %lld to fit "
                               "in half the available memory",
@@ -430,8 +397,6 @@ int cmd_bench(int argc, char **argv)
                      g->routine, 100 * pl.of_peak, rf_dtype_name(a.dtype),
                      pl.of_peak >= 0.7 ? " (>= 70%)" : " (below 70%)");
     }
-    if (isatty(STDERR_FILENO))
-        fprintf(stderr, "\r%-78s\r", "");
     rf_report_note(r, "memory roof of a GEMV: bandwidth x 2/b = %s x %s FLOP/byte", bw,
                    a.dtype == RF_FP32 ? "0.5" : "0.25");
     for (size_t i = 0; i < v->n_m1; i++)
@@ -443,7 +408,7 @@ out:
     rf_dram_sampler_close(sampler);
     free(toks);
     free(pts);
-    free(res);
+    free(shape_of);
     free(v);
     rf_report_free(r);
     return rc;

@@ -492,6 +492,48 @@ static void gemm_small(void **state)
     assert_non_null(strstr(e.msg, "another shape"));
 }
 
+/* A sweep in 3 passes: a point of 7 trials is spread (7 >= 2 x 3) and
+ * pools 3 + 2 + 2 = 7 trials; a point of 5 is timed once, all 5 in the
+ * first pass; the progress hook sees every timing; 0 passes is refused. */
+typedef struct sweep_seen {
+    int calls[3][2]; /* per pass: point 0, point 1 */
+} sweep_seen;
+
+static void sweep_hook(void *user, int pass, int passes, const rf_gemm_sweep_point *p)
+{
+    sweep_seen *seen = user;
+    assert_int_equal(passes, 3);
+    assert_non_null(p); /* no sampler: no bursts */
+    seen->calls[pass][p->opts.n == 40 ? 0 : 1]++;
+}
+
+static void gemm_sweep_passes(void **state)
+{
+    (void)state;
+    if (!rf_blas_available())
+        skip();
+    rf_gemm_sweep_point pts[2] = {
+        {.opts = {.m = 3, .k = 48, .n = 40, .dtype = RF_FP32, .threads = 1, .timing = {0.001, 7}}},
+        {.opts = {.m = 1, .k = 48, .n = 24, .dtype = RF_FP64, .gemv = true, .threads = 1,
+                  .timing = {0.001, 5}}},
+    };
+    sweep_seen seen = {0};
+    rf_gemm_sweep_opts o = {.passes = 3, .progress = sweep_hook, .progress_user = &seen};
+    rf_err e;
+    assert_int_equal(rf_gemm_sweep(&o, pts, 2, &e), RF_OK);
+    assert_int_equal(pts[0].result.flops_per_s.n, 7);
+    assert_int_equal(pts[1].result.flops_per_s.n, 5);
+    for (int pass = 0; pass < 3; pass++) {
+        assert_int_equal(seen.calls[pass][0], 1);
+        assert_int_equal(seen.calls[pass][1], pass == 0);
+    }
+    assert_true(pts[0].result.flops == 2u * 3 * 48 * 40 && pts[0].result.max_rel_err < 1e-5);
+    assert_string_equal(pts[1].result.routine, "cblas_dgemv");
+    o.passes = 0;
+    assert_int_equal(rf_gemm_sweep(&o, pts, 2, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "passes"));
+}
+
 static void gemm_refused_and_scaled(void **state)
 {
     (void)state;
@@ -567,7 +609,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(levels_edge_point),
         cmocka_unit_test(timed_kernels),        cmocka_unit_test(bw_set_chunks),
         cmocka_unit_test(gemm_small),
-        cmocka_unit_test(gemm_refused_and_scaled),
+        cmocka_unit_test(gemm_refused_and_scaled), cmocka_unit_test(gemm_sweep_passes),
     };
     return cmocka_run_group_tests_name("measure", tests, NULL, NULL);
 }

@@ -407,6 +407,33 @@ rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, 
 rf_status rf_gemm_bench_merge(rf_gemm_bench_result *into, const rf_gemm_bench_result *more,
                               rf_err *err);
 
+/* ---- a sweep of GEMM points ---------------------------------------------- */
+
+typedef struct rf_gemm_sweep_point {
+    rf_gemm_bench_opts opts;     /* in: the point; opts.timing.trials in all   */
+    rf_gemm_bench_result result; /* out: pooled over the passes                */
+} rf_gemm_sweep_point;
+
+typedef struct rf_gemm_sweep_opts {
+    int passes;                  /* passes over the whole sweep (3)            */
+    rf_dram_sampler *sampler;    /* NULL, or a DRAM burst before each pass and
+                                    after the last                             */
+    double settle_s;             /* pause before a burst: OpenBLAS's workers
+                                    spin a while after a call (0.25)           */
+    /* called before each point (p) and each burst (p NULL); may be NULL */
+    void (*progress)(void *user, int pass, int passes, const rf_gemm_sweep_point *p);
+    void *progress_user;
+} rf_gemm_sweep_opts;
+
+/* Time every point in passes over the whole sweep. On a shared machine one
+ * window of trials can be spoiled whole by a neighbour; a point with at
+ * least 2 x passes trials is timed in every pass, its trials split evenly,
+ * and pooled (rf_gemm_bench_merge), so its best comes from moments spread
+ * over the run, as a measured roof's does. A point with fewer (a long call)
+ * is timed once, in the first pass. Stops at the first error. */
+rf_status rf_gemm_sweep(const rf_gemm_sweep_opts *o, rf_gemm_sweep_point *pts, size_t n,
+                        rf_err *err);
+
 #ifdef __cplusplus
 }
 #endif
