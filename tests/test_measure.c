@@ -349,16 +349,23 @@ static void levels_merge_and_refuse(void **state)
 
 /* ---- timed kernels, tiny sizes ------------------------------------------- */
 
+/* This CPU, its best kernels and a team of one thread. */
+static rf_team *one_thread(rf_cpu *cpu, rf_kernel_table *t)
+{
+    rf_team *team = NULL;
+    assert_int_equal(rf_cpu_query(cpu, NULL), RF_OK);
+    assert_int_equal(rf_kernels_choose(cpu, NULL, t, NULL), RF_OK);
+    assert_int_equal(rf_team_new(cpu, 1, &team, NULL), RF_OK);
+    return team;
+}
+
 static void timed_kernels(void **state)
 {
     (void)state;
     rf_cpu cpu;
     rf_kernel_table t;
-    rf_team *team = NULL;
     rf_err e;
-    assert_int_equal(rf_cpu_query(&cpu, NULL), RF_OK);
-    assert_int_equal(rf_kernels_choose(&cpu, NULL, &t, NULL), RF_OK);
-    assert_int_equal(rf_team_new(&cpu, 1, &team, NULL), RF_OK);
+    rf_team *team = one_thread(&cpu, &t);
     assert_int_equal(rf_team_size(team), 1);
     rf_timing tm = {0.002, 2};
     for (int k = 0; k < RF_BW_COUNT; k++) {
@@ -400,11 +407,8 @@ static void bw_set_chunks(void **state)
     (void)state;
     rf_cpu cpu;
     rf_kernel_table t;
-    rf_team *team = NULL;
     rf_err e;
-    assert_int_equal(rf_cpu_query(&cpu, NULL), RF_OK);
-    assert_int_equal(rf_kernels_choose(&cpu, NULL, &t, NULL), RF_OK);
-    assert_int_equal(rf_team_new(&cpu, 1, &team, NULL), RF_OK);
+    rf_team *team = one_thread(&cpu, &t);
     rf_bw_set *set = NULL;
     /* 1 MiB read by 1 thread = 131072 elements; a 100000 B chunk is 12500
      * elements, 12480 as whole 64-element slices; the set rounds down to 10
