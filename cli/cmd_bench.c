@@ -146,23 +146,30 @@ static int resolve_roof(cli_ctx *ctx, const args *a, rf_roof *roof)
 
 #define PASSES 3 /* passes over the sweep (rf_gemm_sweep) */
 
-static void sweep_progress(void *user, int pass, int passes, const rf_gemm_sweep_point *p)
-{
-    (void)user;
-    if (!p)
-        fprintf(stderr, "\r  DRAM read, burst %d of %d%-50s", pass + 1, passes + 1, "");
-    else
-        fprintf(stderr, "\r  pass %d of %d: timing M = %-6lld K = %-6lld N = %-7lld %s     ",
-                pass + 1, passes, (long long)p->opts.m, (long long)p->opts.k,
-                (long long)p->opts.n, p->opts.gemv ? "gemv" : "gemm");
-    fflush(stderr);
-}
-
 /* One distinct linear shape of the model and the operators that have it. */
 typedef struct shape {
     int64_t k, n;
     char names[96];
 } shape;
+
+/* Progress names the operators: the points and their shapes. */
+typedef struct sweep_names {
+    const rf_gemm_sweep_point *pts;
+    const size_t *shape_of;
+    const shape *shapes;
+} sweep_names;
+
+static void sweep_progress(void *user, int pass, int passes, const rf_gemm_sweep_point *p)
+{
+    const sweep_names *nm = user;
+    if (!p)
+        fprintf(stderr, "\r  DRAM read, burst %d of %d%-50s", pass + 1, passes + 1, "");
+    else
+        fprintf(stderr, "\r  pass %d of %d: timing %-24s M = %-6lld %s     ", pass + 1, passes,
+                nm->shapes[nm->shape_of[p - nm->pts]].names, (long long)p->opts.m,
+                p->opts.gemv ? "gemv" : "gemm");
+    fflush(stderr);
+}
 
 static size_t model_shapes(const rf_step *st, shape *out, size_t cap)
 {
@@ -304,6 +311,16 @@ int cmd_bench(int argc, char **argv)
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
+    if (!ctx.hw_name) {
+        rf_measure_opts mo = {.threads = (int)a.threads, .isa = getenv("RF_ISA")};
+        if (rf_dram_sampler_open(&mo, &sampler, &e)) {
+            rc = cli_fail_err(&ctx, &e);
+            goto out;
+        }
+    }
+    /* what the GEMMs may use: half the free memory, less the sampler's set */
+    uint64_t held = sampler ? rf_dram_sampler_bytes(sampler) : 0;
+    uint64_t mem_limit = cpu.mem_avail_bytes > held ? (cpu.mem_avail_bytes - held) / 2 : 1;
     n_pts = 0;
     for (size_t s = 0; s < n_shapes; s++)
         for (size_t t = 0; t < nt; t++)
@@ -312,20 +329,15 @@ int cmd_bench(int argc, char **argv)
                 pts[n_pts++].opts = (rf_gemm_bench_opts){
                     .m = toks[t], .k = shapes[s].k, .n = shapes[s].n, .dtype = a.dtype,
                     .gemv = gemv, .threads = (int)a.threads, .cold_bytes = cold_bytes,
-                    .mem_limit_bytes = cpu.mem_avail_bytes / 2,
+                    .mem_limit_bytes = mem_limit,
                     .timing = {.min_time_s = 0.01,
                                .trials = point_trials(&a, &roof, toks[t], shapes[s].k,
                                                       shapes[s].n)}};
             }
-    if (!ctx.hw_name) {
-        rf_measure_opts mo = {.threads = (int)a.threads, .isa = getenv("RF_ISA")};
-        if (rf_dram_sampler_open(&mo, &sampler, &e)) {
-            rc = cli_fail_err(&ctx, &e);
-            goto out;
-        }
-    }
+    sweep_names names = {pts, shape_of, shapes};
     rf_gemm_sweep_opts sw = {.passes = PASSES, .sampler = sampler, .settle_s = 0.25,
-                             .progress = isatty(STDERR_FILENO) ? sweep_progress : NULL};
+                             .progress = isatty(STDERR_FILENO) ? sweep_progress : NULL,
+                             .progress_user = &names};
     if (rf_gemm_sweep(&sw, pts, n_pts, &e)) {
         rc = cli_fail_err(&ctx, &e);
         goto out;

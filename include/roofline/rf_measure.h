@@ -331,6 +331,7 @@ typedef struct rf_dram_sampler rf_dram_sampler;
 rf_status rf_dram_sampler_open(const rf_measure_opts *o, rf_dram_sampler **out, rf_err *err);
 rf_status rf_dram_sampler_burst(rf_dram_sampler *d, rf_err *err);
 const rf_measurement *rf_dram_sampler_result(const rf_dram_sampler *d, int *bursts);
+uint64_t rf_dram_sampler_bytes(const rf_dram_sampler *d); /* the set it holds */
 void rf_dram_sampler_close(rf_dram_sampler *d);
 
 /* Figures derived from a profile for showing it (the CLI does no

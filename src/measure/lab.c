@@ -367,6 +367,8 @@ rf_status rf_dram_sampler_burst(rf_dram_sampler *d, rf_err *err)
     return s;
 }
 
+uint64_t rf_dram_sampler_bytes(const rf_dram_sampler *d) { return rf_bw_set_bytes(d->set); }
+
 const rf_measurement *rf_dram_sampler_result(const rf_dram_sampler *d, int *bursts)
 {
     if (bursts)
