@@ -52,7 +52,9 @@ int cmd_crossover(int argc, char **argv)
     }
     cli_assume_roof(&ctx, r, &o, &roof);
     rf_report_assume(r, "M* = I* b_w K N / (2 K N - I* b_a (K + N)), exact with activation "
-                        "traffic; never when the denominator is <= 0");
+                        "traffic; never when the denominator is <= 0; each GEMM in its own "
+                        "weights' dtype");
+    cli_assume_arch(r, &m, &o);
     rf_report_table(r, "ops", "linear layers: compute-bound from M* tokens in flight");
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "k", "K", RF_U_INT);

@@ -435,6 +435,28 @@ static void test_gpt_oss_mxfp4(void **state)
     /* sliding window 128 on the 12 even layers (layer_types) */
     assert_int_equal(file_m.window, 128);
     assert_int_equal(rf_model_sliding_layers(&file_m), 12);
+    /* crossing points in each module's own dtype, on the H100 (I* = 989.4
+     * / 3.35 = 295.34): q_proj stays bf16 (2 B), so
+     *   M* = I* 2 K N / (2 K N - I* 2 (K + N)), K = 2880, N = 4096
+     *      = 295.34 x 2 x 11,796,480 / (23,592,960 - 295.34 x 2 x 6,976) = 357.8,
+     * where mxfp4's 0.53125 B would give 95.1; the experts are mxfp4:
+     *   expert_gate K = N = 2880: I* 0.53125 x 8,294,400 /
+     *   (16,588,800 - 295.34 x 2 x 5,760) = 98.7 */
+    rf_roof roof = h100(RF_BF16);
+    rf_crossover cx;
+    assert_int_equal(rf_crossover_compute(&file_m, &o, &roof, &cx, NULL), RF_OK);
+    double q_star = -1, e_star = -1;
+    for (size_t i = 0; i < cx.n_ops; i++) {
+        if (!strcmp(cx.ops[i].name, "q_proj"))
+            q_star = cx.ops[i].m_star;
+        if (!strcmp(cx.ops[i].name, "expert_gate"))
+            e_star = cx.ops[i].m_star;
+    }
+    double I = roof.ridge;
+    assert_float_equal(q_star, I * 2 * 2880.0 * 4096 / (2 * 2880.0 * 4096 - I * 2 * 6976), 1e-9);
+    assert_float_equal(e_star, I * 0.53125 * 2880.0 * 2880 / (2 * 2880.0 * 2880 - I * 2 * 5760),
+                       1e-9);
+    assert_true(q_star > 357.7 && q_star < 357.9 && e_star > 98.6 && e_star < 98.8);
     /* an override covers every module: all bf16 = 2 x 20,907,786,240 */
     o.w = rf_dtype_of(RF_BF16);
     o.w_all_modules = true;

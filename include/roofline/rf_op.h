@@ -52,6 +52,8 @@ typedef struct rf_op {
     int64_t m, k, n;      /* GEMM: M, K, N. Attention: m = query tokens in the
                              step (B q), k = head_dim, n = keys S. Gather: m
                              tokens, k = 0, n = row width H.                     */
+    rf_dtype w;           /* GEMM: the weights' dtype (a module of a quantized
+                             checkpoint may keep its own); else unset            */
     uint64_t count;       /* instances in the step (usually layers)              */
     uint64_t flops;       /* per instance                                        */
     uint64_t bytes;       /* per instance: weight + kv + act + extra             */

@@ -47,7 +47,7 @@ rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype
     if ((s = check_dim("M", m, 1, err)) || (s = check_dim("K", k, 1, err)) ||
         (s = check_dim("N", n, 1, err)))
         return s;
-    rf_op op = {.name = name, .kind = RF_OP_GEMM, .m = m, .k = k, .n = n, .count = 1};
+    rf_op op = {.name = name, .kind = RF_OP_GEMM, .m = m, .k = k, .n = n, .w = w, .count = 1};
     uint64_t mk, kn, mn, x, y;
     /* F = 2 M K N;  Q = M K b_a + K N b_w + M N b_a */
     if (!mul4(2, (uint64_t)m, (uint64_t)k, (uint64_t)n, &op.flops) ||

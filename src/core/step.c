@@ -402,7 +402,9 @@ rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const 
         c->name = op->name;
         c->k = op->k;
         c->n = op->n;
-        c->crosses = rf_gemm_mstar(op->k, op->n, o->w, o->a, roof->ridge, &c->m_star);
+        /* each GEMM in its own weights' dtype: a quantized checkpoint keeps
+         * some modules (attention, router, lm_head) in its torch_dtype */
+        c->crosses = rf_gemm_mstar(op->k, op->n, op->w, o->a, roof->ridge, &c->m_star);
     }
     out->square_crosses = rf_square_tstar(md->hidden, rf_dtype_bytes_per_elem(o->w), roof->ridge,
                                           &out->square_t_star);
