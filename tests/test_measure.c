@@ -418,14 +418,15 @@ static void bw_set_chunks(void **state)
     rf_measurement m;
     for (int burst = 0; burst < 3; burst++) { /* 3 x (calibration + 4 trials) calls wrap */
         assert_int_equal(rf_bw_time(set, (rf_timing){0.0005, 4}, &m, &e), RF_OK);
-        assert_true(m.bytes == 998400 && m.chunk_bytes == 12480 * 8);
+        /* a call reads one chunk: 12480 elements x 8 B on the one thread */
+        assert_true(m.bytes == 998400 && m.work == (double)m.reps * 12480 * 8);
         assert_true(m.rate.best > 0 && m.rate.n == 4);
     }
     rf_bw_close(set);
     /* a whole-set read reports no chunk */
     assert_int_equal(rf_bw_open(team, &t, RF_BW_READ, 1 << 20, 0, &set, &e), RF_OK);
     assert_int_equal(rf_bw_time(set, (rf_timing){0.0005, 2}, &m, &e), RF_OK);
-    assert_true(m.chunk_bytes == 0 && m.bytes == 1 << 20);
+    assert_true(m.bytes == 1 << 20 && m.work == (double)m.reps * (1 << 20));
     rf_bw_close(set);
     rf_bw_close(NULL);
     assert_int_equal(rf_bw_open(team, &t, RF_BW_COPY, 1 << 20, 100000, &set, &e), RF_EINVAL);
@@ -477,6 +478,11 @@ static void gemm_small(void **state)
             assert_int_equal(rf_gemm_bench(&o, &g2, &e), RF_OK);
             double best = g.flops_per_s.best > g2.flops_per_s.best ? g.flops_per_s.best
                                                                    : g2.flops_per_s.best;
+            /* an empty (zeroed) result takes the first pass whole */
+            static rf_gemm_bench_result empty;
+            memset(&empty, 0, sizeof empty);
+            assert_int_equal(rf_gemm_bench_merge(&empty, &g2, &e), RF_OK);
+            assert_true(empty.flops_per_s.n == 2 && empty.flops_per_s.best == g2.flops_per_s.best);
             assert_int_equal(rf_gemm_bench_merge(&g, &g2, &e), RF_OK);
             assert_int_equal(g.flops_per_s.n, 4);
             assert_true(g.flops_per_s.best == best);

@@ -200,7 +200,6 @@ const rf_bw_desc *rf_bw_desc_of(rf_bw_kind kind);
 typedef struct rf_measurement {
     char name[48];      /* "read_avx2_f64", "fma_avx2_f32", "clock_add_chain" */
     uint64_t bytes;     /* working set (all arrays, all threads); 0 = registers */
-    uint64_t chunk_bytes; /* read in rotation: bytes one call reads; 0 = all  */
     uint64_t reps;      /* kernel calls per thread per trial (calibrated)      */
     double work;        /* bytes, FLOPs or cycles one trial does (all threads) */
     rf_stats rate;      /* bytes/s, FLOP/s or Hz over trials                   */
@@ -404,7 +403,8 @@ rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, 
 
 /* Pool more's trials into into (the same shape timed again, later in the
  * run): the rates are recomputed over all of them, the error is the worse
- * of the two. RF_EINVAL for another shape, RF_ERANGE past RF_STATS_MAX. */
+ * of the two; an empty into (zeroed) takes more whole. RF_EINVAL for
+ * another shape, RF_ERANGE past RF_STATS_MAX. */
 rf_status rf_gemm_bench_merge(rf_gemm_bench_result *into, const rf_gemm_bench_result *more,
                               rf_err *err);
 

@@ -43,6 +43,10 @@ rf_status rf_time_kernel(rf_trial_fn trial, void *arg, double work_per_rep, rf_t
 
 rf_status rf_measurement_merge(rf_measurement *into, const rf_measurement *more, rf_err *err)
 {
+    if (into->rate.n == 0) { /* the first burst */
+        *into = *more;
+        return RF_OK;
+    }
     size_t n = into->rate.n, m = more->rate.n;
     if (n + m > RF_STATS_MAX)
         return rf_err_set(err, RF_ERANGE, "%s: %zu trials (at most %d)", into->name, n + m,
@@ -87,17 +91,15 @@ typedef struct bw_job {
     uint64_t reps;
     bool init;             /* this run first-touches instead of timing     */
     struct {
-        double sum;        /* read: sum of the returned sums               */
         double expect;     /* read: one call's sum of a chunk              */
-        char pad[48];
+        char pad[56];      /* one cache line a thread                      */
     } slot[MAX_THREADS];
     bool bad;              /* a read returned a wrong sum                   */
 } bw_job;
 
 struct rf_bw_set {
     bw_job job;
-    char *block;
-    uint64_t bytes;        /* the whole set, all arrays, all threads       */
+    char *block;           /* every array, one allocation                  */
 };
 
 static void bw_thread(int th, void *p)
@@ -189,8 +191,9 @@ rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
     int threads = rf_team_size(team);
     if (threads > MAX_THREADS)
         return rf_err_set(err, RF_ERANGE, "threads (%d): at most %d", threads, MAX_THREADS);
-    const uint64_t per_elems = 8u * (uint64_t)d->arrays * (uint64_t)threads;
-    uint64_t per_thread = working_set_bytes / per_elems;
+    /* bytes one element index costs: 8 in every array on every thread */
+    const uint64_t index_bytes = 8u * (uint64_t)d->arrays * (uint64_t)threads;
+    uint64_t per_thread = working_set_bytes / index_bytes;
     per_thread -= per_thread % SLICE_ELEMS;
     if (per_thread == 0)
         return rf_err_set(err, RF_EINVAL,
@@ -203,7 +206,7 @@ rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
         if (kind != RF_BW_READ)
             return rf_err_set(err, RF_EINVAL, "%s reads its whole set each call; only read "
                                               "takes a chunk", d->op);
-        chunk = chunk_bytes / per_elems;
+        chunk = chunk_bytes / index_bytes;
         chunk -= chunk % SLICE_ELEMS;
         if (chunk == 0)
             return rf_err_set(err, RF_EINVAL, "chunk %llu B is too small for %d threads",
@@ -236,7 +239,6 @@ rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
     j->init = true;
     rf_team_run(team, bw_thread, j);
     j->init = false;
-    set->bytes = (uint64_t)total * 8u * (uint64_t)d->arrays;
     *out = set;
     return RF_OK;
 }
@@ -248,8 +250,7 @@ rf_status rf_bw_time(rf_bw_set *set, rf_timing timing, rf_measurement *out, rf_e
     size_t threads = (size_t)rf_team_size(j->team);
     memset(out, 0, sizeof *out);
     rf_kernel_name(j->t, d->op, "f64", out->name, sizeof out->name);
-    out->bytes = set->bytes;
-    out->chunk_bytes = j->chunks > 1 ? (uint64_t)j->chunk * threads * 8u : 0;
+    out->bytes = rf_bw_set_bytes(set);
     rf_status s = rf_time_kernel(bw_trial, j, (double)(j->chunk * threads) * d->bytes_per_elem,
                                  timing, out, err);
     if (s == RF_OK && !bw_result_ok(j, j->per_thread * threads))
@@ -257,7 +258,12 @@ rf_status rf_bw_time(rf_bw_set *set, rf_timing timing, rf_measurement *out, rf_e
     return s;
 }
 
-uint64_t rf_bw_set_bytes(const rf_bw_set *set) { return set->bytes; }
+uint64_t rf_bw_set_bytes(const rf_bw_set *set)
+{
+    const bw_job *j = &set->job;
+    return (uint64_t)j->per_thread * (uint64_t)rf_team_size(j->team) * 8u *
+           (uint64_t)rf_bw_desc_of(j->kind)->arrays;
+}
 
 void rf_bw_close(rf_bw_set *set)
 {

@@ -144,6 +144,10 @@ static void set_rates(rf_gemm_bench_result *g, const rf_stats *flops)
 rf_status rf_gemm_bench_merge(rf_gemm_bench_result *into, const rf_gemm_bench_result *more,
                               rf_err *err)
 {
+    if (into->flops_per_s.n == 0) { /* the first pass */
+        *into = *more;
+        return RF_OK;
+    }
     if (into->m != more->m || into->k != more->k || into->n != more->n ||
         into->dtype != more->dtype || into->routine != more->routine)
         return rf_err_set(err, RF_EINVAL, "merging %s %lldx%lldx%lld with another shape",

@@ -2,6 +2,7 @@
  * pooled, with the DRAM read sampled between passes (see rf_gemm_sweep). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 
 #include "roofline/rf_measure.h"
@@ -30,6 +31,8 @@ rf_status rf_gemm_sweep(const rf_gemm_sweep_opts *o, rf_gemm_sweep_point *pts, s
     if (o->passes < 1 || o->passes > RF_STATS_MAX)
         return rf_err_set(err, RF_EINVAL, "GEMM sweep passes (%d) must be 1..%d", o->passes,
                           RF_STATS_MAX);
+    for (size_t i = 0; i < n; i++)
+        memset(&pts[i].result, 0, sizeof pts[i].result);
     rf_gemm_bench_result more; /* one pass's trials, before pooling */
     for (int pass = 0; pass <= o->passes; pass++) {
         if (o->sampler) {
@@ -49,10 +52,9 @@ rf_status rf_gemm_sweep(const rf_gemm_sweep_opts *o, rf_gemm_sweep_point *pts, s
                 continue;
             if (o->progress)
                 o->progress(o->progress_user, pass, o->passes, p);
-            rf_gemm_bench_result *g = pass ? &more : &p->result;
-            rf_status s = rf_gemm_bench(&go, g, err);
-            if (s == RF_OK && pass)
-                s = rf_gemm_bench_merge(&p->result, g, err);
+            rf_status s = rf_gemm_bench(&go, &more, err);
+            if (s == RF_OK)
+                s = rf_gemm_bench_merge(&p->result, &more, err);
             if (s != RF_OK)
                 return s;
         }

@@ -25,10 +25,8 @@ typedef struct lab {
     rf_measure_plan plan;
     rf_profile *p;
     int done, total;       /* progress steps                               */
-    rf_measurement clock, fma[2], dram; /* pooled over bursts              */
-    rf_bw_set *dram_set;   /* the DRAM read set, kept for every burst      */
-    uint64_t dram_set_bytes;
-    int roof_done;         /* DRAM bursts so far                           */
+    rf_measurement clock, fma[2]; /* pooled over bursts                    */
+    rf_dram_sampler *dram; /* the memory roof: one set, pooled bursts      */
 } lab;
 
 static const rf_dtype_kind fma_dtypes[] = {RF_FP32, RF_FP64};
@@ -127,11 +125,11 @@ static size_t sweep_sizes(const lab *l, uint64_t *sizes)
 /* The DRAM set: 16 x the last-level cache, at least 512 MiB; at most a
  * quarter of the free memory, since copy and triad at the DRAM level run
  * while it is held. */
-static uint64_t dram_bytes(const lab *l)
+static uint64_t dram_bytes(const rf_cpu *cpu)
 {
-    uint64_t set = rf_cpu_cold_bytes(&l->cpu);
-    if (l->cpu.mem_avail_bytes && set > l->cpu.mem_avail_bytes / 4)
-        set = l->cpu.mem_avail_bytes / 4;
+    uint64_t set = rf_cpu_cold_bytes(cpu);
+    if (cpu->mem_avail_bytes && set > cpu->mem_avail_bytes / 4)
+        set = cpu->mem_avail_bytes / 4;
     return set;
 }
 
@@ -170,8 +168,8 @@ static rf_status clock_burst(lab *l, int i, int n, rf_err *err)
 {
     step(l, "core clock (%d of %d)", i + 1, n);
     rf_measurement m;
-    rf_status s = rf_clock_measure(l->team, l->plan.core, i ? &m : &l->clock, err);
-    if (s == RF_OK && i)
+    rf_status s = rf_clock_measure(l->team, l->plan.core, &m, err);
+    if (s == RF_OK)
         s = rf_measurement_merge(&l->clock, &m, err);
     l->done++;
     return s;
@@ -185,27 +183,29 @@ static rf_status core_round(lab *l, int round, rf_err *err)
         step(l, "FMA peak %s (%d of %d)", rf_dtype_name(fma_dtypes[i]), round + 1,
              l->plan.core_bursts);
         rf_measurement m;
-        s = rf_fma_measure(l->team, &l->kt, fma_dtypes[i], l->plan.core, round ? &m : &l->fma[i],
-                           err);
-        if (s == RF_OK && round)
+        s = rf_fma_measure(l->team, &l->kt, fma_dtypes[i], l->plan.core, &m, err);
+        if (s == RF_OK)
             s = rf_measurement_merge(&l->fma[i], &m, err);
         l->done++;
     }
     return s;
 }
 
-/* One burst of the DRAM read, pooled into l->dram. */
+static int roof_bursts_done(const lab *l)
+{
+    int n;
+    rf_dram_sampler_result(l->dram, &n);
+    return n;
+}
+
+/* One burst of the DRAM read, pooled by the sampler. */
 static rf_status roof_burst(lab *l, rf_err *err)
 {
-    step(l, "DRAM read, %llu MiB (%d of %d)", (unsigned long long)(l->dram_set_bytes >> 20),
-         l->roof_done + 1, l->plan.roof_bursts);
-    rf_measurement m;
-    rf_status s = rf_bw_time(l->dram_set, l->plan.roof, l->roof_done ? &m : &l->dram, err);
-    if (s == RF_OK && l->roof_done)
-        s = rf_measurement_merge(&l->dram, &m, err);
-    l->roof_done++;
+    step(l, "DRAM read, %llu MiB (%d of %d)",
+         (unsigned long long)(rf_dram_sampler_bytes(l->dram) >> 20), roof_bursts_done(l) + 1,
+         l->plan.roof_bursts);
     l->done++;
-    return s;
+    return rf_dram_sampler_burst(l->dram, err);
 }
 
 static rf_status sweep_points(lab *l, const uint64_t *sizes, size_t from, size_t to,
@@ -246,7 +246,6 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
 
     uint64_t sizes[MAX_SWEEP];
     size_t n_sweep = sweep_sizes(&l, sizes);
-    l.dram_set_bytes = dram_bytes(&l);
     int cache_levels = l.cpu.l3_bytes ? MAX_CACHE_LEVELS : l.cpu.l2_bytes ? 2 : MAX_CACHE_LEVELS;
     int per_level = l.kt.nt_stores ? 4 : 2;
     l.total = 3 * l.plan.core_bursts + 1 + l.plan.roof_bursts + (int)n_sweep +
@@ -257,10 +256,9 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
         s = rf_err_set(err, RF_ENOMEM, "out of memory");
         goto done;
     }
-    if ((s = rf_bw_open(l.team, &l.kt, RF_BW_READ, l.dram_set_bytes,
-                        l.dram_set_bytes / (uint64_t)l.plan.roof_chunks, &l.dram_set, err)))
+    if ((s = rf_dram_sampler_on(l.team, &l.kt, &l.cpu, o->quick, &l.dram, err)))
         goto done;
-    l.dram_set_bytes = rf_bw_set_bytes(l.dram_set);
+    const rf_measurement *dram = rf_dram_sampler_result(l.dram, NULL);
 
     if ((s = core_round(&l, 0, err)) || (s = roof_burst(&l, err)) ||
         (s = sweep_points(&l, sizes, 0, n_sweep / 2, sweep, err)) || (s = roof_burst(&l, err)) ||
@@ -269,15 +267,15 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
         (s = roof_burst(&l, err)))
         goto done;
 
-    s = rf_levels_detect(sweep, n_sweep, &l.dram, cache_levels, &lv, err);
+    s = rf_levels_detect(sweep, n_sweep, dram, cache_levels, &lv, err);
     if (s != RF_OK)
         goto done;
     /* left: the DRAM bursts, a core round (clock, 2 FMA), the last clock */
-    l.total = l.done + per_level * (int)lv.n + (l.plan.roof_bursts - l.roof_done) + 3 + 1;
+    l.total = l.done + per_level * (int)lv.n + (l.plan.roof_bursts - roof_bursts_done(&l)) + 3 + 1;
     for (size_t i = 0; i < lv.n; i++)
         for (size_t j = lv.first[i]; j < lv.end[i]; j++)
             add_kernel(&l, &sweep[j], lv.level[i].name, "bytes_per_s");
-    size_t dram_kernel = add_kernel(&l, &l.dram, "DRAM", "bytes_per_s");
+    size_t dram_kernel = add_kernel(&l, dram, "DRAM", "bytes_per_s");
     for (size_t i = 0; i < lv.n; i++) {
         if (i == lv.n / 2 && ((s = roof_burst(&l, err)) || (s = core_round(&l, 2, err))))
             goto done;
@@ -286,7 +284,7 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
     }
     if ((s = clock_burst(&l, l.plan.core_bursts, l.plan.core_bursts + 1, err)))
         goto done;
-    while (l.roof_done < l.plan.roof_bursts)
+    while (roof_bursts_done(&l) < l.plan.roof_bursts)
         if ((s = roof_burst(&l, err)))
             goto done;
 
@@ -298,12 +296,12 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
         out->theoretical_flops_per_s[fma_dtypes[i]] =
             out->clock_hz * out->threads * rf_cpu_flops_per_cycle(&l.cpu, l.kt.isa, fma_dtypes[i]);
     }
-    lv.level[lv.n - 1].bandwidth_bytes_per_s = l.dram.rate.best;
-    out->bandwidth_bytes_per_s = l.dram.rate.best;
+    lv.level[lv.n - 1].bandwidth_bytes_per_s = dram->rate.best;
+    out->bandwidth_bytes_per_s = dram->rate.best;
     out->n_levels = lv.n;
     for (size_t i = 0; i < lv.n; i++)
         out->levels[i] = lv.level[i];
-    fill_kernel(&out->kernels[dram_kernel], &l.dram, "DRAM", "bytes_per_s");
+    fill_kernel(&out->kernels[dram_kernel], dram, "DRAM", "bytes_per_s");
     for (size_t i = 0; i < out->n_kernels; i++) {
         const rf_profile_kernel *k = &out->kernels[i];
         double spread = k->best > 0 ? (k->best - k->median) / k->best : 0;
@@ -311,7 +309,7 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
             out->spread = spread;
     }
 done:
-    rf_bw_close(l.dram_set);
+    rf_dram_sampler_close(l.dram);
     free(sweep);
     rf_team_free(l.team);
     return s;
@@ -322,45 +320,61 @@ done:
 struct rf_dram_sampler {
     rf_kernel_table kt;
     rf_team *team;
+    bool own_team;         /* opened with its own team, freed on close     */
     rf_bw_set *set;
     rf_timing timing;
     rf_measurement pooled;
     int bursts;
 };
 
-rf_status rf_dram_sampler_open(const rf_measure_opts *o, rf_dram_sampler **out, rf_err *err)
+rf_status rf_dram_sampler_on(rf_team *team, const rf_kernel_table *kt, const rf_cpu *cpu,
+                             bool quick, rf_dram_sampler **out, rf_err *err)
 {
     *out = NULL;
-    rf_cpu cpu;
     rf_dram_sampler *d = calloc(1, sizeof *d);
     if (!d)
         return rf_err_set(err, RF_ENOMEM, "out of memory");
-    rf_measure_plan plan = rf_measure_plan_of(o->quick);
+    rf_measure_plan plan = rf_measure_plan_of(quick);
+    d->kt = *kt;
+    d->team = team;
     d->timing = plan.roof;
-    lab l = {.o = o};
-    rf_status s = rf_cpu_query(&cpu, err);
-    if (s == RF_OK)
-        s = rf_kernels_choose(&cpu, o->isa, &d->kt, err);
-    if (s == RF_OK)
-        s = rf_team_new(&cpu, o->threads, &d->team, err);
-    l.cpu = cpu;
-    uint64_t set = dram_bytes(&l);
-    if (s == RF_OK)
-        s = rf_bw_open(d->team, &d->kt, RF_BW_READ, set, set / (uint64_t)plan.roof_chunks,
-                       &d->set, err);
+    uint64_t set = dram_bytes(cpu);
+    rf_status s = rf_bw_open(team, &d->kt, RF_BW_READ, set, set / (uint64_t)plan.roof_chunks,
+                             &d->set, err);
     if (s != RF_OK) {
-        rf_dram_sampler_close(d);
+        free(d);
         return s;
     }
     *out = d;
     return RF_OK;
 }
 
+rf_status rf_dram_sampler_open(const rf_measure_opts *o, rf_dram_sampler **out, rf_err *err)
+{
+    *out = NULL;
+    rf_cpu cpu;
+    rf_kernel_table kt;
+    rf_team *team = NULL;
+    rf_status s = rf_cpu_query(&cpu, err);
+    if (s == RF_OK)
+        s = rf_kernels_choose(&cpu, o->isa, &kt, err);
+    if (s == RF_OK)
+        s = rf_team_new(&cpu, o->threads, &team, err);
+    if (s == RF_OK)
+        s = rf_dram_sampler_on(team, &kt, &cpu, o->quick, out, err);
+    if (s != RF_OK) {
+        rf_team_free(team);
+        return s;
+    }
+    (*out)->own_team = true;
+    return RF_OK;
+}
+
 rf_status rf_dram_sampler_burst(rf_dram_sampler *d, rf_err *err)
 {
     rf_measurement m;
-    rf_status s = rf_bw_time(d->set, d->timing, d->bursts ? &m : &d->pooled, err);
-    if (s == RF_OK && d->bursts)
+    rf_status s = rf_bw_time(d->set, d->timing, &m, err);
+    if (s == RF_OK)
         s = rf_measurement_merge(&d->pooled, &m, err);
     if (s == RF_OK)
         d->bursts++;
@@ -381,6 +395,7 @@ void rf_dram_sampler_close(rf_dram_sampler *d)
     if (!d)
         return;
     rf_bw_close(d->set);
-    rf_team_free(d->team);
+    if (d->own_team)
+        rf_team_free(d->team);
     free(d);
 }

@@ -40,7 +40,12 @@ rf_status rf_time_kernel(rf_trial_fn trial, void *arg, double work_per_rep, rf_t
                          rf_measurement *out, rf_err *err);
 
 /* Add more's trials to into (same kernel, same working set): the rate is
- * recomputed over all of them. RF_ERANGE past RF_STATS_MAX samples. */
+ * recomputed over all of them; an empty into (zeroed) takes more whole.
+ * RF_ERANGE past RF_STATS_MAX samples. */
 rf_status rf_measurement_merge(rf_measurement *into, const rf_measurement *more, rf_err *err);
+
+/* A DRAM sampler on a team the caller keeps (rf_measure_cpu's own). */
+rf_status rf_dram_sampler_on(rf_team *team, const rf_kernel_table *kt, const rf_cpu *cpu,
+                             bool quick, rf_dram_sampler **out, rf_err *err);
 
 #endif
