@@ -325,7 +325,7 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
             return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
         rf_status s = rf_profile_load(name, p, &e);
         if (s == RF_OK && (s = rf_profile_to_hw(p, &ctx->hw, &e)))
-            rf_err_prefix(&e, "%s", name); /* the figure is the file's */
+            rf_err_prefix(&e, s, "%s", name); /* the figure is the file's */
         if (s == RF_OK)
             note_input(INPUT_PROFILE, name);
         if (s == RF_OK)

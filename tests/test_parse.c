@@ -9,6 +9,18 @@
 
 #include "roofline/rf_parse.h"
 
+/* A prefixed error keeps the failing call's status, with or without an
+ * rf_err to write the message into. */
+static void error_prefix(void **state)
+{
+    (void)state;
+    rf_err e;
+    rf_err_set(&e, RF_ERANGE, "42 is too big");
+    assert_int_equal(rf_err_prefix(&e, RF_ERANGE, "--batch"), RF_ERANGE);
+    assert_string_equal(e.msg, "--batch: 42 is too big");
+    assert_int_equal(rf_err_prefix(NULL, RF_ERANGE, "--batch"), RF_ERANGE);
+}
+
 static void sizes(void **state)
 {
     (void)state;
@@ -95,6 +107,7 @@ static void ranges(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(error_prefix),
         cmocka_unit_test(sizes),
         cmocka_unit_test(ints),
         cmocka_unit_test(ranges),

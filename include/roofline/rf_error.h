@@ -39,10 +39,12 @@ rf_status rf_err_set(rf_err *err, rf_status status, const char *fmt, ...)
 #endif
     ;
 
-/* Prefix an existing message: "context: old message". Keeps the status. */
-rf_status rf_err_prefix(rf_err *err, const char *fmt, ...)
+/* Prefix an existing message: "context: old message". Returns status, the
+ * one the failing call returned (err may be NULL, so it cannot be read
+ * back from there). */
+rf_status rf_err_prefix(rf_err *err, rf_status status, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 

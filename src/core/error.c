@@ -28,10 +28,10 @@ rf_status rf_err_set(rf_err *err, rf_status status, const char *fmt, ...)
     return status;
 }
 
-rf_status rf_err_prefix(rf_err *err, const char *fmt, ...)
+rf_status rf_err_prefix(rf_err *err, rf_status status, const char *fmt, ...)
 {
     if (!err)
-        return RF_EINVAL;
+        return status;
     char head[RF_ERR_MSG_MAX / 2], old[RF_ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
@@ -48,7 +48,7 @@ rf_status rf_err_prefix(rf_err *err, const char *fmt, ...)
     memcpy(err->msg + n + 2, old, m < room ? m : room);
     err->msg[n + 2 + (m < room ? m : room)] = '\0';
     one_line(err->msg);
-    return err->status;
+    return status;
 }
 
 void rf_err_clear(rf_err *err)

@@ -83,9 +83,7 @@ rf_status rf_cuda_device_query(int index, rf_cuda_device *out, rf_err *err)
     int n = 0;
     rf_status st = rf_cuda_device_count(&n, err);
     if (st != RF_OK) {
-        if (err)
-            rf_err_prefix(err, "cuda:%d", index);
-        return st;
+        return rf_err_prefix(err, st, "cuda:%d", index);
     }
     if (index < 0 || index >= n)
         return rf_err_set(err, RF_EUNAVAIL, "cuda:%d: no such device (%d found)", index, n);

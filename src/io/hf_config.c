@@ -808,7 +808,7 @@ static rf_status read_model(reader *r)
         (s = read_sliding(r, f)) || (s = read_dtype(r)) || (s = read_quant(r)))
         return s;
     if ((s = rf_model_validate(m, r->err)))
-        return rf_err_prefix(r->err, "%s", r->origin);
+        return rf_err_prefix(r->err, s, "%s", r->origin);
     return RF_OK;
 }
 

@@ -1073,7 +1073,7 @@ rf_status rf_forward_summarize(rf_forward_run *run, const rf_forward_times *step
         for (size_t k = 0; k < n; k++)
             v[k] = steps[k].op_s[op->id] / (double)op->count;
         if ((s = rf_stats_of(v, n, &st, err)))
-            return rf_err_prefix(err, "%s", op->name);
+            return rf_err_prefix(err, s, "%s", op->name);
         op->measured_s = st.median;
         op->min_s = st.min;
         op->max_s = st.max;
@@ -1086,7 +1086,7 @@ rf_status rf_forward_summarize(rf_forward_run *run, const rf_forward_times *step
     for (size_t k = 0; k < n; k++)
         v[k] = steps[k].step_s;
     if ((s = rf_stats_of(v, n, &st, err)))
-        return rf_err_prefix(err, "step");
+        return rf_err_prefix(err, s, "step");
     run->measured_s = st.median;
     run->measured_min_s = st.min;
     run->measured_max_s = st.max;
@@ -1094,12 +1094,12 @@ rf_status rf_forward_summarize(rf_forward_run *run, const rf_forward_times *step
     for (size_t k = 0; k < n; k++)
         v[k] = steps[k].layers_s;
     if ((s = rf_stats_of(v, n, &st, err)))
-        return rf_err_prefix(err, "layers");
+        return rf_err_prefix(err, s, "layers");
     run->layers_s = st.median;
     for (size_t k = 0; k < n; k++)
         v[k] = steps[k].head_s;
     if ((s = rf_stats_of(v, n, &st, err)))
-        return rf_err_prefix(err, "head");
+        return rf_err_prefix(err, s, "head");
     run->head_s = st.median;
     run->estimated_model_s = run->opts.layers > 0
                                  ? run->layers_s * (double)run->model_layers /
