@@ -50,10 +50,12 @@ int cmd_crossover(int argc, char **argv)
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
+    char wd[64];
     cli_assume_roof(&ctx, r, &o, &roof);
     rf_report_assume(r, "M* = I* b_w K N / (2 K N - I* b_a (K + N)), exact with activation "
                         "traffic; never when the denominator is <= 0; each GEMM in its own "
-                        "weights' dtype");
+                        "weights' dtype, a square d x d projection in attention's (%s)",
+                     rf_dtype_describe(cx.square_w, wd, sizeof wd));
     cli_assume_arch(r, &m, &o);
     rf_report_table(r, "ops", "linear layers: compute-bound from M* tokens in flight");
     rf_report_col(r, "name", "operator", RF_U_NONE);
@@ -81,7 +83,7 @@ int cmd_crossover(int argc, char **argv)
     rf_report_num(r, "attn_prefill_s_star", "prefill attention, S*", cx.attn_prefill_s_star,
                   RF_U_INTENSITY);
     rf_report_num(r, "square_never_below_d", "square GEMMs never cross for d <=",
-                  rf_dtype_bytes_per_elem(o.w) * roof.ridge, RF_U_INTENSITY);
+                  cx.square_never_below_d, RF_U_INTENSITY);
     if (nd) {
         rf_report_table(r, "square", "square d x d projections: T* = I* b d / (2 (d - I* b))");
         rf_report_col(r, "d", "d", RF_U_INT);
@@ -90,7 +92,7 @@ int cmd_crossover(int argc, char **argv)
             double t;
             rf_report_row(r);
             rf_report_cell_int(r, (uint64_t)ds[i]);
-            if (rf_square_tstar(ds[i], rf_dtype_bytes_per_elem(o.w), roof.ridge, &t))
+            if (rf_crossover_square(&cx, ds[i], &t))
                 rf_report_cell_num(r, t);
             else
                 rf_report_cell_null(r, "never");

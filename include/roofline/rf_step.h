@@ -136,6 +136,9 @@ typedef struct rf_crossover {
     size_t n_ops;
     bool square_crosses;  /* T* for the square d = hidden projection     */
     double square_t_star;
+    rf_dtype square_w, square_a; /* a square projection's dtypes: the
+                                    attention weights', the activations'  */
+    double square_never_below_d; /* no square GEMM crosses for d <= I* b_a */
     double attn_prefill_s_star; /* S* for prefill attention: I* b_kv /
                                    (2 g); MLA: I* (r + rope) b_kv /
                                    (2 n_q (nope + rope + v))             */
@@ -144,6 +147,11 @@ typedef struct rf_crossover {
 
 rf_status rf_crossover_compute(const rf_model *m, const rf_step_opts *o,
                                const rf_roof *roof, rf_crossover *out, rf_err *err);
+
+/* T* of a square d x d projection in cx's dtypes: rf_gemm_mstar(d, d, ...),
+ * which is seed 003's I* b d / (2 (d - I* b)) when b_w = b_a = b. False
+ * ("never") for d <= cx->square_never_below_d. */
+bool rf_crossover_square(const rf_crossover *cx, int64_t d, double *t_star);
 
 /* KV capacity, vLLM style:
  *     pool = util x usable_memory - resident_weights - reserve

@@ -406,8 +406,13 @@ rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const 
          * some modules (attention, router, lm_head) in its torch_dtype */
         c->crosses = rf_gemm_mstar(op->k, op->n, op->w, o->a, roof->ridge, &c->m_star);
     }
-    out->square_crosses = rf_square_tstar(md->hidden, rf_dtype_bytes_per_elem(o->w), roof->ridge,
-                                          &out->square_t_star);
+    /* the square projection in attention's weights (a quantized checkpoint
+     * may keep them in its torch_dtype): M* = I* b_w d^2 / (2 d^2 - 2 I* b_a d)
+     * is positive exactly for d > I* b_a */
+    out->square_w = wdt(md, o, RF_MOD_ATTN);
+    out->square_a = o->a;
+    out->square_never_below_d = roof->ridge * rf_dtype_bytes_per_elem(o->a);
+    out->square_crosses = rf_crossover_square(out, md->hidden, &out->square_t_star);
     if (md->kv_lora_rank) {
         /* MLA prefill (see attention()): F = 2 n_q S^2 (nope + rope + v)
          * over Q = S (r + rope) b_kv, so I = I* at
@@ -420,6 +425,11 @@ rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const 
         out->attn_prefill_s_star = rf_attn_prefill_sstar(md->n_q, md->n_kv, o->kv, roof->ridge);
     }
     return RF_OK;
+}
+
+bool rf_crossover_square(const rf_crossover *cx, int64_t d, double *t_star)
+{
+    return rf_gemm_mstar(d, d, cx->square_w, cx->square_a, cx->ridge, t_star);
 }
 
 rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
