@@ -315,6 +315,9 @@ int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, r
 int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
 {
     rf_err e;
+    if (ctx->peak_tflops > 0 && ctx->ridge > 0)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--peak and --ridge both set the compute roof (pi = ridge x bw); give one");
     const char *name = ctx->hw_name ? ctx->hw_name : "h100-sxm";
     if (rf_hw_preset(name, &ctx->hw, &e) == RF_OK) {
         snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "preset %s", ctx->hw.name);
@@ -337,9 +340,8 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
     } else {
         return cli_fail_err(ctx, &e);
     }
-    rf_dtype_kind k = rf_dtype_is_fp8(math) ? RF_FP8_E4M3 : math;
     if (ctx->peak_tflops > 0)
-        ctx->hw.peak_flops_per_s[k] = ctx->peak_tflops * 1e12;
+        ctx->hw.peak_flops_per_s[rf_hw_peak_kind(math)] = ctx->peak_tflops * 1e12;
     if (ctx->bw_tbps > 0)
         ctx->hw.bw_bytes_per_s = ctx->bw_tbps * 1e12;
     if (ctx->mem_bytes)

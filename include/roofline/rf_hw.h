@@ -80,6 +80,10 @@ rf_status rf_hw_preset(const char *name, rf_hw *out, rf_err *err);
  * or missing figure, RF_ERANGE for one beyond the bounds. */
 rf_status rf_hw_validate(const rf_hw *hw, rf_err *err);
 
+/* The peak slot a math dtype reads: both fp8 kinds share the fp8 tensor
+ * core's (RF_FP8_E4M3); every other dtype its own. */
+rf_dtype_kind rf_hw_peak_kind(rf_dtype_kind math);
+
 /* Roof for a math dtype. tf32 falls back to nothing: a dtype with no peak
  * is an error naming the hardware and dtype (RF_EUNAVAIL). With a ridge
  * override, pi = ridge x beta. */

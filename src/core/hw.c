@@ -142,6 +142,11 @@ rf_status rf_hw_validate(const rf_hw *hw, rf_err *err)
     return RF_OK;
 }
 
+rf_dtype_kind rf_hw_peak_kind(rf_dtype_kind math)
+{
+    return rf_dtype_is_fp8(math) ? RF_FP8_E4M3 : math;
+}
+
 rf_status rf_hw_roof(const rf_hw *hw, rf_dtype_kind math, rf_roof *out, rf_err *err)
 {
     rf_status s = rf_hw_validate(hw, err);
@@ -153,8 +158,7 @@ rf_status rf_hw_roof(const rf_hw *hw, rf_dtype_kind math, rf_roof *out, rf_err *
         r.peak_flops_per_s = r.ridge * r.bw_bytes_per_s;
         r.ridge_given = 1;
     } else {
-        rf_dtype_kind k = rf_dtype_is_fp8(math) ? RF_FP8_E4M3 : math;
-        r.peak_flops_per_s = hw->peak_flops_per_s[k];
+        r.peak_flops_per_s = hw->peak_flops_per_s[rf_hw_peak_kind(math)];
         if (!(r.peak_flops_per_s > 0))
             return rf_err_set(err, RF_EUNAVAIL,
                               "%s has no %s compute peak (give --peak TFLOPS, or another dtype)",
