@@ -95,6 +95,11 @@ int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, r
  * the given math dtype; fills ctx->hw and *roof. */
 int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof);
 
+/* The roof of commands that run on this machine (bench, profile): --hw when
+ * given (as cli_resolve_roof), else this CPU measured now with --quick on
+ * `threads` threads (RF_ISA honoured, progress on a terminal). */
+int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *roof);
+
 /* Dtypes for a model: the user's if given, else the model's weights dtype
  * for b_w and bf16 for activations and KV. Fills o->w/a/kv. */
 void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o);

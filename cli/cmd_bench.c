@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "roofline/rf_measure.h"
-#include "roofline/rf_profile.h"
 
 /* The GEMM sweep's table (CPU and CUDA benches share it; `dtype` is a
  * column when the sweep mixes dtypes). Rows follow in column order. */
@@ -106,42 +105,6 @@ static int point_trials(const args *a, const rf_roof *roof, int64_t m, int64_t k
     rf_point p = rf_roof_place(roof, (double)op.flops, (double)op.bytes);
     double want = p.floor_s > 0 ? ceil(TRIAL_BUDGET_S / p.floor_s) : TRIALS_MAX;
     return want < TRIALS_MIN ? TRIALS_MIN : want > TRIALS_MAX ? TRIALS_MAX : (int)want;
-}
-
-static void progress(void *user, int done, int total, const char *what)
-{
-    (void)user;
-    fprintf(stderr, "\r  measuring the roof [%2d/%2d] %-40s", done + 1, total, what);
-    fflush(stderr);
-}
-
-/* The roof: --hw (a preset or a profile file) when given, else this
- * machine measured now with --quick. */
-static int resolve_roof(cli_ctx *ctx, const args *a, rf_roof *roof)
-{
-    if (ctx->hw_name)
-        return cli_resolve_roof(ctx, a->dtype, roof);
-    if (ctx->peak_tflops > 0 || ctx->bw_tbps > 0 || ctx->ridge > 0)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--peak, --bw and --ridge adjust a --hw; give one");
-    rf_profile *p = calloc(1, sizeof *p);
-    if (!p)
-        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    rf_measure_opts mo = {.threads = (int)a->threads, .quick = true, .isa = getenv("RF_ISA"),
-                          .progress = isatty(STDERR_FILENO) ? progress : NULL};
-    rf_err e;
-    rf_status s = rf_measure_cpu(&mo, p, &e);
-    if (mo.progress)
-        fprintf(stderr, "\r%-78s\r", "");
-    if (s == RF_OK)
-        s = rf_profile_to_hw(p, &ctx->hw, &e);
-    if (s == RF_OK)
-        s = rf_hw_roof(&ctx->hw, a->dtype, roof, &e);
-    snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
-             "this machine measured now (measure --quick, %d threads; --hw PROFILE.json "
-             "reuses a full one)",
-             p->threads);
-    free(p);
-    return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
 #define PASSES 3 /* passes over the sweep (rf_gemm_sweep) */
@@ -274,7 +237,7 @@ int cmd_bench(int argc, char **argv)
     }
     if (!a.threads)
         a.threads = cpu.cores;
-    if ((rc = resolve_roof(&ctx, &a, &roof)))
+    if ((rc = cli_measured_roof(&ctx, (int)a.threads, a.dtype, &roof)))
         goto out;
 
     /* The model's linear shapes: the decode step's GEMMs, de-duplicated. */

@@ -10,7 +10,6 @@
 #include "cli.h"
 #include "roofline/rf_forward.h"
 #include "roofline/rf_measure.h"
-#include "roofline/rf_profile.h"
 
 enum { O_LAYERS = 1000, O_DTYPE, O_THREADS, O_STEPS };
 
@@ -66,38 +65,6 @@ static void progress(void *user, int done, int total, const char *what)
 {
     fprintf(stderr, "\r  %s [%2d/%2d] %-48s", (const char *)user, done + 1, total, what);
     fflush(stderr);
-}
-
-/* The roof: --hw (a preset or a profile file), else a quick measurement of
- * this machine now. */
-static int resolve_roof(cli_ctx *ctx, int threads, bool tty, rf_roof *roof)
-{
-    if (ctx->hw_name)
-        return cli_resolve_roof(ctx, RF_FP32, roof);
-    if (ctx->peak_tflops > 0 || ctx->bw_tbps > 0 || ctx->ridge > 0)
-        return cli_fail(ctx, RF_EXIT_USAGE,
-                        "--peak, --bw and --ridge adjust a roof given by --hw; without --hw the "
-                        "roof is measured now");
-    static char what[] = "measuring";
-    rf_measure_opts mo = {.threads = threads, .quick = true, .progress = tty ? progress : NULL,
-                          .progress_user = what};
-    rf_profile *p = malloc(sizeof *p);
-    rf_err e;
-    if (!p)
-        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    rf_status s = rf_measure_cpu(&mo, p, &e);
-    if (tty)
-        fprintf(stderr, "\r%-72s\r", "");
-    if (s == RF_OK)
-        s = rf_profile_to_hw(p, &ctx->hw, &e);
-    if (s == RF_OK)
-        snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
-                 "measured now (measure --quick, %d thread%s; give --hw PROFILE for a full one)",
-                 p->threads, p->threads == 1 ? "" : "s");
-    free(p);
-    if (s == RF_OK)
-        s = rf_hw_roof(&ctx->hw, RF_FP32, roof, &e);
-    return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
 /* Operators with arithmetic go in "ops" (they sit on a log-log roofline,
@@ -318,7 +285,7 @@ int cmd_profile(int argc, char **argv)
         return cli_fail_err(&ctx, &e);
     bool tty = isatty(STDERR_FILENO);
     rf_roof roof;
-    if ((rc = resolve_roof(&ctx, o->threads, tty, &roof)))
+    if ((rc = cli_measured_roof(&ctx, o->threads, RF_FP32, &roof)))
         return rc;
     static char what[] = "profiling";
     o->progress = tty ? progress : NULL;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "roofline/rf_file.h"
+#include "roofline/rf_measure.h"
 #include "roofline/rf_parse.h"
 #include "roofline/rf_profile.h"
 #include "roofline/rf_reader.h"
@@ -351,6 +352,42 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
     if (rf_hw_roof(&ctx->hw, math, roof, &e))
         return cli_fail_err(ctx, &e);
     return RF_EXIT_OK;
+}
+
+static void measure_progress(void *user, int done, int total, const char *what)
+{
+    (void)user;
+    fprintf(stderr, "\r  measuring the roof [%2d/%2d] %-40s", done + 1, total, what);
+    fflush(stderr);
+}
+
+int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *roof)
+{
+    if (ctx->hw_name)
+        return cli_resolve_roof(ctx, math, roof);
+    if (ctx->peak_tflops > 0 || ctx->bw_tbps > 0 || ctx->ridge > 0)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--peak, --bw and --ridge adjust a roof given by --hw; without --hw the "
+                        "roof is measured now");
+    rf_profile *p = malloc(sizeof *p);
+    if (!p)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    bool tty = isatty(STDERR_FILENO);
+    rf_measure_opts mo = {.threads = threads, .quick = true, .isa = getenv("RF_ISA"),
+                          .progress = tty ? measure_progress : NULL};
+    rf_err e;
+    rf_status s = rf_measure_cpu(&mo, p, &e);
+    if (tty)
+        fprintf(stderr, "\r%-78s\r", "");
+    if (s == RF_OK)
+        s = rf_profile_to_hw(p, &ctx->hw, &e);
+    if (s == RF_OK)
+        s = rf_hw_roof(&ctx->hw, math, roof, &e);
+    snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
+             "measured now (measure --quick, %d thread%s; give --hw PROFILE for a full one)",
+             p->threads, p->threads == 1 ? "" : "s");
+    free(p);
+    return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
 void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o)
