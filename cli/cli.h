@@ -240,6 +240,7 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, struct rf_pro
 void cli_kernel_table(rf_report *r, const struct rf_profile *p,
                       const struct rf_profile_summary *s, const char *unit, const char *key,
                       const char *label, rf_unit u);
+/* trials: --trials, or 0 for rf_cuda_timing_default's */
 int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                    const rf_dtype_kind *dtype, int trials, const rf_model *m);
 int cmd_bench(int argc, char **argv);

@@ -39,8 +39,8 @@ static const cli_opt opts[] = {
     {"tokens", 1, O_TOKENS, "LIST", "tokens M (default 1,4,16,64,256,1024)"},
     {"dtype", 1, O_DTYPE, "fp32|fp64", "GEMM dtype (default fp32)"},
     {"threads", 1, O_THREADS, "N", "BLAS threads (default: one per core)"},
-    {"trials", 1, O_TRIALS, "N", "timed trials per point (default: about 3 s of the call's "
-                                 "roofline time, 3 to 15)"},
+    {"trials", 1, O_TRIALS, "N", "timed trials per point (default: CPU, about 3 s of the "
+                                 "call's roofline time, 3 to 15; CUDA, the backend's 7)"},
     {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
     {0},
 };
@@ -86,7 +86,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 static int bench_device(cli_ctx *ctx, const char *device, const args *a, const rf_model *m)
 {
     return cli_cuda_bench(ctx, device, a->tokens_given ? a->tokens : NULL,
-                          a->dtype_given ? &a->dtype : NULL, (int)a->trials, m);
+                          a->dtype_given ? &a->dtype : NULL, a->trials_given ? (int)a->trials : 0,
+                          m);
 }
 
 /* Trials for one point: --trials, else about TRIAL_BUDGET_S of the call's

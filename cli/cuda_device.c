@@ -111,15 +111,16 @@ static rf_report *measure_report(const rf_profile *p, const rf_cuda_device *d, b
                         "(resident blocks per SM x SMs), device-memory buffers far larger than "
                         "L2; copy counts bytes read + written, read counts bytes read; every "
                         "result checked");
-    rf_report_assume(r, "timing: CUDA events around a CUDA graph of the calls, after warm-up; "
-                        "trials of >= %s, median of %s; best = the roof, median = what a run "
-                        "typically sees",
-                     quick ? "3 ms" : "10 ms", quick ? "3" : "7");
-    rf_report_assume(r, "GEMMs: cuBLASLt at %lld x %lld x %lld, the fastest of up to %s "
+    rf_cuda_timing t = rf_cuda_timing_default(quick);
+    rf_report_assume(r, "timing: CUDA events around a CUDA graph of the calls, after %d warm-up "
+                        "calls; trials of >= %.0f ms, median of %d; best = the roof, median = "
+                        "what a run typically sees",
+                     t.warmup, t.min_trial_s * 1e3, t.trials);
+    rf_report_assume(r, "GEMMs: cuBLASLt at %lld x %lld x %lld, the fastest of up to %d "
                         "heuristic candidates, fresh random non-zero inputs, each dtype checked "
                         "against a CPU reference first; fp8 e4m3 with fast accumulation and "
                         "bf16 output",
-                     (long long)dim, (long long)dim, (long long)dim, quick ? "4" : "8");
+                     (long long)dim, (long long)dim, (long long)dim, t.max_algos);
 
     rf_report_section(r, "roof", "roof");
     rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best device-memory read)",
@@ -398,20 +399,21 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                          ctx->hw_origin,
                          rf_fmt(roofs[i].peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
                          rf_fmt(roofs[i].bw_bytes_per_s, RF_U_BW, bw, sizeof bw), roofs[i].ridge);
+    rf_cuda_timing t = rf_cuda_timing_default(false);
+    if (trials) /* --trials; else the library's default */
+        t.trials = trials;
     rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
                         "K N, Q = (M K + N K) b_in + M N b_out (fp8 e4m3 writes bf16); at M = 1 "
                         "bf16 our gemv kernel is timed too");
     rf_report_assume(r, "buffers rotated over copies totalling >= 4 x L2, fresh random inputs per "
                         "shape, results spot-checked against a CPU reference; CUDA-graph timing, "
                         "median of %d trials; of roof = best / roofline",
-                     trials);
+                     t.trials);
     talk_report(&talk, r);
     if (dropped[0])
         rf_report_note(r, "%s", dropped);
     cli_gemm_table(r, true);
 
-    rf_cuda_timing t = rf_cuda_timing_default(false);
-    t.trials = trials;
     rf_err failed = {.status = RF_OK, .msg = ""};
     bool shown = isatty(STDERR_FILENO);
     size_t n_kept = 0;
