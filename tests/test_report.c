@@ -21,7 +21,9 @@ static void fmt_is(double v, rf_unit u, const char *want)
 static void units(void **state)
 {
     (void)state;
-    /* the seeds' own spellings of their figures */
+    /* the seeds' own spellings of their figures; 7.04 ms is this project's
+     * exact 23,599,251,456 B / 3.35 TB/s = 7.0446 ms (seed 003 prints 7.05 ms,
+     * dividing its rounded 23.6 GB: 23.6 / 3.35 = 7.045) */
     fmt_is(15009316864.0, RF_U_BYTES, "15.01 GB");
     fmt_is(15143534592.0, RF_U_BYTES, "15.14 GB");
     fmt_is(4.48049e-3, RF_U_SECONDS, "4.48 ms");
@@ -34,6 +36,10 @@ static void units(void **state)
     fmt_is(0.99959, RF_U_INTENSITY4, "0.9996");
     fmt_is(162.88, RF_U_INTENSITY, "162.9");
     fmt_is(3.3496e12, RF_U_FLOP_RATE, "3.350 TFLOP/s");
+    /* a ratio of 1,000 or more is grouped, not 3.35e+03 (KV capacity of a
+     * small model at a short context) */
+    fmt_is(52.3214, RF_U_RATIO, "52.3");
+    fmt_is(3348.6, RF_U_RATIO, "3,349");
     fmt_is(0.003386, RF_U_PERCENT, "0.34%");
     /* 999.96 MB must not print as "1000.0 MB" */
     fmt_is(999960000.0, RF_U_BYTES, "1.000 GB");
@@ -53,6 +59,10 @@ static void g6(void **state)
         {1.0, "1"},                    {0, "0"},               {-2.5, "-2.5"},
         {999999.7, "1000000"},         {1.5e20, "1.5e+20"},    {1.23456789e-9, "1.23457e-9"},
         {100.0, "100"},                {0.1, "0.1"},           {15009316864.0, "15009300000"},
+        /* beyond 1e22: rounding carries (9.999996e30 -> 1e+31), trailing
+         * zeros trimmed, the exponent exact however large */
+        {9.999996e30, "1e+31"},        {1.5e30, "1.5e+30"},    {1e72, "1e+72"},
+        {-2.5e-30, "-2.5e-30"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rf_fmt_g6(cases[i].v, out);

@@ -141,6 +141,8 @@ char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
             return snprintf(out, cap, "%.0f", v), out;
         return scaled(v, 4, 1000, cnt, 5, "", out, cap);
     case RF_U_RATIO:
+        if (fabs(v) >= 1000)
+            return grouped(v, out, cap);
         snprintf(out, cap, "%.3g", v);
         return out;
     case RF_U_NONE:

@@ -1,6 +1,7 @@
 /* rows.c - streamed rows (sweeps): the head of a report, then one line a
  * row, formatted without stdio in the hot path. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report_impl.h"
@@ -46,22 +47,9 @@ size_t rf_fmt_g6(double v, char *out)
     }
     int e = (int)floor(log10(v));
     if (e < -22 + 5 || e > 22) {
-        /* far outside the figures we print: fall back to the slow path */
-        char tmp[32];
-        int n = 0;
-        double m = v;
-        while (m >= 10) { m /= 10; n++; }
-        while (m < 1) { m *= 10; n--; }
-        uint64_t d = (uint64_t)llround(m * 1e5);
-        size_t k = utoa(d, tmp);
-        out[o++] = tmp[0];
-        out[o++] = '.';
-        memcpy(out + o, tmp + 1, k - 1);
-        o += k - 1;
-        out[o++] = 'e';
-        out[o++] = n < 0 ? '-' : '+';
-        o += utoa((uint64_t)(n < 0 ? -n : n), out + o);
-        return o;
+        /* far outside the figures we print: the C library's %.6g, whose
+         * exponent has two or more digits here, as the fast path's does */
+        return o + (size_t)snprintf(out + o, 24, "%.6g", v);
     }
     uint64_t m = (uint64_t)llround(e >= 5 ? v / p10(e - 5) : v * p10(5 - e));
     if (m >= 1000000) { /* rounding carried into a 7th digit */
