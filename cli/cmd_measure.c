@@ -136,12 +136,15 @@ static rf_report *build_report(const rf_profile *p, bool quick, const char *isa_
                         "f64 element; no write-allocate); a working set is all arrays of all "
                         "threads");
     rf_measure_plan plan = rf_measure_plan_of(quick);
-    rf_report_assume(r, "timing: warm-up, repetitions calibrated to >= %.0f ms a trial, %d trials "
-                        "(clock, FMA: %d bursts of %d; DRAM read: %d bursts of %d, each call "
-                        "reading the next 1/%d of the set), bursts spread over the run and "
-                        "pooled; best = the roof, median = what a run typically sees",
-                     plan.bandwidth.min_time_s * 1e3, plan.bandwidth.trials, plan.core_bursts,
-                     plan.core.trials, plan.roof_bursts, plan.roof.trials, plan.roof_chunks);
+    rf_report_assume(r, "timing: warm-up, repetitions calibrated to a minimum trial, then "
+                        "trials: bandwidth kernels %d of >= %.0f ms; clock and FMA %d rounds of %d "
+                        "of >= %.0f ms (the clock once more at the end); DRAM read %d bursts of "
+                        "%d of >= %.0f ms, each call reading the next 1/%d of the set; bursts "
+                        "spread over the run and pooled; best = the roof, median = what a run "
+                        "typically sees",
+                     plan.bandwidth.trials, plan.bandwidth.min_time_s * 1e3, plan.core_bursts,
+                     plan.core.trials, plan.core.min_time_s * 1e3, plan.roof_bursts,
+                     plan.roof.trials, plan.roof.min_time_s * 1e3, plan.roof_chunks);
 
     rf_report_section(r, "roof", "roof");
     rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best DRAM read)",

@@ -294,6 +294,11 @@ typedef struct rf_measure_opts {
     void *progress_user;
 } rf_measure_opts;
 
+/* The lab's schedule (rf_measure_cpu) places its bursts at fixed points of
+ * the run; these are its counts, which rf_measure_plan reports. */
+#define RF_LAB_CORE_ROUNDS 3
+#define RF_LAB_ROOF_BURSTS 5
+
 /* The timing the lab uses. On a shared machine the best of many short
  * trials, taken at several moments of the run, is the figure that moves
  * least from run to run: a few milliseconds often fit between two
@@ -303,8 +308,8 @@ typedef struct rf_measure_plan {
     rf_timing bandwidth;  /* every bandwidth kernel (3 ms x 11; quick 1 ms x 5)  */
     rf_timing core;       /* one burst of the clock or an FMA kernel (3 ms x 15;
                              quick 3 ms x 9)                                   */
-    int core_bursts;      /* FMA bursts spread over the run, pooled: 3; the
-                             clock is timed once more, before and after them   */
+    int core_bursts;      /* clock + FMA rounds spread over the run, pooled: 3
+                             (the clock once more at the end)                  */
     rf_timing roof;       /* one burst of the DRAM read (3 ms x 48; quick 1 ms x
                              16)                                               */
     int roof_bursts;      /* DRAM read bursts spread over the run, pooled: 5    */

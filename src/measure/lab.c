@@ -155,9 +155,9 @@ rf_measure_plan rf_measure_plan_of(bool quick)
     rf_measure_plan p = {
         .bandwidth = quick ? (rf_timing){0.001, 5} : (rf_timing){0.003, 11},
         .core = quick ? (rf_timing){0.003, 9} : (rf_timing){0.003, 15},
-        .core_bursts = 3,
+        .core_bursts = RF_LAB_CORE_ROUNDS,
         .roof = quick ? (rf_timing){0.001, 16} : (rf_timing){0.003, 48},
-        .roof_bursts = 5,
+        .roof_bursts = RF_LAB_ROOF_BURSTS,
         .roof_chunks = 8,
     };
     return p;
@@ -222,6 +222,9 @@ static rf_status sweep_points(lab *l, const uint64_t *sizes, size_t from, size_t
     return RF_OK;
 }
 
+_Static_assert(RF_LAB_CORE_ROUNDS == 3, "rf_measure_cpu runs core rounds 0, 1 and 2");
+_Static_assert(RF_LAB_ROOF_BURSTS >= 4, "rf_measure_cpu places 4 DRAM bursts, then the rest");
+
 /* The order spreads the pooled figures over the whole run, so one busy
  * moment on a shared machine spoils a burst, not a roof:
  *
@@ -270,7 +273,8 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
     s = rf_levels_detect(sweep, n_sweep, dram, cache_levels, &lv, err);
     if (s != RF_OK)
         goto done;
-    /* left: the DRAM bursts, a core round (clock, 2 FMA), the last clock */
+    /* left: the level kernels, the DRAM bursts, the last core round (clock
+     * and 2 FMA) and the last clock */
     l.total = l.done + per_level * (int)lv.n + (l.plan.roof_bursts - roof_bursts_done(&l)) + 3 + 1;
     for (size_t i = 0; i < lv.n; i++)
         for (size_t j = lv.first[i]; j < lv.end[i]; j++)
