@@ -90,26 +90,6 @@ static int bench_device(cli_ctx *ctx, const char *device, const args *a, const r
                           m);
 }
 
-/* Trials for one point: --trials, else about TRIAL_BUDGET_S of the call's
- * roofline time, TRIALS_MIN to TRIALS_MAX. The best of more trials is
- * steadier on a shared machine, and short calls make them cheap; a long
- * call still gets three, spread over seconds. */
-#define TRIAL_BUDGET_S 3.0
-#define TRIALS_MIN 3
-#define TRIALS_MAX 15
-static int point_trials(const args *a, const rf_roof *roof, int64_t m, int64_t k, int64_t n)
-{
-    rf_op op;
-    if (a->trials_given || rf_op_gemm("gemm", m, k, n, rf_dtype_of(a->dtype),
-                                      rf_dtype_of(a->dtype), &op, NULL) != RF_OK)
-        return (int)a->trials;
-    rf_point p = rf_roof_place(roof, (double)op.flops, (double)op.bytes);
-    double want = p.floor_s > 0 ? ceil(TRIAL_BUDGET_S / p.floor_s) : TRIALS_MAX;
-    return want < TRIALS_MIN ? TRIALS_MIN : want > TRIALS_MAX ? TRIALS_MAX : (int)want;
-}
-
-#define PASSES 3 /* passes over the sweep (rf_gemm_sweep) */
-
 /* One distinct linear shape of the model and the operators that have it. */
 typedef struct shape {
     int64_t k, n;
@@ -170,13 +150,6 @@ static const char *m1_verdict(double of_bw_2b)
     return "below the memory roof by more than 20%";
 }
 
-typedef struct verdicts {
-    char m1[RF_STEP_MAX_OPS][200];
-    size_t n_m1;
-    char big[RF_STEP_MAX_OPS][200];
-    size_t n_big;
-} verdicts;
-
 static void row(rf_report *r, const shape *sh, const rf_gemm_bench_result *g,
                 const rf_gemm_placed *p)
 {
@@ -222,7 +195,6 @@ int cmd_bench(int argc, char **argv)
     int64_t *toks = NULL;
     size_t nt = 0;
     rf_report *r = NULL;
-    verdicts *v = NULL;
     rf_gemm_sweep_point *pts = NULL;
     size_t *shape_of = NULL; /* each point's shape */
     rf_dram_sampler *sampler = NULL;
@@ -254,27 +226,31 @@ int cmd_bench(int argc, char **argv)
     char title[256];
     snprintf(title, sizeof title, "GEMM sweep: %s linear shapes, %s, OpenBLAS on %lld thread%s",
              m.name, rf_dtype_name(a.dtype), (long long)a.threads, a.threads == 1 ? "" : "s");
-    v = calloc(1, sizeof *v);
-    if (!v || !(r = rf_report_new(title))) {
+    if (!(r = rf_report_new(title))) {
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
     uint64_t cold_bytes = rf_cpu_cold_bytes(&cpu);
 
-    /* Every point, in table order, timed in PASSES passes; when measured
-     * now, the DRAM read is sampled again before each pass and after the
-     * last, so the memory roof and the GEMVs set against it see the same
-     * moments of this shared machine. */
-    size_t n_pts = 0;
-    for (size_t t = 0; t < nt; t++)
-        n_pts += toks[t] == 1 ? 2 : 1;
-    n_pts *= n_shapes;
-    pts = calloc(n_pts ? n_pts : 1, sizeof *pts);
-    shape_of = calloc(n_pts ? n_pts : 1, sizeof *shape_of);
+    /* Every point in table order: each shape at each M, at M = 1 the GEMV
+     * too. When the roof was measured now, the DRAM read is sampled again
+     * between passes, so the memory roof and the GEMVs set against it see
+     * the same moments of this shared machine. */
+    pts = calloc(n_shapes * nt * 2 + 1, sizeof *pts);
+    shape_of = calloc(n_shapes * nt * 2 + 1, sizeof *shape_of);
     if (!pts || !shape_of) {
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
+    size_t n_pts = 0;
+    for (size_t s = 0; s < n_shapes; s++)
+        for (size_t t = 0; t < nt; t++)
+            for (int gemv = 0; gemv < (toks[t] == 1 ? 2 : 1); gemv++) {
+                shape_of[n_pts] = s;
+                pts[n_pts++].opts = (rf_gemm_bench_opts){
+                    .m = toks[t], .k = shapes[s].k, .n = shapes[s].n, .dtype = a.dtype,
+                    .gemv = gemv, .threads = (int)a.threads, .cold_bytes = cold_bytes};
+            }
     if (!ctx.hw_name) {
         rf_measure_opts mo = {.threads = (int)a.threads, .isa = getenv("RF_ISA")};
         if (rf_dram_sampler_open(&mo, &sampler, &e)) {
@@ -282,24 +258,9 @@ int cmd_bench(int argc, char **argv)
             goto out;
         }
     }
-    /* what the GEMMs may use: half the free memory, less the sampler's set */
-    uint64_t held = sampler ? rf_dram_sampler_bytes(sampler) : 0;
-    uint64_t mem_limit = cpu.mem_avail_bytes > held ? (cpu.mem_avail_bytes - held) / 2 : 1;
-    n_pts = 0;
-    for (size_t s = 0; s < n_shapes; s++)
-        for (size_t t = 0; t < nt; t++)
-            for (int gemv = 0; gemv < (toks[t] == 1 ? 2 : 1); gemv++) {
-                shape_of[n_pts] = s;
-                pts[n_pts++].opts = (rf_gemm_bench_opts){
-                    .m = toks[t], .k = shapes[s].k, .n = shapes[s].n, .dtype = a.dtype,
-                    .gemv = gemv, .threads = (int)a.threads, .cold_bytes = cold_bytes,
-                    .mem_limit_bytes = mem_limit,
-                    .timing = {.min_time_s = 0.01,
-                               .trials = point_trials(&a, &roof, toks[t], shapes[s].k,
-                                                      shapes[s].n)}};
-            }
     sweep_names names = {pts, shape_of, shapes};
-    rf_gemm_sweep_opts sw = {.passes = PASSES, .sampler = sampler, .settle_s = 0.25,
+    rf_gemm_sweep_opts sw = {.roof = &roof, .trials = a.trials_given ? (int)a.trials : 0,
+                             .mem_avail_bytes = cpu.mem_avail_bytes, .sampler = sampler,
                              .progress = isatty(STDERR_FILENO) ? sweep_progress : NULL,
                              .progress_user = &names};
     if (rf_gemm_sweep(&sw, pts, n_pts, &e)) {
@@ -310,8 +271,8 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "\r%-78s\r", "");
     int bursts = 0;
     const rf_measurement *dm = sampler ? rf_dram_sampler_result(sampler, &bursts) : NULL;
-    if (dm && dm->rate.best > ctx.hw.bw_bytes_per_s) {
-        ctx.hw.bw_bytes_per_s = dm->rate.best;
+    if (sampler) {
+        rf_dram_sampler_raise(sampler, &ctx.hw);
         if (rf_hw_roof(&ctx.hw, a.dtype, &roof, &e)) {
             rc = cli_fail_err(&ctx, &e);
             goto out;
@@ -330,6 +291,7 @@ int cmd_bench(int argc, char **argv)
                          bursts, dm->rate.n / (size_t)bursts,
                          rf_fmt(dm->rate.best, RF_U_BW, bb, sizeof bb));
     }
+    const char *gemm_name = a.dtype == RF_FP32 ? "cblas_sgemm" : "cblas_dgemm";
     rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
                         "K N, Q = (M K + K N + M N) b; at M = 1 %s is timed too",
                      a.dtype == RF_FP32 ? "cblas_sgemv" : "cblas_dgemv");
@@ -338,54 +300,52 @@ int cmd_bench(int argc, char **argv)
         snprintf(trials_text, sizeof trials_text, "%lld", (long long)a.trials);
     else
         snprintf(trials_text, sizeof trials_text,
-                 "%d to %d (about %.0f s of the call's roofline time)", TRIALS_MIN, TRIALS_MAX,
-                 TRIAL_BUDGET_S);
+                 "%d to %d (about %.0f s of the call's roofline time)", RF_GEMM_TRIALS_MIN,
+                 RF_GEMM_TRIALS_MAX, RF_GEMM_TRIAL_BUDGET_S);
     rf_report_assume(r, "W rotated over copies totalling >= %s (16 x the reported last-level "
-                        "cache), so no call finds its weights in cache; best of %s trials "
-                        "after a warm-up, a point with %d or more timed in %d passes over the "
-                        "sweep and pooled; %% of roof = best / roofline",
+                        "cache), so no call finds its weights in cache; best of %s trials of >= "
+                        "%.0f ms after a warm-up, a point with %d or more timed in %d passes over "
+                        "the sweep and pooled; %% of roof = best / roofline",
                      rf_fmt((double)cold_bytes, RF_U_BYTES_BIN, cold, sizeof cold), trials_text,
-                     2 * PASSES, PASSES);
+                     RF_GEMM_MIN_TRIAL_S * 1e3, 2 * RF_GEMM_SWEEP_PASSES, RF_GEMM_SWEEP_PASSES);
     cli_gemm_table(r, false);
 
-    double gemm_m1 = 0; /* the GEMM at M = 1, beside the GEMV's line */
+    rf_gemm_placed *placed = calloc(n_pts + 1, sizeof *placed);
+    if (!placed) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
     for (size_t i = 0; i < n_pts; i++) {
-        const rf_gemm_bench_opts *p = &pts[i].opts;
         const shape *sh = &shapes[shape_of[i]];
         const rf_gemm_bench_result *g = &pts[i].result;
         if (g->scaled)
             rf_report_note(r, "note: %s scaled down to N = %lld (from %lld) at M = %lld to fit "
-                              "in half the available memory",
+                              "in the memory this run may use",
                            sh->names, (long long)g->n, (long long)sh->n, (long long)g->m);
-        rf_gemm_placed pl;
-        rf_gemm_place(g, &roof, &pl);
-        row(r, sh, g, &pl);
-        if (p->m == 1 && !p->gemv)
-            gemm_m1 = pl.of_bw_2b;
-        if (p->m == 1 && p->gemv && v->n_m1 < RF_STEP_MAX_OPS)
-            snprintf(v->m1[v->n_m1++], sizeof v->m1[0],
-                     "M = 1 %-22s %s at %.2f x bandwidth x 2/b: %s; %s at %.2f x", sh->names,
-                     g->routine, pl.of_bw_2b, m1_verdict(pl.of_bw_2b),
-                     a.dtype == RF_FP32 ? "cblas_sgemm" : "cblas_dgemm", gemm_m1);
-        if (p->m >= 1024 && v->n_big < RF_STEP_MAX_OPS)
-            snprintf(v->big[v->n_big++], sizeof v->big[0],
-                     "M = %lld %-22s %s: %.1f%% of the %s peak%s", (long long)g->m, sh->names,
-                     g->routine, 100 * pl.of_peak, rf_dtype_name(a.dtype),
-                     pl.of_peak >= 0.7 ? " (>= 70%)" : " (below 70%)");
+        rf_gemm_place(g, &roof, &placed[i]);
+        row(r, sh, g, &placed[i]);
     }
     rf_report_note(r, "memory roof of a GEMV: bandwidth x 2/b = %s x %s FLOP/byte", bw,
                    a.dtype == RF_FP32 ? "0.5" : "0.25");
-    for (size_t i = 0; i < v->n_m1; i++)
-        rf_report_note(r, "%s", v->m1[i]);
-    for (size_t i = 0; i < v->n_big; i++)
-        rf_report_note(r, "%s", v->big[i]);
+    /* a GEMV point follows the GEMM at M = 1 of its shape */
+    for (size_t i = 1; i < n_pts; i++)
+        if (pts[i].opts.gemv)
+            rf_report_note(r, "M = 1 %-22s %s at %.2f x bandwidth x 2/b: %s; %s at %.2f x",
+                           shapes[shape_of[i]].names, pts[i].result.routine, placed[i].of_bw_2b,
+                           m1_verdict(placed[i].of_bw_2b), gemm_name, placed[i - 1].of_bw_2b);
+    for (size_t i = 0; i < n_pts; i++)
+        if (pts[i].opts.m >= 1024)
+            rf_report_note(r, "M = %lld %-22s %s: %.1f%% of the %s peak%s",
+                           (long long)pts[i].opts.m, shapes[shape_of[i]].names,
+                           pts[i].result.routine, 100 * placed[i].of_peak, rf_dtype_name(a.dtype),
+                           placed[i].of_peak >= 0.7 ? " (>= 70%)" : " (below 70%)");
+    free(placed);
     rc = cli_emit(&ctx, r);
 out:
     rf_dram_sampler_close(sampler);
     free(toks);
     free(pts);
     free(shape_of);
-    free(v);
     rf_report_free(r);
     return rc;
 }

@@ -502,9 +502,10 @@ static void gemm_small(void **state)
     assert_non_null(strstr(e.msg, "another shape"));
 }
 
-/* A sweep in 3 passes: a point of 7 trials is spread (7 >= 2 x 3) and
- * pools 3 + 2 + 2 = 7 trials; a point of 5 is timed once, all 5 in the
- * first pass; the progress hook sees every timing; 0 passes is refused. */
+/* A sweep in RF_GEMM_SWEEP_PASSES (3) passes: with 7 trials a point is
+ * spread (7 >= 2 x 3) and pools 3 + 2 + 2 = 7; with 5 it is timed once,
+ * all 5 in the first pass; the progress hook sees every timing; the sweep
+ * sets each point's timing and memory limit (half the free memory). */
 typedef struct sweep_seen {
     int calls[3][2]; /* per pass: point 0, point 1 */
 } sweep_seen;
@@ -523,25 +524,52 @@ static void gemm_sweep_passes(void **state)
     if (!rf_blas_available())
         skip();
     rf_gemm_sweep_point pts[2] = {
-        {.opts = {.m = 3, .k = 48, .n = 40, .dtype = RF_FP32, .threads = 1, .timing = {0.001, 7}}},
-        {.opts = {.m = 1, .k = 48, .n = 24, .dtype = RF_FP64, .gemv = true, .threads = 1,
-                  .timing = {0.001, 5}}},
+        {.opts = {.m = 3, .k = 48, .n = 40, .dtype = RF_FP32, .threads = 1}},
+        {.opts = {.m = 1, .k = 48, .n = 24, .dtype = RF_FP64, .gemv = true, .threads = 1}},
     };
-    sweep_seen seen = {0};
-    rf_gemm_sweep_opts o = {.passes = 3, .progress = sweep_hook, .progress_user = &seen};
-    rf_err e;
-    assert_int_equal(rf_gemm_sweep(&o, pts, 2, &e), RF_OK);
-    assert_int_equal(pts[0].result.flops_per_s.n, 7);
-    assert_int_equal(pts[1].result.flops_per_s.n, 5);
-    for (int pass = 0; pass < 3; pass++) {
-        assert_int_equal(seen.calls[pass][0], 1);
-        assert_int_equal(seen.calls[pass][1], pass == 0);
+    for (int trials = 7; trials >= 5; trials -= 2) {
+        sweep_seen seen = {0};
+        rf_gemm_sweep_opts o = {.trials = trials, .mem_avail_bytes = 1 << 30,
+                                .progress = sweep_hook, .progress_user = &seen};
+        rf_err e;
+        assert_int_equal(rf_gemm_sweep(&o, pts, 2, &e), RF_OK);
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(pts[i].result.flops_per_s.n, trials);
+            assert_true(pts[i].opts.mem_limit_bytes == 1 << 29);
+            assert_true(pts[i].opts.timing.min_time_s == RF_GEMM_MIN_TRIAL_S);
+        }
+        for (int pass = 0; pass < 3; pass++)
+            for (int i = 0; i < 2; i++)
+                assert_int_equal(seen.calls[pass][i], trials == 7 || pass == 0);
     }
     assert_true(pts[0].result.flops == 2u * 3 * 48 * 40 && pts[0].result.max_rel_err < 1e-5);
     assert_string_equal(pts[1].result.routine, "cblas_dgemv");
-    o.passes = 0;
-    assert_int_equal(rf_gemm_sweep(&o, pts, 2, &e), RF_EINVAL);
-    assert_non_null(strstr(e.msg, "passes"));
+    rf_err e;
+    rf_gemm_sweep_opts none = {.trials = 0}; /* a budget needs a roof */
+    assert_int_equal(rf_gemm_sweep(&none, pts, 2, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "roof"));
+}
+
+/* The trial budget: 3 s of roofline time, 3 to 15 trials. On a roof of
+ * 1 TFLOP/s and 1 TB/s (ridge 1), a 4096^2 GEMV in fp32 is memory-bound:
+ * Q = (4096 + 4096^2 + 4096) x 4 = 67,141,632 B, 67.1 us, so 3 s wants
+ * 44,682 trials: 15; M = 4096, K = N = 65536 takes 2 x 4096 x 65536^2 =
+ * 3.52e13 FLOPs, 35.2 s: 3; and --trials wins over the budget. */
+static void gemm_sweep_budget(void **state)
+{
+    (void)state;
+    rf_roof roof = {.math = RF_FP32, .peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e12,
+                    .ridge = 1};
+    rf_gemm_sweep_opts o = {.roof = &roof};
+    rf_gemm_bench_opts gemv = {.m = 1, .k = 4096, .n = 4096, .dtype = RF_FP32};
+    rf_gemm_bench_opts big = {.m = 4096, .k = 65536, .n = 65536, .dtype = RF_FP32};
+    assert_int_equal(rf_gemm_sweep_trials(&o, &gemv), RF_GEMM_TRIALS_MAX);
+    assert_int_equal(rf_gemm_sweep_trials(&o, &big), RF_GEMM_TRIALS_MIN);
+    /* between: K = N = 8192, M = 4096: 5.50e11 FLOPs, 0.55 s, ceil(3 / 0.55) = 6 */
+    rf_gemm_bench_opts mid = {.m = 4096, .k = 8192, .n = 8192, .dtype = RF_FP32};
+    assert_int_equal(rf_gemm_sweep_trials(&o, &mid), 6);
+    o.trials = 9;
+    assert_int_equal(rf_gemm_sweep_trials(&o, &big), 9);
 }
 
 static void gemm_refused_and_scaled(void **state)
@@ -620,6 +648,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(timed_kernels),        cmocka_unit_test(bw_set_chunks),
         cmocka_unit_test(gemm_small),
         cmocka_unit_test(gemm_refused_and_scaled), cmocka_unit_test(gemm_sweep_passes),
+        cmocka_unit_test(gemm_sweep_budget),
     };
     return cmocka_run_group_tests_name("measure", tests, NULL, NULL);
 }

@@ -336,6 +336,9 @@ rf_status rf_dram_sampler_open(const rf_measure_opts *o, rf_dram_sampler **out, 
 rf_status rf_dram_sampler_burst(rf_dram_sampler *d, rf_err *err);
 const rf_measurement *rf_dram_sampler_result(const rf_dram_sampler *d, int *bursts);
 uint64_t rf_dram_sampler_bytes(const rf_dram_sampler *d); /* the set it holds */
+/* The memory roof of hw raised to the sampled best when that is higher:
+ * what the machine showed it can do at any moment of the run. */
+void rf_dram_sampler_raise(const rf_dram_sampler *d, rf_hw *hw);
 void rf_dram_sampler_close(rf_dram_sampler *d);
 
 /* Figures derived from a profile for showing it (the CLI does no
@@ -415,28 +418,44 @@ rf_status rf_gemm_bench_merge(rf_gemm_bench_result *into, const rf_gemm_bench_re
 
 /* ---- a sweep of GEMM points ---------------------------------------------- */
 
+/* The sweep's plan. A point gets RF_GEMM_TRIAL_BUDGET_S of its roofline
+ * time in trials, RF_GEMM_TRIALS_MIN to _MAX of them, each of at least
+ * RF_GEMM_MIN_TRIAL_S. A point with at least 2 x RF_GEMM_SWEEP_PASSES
+ * trials is timed in every pass, its trials split evenly, and pooled
+ * (rf_gemm_bench_merge): on a shared machine one window of trials can be
+ * spoiled whole by a neighbour, and its best then comes from moments spread
+ * over the run, as a measured roof's does; a point with fewer (a long call)
+ * is timed once, in the first pass. A DRAM burst waits RF_GEMM_SETTLE_S
+ * first: OpenBLAS's workers spin a while after a call. */
+#define RF_GEMM_SWEEP_PASSES 3
+#define RF_GEMM_TRIAL_BUDGET_S 3.0
+#define RF_GEMM_TRIALS_MIN 3
+#define RF_GEMM_TRIALS_MAX 15
+#define RF_GEMM_MIN_TRIAL_S 0.01
+#define RF_GEMM_SETTLE_S 0.25
+
 typedef struct rf_gemm_sweep_point {
-    rf_gemm_bench_opts opts;     /* in: the point; opts.timing.trials in all   */
+    rf_gemm_bench_opts opts;     /* in: the shape, dtype, threads, cold_bytes;
+                                    the sweep sets timing and mem_limit_bytes */
     rf_gemm_bench_result result; /* out: pooled over the passes                */
 } rf_gemm_sweep_point;
 
 typedef struct rf_gemm_sweep_opts {
-    int passes;                  /* passes over the whole sweep (3)            */
+    const rf_roof *roof;         /* the roofline the trial budget reads        */
+    int trials;                  /* trials a point, or 0 for the budget        */
+    uint64_t mem_avail_bytes;    /* each GEMM may use half of it, less the
+                                    sampler's set                              */
     rf_dram_sampler *sampler;    /* NULL, or a DRAM burst before each pass and
                                     after the last                             */
-    double settle_s;             /* pause before a burst: OpenBLAS's workers
-                                    spin a while after a call (0.25)           */
     /* called before each point (p) and each burst (p NULL); may be NULL */
     void (*progress)(void *user, int pass, int passes, const rf_gemm_sweep_point *p);
     void *progress_user;
 } rf_gemm_sweep_opts;
 
-/* Time every point in passes over the whole sweep. On a shared machine one
- * window of trials can be spoiled whole by a neighbour; a point with at
- * least 2 x passes trials is timed in every pass, its trials split evenly,
- * and pooled (rf_gemm_bench_merge), so its best comes from moments spread
- * over the run, as a measured roof's does. A point with fewer (a long call)
- * is timed once, in the first pass. Stops at the first error. */
+/* Trials for one point: o->trials, else the budget above. */
+int rf_gemm_sweep_trials(const rf_gemm_sweep_opts *o, const rf_gemm_bench_opts *point);
+
+/* Time every point as the plan above says. Stops at the first error. */
 rf_status rf_gemm_sweep(const rf_gemm_sweep_opts *o, rf_gemm_sweep_point *pts, size_t n,
                         rf_err *err);
 

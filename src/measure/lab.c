@@ -387,6 +387,12 @@ rf_status rf_dram_sampler_burst(rf_dram_sampler *d, rf_err *err)
 
 uint64_t rf_dram_sampler_bytes(const rf_dram_sampler *d) { return rf_bw_set_bytes(d->set); }
 
+void rf_dram_sampler_raise(const rf_dram_sampler *d, rf_hw *hw)
+{
+    if (d->pooled.rate.best > hw->bw_bytes_per_s)
+        hw->bw_bytes_per_s = d->pooled.rate.best;
+}
+
 const rf_measurement *rf_dram_sampler_result(const rf_dram_sampler *d, int *bursts)
 {
     if (bursts)
