@@ -327,6 +327,7 @@ static void measure_quick(void **state)
     assert_true(p.bandwidth_bytes_per_s > 0);
     assert_true(p.peak_flops_per_s[RF_BF16] > 0);
     assert_true(p.peak_flops_per_s[RF_FP16] == 0); /* not asked for */
+    /* kernels: copy_v16, read_v16, memcpy_d2d and >= 1 GEMM peak */
     assert_true(p.n_levels >= 1 && p.n_kernels >= 4);
     /* the memory roof is the device-memory read figure */
     assert_true(p.levels[p.n_levels - 1].bandwidth_bytes_per_s == p.bandwidth_bytes_per_s);

@@ -108,6 +108,9 @@ static void reference_detects_a_changed_weight(void **state)
     assert_non_null(k);
     assert_non_null(v);
     assert_int_equal(rf__forward_ref(f, x, lg, k, v, &e), RF_OK);
+    /* fp32 through BLAS against the scalar loops: only the summation order
+     * differs, a few ulps of values near 1 over a handful of layers, far
+     * below 1e-4; a weight moved by 0.5 moves the output far above 1e-3 */
     assert_true(max_diff(f->x, x, nx) < 1e-4);
     f->layers[0].wq[3] += 0.5f;
     assert_int_equal(rf__forward_ref(f, x, lg, k, v, &e), RF_OK);
@@ -152,6 +155,11 @@ static void attn_kernels_agree(void **state)
                 int64_t g = gs[gi], nk = nks[ni], dh = dhs[di];
                 rf_kern_attn_scores_ref_f32(q, kv, g, nk, dh, 0.125f, a);
                 rf_kern_attn_scores_avx2_f32(q, kv, g, nk, dh, 0.125f, b);
+                /* the same fp32 dot products summed in another order: the
+                 * logits differ by a few ulps (~1e-7 each), and a softmax
+                 * weight in [0, 1] moves by about as much, relatively, so
+                 * 1e-5 leaves two decades; the values then sum up to 7 x
+                 * 128 such products: 1e-4 */
                 assert_true(max_diff(a, b, g * nk) < 1e-5);
                 /* values: p = the scores as weights */
                 float out_ref[7 * 128], out_avx[7 * 128];

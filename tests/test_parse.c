@@ -44,6 +44,7 @@ static void sizes(void **state)
     assert_int_equal(rf_parse_size("inf", &b, NULL), RF_EINVAL);
     assert_int_equal(rf_parse_size("nanGB", &b, NULL), RF_EINVAL);
     assert_int_equal(rf_parse_size("0x10", &b, NULL), RF_EINVAL);
+    /* 2e6 x 2^40 = 2.2e18 B, past the 2^60 (1.15e18) a size may reach */
     assert_int_equal(rf_parse_size("2000000TiB", &b, NULL), RF_ERANGE);
 }
 
