@@ -3,6 +3,7 @@
  * result checked after timing. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,11 +91,9 @@ typedef struct bw_job {
     size_t next;           /* chunk the next trial starts with             */
     uint64_t reps;
     bool init;             /* this run first-touches instead of timing     */
-    struct {
-        double expect;     /* read: one call's sum of a chunk              */
-        char pad[56];      /* one cache line a thread                      */
-    } slot[MAX_THREADS];
-    bool bad;              /* a read returned a wrong sum                   */
+    double expect;         /* read: one call's sum of a chunk, the same for
+                              every chunk of every thread (see bw_thread)  */
+    atomic_bool bad;       /* a read returned a wrong sum                   */
 } bw_job;
 
 struct rf_bw_set {
@@ -127,10 +126,11 @@ static void bw_thread(int th, void *p)
                 break;
             }
         }
-        /* src_value has period 16 and every chunk starts at a multiple of
-         * 64 elements, so every chunk sums to the same value. */
-        if (j->kind == RF_BW_READ)
-            j->slot[th].expect = rf_kern_read_ref_f64(x, j->chunk);
+        /* src_value has period 16 and every chunk of every thread starts at
+         * a multiple of 64 elements, so every chunk sums to the same value;
+         * thread 0 writes it (the team's barrier publishes it). */
+        if (j->kind == RF_BW_READ && th == 0)
+            j->expect = rf_kern_read_ref_f64(x, j->chunk);
         return;
     }
     double sum = 0;
@@ -155,8 +155,8 @@ static void bw_thread(int th, void *p)
             break;
         }
     }
-    if (j->kind == RF_BW_READ && sum != j->slot[th].expect * (double)j->reps)
-        j->bad = true; /* several threads may set it; any one is enough */
+    if (j->kind == RF_BW_READ && sum != j->expect * (double)j->reps)
+        atomic_store(&j->bad, true);
 }
 
 static double bw_trial(void *p, uint64_t reps)
@@ -172,7 +172,7 @@ static double bw_trial(void *p, uint64_t reps)
 static bool bw_result_ok(const bw_job *j, size_t total)
 {
     if (j->kind == RF_BW_READ)
-        return !j->bad;
+        return !atomic_load(&j->bad);
     double got = rf_kern_read_ref_f64(j->arr[0], total);
     double want = rf_kern_read_ref_f64(j->arr[1], total);
     if (j->kind == RF_BW_TRIAD || j->kind == RF_BW_TRIAD_NT)
@@ -189,8 +189,6 @@ rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
     if (!d)
         return rf_err_set(err, RF_EINVAL, "unknown bandwidth kernel %d", (int)kind);
     int threads = rf_team_size(team);
-    if (threads > MAX_THREADS)
-        return rf_err_set(err, RF_ERANGE, "threads (%d): at most %d", threads, MAX_THREADS);
     /* bytes one element index costs: 8 in every array on every thread */
     const uint64_t index_bytes = 8u * (uint64_t)d->arrays * (uint64_t)threads;
     uint64_t per_thread = working_set_bytes / index_bytes;

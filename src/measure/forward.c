@@ -1051,7 +1051,7 @@ rf_status rf_forward_plan(const rf_model *m, const rf_forward_opts *o, const rf_
         rf_point p = rf_roof_place(roof, (double)op->flops, (double)op->bytes);
         op->intensity = p.intensity;
         op->floor_s = p.floor_s;
-        op->bound = p.compute_s >= p.memory_s ? RF_COMPUTE_BOUND : RF_MEMORY_BOUND;
+        op->bound = p.regime;
         run->ops_sum_of_max_s += (double)op->count * p.floor_s;
         run->n_ops++;
     }

@@ -69,6 +69,19 @@ static size_t add_kernel(lab *l, const rf_measurement *m, const char *level, con
     return l->p->n_kernels++;
 }
 
+/* This CPU, its kernels (o->isa or the best cpuid allows) and a team of
+ * o->threads pinned threads (0: one a core). */
+static rf_status machine_open(const rf_measure_opts *o, rf_cpu *cpu, rf_kernel_table *kt,
+                              rf_team **team, rf_err *err)
+{
+    rf_status s = rf_cpu_query(cpu, err);
+    if (s == RF_OK)
+        s = rf_kernels_choose(cpu, o->isa, kt, err);
+    if (s == RF_OK)
+        s = rf_team_new(cpu, o->threads, team, err);
+    return s;
+}
+
 static void identity(lab *l)
 {
     rf_profile *p = l->p;
@@ -237,11 +250,7 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
 {
     lab l = {.o = o, .p = out};
     memset(out, 0, sizeof *out);
-    rf_status s = rf_cpu_query(&l.cpu, err);
-    if (s == RF_OK)
-        s = rf_kernels_choose(&l.cpu, o->isa, &l.kt, err);
-    if (s == RF_OK)
-        s = rf_team_new(&l.cpu, o->threads, &l.team, err);
+    rf_status s = machine_open(o, &l.cpu, &l.kt, &l.team, err);
     if (s != RF_OK)
         return s;
     l.plan = rf_measure_plan_of(o->quick);
@@ -359,11 +368,7 @@ rf_status rf_dram_sampler_open(const rf_measure_opts *o, rf_dram_sampler **out, 
     rf_cpu cpu;
     rf_kernel_table kt;
     rf_team *team = NULL;
-    rf_status s = rf_cpu_query(&cpu, err);
-    if (s == RF_OK)
-        s = rf_kernels_choose(&cpu, o->isa, &kt, err);
-    if (s == RF_OK)
-        s = rf_team_new(&cpu, o->threads, &team, err);
+    rf_status s = machine_open(o, &cpu, &kt, &team, err);
     if (s == RF_OK)
         s = rf_dram_sampler_on(team, &kt, &cpu, o->quick, out, err);
     if (s != RF_OK) {

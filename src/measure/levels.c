@@ -9,6 +9,7 @@
 
 #define DRAM_SIDE 1.6    /* slower than this x DRAM: past the last cache  */
 #define SAME_LEVEL 0.9   /* a run within 10% of its neighbour: one level  */
+#define STEEP_FALL 0.9   /* over 10% below the point before: falling      */
 #define MAX_POINTS 128
 
 /* Sum of squared deviations of x[a..b) from their mean. */
@@ -77,7 +78,7 @@ static bool on_edge(const rf_measurement *sweep, size_t n, const rf_measurement 
         return false;
     double prev = sweep[i - 1].rate.best, here = sweep[i].rate.best;
     double next = i + 1 < n ? sweep[i + 1].rate.best : dram->rate.best;
-    return here < SAME_LEVEL * prev && next < SAME_LEVEL * here;
+    return here < STEEP_FALL * prev && next < STEEP_FALL * here;
 }
 
 rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measurement *dram,
@@ -94,16 +95,20 @@ rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measu
             return rf_err_set(err, RF_EINVAL, "sweep point %zu (%llu B) does not grow", i,
                               (unsigned long long)sweep[i].bytes);
 
-    /* 1. the cache region: up to the last plateau point well above DRAM */
+    /* 0. the points on an edge, 1. the cache region: up to the last point
+     * off an edge well above DRAM */
+    bool edge[MAX_POINTS];
     size_t c = 0;
-    for (size_t i = 0; i < n; i++)
-        if (sweep[i].rate.best >= DRAM_SIDE * dram->rate.best && !on_edge(sweep, n, dram, i))
+    for (size_t i = 0; i < n; i++) {
+        edge[i] = on_edge(sweep, n, dram, i);
+        if (sweep[i].rate.best >= DRAM_SIDE * dram->rate.best && !edge[i])
             c = i + 1;
+    }
 
-    /* 2. plateaus of log bandwidth, over the points not on an edge */
+    /* 2. plateaus of log bandwidth, over the points off an edge */
     size_t idx[MAX_POINTS], m = 0;
     for (size_t i = 0; i < c; i++)
-        if (!on_edge(sweep, n, dram, i))
+        if (!edge[i])
             idx[m++] = i;
     size_t runs = m < (size_t)cache_levels ? m : (size_t)cache_levels;
     size_t cuts[RF_PROFILE_MAX_LEVELS + 1] = {0};
