@@ -586,6 +586,19 @@ static void test_quantized(void **state)
     load_data("qwen2.5-7b-instruct-awq.json", &file_m);
     assert_int_equal(file_m.weight_dtype.kind, RF_INT4);
     assert_int_equal(file_m.weight_dtype.group_size, 128);
+    assert_null(strstr(file_m.notes, "group_size absent"));
+    /* without group_size the reader assumes 128 and says so */
+    static const char no_group[] =
+        "{\"model_type\": \"qwen2\", \"hidden_size\": 64, \"intermediate_size\": 128, "
+        "\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"num_hidden_layers\": 2, "
+        "\"vocab_size\": 256, \"torch_dtype\": \"auto\", "
+        "\"quantization_config\": {\"bits\": 4, \"quant_method\": \"gptq\"}}";
+    rf_model q;
+    rf_err e;
+    assert_int_equal(rf_model_parse(no_group, sizeof no_group - 1, "q.json", &q, &e), RF_OK);
+    assert_int_equal(q.weight_dtype.group_size, 128);
+    assert_non_null(strstr(q.notes, "gptq group_size absent: 128 assumed"));
+    assert_non_null(strstr(q.notes, "torch_dtype \"auto\": bf16 weights assumed"));
     assert_int_equal(file_m.unquantized_dtype.kind, RF_FP16);
     decode(&file_m, NULL, 1, 0, &st);
     assert_int_equal(st.weight_bytes, 4454596608ull);

@@ -525,8 +525,10 @@ static rf_status read_dtype(reader *r)
     if (v && (s = str_field(r, json_object_get(r->cfg, key) ? r->cfg : r->top, key, &t)))
         return s;
     rf_dtype_kind k = RF_BF16;
-    if (!t || !strcmp(t, "auto"))
+    if (!t)
         note(m, "torch_dtype absent: bf16 weights assumed");
+    else if (!strcmp(t, "auto"))
+        note(m, "%s \"auto\": bf16 weights assumed", key);
     else if (!strcmp(t, "float16"))
         k = RF_FP16;
     else if (!strcmp(t, "float32"))
@@ -644,6 +646,8 @@ static rf_status quant_int(reader *r, const json_t *q, const char *method)
     } else if (group > (1 << 24)) {
         return fail(r, RF_ERANGE, "quantization_config.group_size (%lld) is beyond 2^24",
                     (long long)group);
+    } else if (!g || json_is_null(g)) {
+        note(m, "%s group_size absent: 128 assumed", method);
     }
     m->weight_dtype = rf_dtype_of(bits == 4 ? RF_INT4 : RF_INT8);
     m->weight_dtype.group_size = (uint32_t)group;
