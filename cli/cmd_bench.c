@@ -189,8 +189,6 @@ int cmd_bench(int argc, char **argv)
         return rc;
     if (strcmp(a.device, "cpu"))
         return bench_device(&ctx, a.device, &a, &m);
-    if (!rf_blas_available())
-        return cli_fail(&ctx, RF_EXIT_UNAVAIL, "bench gemm needs OpenBLAS; this build has none");
 
     int64_t *toks = NULL;
     size_t nt = 0;

@@ -442,13 +442,6 @@ static void bw_set_chunks(void **state)
 static void gemm_small(void **state)
 {
     (void)state;
-    if (!rf_blas_available()) {
-        rf_gemm_bench_opts o = {.m = 1, .k = 1, .n = 1, .dtype = RF_FP32, .threads = 1,
-                                .timing = {0.001, 1}};
-        rf_gemm_bench_result g;
-        assert_int_equal(rf_gemm_bench(&o, &g, NULL), RF_EUNAVAIL);
-        skip();
-    }
     const rf_dtype_kind dts[] = {RF_FP32, RF_FP64};
     for (int d = 0; d < 2; d++)
         for (int gemv = 0; gemv < 2; gemv++) {
@@ -521,8 +514,6 @@ static void sweep_hook(void *user, int pass, int passes, const rf_gemm_sweep_poi
 static void gemm_sweep_passes(void **state)
 {
     (void)state;
-    if (!rf_blas_available())
-        skip();
     rf_gemm_sweep_point pts[2] = {
         {.opts = {.m = 3, .k = 48, .n = 40, .dtype = RF_FP32, .threads = 1}},
         {.opts = {.m = 1, .k = 48, .n = 24, .dtype = RF_FP64, .gemv = true, .threads = 1}},
@@ -575,8 +566,6 @@ static void gemm_sweep_budget(void **state)
 static void gemm_refused_and_scaled(void **state)
 {
     (void)state;
-    if (!rf_blas_available())
-        skip();
     rf_gemm_bench_opts o = {.m = 2, .k = 64, .n = 64, .dtype = RF_FP32, .gemv = true,
                             .threads = 1, .timing = {0.001, 1}};
     rf_gemm_bench_result g;

@@ -48,7 +48,6 @@
  *
  * Scope: dense decoders (Llama, Qwen2, Mistral; sliding-window layers keep
  * at most `window` keys). MoE and MLA models are refused (RF_EUNAVAIL).
- * Without CBLAS every entry point that runs the pass returns RF_EUNAVAIL.
  */
 #ifndef RF_FORWARD_H
 #define RF_FORWARD_H
@@ -159,8 +158,7 @@ typedef struct rf_forward rf_forward; /* opaque; rf_forward_free accepts NULL */
 
 /* Check the fit (rf_forward_fit), then allocate and fill the weights, the
  * cache (random, as if a prompt had been prefilled) and the token ids.
- * Errors: those of rf_forward_fit, RF_ENOMEM when an allocation fails,
- * RF_EUNAVAIL without CBLAS. */
+ * Errors: those of rf_forward_fit, RF_ENOMEM when an allocation fails. */
 rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward **out,
                          rf_err *err);
 void rf_forward_free(rf_forward *f);

@@ -359,10 +359,6 @@ void rf_profile_summarize(const rf_profile *p, rf_profile_summary *out);
 
 /* ---- GEMM through CBLAS ------------------------------------------------ */
 
-/* True when rf_measure was built with a CBLAS (OpenBLAS). Otherwise
- * rf_gemm_bench returns RF_EUNAVAIL. */
-bool rf_blas_available(void);
-
 /* Y[M,N] = X[M,K] W^T, W stored [N,K] row-major as nn.Linear keeps it. */
 typedef struct rf_gemm_bench_opts {
     int64_t m, k, n;
@@ -406,7 +402,7 @@ void rf_gemm_place(const rf_gemm_bench_result *g, const rf_roof *roof, rf_gemm_p
 /* Time one GEMM (or GEMV) shape after checking sampled outputs against a
  * reference dot product (relative error within 1e-3 fp32, 1e-9 fp64, else
  * RF_EINTERNAL). Errors: RF_EINVAL (bad shape, gemv with m != 1, dtype not
- * fp32/fp64), RF_ENOMEM (does not fit even at n = 1), RF_EUNAVAIL. */
+ * fp32/fp64), RF_ENOMEM (does not fit even at n = 1). */
 rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, rf_err *err);
 
 /* Pool more's trials into into (the same shape timed again, later in the

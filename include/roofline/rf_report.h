@@ -60,9 +60,6 @@ typedef enum rf_unit {
     RF_U_COUNT      /* large counts: 218.1 M, 7.505 B (4 significant) */
 } rf_unit;
 
-/* The JSON unit suffix documented for a unit ("bytes", "s", ...). */
-const char *rf_unit_json(rf_unit u);
-
 /* Format a value for reading into out (cap bytes). */
 char *rf_fmt(double v, rf_unit u, char *out, size_t cap);
 
@@ -109,14 +106,8 @@ void rf_report_note(rf_report *r, const char *fmt, ...)
 #endif
     ;
 
-/* True when an allocation failed while building (then writers fail). */
-bool rf_report_failed(const rf_report *r);
-
 /* Render. RF_ENOMEM on allocation failure. */
 rf_status rf_report_write(const rf_report *r, rf_format f, rf_buf *out, rf_err *err);
-
-/* Read-only access for writers living outside report/ (SVG, HTML). */
-size_t rf_report_table_count(const rf_report *r);
 
 /* ---- streamed rows ------------------------------------------------------
  * For outputs too large to hold as cells (a sweep of a million points):

@@ -16,9 +16,7 @@
 #include "roofline/rf_measure.h"
 #include "roofline/rf_op.h"
 
-#ifdef RF_HAVE_CBLAS
 #include <cblas.h>
-#endif
 
 static const char *const op_names[] = {
     [RF_FWD_EMBED] = "embed",
@@ -284,7 +282,6 @@ rf_status rf_forward_fit(const rf_model *m, const rf_forward_opts *o, uint64_t a
 
 /* ---- the pass ------------------------------------------------------------ */
 
-#ifdef RF_HAVE_CBLAS
 
 /* The decode attention kernels, chosen once: AVX2 + FMA when cpuid says
  * the CPU has them (and d_h is a multiple of 8), else the portable C. */
@@ -355,7 +352,6 @@ static float *filled(int64_t n, float center, float half, uint64_t *seed)
     return p;
 }
 
-#endif /* RF_HAVE_CBLAS */
 
 void rf_forward_free(rf_forward *f)
 {
@@ -381,11 +377,6 @@ rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward
                          rf_err *err)
 {
     *out = NULL;
-#ifndef RF_HAVE_CBLAS
-    (void)m;
-    (void)o;
-    return rf_err_set(err, RF_EUNAVAIL, "profile needs CBLAS (OpenBLAS), not built in");
-#else
     fwd_shape s;
     rf_status st;
     if ((st = shape_of(m, o, &s, err)) || (st = rf_forward_fit(m, o, 0, err)))
@@ -450,10 +441,8 @@ nomem:
     rf_forward_free(f);
     return rf_err_set(err, RF_ENOMEM, "allocation failed while building %lld layers of %s",
                       (long long)s.N, m->name);
-#endif
 }
 
-#ifdef RF_HAVE_CBLAS
 
 /* Y[M, N] = X[M, K] W^T (+ bias), W (N, K) row-major. */
 static void linear(float *y, const float *x, const float *w, const float *bias, int64_t M,
@@ -723,15 +712,10 @@ static void lm_head(rf_forward *f)
     linear(f->logits, f->last, f->lm_head, NULL, f->o.batch, f->d.H, f->d.V);
 }
 
-#endif /* RF_HAVE_CBLAS */
 
 rf_status rf_forward_step(rf_forward *f, rf_forward_times *t, rf_err *err)
 {
     memset(t, 0, sizeof *t);
-#ifndef RF_HAVE_CBLAS
-    (void)f;
-    return rf_err_set(err, RF_EUNAVAIL, "profile needs CBLAS (OpenBLAS), not built in");
-#else
     openblas_set_num_threads(f->o.threads);
     double start = rf_time_now_s(), t0 = start, t1;
     embed(f);
@@ -770,7 +754,6 @@ rf_status rf_forward_step(rf_forward *f, rf_forward_times *t, rf_err *err)
     if (!isfinite(sum))
         return rf_err_set(err, RF_EINTERNAL, "the forward pass produced a non-finite logit");
     return RF_OK;
-#endif
 }
 
 /* ---- the reference check -------------------------------------------------- */
@@ -795,7 +778,6 @@ static double rel_err(const float *a, const float *b, int64_t n)
     return d / (scale > 1 ? scale : 1);
 }
 
-#ifdef RF_HAVE_CBLAS
 /* One case: build, step, compare with the reference. */
 static rf_status check_case(const rf_model *tiny, const rf_forward_opts *o, double *worst,
                             rf_err *err)
@@ -861,15 +843,10 @@ done:
     rf_forward_free(f);
     return s;
 }
-#endif
 
 rf_status rf_forward_check(const rf_model *m, double *max_err, rf_err *err)
 {
     *max_err = 0;
-#ifndef RF_HAVE_CBLAS
-    (void)m;
-    return rf_err_set(err, RF_EUNAVAIL, "profile needs CBLAS (OpenBLAS), not built in");
-#else
     fwd_shape s;
     rf_forward_opts probe = rf_forward_opts_default();
     probe.layers = 1;
@@ -913,7 +890,6 @@ rf_status rf_forward_check(const rf_model *m, double *max_err, rf_err *err)
             return st;
     }
     return RF_OK;
-#endif
 }
 
 /* ---- the plan: analytic figures and floors ---------------------------- */

@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
+
 #include "measure_internal.h"
 #include "roofline/rf_op.h"
-
-#ifdef RF_HAVE_CBLAS
-#include <cblas.h>
-#endif
 
 void rf_gemm_place(const rf_gemm_bench_result *g, const rf_roof *roof, rf_gemm_placed *out)
 {
@@ -29,16 +27,6 @@ void rf_gemm_place(const rf_gemm_bench_result *g, const rf_roof *roof, rf_gemm_p
         out->of_bw_2b = best / (roof->bw_bytes_per_s * 2 / b);
 }
 
-bool rf_blas_available(void)
-{
-#ifdef RF_HAVE_CBLAS
-    return true;
-#else
-    return false;
-#endif
-}
-
-#ifdef RF_HAVE_CBLAS
 #define CHECK_SAMPLES 16
 
 typedef struct gemm_job {
@@ -127,7 +115,6 @@ static double check_error(const gemm_job *j)
     }
     return worst;
 }
-#endif
 
 /* The FLOP rates, and the byte rates they imply (Q / F per FLOP). */
 static void set_rates(rf_gemm_bench_result *g, const rf_stats *flops)
@@ -171,10 +158,6 @@ rf_status rf_gemm_bench_merge(rf_gemm_bench_result *into, const rf_gemm_bench_re
 rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
-#ifndef RF_HAVE_CBLAS
-    (void)o;
-    return rf_err_set(err, RF_EUNAVAIL, "GEMM timing needs a CBLAS; this build has none");
-#else
     if (o->dtype != RF_FP32 && o->dtype != RF_FP64)
         return rf_err_set(err, RF_EINVAL, "GEMM timing runs fp32 or fp64, not %s",
                           rf_dtype_name(o->dtype));
@@ -265,5 +248,4 @@ done:
     free(j.x);
     free(j.y);
     return s;
-#endif
 }

@@ -7,19 +7,6 @@
 
 #include "roofline/rf_report.h"
 
-const char *rf_unit_json(rf_unit u)
-{
-    static const char *const names[] = {
-        [RF_U_NONE] = "",           [RF_U_INT] = "",          [RF_U_BYTES] = "bytes",
-        [RF_U_BYTES_BIN] = "bytes", [RF_U_FLOPS] = "flops",   [RF_U_FLOP_RATE] = "flops_per_s",
-        [RF_U_BW] = "bytes_per_s",  [RF_U_SECONDS] = "s",     [RF_U_TOK_RATE] = "tokens_per_s",
-        [RF_U_INTENSITY] = "flops_per_byte", [RF_U_INTENSITY4] = "flops_per_byte",
-        [RF_U_RATIO] = "",          [RF_U_PERCENT] = "fraction", [RF_U_COUNT] = "",
-    };
-    _Static_assert(sizeof names / sizeof names[0] == RF_U_COUNT + 1, "unit names");
-    return (unsigned)u <= RF_U_COUNT ? names[u] : "";
-}
-
 /* Integer with thousands separators. */
 static char *grouped(double v, char *out, size_t cap)
 {

@@ -243,16 +243,6 @@ void rf_report_cell_null(rf_report *r, const char *shown)
     add_cell(r, x);
 }
 
-bool rf_report_failed(const rf_report *r) { return r->failed; }
-
-size_t rf_report_table_count(const rf_report *r)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_blocks; i++)
-        n += r->blocks[i].is_table;
-    return n;
-}
-
 const char *rf__value_text(const value *v, rf_unit u, char *tmp, size_t cap)
 {
     switch (v->kind) {
