@@ -11,7 +11,7 @@
 #
 # Installs Debian's likwid (and python3, to read the JSON) when missing.
 # Pairs:  ours                          likwid-bench
-#         DRAM roof (best read, 256 MiB) load_avx            -w N:1GB:T
+#         DRAM roof (best read, 512 MiB) load_avx            -w N:1GB:T
 #         copy at DRAM                   copy_avx            -w N:1GB:T
 #         copy_nt at DRAM                copy_mem_avx        -w N:1GB:T
 #         triad_nt at DRAM               stream_mem_avx_fma  -w N:1GB:T
