@@ -216,7 +216,8 @@ static void seed003_llama_weights(void **state)
     /* total with the embedding: 8,029,995,008 matrix weights ("8.03 B") */
     printed(p.total / 1e9, 2, 8.03);
     uint64_t resident;
-    assert_int_equal(rf_model_resident_bytes(&m, BF16, &resident, NULL), RF_OK);
+    rf_step_opts o = rf_step_opts_default(); /* bf16 weights */
+    assert_int_equal(rf_model_weight_bytes(&m, &o, &resident, NULL), RF_OK);
     printed(resident / 1073741824.0, 2, 14.96); /* "14.96 GiB of resident parameters" */
 }
 

@@ -158,10 +158,6 @@ rf_status rf_model_params(const rf_model *m, rf_param_counts *out, rf_err *err);
 /* KV-cache elements per token per layer (2 n_kv d_h, or the MLA latent). */
 int64_t rf_model_kv_elems_per_layer(const rf_model *m);
 
-/* Resident weight bytes in dtype w (all parameters, tied embedding once). */
-rf_status rf_model_resident_bytes(const rf_model *m, rf_dtype w, uint64_t *bytes,
-                                  rf_err *err);
-
 #ifdef __cplusplus
 }
 #endif

@@ -194,12 +194,3 @@ rf_status rf_model_params(const rf_model *m, rf_param_counts *out, rf_err *err)
     *out = p;
     return RF_OK;
 }
-
-rf_status rf_model_resident_bytes(const rf_model *m, rf_dtype w, uint64_t *bytes, rf_err *err)
-{
-    rf_param_counts p;
-    rf_status s = rf_model_params(m, &p, err);
-    if (s)
-        return s;
-    return rf_dtype_bytes(w, p.total, bytes, err);
-}

@@ -176,16 +176,16 @@ static rf_status expert(rf_step *st, const rf_model *md, const char *name, int64
                         uint64_t count, rf_err *err)
 {
     rf_op op;
-    uint64_t kn_bytes;
-    rf_dtype wd = wdt(md, o, RF_MOD_EXPERTS);
-    rf_status s = rf_op_gemm(name, pairs, k, n, wd, o->a, &op, err);
-    if (s || (s = rf_dtype_bytes(wd, (uint64_t)k * (uint64_t)n, &kn_bytes, err)))
+    rf_status s = rf_op_gemm(name, pairs, k, n, wdt(md, o, RF_MOD_EXPERTS), o->a, &op, err);
+    if (s)
         return s;
-    double w = touched * (double)kn_bytes;
+    /* rf_op_gemm counted one expert's W[K, N]; the step streams `touched` */
+    double w = touched * (double)op.weight_bytes;
     if (!(w < 9.2e18))
         return rf_err_set(err, RF_ERANGE, "%s: expert weight bytes overflow", name);
     op.weight_bytes = (uint64_t)llround(w);
-    op.bytes = op.weight_bytes + op.act_bytes;
+    if (!rf_add_u64(op.weight_bytes, op.act_bytes, &op.bytes))
+        return rf_err_set(err, RF_ERANGE, "%s: expert bytes overflow", name);
     op.m = (int64_t)llround((double)pairs / touched);
     op.note = o->moe == RF_MOE_ALL ? "every expert streamed" : "expected under uniform routing";
     return push(st, &op, count, err);
@@ -364,9 +364,7 @@ rf_status rf_step_compute(const rf_model *md, const rf_step_opts *o, const rf_ro
     st->floor_s = whole.floor_s;
     st->regime = whole.regime;
     st->floor_sum_of_max_s = sum_of_max;
-    double agg_c = (double)flops / roof->peak_flops_per_s;
-    double agg_m = (double)op_bytes / roof->bw_bytes_per_s;
-    st->floor_aggregate_s = agg_c > agg_m ? agg_c : agg_m;
+    st->floor_aggregate_s = rf_roof_place(roof, (double)flops, (double)op_bytes).floor_s;
     double new_tokens = (double)o->batch * (o->phase == RF_PREFILL ? (double)o->tokens : 1.0);
     st->tokens_per_s = new_tokens / st->floor_s;
     /* FLOPs and KV bytes are both linear in B, so FLOPs / (KV + scores) at

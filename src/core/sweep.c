@@ -113,7 +113,6 @@ void rf_roof_compose(const rf_roof *roof, const double *flops, const double *byt
         f += flops[i];
         q += bytes[i];
     }
-    double c = f / roof->peak_flops_per_s, m = q / roof->bw_bytes_per_s;
     *sum_of_max_s = som;
-    *aggregate_s = c > m ? c : m;
+    *aggregate_s = rf_roof_place(roof, f, q).floor_s;
 }
