@@ -55,7 +55,10 @@ int cmd_capacity(int argc, char **argv)
                         "(every parameter, a tied embedding once), KV %s",
                      rf_dtype_describe(o.w, w, sizeof w), rf_dtype_describe(o.kv, kv, sizeof kv));
     rf_report_assume(r, "memory: %s (%s)", ctx.mem_bytes ? "--mem" : ctx.hw.name,
-                     ctx.mem_bytes ? "given" : "preset's usable memory");
+                     ctx.mem_bytes        ? "given"
+                     : ctx.hw.mem_usable ? "the preset's usable memory, as seed 003 budgets it"
+                                         : "the stated capacity (datasheet or profile); --mem gives what "
+                                           "your runtime can use");
     rf_report_num(r, "util", "util", c.util, RF_U_RATIO);
     rf_report_int(r, "mem_bytes", "usable memory", c.mem_bytes, RF_U_BYTES_BIN);
     rf_report_int(r, "resident_bytes", "resident weights", c.resident_bytes, RF_U_BYTES_BIN);

@@ -292,7 +292,10 @@ static void seed003_capacity(void **state)
     rf_model m = model("llama-3-8b");
     rf_step_opts o = rf_step_opts_default();
     rf_capacity c;
-    uint64_t mem = (uint64_t)(79.65 * 1073741824.0);
+    rf_hw h100;
+    assert_int_equal(rf_hw_preset("h100-sxm", &h100, NULL), RF_OK);
+    uint64_t mem = h100.mem_bytes;
+    assert_true(mem == 85523536282ull); /* 79.65 x 2^30 = 85,523,536,281.6 */
     /* "0.92 x 79.65 - 14.96 - 6 ~ 52.32 GiB of KV pool ... about 429k tokens at
      * 128 KiB each, or roughly 52 sequences at 8k" */
     assert_int_equal(rf_capacity_compute(&m, &o, mem, 0.92, 6ull << 30, 8192, &c, NULL), RF_OK);

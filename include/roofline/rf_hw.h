@@ -29,7 +29,9 @@ typedef struct rf_hw {
     char source[RF_HW_SOURCE_MAX]; /* where the figures come from                */
     double peak_flops_per_s[RF_DTYPE_COUNT]; /* dense peak per math dtype; 0 = none */
     double bw_bytes_per_s;         /* memory roof (HBM, or measured DRAM read)   */
-    uint64_t mem_bytes;            /* usable memory for weights + KV             */
+    uint64_t mem_bytes;            /* memory for weights + KV                    */
+    bool mem_usable;               /* mem_bytes is what a runtime can use, not
+                                      the datasheet capacity                    */
     double ridge_override;         /* > 0: user gave the ridge (FLOP/byte)       */
 } rf_hw;
 

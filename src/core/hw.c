@@ -21,7 +21,8 @@ static const rf_hw presets[] = {
                           [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 3.35 * T,
-     .mem_bytes = (uint64_t)(79.65 * GIB)},
+     .mem_bytes = (uint64_t)(79.65 * GIB + 0.5), /* to the byte, as --mem 79.65GiB */
+     .mem_usable = true},
     {.name = "h100-pcie",
      .source = "NVIDIA H100 PCIe 80GB datasheet (sparse figures halved), HBM2e 2.0 TB/s",
      .peak_flops_per_s = {[RF_FP64] = 51 * T, [RF_FP32] = 51.2 * T, [RF_TF32] = 378 * T,
