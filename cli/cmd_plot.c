@@ -2,15 +2,12 @@
  * and a decode step on the roofline, as SVG. Also what `report` shares:
  * the figure options, the figure, the output-path check. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "roofline/rf_file.h"
 
 void cli_figure_init(cli_figure *f)
 {
@@ -64,54 +61,12 @@ static int figure_build(cli_ctx *ctx, int argc, char **argv, int pos, cli_figure
     return RF_EXIT_OK;
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *inputs)
 {
-    if (!path || !strcmp(path, "-"))
+    rf_err e;
+    if (!path || !strcmp(path, "-") || rf_file_check_dest(path, inputs, &e) == RF_OK)
         return RF_EXIT_OK;
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return cli_fail(ctx, RF_EXIT_USAGE, "%s: is a folder, not a file", path);
-        if (!S_ISREG(st.st_mode))
-            return cli_fail(ctx, RF_EXIT_USAGE, "%s: not a regular file (refusing to replace it)",
-                            path);
-        if (access(path, W_OK) != 0)
-            return cli_fail(ctx, RF_EXIT_USAGE, "%s: file is not writable", path);
-    }
-    for (size_t i = 0; inputs && inputs[i]; i++)
-        if (same_file(path, inputs[i]))
-            return cli_fail(ctx, RF_EXIT_USAGE, "%s: is an input; refusing to overwrite it", path);
-
-    /* The folder must exist and take a new file: make one and remove it. */
-    char *copy = strdup(path);
-    if (!copy)
-        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    const char *dir = dirname(copy);
-    char probe[4096];
-    int rc = RF_EXIT_OK;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        rc = cli_fail(ctx, RF_EXIT_USAGE, "%s: folder %s does not exist", path, dir);
-    } else if ((size_t)snprintf(probe, sizeof probe, "%s/.roofline-XXXXXX", dir) >= sizeof probe) {
-        rc = cli_fail(ctx, RF_EXIT_USAGE, "%s: path too long", path);
-    } else {
-        int fd = mkstemp(probe);
-        if (fd < 0) {
-            rc = cli_fail(ctx, RF_EXIT_USAGE, "%s: cannot write in folder %s (%s)", path, dir,
-                          strerror(errno));
-        } else {
-            close(fd);
-            unlink(probe);
-        }
-    }
-    free(copy);
-    return rc;
+    return cli_fail_err(ctx, &e);
 }
 
 int cli_figure_start(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_opt *opts,

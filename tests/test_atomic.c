@@ -207,6 +207,31 @@ static void refuses_missing_folder(void **state)
     assert_listing(f, "");
 }
 
+/* The early check says what the write would: the same refusals, /dev/null
+ * allowed, and it leaves nothing behind (its probe file is removed). */
+static void check_dest_as_write(void **state)
+{
+    fixture *f = *state;
+    char p[512], in[512];
+    rf_err e;
+    path_in(f, "out.txt", p, sizeof p);
+    assert_int_equal(rf_file_check_dest(p, NULL, &e), RF_OK);
+    assert_int_equal(rf_file_check_dest("/dev/null", NULL, &e), RF_OK);
+    path_in(f, "nope/out.txt", p, sizeof p);
+    assert_int_equal(rf_file_check_dest(p, NULL, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "does not exist"));
+    path_in(f, "sub", p, sizeof p);
+    assert_int_equal(mkdir(p, 0700), 0);
+    assert_int_equal(rf_file_check_dest(p, NULL, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "is a directory"));
+    path_in(f, "in.json", in, sizeof in);
+    assert_int_equal(rf_file_write_atomic(in, "{}", 2, NULL, &e), RF_OK);
+    const char *inputs[] = {in, NULL};
+    assert_int_equal(rf_file_check_dest(in, inputs, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "refusing to overwrite an input"));
+    assert_listing(f, "in.json sub");
+}
+
 /* A write that fails half-way (here: the file-size limit, as a full disk
  * would) leaves the old file as it was and no temporary file. */
 static void failed_write_keeps_old(void **state)
@@ -367,6 +392,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(refuses_input, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_missing_folder, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_dest_as_write, setup, teardown),
         cmocka_unit_test_setup_teardown(failed_write_keeps_old, setup, teardown),
         cmocka_unit_test_setup_teardown(read_errors_name_the_path, setup, teardown),
         cmocka_unit_test_setup_teardown(dash_writes_stdout, setup, teardown),

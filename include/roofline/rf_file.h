@@ -32,6 +32,12 @@ rf_status rf_file_read_all(const char *path, size_t max_bytes, char **data, size
 rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
                                const char *const *inputs, rf_err *err);
 
+/* The checks rf_file_write_atomic makes before writing, run early (before
+ * work whose result would then be lost): RF_OK when path could be written,
+ * the same refusal otherwise. A character device or FIFO (/dev/null) is
+ * written in place, so it passes. */
+rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err *err);
+
 #ifdef __cplusplus
 }
 #endif

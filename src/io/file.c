@@ -60,105 +60,128 @@ static int same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Write to an existing character device or FIFO in place. */
-static rf_status write_stream(const char *path, const void *data, size_t len, rf_err *err)
+/* Write all of data to fd, through short writes and signals. */
+static rf_status write_all(int fd, const char *path, const void *data, size_t len, rf_err *err)
 {
-    int fd = open(path, O_WRONLY);
-    if (fd < 0)
-        return rf_err_set(err, errno == EACCES ? RF_EINVAL : RF_EIO, "%s: %s", path,
-                          strerror(errno));
     const char *p = data;
     while (len) {
         ssize_t w = write(fd, p, len);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            rf_status s = rf_err_set(err, RF_EIO, "%s: write failed: %s", path, strerror(errno));
-            close(fd);
-            return s;
-        }
+        if (w <= 0)
+            return rf_err_set(err, RF_EIO, "%s: write failed: %s", path, strerror(errno));
         p += w;
         len -= (size_t)w;
     }
-    if (close(fd) != 0)
-        return rf_err_set(err, RF_EIO, "%s: close failed: %s", path, strerror(errno));
     return RF_OK;
 }
 
-rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
-                               const char *const *inputs, rf_err *err)
+/* What kind of destination path is, after the refusals every write
+ * shares: an input, a directory, something neither regular nor a stream,
+ * a regular file without write permission, a folder that does not exist. */
+typedef enum { DEST_FILE, DEST_STREAM } dest_kind;
+
+static rf_status dest_of(const char *path, const char *const *inputs, dest_kind *kind,
+                         rf_err *err)
 {
     for (size_t i = 0; inputs && inputs[i]; i++)
         if (same_file(path, inputs[i]))
             return rf_err_set(err, RF_EINVAL, "%s: refusing to overwrite an input", path);
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return rf_err_set(err, RF_EINVAL, "%s: is a directory", path);
-    if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
-        return write_stream(path, data, len, err); /* /dev/null, a pipe: never renamed over */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return rf_err_set(err, RF_EINVAL, "%s: not a regular file", path);
-
-    size_t n = strlen(path);
-    char *dircopy = malloc(n + 1), *tmp = malloc(n + 32);
-    rf_status s = RF_OK;
-    int fd = -1;
-    if (!dircopy || !tmp) {
-        s = rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
-        goto out;
-    }
-    tmp[0] = '\0';
-    memcpy(dircopy, path, n + 1);
-    const char *dir = dirname(dircopy);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        s = rf_err_set(err, RF_EINVAL, "%s: folder '%s' does not exist", path, dir);
-        goto out;
-    }
-    snprintf(tmp, n + 32, "%s.tmp.XXXXXX", path);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        tmp[0] = '\0';
-        s = rf_err_set(err, errno == EACCES || errno == EROFS ? RF_EINVAL : RF_EIO,
-                       "%s: cannot create a file there: %s", path, strerror(errno));
-        goto out;
-    }
-    const char *p = data;
-    size_t left = len;
-    while (left) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            s = rf_err_set(err, RF_EIO, "%s: write failed: %s", path, strerror(errno));
-            goto out;
+    *kind = DEST_FILE;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return rf_err_set(err, RF_EINVAL, "%s: is a directory", path);
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+            *kind = DEST_STREAM; /* /dev/null, a pipe: written in place, never renamed over */
+            return RF_OK;
         }
-        p += w;
-        left -= (size_t)w;
+        if (!S_ISREG(st.st_mode))
+            return rf_err_set(err, RF_EINVAL, "%s: not a regular file", path);
+        if (access(path, W_OK) != 0)
+            return rf_err_set(err, RF_EINVAL, "%s: file is not writable", path);
     }
+    char *dircopy = strdup(path);
+    if (!dircopy)
+        return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
+    const char *dir = dirname(dircopy);
+    rf_status s = RF_OK;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        s = rf_err_set(err, RF_EINVAL, "%s: folder '%s' does not exist", path, dir);
+    free(dircopy);
+    return s;
+}
+
+/* A temporary file beside path, tmp (cap bytes) = path.tmp.XXXXXX. */
+static rf_status make_temp(const char *path, char *tmp, size_t cap, int *fd, rf_err *err)
+{
+    snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
+    *fd = mkstemp(tmp);
+    if (*fd < 0)
+        return rf_err_set(err, errno == EACCES || errno == EROFS ? RF_EINVAL : RF_EIO,
+                          "%s: cannot create a file there: %s", path, strerror(errno));
+    return RF_OK;
+}
+
+rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err *err)
+{
+    dest_kind kind;
+    rf_status s = dest_of(path, inputs, &kind, err);
+    if (s != RF_OK || kind == DEST_STREAM)
+        return s;
+    size_t cap = strlen(path) + 32;
+    char *tmp = malloc(cap);
+    if (!tmp)
+        return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
+    int fd;
+    s = make_temp(path, tmp, cap, &fd, err); /* the folder takes a new file */
+    if (s == RF_OK) {
+        close(fd);
+        unlink(tmp);
+    }
+    free(tmp);
+    return s;
+}
+
+rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
+                               const char *const *inputs, rf_err *err)
+{
+    dest_kind kind;
+    rf_status s = dest_of(path, inputs, &kind, err);
+    if (s != RF_OK)
+        return s;
+    if (kind == DEST_STREAM) {
+        int fd = open(path, O_WRONLY);
+        if (fd < 0)
+            return rf_err_set(err, errno == EACCES ? RF_EINVAL : RF_EIO, "%s: %s", path,
+                              strerror(errno));
+        s = write_all(fd, path, data, len, err);
+        if (close(fd) != 0 && s == RF_OK)
+            s = rf_err_set(err, RF_EIO, "%s: close failed: %s", path, strerror(errno));
+        return s;
+    }
+
+    size_t cap = strlen(path) + 32;
+    char *tmp = malloc(cap);
+    if (!tmp)
+        return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
+    int fd;
+    if ((s = make_temp(path, tmp, cap, &fd, err)) != RF_OK) {
+        free(tmp);
+        return s;
+    }
+    s = write_all(fd, path, data, len, err);
     /* keep the usual permissions of a new file (mkstemp makes 0600) */
     mode_t mask = umask(0);
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0) {
+    if (s == RF_OK && (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0))
         s = rf_err_set(err, RF_EIO, "%s: %s", path, strerror(errno));
-        goto out;
-    }
-    if (close(fd) != 0) {
-        fd = -1;
+    if (close(fd) != 0 && s == RF_OK)
         s = rf_err_set(err, RF_EIO, "%s: close failed: %s", path, strerror(errno));
-        goto out;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0) {
+    if (s == RF_OK && rename(tmp, path) != 0)
         s = rf_err_set(err, RF_EIO, "%s: %s", path, strerror(errno));
-        goto out;
-    }
-    tmp[0] = '\0';
-out:
-    if (fd >= 0)
-        close(fd);
-    if (tmp && tmp[0])
+    if (s != RF_OK)
         unlink(tmp);
-    free(dircopy);
     free(tmp);
     return s;
 }
