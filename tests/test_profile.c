@@ -139,6 +139,8 @@ static void refusals(void **state)
     refused(OK_HEAD "\"bandwidth_bytes_per_s\": 1e10, \"peak_flops_per_s\": {\"fp32\": 0}}",
             "peak_flops_per_s has no positive figure");
     refused(OK_HEAD OK_ROOF ", \"clock_hz\": -2.5e9}", "clock_hz is negative");
+    /* a key given twice is refused, as in config.json and measured files */
+    refused(OK_HEAD OK_ROOF ", \"clock_hz\": 1e9, \"clock_hz\": 2e9}", "duplicate");
     refused(OK_HEAD OK_ROOF ", \"spread\": -0.1}", "spread is negative");
     refused(OK_HEAD OK_ROOF ", \"threads\": -2}", "threads is negative (-2)");
     refused(OK_HEAD OK_ROOF ", \"levels\": [{\"name\": \"L1\", \"bytes\": 1}]}",

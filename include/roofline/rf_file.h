@@ -19,6 +19,10 @@
 extern "C" {
 #endif
 
+/* Largest JSON input read (a config.json, a profile, a measured file: real
+ * ones are a few KiB). */
+#define RF_FILE_MAX_BYTES ((size_t)16 << 20)
+
 /* Read a regular file (at most max_bytes) into a NUL-terminated malloc'd
  * buffer; the caller frees *data. Errors name the path: not found, a
  * directory, unreadable, too large. */

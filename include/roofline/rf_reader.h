@@ -44,8 +44,6 @@
 extern "C" {
 #endif
 
-/* Largest config.json accepted (real ones are a few KiB). */
-#define RF_CONFIG_MAX_BYTES ((size_t)16 << 20)
 
 /* Read path: a config.json, or a folder holding one. The model's name is
  * the file's stem, or the folder's name for ".../config.json". On success

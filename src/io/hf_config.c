@@ -860,7 +860,7 @@ rf_status rf_model_load(const char *path, rf_model *out, rf_err *err)
     }
     if (!file)
         return rf_err_set(err, RF_EINVAL, "no config path given");
-    rf_status s = rf_file_read_all(file, RF_CONFIG_MAX_BYTES, &data, &len, err);
+    rf_status s = rf_file_read_all(file, RF_FILE_MAX_BYTES, &data, &len, err);
     if (!s)
         s = rf_model_parse(data, len, file, out, err);
     free(data);

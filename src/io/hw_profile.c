@@ -9,7 +9,6 @@
 #include "roofline/rf_file.h"
 #include "roofline/rf_profile.h"
 
-#define PROFILE_MAX_BYTES ((size_t)16 << 20)
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -316,7 +315,7 @@ rf_status rf_profile_from_json(const char *text, const char *origin, rf_profile 
     memset(out, 0, sizeof *out);
     reader r = {.origin = origin ? origin : "profile", .err = err};
     json_error_t je;
-    json_t *root = json_loads(text, 0, &je);
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return rf_err_set(err, RF_EINVAL, "%s: line %d: %s", r.origin, je.line, je.text);
     rf_status s = RF_OK;
@@ -384,7 +383,7 @@ rf_status rf_profile_load(const char *path, rf_profile *out, rf_err *err)
     char *text = NULL;
     size_t len = 0;
     memset(out, 0, sizeof *out);
-    rf_status s = rf_file_read_all(path, PROFILE_MAX_BYTES, &text, &len, err);
+    rf_status s = rf_file_read_all(path, RF_FILE_MAX_BYTES, &text, &len, err);
     if (s == RF_OK)
         s = rf_profile_from_json(text, path, out, err);
     free(text);

@@ -8,7 +8,6 @@
 #include "roofline/rf_file.h"
 #include "roofline/rf_measured.h"
 
-#define MEASURED_FILE_MAX ((size_t)16 << 20)
 
 /* A positive finite number at key of obj; absent leaves *out as is. where
  * is the message prefix up to the key ("lab.json: ops[3]."). */
@@ -153,7 +152,7 @@ rf_status rf_measured_load(const char *path, rf_measured *out, rf_err *err)
 {
     char *text = NULL;
     size_t len = 0;
-    rf_status s = rf_file_read_all(path, MEASURED_FILE_MAX, &text, &len, err);
+    rf_status s = rf_file_read_all(path, RF_FILE_MAX_BYTES, &text, &len, err);
     if (s == RF_OK)
         s = rf_measured_parse(text, len, path, out, err);
     if (s == RF_OK && !out->name[0]) {
