@@ -240,6 +240,18 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, struct rf_pro
 void cli_kernel_table(rf_report *r, const struct rf_profile *p,
                       const struct rf_profile_summary *s, const char *unit, const char *key,
                       const char *label, rf_unit u);
+/* The unsteady-kernels warning under a profile's tables, when any kernel's
+ * best and median are more than RF_SPREAD_WARN apart. */
+void cli_unsteady_note(rf_report *r, const struct rf_profile *p,
+                       const struct rf_profile_summary *s);
+
+/* A measured profile's output. cli_profile_json writes its JSON to -o FILE,
+ * and prints it (setting *printed) for --json or -o -; otherwise the caller
+ * builds its table and shows it with cli_profile_emit, which prints it on
+ * stdout with a "profile written" note when -o FILE took the JSON. */
+int cli_profile_json(const cli_ctx *ctx, const struct rf_profile *p, bool *printed);
+int cli_profile_emit(const cli_ctx *ctx, rf_report *r);
+
 /* trials: --trials, or 0 for rf_cuda_timing_default's */
 int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                    const rf_dtype_kind *dtype, int trials, const rf_model *m);

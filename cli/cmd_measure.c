@@ -172,14 +172,49 @@ static rf_report *build_report(const rf_profile *p, bool quick, const char *isa_
     level_table(r, p, &s);
     cli_kernel_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
     cli_kernel_table(r, p, &s, "flops_per_s", "compute", "compute kernels", RF_U_FLOP_RATE);
-    if (s.unsteady)
-        rf_report_note(r,
-                       "warning: %zu of %zu kernels have best and median more than 5%% apart "
-                       "(worst: %s at %s, %.0f%%): the machine is shared; the best figures are "
-                       "the roof, rerun for steadier medians",
-                       s.unsteady, p->n_kernels, p->kernels[s.worst].name,
-                       p->kernels[s.worst].level, 100 * s.kernel_spread[s.worst]);
+    cli_unsteady_note(r, p, &s);
     return r;
+}
+
+void cli_unsteady_note(rf_report *r, const rf_profile *p, const rf_profile_summary *s)
+{
+    if (s->unsteady)
+        rf_report_note(r,
+                       "warning: %zu of %zu kernels have best and median more than %.0f%% "
+                       "apart (worst: %s at %s, %.0f%%): the machine is shared; the best "
+                       "figures are the roof, rerun for steadier medians",
+                       s->unsteady, p->n_kernels, 100 * RF_SPREAD_WARN,
+                       p->kernels[s->worst].name, p->kernels[s->worst].level,
+                       100 * s->kernel_spread[s->worst]);
+}
+
+int cli_profile_json(const cli_ctx *ctx, const rf_profile *p, bool *printed)
+{
+    char *json = NULL;
+    rf_err e;
+    *printed = false;
+    if (rf_profile_to_json(p, &json, &e))
+        return cli_fail_err(ctx, &e);
+    int rc = RF_EXIT_OK;
+    bool to_stdout = ctx->out_path && !strcmp(ctx->out_path, "-");
+    if (ctx->out_path && !to_stdout)
+        rc = cli_write_file(ctx, ctx->out_path, json, strlen(json));
+    if (rc == RF_EXIT_OK && (ctx->format == RF_FMT_JSON || to_stdout)) {
+        rc = cli_write_file(ctx, "-", json, strlen(json));
+        *printed = true;
+    }
+    free(json);
+    return rc;
+}
+
+int cli_profile_emit(const cli_ctx *ctx, rf_report *r)
+{
+    if (ctx->out_path)
+        rf_report_note(r, "profile written to %s (use it with --hw %s)", ctx->out_path,
+                       ctx->out_path);
+    cli_ctx to_stdout = *ctx;
+    to_stdout.out_path = NULL;
+    return cli_emit(&to_stdout, r);
 }
 
 int cmd_measure(int argc, char **argv)
@@ -196,7 +231,6 @@ int cmd_measure(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
     rf_profile *p = calloc(1, sizeof *p);
     rf_report *r = NULL;
-    char *json = NULL;
     rf_err e;
     if (!p)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
@@ -218,17 +252,9 @@ int cmd_measure(int argc, char **argv)
         rc = cli_fail_err(&ctx, &e);
         goto out;
     }
-    if (rf_profile_to_json(p, &json, &e)) {
-        rc = cli_fail_err(&ctx, &e);
+    bool printed;
+    if ((rc = cli_profile_json(&ctx, p, &printed)) || printed)
         goto out;
-    }
-    if (ctx.out_path && strcmp(ctx.out_path, "-") &&
-        (rc = cli_write_file(&ctx, ctx.out_path, json, strlen(json))))
-        goto out;
-    if (ctx.format == RF_FMT_JSON || (ctx.out_path && !strcmp(ctx.out_path, "-"))) {
-        rc = cli_write_file(&ctx, "-", json, strlen(json));
-        goto out;
-    }
     const char *isa_from = a.isa                ? "forced by --isa"
                            : getenv("RF_ISA") && *getenv("RF_ISA") ? "forced by RF_ISA"
                                                                    : "the best this CPU has";
@@ -236,15 +262,9 @@ int cmd_measure(int argc, char **argv)
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
-    if (ctx.out_path)
-        rf_report_note(r, "profile written to %s (use it with --hw %s)", ctx.out_path,
-                       ctx.out_path);
-    cli_ctx to_stdout = ctx;
-    to_stdout.out_path = NULL;
-    rc = cli_emit(&to_stdout, r);
+    rc = cli_profile_emit(&ctx, r);
 out:
     rf_report_free(r);
-    free(json);
     free(p);
     return rc;
 }

@@ -41,7 +41,7 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
         rf_report_cell_num(r, p.intensity);
         rf_report_cell_str(r, rf_regime_name(p.regime));
         rf_report_cell_num(r, (double)op->count * p.floor_s);
-        rf_report_cell_str(r, p.compute_s >= p.memory_s ? "compute" : "memory");
+        rf_report_cell_str(r, p.regime == RF_COMPUTE_BOUND ? "compute" : "memory");
     }
 }
 

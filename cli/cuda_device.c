@@ -162,11 +162,7 @@ static rf_report *measure_report(const rf_profile *p, const rf_cuda_device *d, b
     cli_kernel_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
     cli_kernel_table(r, p, &s, "flops_per_s", "compute", "compute kernels (cuBLASLt)",
                      RF_U_FLOP_RATE);
-    if (s.unsteady)
-        rf_report_note(r, "warning: %zu of %zu kernels have best and median more than 5%% apart "
-                          "(worst: %s at %s, %.0f%%); rerun for steadier medians",
-                       s.unsteady, p->n_kernels, p->kernels[s.worst].name,
-                       p->kernels[s.worst].level, 100 * s.kernel_spread[s.worst]);
+    cli_unsteady_note(r, p, &s);
     return r;
 }
 
@@ -174,7 +170,6 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_profile *p
 {
     rf_cuda_ctx *cu = NULL;
     rf_report *r = NULL;
-    char *json = NULL;
     rf_err e;
     int rc = open_device(ctx, device, &cu);
     if (rc)
@@ -185,33 +180,21 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_profile *p
     o.gemm_dim = dim;
     rf_status st = rf_cuda_measure(cu, &o, p, &e);
     talk_end(ctx, &talk);
-    if (st == RF_OK)
-        st = rf_profile_to_json(p, &json, &e);
+    bool printed;
     if (st != RF_OK) {
         rc = cli_fail_err(ctx, &e);
         goto out;
     }
-    if (ctx->out_path && strcmp(ctx->out_path, "-") &&
-        (rc = cli_write_file(ctx, ctx->out_path, json, strlen(json))))
+    if ((rc = cli_profile_json(ctx, p, &printed)) || printed)
         goto out;
-    if (ctx->format == RF_FMT_JSON || (ctx->out_path && !strcmp(ctx->out_path, "-"))) {
-        rc = cli_write_file(ctx, "-", json, strlen(json));
-        goto out;
-    }
     if (!(r = measure_report(p, rf_cuda_ctx_device(cu), quick, dim))) {
         rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
     talk_report(&talk, r);
-    if (ctx->out_path)
-        rf_report_note(r, "profile written to %s (use it with --hw %s)", ctx->out_path,
-                       ctx->out_path);
-    cli_ctx to_stdout = *ctx;
-    to_stdout.out_path = NULL;
-    rc = cli_emit(&to_stdout, r);
+    rc = cli_profile_emit(ctx, r);
 out:
     rf_report_free(r);
-    free(json);
     rf_cuda_ctx_free(cu);
     return rc;
 }
