@@ -90,17 +90,11 @@ static int bench_device(cli_ctx *ctx, const char *device, const args *a, const r
                           m);
 }
 
-/* One distinct linear shape of the model and the operators that have it. */
-typedef struct shape {
-    int64_t k, n;
-    char names[96];
-} shape;
-
 /* Progress names the operators: the points and their shapes. */
 typedef struct sweep_names {
     const rf_gemm_sweep_point *pts;
     const size_t *shape_of;
-    const shape *shapes;
+    const rf_gemm_shape *shapes;
 } sweep_names;
 
 static void sweep_progress(void *user, int pass, int passes, const rf_gemm_sweep_point *p)
@@ -110,35 +104,11 @@ static void sweep_progress(void *user, int pass, int passes, const rf_gemm_sweep
         fprintf(stderr, "\r  DRAM read, burst %d of %d%-50s", pass + 1, passes + 1, "");
     else
         fprintf(stderr, "\r  pass %d of %d: timing %-24s M = %-6lld %s     ", pass + 1, passes,
-                nm->shapes[nm->shape_of[p - nm->pts]].names, (long long)p->opts.m,
+                nm->shapes[nm->shape_of[p - nm->pts]].ops, (long long)p->opts.m,
                 p->opts.gemv ? "gemv" : "gemm");
     fflush(stderr);
 }
 
-static size_t model_shapes(const rf_step *st, shape *out, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < st->n_ops; i++) {
-        const rf_op *op = &st->ops[i];
-        if (op->kind != RF_OP_GEMM)
-            continue;
-        size_t j = 0;
-        while (j < n && !(out[j].k == op->k && out[j].n == op->n))
-            j++;
-        if (j == n) {
-            if (n == cap)
-                continue;
-            out[n].k = op->k;
-            out[n].n = op->n;
-            out[n].names[0] = 0;
-            n++;
-        }
-        size_t used = strlen(out[j].names);
-        snprintf(out[j].names + used, sizeof out[j].names - used, "%s%s", used ? "," : "",
-                 op->name);
-    }
-    return n;
-}
 
 /* Seed 000's stretch goal: the M = 1 case at bandwidth x 2/b, within 20%. */
 static const char *m1_verdict(double of_bw_2b)
@@ -150,11 +120,11 @@ static const char *m1_verdict(double of_bw_2b)
     return "below the memory roof by more than 20%";
 }
 
-static void row(rf_report *r, const shape *sh, const rf_gemm_bench_result *g,
+static void row(rf_report *r, const rf_gemm_shape *sh, const rf_gemm_bench_result *g,
                 const rf_gemm_placed *p)
 {
     rf_report_row(r);
-    rf_report_cell_str(r, sh->names);
+    rf_report_cell_str(r, sh->ops);
     rf_report_cell_int(r, (uint64_t)g->m);
     rf_report_cell_int(r, (uint64_t)g->k);
     rf_report_cell_int(r, (uint64_t)g->n);
@@ -218,8 +188,8 @@ int cmd_bench(int argc, char **argv)
         rc = cli_fail_err(&ctx, &e);
         goto out;
     }
-    shape shapes[RF_STEP_MAX_OPS];
-    size_t n_shapes = model_shapes(&st, shapes, RF_STEP_MAX_OPS);
+    rf_gemm_shape shapes[RF_STEP_MAX_OPS];
+    size_t n_shapes = rf_step_gemm_shapes(&st, shapes, RF_STEP_MAX_OPS);
 
     char title[256];
     snprintf(title, sizeof title, "GEMM sweep: %s linear shapes, %s, OpenBLAS on %lld thread%s",
@@ -314,12 +284,12 @@ int cmd_bench(int argc, char **argv)
         goto out;
     }
     for (size_t i = 0; i < n_pts; i++) {
-        const shape *sh = &shapes[shape_of[i]];
+        const rf_gemm_shape *sh = &shapes[shape_of[i]];
         const rf_gemm_bench_result *g = &pts[i].result;
         if (g->scaled)
             rf_report_note(r, "note: %s scaled down to N = %lld (from %lld) at M = %lld to fit "
                               "in the memory this run may use",
-                           sh->names, (long long)g->n, (long long)sh->n, (long long)g->m);
+                           sh->ops, (long long)g->n, (long long)sh->n, (long long)g->m);
         rf_gemm_place(g, &roof, &placed[i]);
         row(r, sh, g, &placed[i]);
     }
@@ -329,12 +299,12 @@ int cmd_bench(int argc, char **argv)
     for (size_t i = 1; i < n_pts; i++)
         if (pts[i].opts.gemv)
             rf_report_note(r, "M = 1 %-22s %s at %.2f x bandwidth x 2/b: %s; %s at %.2f x",
-                           shapes[shape_of[i]].names, pts[i].result.routine, placed[i].of_bw_2b,
+                           shapes[shape_of[i]].ops, pts[i].result.routine, placed[i].of_bw_2b,
                            m1_verdict(placed[i].of_bw_2b), gemm_name, placed[i - 1].of_bw_2b);
     for (size_t i = 0; i < n_pts; i++)
         if (pts[i].opts.m >= 1024)
             rf_report_note(r, "M = %lld %-22s %s: %.1f%% of the %s peak%s",
-                           (long long)pts[i].opts.m, shapes[shape_of[i]].names,
+                           (long long)pts[i].opts.m, shapes[shape_of[i]].ops,
                            pts[i].result.routine, 100 * placed[i].of_peak, rf_dtype_name(a.dtype),
                            placed[i].of_peak >= 0.7 ? " (>= 70%)" : " (below 70%)");
     free(placed);

@@ -201,14 +201,8 @@ out:
 
 /* ---- bench gemm --device cuda ------------------------------------------ */
 
-/* One distinct linear shape of the model and the operators that have it. */
-typedef struct cuda_shape {
-    int64_t k, n;
-    char ops[96];
-} cuda_shape;
-
 /* The model's GEMM shapes (decode step operators, de-duplicated by K x N). */
-static int shapes_of(cli_ctx *ctx, const rf_model *m, const rf_roof *roof, cuda_shape *out,
+static int shapes_of(cli_ctx *ctx, const rf_model *m, const rf_roof *roof, rf_gemm_shape *out,
                      size_t *n_out)
 {
     static rf_step st;
@@ -217,20 +211,7 @@ static int shapes_of(cli_ctx *ctx, const rf_model *m, const rf_roof *roof, cuda_
     so.w = so.a = so.kv = rf_dtype_of(RF_BF16);
     if (rf_step_compute(m, &so, roof, &st, &e))
         return cli_fail_err(ctx, &e);
-    size_t n = 0;
-    for (size_t i = 0; i < st.n_ops; i++) {
-        const rf_op *op = &st.ops[i];
-        if (op->kind != RF_OP_GEMM)
-            continue;
-        size_t j = 0;
-        while (j < n && !(out[j].k == op->k && out[j].n == op->n))
-            j++;
-        if (j == n)
-            out[n++] = (cuda_shape){.k = op->k, .n = op->n};
-        size_t used = strlen(out[j].ops);
-        snprintf(out[j].ops + used, sizeof out[j].ops - used, "%s%s", used ? "," : "", op->name);
-    }
-    *n_out = n;
+    *n_out = rf_step_gemm_shapes(&st, out, RF_STEP_MAX_OPS);
     return RF_EXIT_OK;
 }
 
@@ -283,7 +264,7 @@ static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, cuda_talk *talk, rf_dtype_
  * points as operators of a decode step. At M = 1 a point takes its first
  * operator's name, so it joins that operator's prediction at batch 1; other
  * M are named "q_proj M=256" and drawn on their own. */
-static void overlay_table(rf_report *r, const cuda_shape *shapes, const rf_cuda_gemm_result *g,
+static void overlay_table(rf_report *r, const rf_gemm_shape *shapes, const rf_cuda_gemm_result *g,
                           const size_t *shape_of, size_t n)
 {
     rf_report_table(r, "ops", "measured operators (roofline plot --measured)");
@@ -309,7 +290,7 @@ static void overlay_table(rf_report *r, const cuda_shape *shapes, const rf_cuda_
     }
 }
 
-static void bench_row(rf_report *r, const cuda_shape *sh, const rf_cuda_gemm_result *g)
+static void bench_row(rf_report *r, const rf_gemm_shape *sh, const rf_cuda_gemm_result *g)
 {
     rf_report_row(r);
     rf_report_cell_str(r, sh->ops);
@@ -337,7 +318,7 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
     size_t nt = 0, n_shapes = 0, n_dts = 0;
     rf_dtype_kind dts[2];
     rf_roof roofs[2];
-    cuda_shape shapes[RF_STEP_MAX_OPS];
+    rf_gemm_shape shapes[RF_STEP_MAX_OPS];
     rf_cuda_gemm_result *kept = NULL; /* the overlay's points */
     size_t *kept_shape = NULL;
     rf_err e;

@@ -153,6 +153,16 @@ rf_status rf_crossover_compute(const rf_model *m, const rf_step_opts *o,
  * ("never") for d <= cx->square_never_below_d. */
 bool rf_crossover_square(const rf_crossover *cx, int64_t d, double *t_star);
 
+/* A distinct GEMM shape of a step and the operators that have it. */
+typedef struct rf_gemm_shape {
+    int64_t k, n;
+    char ops[96];             /* "q_proj,o_proj" (cut short if very long)    */
+} rf_gemm_shape;
+
+/* The step's GEMM shapes, de-duplicated by K x N in operator order; at
+ * most cap (RF_STEP_MAX_OPS holds every one). Returns the count. */
+size_t rf_step_gemm_shapes(const rf_step *st, rf_gemm_shape *out, size_t cap);
+
 /* KV capacity, vLLM style:
  *     pool = util x usable_memory - resident_weights - reserve
  *     tokens = pool / kv_tok; sequences = tokens / context                  */

@@ -6,6 +6,7 @@
  * adds the lm_head and the embedding gather. Formulas: rf_op.h, rf_step.h.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "roofline/rf_step.h"
@@ -423,6 +424,28 @@ rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const 
         out->attn_prefill_s_star = rf_attn_prefill_sstar(md->n_q, md->n_kv, o->kv, roof->ridge);
     }
     return RF_OK;
+}
+
+size_t rf_step_gemm_shapes(const rf_step *st, rf_gemm_shape *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < st->n_ops; i++) {
+        const rf_op *op = &st->ops[i];
+        if (op->kind != RF_OP_GEMM)
+            continue;
+        size_t j = 0;
+        while (j < n && !(out[j].k == op->k && out[j].n == op->n))
+            j++;
+        if (j == n) {
+            if (n == cap)
+                continue;
+            out[n++] = (rf_gemm_shape){.k = op->k, .n = op->n};
+        }
+        size_t used = strlen(out[j].ops);
+        snprintf(out[j].ops + used, sizeof out[j].ops - used, "%s%s", used ? "," : "",
+                 op->name);
+    }
+    return n;
 }
 
 bool rf_crossover_square(const rf_crossover *cx, int64_t d, double *t_star)
