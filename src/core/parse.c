@@ -9,16 +9,17 @@
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Decimal digits [s, e) into v; false when empty, non-digit or overflowing. */
+/* Decimal digits [s, e) into v, saturating at UINT64_MAX (out of every
+ * range); false when empty or not all digits. */
 static bool digits(const char *s, const char *e, uint64_t *v)
 {
     if (s == e)
         return false;
     uint64_t x = 0;
     for (; s < e; s++) {
-        if (!is_digit(*s) || x > (UINT64_MAX - 9) / 10)
+        if (!is_digit(*s))
             return false;
-        x = x * 10 + (uint64_t)(*s - '0');
+        x = x > (UINT64_MAX - 9) / 10 ? UINT64_MAX : x * 10 + (uint64_t)(*s - '0');
     }
     *v = x;
     return true;
@@ -31,7 +32,7 @@ static rf_status int_in(const char *text, const char *s, const char *e, int64_t 
     uint64_t v;
     if (!digits(s + neg, e, &v))
         return rf_err_set(err, RF_EINVAL, "'%s' is not an integer", text);
-    if ((!neg && v > (uint64_t)INT64_MAX) || (neg && v > (uint64_t)INT64_MAX))
+    if (v > (uint64_t)INT64_MAX)
         return rf_err_set(err, RF_ERANGE, "'%s' is out of range [%lld, %lld]", text,
                           (long long)lo, (long long)hi);
     int64_t x = neg ? -(int64_t)v : (int64_t)v;

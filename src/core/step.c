@@ -393,10 +393,13 @@ rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const 
         return s;
     memset(out, 0, sizeof *out);
     out->ridge = roof->ridge;
-    for (size_t i = 0; i < st.n_ops && out->n_ops < RF_CROSS_MAX; i++) {
+    for (size_t i = 0; i < st.n_ops; i++) {
         const rf_op *op = &st.ops[i];
         if (op->kind != RF_OP_GEMM)
             continue;
+        if (out->n_ops == RF_CROSS_MAX)
+            return rf_err_set(err, RF_EINTERNAL, "more than %d linear layers in one step",
+                              RF_CROSS_MAX);
         rf_cross *c = &out->ops[out->n_ops++];
         c->name = op->name;
         c->k = op->k;

@@ -64,7 +64,7 @@ static void table(const block *k, rf_buf *out)
         left[c] = nr && k->cells[c].kind == V_STR;
     for (size_t c = 0; c < nc; c++) {
         const char *l = k->cols[c].label;
-        rf_buf_puts(out, c ? "  " : "  ");
+        rf_buf_puts(out, "  ");
         if (!left[c])
             pad(out, w[c] - width(l));
         rf_buf_puts(out, l);
