@@ -256,15 +256,9 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
         if (rc)
             return rc;
     }
-    if (ctx->group_size) {
-        if (ctx->w.kind != RF_INT4 && ctx->w.kind != RF_INT8)
-            return cli_fail(ctx, RF_EXIT_USAGE,
-                            "--group-size: only int4 and int8 weights take a group (weights are %s)",
-                            rf_dtype_name(ctx->w.kind));
-        ctx->w.group_size = ctx->group_size;
-        if (!ctx->w.scale_bytes)
-            ctx->w.scale_bytes = 2;
-    }
+    rf_err e;
+    if (ctx->group_size && rf_dtype_set_group(&ctx->w, ctx->group_size, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--group-size: %s", e.msg);
     *first_pos = optind;
     return RF_EXIT_OK;
 }

@@ -438,6 +438,12 @@ static void dtypes(void **state)
     assert_int_equal(rf_dtype_bytes(d, 4096, &b, NULL), RF_OK);
     assert_true(b == 2048 + 64);
     near(rf_dtype_bytes_per_elem(d), 0.5 + 2.0 / 128, 1e-15);
+    /* a group is for integer weights only; scales default to 2 bytes */
+    rf_dtype w = BF16;
+    assert_int_equal(rf_dtype_set_group(&w, 128, NULL), RF_EINVAL);
+    w = rf_dtype_of(RF_INT8);
+    assert_int_equal(rf_dtype_set_group(&w, 64, NULL), RF_OK);
+    assert_true(w.group_size == 64 && w.scale_bytes == 2);
     /* mxfp4: 32 elements share one 8-bit scale: 32 -> 16 + 1 bytes */
     assert_int_equal(rf_dtype_parse("mxfp4", &d, NULL), RF_OK);
     assert_int_equal(rf_dtype_bytes(d, 32, &b, NULL), RF_OK);

@@ -59,6 +59,11 @@ uint32_t rf_dtype_bits(rf_dtype_kind kind);
  * Errors: RF_EINVAL naming the text. */
 rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err);
 
+/* Give an integer dtype a quantization group (1..2^24 elements a scale);
+ * scales default to 2 bytes (bf16/fp16, as GPTQ and AWQ ship). RF_EINVAL,
+ * naming the dtype, for anything but int4 and int8. */
+rf_status rf_dtype_set_group(rf_dtype *dt, uint32_t group, rf_err *err);
+
 /* Describe a dtype for an assumption line: "int4 (group 128, 2-byte scales)".
  * Writes at most cap bytes including the NUL; returns out. */
 char *rf_dtype_describe(rf_dtype dt, char *out, unsigned cap);

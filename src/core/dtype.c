@@ -87,6 +87,19 @@ static bool suffix_num(const char *s, size_t n, uint32_t hi, uint32_t *out)
     return true;
 }
 
+rf_status rf_dtype_set_group(rf_dtype *dt, uint32_t group, rf_err *err)
+{
+    if (dt->kind != RF_INT4 && dt->kind != RF_INT8)
+        return rf_err_set(err, RF_EINVAL, "only int4 and int8 weights take a group (not %s)",
+                          rf_dtype_name(dt->kind));
+    if (group < 1 || group > (1u << 24))
+        return rf_err_set(err, RF_ERANGE, "group of %u elements (1..16777216)", group);
+    dt->group_size = group;
+    if (!dt->scale_bytes)
+        dt->scale_bytes = 2; /* bf16/fp16 scales, as GPTQ and AWQ ship */
+    return RF_OK;
+}
+
 rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err)
 {
     if (!text || !*text)
@@ -105,9 +118,10 @@ rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err)
         colon = strchr(f, ':');
         size_t fn = colon ? (size_t)(colon - f) : strlen(f);
         bool ok = false;
+        uint32_t g;
         if (k == RF_INT4 || k == RF_INT8) {
             if (fn && f[0] == 'g')
-                ok = suffix_num(f, fn, 1u << 24, &d.group_size);
+                ok = suffix_num(f, fn, 1u << 24, &g) && rf_dtype_set_group(&d, g, NULL) == RF_OK;
             else if (fn && f[0] == 's')
                 ok = suffix_num(f, fn, 8, &d.scale_bytes);
         }
@@ -117,8 +131,6 @@ rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err)
                               "and :s<scale bytes> (1..8)",
                               text);
     }
-    if (d.group_size && !d.scale_bytes)
-        d.scale_bytes = 2; /* bf16/fp16 scales, as GPTQ and AWQ ship */
     if (d.scale_bytes && !d.group_size)
         return rf_err_set(err, RF_EINVAL, "bad dtype '%s': scale bytes given without a group", text);
     *out = d;
