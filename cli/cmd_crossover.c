@@ -20,6 +20,36 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return RF_EXIT_OK;
 }
 
+void cli_crossover_tables(rf_report *r, const rf_crossover *cx, int64_t hidden,
+                          const char *table_key, const char *section_key)
+{
+    rf_report_table(r, table_key, "linear layers: compute-bound from M* tokens in flight");
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "m_star", "M*", RF_U_INTENSITY);
+    for (size_t i = 0; i < cx->n_ops; i++) {
+        rf_report_row(r);
+        rf_report_cell_str(r, cx->ops[i].name);
+        rf_report_cell_int(r, (uint64_t)cx->ops[i].k);
+        rf_report_cell_int(r, (uint64_t)cx->ops[i].n);
+        if (cx->ops[i].crosses)
+            rf_report_cell_num(r, cx->ops[i].m_star);
+        else
+            rf_report_cell_null(r, "never");
+    }
+    rf_report_section(r, section_key, "other crossing points");
+    rf_report_num(r, "ridge", "ridge I*", cx->ridge, RF_U_INTENSITY);
+    char lbl[96];
+    snprintf(lbl, sizeof lbl, "square d = %lld projection, T*", (long long)hidden);
+    if (cx->square_crosses)
+        rf_report_num(r, "square_t_star", lbl, cx->square_t_star, RF_U_INTENSITY);
+    else
+        rf_report_null(r, "square_t_star", lbl, "never");
+    rf_report_num(r, "attn_prefill_s_star", "prefill attention, S*", cx->attn_prefill_s_star,
+                  RF_U_INTENSITY);
+}
+
 int cmd_crossover(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -57,31 +87,7 @@ int cmd_crossover(int argc, char **argv)
                         "weights' dtype, a square d x d projection in attention's (%s)",
                      rf_dtype_describe(cx.square_w, wd, sizeof wd));
     cli_assume_arch(r, &m, &o);
-    rf_report_table(r, "ops", "linear layers: compute-bound from M* tokens in flight");
-    rf_report_col(r, "name", "operator", RF_U_NONE);
-    rf_report_col(r, "k", "K", RF_U_INT);
-    rf_report_col(r, "n", "N", RF_U_INT);
-    rf_report_col(r, "m_star", "M*", RF_U_INTENSITY);
-    for (size_t i = 0; i < cx.n_ops; i++) {
-        rf_report_row(r);
-        rf_report_cell_str(r, cx.ops[i].name);
-        rf_report_cell_int(r, (uint64_t)cx.ops[i].k);
-        rf_report_cell_int(r, (uint64_t)cx.ops[i].n);
-        if (cx.ops[i].crosses)
-            rf_report_cell_num(r, cx.ops[i].m_star);
-        else
-            rf_report_cell_null(r, "never");
-    }
-    rf_report_section(r, NULL, "other crossing points");
-    rf_report_num(r, "ridge", "ridge I*", roof.ridge, RF_U_INTENSITY);
-    char lbl[96];
-    snprintf(lbl, sizeof lbl, "square d = %lld projection, T*", (long long)m.hidden);
-    if (cx.square_crosses)
-        rf_report_num(r, "square_t_star", lbl, cx.square_t_star, RF_U_INTENSITY);
-    else
-        rf_report_null(r, "square_t_star", lbl, "never");
-    rf_report_num(r, "attn_prefill_s_star", "prefill attention, S*", cx.attn_prefill_s_star,
-                  RF_U_INTENSITY);
+    cli_crossover_tables(r, &cx, m.hidden, "ops", NULL);
     rf_report_num(r, "square_never_below_d", "square GEMMs never cross for d <=",
                   cx.square_never_below_d, RF_U_INTENSITY);
     if (nd) {

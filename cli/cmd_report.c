@@ -34,35 +34,6 @@ static void phase_totals(rf_report *r, const char *key, const char *label, const
     rf_report_num(r, "tokens_per_s", "tokens/s ceiling", st->tokens_per_s, RF_U_TOK_RATE);
 }
 
-static void crossing(rf_report *r, const rf_crossover *cx)
-{
-    rf_report_table(r, "crossover", "crossing points: tokens in flight M* where each linear "
-                                    "layer becomes compute-bound");
-    rf_report_col(r, "name", "operator", RF_U_NONE);
-    rf_report_col(r, "k", "K", RF_U_INT);
-    rf_report_col(r, "n", "N", RF_U_INT);
-    rf_report_col(r, "m_star", "M*", RF_U_INTENSITY);
-    for (size_t i = 0; i < cx->n_ops; i++) {
-        rf_report_row(r);
-        rf_report_cell_str(r, cx->ops[i].name);
-        rf_report_cell_int(r, (uint64_t)cx->ops[i].k);
-        rf_report_cell_int(r, (uint64_t)cx->ops[i].n);
-        if (cx->ops[i].crosses)
-            rf_report_cell_num(r, cx->ops[i].m_star);
-        else
-            rf_report_cell_null(r, "never");
-    }
-    rf_report_section(r, "crossover_other", "other crossing points");
-    rf_report_num(r, "ridge", "ridge I* (FLOP/byte)", cx->ridge, RF_U_INTENSITY);
-    if (cx->square_crosses)
-        rf_report_num(r, "square_t_star", "square hidden x hidden projection, T*",
-                      cx->square_t_star, RF_U_INTENSITY);
-    else
-        rf_report_null(r, "square_t_star", "square hidden x hidden projection, T*", "never");
-    rf_report_num(r, "attn_prefill_s_star", "prefill attention, S*", cx->attn_prefill_s_star,
-                  RF_U_INTENSITY);
-}
-
 static void capacity(rf_report *r, rf_status s, const rf_capacity *c, const rf_err *e)
 {
     rf_report_section(r, "capacity", "KV capacity");
@@ -179,7 +150,7 @@ int cmd_report(int argc, char **argv)
     cli_op_table(r, "prefill_ops", label, &f.prefill_step);
     if (f.measured_path && f.measured.n_ops)
         measured(r, &f.plot);
-    crossing(r, &cx);
+    cli_crossover_tables(r, &cx, f.model.hidden, "crossover", "crossover_other");
     capacity(r, cap_s, &cap, &cap_err);
     sweep(r, &chart);
 
