@@ -112,15 +112,21 @@ static rf_status dest_of(const char *path, const char *const *inputs, dest_kind 
     return s;
 }
 
-/* A temporary file beside path, tmp (cap bytes) = path.tmp.XXXXXX. */
-static rf_status make_temp(const char *path, char *tmp, size_t cap, int *fd, rf_err *err)
+/* A new temporary file beside path, *tmp = "path.tmp.XXXXXX" (malloc'd,
+ * NULL on failure), open on *fd. */
+static rf_status make_temp(const char *path, char **tmp, int *fd, rf_err *err)
 {
-    snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
-    *fd = mkstemp(tmp);
-    if (*fd < 0)
-        return rf_err_set(err, errno == EACCES || errno == EROFS ? RF_EINVAL : RF_EIO,
-                          "%s: cannot create a file there: %s", path, strerror(errno));
-    return RF_OK;
+    size_t cap = strlen(path) + 16;
+    if (!(*tmp = malloc(cap)))
+        return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
+    snprintf(*tmp, cap, "%s.tmp.XXXXXX", path);
+    if ((*fd = mkstemp(*tmp)) >= 0)
+        return RF_OK;
+    rf_status s = rf_err_set(err, errno == EACCES || errno == EROFS ? RF_EINVAL : RF_EIO,
+                             "%s: cannot create a file there: %s", path, strerror(errno));
+    free(*tmp);
+    *tmp = NULL;
+    return s;
 }
 
 rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err *err)
@@ -129,18 +135,14 @@ rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err
     rf_status s = dest_of(path, inputs, &kind, err);
     if (s != RF_OK || kind == DEST_STREAM)
         return s;
-    size_t cap = strlen(path) + 32;
-    char *tmp = malloc(cap);
-    if (!tmp)
-        return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
+    char *tmp;
     int fd;
-    s = make_temp(path, tmp, cap, &fd, err); /* the folder takes a new file */
-    if (s == RF_OK) {
-        close(fd);
-        unlink(tmp);
-    }
+    if ((s = make_temp(path, &tmp, &fd, err)) != RF_OK) /* the folder takes a new file */
+        return s;
+    close(fd);
+    unlink(tmp);
     free(tmp);
-    return s;
+    return RF_OK;
 }
 
 rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
@@ -161,15 +163,10 @@ rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
         return s;
     }
 
-    size_t cap = strlen(path) + 32;
-    char *tmp = malloc(cap);
-    if (!tmp)
-        return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
+    char *tmp;
     int fd;
-    if ((s = make_temp(path, tmp, cap, &fd, err)) != RF_OK) {
-        free(tmp);
+    if ((s = make_temp(path, &tmp, &fd, err)) != RF_OK)
         return s;
-    }
     s = write_all(fd, path, data, len, err);
     /* keep the usual permissions of a new file (mkstemp makes 0600) */
     mode_t mask = umask(0);
