@@ -1,5 +1,6 @@
 /* cuda_measure.c - a GPU's roofline as an rf_profile: identity, checks,
  * bandwidth at L2 and device memory, and the peak matrix rate per dtype. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,9 +90,9 @@ static void identity(const rf_cuda_device *d, rf_profile *p)
     snprintf(p->device, sizeof p->device, "%s", d->name);
     snprintf(p->isa, sizeof p->isa, "sm_%d%d", d->cc_major, d->cc_minor);
     time_t now = time(NULL);
-    struct tm *utc = gmtime(&now);
-    if (utc)
-        strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", utc);
+    struct tm utc;
+    if (gmtime_r(&now, &utc))
+        strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &utc);
     p->sm_count = d->sm_count;
     p->clock_hz = d->clock_hz;
     p->mem_bytes = d->mem_bytes;
