@@ -349,8 +349,7 @@ rf_status rf_step_compute(const rf_model *md, const rf_step_opts *o, const rf_ro
     uint64_t total;
     if (!rf_add_u64(wb, kvb, &total) || !rf_add_u64(total, xb, &total))
         return rf_err_set(err, RF_ERANGE, "step bytes overflow 64 bits");
-    if ((s = rf_dtype_bytes(o->kv, (uint64_t)md->layers * (uint64_t)rf_model_kv_elems_per_layer(md),
-                            &st->kv_bytes_per_token, err)))
+    if ((s = rf_model_kv_bytes(md, o->kv, 1, &st->kv_bytes_per_token, err)))
         return s;
 
     st->weight_bytes = wb;
@@ -471,8 +470,7 @@ rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o, uint64_t
     rf_capacity c = {.util = util, .mem_bytes = mem_bytes, .reserve_bytes = reserve_bytes,
                      .context = context};
     if ((s = rf_model_weight_bytes(m, o, &c.resident_bytes, err)) ||
-        (s = rf_dtype_bytes(o->kv, (uint64_t)m->layers * (uint64_t)rf_model_kv_elems_per_layer(m),
-                            &c.kv_bytes_per_token, err)))
+        (s = rf_model_kv_bytes(m, o->kv, 1, &c.kv_bytes_per_token, err)))
         return s;
     c.pool_bytes = util * (double)mem_bytes - (double)c.resident_bytes - (double)reserve_bytes;
     if (c.pool_bytes <= 0)
