@@ -101,7 +101,7 @@ static void isa_choice(void **state)
     assert_int_equal(rf_isa_parse("sse", &isa, NULL), RF_OK);
     assert_int_equal(isa, RF_ISA_SSE);
     char name[48];
-    rf_kernel_name(&t, "copy", "f64", name, sizeof name);
+    rf_kernel_name(rf_isa_name(t.isa), "copy", "f64", name, sizeof name);
     assert_string_equal(name, "copy_scalar_f64");
 }
 

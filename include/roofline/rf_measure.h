@@ -158,9 +158,9 @@ rf_status rf_kernels_for(const rf_cpu *cpu, rf_isa isa, rf_kernel_table *out, rf
 rf_status rf_kernels_choose(const rf_cpu *cpu, const char *override, rf_kernel_table *out,
                             rf_err *err);
 
-/* "read_avx2_f64", "fma_scalar_f32", ...: operation, ISA, dtype. */
-void rf_kernel_name(const rf_kernel_table *t, const char *op, const char *dtype, char *out,
-                    size_t cap);
+/* "read_avx2_f64", "fma_scalar_f32", ...: operation, ISA name
+ * (rf_isa_name, or a profile's isa), dtype. */
+void rf_kernel_name(const char *isa, const char *op, const char *dtype, char *out, size_t cap);
 
 /* ---- a team of pinned threads ------------------------------------------ */
 

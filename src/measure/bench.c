@@ -247,7 +247,7 @@ rf_status rf_bw_time(rf_bw_set *set, rf_timing timing, rf_measurement *out, rf_e
     const rf_bw_desc *d = rf_bw_desc_of(j->kind);
     size_t threads = (size_t)rf_team_size(j->team);
     memset(out, 0, sizeof *out);
-    rf_kernel_name(j->t, d->op, "f64", out->name, sizeof out->name);
+    rf_kernel_name(rf_isa_name(j->t->isa), d->op, "f64", out->name, sizeof out->name);
     out->bytes = rf_bw_set_bytes(set);
     rf_status s = rf_time_kernel(bw_trial, j, (double)(j->chunk * threads) * d->bytes_per_elem,
                                  timing, out, err);
@@ -369,7 +369,7 @@ rf_status rf_fma_measure(rf_team *team, const rf_kernel_table *t, rf_dtype_kind 
     j->dtype = dtype;
     size_t chains = dtype == RF_FP32 ? t->fma_chains_f32 : t->fma_chains_f64;
     memset(out, 0, sizeof *out);
-    rf_kernel_name(t, "fma", rf_dtype_name(dtype), out->name, sizeof out->name);
+    rf_kernel_name(rf_isa_name(t->isa), "fma", rf_dtype_name(dtype), out->name, sizeof out->name);
     double flops = 2.0 * (double)chains * FMA_ITERS * threads;
     rf_status s = rf_time_kernel(fma_trial, j, flops, timing, out, err);
     if (s == RF_OK && !fma_result_ok(j, threads))

@@ -119,8 +119,7 @@ rf_status rf_kernels_choose(const rf_cpu *cpu, const char *override, rf_kernel_t
     return rf_kernels_for(cpu, isa, out, err);
 }
 
-void rf_kernel_name(const rf_kernel_table *t, const char *op, const char *dtype, char *out,
-                    size_t cap)
+void rf_kernel_name(const char *isa, const char *op, const char *dtype, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s_%s_%s", op, rf_isa_name(t->isa), dtype);
+    snprintf(out, cap, "%s_%s_%s", op, isa, dtype);
 }

@@ -21,7 +21,7 @@ void rf_profile_summarize(const rf_profile *p, rf_profile_summary *out)
         out->level_rate[l][RF_BW_READ] = p->levels[l].bandwidth_bytes_per_s;
         for (int b = RF_BW_COPY; b < RF_BW_COUNT; b++) {
             char name[64];
-            snprintf(name, sizeof name, "%s_%s_f64", rf_bw_desc_of((rf_bw_kind)b)->op, p->isa);
+            rf_kernel_name(p->isa, rf_bw_desc_of((rf_bw_kind)b)->op, "f64", name, sizeof name);
             for (size_t i = 0; i < p->n_kernels; i++)
                 if (!strcmp(p->kernels[i].name, name) &&
                     !strcmp(p->kernels[i].level, p->levels[l].name))
