@@ -137,15 +137,15 @@ int cmd_sweep(int argc, char **argv)
                 break;
             }
             rf_cell c[N_COLS] = {
-                {.kind = 1, .i = (uint64_t)p.batch},
-                {.kind = 1, .i = (uint64_t)p.context},
-                {.kind = 0, .num = p.floor_s},
-                {.kind = 0, .num = p.tokens_per_s},
-                {.kind = 0, .num = p.intensity},
-                {.kind = 2, .str = rf_regime_name(p.regime)},
-                {.kind = 1, .i = p.total_bytes},
-                {.kind = 1, .i = p.kv_bytes},
-                {.kind = 0, .num = p.floor_sum_of_max_s},
+                {.kind = RF_CELL_INT, .i = (uint64_t)p.batch},
+                {.kind = RF_CELL_INT, .i = (uint64_t)p.context},
+                {.kind = RF_CELL_NUM, .num = p.floor_s},
+                {.kind = RF_CELL_NUM, .num = p.tokens_per_s},
+                {.kind = RF_CELL_NUM, .num = p.intensity},
+                {.kind = RF_CELL_STR, .str = rf_regime_name(p.regime)},
+                {.kind = RF_CELL_INT, .i = p.total_bytes},
+                {.kind = RF_CELL_INT, .i = p.kv_bytes},
+                {.kind = RF_CELL_NUM, .num = p.floor_sum_of_max_s},
             };
             rf_rows_add(&w, &b, c);
             if ((rc = flush(&ctx, &b, to_file)))

@@ -123,8 +123,10 @@ typedef struct rf_rowcol {
     int width;         /* human column width                              */
 } rf_rowcol;
 
+typedef enum rf_cell_kind { RF_CELL_NUM, RF_CELL_INT, RF_CELL_STR, RF_CELL_NULL } rf_cell_kind;
+
 typedef struct rf_cell {
-    int kind;          /* 0 real, 1 integer, 2 static string, 3 null      */
+    rf_cell_kind kind; /* a real, an integer, a static string, null      */
     double num;
     uint64_t i;
     const char *str;

@@ -97,13 +97,13 @@ static void raw_cell(rf_buf *b, const rf_cell *c, bool json)
 {
     char tmp[40];
     switch (c->kind) {
-    case 0:
+    case RF_CELL_NUM:
         rf_buf_put(b, tmp, rf_fmt_g6(c->num, tmp));
         break;
-    case 1:
+    case RF_CELL_INT:
         rf_buf_put(b, tmp, utoa(c->i, tmp));
         break;
-    case 2:
+    case RF_CELL_STR:
         if (json)
             rf__json_string(b, c->str);
         else
@@ -177,9 +177,9 @@ void rf_rows_add(rf_rows *w, rf_buf *out, const rf_cell *cells)
     } else {
         for (size_t c = 0; c < w->n_cols; c++) {
             char tmp[96];
-            value v = {.kind = cells[c].kind == 0   ? V_NUM
-                               : cells[c].kind == 1 ? V_INT
-                               : cells[c].kind == 2 ? V_STR
+            value v = {.kind = cells[c].kind == RF_CELL_NUM   ? V_NUM
+                               : cells[c].kind == RF_CELL_INT ? V_INT
+                               : cells[c].kind == RF_CELL_STR ? V_STR
                                                     : V_NULL,
                        .num = cells[c].num, .i = cells[c].i, .str = (char *)cells[c].str};
             const char *t = rf__value_text(&v, w->cols[c].unit, tmp, sizeof tmp);
