@@ -380,6 +380,10 @@ static void measured_reader(void **state)
         {"{\"ops\": [{\"name\": \"q\", \"phase\": \"train\", \"flops\": 1, \"bytes\": 1, "
          "\"measured_s\": 1}]}",
          "ops[0].phase must be \"decode\" or \"prefill\""},
+        /* the file's phase is checked even when each op names its own */
+        {"{\"phase\": \"train\", \"ops\": [{\"name\": \"q\", \"phase\": \"decode\", "
+         "\"flops\": 1, \"bytes\": 1, \"measured_s\": 1}]}",
+         "x.json: phase must be \"decode\" or \"prefill\""},
         {"{\"ops\": 3}", "ops must be an array"},
         {"{\"ops\": [", "x.json: line 1"},
     };

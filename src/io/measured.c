@@ -92,14 +92,20 @@ static rf_status read_ops(const json_t *root, const char *origin, rf_measured *o
         return RF_OK;
     if (!json_is_array(ops))
         return rf_err_set(err, RF_EINVAL, "%s: ops must be an array", origin);
+    /* the file's phase, a default for its ops: checked even when every op
+     * names its own, so a wrong one never passes unseen */
+    const json_t *phase = json_object_get(root, "phase");
+    if (phase && !(json_is_string(phase) && (!strcmp(json_string_value(phase), "decode") ||
+                                             !strcmp(json_string_value(phase), "prefill"))))
+        return rf_err_set(err, RF_EINVAL, "%s: phase must be \"decode\" or \"prefill\"",
+                          origin);
     if (json_array_size(ops) > RF_MEASURED_MAX_OPS)
         return rf_err_set(err, RF_ERANGE, "%s: %zu ops, at most %d are drawn", origin,
                           json_array_size(ops), RF_MEASURED_MAX_OPS);
     for (size_t i = 0; i < json_array_size(ops); i++) {
         char where[160];
         snprintf(where, sizeof where, "%s: ops[%zu].", origin, i);
-        rf_status s = read_op(json_array_get(ops, i), where, json_object_get(root, "phase"),
-                              &out->ops[out->n_ops], err);
+        rf_status s = read_op(json_array_get(ops, i), where, phase, &out->ops[out->n_ops], err);
         if (s)
             return s;
         out->n_ops++;
