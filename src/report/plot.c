@@ -746,6 +746,14 @@ static void place_line_label(placer *pl, size_t li)
     commit(pl, &best, best_c);
 }
 
+/* The cluster a marker belongs to: the root of its union-find tree. */
+static int root(const int *parent, int i)
+{
+    while (parent[i] != i)
+        i = parent[i];
+    return i;
+}
+
 /* A measured point drawn joined to its prediction: it needs no label. */
 static bool joined(const rf_plot_point *q) { return q->measured && q->match >= 0; }
 
@@ -818,11 +826,7 @@ rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *
                 joined(&p->points[j]) ||
                 fabs(mi->cx - mj->cx) >= RF_PLOT_MERGE_PX || fabs(mi->cy - mj->cy) >= RF_PLOT_MERGE_PX)
                 continue;
-            int ri = (int)i, rj = (int)j;
-            while (parent[ri] != ri)
-                ri = parent[ri];
-            while (parent[rj] != rj)
-                rj = parent[rj];
+            int ri = root(parent, (int)i), rj = root(parent, (int)j);
             parent[ri > rj ? ri : rj] = ri > rj ? rj : ri;
         }
     /* Widest labels first: they have the fewest places to go. */
@@ -841,10 +845,7 @@ rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *
         size_t n = 0;
         double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
         for (size_t j = i; j < p->n_points; j++) {
-            int r = (int)j;
-            while (parent[r] != r)
-                r = parent[r];
-            if (r != (int)i)
+            if (root(parent, (int)j) != (int)i)
                 continue;
             member[n++] = (int)j;
             x0 = fmin(x0, out->markers[j].cx), x1 = fmax(x1, out->markers[j].cx);
@@ -867,13 +868,9 @@ rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *
         size_t before = out->n_labels;
         place_near(&pl, &t->l, t->l.anchor_x, t->l.anchor_y, t->hw, t->hh, 0);
         if (out->n_labels > before)
-            for (size_t j = 0; j < p->n_points; j++) {
-                int r = (int)j;
-                while (parent[r] != r)
-                    r = parent[r];
-                if (r == (int)t->l.index && !joined(&p->points[j]))
+            for (size_t j = 0; j < p->n_points; j++)
+                if (root(parent, (int)j) == (int)t->l.index && !joined(&p->points[j]))
                     out->label_of[j] = (int)before;
-            }
     }
     free(todo);
 
