@@ -17,7 +17,7 @@
 #include "roofline/rf_dtype.h"
 #include "roofline/rf_error.h"
 #include "roofline/rf_hw.h"
-#include "roofline/rf_measured.h"
+#include "roofline/rf_measured_io.h"
 #include "roofline/rf_model.h"
 #include "roofline/rf_plot.h"
 #include "roofline/rf_report.h"
@@ -231,14 +231,14 @@ int cmd_measure(int argc, char **argv);
  * measure fills *p and writes the profile and report as the CPU branch
  * does; bench sweeps M over the model's shapes in bf16 and fp8 (sm_89+),
  * or in *dtype when given. Both return an exit code (3: no device). */
-struct rf_profile;
-struct rf_profile_summary;
-int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, struct rf_profile *p);
+struct rf_hw_profile;
+struct rf_hw_profile_summary;
+int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, struct rf_hw_profile *p);
 /* A profile's kernels of one unit ("bytes_per_s", "flops_per_s") as a report
  * table: name, level, working set, best, median, min, max, spread
  * (cmd_measure.c; the CUDA branch shows its profile with it too). */
-void cli_kernel_table(rf_report *r, const struct rf_profile *p,
-                      const struct rf_profile_summary *s, const char *unit, const char *key,
+void cli_kernel_table(rf_report *r, const struct rf_hw_profile *p,
+                      const struct rf_hw_profile_summary *s, const char *unit, const char *key,
                       const char *label, rf_unit u);
 /* The crossing points as `crossover` shows them: M* per linear layer (a
  * table under table_key), then the ridge, the square d = hidden T* and the
@@ -248,14 +248,14 @@ void cli_crossover_tables(rf_report *r, const rf_crossover *cx, int64_t hidden,
 
 /* The unsteady-kernels warning under a profile's tables, when any kernel's
  * best and median are more than RF_SPREAD_WARN apart. */
-void cli_unsteady_note(rf_report *r, const struct rf_profile *p,
-                       const struct rf_profile_summary *s);
+void cli_unsteady_note(rf_report *r, const struct rf_hw_profile *p,
+                       const struct rf_hw_profile_summary *s);
 
 /* A measured profile's output. cli_profile_json writes its JSON to -o FILE,
  * and prints it (setting *printed) for --json or -o -; otherwise the caller
  * builds its table and shows it with cli_profile_emit, which prints it on
  * stdout with a "profile written" note when -o FILE took the JSON. */
-int cli_profile_json(const cli_ctx *ctx, const struct rf_profile *p, bool *printed);
+int cli_profile_json(const cli_ctx *ctx, const struct rf_hw_profile *p, bool *printed);
 int cli_profile_emit(const cli_ctx *ctx, rf_report *r);
 
 /* trials: --trials, or 0 for rf_cuda_timing_default's */

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "roofline/rf_measure.h"
-#include "roofline/rf_profile.h"
+#include "roofline/rf_hw_profile_io.h"
 
 enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE };
 
@@ -56,12 +56,12 @@ static void progress(void *user, int done, int total, const char *what)
 
 /* The CUDA hook: `--device cuda[:N]` lands here (cuda_device.c); without
  * the backend or a device it exits 3. */
-static int measure_device(cli_ctx *ctx, const char *device, const args *a, rf_profile *p)
+static int measure_device(cli_ctx *ctx, const char *device, const args *a, rf_hw_profile *p)
 {
     return cli_cuda_measure(ctx, device, a->quick, p);
 }
 
-static void level_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s)
+static void level_table(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s)
 {
     rf_report_table(r, "levels",
                     "memory levels (found by sweeping the working set; best of trials)");
@@ -86,7 +86,7 @@ static void level_table(rf_report *r, const rf_profile *p, const rf_profile_summ
     }
 }
 
-void cli_kernel_table(rf_report *r, const rf_profile *p, const rf_profile_summary *s,
+void cli_kernel_table(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s,
                       const char *unit, const char *key, const char *label, rf_unit u)
 {
     rf_report_table(r, key, label);
@@ -99,7 +99,7 @@ void cli_kernel_table(rf_report *r, const rf_profile *p, const rf_profile_summar
     rf_report_col(r, "max", "max", u);
     rf_report_col(r, "spread", "spread", RF_U_PERCENT);
     for (size_t i = 0; i < p->n_kernels; i++) {
-        const rf_profile_kernel *k = &p->kernels[i];
+        const rf_hw_profile_kernel *k = &p->kernels[i];
         if (strcmp(k->unit, unit))
             continue;
         rf_report_row(r);
@@ -114,10 +114,10 @@ void cli_kernel_table(rf_report *r, const rf_profile *p, const rf_profile_summar
     }
 }
 
-static rf_report *build_report(const rf_profile *p, bool quick, const char *isa_from)
+static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *isa_from)
 {
-    rf_profile_summary s;
-    rf_profile_summarize(p, &s);
+    rf_hw_profile_summary s;
+    rf_hw_profile_summarize(p, &s);
     char title[256], b1[32], b2[32], b3[32];
     snprintf(title, sizeof title, "measured roofline: %s, %d thread%s, %s kernels", p->cpu,
              p->threads, p->threads == 1 ? "" : "s", p->isa);
@@ -176,7 +176,7 @@ static rf_report *build_report(const rf_profile *p, bool quick, const char *isa_
     return r;
 }
 
-void cli_unsteady_note(rf_report *r, const rf_profile *p, const rf_profile_summary *s)
+void cli_unsteady_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s)
 {
     if (s->unsteady)
         rf_report_note(r,
@@ -188,12 +188,12 @@ void cli_unsteady_note(rf_report *r, const rf_profile *p, const rf_profile_summa
                        100 * s->kernel_spread[s->worst]);
 }
 
-int cli_profile_json(const cli_ctx *ctx, const rf_profile *p, bool *printed)
+int cli_profile_json(const cli_ctx *ctx, const rf_hw_profile *p, bool *printed)
 {
     char *json = NULL;
     rf_err e;
     *printed = false;
-    if (rf_profile_to_json(p, &json, &e))
+    if (rf_hw_profile_to_json(p, &json, &e))
         return cli_fail_err(ctx, &e);
     int rc = RF_EXIT_OK;
     bool to_stdout = ctx->out_path && !strcmp(ctx->out_path, "-");
@@ -229,7 +229,7 @@ int cmd_measure(int argc, char **argv)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (argc - pos != 0)
         return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
-    rf_profile *p = calloc(1, sizeof *p);
+    rf_hw_profile *p = calloc(1, sizeof *p);
     rf_report *r = NULL;
     rf_err e;
     if (!p)

@@ -12,7 +12,7 @@
 #include "roofline/rf_file.h"
 #include "roofline/rf_measure.h"
 #include "roofline/rf_parse.h"
-#include "roofline/rf_profile.h"
+#include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_reader.h"
 
 enum {
@@ -318,11 +318,11 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
         snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "preset %s", ctx->hw.name);
     } else if (access(name, F_OK) == 0) {
         /* measure: not a preset but a file: a profile from `roofline measure` */
-        rf_profile *p = malloc(sizeof *p);
+        rf_hw_profile *p = malloc(sizeof *p);
         if (!p)
             return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-        rf_status s = rf_profile_load(name, p, &e);
-        if (s == RF_OK && (s = rf_profile_to_hw(p, &ctx->hw, &e)))
+        rf_status s = rf_hw_profile_load(name, p, &e);
+        if (s == RF_OK && (s = rf_hw_profile_to_hw(p, &ctx->hw, &e)))
             rf_err_prefix(&e, s, "%s", name); /* the figure is the file's */
         if (s == RF_OK)
             note_input(INPUT_PROFILE, name);
@@ -363,7 +363,7 @@ int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *ro
         return cli_fail(ctx, RF_EXIT_USAGE,
                         "--peak, --bw and --ridge adjust a roof given by --hw; without --hw the "
                         "roof is measured now");
-    rf_profile *p = malloc(sizeof *p);
+    rf_hw_profile *p = malloc(sizeof *p);
     if (!p)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     bool tty = isatty(STDERR_FILENO);
@@ -374,7 +374,7 @@ int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *ro
     if (tty)
         fprintf(stderr, "\r%-78s\r", "");
     if (s == RF_OK)
-        s = rf_profile_to_hw(p, &ctx->hw, &e);
+        s = rf_hw_profile_to_hw(p, &ctx->hw, &e);
     if (s == RF_OK)
         s = rf_hw_roof(&ctx->hw, math, roof, &e);
     snprintf(ctx->hw_origin, sizeof ctx->hw_origin,

@@ -12,7 +12,7 @@
 #include "roofline/rf_cuda.h"
 #include "roofline/rf_measure.h"
 #include "roofline/rf_measured.h"
-#include "roofline/rf_profile.h"
+#include "roofline/rf_hw_profile.h"
 
 #define CUDA_TOKENS "1,16,64,256,1024,4096,16384"
 
@@ -79,7 +79,7 @@ static int open_device(cli_ctx *ctx, const char *spec, rf_cuda_ctx **out)
     return RF_EXIT_OK;
 }
 
-static const rf_profile_kernel *kernel_named(const rf_profile *p, const char *name,
+static const rf_hw_profile_kernel *kernel_named(const rf_hw_profile *p, const char *name,
                                              const char *level)
 {
     for (size_t i = 0; i < p->n_kernels; i++)
@@ -90,11 +90,11 @@ static const rf_profile_kernel *kernel_named(const rf_profile *p, const char *na
 
 static const rf_dtype_kind gemm_dtypes[] = {RF_FP32, RF_TF32, RF_BF16, RF_FP16, RF_FP8_E4M3};
 
-static rf_report *measure_report(const rf_profile *p, const rf_cuda_device *d, bool quick,
+static rf_report *measure_report(const rf_hw_profile *p, const rf_cuda_device *d, bool quick,
                                  int64_t dim)
 {
-    rf_profile_summary s;
-    rf_profile_summarize(p, &s);
+    rf_hw_profile_summary s;
+    rf_hw_profile_summarize(p, &s);
     char title[256], b1[32], b2[32];
     snprintf(title, sizeof title, "measured roofline: %s, cuda:%d (%s, %d SMs)", p->device,
              d->index, p->isa, p->sm_count);
@@ -126,7 +126,7 @@ static rf_report *measure_report(const rf_profile *p, const rf_cuda_device *d, b
     rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best device-memory read)",
                   p->bandwidth_bytes_per_s, RF_U_BW);
     const char *mem = p->n_levels ? p->levels[p->n_levels - 1].name : "HBM";
-    const rf_profile_kernel *copy = kernel_named(p, "copy_v16", mem);
+    const rf_hw_profile_kernel *copy = kernel_named(p, "copy_v16", mem);
     if (copy)
         rf_report_num(r, "copy_bytes_per_s", "copy, read + write (best)", copy->best, RF_U_BW);
     rf_report_num(r, "interface_bytes_per_s", "memory interface (2 x clock x bus width)",
@@ -166,7 +166,7 @@ static rf_report *measure_report(const rf_profile *p, const rf_cuda_device *d, b
     return r;
 }
 
-int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_profile *p)
+int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_hw_profile *p)
 {
     rf_cuda_ctx *cu = NULL;
     rf_report *r = NULL;
@@ -225,7 +225,7 @@ static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, cuda_talk *talk, rf_dtype_
     rf_err e;
     const char *device = talk->device;
     if (!ctx->hw_name) {
-        rf_profile *p = calloc(1, sizeof *p);
+        rf_hw_profile *p = calloc(1, sizeof *p);
         if (!p)
             return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
         rf_cuda_measure_opts o = talk_opts(talk, device, true);
@@ -234,7 +234,7 @@ static int bench_roofs(cli_ctx *ctx, rf_cuda_ctx *cu, cuda_talk *talk, rf_dtype_
         rf_status st = rf_cuda_measure(cu, &o, p, &e);
         talk_end(ctx, talk);
         if (st == RF_OK)
-            st = rf_profile_to_hw(p, &ctx->hw, &e);
+            st = rf_hw_profile_to_hw(p, &ctx->hw, &e);
         snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
                  "%s measured now with --quick; --hw PROFILE.json reuses a full `roofline "
                  "measure --device %s`",

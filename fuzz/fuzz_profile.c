@@ -1,5 +1,5 @@
 /* fuzz_profile.c - libFuzzer harness for the hardware-profile reader,
- * rf_profile_from_json (rf_profile.h), the text behind every `--hw FILE`.
+ * rf_hw_profile_from_json (rf_hw_profile.h), the text behind every `--hw FILE`.
  *
  * Besides "no crash, no sanitizer report": a refusal carries a one-line
  * message; an accepted profile holds NUL-terminated strings and in-bounds
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "roofline/rf_hw.h"
-#include "roofline/rf_profile.h"
+#include "roofline/rf_hw_profile_io.h"
 
 #define CHECK(cond)                                                                            \
     do {                                                                                       \
@@ -21,7 +21,7 @@
             abort();                                                                           \
     } while (0)
 
-static rf_profile p, back; /* large: kept off the stack */
+static rf_hw_profile p, back; /* large: kept off the stack */
 
 static void terminated(const char *s, size_t cap)
 {
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     rf_err e;
-    rf_status s = rf_profile_from_json(text, "p.json", &p, &e);
+    rf_status s = rf_hw_profile_from_json(text, "p.json", &p, &e);
     free(text);
     if (s) {
         CHECK(e.status == s && !strncmp(e.msg, "p.json", 6));
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     terminated(p.device, sizeof p.device);
     terminated(p.isa, sizeof p.isa);
     terminated(p.date, sizeof p.date);
-    CHECK(p.n_levels <= RF_PROFILE_MAX_LEVELS && p.n_kernels <= RF_PROFILE_MAX_KERNELS);
+    CHECK(p.n_levels <= RF_HW_PROFILE_MAX_LEVELS && p.n_kernels <= RF_HW_PROFILE_MAX_KERNELS);
     for (size_t i = 0; i < p.n_levels; i++)
         terminated(p.levels[i].name, sizeof p.levels[i].name);
     for (size_t i = 0; i < p.n_kernels; i++) {
@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(p.bandwidth_bytes_per_s > 0 && isfinite(p.bandwidth_bytes_per_s));
 
     rf_hw hw;
-    if (rf_profile_to_hw(&p, &hw, &e) != RF_OK)
+    if (rf_hw_profile_to_hw(&p, &hw, &e) != RF_OK)
         return 0; /* refused with a message: a figure beyond the accepted range */
     CHECK(rf_hw_validate(&hw, &e) == RF_OK);
     for (int k = 0; k < RF_DTYPE_COUNT; k++) {
@@ -76,9 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     char *json = NULL;
-    if (rf_profile_to_json(&p, &json, &e) != RF_OK)
+    if (rf_hw_profile_to_json(&p, &json, &e) != RF_OK)
         return 0;
-    s = rf_profile_from_json(json, "round trip", &back, &e);
+    s = rf_hw_profile_from_json(json, "round trip", &back, &e);
     free(json);
     CHECK(s == RF_OK);
     CHECK(back.bandwidth_bytes_per_s == p.bandwidth_bytes_per_s);
@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (p.n_levels) {
         p.levels[0].bandwidth_bytes_per_s = 5e-324;
         json = NULL;
-        if (rf_profile_to_json(&p, &json, &e) == RF_OK)
+        if (rf_hw_profile_to_json(&p, &json, &e) == RF_OK)
             free(json);
     }
     return 0;

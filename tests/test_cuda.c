@@ -128,7 +128,7 @@ static void unavailable(void **state)
         expect_unavail(rf_cuda_device_count(&count, &err), &err, "rf_cuda_device_count");
         assert_non_null(strstr(err.msg, "CUDA backend not built"));
         expect_unavail(rf_cuda_device_query(0, &dev, &err), &err, "rf_cuda_device_query");
-        rf_profile p;
+        rf_hw_profile p;
         expect_unavail(rf_cuda_measure(NULL, NULL, &p, &err), &err, "rf_cuda_measure");
         rf_cuda_timing t = rf_cuda_timing_default(true);
         rf_cuda_gemm_result g;
@@ -317,7 +317,7 @@ static void measure_quick(void **state)
 {
     rf_cuda_ctx *ctx = *state;
     rf_cuda_measure_opts o = {.quick = true, .dtype_mask = 1u << RF_BF16, .gemm_dim = 1024};
-    rf_profile p;
+    rf_hw_profile p;
     rf_err err;
     if (rf_cuda_measure(ctx, &o, &p, &err) != RF_OK)
         fail_msg("measure: %s", err.msg);

@@ -593,7 +593,7 @@ static void gemm_refused_and_scaled(void **state)
 static void quick_lab(void **state)
 {
     (void)state;
-    rf_profile *p = calloc(1, sizeof *p);
+    rf_hw_profile *p = calloc(1, sizeof *p);
     rf_err e;
     rf_measure_opts o = {.quick = true};
     assert_non_null(p);
@@ -615,12 +615,12 @@ static void quick_lab(void **state)
         assert_true(p->kernels[i].best > 0 && p->kernels[i].min <= p->kernels[i].median &&
                     p->kernels[i].median <= p->kernels[i].best);
     /* ridge = peak / bandwidth, through the summary and through the roof */
-    rf_profile_summary s;
-    rf_profile_summarize(p, &s);
+    rf_hw_profile_summary s;
+    rf_hw_profile_summarize(p, &s);
     assert_true(s.ridge[RF_FP32] == p->peak_flops_per_s[RF_FP32] / p->bandwidth_bytes_per_s);
     rf_hw hw;
     rf_roof roof;
-    assert_int_equal(rf_profile_to_hw(p, &hw, NULL), RF_OK);
+    assert_int_equal(rf_hw_profile_to_hw(p, &hw, NULL), RF_OK);
     assert_int_equal(rf_hw_roof(&hw, RF_FP64, &roof, NULL), RF_OK);
     assert_true(roof.ridge == p->peak_flops_per_s[RF_FP64] / p->bandwidth_bytes_per_s);
     free(p);

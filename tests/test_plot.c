@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "roofline/rf_measured.h"
+#include "roofline/rf_measured_io.h"
 #include "roofline/rf_plot.h"
 
 /* ---- helpers ------------------------------------------------------------ */

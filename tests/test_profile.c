@@ -17,14 +17,14 @@
 #include <cmocka.h>
 
 #include "roofline/rf_hw.h"
-#include "roofline/rf_profile.h"
+#include "roofline/rf_hw_profile_io.h"
 
 static const char *roofline_bin;
 static char tmpdir[] = "/tmp/rf_test_profile_XXXXXX";
 
 /* A profile shaped like one `roofline measure` writes (figures of this
  * lab's EPYC, rounded). */
-static void sample(rf_profile *p)
+static void sample(rf_hw_profile *p)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "lab-epyc");
@@ -52,7 +52,7 @@ static void sample(rf_profile *p)
         p->levels[i].bytes = 16384ull << (4 * i);
     }
     p->n_levels = 4;
-    rf_profile_kernel *k = &p->kernels[0];
+    rf_hw_profile_kernel *k = &p->kernels[0];
     snprintf(k->name, sizeof k->name, "read_avx2_f64");
     snprintf(k->level, sizeof k->level, "DRAM");
     snprintf(k->unit, sizeof k->unit, "bytes_per_s");
@@ -74,12 +74,12 @@ static void sample(rf_profile *p)
 static void round_trip(void **state)
 {
     (void)state;
-    rf_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+    rf_hw_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
     assert_non_null(p);
     assert_non_null(q);
     sample(p);
     char *json = NULL;
-    assert_int_equal(rf_profile_to_json(p, &json, NULL), RF_OK);
+    assert_int_equal(rf_hw_profile_to_json(p, &json, NULL), RF_OK);
     /* the stable keys are all there */
     const char *keys[] = {"\"name\"", "\"cpu\"", "\"threads\"", "\"clock_hz\"",
                           "\"bandwidth_bytes_per_s\"", "\"peak_flops_per_s\"", "\"fp32\"",
@@ -87,13 +87,13 @@ static void round_trip(void **state)
                           "\"ridge_flop_per_byte\""};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         assert_non_null(strstr(json, keys[i]));
-    assert_int_equal(rf_profile_from_json(json, "t.json", q, NULL), RF_OK);
+    assert_int_equal(rf_hw_profile_from_json(json, "t.json", q, NULL), RF_OK);
     assert_memory_equal(p, q, sizeof *p); /* every field, doubles bit for bit */
 
     char path[128];
     snprintf(path, sizeof path, "%s/p.json", tmpdir);
-    assert_int_equal(rf_profile_save(p, path, NULL), RF_OK);
-    assert_int_equal(rf_profile_load(path, q, NULL), RF_OK);
+    assert_int_equal(rf_hw_profile_save(p, path, NULL), RF_OK);
+    assert_int_equal(rf_hw_profile_load(path, q, NULL), RF_OK);
     assert_memory_equal(p, q, sizeof *p);
     free(json);
     free(p);
@@ -103,10 +103,10 @@ static void round_trip(void **state)
 /* Parse text and expect RF_EINVAL with a message holding `want`. */
 static void refused(const char *text, const char *want)
 {
-    rf_profile *p = malloc(sizeof *p);
+    rf_hw_profile *p = malloc(sizeof *p);
     rf_err e;
     assert_non_null(p);
-    rf_status s = rf_profile_from_json(text, "bad.json", p, &e);
+    rf_status s = rf_hw_profile_from_json(text, "bad.json", p, &e);
     if (s != RF_EINVAL || !strstr(e.msg, want) || strncmp(e.msg, "bad.json: ", 10))
         fail_msg("%s\n  -> status %d '%s', wanted '%s'", text, s, s ? e.msg : "", want);
     free(p);
@@ -118,9 +118,9 @@ static void refused(const char *text, const char *want)
 static void refusals(void **state)
 {
     (void)state;
-    rf_profile *p = malloc(sizeof *p);
+    rf_hw_profile *p = malloc(sizeof *p);
     assert_non_null(p);
-    assert_int_equal(rf_profile_from_json(OK_HEAD OK_ROOF "}", "ok.json", p, NULL), RF_OK);
+    assert_int_equal(rf_hw_profile_from_json(OK_HEAD OK_ROOF "}", "ok.json", p, NULL), RF_OK);
     free(p);
     refused("{\"peak_flops_per_s\": {\"fp32\": 1e11}, \"bandwidth_bytes_per_s\": 1}",
             "name is missing");
@@ -169,11 +169,11 @@ static void refusals(void **state)
 static void to_hw(void **state)
 {
     (void)state;
-    rf_profile p;
+    rf_hw_profile p;
     sample(&p);
     rf_hw hw;
     rf_roof roof;
-    assert_int_equal(rf_profile_to_hw(&p, &hw, NULL), RF_OK);
+    assert_int_equal(rf_hw_profile_to_hw(&p, &hw, NULL), RF_OK);
     assert_string_equal(hw.name, "lab-epyc");
     assert_non_null(strstr(hw.source, "measured 2025-01-01T00:00:00Z on AMD EPYC"));
     assert_true(hw.bw_bytes_per_s == p.bandwidth_bytes_per_s);
@@ -184,15 +184,15 @@ static void to_hw(void **state)
     rf_err e;
     assert_int_equal(rf_hw_roof(&hw, RF_BF16, &roof, &e), RF_EUNAVAIL);
     p.bandwidth_bytes_per_s = 0;
-    assert_int_equal(rf_profile_to_hw(&p, &hw, &e), RF_EINVAL);
+    assert_int_equal(rf_hw_profile_to_hw(&p, &hw, &e), RF_EINVAL);
 }
 
 static void load_missing_file(void **state)
 {
     (void)state;
-    rf_profile p;
+    rf_hw_profile p;
     rf_err e;
-    assert_int_equal(rf_profile_load("/nonexistent/p.json", &p, &e), RF_EIO);
+    assert_int_equal(rf_hw_profile_load("/nonexistent/p.json", &p, &e), RF_EIO);
     assert_non_null(strstr(e.msg, "/nonexistent/p.json"));
 }
 
@@ -217,11 +217,11 @@ static int run(const char *args, char *out, size_t cap)
 static void cli_hw_profile(void **state)
 {
     (void)state;
-    rf_profile p;
+    rf_hw_profile p;
     sample(&p);
     char path[128], args[512], out[8192];
     snprintf(path, sizeof path, "%s/lab.json", tmpdir);
-    assert_int_equal(rf_profile_save(&p, path, NULL), RF_OK);
+    assert_int_equal(rf_hw_profile_save(&p, path, NULL), RF_OK);
     /* a profile works wherever --hw does: the roof line names it */
     snprintf(args, sizeof args, "gemm 1 3584 3584 --act-dtype fp32 --weight-dtype fp32 --hw %s",
              path);

@@ -49,7 +49,7 @@
 #include "rf_error.h"
 #include "rf_hw.h"
 #include "rf_measure.h"
-#include "rf_profile.h"
+#include "rf_hw_profile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -257,7 +257,7 @@ typedef struct rf_cuda_measure_opts {
  *   kernels: every figure with best/median/min/max ("gemm_bf16" ...);
  *   spread: the worst (best - median) / best over kernels.
  * Errors: those of the functions above; RF_EUNAVAIL when no dtype is left. */
-rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_profile *out,
+rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw_profile *out,
                           rf_err *err);
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
  * kernel is max(F / pi, Q / beta).
  *
  * Presets come from shared/hardware.md (datasheet, dense) and each carries
- * a source line. A measured profile (rf_profile.h) converts to an rf_hw too.
+ * a source line. A measured profile (rf_hw_profile.h) converts to an rf_hw too.
  */
 #ifndef RF_HW_H
 #define RF_HW_H

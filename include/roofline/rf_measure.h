@@ -26,7 +26,7 @@
 #include "rf_dtype.h"
 #include "rf_error.h"
 #include "rf_hw.h"
-#include "rf_profile.h"
+#include "rf_hw_profile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -268,15 +268,15 @@ rf_status rf_clock_measure(rf_team *team, rf_timing timing, rf_measurement *out,
  * Levels are named L1, L2, ... in order; the last is "DRAM" with the dram
  * measurement's figure and set (rf_cpu_cold_bytes). */
 typedef struct rf_levels {
-    rf_profile_level level[RF_PROFILE_MAX_LEVELS];
+    rf_hw_profile_level level[RF_HW_PROFILE_MAX_LEVELS];
     size_t n;
-    size_t point[RF_PROFILE_MAX_LEVELS]; /* sweep index of each cache level's
+    size_t point[RF_HW_PROFILE_MAX_LEVELS]; /* sweep index of each cache level's
                                             figure (DRAM: the sweep size n)   */
-    size_t first[RF_PROFILE_MAX_LEVELS]; /* sweep points [first, end) belong */
-    size_t end[RF_PROFILE_MAX_LEVELS];   /* to the level                       */
+    size_t first[RF_HW_PROFILE_MAX_LEVELS]; /* sweep points [first, end) belong */
+    size_t end[RF_HW_PROFILE_MAX_LEVELS];   /* to the level                       */
 } rf_levels;
 
-/* Errors: RF_EINVAL for cache_levels outside 1..RF_PROFILE_MAX_LEVELS - 1
+/* Errors: RF_EINVAL for cache_levels outside 1..RF_HW_PROFILE_MAX_LEVELS - 1
  * or sizes that do not grow. */
 rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measurement *dram,
                            int cache_levels, rf_levels *out, rf_err *err);
@@ -323,7 +323,7 @@ rf_measure_plan rf_measure_plan_of(bool quick);
  * value at the measured clock, the read sweep, the levels it finds, copy /
  * triad (with and without streaming stores) at every level, the memory
  * roof (best read-only DRAM figure) and the worst spread. */
-rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err);
+rf_status rf_measure_cpu(const rf_measure_opts *o, rf_hw_profile *out, rf_err *err);
 
 /* The memory roof sampled again beside other work, so that the roof and
  * what is set against it are measured at the same moments of a shared
@@ -343,19 +343,19 @@ void rf_dram_sampler_close(rf_dram_sampler *d);
 
 /* Figures derived from a profile for showing it (the CLI does no
  * arithmetic). */
-typedef struct rf_profile_summary {
+typedef struct rf_hw_profile_summary {
     double ridge[RF_DTYPE_COUNT];          /* peak / memory roof, FLOP/byte (0: no peak) */
     double of_theoretical[RF_DTYPE_COUNT]; /* measured / theoretical peak (0: unknown)   */
-    double level_ridge[RF_PROFILE_MAX_LEVELS][RF_DTYPE_COUNT]; /* peak / level's read  */
-    double level_rate[RF_PROFILE_MAX_LEVELS][RF_BW_COUNT];    /* best rate of each
+    double level_ridge[RF_HW_PROFILE_MAX_LEVELS][RF_DTYPE_COUNT]; /* peak / level's read  */
+    double level_rate[RF_HW_PROFILE_MAX_LEVELS][RF_BW_COUNT];    /* best rate of each
                                               bandwidth kernel at each level, B/s; read
                                               is the level's figure; 0 = not measured */
-    double kernel_spread[RF_PROFILE_MAX_KERNELS]; /* (best - median) / best            */
+    double kernel_spread[RF_HW_PROFILE_MAX_KERNELS]; /* (best - median) / best            */
     size_t unsteady;                       /* kernels with spread > RF_SPREAD_WARN       */
     size_t worst;                          /* index of the kernel with the most spread   */
-} rf_profile_summary;
+} rf_hw_profile_summary;
 
-void rf_profile_summarize(const rf_profile *p, rf_profile_summary *out);
+void rf_hw_profile_summarize(const rf_hw_profile *p, rf_hw_profile_summary *out);
 
 /* ---- GEMM through CBLAS ------------------------------------------------ */
 

@@ -4,7 +4,7 @@
  * One JSON object; every key is optional but at least one kind of data must
  * be present, so both files the measuring commands write can be drawn:
  *
- *   a profile from `roofline measure` (rf_profile.h):
+ *   a profile from `roofline measure` (rf_hw_profile.h):
  *     "name": "rtx4090-lab",
  *     "bandwidth_bytes_per_s": 9.2e11,                  the measured memory roof
  *     "peak_flops_per_s": {"bf16": 1.5e14, "fp32": 7e13} measured compute roofs
@@ -21,6 +21,7 @@
  * An operator with 0 FLOPs (a gather) is read but has no place on a log
  * axis. Other keys (cpu, date, levels, kernels, the ops' other columns) are
  * ignored.
+ * This header is the data type (core); its reader is in rf_measured_io.h (io).
  */
 #ifndef RF_MEASURED_H
 #define RF_MEASURED_H
@@ -57,17 +58,6 @@ typedef struct rf_measured {
     rf_measured_op ops[RF_MEASURED_MAX_OPS];
     size_t n_ops;
 } rf_measured;
-
-/* Parse len bytes of JSON text. origin names the input in messages
- * ("lab.json: ops[3].measured_s must be a positive number"). Errors:
- * RF_EINVAL for bad JSON, a key of the wrong type, a non-positive or
- * non-finite figure, an unknown dtype or phase, or a file with neither
- * roofs nor operators; RF_ERANGE for more than RF_MEASURED_MAX_OPS ops. */
-rf_status rf_measured_parse(const char *text, size_t len, const char *origin, rf_measured *out,
-                            rf_err *err);
-
-/* Read and parse the file at path (RF_EIO when it cannot be read). */
-rf_status rf_measured_load(const char *path, rf_measured *out, rf_err *err);
 
 /* True when the file carried any roof (bandwidth or a peak). */
 bool rf_measured_has_roofs(const rf_measured *m);

@@ -1,4 +1,4 @@
-/* cuda_measure.c - a GPU's roofline as an rf_profile: identity, checks,
+/* cuda_measure.c - a GPU's roofline as an rf_hw_profile: identity, checks,
  * bandwidth at L2 and device memory, and the peak matrix rate per dtype. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -57,12 +57,12 @@ static bool drop(const rf_cuda_measure_opts *o, rf_dtype_kind dt, rf_status st,
     return true;
 }
 
-static void add_kernel(rf_profile *p, const char *name, const char *level, uint64_t bytes,
+static void add_kernel(rf_hw_profile *p, const char *name, const char *level, uint64_t bytes,
                        const char *unit, rf_stats r)
 {
-    if (p->n_kernels >= RF_PROFILE_MAX_KERNELS)
+    if (p->n_kernels >= RF_HW_PROFILE_MAX_KERNELS)
         return;
-    rf_profile_kernel *k = &p->kernels[p->n_kernels++];
+    rf_hw_profile_kernel *k = &p->kernels[p->n_kernels++];
     snprintf(k->name, sizeof k->name, "%s", name);
     snprintf(k->level, sizeof k->level, "%s", level);
     snprintf(k->unit, sizeof k->unit, "%s", unit);
@@ -74,17 +74,17 @@ static void add_kernel(rf_profile *p, const char *name, const char *level, uint6
     p->spread = r.spread > p->spread ? r.spread : p->spread;
 }
 
-static void add_level(rf_profile *p, const char *name, double bw, uint64_t bytes)
+static void add_level(rf_hw_profile *p, const char *name, double bw, uint64_t bytes)
 {
-    if (p->n_levels >= RF_PROFILE_MAX_LEVELS)
+    if (p->n_levels >= RF_HW_PROFILE_MAX_LEVELS)
         return;
-    rf_profile_level *l = &p->levels[p->n_levels++];
+    rf_hw_profile_level *l = &p->levels[p->n_levels++];
     snprintf(l->name, sizeof l->name, "%s", name);
     l->bandwidth_bytes_per_s = bw;
     l->bytes = bytes;
 }
 
-static void identity(const rf_cuda_device *d, rf_profile *p)
+static void identity(const rf_cuda_device *d, rf_hw_profile *p)
 {
     snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof p->name - 1, d->name);
     snprintf(p->device, sizeof p->device, "%s", d->name);
@@ -162,12 +162,12 @@ static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
     return st;
 }
 
-rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_profile *out,
+rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw_profile *out,
                           rf_err *err)
 {
     rf_status st = RF_OK;
     static const rf_cuda_measure_opts none;
-    rf_profile p;
+    rf_hw_profile p;
     bool want[RF_DTYPE_COUNT];
     o = o ? o : &none;
     memset(&p, 0, sizeof p);

@@ -75,7 +75,7 @@ rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_k
     return not_built(err);
 }
 
-rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_profile *out,
+rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw_profile *out,
                           rf_err *err)
 {
     return not_built(err);

@@ -1,4 +1,4 @@
-/* hw_profile.c - a measured profile as JSON (rf_profile.h): written by
+/* hw_profile.c - a measured profile as JSON (rf_hw_profile.h): written by
  * `roofline measure`, read wherever --hw takes a file. */
 #include <jansson.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "roofline/rf_file.h"
-#include "roofline/rf_profile.h"
+#include "roofline/rf_hw_profile_io.h"
 
 
 /* ---- writing ------------------------------------------------------------ */
@@ -27,7 +27,7 @@ static json_t *per_dtype(const double *v, double divide_by)
     return o;
 }
 
-static json_t *level_json(const rf_profile *p, const rf_profile_level *l)
+static json_t *level_json(const rf_hw_profile *p, const rf_hw_profile_level *l)
 {
     json_t *o = json_object();
     if (!o || put(o, "name", json_string(l->name)) ||
@@ -39,7 +39,7 @@ static json_t *level_json(const rf_profile *p, const rf_profile_level *l)
     return o;
 }
 
-static json_t *kernel_json(const rf_profile_kernel *k)
+static json_t *kernel_json(const rf_hw_profile_kernel *k)
 {
     json_t *o = json_object();
     if (!o || put(o, "name", json_string(k->name)) || put(o, "level", json_string(k->level)) ||
@@ -51,7 +51,7 @@ static json_t *kernel_json(const rf_profile_kernel *k)
     return o;
 }
 
-static json_t *profile_json(const rf_profile *p)
+static json_t *profile_json(const rf_hw_profile *p)
 {
     json_t *o = json_object(), *levels = json_array(), *kernels = json_array();
     bool ok = o && levels && kernels;
@@ -96,7 +96,7 @@ static json_t *profile_json(const rf_profile *p)
     return o;
 }
 
-rf_status rf_profile_to_json(const rf_profile *p, char **json, rf_err *err)
+rf_status rf_hw_profile_to_json(const rf_hw_profile *p, char **json, rf_err *err)
 {
     *json = NULL;
     json_t *o = profile_json(p);
@@ -117,10 +117,10 @@ rf_status rf_profile_to_json(const rf_profile *p, char **json, rf_err *err)
     return RF_OK;
 }
 
-rf_status rf_profile_save(const rf_profile *p, const char *path, rf_err *err)
+rf_status rf_hw_profile_save(const rf_hw_profile *p, const char *path, rf_err *err)
 {
     char *text = NULL;
-    rf_status s = rf_profile_to_json(p, &text, err);
+    rf_status s = rf_hw_profile_to_json(p, &text, err);
     if (s == RF_OK)
         s = rf_file_write_atomic(path, text, strlen(text), NULL, err);
     free(text);
@@ -235,22 +235,22 @@ static rf_status bandwidth_in_range(const reader *r, const char *path, double v)
     return RF_OK;
 }
 
-static rf_status get_levels(const reader *r, json_t *root, rf_profile *p)
+static rf_status get_levels(const reader *r, json_t *root, rf_hw_profile *p)
 {
     json_t *a = json_object_get(root, "levels");
     if (!a)
         return RF_OK;
     if (!json_is_array(a))
         return fail(r, "%s must be an array", "levels");
-    if (json_array_size(a) > RF_PROFILE_MAX_LEVELS)
-        return fail(r, "levels: more than %d", RF_PROFILE_MAX_LEVELS);
+    if (json_array_size(a) > RF_HW_PROFILE_MAX_LEVELS)
+        return fail(r, "levels: more than %d", RF_HW_PROFILE_MAX_LEVELS);
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *o = json_array_get(a, i);
         char base[32], path[96];
         snprintf(base, sizeof base, "levels[%zu]", i);
         if (!json_is_object(o))
             return fail(r, "%s must be an object", base);
-        rf_profile_level *l = &p->levels[i];
+        rf_hw_profile_level *l = &p->levels[i];
         rf_status s;
         snprintf(path, sizeof path, "%s.name", base);
         if ((s = get_string(r, o, "name", path, true, l->name, sizeof l->name)))
@@ -267,22 +267,22 @@ static rf_status get_levels(const reader *r, json_t *root, rf_profile *p)
     return RF_OK;
 }
 
-static rf_status get_kernels(const reader *r, json_t *root, rf_profile *p)
+static rf_status get_kernels(const reader *r, json_t *root, rf_hw_profile *p)
 {
     json_t *a = json_object_get(root, "kernels");
     if (!a)
         return RF_OK;
     if (!json_is_array(a))
         return fail(r, "%s must be an array", "kernels");
-    if (json_array_size(a) > RF_PROFILE_MAX_KERNELS)
-        return fail(r, "kernels: more than %d", RF_PROFILE_MAX_KERNELS);
+    if (json_array_size(a) > RF_HW_PROFILE_MAX_KERNELS)
+        return fail(r, "kernels: more than %d", RF_HW_PROFILE_MAX_KERNELS);
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *o = json_array_get(a, i);
         char base[32], path[96];
         snprintf(base, sizeof base, "kernels[%zu]", i);
         if (!json_is_object(o))
             return fail(r, "%s must be an object", base);
-        rf_profile_kernel *k = &p->kernels[i];
+        rf_hw_profile_kernel *k = &p->kernels[i];
         rf_status s;
 #define STR(key, req, field)                                                                   \
     snprintf(path, sizeof path, "%s." key, base);                                              \
@@ -309,7 +309,7 @@ static rf_status get_kernels(const reader *r, json_t *root, rf_profile *p)
     return RF_OK;
 }
 
-rf_status rf_profile_from_json(const char *text, const char *origin, rf_profile *out,
+rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_profile *out,
                                rf_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -378,28 +378,14 @@ done:
     return s;
 }
 
-rf_status rf_profile_load(const char *path, rf_profile *out, rf_err *err)
+rf_status rf_hw_profile_load(const char *path, rf_hw_profile *out, rf_err *err)
 {
     char *text = NULL;
     size_t len = 0;
     memset(out, 0, sizeof *out);
     rf_status s = rf_file_read_all(path, RF_FILE_MAX_BYTES, &text, &len, err);
     if (s == RF_OK)
-        s = rf_profile_from_json(text, path, out, err);
+        s = rf_hw_profile_from_json(text, path, out, err);
     free(text);
     return s;
-}
-
-rf_status rf_profile_to_hw(const rf_profile *p, rf_hw *out, rf_err *err)
-{
-    memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", p->name);
-    const char *what = p->device[0] ? p->device : p->cpu[0] ? p->cpu : "unknown machine";
-    snprintf(out->source, sizeof out->source, "measured %s on %s (%d threads%s%s)",
-             p->date[0] ? p->date : "(undated)", what, p->threads, p->isa[0] ? ", " : "", p->isa);
-    for (int k = 0; k < RF_DTYPE_COUNT; k++)
-        out->peak_flops_per_s[k] = p->peak_flops_per_s[k];
-    out->bw_bytes_per_s = p->bandwidth_bytes_per_s;
-    out->mem_bytes = p->mem_bytes;
-    return rf_hw_validate(out, err);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "roofline/rf_file.h"
-#include "roofline/rf_measured.h"
+#include "roofline/rf_measured_io.h"
 
 
 /* A positive finite number at key of obj; absent leaves *out as is. where
@@ -111,16 +111,6 @@ static rf_status read_ops(const json_t *root, const char *origin, rf_measured *o
         out->n_ops++;
     }
     return RF_OK;
-}
-
-bool rf_measured_has_roofs(const rf_measured *m)
-{
-    if (m->bw_bytes_per_s > 0)
-        return true;
-    for (int k = 0; k < RF_DTYPE_COUNT; k++)
-        if (m->peak_flops_per_s[k] > 0)
-            return true;
-    return false;
 }
 
 rf_status rf_measured_parse(const char *text, size_t len, const char *origin, rf_measured *out,

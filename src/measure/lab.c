@@ -14,7 +14,7 @@
 #define MIB ((uint64_t)1 << 20)
 #define MAX_SWEEP 28      /* 13.5 octaves at sqrt(2)                       */
 #define MAX_CACHE_LEVELS 3
-_Static_assert(MAX_SWEEP + 3 + 1 + 4 * (MAX_CACHE_LEVELS + 1) <= RF_PROFILE_MAX_KERNELS,
+_Static_assert(MAX_SWEEP + 3 + 1 + 4 * (MAX_CACHE_LEVELS + 1) <= RF_HW_PROFILE_MAX_KERNELS,
                "sweep, clock, FMA x 2, the DRAM read and 4 kernels a level fit a profile");
 
 typedef struct lab {
@@ -23,7 +23,7 @@ typedef struct lab {
     rf_kernel_table kt;
     rf_team *team;
     rf_measure_plan plan;
-    rf_profile *p;
+    rf_hw_profile *p;
     int done, total;       /* progress steps                               */
     rf_measurement clock, fma[2]; /* pooled over bursts                    */
     rf_dram_sampler *dram; /* the memory roof: one set, pooled bursts      */
@@ -48,7 +48,7 @@ static void step(lab *l, const char *fmt, ...)
     l->o->progress(l->o->progress_user, l->done, l->total, what);
 }
 
-static void fill_kernel(rf_profile_kernel *k, const rf_measurement *m, const char *level,
+static void fill_kernel(rf_hw_profile_kernel *k, const rf_measurement *m, const char *level,
                         const char *unit)
 {
     snprintf(k->name, sizeof k->name, "%.47s", m->name);
@@ -62,7 +62,7 @@ static void fill_kernel(rf_profile_kernel *k, const rf_measurement *m, const cha
 }
 
 /* Append a kernel; returns its index. The plan below stays well under
- * RF_PROFILE_MAX_KERNELS (checked at compile time above). */
+ * RF_HW_PROFILE_MAX_KERNELS (checked at compile time above). */
 static size_t add_kernel(lab *l, const rf_measurement *m, const char *level, const char *unit)
 {
     fill_kernel(&l->p->kernels[l->p->n_kernels], m, level, unit);
@@ -84,7 +84,7 @@ static rf_status machine_open(const rf_measure_opts *o, rf_cpu *cpu, rf_kernel_t
 
 static void identity(lab *l)
 {
-    rf_profile *p = l->p;
+    rf_hw_profile *p = l->p;
     char host[64] = "";
     if (gethostname(host, sizeof host - 1) != 0 || !host[0])
         snprintf(host, sizeof host, "cpu");
@@ -146,7 +146,7 @@ static uint64_t dram_bytes(const rf_cpu *cpu)
     return set;
 }
 
-static rf_status level_kernels(lab *l, const rf_profile_level *lv, rf_err *err)
+static rf_status level_kernels(lab *l, const rf_hw_profile_level *lv, rf_err *err)
 {
     for (int k = RF_BW_COPY; k < RF_BW_COUNT; k++) {
         if (rf_bw_desc_of((rf_bw_kind)k)->nt && !l->kt.nt_stores)
@@ -246,7 +246,7 @@ _Static_assert(RF_LAB_ROOF_BURSTS >= 4, "rf_measure_cpu places 4 DRAM bursts, th
  *   copy and triad at the lower half of the levels   DRAM (4)
  *   clock, FMA (3)   copy and triad at the rest   clock   DRAM (5)
  */
-rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
+rf_status rf_measure_cpu(const rf_measure_opts *o, rf_hw_profile *out, rf_err *err)
 {
     lab l = {.o = o, .p = out};
     memset(out, 0, sizeof *out);
@@ -316,7 +316,7 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_profile *out, rf_err *err)
         out->levels[i] = lv.level[i];
     fill_kernel(&out->kernels[dram_kernel], dram, "DRAM", "bytes_per_s");
     for (size_t i = 0; i < out->n_kernels; i++) {
-        const rf_profile_kernel *k = &out->kernels[i];
+        const rf_hw_profile_kernel *k = &out->kernels[i];
         double spread = k->best > 0 ? (k->best - k->median) / k->best : 0;
         if (spread > out->spread)
             out->spread = spread;

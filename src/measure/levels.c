@@ -30,8 +30,8 @@ static double run_cost(const double *x, size_t a, size_t b)
 static void best_cuts(const double *x, size_t n, size_t k, size_t min_len, size_t *cuts)
 {
     static const double inf = 1e300;
-    double cost[RF_PROFILE_MAX_LEVELS + 1][MAX_POINTS + 1];
-    size_t from[RF_PROFILE_MAX_LEVELS + 1][MAX_POINTS + 1];
+    double cost[RF_HW_PROFILE_MAX_LEVELS + 1][MAX_POINTS + 1];
+    size_t from[RF_HW_PROFILE_MAX_LEVELS + 1][MAX_POINTS + 1];
     for (size_t j = 0; j <= n; j++)
         cost[0][j] = j == 0 ? 0 : inf;
     for (size_t r = 1; r <= k; r++)
@@ -85,9 +85,9 @@ rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measu
                            int cache_levels, rf_levels *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (cache_levels < 1 || cache_levels > RF_PROFILE_MAX_LEVELS - 1)
+    if (cache_levels < 1 || cache_levels > RF_HW_PROFILE_MAX_LEVELS - 1)
         return rf_err_set(err, RF_EINVAL, "cache levels (%d) must be 1..%d", cache_levels,
-                          RF_PROFILE_MAX_LEVELS - 1);
+                          RF_HW_PROFILE_MAX_LEVELS - 1);
     if (n > MAX_POINTS)
         return rf_err_set(err, RF_ERANGE, "%zu sweep points (at most %d)", n, MAX_POINTS);
     for (size_t i = 1; i < n; i++)
@@ -111,7 +111,7 @@ rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measu
         if (!edge[i])
             idx[m++] = i;
     size_t runs = m < (size_t)cache_levels ? m : (size_t)cache_levels;
-    size_t cuts[RF_PROFILE_MAX_LEVELS + 1] = {0};
+    size_t cuts[RF_HW_PROFILE_MAX_LEVELS + 1] = {0};
     if (runs > 0) {
         double x[MAX_POINTS];
         for (size_t j = 0; j < m; j++)
@@ -124,7 +124,7 @@ rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measu
     }
 
     /* 3. merge neighbours within 10%, 4. each level's figure */
-    size_t point[RF_PROFILE_MAX_LEVELS];
+    size_t point[RF_HW_PROFILE_MAX_LEVELS];
     for (;;) {
         for (size_t r = 0; r < runs; r++)
             point[r] = figure_point(sweep, cuts[r], cuts[r + 1], r > 0, true);
@@ -140,7 +140,7 @@ rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measu
     }
 
     for (size_t r = 0; r < runs; r++) {
-        rf_profile_level *l = &out->level[r];
+        rf_hw_profile_level *l = &out->level[r];
         snprintf(l->name, sizeof l->name, "L%d", (int)r + 1);
         l->bandwidth_bytes_per_s = sweep[point[r]].rate.best;
         l->bytes = sweep[point[r]].bytes;
@@ -148,7 +148,7 @@ rf_status rf_levels_detect(const rf_measurement *sweep, size_t n, const rf_measu
         out->first[r] = cuts[r];
         out->end[r] = cuts[r + 1];
     }
-    rf_profile_level *d = &out->level[runs];
+    rf_hw_profile_level *d = &out->level[runs];
     snprintf(d->name, sizeof d->name, "DRAM");
     d->bandwidth_bytes_per_s = dram->rate.best;
     d->bytes = dram->bytes;

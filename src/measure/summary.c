@@ -4,7 +4,7 @@
 
 #include "roofline/rf_measure.h"
 
-void rf_profile_summarize(const rf_profile *p, rf_profile_summary *out)
+void rf_hw_profile_summarize(const rf_hw_profile *p, rf_hw_profile_summary *out)
 {
     memset(out, 0, sizeof *out);
     for (int k = 0; k < RF_DTYPE_COUNT; k++) {
@@ -29,7 +29,7 @@ void rf_profile_summarize(const rf_profile *p, rf_profile_summary *out)
         }
     }
     for (size_t i = 0; i < p->n_kernels; i++) {
-        const rf_profile_kernel *k = &p->kernels[i];
+        const rf_hw_profile_kernel *k = &p->kernels[i];
         double s = k->best > 0 ? (k->best - k->median) / k->best : 0;
         out->kernel_spread[i] = s;
         if (s > RF_SPREAD_WARN)

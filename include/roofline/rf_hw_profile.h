@@ -1,4 +1,4 @@
-/* rf_profile.h - a measured hardware profile (CPU or CUDA device).
+/* rf_hw_profile.h - a measured hardware profile (CPU or CUDA device).
  *
  * `roofline measure` fills one of these and writes it as JSON with the
  * stable keys documented in the README:
@@ -6,10 +6,12 @@
  *   memory roof), peak_flops_per_s {fp32, fp64, bf16, ...}, levels [{name,
  *   bandwidth_bytes_per_s, bytes}], kernels [{name, level, bytes, best,
  *   median, min, max, unit}], spread.
- * A profile file is accepted everywhere --hw is: rf_profile_to_hw converts.
+ * A profile file is accepted everywhere --hw is: rf_hw_profile_to_hw converts.
+ * This header is the data type and its pure conversion (core); the reader and
+ * writer of its JSON file are in rf_hw_profile_io.h (io).
  */
-#ifndef RF_PROFILE_H
-#define RF_PROFILE_H
+#ifndef RF_HW_PROFILE_H
+#define RF_HW_PROFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,24 +24,24 @@
 extern "C" {
 #endif
 
-#define RF_PROFILE_MAX_LEVELS 8
-#define RF_PROFILE_MAX_KERNELS 64
+#define RF_HW_PROFILE_MAX_LEVELS 8
+#define RF_HW_PROFILE_MAX_KERNELS 64
 
-typedef struct rf_profile_level {
+typedef struct rf_hw_profile_level {
     char name[16];                /* "L1", "L2", "L3", "DRAM", "HBM"          */
     double bandwidth_bytes_per_s; /* best read-only bandwidth at this level   */
     uint64_t bytes;               /* working set it was measured with         */
-} rf_profile_level;
+} rf_hw_profile_level;
 
-typedef struct rf_profile_kernel {
+typedef struct rf_hw_profile_kernel {
     char name[48];                /* "read_avx2_f64", "triad_nt", "sgemm" ... */
     char level[16];               /* level the working set sits in            */
     uint64_t bytes;               /* working set                              */
     char unit[16];                /* "bytes_per_s" or "flops_per_s"           */
     double best, median, min, max;/* over trials                              */
-} rf_profile_kernel;
+} rf_hw_profile_kernel;
 
-typedef struct rf_profile {
+typedef struct rf_hw_profile {
     char name[64];                /* profile name (hostname or device name)   */
     char cpu[128];                /* CPU model string                          */
     char device[128];             /* GPU name, "" for CPU profiles             */
@@ -58,36 +60,15 @@ typedef struct rf_profile {
     char flags[128];              /* CPU: ISA flags seen, "sse2 avx fma avx2"  */
     double theoretical_flops_per_s[RF_DTYPE_COUNT]; /* CPU: pipes x lanes x
                                      FLOP/lane x measured clock x threads     */
-    rf_profile_level levels[RF_PROFILE_MAX_LEVELS];
+    rf_hw_profile_level levels[RF_HW_PROFILE_MAX_LEVELS];
     size_t n_levels;
-    rf_profile_kernel kernels[RF_PROFILE_MAX_KERNELS];
+    rf_hw_profile_kernel kernels[RF_HW_PROFILE_MAX_KERNELS];
     size_t n_kernels;
-} rf_profile;
+} rf_hw_profile;
 
 /* Convert to the analytic hardware description (name, source line saying
  * "measured on <date>", peaks, bandwidth, memory). */
-rf_status rf_profile_to_hw(const rf_profile *p, rf_hw *out, rf_err *err);
-
-/* Read a profile file (rf_profile_from_json on its text). */
-rf_status rf_profile_load(const char *path, rf_profile *out, rf_err *err);
-
-/* Parse a profile from JSON text; origin (a path, or NULL) prefixes every
- * message. Required: name, bandwidth_bytes_per_s > 0, peak_flops_per_s with
- * at least one positive figure keyed by a dtype name (rf_dtype_name). A
- * missing, non-numeric or negative figure anywhere (levels, kernels, spread,
- * clock_hz) is RF_EINVAL naming the key:
- *   "p.json: levels[1].bandwidth_bytes_per_s is negative (-3)".
- * Derived keys (ridge_flop_per_byte) are ignored: they are recomputed. */
-rf_status rf_profile_from_json(const char *text, const char *origin, rf_profile *out,
-                               rf_err *err);
-
-/* The profile as JSON text (stable key order, raw SI numbers, the ridge of
- * every dtype and level added), NUL-terminated and malloc'd into *json; the
- * caller frees it. RF_ENOMEM on allocation failure. */
-rf_status rf_profile_to_json(const rf_profile *p, char **json, rf_err *err);
-
-/* Write rf_profile_to_json atomically to path. */
-rf_status rf_profile_save(const rf_profile *p, const char *path, rf_err *err);
+rf_status rf_hw_profile_to_hw(const rf_hw_profile *p, rf_hw *out, rf_err *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,38 @@
+/* rf_hw_profile_io.h - read and write a measured hardware profile's JSON
+ * file (io layer). The type itself is in rf_hw_profile.h (core).
+ */
+#ifndef RF_HW_PROFILE_IO_H
+#define RF_HW_PROFILE_IO_H
+
+#include "rf_error.h"
+#include "rf_hw_profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Read a profile file (rf_hw_profile_from_json on its text). */
+rf_status rf_hw_profile_load(const char *path, rf_hw_profile *out, rf_err *err);
+
+/* Parse a profile from JSON text; origin (a path, or NULL) prefixes every
+ * message. Required: name, bandwidth_bytes_per_s > 0, peak_flops_per_s with
+ * at least one positive figure keyed by a dtype name (rf_dtype_name). A
+ * missing, non-numeric or negative figure anywhere (levels, kernels, spread,
+ * clock_hz) is RF_EINVAL naming the key:
+ *   "p.json: levels[1].bandwidth_bytes_per_s is negative (-3)".
+ * Derived keys (ridge_flop_per_byte) are ignored: they are recomputed. */
+rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_profile *out,
+                               rf_err *err);
+
+/* The profile as JSON text (stable key order, raw SI numbers, the ridge of
+ * every dtype and level added), NUL-terminated and malloc'd into *json; the
+ * caller frees it. RF_ENOMEM on allocation failure. */
+rf_status rf_hw_profile_to_json(const rf_hw_profile *p, char **json, rf_err *err);
+
+/* Write rf_hw_profile_to_json atomically to path. */
+rf_status rf_hw_profile_save(const rf_hw_profile *p, const char *path, rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
