@@ -136,6 +136,13 @@ int cli_f64(const cli_ctx *ctx, const char *opt, const char *text, double lo, do
 int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi,
               int64_t **vals, size_t *n);
 
+/* The one documented default context and prefill length of every command
+ * (step, sweep, plot, report, capacity, profile): the seeds' 1024, which is
+ * also SGLang's default input length. Clamped to a model's
+ * max_position_embeddings where that is smaller (and said so). */
+#define CLI_DEFAULT_CONTEXT 1024
+#define CLI_DEFAULT_TOKENS 1024
+
 /* Step options shared by step, sweep, plot, report, profile: put
  * CLI_STEP_OPTS in a command's cli_opt array and pass unknown ids to
  * cli_step_opt, which returns CLI_NOT_MINE for an id it does not own. */
