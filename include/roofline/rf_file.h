@@ -36,6 +36,26 @@ rf_status rf_file_read_all(const char *path, size_t max_bytes, char **data, size
 rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
                                const char *const *inputs, rf_err *err);
 
+/* The same atomic write, streamed: for output too large to hold whole (a
+ * sweep of millions of rows), written piece by piece as it is made.
+ *   rf_file_writer_new     the refusals of rf_file_write_atomic, then a
+ *                          temporary file beside path (a character device
+ *                          or FIFO is opened in place)
+ *   rf_file_writer_put     append len bytes; RF_EIO when writing fails
+ *   rf_file_writer_commit  fsync, close and rename over path; RF_EIO on
+ *                          failure, the temporary then still to be removed
+ *   rf_file_writer_free    releases w (NULL is fine); a writer not
+ *                          committed has its temporary removed, so the old
+ *                          file (or nothing) stays at path
+ * Every call after a failure is still followed by rf_file_writer_free. */
+typedef struct rf_file_writer rf_file_writer;
+
+rf_status rf_file_writer_new(const char *path, const char *const *inputs, rf_file_writer **w,
+                             rf_err *err);
+rf_status rf_file_writer_put(rf_file_writer *w, const void *data, size_t len, rf_err *err);
+rf_status rf_file_writer_commit(rf_file_writer *w, rf_err *err);
+void rf_file_writer_free(rf_file_writer *w);
+
 /* The checks rf_file_write_atomic makes before writing, run early (before
  * work whose result would then be lost): RF_OK when path could be written,
  * the same refusal otherwise. A character device or FIFO (/dev/null) is

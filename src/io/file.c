@@ -145,40 +145,91 @@ rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err
     return RF_OK;
 }
 
-rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
-                               const char *const *inputs, rf_err *err)
+/* A file being written: a temporary beside the destination (or the
+ * destination itself when it is a stream such as /dev/null), committed by
+ * rename at the end, removed when dropped uncommitted. */
+struct rf_file_writer {
+    char *path;      /* the destination                         */
+    char *tmp;       /* the temporary; NULL for a stream        */
+    int fd;          /* -1 once closed                          */
+};
+
+rf_status rf_file_writer_new(const char *path, const char *const *inputs, rf_file_writer **out,
+                             rf_err *err)
 {
+    *out = NULL;
     dest_kind kind;
     rf_status s = dest_of(path, inputs, &kind, err);
     if (s != RF_OK)
         return s;
+    rf_file_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
+    }
+    w->fd = -1;
     if (kind == DEST_STREAM) {
-        int fd = open(path, O_WRONLY);
-        if (fd < 0)
-            return rf_err_set(err, errno == EACCES ? RF_EINVAL : RF_EIO, "%s: %s", path,
-                              strerror(errno));
-        s = write_all(fd, path, data, len, err);
-        if (close(fd) != 0 && s == RF_OK)
-            s = rf_err_set(err, RF_EIO, "%s: close failed: %s", path, strerror(errno));
+        if ((w->fd = open(path, O_WRONLY)) < 0)
+            s = rf_err_set(err, errno == EACCES ? RF_EINVAL : RF_EIO, "%s: %s", path,
+                           strerror(errno));
+    } else {
+        s = make_temp(path, &w->tmp, &w->fd, err);
+    }
+    if (s != RF_OK) {
+        rf_file_writer_free(w);
         return s;
     }
+    *out = w;
+    return RF_OK;
+}
 
-    char *tmp;
-    int fd;
-    if ((s = make_temp(path, &tmp, &fd, err)) != RF_OK)
-        return s;
-    s = write_all(fd, path, data, len, err);
-    /* keep the usual permissions of a new file (mkstemp makes 0600) */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (s == RF_OK && (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0))
-        s = rf_err_set(err, RF_EIO, "%s: %s", path, strerror(errno));
-    if (close(fd) != 0 && s == RF_OK)
-        s = rf_err_set(err, RF_EIO, "%s: close failed: %s", path, strerror(errno));
-    if (s == RF_OK && rename(tmp, path) != 0)
-        s = rf_err_set(err, RF_EIO, "%s: %s", path, strerror(errno));
-    if (s != RF_OK)
-        unlink(tmp);
-    free(tmp);
+rf_status rf_file_writer_put(rf_file_writer *w, const void *data, size_t len, rf_err *err)
+{
+    return write_all(w->fd, w->path, data, len, err);
+}
+
+rf_status rf_file_writer_commit(rf_file_writer *w, rf_err *err)
+{
+    rf_status s = RF_OK;
+    if (w->tmp) {
+        /* keep the usual permissions of a new file (mkstemp makes 0600) */
+        mode_t mask = umask(0);
+        umask(mask);
+        if (fchmod(w->fd, 0666 & ~mask) != 0 || fsync(w->fd) != 0)
+            s = rf_err_set(err, RF_EIO, "%s: %s", w->path, strerror(errno));
+    }
+    if (close(w->fd) != 0 && s == RF_OK)
+        s = rf_err_set(err, RF_EIO, "%s: close failed: %s", w->path, strerror(errno));
+    w->fd = -1;
+    if (s == RF_OK && w->tmp && rename(w->tmp, w->path) != 0)
+        s = rf_err_set(err, RF_EIO, "%s: %s", w->path, strerror(errno));
+    if (s == RF_OK) { /* in place: nothing left to remove */
+        free(w->tmp);
+        w->tmp = NULL;
+    }
+    return s;
+}
+
+void rf_file_writer_free(rf_file_writer *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    if (w->tmp)
+        unlink(w->tmp);
+    free(w->tmp);
+    free(w->path);
+    free(w);
+}
+
+rf_status rf_file_write_atomic(const char *path, const void *data, size_t len,
+                               const char *const *inputs, rf_err *err)
+{
+    rf_file_writer *w;
+    rf_status s = rf_file_writer_new(path, inputs, &w, err);
+    if (s == RF_OK && (s = rf_file_writer_put(w, data, len, err)) == RF_OK)
+        s = rf_file_writer_commit(w, err);
+    rf_file_writer_free(w);
     return s;
 }
