@@ -109,6 +109,7 @@ static void assert_same_model(const rf_model *a, const rf_model *b)
     assert_int_equal(a->ffn, b->ffn);
     assert_int_equal(a->vocab, b->vocab);
     assert_int_equal(a->tied, b->tied);
+    assert_int_equal(a->max_context, b->max_context);
     assert_int_equal(a->n_experts, b->n_experts);
     assert_int_equal(a->top_k, b->top_k);
     assert_int_equal(a->n_shared, b->n_shared);
@@ -675,6 +676,66 @@ static void test_parse_text(void **state)
     assert_non_null(strstr(e.msg, "num_experts_per_tok is missing"));
 }
 
+/* ---- the context a model was built for (max_position_embeddings) ------ */
+
+/* Read from the decoder's object, the family's default (named in notes)
+ * when absent, 0 for a family with none; 0, negative, beyond
+ * RF_MODEL_MAX_CONTEXT or not an integer: refused naming the field. */
+static void test_max_context(void **state)
+{
+    (void)state;
+    rf_err e;
+    /* every preset carries its config's figure (llama-3-8b 8192, qwen2.5
+     * 32768, deepseek-v2-lite 163840): the equality with the file is
+     * test_shared_configs_equal_presets; here two by value */
+    assert_int_equal(rf_model_preset("llama-3-8b", &preset_m, NULL), RF_OK);
+    assert_int_equal(preset_m.max_context, 8192);
+    assert_int_equal(rf_model_preset("qwen2.5-7b-instruct", &preset_m, NULL), RF_OK);
+    assert_int_equal(preset_m.max_context, 32768);
+    /* gpt-oss: 131072, not its rope_scaling's original 4096 */
+    load_data("gpt-oss-20b.json", &file_m);
+    assert_int_equal(file_m.max_context, 131072);
+    load_data("deepseek-v3.json", &file_m);
+    assert_int_equal(file_m.max_context, 163840);
+    load_data("phi-3-mini-4k-instruct.json", &file_m);
+    assert_int_equal(file_m.max_context, 4096);
+    /* gemma-3's text_config leaves it out: Gemma3TextConfig's 131072 */
+    load_data("gemma-3-4b-it.json", &file_m);
+    assert_int_equal(file_m.max_context, 131072);
+    assert_non_null(strstr(file_m.notes, "max_position_embeddings 131072"));
+    /* a family we do not know, none given: unknown */
+    load_data("olmo2-tiny.json", &file_m);
+    assert_int_equal(file_m.max_context, 0);
+    static const struct {
+        const char *cfg, *says;
+        rf_status s;
+    } bad[] = {
+        {"\"max_position_embeddings\": 0", "max_position_embeddings (0) must be at least 1",
+         RF_EINVAL},
+        {"\"max_position_embeddings\": -4096", "max_position_embeddings (-4096) must be at least 1",
+         RF_EINVAL},
+        {"\"max_position_embeddings\": 33554432",
+         "max_position_embeddings (33554432) is beyond the accepted 16777216", RF_ERANGE},
+        {"\"max_position_embeddings\": \"8192\"",
+         "max_position_embeddings must be an integer, not a string", RF_EINVAL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cfg[512];
+        int n = snprintf(cfg, sizeof cfg,
+                         "{\"model_type\": \"llama\", \"hidden_size\": 1024, "
+                         "\"num_hidden_layers\": 2, %s}",
+                         bad[i].cfg);
+        assert_int_equal(rf_model_parse(cfg, (size_t)n, "ctx.json", &file_m, &e), bad[i].s);
+        if (!strstr(e.msg, bad[i].says) || !strstr(e.msg, "ctx.json"))
+            fail_msg("%s: got '%s', want '%s'", bad[i].cfg, e.msg, bad[i].says);
+    }
+    /* rf_model_validate holds the same bound for a model built in code */
+    assert_int_equal(rf_model_preset("llama-3-8b", &preset_m, NULL), RF_OK);
+    preset_m.max_context = RF_MODEL_MAX_CONTEXT + 1;
+    assert_int_equal(rf_model_validate(&preset_m, &e), RF_ERANGE);
+    assert_non_null(strstr(e.msg, "max_position_embeddings"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -693,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_quantized),
         cmocka_unit_test(test_invalid_configs),
         cmocka_unit_test(test_parse_text),
+        cmocka_unit_test(test_max_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

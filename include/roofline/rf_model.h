@@ -37,6 +37,9 @@ extern "C" {
 
 #define RF_MODEL_MAX_LAYERS 1024
 #define RF_MODEL_NAME_MAX 96
+/* Largest max_position_embeddings accepted (2^24 = 16,777,216 positions:
+ * above every released model's, e.g. Llama 4 Scout's 10,485,760). */
+#define RF_MODEL_MAX_CONTEXT ((int64_t)1 << 24)
 
 /* Classes of weight matrices, for per-module dtypes and parameter counts. */
 typedef enum rf_module {
@@ -63,6 +66,10 @@ typedef struct rf_model {
     int64_t ffn;        /* F_ff: dense MLP intermediate size                 */
     int64_t vocab;      /* V                                                 */
     bool tied;          /* lm_head streams the embedding matrix              */
+    int64_t max_context;/* positions the model was built for
+                           (max_position_embeddings, or the family's
+                           default, named in notes); 0 = unknown: the config
+                           gave none and its family has no default          */
 
     /* MoE: 0 experts = dense model */
     int64_t n_experts;  /* E routed experts per MoE layer                    */
@@ -116,7 +123,8 @@ const rf_model *rf_model_preset_at(size_t i);
 rf_status rf_model_preset(const char *name, rf_model *out, rf_err *err);
 
 /* Check every field: positive dimensions within RF_DIM_MAX, n_kv divides
- * n_q, layers <= RF_MODEL_MAX_LAYERS, top_k <= n_experts, ... The message
+ * n_q, layers <= RF_MODEL_MAX_LAYERS, top_k <= n_experts, max_context 0 or
+ * in [1, RF_MODEL_MAX_CONTEXT], ... The message
  * names the field. */
 rf_status rf_model_validate(const rf_model *m, rf_err *err);
 

@@ -44,7 +44,8 @@ rf_status rf_model_validate(const rf_model *m, rf_err *err)
         (s = bounded(err, "head_dim", m->head_dim, 1, HEADS_MAX)) ||
         (s = field(err, "vocab_size", m->vocab, 1)) ||
         (s = bounded(err, "n_routed_experts", m->n_experts, 0, EXPERTS_MAX)) ||
-        (s = field(err, "sliding_window", m->window, 0)))
+        (s = field(err, "sliding_window", m->window, 0)) ||
+        (s = bounded(err, "max_position_embeddings", m->max_context, 0, RF_MODEL_MAX_CONTEXT)))
         return s;
     if (m->layers > RF_MODEL_MAX_LAYERS)
         return rf_err_set(err, RF_ERANGE, "num_hidden_layers (%lld) is beyond the accepted %d",

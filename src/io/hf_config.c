@@ -33,6 +33,7 @@ typedef struct family {
     const char *type;
     int64_t heads, ffn, vocab; /* num_attention_heads, intermediate_size,
                                   vocab_size; 0 = required (other families) */
+    int64_t max_ctx;    /* max_position_embeddings                           */
     int64_t kv_heads;   /* num_key_value_heads; 0 = equal to the heads       */
     int64_t head_dim;   /* 0 = hidden_size / num_attention_heads             */
     bool tied;          /* tie_word_embeddings                               */
@@ -49,37 +50,38 @@ typedef struct family {
 } family;
 
 static const family families[] = {
-    {.type = "llama", .heads = 32, .ffn = 11008, .vocab = 32000},
+    {.type = "llama", .heads = 32, .ffn = 11008, .vocab = 32000, .max_ctx = 2048},
     {.type = "mistral", .heads = 32, .ffn = 14336, .vocab = 32000, .kv_heads = 8,
-     .sliding = SW_ALL, .window = 4096},
+     .sliding = SW_ALL, .window = 4096, .max_ctx = 131072},
     {.type = "qwen2", .heads = 32, .ffn = 22016, .vocab = 151936, .sliding = SW_QWEN,
-     .window = 4096, .max_window = 28, .qkv_bias = true},
+     .window = 4096, .max_window = 28, .qkv_bias = true, .max_ctx = 32768},
     {.type = "qwen3", .heads = 32, .ffn = 22016, .vocab = 151936, .head_dim = 128,
-     .sliding = SW_QWEN, .window = 4096, .max_window = 28},
+     .sliding = SW_QWEN, .window = 4096, .max_window = 28, .max_ctx = 32768},
     {.type = "mixtral", .heads = 32, .ffn = 14336, .vocab = 32000, .kv_heads = 8,
      .sliding = SW_ALL, .moe = MOE_MIXTRAL, .experts_key = "num_local_experts", .experts = 8,
-     .top_k = 2},
+     .top_k = 2, .max_ctx = 131072},
     {.type = "qwen2_moe", .heads = 16, .ffn = 5632, .vocab = 151936, .sliding = SW_QWEN,
      .window = 4096, .max_window = 28, .qkv_bias = true, .moe = MOE_QWEN,
      .experts_key = "num_experts", .experts = 60, .top_k = 4, .moe_ffn = 1408,
-     .shared_ffn = 5632},
+     .shared_ffn = 5632, .max_ctx = 8192},
     {.type = "qwen3_moe", .heads = 32, .ffn = 6144, .vocab = 151936, .kv_heads = 4,
      .sliding = SW_QWEN, .window = 4096, .moe = MOE_QWEN, .experts_key = "num_experts",
-     .experts = 128, .top_k = 8, .moe_ffn = 768},
+     .experts = 128, .top_k = 8, .moe_ffn = 768, .max_ctx = 32768},
     {.type = "gemma2", .heads = 8, .ffn = 9216, .vocab = 256000, .kv_heads = 4, .head_dim = 256,
-     .tied = true, .sliding = SW_ALTERNATE, .window = 4096},
+     .tied = true, .sliding = SW_ALTERNATE, .window = 4096, .max_ctx = 8192},
     {.type = "gemma3_text", .heads = 8, .ffn = 9216, .vocab = 262208, .kv_heads = 4,
-     .head_dim = 256, .tied = true, .sliding = SW_PATTERN, .window = 4096},
-    {.type = "phi3", .heads = 32, .ffn = 8192, .vocab = 32064, .sliding = SW_ALL},
+     .head_dim = 256, .tied = true, .sliding = SW_PATTERN, .window = 4096, .max_ctx = 131072},
+    {.type = "phi3", .heads = 32, .ffn = 8192, .vocab = 32064, .sliding = SW_ALL,
+     .max_ctx = 4096},
     {.type = "deepseek_v2", .heads = 32, .ffn = 11008, .vocab = 32000, .moe = MOE_DEEPSEEK,
      .experts_key = "n_routed_experts", .experts = 64, .moe_ffn = 1407, .n_shared = 2,
-     .mla = true},
+     .mla = true, .max_ctx = 2048},
     {.type = "deepseek_v3", .heads = 128, .ffn = 18432, .vocab = 129280, .moe = MOE_DEEPSEEK,
      .experts_key = "n_routed_experts", .experts = 256, .top_k = 8, .moe_ffn = 2048,
-     .n_shared = 1, .first_dense = 3, .mla = true},
+     .n_shared = 1, .first_dense = 3, .mla = true, .max_ctx = 4096},
     {.type = "gpt_oss", .heads = 64, .ffn = 2880, .vocab = 201088, .kv_heads = 8, .head_dim = 64,
      .sliding = SW_ALTERNATE, .window = 128, .attn_bias = true, .moe = MOE_GPT_OSS,
-     .experts_key = "num_local_experts", .experts = 128, .top_k = 4},
+     .experts_key = "num_local_experts", .experts = 128, .top_k = 4, .max_ctx = 131072},
 };
 
 /* A family we do not know: the standard dense fields, nothing else. */
@@ -246,6 +248,15 @@ static const family *find_family(const char *type)
 
 /* ---- shapes ----------------------------------------------------------- */
 
+/* "key value" appended to a list of defaults applied, for one note. */
+static void list_default(char *defaulted, size_t cap, const char *key, int64_t value)
+{
+    size_t used = strlen(defaulted);
+    if (used < cap)
+        snprintf(defaulted + used, cap - used, "%s%s %lld", used ? ", " : "", key,
+                 (long long)value);
+}
+
 /* A shape field with the family's default (required when it has none);
  * a default applied is listed in *defaulted for one note. */
 static rf_status shape_field(reader *r, const char *key, int64_t dflt, int64_t *out,
@@ -253,10 +264,8 @@ static rf_status shape_field(reader *r, const char *key, int64_t dflt, int64_t *
 {
     bool given;
     rf_status s = int_field(r, key, dflt ? OPTIONAL : REQUIRED, dflt, 1, out, &given);
-    size_t used = strlen(defaulted);
-    if (!s && !given && used < cap)
-        snprintf(defaulted + used, cap - used, "%s%s %lld", used ? ", " : "", key,
-                 (long long)dflt);
+    if (!s && !given)
+        list_default(defaulted, cap, key, dflt);
     return s;
 }
 
@@ -274,6 +283,13 @@ static rf_status read_shapes(reader *r, const family *f)
         (s = shape_field(r, "intermediate_size", f->ffn, &m->ffn, defaulted, sizeof defaulted)) ||
         (s = shape_field(r, "vocab_size", f->vocab, &m->vocab, defaulted, sizeof defaulted)))
         return s;
+    /* the positions the model was built for (bounded by rf_model_validate);
+     * a family we do not know has no default: 0, unknown */
+    if ((s = int_field(r, "max_position_embeddings", OPTIONAL, f->max_ctx, 1, &m->max_context,
+                       &given)))
+        return s;
+    if (!given && f->max_ctx)
+        list_default(defaulted, sizeof defaulted, "max_position_embeddings", f->max_ctx);
     if (defaulted[0])
         note(m, "absent, %s defaults: %s", f->type, defaulted);
     if (m->layers > RF_MODEL_MAX_LAYERS)
