@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run every built harness for SECONDS each, from a corpus seeded with the
-# checked-in inputs (fuzz/corpus/<name>/), the real model configs
-# (shared/models/*.json) and the project's own profiles. Prints one line a
+# checked-in inputs (fuzz/corpus/<name>/), the model configs the tests read
+# (tests/data/models/*.json) and the project's own profiles. Prints one line a
 # harness with its execution count; exits 1 on the first crash, hang, leak
 # or sanitizer report, leaving the input under BUILD/artifacts/ and the log
 # under BUILD/logs/.
@@ -10,7 +10,7 @@ set -eu
 build=$1 seconds=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-models=$(cd "$root/.." && pwd)/shared/models
+models=$root/tests/data/models
 mkdir -p "$build/artifacts" "$build/logs"
 
 seed() { # seed NAME FILES...: copy the inputs that exist into the corpus
@@ -30,7 +30,7 @@ for name in parse config profile; do
   seed "$name" "$here/corpus/$name"/*
   case $name in
     config) seed config "$models"/*.json "$root"/tests/data/bad/*.json ;;
-    profile) seed profile "$root"/data/profiles/*.json "$root"/tests/data/*profile*.json \
+    profile) seed profile "$root"/tests/data/profile/*.json "$root"/tests/data/*profile*.json \
                           "$root"/tests/data/bad/*profile*.json ;;
   esac
   dict=""

@@ -5,7 +5,7 @@
 # code must match and the expected text must occur in stdout or stderr
 # (fixed string). An exit of 2, 3 or 4 must print exactly one line on stderr
 # and nothing on stdout. Lines starting with # and blank lines are skipped.
-# {DATA} in args becomes the test data folder, {MODELS} shared/models,
+# {DATA} in args becomes the test data folder, {MODELS} the model configs,
 # {TMP} a fresh temporary folder.
 # usage: run_cli_cases.sh ROOFLINE CASES DATA_DIR MODELS_DIR
 set -u

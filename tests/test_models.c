@@ -1,10 +1,11 @@
 /* test_models.c - real models: the config.json reader (rf_reader.h) and the
  * MoE / MLA / sliding-window / quantization accounting (rf_model.h,
- * rf_step.h), against issue 3's acceptance figures and model cards.
+ * rf_step.h), against figures derived by hand and model cards.
  *
- * Shared configs come from RF_MODELS_DIR (shared/models); the others, and
- * the invalid ones, from RF_TEST_DATA/models. Every expected figure carries
- * its derivation. Roof: h100-sxm (989.4 TFLOP/s bf16, 3.35 TB/s).
+ * The configs, real and invalid, live in tests/data/models (RF_MODELS_DIR,
+ * which is RF_TEST_DATA/models; its README says what each exercises);
+ * load_shared names the presets' source files. Every expected figure
+ * carries its derivation. Roof: h100-sxm (989.4 TFLOP/s bf16, 3.35 TB/s).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
  * measured-file reader.
  *
  * The golden case is the one the issue names: Qwen2.5-7B-Instruct on an
- * RTX 4090 (shared/hardware.md: bf16 165.2 TFLOP/s with FP32 accumulate,
+ * RTX 4090 (the rtx4090 preset: bf16 165.2 TFLOP/s with FP32 accumulate,
  * 1.008 TB/s), decode B = 1 at s = 2048, prefill B = 1 x T = 256. Pixel
  * positions are predicted here from the intensities the seed derives and
  * the axis mapping written out in rf_plot.h, then found in the SVG text.
