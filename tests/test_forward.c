@@ -237,6 +237,83 @@ static void plan_matches_rf_step(void **state)
     free(run);
 }
 
+/* The element-wise formulas live in core (rf_op.h); at mixed dtypes, for
+ * Llama-3-8B decode at M = 1 (H = 4096, n_q 32, n_kv 8, d_h 128,
+ * F_ff 14,336), bf16 activations and weights (b_a = b_w = 2), fp8 cache
+ * (b_kv = 1):
+ *   norm      F = 4 M H = 16,384;  Q = 2 M H b_a + H b_w = 16,384 + 8,192
+ *             = 24,576 (weight 8,192)
+ *   rope      E = M (32 + 8) 128 = 5,120: F = 3 E = 15,360; Q = 2 E b_a
+ *             = 20,480
+ *   kv_write  F = 0; Q = 2 M 1024 b_a + 2 M 1024 b_kv = 4,096 + 2,048
+ *             = 6,144 (kv 2,048)
+ *   residual  F = M H = 4,096;  Q = 3 M H b_a = 24,576
+ *   act       F = 5 M F_ff = 71,680;  Q = 3 M F_ff b_a = 86,016
+ * and a zero-row operator is refused naming the rows. */
+static void elementwise_formulas_in_core(void **state)
+{
+    (void)state;
+    rf_dtype bf16 = rf_dtype_of(RF_BF16), fp8 = rf_dtype_of(RF_FP8_E4M3);
+    rf_op o;
+    rf_err e;
+    assert_int_equal(rf_op_norm("attn_norm", 1, 4096, bf16, bf16, &o, &e), RF_OK);
+    assert_int_equal(o.kind, RF_OP_ELEMENTWISE);
+    assert_int_equal(o.flops, 16384);
+    assert_int_equal(o.bytes, 24576);
+    assert_int_equal(o.weight_bytes, 8192);
+    assert_int_equal(rf_op_rope("rope", 1, 40, 128, bf16, &o, &e), RF_OK);
+    assert_int_equal(o.n, 5120);
+    assert_int_equal(o.flops, 15360);
+    assert_int_equal(o.bytes, 20480);
+    assert_int_equal(rf_op_kv_write("kv_write", 1, 8, 128, fp8, bf16, &o, &e), RF_OK);
+    assert_int_equal(o.flops, 0);
+    assert_int_equal(o.bytes, 6144);
+    assert_int_equal(o.kv_bytes, 2048);
+    assert_int_equal(rf_op_residual("attn_residual", 1, 4096, bf16, &o, &e), RF_OK);
+    assert_int_equal(o.flops, 4096);
+    assert_int_equal(o.bytes, 24576);
+    assert_int_equal(rf_op_act("act", 1, 14336, RF_ACT_SILU_MUL_FLOPS, bf16, &o, &e), RF_OK);
+    assert_int_equal(o.flops, 71680);
+    assert_int_equal(o.bytes, 86016);
+    assert_int_equal(rf_op_residual("mlp_residual", 0, 4096, bf16, &o, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "rows (0)"));
+}
+
+/* The plan's element-wise rows are core's figures at fp32 (profile keeps
+ * no copy of the formulas): every one equals the rf_op_* call's. */
+static void plan_elementwise_is_core(void **state)
+{
+    (void)state;
+    rf_model m = preset("llama-3-8b");
+    rf_forward_opts o = rf_forward_opts_default();
+    o.batch = 3;
+    rf_roof r = roof();
+    rf_forward_run *run = malloc(sizeof *run);
+    rf_err e;
+    assert_non_null(run);
+    assert_int_equal(rf_forward_plan(&m, &o, &r, run, &e), RF_OK);
+    rf_dtype f32 = rf_dtype_of(RF_FP32);
+    rf_op want[7];
+    const char *names[7] = {"attn_norm", "rope", "kv_write", "attn_residual", "act",
+                            "mlp_residual", "final_norm"};
+    assert_int_equal(rf_op_norm("", 3, 4096, f32, f32, &want[0], &e), RF_OK);
+    assert_int_equal(rf_op_rope("", 3, 40, 128, f32, &want[1], &e), RF_OK);
+    assert_int_equal(rf_op_kv_write("", 3, 8, 128, f32, f32, &want[2], &e), RF_OK);
+    assert_int_equal(rf_op_residual("", 3, 4096, f32, &want[3], &e), RF_OK);
+    assert_int_equal(rf_op_act("", 3, 14336, RF_ACT_SILU_MUL_FLOPS_AS_RUN, f32, &want[4], &e),
+                     RF_OK);
+    want[5] = want[3];
+    assert_int_equal(rf_op_norm("", 3, 4096, f32, f32, &want[6], &e), RF_OK); /* M = B */
+    for (int i = 0; i < 7; i++) {
+        const rf_forward_op *got = op_named(run, names[i]);
+        assert_non_null(got);
+        assert_int_equal(got->flops, want[i].flops);
+        assert_int_equal(got->bytes, want[i].bytes);
+        assert_int_equal(got->n, want[i].n);
+    }
+    free(run);
+}
+
 /* Gemma-2 alternates sliding and global layers: two layers give one row of
  * each kind, count 1 each. */
 static void plan_splits_sliding_layers(void **state)
@@ -524,6 +601,8 @@ int main(void)
         cmocka_unit_test(reference_detects_a_changed_weight),
         cmocka_unit_test(attn_kernels_agree),
         cmocka_unit_test(plan_matches_rf_step),
+        cmocka_unit_test(elementwise_formulas_in_core),
+        cmocka_unit_test(plan_elementwise_is_core),
         cmocka_unit_test(plan_splits_sliding_layers),
         cmocka_unit_test(summary_takes_medians),
         cmocka_unit_test(memory_is_counted_exactly),

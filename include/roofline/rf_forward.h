@@ -37,12 +37,10 @@
  * Figures. GEMMs, attention, lm_head and embed take their FLOPs and bytes
  * from rf_step_compute (fp32 weights, activations and KV) so the floors
  * agree with `roofline step`; the element-wise operators, which rf_step
- * does not count, use (b = 4 bytes, M rows, E = M (n_q + n_kv) d_h):
- *   rmsnorm   F = 4 M H        Q = (2 M H + H) b   (read x, write y, gamma)
- *   rope      F = 3 E          Q = 2 E b           (rotate q and k in place)
- *   kv_write  F = 0            Q = 4 M n_kv d_h b  (read k, v; write cache)
- *   residual  F = M H          Q = 3 M H b
- *   act       F = 4 M F_ff     Q = 3 M F_ff b      (exp counted as 1 FLOP)
+ * does not count, take theirs from rf_op.h's element-wise functions
+ * (rf_op_norm, rf_op_rope, rf_op_kv_write, rf_op_residual, rf_op_act) with
+ * every element fp32 (b = 4), the act at RF_ACT_SILU_MUL_FLOPS_AS_RUN (exp
+ * counted as 1 FLOP) and the final norm on the B last rows.
  * Model-specific extras (RoPE scaling, attention soft-capping, extra norms)
  * are not run; RoPE uses theta 10000 (the value does not change the cost).
  *

@@ -43,7 +43,8 @@ typedef enum rf_op_kind {
     RF_OP_GEMM = 0,
     RF_OP_ATTN_DECODE,
     RF_OP_ATTN_PREFILL,
-    RF_OP_GATHER
+    RF_OP_GATHER,
+    RF_OP_ELEMENTWISE     /* norms, RoPE, the KV write, residuals, act      */
 } rf_op_kind;
 
 typedef struct rf_op {
@@ -62,6 +63,12 @@ typedef struct rf_op {
     uint64_t act_bytes;   /* per instance: activations read and written          */
     uint64_t extra_bytes; /* per instance: naive attention score traffic         */
     const char *note;     /* static annotation ("sliding window 4096") or NULL   */
+    /* Routed-expert GEMMs (0 otherwise): m counts every token-expert pair of
+     * the layer, so F = 2 m K N and Q = experts K N b_w + m (K + N) b_a hold
+     * for this row as for any GEMM; m_per_expert = m / experts.             */
+    double experts;       /* experts whose weights the row streams (expected
+                             touched under uniform routing, fractional)       */
+    double m_per_expert;  /* rows a streamed expert runs                      */
 } rf_op;
 
 typedef struct rf_attn_desc {
@@ -91,6 +98,48 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv,
 /* Gather of m rows of width n from a table of dtype w. */
 rf_status rf_op_gather(const char *name, int64_t m, int64_t n, rf_dtype w,
                        rf_op *out, rf_err *err);
+
+/* ---- element-wise operators ---------------------------------------------
+ * What runs between the GEMMs (the full traffic model; `profile` times each).
+ * M rows (tokens in the step), H hidden, F_ff intermediate, n_q / n_kv / d_h
+ * heads and head dim; b_a, b_w, b_kv the activations', weights' and cache's
+ * bytes an element. Every operator sets m = M, k = 0, n = its row width, and
+ * splits Q into weight_bytes, kv_bytes and act_bytes as marked.
+ *
+ *   norm      RMSNorm of M rows of H:
+ *               F = 4 M H
+ *               Q = 2 M H b_a (act: read x, write y) + H b_w (weight: gamma)
+ *   rope      on q and k, E = M (n_q + n_kv) d_h, n = (n_q + n_kv) d_h:
+ *               F = 3 E,  Q = 2 E b_a (act: read and write in place; the
+ *               cos/sin table is not counted)
+ *   kv_write  the new K and V into the cache, n = n_kv d_h:
+ *               F = 0,  Q = 2 M n_kv d_h b_a (act: read K, V)
+ *                         + 2 M n_kv d_h b_kv (kv: write them)
+ *   residual  x += y over M rows of H:
+ *               F = M H,  Q = 3 M H b_a (act: two reads, one write)
+ *   act       act(gate) x up over M rows of F_ff, c FLOPs an element:
+ *               F = c M F_ff,  Q = 3 M F_ff b_a (act: read gate, up; write)
+ *
+ * Errors: RF_EINVAL for a dimension < 1, RF_ERANGE above RF_DIM_MAX or when
+ * F or Q overflow 64 bits. */
+
+/* c of SiLU(gate) x up: the sigmoid as 4 (negate, exp, add, divide), the
+ * product 1. */
+#define RF_ACT_SILU_MUL_FLOPS 5
+/* c as `profile`'s kernel runs it, g / (1 + exp(-g)) x up: exp, add, divide,
+ * multiply (the negation folded into the exp). */
+#define RF_ACT_SILU_MUL_FLOPS_AS_RUN 4
+
+rf_status rf_op_norm(const char *name, int64_t m, int64_t hidden, rf_dtype w, rf_dtype a,
+                     rf_op *out, rf_err *err);
+rf_status rf_op_rope(const char *name, int64_t m, int64_t heads, int64_t head_dim, rf_dtype a,
+                     rf_op *out, rf_err *err);
+rf_status rf_op_kv_write(const char *name, int64_t m, int64_t n_kv, int64_t head_dim,
+                         rf_dtype kv, rf_dtype a, rf_op *out, rf_err *err);
+rf_status rf_op_residual(const char *name, int64_t m, int64_t hidden, rf_dtype a, rf_op *out,
+                         rf_err *err);
+rf_status rf_op_act(const char *name, int64_t m, int64_t ffn, unsigned flops_per_elem,
+                    rf_dtype a, rf_op *out, rf_err *err);
 
 /* F / Q of one instance (0 when Q is 0). */
 double rf_op_intensity(const rf_op *op);

@@ -168,7 +168,86 @@ const char *rf_op_kind_name(rf_op_kind kind)
         [RF_OP_ATTN_DECODE] = "attn-decode",
         [RF_OP_ATTN_PREFILL] = "attn-prefill",
         [RF_OP_GATHER] = "gather",
+        [RF_OP_ELEMENTWISE] = "elementwise",
     };
-    _Static_assert(sizeof names / sizeof names[0] == RF_OP_GATHER + 1, "op kind names");
-    return (unsigned)kind <= RF_OP_GATHER ? names[kind] : "?";
+    _Static_assert(sizeof names / sizeof names[0] == RF_OP_ELEMENTWISE + 1, "op kind names");
+    return (unsigned)kind <= RF_OP_ELEMENTWISE ? names[kind] : "?";
+}
+
+/* ---- element-wise operators (formulas in rf_op.h) ------------------------ */
+
+/* An element-wise operator of m rows of width n, F = flops_per_elem m n and
+ * Q = act_per_elem m n b_a; the caller adds its weight and KV terms. */
+static rf_status elementwise(const char *name, int64_t m, int64_t n, uint64_t flops_per_elem,
+                             uint64_t act_per_elem, rf_dtype a, rf_op *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = check_dim("rows", m, 1, err)) || (s = check_dim("row width", n, 1, err)))
+        return s;
+    rf_op op = {.name = name, .kind = RF_OP_ELEMENTWISE, .m = m, .k = 0, .n = n, .count = 1};
+    uint64_t mn, x;
+    if (!rf_mul_u64((uint64_t)m, (uint64_t)n, &mn) || !rf_mul_u64(mn, flops_per_elem, &op.flops) ||
+        !rf_mul_u64(mn, act_per_elem, &x) || !elems(a, x, &op.act_bytes))
+        return overflow(name, err);
+    op.bytes = op.act_bytes;
+    *out = op;
+    return RF_OK;
+}
+
+rf_status rf_op_norm(const char *name, int64_t m, int64_t hidden, rf_dtype w, rf_dtype a,
+                     rf_op *out, rf_err *err)
+{
+    /* F = 4 M H;  Q = 2 M H b_a + H b_w */
+    rf_status s = elementwise(name, m, hidden, 4, 2, a, out, err);
+    if (s)
+        return s;
+    if (!elems(w, (uint64_t)hidden, &out->weight_bytes) ||
+        !rf_add_u64(out->bytes, out->weight_bytes, &out->bytes))
+        return overflow(name, err);
+    return RF_OK;
+}
+
+rf_status rf_op_rope(const char *name, int64_t m, int64_t heads, int64_t head_dim, rf_dtype a,
+                     rf_op *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = check_dim("heads", heads, 1, err)) || (s = check_dim("head-dim", head_dim, 1, err)))
+        return s;
+    uint64_t n;
+    if (!rf_mul_u64((uint64_t)heads, (uint64_t)head_dim, &n) || n > (uint64_t)RF_DIM_MAX)
+        return overflow(name, err);
+    /* E = M (n_q + n_kv) d_h: F = 3 E, Q = 2 E b_a */
+    return elementwise(name, m, (int64_t)n, 3, 2, a, out, err);
+}
+
+rf_status rf_op_kv_write(const char *name, int64_t m, int64_t n_kv, int64_t head_dim,
+                         rf_dtype kv, rf_dtype a, rf_op *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = check_dim("kv-heads", n_kv, 1, err)) || (s = check_dim("head-dim", head_dim, 1, err)))
+        return s;
+    uint64_t n, x;
+    if (!rf_mul_u64((uint64_t)n_kv, (uint64_t)head_dim, &n) || n > (uint64_t)RF_DIM_MAX)
+        return overflow(name, err);
+    /* F = 0;  Q = 2 M n_kv d_h b_a (read K, V) + 2 M n_kv d_h b_kv (write) */
+    if ((s = elementwise(name, m, (int64_t)n, 0, 2, a, out, err)))
+        return s;
+    if (!mul4((uint64_t)m, n, 2, 1, &x) || !elems(kv, x, &out->kv_bytes) ||
+        !rf_add_u64(out->bytes, out->kv_bytes, &out->bytes))
+        return overflow(name, err);
+    return RF_OK;
+}
+
+rf_status rf_op_residual(const char *name, int64_t m, int64_t hidden, rf_dtype a, rf_op *out,
+                         rf_err *err)
+{
+    /* F = M H;  Q = 3 M H b_a */
+    return elementwise(name, m, hidden, 1, 3, a, out, err);
+}
+
+rf_status rf_op_act(const char *name, int64_t m, int64_t ffn, unsigned flops_per_elem,
+                    rf_dtype a, rf_op *out, rf_err *err)
+{
+    /* F = c M F_ff;  Q = 3 M F_ff b_a */
+    return elementwise(name, m, ffn, flops_per_elem, 3, a, out, err);
 }

@@ -894,51 +894,46 @@ rf_status rf_forward_check(const rf_model *m, double *max_err, rf_err *err)
 
 /* ---- the plan: analytic figures and floors ---------------------------- */
 
-/* Figures of the element-wise operators (rf_forward.h), one instance. */
-static bool elementwise(rf_fwd_op id, const fwd_shape *s, rf_forward_op *op)
+/* Figures of the element-wise operators, one instance: rf_op.h's formulas
+ * with every element fp32; the head's final norm runs on the B last rows. */
+static rf_status elementwise(rf_fwd_op id, const fwd_shape *s, rf_forward_op *op, rf_err *err)
 {
-    uint64_t M = (uint64_t)s->M, H = (uint64_t)s->H, F = (uint64_t)s->ffn, f = 0, q = 0;
-    uint64_t E = 0, x;
-    op->m = s->M;
-    op->k = 0;
-    op->n = s->H;
+    const rf_dtype f32 = rf_dtype_of(RF_FP32);
+    const char *name = op_names[id];
+    rf_op e;
+    rf_status st;
     switch (id) {
-    case RF_FWD_FINAL_NORM:
-        M = (uint64_t)s->B;
-        op->m = s->B;
-        /* fall through */
     case RF_FWD_ATTN_NORM:
-    case RF_FWD_MLP_NORM: /* F = 4 M H, Q = (2 M H + H) b */
-        if (!rf_mul_u64(M, H, &x) || !rf_mul_u64(x, 4, &f) || !rf_mul_u64(x, 2, &q) ||
-            !rf_add_u64(q, H, &q))
-            return false;
+    case RF_FWD_MLP_NORM:
+        st = rf_op_norm(name, s->M, s->H, f32, f32, &e, err);
         break;
-    case RF_FWD_ROPE: /* E = M (n_q + n_kv) d_h: F = 3 E, Q = 2 E b */
-        op->n = s->q_dim + s->kv_dim;
-        if (!rf_mul_u64(M, (uint64_t)op->n, &E) || !rf_mul_u64(E, 3, &f) ||
-            !rf_mul_u64(E, 2, &q))
-            return false;
+    case RF_FWD_FINAL_NORM:
+        st = rf_op_norm(name, s->B, s->H, f32, f32, &e, err);
         break;
-    case RF_FWD_KV_WRITE: /* F = 0, Q = 4 M n_kv d_h b */
-        op->n = s->kv_dim;
-        if (!rf_mul_u64(M, (uint64_t)s->kv_dim, &x) || !rf_mul_u64(x, 4, &q))
-            return false;
+    case RF_FWD_ROPE:
+        st = rf_op_rope(name, s->M, s->n_q + s->n_kv, s->dh, f32, &e, err);
+        break;
+    case RF_FWD_KV_WRITE:
+        st = rf_op_kv_write(name, s->M, s->n_kv, s->dh, f32, f32, &e, err);
         break;
     case RF_FWD_ATTN_RESIDUAL:
-    case RF_FWD_MLP_RESIDUAL: /* F = M H, Q = 3 M H b */
-        if (!rf_mul_u64(M, H, &f) || !rf_mul_u64(f, 3, &q))
-            return false;
+    case RF_FWD_MLP_RESIDUAL:
+        st = rf_op_residual(name, s->M, s->H, f32, &e, err);
         break;
-    case RF_FWD_ACT: /* F = 4 M F_ff, Q = 3 M F_ff b */
-        op->n = s->ffn;
-        if (!rf_mul_u64(M, F, &x) || !rf_mul_u64(x, 4, &f) || !rf_mul_u64(x, 3, &q))
-            return false;
+    case RF_FWD_ACT:
+        st = rf_op_act(name, s->M, s->ffn, RF_ACT_SILU_MUL_FLOPS_AS_RUN, f32, &e, err);
         break;
     default:
-        return false;
+        return rf_err_set(err, RF_EINTERNAL, "%s is not an element-wise operator", name);
     }
-    op->flops = f;
-    return rf_mul_u64(q, 4, &op->bytes); /* b = 4: fp32 */
+    if (st)
+        return st;
+    op->m = e.m;
+    op->k = e.k;
+    op->n = e.n;
+    op->flops = e.flops;
+    op->bytes = e.bytes;
+    return RF_OK;
 }
 
 /* The operators rf_step_compute has, by the same name. */
@@ -1020,8 +1015,8 @@ rf_status rf_forward_plan(const rf_model *m, const rf_forward_opts *o, const rf_
         } else if (in_rf_step(op->id)) {
             return rf_err_set(err, RF_EINTERNAL, "rf_step has no '%s' operator", op->name);
         } else {
-            if (!elementwise((rf_fwd_op)id, &s, op))
-                return rf_err_set(err, RF_ERANGE, "%s: figures overflow 64 bits", op->name);
+            if ((st = elementwise((rf_fwd_op)id, &s, op, err)))
+                return st;
             op->count = id == RF_FWD_FINAL_NORM ? 1 : n_layers;
         }
         rf_point p = rf_roof_place(roof, (double)op->flops, (double)op->bytes);
