@@ -36,11 +36,10 @@ int cmd_capacity(int argc, char **argv)
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     rf_model m;
-    rf_roof roof;
     rf_err e;
     rf_capacity c;
     rf_step_opts o = rf_step_opts_default();
-    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)))
+    if ((rc = cli_model_hw_setup(&ctx, argc, argv, pos, &m, &o)))
         return rc;
     if (rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes, a.context, &c, &e))
         return cli_fail_err(&ctx, &e);

@@ -458,6 +458,98 @@ static void dtypes(void **state)
                      RF_FP8_E4M3);
 }
 
+/* ---- issue 12.5: an expert row is reproducible from its own columns --- */
+static const rf_op *op_named(const rf_step *st, const char *name)
+{
+    for (size_t i = 0; i < st->n_ops; i++)
+        if (!strcmp(st->ops[i].name, name))
+            return &st->ops[i];
+    fail_msg("no operator %s", name);
+    return NULL;
+}
+
+/* m = every token-expert pair, experts = streamed, F = 2 m K N,
+ * Q = experts K N b_w (rounded to the byte) + m (K + N) b_a */
+static void expert_row_is_a_gemm(const rf_op *op, double experts, int64_t m)
+{
+    assert_int_equal(op->m, m);
+    near(op->experts, experts, 1e-12);
+    near(op->m_per_expert, (double)m / experts, 1e-12);
+    assert_true(op->flops == 2 * (uint64_t)m * (uint64_t)op->k * (uint64_t)op->n);
+    uint64_t w = (uint64_t)llround(experts * 2.0 * (double)op->k * (double)op->n);
+    assert_true(op->weight_bytes == w);
+    assert_true(op->bytes == w + 2 * (uint64_t)m * (uint64_t)(op->k + op->n));
+}
+
+static void moe_rows_reproducible(void **state)
+{
+    (void)state;
+    rf_roof roof = roof_of("h100-sxm", 0);
+    static rf_step st;
+    /* Mixtral-8x7B, B = 2, top-2 of 8: touched = 8 (1 - 0.75^2) = 3.5,
+     * 4 token-expert pairs, 4 / 3.5 = 1.143 rows an expert */
+    rf_model m = model("mixtral-8x7b");
+    rf_step_opts o = rf_step_opts_default();
+    o.batch = 2;
+    assert_int_equal(rf_step_compute(&m, &o, &roof, &st, NULL), RF_OK);
+    expert_row_is_a_gemm(op_named(&st, "expert_gate"), 3.5, 4);
+    expert_row_is_a_gemm(op_named(&st, "expert_down"), 3.5, 4);
+    assert_true(op_named(&st, "q_proj")->experts == 0);
+    /* --moe-experts all: 8 experts streamed, each 4 / 8 = 0.5 rows */
+    o.moe = RF_MOE_ALL;
+    assert_int_equal(rf_step_compute(&m, &o, &roof, &st, NULL), RF_OK);
+    expert_row_is_a_gemm(op_named(&st, "expert_up"), 8.0, 4);
+    /* DeepSeek-V2-Lite, B = 3, top-6 of 64: 64 (1 - (58/64)^3) =
+     * 16.365234375 touched, 18 pairs, 1.0999 rows an expert */
+    m = model("deepseek-v2-lite");
+    o.moe = RF_MOE_UNIFORM;
+    o.batch = 3;
+    assert_int_equal(rf_step_compute(&m, &o, &roof, &st, NULL), RF_OK);
+    expert_row_is_a_gemm(op_named(&st, "expert_gate"), 16.365234375, 18);
+}
+
+/* Issue 12.1: a math dtype the hardware has no peak for falls back to the
+ * fastest float that holds its values, unless the user named it. */
+static void hw_math_fallback(void **state)
+{
+    (void)state;
+    rf_hw hw;
+    rf_dtype_kind used = RF_FP64;
+    rf_roof roof;
+    /* a measured CPU profile: fp32 195.2 and fp64 97.6 GFLOP/s, nothing else */
+    rf_hw cpu = {.name = "cpu", .bw_bytes_per_s = 25e9};
+    cpu.peak_flops_per_s[RF_FP32] = 195.2e9;
+    cpu.peak_flops_per_s[RF_FP64] = 97.6e9;
+    assert_int_equal(rf_hw_math_dtype(&cpu, RF_BF16, false, &used, NULL), RF_OK);
+    assert_int_equal(used, RF_FP32); /* fp32 holds bf16 and beats fp64 */
+    assert_int_equal(rf_hw_roof_for(&cpu, RF_BF16, false, &roof, NULL), RF_OK);
+    assert_true(roof.math_fallback);
+    assert_int_equal(roof.math, RF_FP32);
+    assert_int_equal(roof.math_asked, RF_BF16);
+    near(roof.peak_flops_per_s, 195.2e9, 1e-12);
+    /* named by the user: refused, naming the missing figure */
+    rf_err e;
+    assert_int_equal(rf_hw_math_dtype(&cpu, RF_BF16, true, &used, &e), RF_EUNAVAIL);
+    assert_non_null(strstr(e.msg, "no bf16 compute peak"));
+    /* a second instance: fp8 on an A100 (no fp8 peak) -> bf16 312 TFLOP/s, which
+     * ties fp16 and goes to bf16 (fewer significand bits, nearer fp8) */
+    assert_int_equal(rf_hw_preset("a100-80gb", &hw, NULL), RF_OK);
+    assert_int_equal(rf_hw_math_dtype(&hw, RF_FP8_E4M3, false, &used, NULL), RF_OK);
+    assert_int_equal(used, RF_BF16);
+    /* fp16 on a TPU v5e (bf16 and int8 only): bf16's 7 significand bits do
+     * not hold fp16's 10 and there is no tf32 or fp32 peak: no fallback */
+    assert_int_equal(rf_hw_preset("tpu-v5e", &hw, NULL), RF_OK);
+    assert_int_equal(rf_hw_math_dtype(&hw, RF_FP16, false, &used, &e), RF_EUNAVAIL);
+    /* a dtype the hardware has keeps its own peak, never a fallback */
+    assert_int_equal(rf_hw_preset("h100-sxm", &hw, NULL), RF_OK);
+    assert_int_equal(rf_hw_roof_for(&hw, RF_BF16, false, &roof, NULL), RF_OK);
+    assert_false(roof.math_fallback);
+    near(roof.peak_flops_per_s, 989.4e12, 1e-12);
+    /* int8 on the CPU profile: fp32 holds every int8 value */
+    assert_int_equal(rf_hw_math_dtype(&cpu, RF_INT8, false, &used, NULL), RF_OK);
+    assert_int_equal(used, RF_FP32);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +562,7 @@ int main(void)
         cmocka_unit_test(step_sum_of_max),      cmocka_unit_test(qwen_decode_weights),
         cmocka_unit_test(step_prefill),         cmocka_unit_test(sweep_matches_step),
         cmocka_unit_test(bad_inputs),           cmocka_unit_test(dtypes),
+        cmocka_unit_test(moe_rows_reproducible), cmocka_unit_test(hw_math_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

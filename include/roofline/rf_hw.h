@@ -43,6 +43,10 @@ typedef struct rf_roof {
     double ridge;               /* I* = pi / beta, FLOP/byte                   */
     int ridge_given;            /* 1 when the ridge came from the user; then
                                    pi = ridge x beta                           */
+    rf_dtype_kind math_asked;   /* the dtype the caller asked for; differs
+                                   from math only when math_fallback          */
+    bool math_fallback;         /* the hardware had no peak for math_asked, so
+                                   rf_hw_math_dtype's fallback is used        */
 } rf_roof;
 
 typedef enum rf_regime { RF_MEMORY_BOUND = 0, RF_COMPUTE_BOUND = 1 } rf_regime;
@@ -90,6 +94,29 @@ rf_dtype_kind rf_hw_peak_kind(rf_dtype_kind math);
  * is an error naming the hardware and dtype (RF_EUNAVAIL). With a ridge
  * override, pi = ridge x beta. */
 rf_status rf_hw_roof(const rf_hw *hw, rf_dtype_kind math, rf_roof *out, rf_err *err);
+
+/* The math dtype a roof on hw uses when `asked` is wanted.
+ *   - asked itself when hw has its peak, or when a ridge override sets the
+ *     compute roof (pi = ridge x beta holds for any dtype);
+ *   - strict (the user named the dtype: --act-dtype, --weight-dtype): no
+ *     fallback; RF_EUNAVAIL naming the hardware and the missing peak;
+ *   - otherwise (a default, or the dtype a checkpoint declares) the best
+ *     sound substitute: among the float dtypes that hold every value of
+ *     asked (at least its mantissa and exponent bits: bf16 -> tf32, fp32,
+ *     fp64, never fp16, whose range is narrower; fp8 -> bf16, fp16, ...;
+ *     int8 -> bf16 and wider), the one with the highest peak on hw; a tie
+ *     goes to the narrower, so the asked dtype's own family comes first.
+ *     A measured CPU profile (fp32 and fp64 peaks) gives fp32 for bf16.
+ *     RF_EUNAVAIL when hw has no such peak either.
+ * The arithmetic of a step is unchanged by the choice: FLOPs and bytes
+ * follow the storage dtypes; only pi (and so the ridge) changes. */
+rf_status rf_hw_math_dtype(const rf_hw *hw, rf_dtype_kind asked, bool strict,
+                           rf_dtype_kind *used, rf_err *err);
+
+/* rf_hw_roof of rf_hw_math_dtype's choice: out->math is the dtype used,
+ * out->math_asked the one asked, out->math_fallback true when they differ. */
+rf_status rf_hw_roof_for(const rf_hw *hw, rf_dtype_kind asked, bool strict, rf_roof *out,
+                         rf_err *err);
 
 /* Place F FLOPs and Q bytes on the roof. Q = 0 gives intensity 0 and a
  * compute-only floor. */

@@ -153,7 +153,7 @@ rf_status rf_hw_roof(const rf_hw *hw, rf_dtype_kind math, rf_roof *out, rf_err *
     rf_status s = rf_hw_validate(hw, err);
     if (s)
         return s;
-    rf_roof r = {.math = math, .bw_bytes_per_s = hw->bw_bytes_per_s};
+    rf_roof r = {.math = math, .bw_bytes_per_s = hw->bw_bytes_per_s, .math_asked = math};
     if (hw->ridge_override > 0) {
         r.ridge = hw->ridge_override;
         r.peak_flops_per_s = r.ridge * r.bw_bytes_per_s;
@@ -167,6 +167,63 @@ rf_status rf_hw_roof(const rf_hw *hw, rf_dtype_kind math, rf_roof *out, rf_err *
         r.ridge = r.peak_flops_per_s / r.bw_bytes_per_s;
     }
     *out = r;
+    return RF_OK;
+}
+
+/* Significand bits (without the implicit one) and exponent bits of each
+ * math dtype; an integer dtype is exact in a float of its bits - 1
+ * significand bits, and needs no exponent. */
+static const struct {
+    int mant, exp;
+    bool is_float;
+} prec[RF_DTYPE_COUNT] = {
+    [RF_FP64] = {52, 11, true},     [RF_FP32] = {23, 8, true},  [RF_TF32] = {10, 8, true},
+    [RF_BF16] = {7, 8, true},       [RF_FP16] = {10, 5, true},  [RF_FP8_E4M3] = {3, 4, true},
+    [RF_FP8_E5M2] = {2, 5, true},   [RF_INT8] = {7, 0, false},  [RF_INT4] = {3, 0, false},
+    [RF_MXFP4] = {1, 2, true},
+};
+_Static_assert(sizeof prec / sizeof prec[0] == RF_DTYPE_COUNT, "one precision per dtype");
+
+rf_status rf_hw_math_dtype(const rf_hw *hw, rf_dtype_kind asked, bool strict,
+                           rf_dtype_kind *used, rf_err *err)
+{
+    if (hw->ridge_override > 0 || hw->peak_flops_per_s[rf_hw_peak_kind(asked)] > 0) {
+        *used = asked;
+        return RF_OK;
+    }
+    if (strict)
+        return rf_err_set(err, RF_EUNAVAIL,
+                          "%s has no %s compute peak (give --peak TFLOPS, or another dtype)",
+                          hw->name, rf_dtype_name(asked));
+    int best = -1;
+    for (int k = 0; k < RF_DTYPE_COUNT; k++) {
+        double p = hw->peak_flops_per_s[k];
+        if (!prec[k].is_float || !(p > 0) || prec[k].mant < prec[asked].mant ||
+            prec[k].exp < prec[asked].exp)
+            continue;
+        if (best < 0 || p > hw->peak_flops_per_s[best] ||
+            (p == hw->peak_flops_per_s[best] && prec[k].mant < prec[best].mant))
+            best = k;
+    }
+    if (best < 0)
+        return rf_err_set(err, RF_EUNAVAIL,
+                          "%s has no %s compute peak and none of a float dtype that holds "
+                          "%s values (give --peak TFLOPS)",
+                          hw->name, rf_dtype_name(asked), rf_dtype_name(asked));
+    *used = (rf_dtype_kind)best;
+    return RF_OK;
+}
+
+rf_status rf_hw_roof_for(const rf_hw *hw, rf_dtype_kind asked, bool strict, rf_roof *out,
+                         rf_err *err)
+{
+    rf_dtype_kind used = asked;
+    rf_status s = rf_hw_validate(hw, err);
+    if (s || (s = rf_hw_math_dtype(hw, asked, strict, &used, err)) ||
+        (s = rf_hw_roof(hw, used, out, err)))
+        return s;
+    out->math_asked = asked;
+    out->math_fallback = used != asked;
     return RF_OK;
 }
 
