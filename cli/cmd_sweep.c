@@ -48,17 +48,6 @@ static const rf_rowcol cols[] = {
 };
 #define N_COLS (sizeof cols / sizeof cols[0])
 
-/* Stream to stdout in 1 MiB pieces, or keep whole for an atomic file. */
-static int flush(const cli_ctx *ctx, rf_buf *b, bool to_file)
-{
-    if (to_file || b->len < (1u << 20))
-        return RF_EXIT_OK;
-    if (fwrite(b->data, 1, b->len, stdout) != b->len)
-        return cli_fail(ctx, RF_EXIT_IO, "error writing standard output");
-    b->len = 0;
-    return RF_EXIT_OK;
-}
-
 int cmd_sweep(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -76,9 +65,7 @@ int cmd_sweep(int argc, char **argv)
     rf_err e;
     rf_report *head = NULL;
     rf_sweep *sw = NULL;
-    rf_buf b;
-    rf_buf_init(&b);
-    bool to_file = ctx.out_path && strcmp(ctx.out_path, "-");
+    cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &a.o, &roof)) ||
         (rc = cli_range(&ctx, "--batch", a.batch, RF_DIM_MAX, &bs, &nb)))
         goto out;
@@ -122,9 +109,11 @@ int cmd_sweep(int argc, char **argv)
     cli_assume_model(head, &m, &a.o, NULL);
     rf_report_assume(head, "each point: decode step of B sequences at context s; floor = "
                            "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");
+    if ((rc = cli_out_open(&ctx, ctx.out_path, &o)))
+        goto out;
     rf_rows w;
-    rf_rows_begin(&w, &b, ctx.format, head, "points", cols, N_COLS);
-    for (size_t i = 0; i < nb && !rc; i++) {
+    rf_rows_begin(&w, &o.buf, ctx.format, head, "points", cols, N_COLS);
+    for (size_t i = 0; i < nb && !rc && !o.buf.failed; i++) {
         a.o.batch = bs[i];
         if (i && rf_sweep_prepare(sw, &m, &a.o, &roof, &e)) {
             rc = cli_fail_err(&ctx, &e);
@@ -147,21 +136,15 @@ int cmd_sweep(int argc, char **argv)
                 {.kind = RF_CELL_INT, .i = p.kv_bytes},
                 {.kind = RF_CELL_NUM, .num = p.floor_sum_of_max_s},
             };
-            rf_rows_add(&w, &b, c);
-            if ((rc = flush(&ctx, &b, to_file)))
+            rf_rows_add(&w, &o.buf, c);
+            if (o.buf.failed) /* the output takes no more: cli_out_close says why */
                 break;
         }
     }
-    if (rc)
-        goto out;
-    rf_rows_end(&w, &b);
-    if (b.failed) {
-        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory for the output");
-        goto out;
-    }
-    rc = cli_write_file(&ctx, ctx.out_path, b.data ? b.data : "", b.len);
+    if (!rc)
+        rf_rows_end(&w, &o.buf);
 out:
-    rf_buf_free(&b);
+    rc = cli_out_close(&o, rc);
     rf_report_free(head);
     free(sw);
     free(bs);

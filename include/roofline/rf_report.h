@@ -24,16 +24,31 @@
 extern "C" {
 #endif
 
-/* ---- a growable byte buffer ------------------------------------------ */
+/* ---- a growable byte buffer ------------------------------------------
+ * Without a sink it holds everything put into it. With one (rf_buf_set_sink)
+ * it holds at most about flush_at bytes: whenever it reaches flush_at it
+ * hands what it holds to the sink and starts again from len 0, so output of
+ * any size passes through in constant memory (a put of flush_at bytes or
+ * more goes to the sink directly, not copied). The sink returns RF_OK, or
+ * anything else to stop: the buffer is then failed and drops what follows
+ * (the sink keeps its own message).                                        */
+typedef rf_status (*rf_buf_sink)(void *user, const char *data, size_t len);
+
 typedef struct rf_buf {
     char *data;   /* NUL-terminated when len > 0 */
     size_t len;
     size_t cap;
-    bool failed;  /* an allocation failed; contents incomplete */
+    bool failed;  /* an allocation or the sink failed; contents incomplete */
+    rf_buf_sink sink;  /* NULL: keep everything                     */
+    void *sink_user;
+    size_t flush_at;   /* bytes held before they go to the sink     */
 } rf_buf;
 
 void rf_buf_init(rf_buf *b);
 void rf_buf_free(rf_buf *b);
+void rf_buf_set_sink(rf_buf *b, rf_buf_sink sink, void *user, size_t flush_at);
+/* Hand what the buffer holds to its sink now (at the end of an output). */
+void rf_buf_flush(rf_buf *b);
 void rf_buf_put(rf_buf *b, const char *s, size_t n);
 void rf_buf_puts(rf_buf *b, const char *s);
 void rf_buf_printf(rf_buf *b, const char *fmt, ...)

@@ -1,4 +1,5 @@
-/* buf.c - a growable byte buffer; an allocation failure is sticky. */
+/* buf.c - a growable byte buffer, optionally draining into a sink; an
+ * allocation or sink failure is sticky. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,37 @@ void rf_buf_free(rf_buf *b)
 {
     free(b->data);
     rf_buf_init(b);
+}
+
+void rf_buf_set_sink(rf_buf *b, rf_buf_sink sink, void *user, size_t flush_at)
+{
+    b->sink = sink;
+    b->sink_user = user;
+    b->flush_at = flush_at;
+}
+
+/* Hand n bytes at s to the sink; a refusal fails the buffer. */
+static void to_sink(rf_buf *b, const char *s, size_t n)
+{
+    if (!b->failed && n && b->sink(b->sink_user, s, n) != RF_OK)
+        b->failed = true;
+}
+
+void rf_buf_flush(rf_buf *b)
+{
+    if (!b->sink)
+        return;
+    to_sink(b, b->data, b->len);
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+/* After a put: drain once the buffer holds flush_at bytes. */
+static void drain_if_full(rf_buf *b)
+{
+    if (b->sink && b->len >= b->flush_at)
+        rf_buf_flush(b);
 }
 
 static bool reserve(rf_buf *b, size_t extra)
@@ -40,11 +72,17 @@ static bool reserve(rf_buf *b, size_t extra)
 
 void rf_buf_put(rf_buf *b, const char *s, size_t n)
 {
+    if (b->sink && n >= b->flush_at) { /* a large piece: straight through */
+        rf_buf_flush(b);
+        to_sink(b, s, n);
+        return;
+    }
     if (!reserve(b, n))
         return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = '\0';
+    drain_if_full(b);
 }
 
 void rf_buf_puts(rf_buf *b, const char *s) { rf_buf_put(b, s, strlen(s)); }
@@ -70,4 +108,5 @@ void rf_buf_printf(rf_buf *b, const char *fmt, ...)
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+    drain_if_full(b);
 }
