@@ -29,12 +29,13 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return RF_EXIT_OK;
 }
 
-static void row(rf_report *r, const rf_op *op, const char *name, const rf_roof *roof)
+static void row(rf_report *r, const rf_op *op, const char *name, const rf_roof *roof, bool moe)
 {
     rf_point p = rf_roof_place(roof, (double)op->flops, (double)op->bytes);
     rf_report_row(r);
     rf_report_cell_str(r, name);
     rf_report_cell_int(r, (uint64_t)op->m);
+    cli_expert_cells(r, op, moe);
     rf_report_cell_int(r, (uint64_t)op->k);
     rf_report_cell_int(r, (uint64_t)op->n);
     rf_report_cell_int(r, op->flops);
@@ -55,7 +56,7 @@ static int gemm_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
         return cli_fail_err(ctx, &e);
     for (size_t i = 0; i < st->n_ops; i++)
         if (st->ops[i].kind == RF_OP_GEMM)
-            row(r, &st->ops[i], st->ops[i].name, roof);
+            row(r, &st->ops[i], st->ops[i].name, roof, m->n_experts > 0);
     return RF_EXIT_OK;
 }
 
@@ -76,7 +77,7 @@ static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
                 continue;
             char name[48];
             snprintf(name, sizeof name, "%s_%s", op->name, ph ? "prefill" : "decode");
-            row(r, op, name, roof);
+            row(r, op, name, roof, m->n_experts > 0);
         }
     }
     return RF_EXIT_OK;
@@ -114,6 +115,7 @@ int cmd_ops(int argc, char **argv)
     rf_report_table(r, "ops", NULL);
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "m", "M", RF_U_INT);
+    cli_expert_cols(r, m.n_experts > 0);
     rf_report_col(r, "k", "K", RF_U_INT);
     rf_report_col(r, "n", "N", RF_U_INT);
     rf_report_col(r, "flops", "FLOPs", RF_U_INT);

@@ -130,9 +130,7 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     cli_assume_step(&ctx, r, &f.model, &f.decode, &f.decode_step);
-    rf_report_assume(r, "prefill: %lld prompts of %lld new tokens, nothing cached; linear "
-                        "layers run with M = B T; lm_head on the last position",
-                     (long long)f.prefill.batch, (long long)f.prefill.tokens);
+    cli_assume_phase(r, &f.prefill);
     rf_report_assume(r, "KV capacity: pool = %.2f x usable memory - resident weights - reserve",
                      a.budget.util);
     if (f.measured_path)

@@ -19,6 +19,7 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "count", "count", RF_U_INT);
     rf_report_col(r, "m", "M", RF_U_INT);
+    cli_expert_cols(r, st->experts_touched > 0);
     rf_report_col(r, "k", "K", RF_U_INT);
     rf_report_col(r, "n", "N", RF_U_INT);
     rf_report_col(r, "flops", "FLOPs", RF_U_FLOPS);
@@ -34,6 +35,7 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
         rf_report_cell_str(r, op->name);
         rf_report_cell_int(r, op->count);
         rf_report_cell_int(r, (uint64_t)op->m);
+        cli_expert_cells(r, op, st->experts_touched > 0);
         rf_report_cell_int(r, (uint64_t)op->k);
         rf_report_cell_int(r, (uint64_t)op->n);
         rf_report_cell_int(r, op->count * op->flops); /* checked in rf_step_compute */
@@ -70,17 +72,16 @@ static void totals(rf_report *r, const rf_step *st, const rf_step_opts *o)
                       st->blended_intensity_limit, RF_U_INTENSITY);
         rf_report_num(r, "throughput_cap_tokens_per_s", "throughput cap at this context",
                       st->throughput_cap_tokens_per_s, RF_U_TOK_RATE);
-    } else {
-        rf_report_null(r, "blended_intensity_limit", "blended intensity as B grows",
-                       "- (no KV read)");
-        rf_report_null(r, "throughput_cap_tokens_per_s", "throughput cap at this context",
-                       "- (no KV read)");
+    } else { /* both are decode figures: B sequences reading their KV */
+        const char *why = o->phase == RF_PREFILL ? "- (decode only)" : "- (no KV read)";
+        rf_report_null(r, "blended_intensity_limit", "blended intensity as B grows", why);
+        rf_report_null(r, "throughput_cap_tokens_per_s", "throughput cap at this context", why);
     }
     if (st->experts_touched > 0) {
         rf_report_num(r, "experts_touched", "routed experts touched a MoE layer",
-                      st->experts_touched, RF_U_NONE);
+                      st->experts_touched, RF_U_SIG3);
         rf_report_num(r, "tokens_per_expert", "tokens a touched expert", st->tokens_per_expert,
-                      RF_U_NONE);
+                      RF_U_SIG3);
     }
 }
 

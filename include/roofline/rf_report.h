@@ -72,7 +72,9 @@ typedef enum rf_unit {
     RF_U_INTENSITY4,/* FLOP/byte, 4 significant (0.9996)            */
     RF_U_RATIO,     /* 0.xx, percent-free                           */
     RF_U_PERCENT,   /* 0..1 shown as 12.3%                          */
-    RF_U_COUNT      /* large counts: 218.1 M, 7.505 B (4 significant) */
+    RF_U_COUNT,     /* large counts: 218.1 M, 7.505 B (4 significant) */
+    RF_U_SIG3       /* 3 significant, zeros kept: 2.30, 14.0, 256; an
+                       integral value as one (4, 1,024)              */
 } rf_unit;
 
 /* Format a value for reading into out (cap bytes). */

@@ -170,8 +170,8 @@ static rf_status mlp(rf_step *st, const rf_model *md, const rf_step_opts *o, int
 }
 
 /* One routed-expert operator: FLOPs and activations of all M k token-expert
- * pairs, weights of the `touched` experts the step streams (an expected
- * value under uniform routing, rounded to the byte). */
+ * pairs (its m), weights of the `touched` experts the step streams (an
+ * expected value under uniform routing, rounded to the byte). */
 static rf_status expert(rf_step *st, const rf_model *md, const char *name, int64_t pairs,
                         double touched, int64_t k, int64_t n, const rf_step_opts *o,
                         uint64_t count, rf_err *err)
@@ -187,7 +187,10 @@ static rf_status expert(rf_step *st, const rf_model *md, const char *name, int64
     op.weight_bytes = (uint64_t)llround(w);
     if (!rf_add_u64(op.weight_bytes, op.act_bytes, &op.bytes))
         return rf_err_set(err, RF_ERANGE, "%s: expert bytes overflow", name);
-    op.m = (int64_t)llround((double)pairs / touched);
+    /* op.m stays every token-expert pair, so the row's own columns give
+     * F = 2 m K N and Q = experts K N b_w + m (K + N) b_a */
+    op.experts = touched;
+    op.m_per_expert = (double)pairs / touched;
     op.note = o->moe == RF_MOE_ALL ? "every expert streamed" : "expected under uniform routing";
     return push(st, &op, count, err);
 }

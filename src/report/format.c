@@ -127,6 +127,11 @@ char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
         if (fabs(v) < 1000)
             return snprintf(out, cap, "%.0f", v), out;
         return scaled(v, 4, 1000, cnt, 5, "", out, cap);
+    case RF_U_SIG3:
+        if (fabs(v) >= 99.95 || v == floor(v)) /* %#.3g would print "100." */
+            return grouped(v, out, cap);
+        snprintf(out, cap, "%#.3g", v);
+        return out;
     case RF_U_RATIO:
         if (fabs(v) >= 1000)
             return grouped(v, out, cap);
