@@ -1,5 +1,6 @@
-/* plot_impl.h - what plot.c shares with the SVG and HTML writers (private
- * to src/report). */
+/* plot_impl.h - what the figure's files (plot.c, plot_text.c, plot_layout.c,
+ * batch_chart.c) share with the SVG and HTML writers (private to
+ * src/report). */
 #ifndef RF_PLOT_IMPL_H
 #define RF_PLOT_IMPL_H
 
@@ -27,6 +28,10 @@ double rf__text_px(const char *s, double font_px);
 /* A roof segment in canvas px, clipped to the plot area; false when none
  * of it is visible. */
 bool rf__plot_line_px(const rf_plot *p, const rf_plot_line *l, double xy[4]);
+
+/* "330.3 TFLOP/s": a rate in the unit of dtype k; integer dtypes count
+ * operations, not FLOPs ("1.979 POP/s"). */
+void rf__rate_text(double flops_per_s, rf_dtype_kind k, char *out, size_t cap);
 
 /* The text of a decade tick: 10^e of a quantity. kind: 'F' FLOP/s,
  * 'I' FLOP/byte, 's' seconds, 't' tokens/s, 'b' a batch (plain). */
