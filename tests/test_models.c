@@ -737,6 +737,84 @@ static void test_max_context(void **state)
     assert_non_null(strstr(e.msg, "max_position_embeddings"));
 }
 
+/* ---- every default applied to a shape is named; a null is refused ----- */
+
+/* The note lists each absent shape field with the value taken, from the
+ * family's configuration class in transformers (Qwen2MoeConfig: 16 heads,
+ * 5632 wide, 60 experts, top-4, 1408 a routed expert, 5632 the shared
+ * one; DeepseekV2Config: 32 heads, kv_lora_rank 512, q_lora_rank 1536,
+ * 64 experts, 1407 wide), or the rule when derived (head_dim = 1024 / 16). */
+static void test_shape_defaults_named(void **state)
+{
+    (void)state;
+    rf_err e;
+    static const char qm[] = "{\"model_type\": \"qwen2_moe\", \"hidden_size\": 1024,"
+                             " \"num_hidden_layers\": 4}";
+    assert_int_equal(rf_model_parse(qm, sizeof qm - 1, "qm.json", &file_m, &e), RF_OK);
+    static const char *const qm_named[] = {
+        "absent, qwen2_moe defaults: num_attention_heads 16", "intermediate_size 5632",
+        "vocab_size 151936", "max_position_embeddings 8192",
+        "num_key_value_heads 16 (num_attention_heads)",
+        "head_dim 64 (hidden_size / num_attention_heads)", "num_experts 60",
+        "num_experts_per_tok 4", "moe_intermediate_size 1408",
+        "shared_expert_intermediate_size 5632", "decoder_sparse_step 1"};
+    for (size_t i = 0; i < sizeof qm_named / sizeof qm_named[0]; i++)
+        if (!strstr(file_m.notes, qm_named[i]))
+            fail_msg("qwen2_moe notes lack '%s': %s", qm_named[i], file_m.notes);
+    assert_int_equal(file_m.n_kv, 16);
+    assert_int_equal(file_m.head_dim, 64);
+    static const char ds[] = "{\"model_type\": \"deepseek_v2\", \"hidden_size\": 1024,"
+                             " \"num_hidden_layers\": 4, \"num_experts_per_tok\": 2}";
+    assert_int_equal(rf_model_parse(ds, sizeof ds - 1, "ds.json", &file_m, &e), RF_OK);
+    static const char *const ds_named[] = {
+        "absent, deepseek_v2 defaults: num_attention_heads 32", "kv_lora_rank 512",
+        "q_lora_rank 1536", "qk_nope_head_dim 128", "qk_rope_head_dim 64", "v_head_dim 128",
+        "n_routed_experts 64", "moe_intermediate_size 1407", "n_shared_experts 2",
+        "moe_layer_freq 1"};
+    for (size_t i = 0; i < sizeof ds_named / sizeof ds_named[0]; i++)
+        if (!strstr(file_m.notes, ds_named[i]))
+            fail_msg("deepseek_v2 notes lack '%s': %s", ds_named[i], file_m.notes);
+    /* MLA: no head_dim entry (it is qk_nope + qk_rope = 192, not 1024 / 32) */
+    assert_null(strstr(file_m.notes, "head_dim 32"));
+    assert_int_equal(file_m.head_dim, 192);
+    /* a complete config names nothing: every field given */
+    load_data("qwen3-4b.json", &file_m);
+    assert_null(strstr(file_m.notes, "absent,"));
+
+    /* null in a shape field: an error naming it, in every family; the
+     * fields whose null means "none" (sliding_window, q_lora_rank,
+     * shared_expert_intermediate_size) keep that reading */
+    static const struct {
+        const char *cfg, *key;
+    } nulls[] = {
+        {"\"model_type\": \"llama\", \"num_key_value_heads\": null", "num_key_value_heads"},
+        {"\"model_type\": \"mistral\", \"num_key_value_heads\": null", "num_key_value_heads"},
+        {"\"model_type\": \"qwen2\", \"head_dim\": null", "head_dim"},
+        {"\"model_type\": \"llama\", \"vocab_size\": null", "vocab_size"},
+        {"\"model_type\": \"llama\", \"intermediate_size\": null", "intermediate_size"},
+        {"\"model_type\": \"mixtral\", \"num_experts_per_tok\": null", "num_experts_per_tok"},
+        {"\"model_type\": \"qwen3_moe\", \"moe_intermediate_size\": null",
+         "moe_intermediate_size"},
+        {"\"model_type\": \"deepseek_v3\", \"kv_lora_rank\": null", "kv_lora_rank"},
+        {"\"model_type\": \"llama\", \"num_hidden_layers\": null, \"n\": 1",
+         "num_hidden_layers"},
+    };
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++) {
+        char cfg[512], want[96];
+        int n = snprintf(cfg, sizeof cfg, "{%s, \"hidden_size\": 1024%s}", nulls[i].cfg,
+                         strstr(nulls[i].cfg, "num_hidden_layers") ? ""
+                                                                    : ", \"num_hidden_layers\": 2");
+        snprintf(want, sizeof want, "%s is null", nulls[i].key);
+        assert_int_equal(rf_model_parse(cfg, (size_t)n, "null.json", &file_m, &e), RF_EINVAL);
+        if (!strstr(e.msg, want) || !strstr(e.msg, "null.json"))
+            fail_msg("%s: got '%s', want '%s'", nulls[i].cfg, e.msg, want);
+    }
+    load_data("qwen3-4b.json", &file_m); /* "sliding_window": null */
+    assert_int_equal(file_m.window, 0);
+    load_shared("deepseek-v2-lite.json", &file_m); /* "q_lora_rank": null */
+    assert_int_equal(file_m.q_lora_rank, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -756,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_invalid_configs),
         cmocka_unit_test(test_parse_text),
         cmocka_unit_test(test_max_context),
+        cmocka_unit_test(test_shape_defaults_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

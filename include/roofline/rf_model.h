@@ -114,7 +114,7 @@ typedef struct rf_model {
     rf_dtype act_dtype;
     bool has_act_dtype;
 
-    char notes[512];      /* assumptions applied while reading, for output   */
+    char notes[1024];     /* assumptions applied while reading, for output   */
 } rf_model;
 
 /* Built-in presets (from shared/models/ configs), in a stable order. */

@@ -16,9 +16,19 @@
  * Any other field a config leaves out takes the default of the family's
  * configuration class in transformers (gemma2 ties its embeddings, llama
  * does not; mistral keeps a 4096 window; gemma3's text_config usually omits
- * its heads and vocabulary); the README ("Models") lists them. A default applied to
- * a shape, to tying or a window, and every field ignored, is named in
- * rf_model.notes.
+ * its heads and vocabulary); the docs' models page lists them. Every default
+ * applied to a shape field (heads, KV heads, head_dim, widths, vocabulary,
+ * experts, top-k, MLA ranks, max_position_embeddings, ...) is named with its
+ * value in one rf_model.notes entry, "absent, FAMILY defaults: key value,
+ * ..."; tying, a window and every field ignored have their own. A JSON null
+ * in a shape field is refused naming the field ("head_dim is null"), except
+ * where transformers reads None as "none of that part" (sliding_window,
+ * q_lora_rank, shared_expert_intermediate_size, n_shared_experts).
+ *
+ * max_context is max_position_embeddings (from text_config when nested),
+ * else the family's default; 0 for a family with none. A field present is
+ * validated whatever other fields say (layer_types with
+ * use_sliding_window false, ...).
  *
  * Quantization: `quantization_config` with quant_method fp8 (block scales as
  * DeepSeek-V3 ships them; W8A8 when it names an activation_scheme), mxfp4

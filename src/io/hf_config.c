@@ -87,8 +87,11 @@ static const family families[] = {
 /* A family we do not know: the standard dense fields, nothing else. */
 static const family other_family = {.type = NULL};
 
-/* What a field may be. */
-enum { OPTIONAL = 0, REQUIRED = 1, NULL_IS_ZERO = 2 };
+/* What a field may be. An absent OPTIONAL field takes its default, which
+ * is named in the "absent, FAMILY defaults" note unless QUIET (the caller
+ * writes its own note, or the default is "none"). A null is refused unless
+ * NULL_IS_ZERO (transformers' None for "no such part": q_lora_rank, ...). */
+enum { OPTIONAL = 0, REQUIRED = 1, NULL_IS_ZERO = 2, QUIET = 4 };
 
 typedef struct reader {
     const char *origin; /* the file, for messages                         */
@@ -96,6 +99,7 @@ typedef struct reader {
     const json_t *top;  /* the file's root                                */
     rf_model *m;
     rf_err *err;
+    char defaulted[640]; /* "key value, ..." of the defaults applied      */
 } reader;
 
 /* "origin: message", status s. */
@@ -168,24 +172,39 @@ static const json_t *field(const reader *r, const char *key, bool root_too)
     return v;
 }
 
-/* An integer field >= lo. Absent (or null) takes dflt unless REQUIRED;
- * with NULL_IS_ZERO an explicit null reads as 0. *given tells whether the
- * config had a value (may be NULL). */
+/* "key value" added to the defaults applied, for one note; how is the
+ * rule when the value is derived ("" for the family's figure). */
+static void took_default(reader *r, const char *key, int64_t value, const char *how)
+{
+    size_t used = strlen(r->defaulted), cap = sizeof r->defaulted;
+    if (used < cap)
+        snprintf(r->defaulted + used, cap - used, "%s%s %lld%s", used ? ", " : "", key,
+                 (long long)value, how);
+}
+
+/* An integer field >= lo. Absent takes dflt (named, unless QUIET or 0:
+ * "none of that part") or is refused when REQUIRED; null is refused, or
+ * reads as 0 with NULL_IS_ZERO.
+ * *given tells whether the config had a value (may be NULL). */
 static rf_status int_at(reader *r, const json_t *v, const char *key, int how, int64_t dflt,
                         int64_t lo, int64_t *out, bool *given)
 {
     if (given)
         *given = false;
-    if (v && json_is_null(v) && (how & NULL_IS_ZERO)) {
+    if (v && json_is_null(v)) {
+        if (!(how & NULL_IS_ZERO))
+            return fail(r, RF_EINVAL, "%s is null: give an integer or leave the field out", key);
         *out = 0;
         if (given)
             *given = true;
         return RF_OK;
     }
-    if (!v || json_is_null(v)) {
+    if (!v) {
         if (how & REQUIRED)
             return fail(r, RF_EINVAL, "%s is missing (required)", key);
         *out = dflt;
+        if (!(how & QUIET) && dflt)
+            took_default(r, key, dflt, "");
         return RF_OK;
     }
     if (!json_is_integer(v))
@@ -248,25 +267,10 @@ static const family *find_family(const char *type)
 
 /* ---- shapes ----------------------------------------------------------- */
 
-/* "key value" appended to a list of defaults applied, for one note. */
-static void list_default(char *defaulted, size_t cap, const char *key, int64_t value)
+/* A shape field with the family's default (required when it has none). */
+static rf_status shape_field(reader *r, const char *key, int64_t dflt, int64_t *out)
 {
-    size_t used = strlen(defaulted);
-    if (used < cap)
-        snprintf(defaulted + used, cap - used, "%s%s %lld", used ? ", " : "", key,
-                 (long long)value);
-}
-
-/* A shape field with the family's default (required when it has none);
- * a default applied is listed in *defaulted for one note. */
-static rf_status shape_field(reader *r, const char *key, int64_t dflt, int64_t *out,
-                             char *defaulted, size_t cap)
-{
-    bool given;
-    rf_status s = int_field(r, key, dflt ? OPTIONAL : REQUIRED, dflt, 1, out, &given);
-    if (!s && !given)
-        list_default(defaulted, cap, key, dflt);
-    return s;
+    return int_field(r, key, dflt ? OPTIONAL : REQUIRED, dflt, 1, out, NULL);
 }
 
 static rf_status read_shapes(reader *r, const family *f)
@@ -274,45 +278,53 @@ static rf_status read_shapes(reader *r, const family *f)
     rf_model *m = r->m;
     rf_status s;
     bool given;
-    char defaulted[160] = "";
     /* hidden_size and num_hidden_layers size the model: never defaulted */
     if ((s = int_field(r, "hidden_size", REQUIRED, 0, 1, &m->hidden, NULL)) ||
         (s = int_field(r, "num_hidden_layers", REQUIRED, 0, 1, &m->layers, NULL)) ||
-        (s = shape_field(r, "num_attention_heads", f->heads, &m->n_q, defaulted,
-                         sizeof defaulted)) ||
-        (s = shape_field(r, "intermediate_size", f->ffn, &m->ffn, defaulted, sizeof defaulted)) ||
-        (s = shape_field(r, "vocab_size", f->vocab, &m->vocab, defaulted, sizeof defaulted)))
+        (s = shape_field(r, "num_attention_heads", f->heads, &m->n_q)) ||
+        (s = shape_field(r, "intermediate_size", f->ffn, &m->ffn)) ||
+        (s = shape_field(r, "vocab_size", f->vocab, &m->vocab)))
         return s;
     /* the positions the model was built for (bounded by rf_model_validate);
      * a family we do not know has no default: 0, unknown */
-    if ((s = int_field(r, "max_position_embeddings", OPTIONAL, f->max_ctx, 1, &m->max_context,
-                       &given)))
+    if ((s = int_field(r, "max_position_embeddings", f->max_ctx ? OPTIONAL : QUIET, f->max_ctx,
+                       1, &m->max_context, NULL)))
         return s;
-    if (!given && f->max_ctx)
-        list_default(defaulted, sizeof defaulted, "max_position_embeddings", f->max_ctx);
-    if (defaulted[0])
-        note(m, "absent, %s defaults: %s", f->type, defaulted);
     if (m->layers > RF_MODEL_MAX_LAYERS)
         return fail(r, RF_ERANGE, "num_hidden_layers (%lld) is beyond the accepted %d",
                     (long long)m->layers, RF_MODEL_MAX_LAYERS);
-    /* an explicit null means "equal to the heads" in every family */
-    const json_t *kv = field(r, "num_key_value_heads", false);
-    int64_t kv_default = f->kv_heads && !kv ? f->kv_heads : m->n_q;
-    if ((s = int_at(r, kv, "num_key_value_heads", OPTIONAL, kv_default, 1, &m->n_kv, NULL)))
+    /* absent: the family's figure, or as many as the query heads */
+    if ((s = int_field(r, "num_key_value_heads", f->kv_heads ? OPTIONAL : QUIET,
+                       f->kv_heads ? f->kv_heads : m->n_q, 1, &m->n_kv, &given)))
         return s;
+    if (!given && !f->kv_heads)
+        took_default(r, "num_key_value_heads", m->n_kv, " (num_attention_heads)");
     if (m->n_q % m->n_kv)
         return fail(r, RF_EINVAL, "num_key_value_heads (%lld) must divide num_attention_heads (%lld)",
                     (long long)m->n_kv, (long long)m->n_q);
-    if ((s = int_field(r, "head_dim", OPTIONAL, f->head_dim, 1, &m->head_dim, &given)))
+    if ((s = int_field(r, "head_dim", QUIET, f->head_dim, 1, &m->head_dim, &given)))
         return s;
-    if (!m->head_dim) {
-        if (m->hidden % m->n_q)
-            return fail(r, RF_EINVAL,
-                        "num_attention_heads (%lld) must divide hidden_size (%lld) when head_dim "
-                        "is absent",
-                        (long long)m->n_q, (long long)m->hidden);
-        m->head_dim = m->hidden / m->n_q;
+    if (given || f->mla) /* MLA: qk_nope_head_dim + qk_rope_head_dim (read_mla) */
+        return RF_OK;
+    if (f->head_dim) {
+        took_default(r, "head_dim", m->head_dim, "");
+        return RF_OK;
     }
+    if (m->hidden % m->n_q)
+        return fail(r, RF_EINVAL,
+                    "num_attention_heads (%lld) must divide hidden_size (%lld) when head_dim is "
+                    "absent",
+                    (long long)m->n_q, (long long)m->hidden);
+    m->head_dim = m->hidden / m->n_q;
+    took_default(r, "head_dim", m->head_dim, " (hidden_size / num_attention_heads)");
+    return RF_OK;
+}
+
+/* Tying and biases: not shapes, tying named when defaulted to true. */
+static rf_status read_biases(reader *r, const family *f)
+{
+    rf_model *m = r->m;
+    rf_status s;
     bool tied_given;
     if ((s = bool_field(r, "tie_word_embeddings", true, f->tied, &m->tied, &tied_given)))
         return s;
@@ -408,7 +420,7 @@ static rf_status read_moe(reader *r, const family *f)
             return fail(r, RF_EINVAL, "first_k_dense_replace (%lld) exceeds num_hidden_layers (%lld)",
                         (long long)m->first_dense, (long long)m->layers);
         int64_t mtp;
-        if ((s = int_field(r, "num_nextn_predict_layers", OPTIONAL, 0, 0, &mtp, NULL)))
+        if ((s = int_field(r, "num_nextn_predict_layers", QUIET, 0, 0, &mtp, NULL)))
             return s;
         if (mtp)
             note(m, "num_nextn_predict_layers (%lld): the multi-token-prediction layers are not "
@@ -466,7 +478,8 @@ static rf_status read_sliding(reader *r, const family *f)
     rf_status s;
     bool given;
     int64_t window;
-    if ((s = int_field(r, "sliding_window", NULL_IS_ZERO, f->window, 0, &window, &given)))
+    if ((s = int_field(r, "sliding_window", NULL_IS_ZERO | QUIET, f->window, 0, &window,
+                       &given)))
         return s;
     if (f->sliding == SW_QWEN) {
         bool use;
@@ -645,7 +658,7 @@ static rf_status quant_int(reader *r, const json_t *q, const char *method)
 {
     rf_model *m = r->m;
     rf_status s;
-    int64_t bits, group;
+    int64_t bits = 0, group = 0;
     if ((s = int_at(r, json_object_get(q, "bits"), "quantization_config.bits", REQUIRED, 0, 1,
                     &bits, NULL)))
         return s;
@@ -656,13 +669,13 @@ static rf_status quant_int(reader *r, const json_t *q, const char *method)
     if (g && json_is_integer(g) && json_integer_value(g) == -1) {
         group = 0;
         note(m, "%s group_size -1: per-channel scales not counted", method);
-    } else if ((s = int_at(r, g, "quantization_config.group_size", OPTIONAL, 128, 1, &group,
+    } else if ((s = int_at(r, g, "quantization_config.group_size", QUIET, 128, 1, &group,
                            NULL))) {
         return s;
     } else if (group > (1 << 24)) {
         return fail(r, RF_ERANGE, "quantization_config.group_size (%lld) is beyond 2^24",
                     (long long)group);
-    } else if (!g || json_is_null(g)) {
+    } else if (!g) {
         note(m, "%s group_size absent: 128 assumed", method);
     }
     m->weight_dtype = rf_dtype_of(bits == 4 ? RF_INT4 : RF_INT8);
@@ -824,8 +837,12 @@ static rf_status read_model(reader *r)
         note(m, "model_type %s is not a known family: analysed as a dense decoder from the "
                 "standard fields",
              type ? type : "(absent)");
-    if ((s = read_shapes(r, f)) || (s = read_mla(r, f)) || (s = read_moe(r, f)) ||
-        (s = read_sliding(r, f)) || (s = read_dtype(r)) || (s = read_quant(r)))
+    if ((s = read_shapes(r, f)) || (s = read_biases(r, f)) || (s = read_mla(r, f)) ||
+        (s = read_moe(r, f)) || (s = read_sliding(r, f)))
+        return s;
+    if (r->defaulted[0])
+        note(m, "absent, %s defaults: %s", f->type ? f->type : "standard-field", r->defaulted);
+    if ((s = read_dtype(r)) || (s = read_quant(r)))
         return s;
     if ((s = rf_model_validate(m, r->err)))
         return rf_err_prefix(r->err, s, "%s", r->origin);
