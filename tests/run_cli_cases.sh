@@ -10,6 +10,10 @@
 # usage: run_cli_cases.sh ROOFLINE CASES DATA_DIR MODELS_DIR
 set -u
 bin=$1 cases=$2 data=$3 models=$4
+if [ ! -f "$cases" ] || [ ! -r "$cases" ]; then
+  echo "no case file $cases"
+  exit 1
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0 n=0
@@ -47,4 +51,9 @@ while IFS= read -r line || [ -n "$line" ]; do
   fi
 done <"$cases"
 echo "$pass passed, $fail failed"
+# a table that ran no case asserts nothing: an empty or all-comment file fails
+if [ $((pass + fail)) = 0 ]; then
+  echo "no case in $cases"
+  exit 1
+fi
 [ "$fail" = 0 ]
