@@ -1,5 +1,14 @@
-# Thin wrapper over CMake. `make demo` and `make check` install what is
-# missing (Debian packages, as root) before building.
+# Thin wrapper over CMake (`make help` lists the targets).
+#
+#   make deps     install the missing Debian packages (scripts/deps.sh; as
+#                 root, else it prints the apt-get line): the one step that
+#                 touches the system
+#   make demo     deps, build, then the main job on the built-in presets
+#   make check    deps, build, the release tests, then ASan + UBSan,
+#                 valgrind memcheck and a short fuzz run
+#   make test     build and the release tests alone: no deps, no sanitizers
+#   make          build only (build/, with build/compile_commands.json)
+#   make install  the binary, libraries, headers, man page and roofline.pc
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
@@ -10,7 +19,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 7
 
-.PHONY: all build deps demo check test asan memcheck fuzz install clean
+.PHONY: all build deps demo check test asan memcheck fuzz install clean help
 
 all: build
 
@@ -49,8 +58,8 @@ fuzz:
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-check: deps build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+check: deps
+	$(MAKE) --no-print-directory test
 	$(MAKE) --no-print-directory asan
 	$(MAKE) --no-print-directory memcheck
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
@@ -60,3 +69,6 @@ install: build
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(DEMO_OUT)
+
+help:
+	@sed -n '/^#   make/,/^$$/s/^#  //p' $(firstword $(MAKEFILE_LIST))

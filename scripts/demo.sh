@@ -1,7 +1,7 @@
 #!/bin/sh
-# The main job on built-in defaults: seed 000's operator table for
-# Qwen2.5-7B-Instruct on an RTX 4090, then seed 003's decode floors for
-# Llama-3-8B on an H100 SXM.
+# The main job on built-in defaults: the course lesson's operator table for
+# Qwen2.5-7B-Instruct on an RTX 4090, then the book chapter's decode floors
+# for Llama-3-8B on an H100 SXM (docs/accounting.md: the figures both print).
 # usage: scripts/demo.sh ROOFLINE [OUT_DIR]
 set -eu
 rf=$1
@@ -10,11 +10,11 @@ mkdir -p "$out"
 
 say() { printf '\n==> %s\n    $ roofline %s\n\n' "$1" "$2"; }
 
-say "Seed 000: every operator of Qwen2.5-7B-Instruct on an RTX 4090 (the seed's rounded ridge of 165)" \
+say "The course lesson: every operator of Qwen2.5-7B-Instruct on an RTX 4090 (its rounded ridge of 165)" \
     "ops qwen2.5-7b-instruct --hw rtx4090 --ridge 165"
 "$rf" ops qwen2.5-7b-instruct --hw rtx4090 --ridge 165
 
-say "Seed 003: a batch-1 decode step of Llama-3-8B on an H100 SXM, at context 1024" \
+say "The book chapter: a batch-1 decode step of Llama-3-8B on an H100 SXM, at context 1024" \
     "step llama-3-8b --hw h100-sxm --batch 1 --context 1024"
 "$rf" step llama-3-8b --hw h100-sxm --batch 1 --context 1024
 
@@ -25,7 +25,7 @@ say "Batching: the same step at batch 64 (weights read once, KV per sequence)" \
 say "Where each projection crosses the ridge" "crossover llama-3-8b --hw h100-sxm"
 "$rf" crossover llama-3-8b --hw h100-sxm
 
-say "How many sequences fit: seed 003's KV budget" "capacity llama-3-8b --hw h100-sxm"
+say "How many sequences fit: the book chapter's KV budget" "capacity llama-3-8b --hw h100-sxm"
 "$rf" capacity llama-3-8b --hw h100-sxm
 
 say "Figure 1 and the report: Qwen2.5-7B-Instruct on an RTX 4090, decode B = 1 at s = 2048, prefill T = 256" \

@@ -3,8 +3,11 @@
 # As root: installs them with apt-get. Otherwise: prints the exact command.
 set -eu
 
+# Version-free names only: libclang-rt-dev is llvm-defaults' package for
+# the default clang's runtime (libFuzzer), whatever version that clang is.
+# scdoc renders the man page (man/roofline.1.scd).
 PKGS="cmake make gcc pkg-config libjansson-dev libopenblas-dev libcmocka-dev \
-libxml2-utils clang libclang-rt-14-dev valgrind chromium"
+libxml2-utils clang libclang-rt-dev valgrind scdoc chromium"
 
 missing=""
 for p in $PKGS; do
@@ -24,7 +27,19 @@ apt-get update -qq
 # chromium is only needed by the report screenshot test; do not fail the
 # whole install where it cannot be had (that test then skips and says so).
 core=$(echo "$missing" | tr ' ' '\n' | grep -v '^chromium$' | tr '\n' ' ')
+# A release without the version-free runtime package: the one of the
+# clang just installed (libclang-rt-N-dev, or libclang-common-N-dev where
+# the runtime still lived there), never a hard-coded N.
+rt_by_clang=""
+if echo "$core" | grep -q 'libclang-rt-dev' && ! apt-cache show libclang-rt-dev >/dev/null 2>&1; then
+  core=$(echo "$core" | sed 's/libclang-rt-dev//')
+  rt_by_clang=yes
+fi
 [ -n "$(echo "$core" | tr -d ' ')" ] && apt-get install -y -qq $core
+if [ -n "$rt_by_clang" ]; then
+  v=$(clang -dumpversion | cut -d. -f1)
+  apt-get install -y -qq "libclang-rt-$v-dev" || apt-get install -y -qq "libclang-common-$v-dev"
+fi
 case "$missing" in *chromium*) apt-get install -y -qq chromium ||
   echo "roofline: chromium could not be installed; the screenshot test will skip" >&2 ;; esac
 exit 0

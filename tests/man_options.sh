@@ -1,0 +1,122 @@
+#!/bin/sh
+# The man page against the CLI: every option a command's --help prints (the
+# same cli_opt tables the parser reads) must be named in the page, and the
+# page must name no option the CLI lacks.
+#
+#   - each command `roofline --help` lists has a "## NAME" section under
+#     "# COMMANDS" (NAME is "bench gemm" where the usage line names a
+#     subcommand), and every section there is a command;
+#   - each option of the command's own list is in its section, each of its
+#     global options in "# GLOBAL OPTIONS";
+#   - each option in a command's section is one that command takes, each in
+#     GLOBAL OPTIONS a global one, each elsewhere one some command takes;
+#   - each exit code `roofline --help` lists is an entry of "# EXIT STATUS".
+#
+# usage: tests/man_options.sh ROOFLINE man/roofline.1.scd
+set -u
+rf=$1
+page=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+[ -r "$page" ] || { echo "FAIL: cannot read $page"; exit 1; }
+
+# Options named in a text: --name, one a line, sorted, unique.
+opts() { grep -o -- '--[a-z0-9][a-z0-9-]*' | sort -u; }
+
+# agree MUST MAY NAMED WHERE WHO: every option in the file MUST is in the
+# file NAMED (what the page's section WHERE names), and every option NAMED
+# holds is in MAY (what WHO lists).
+agree() {
+    for o in $(comm -23 "$1" "$3"); do fail "$page: $4 does not name $o ($5 lists it)"; done
+    for o in $(comm -13 "$2" "$3"); do fail "$page: $4 names $o, which $5 does not list"; done
+}
+
+# The page split by section: $tmp/sec/cmd_<name> (spaces as _), global,
+# other; each holds that section's text.
+mkdir "$tmp/sec"
+awk -v dir="$tmp/sec" '
+    /^; / { next }                                   # scdoc comment
+    /^# / { top = substr($0, 3); part = "" }
+    /^## / { part = substr($0, 4) }
+    {
+        if (top == "COMMANDS" && part != "") { f = part; gsub(/ /, "_", f); f = "cmd_" f }
+        else if (top == "GLOBAL OPTIONS") f = "global"
+        else if (top == "EXIT STATUS") f = "exit"
+        else f = "other"
+        if ($0 ~ /^##? /) next
+        print > (dir "/" f)
+    }' "$page"
+touch "$tmp/sec/global" "$tmp/sec/other" "$tmp/sec/exit"
+
+top_help=$("$rf" --help) || { echo "FAIL: $rf --help"; exit 1; }
+commands=$(printf '%s\n' "$top_help" | awk '/^commands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }')
+[ -n "$commands" ] || { echo "FAIL: no commands in '$rf --help'"; exit 1; }
+
+: > "$tmp/all_opts"
+: > "$tmp/global_opts"
+: > "$tmp/sections_expected"
+for c in $commands; do
+    help=$("$rf" "$c" --help 2>&1) || { fail "'roofline $c --help' failed"; continue; }
+    # A lowercase word after the command on the usage line is a subcommand
+    # (usage: roofline bench gemm MODEL ...): the page documents that one.
+    sub=$(printf '%s\n' "$help" | awk 'NR == 1 && $4 ~ /^[a-z][a-z0-9-]*$/ { print $4 }')
+    name=$c
+    if [ -n "$sub" ]; then
+        name="$c $sub"
+        help=$("$rf" "$c" "$sub" --help 2>&1) || { fail "'roofline $name --help' failed"; continue; }
+    fi
+    key=$(printf '%s' "$name" | tr ' ' '_')
+    echo "cmd_$key" >> "$tmp/sections_expected"
+    printf '%s\n' "$help" | awk '/^global options:/ { on = 1 } on' | opts > "$tmp/g"
+    printf '%s\n' "$help" | opts > "$tmp/takes"
+    comm -23 "$tmp/takes" "$tmp/g" > "$tmp/own"
+    cat "$tmp/g" >> "$tmp/global_opts"
+    cat "$tmp/takes" >> "$tmp/all_opts"
+
+    sec=$tmp/sec/cmd_$key
+    if [ ! -f "$sec" ]; then
+        fail "$page: no '## $name' section under '# COMMANDS' for 'roofline $name'"
+        continue
+    fi
+    opts < "$sec" > "$tmp/page_sec"
+    agree "$tmp/own" "$tmp/takes" "$tmp/page_sec" "'## $name'" "'roofline $name --help'"
+done
+
+sort -u -o "$tmp/global_opts" "$tmp/global_opts"
+printf '%s\n' "$top_help" | opts >> "$tmp/all_opts" # --help, --version
+sort -u -o "$tmp/all_opts" "$tmp/all_opts"
+
+opts < "$tmp/sec/global" > "$tmp/page_global"
+agree "$tmp/global_opts" "$tmp/global_opts" "$tmp/page_global" "'# GLOBAL OPTIONS'" \
+      "the commands' 'global options:'"
+cat "$tmp/sec/other" "$tmp/sec/exit" | opts > "$tmp/page_other"
+for o in $(comm -13 "$tmp/all_opts" "$tmp/page_other"); do
+    fail "$page: names $o, which no command takes"
+done
+
+# Sections under COMMANDS that are no command.
+sort -u -o "$tmp/sections_expected" "$tmp/sections_expected"
+ls "$tmp/sec" | grep '^cmd_' | sort > "$tmp/sections_page"
+for s in $(comm -13 "$tmp/sections_expected" "$tmp/sections_page"); do
+    fail "$page: '## $(printf '%s' "${s#cmd_}" | tr _ ' ')' is no command (or subcommand) that 'roofline --help' lists"
+done
+
+# Exit codes: "exit codes: 0 ok, 1 runtime failure, ..." to the end of the
+# top-level help; each code is a "*N*" entry of EXIT STATUS.
+codes=$(printf '%s\n' "$top_help" | awk '/exit codes:/ { on = 1 } on' |
+        grep -o '\(^\|[ :,]\)[0-9][0-9]* [a-z]' | grep -o '[0-9][0-9]*' | sort -u)
+[ -n "$codes" ] || fail "no exit codes found in 'roofline --help'"
+for n in $codes; do
+    grep -q "^\*$n\*\$" "$tmp/sec/exit" || fail "$page: '# EXIT STATUS' has no entry *$n*"
+done
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails problem(s): the man page and the CLI disagree; edit $page" \
+         "(each option goes in its command's '## NAME' section, as '*--name* _ARG_'" \
+         "then a tab-indented line saying what it does)"
+    exit 1
+fi
+echo "ok: $(echo "$commands" | wc -w) commands, $(wc -l < "$tmp/all_opts") options, exit codes $(echo $codes) all in $page"
