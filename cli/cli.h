@@ -91,10 +91,21 @@ int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out);
  * Prints its one-line error and returns the exit code on failure. */
 int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, rf_step_opts *o,
                     rf_roof *roof);
+/* The same without the roof (ctx->hw resolved by cli_resolve_hw), for a
+ * command that needs no compute peak. */
+int cli_model_hw_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m,
+                       rf_step_opts *o);
 
 /* Resolve --hw (default h100-sxm) and apply --peak/--bw/--mem/--ridge for
- * the given math dtype; fills ctx->hw and *roof. */
+ * the given math dtype; fills ctx->hw and *roof. A math dtype the hardware
+ * has no peak for falls back (rf_hw_roof_for: roof->math_fallback, said in
+ * cli_assume_roof's lines) unless the user named it (--act-dtype, or
+ * --weight-dtype where the math follows the weights): that is refused. */
 int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof);
+
+/* Resolve --hw and apply --bw/--mem/--ridge alone, for a command that needs
+ * no compute peak (capacity); fills ctx->hw. */
+int cli_resolve_hw(cli_ctx *ctx);
 
 /* The roof of commands that run on this machine (bench, profile): --hw when
  * given (as cli_resolve_roof), else this CPU measured now with --quick on
@@ -113,9 +124,22 @@ void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
  * phase, and any MoE / MLA / sliding-window convention applied. */
 void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m,
                      const rf_step_opts *o, const rf_step *st);
+/* The phase line: "decode: B sequences at context s ...", "prefill: B
+ * prompts of T new tokens, nothing cached ..." (counts and nouns agreed). */
+void cli_assume_phase(rf_report *r, const rf_step_opts *o);
+/* The MoE line of a model with routed experts (nothing otherwise), from
+ * the routing in o and, when st is given, the step's experts touched and
+ * rows each, with what an expert row's columns mean. */
+void cli_assume_moe(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st);
 /* The same without the roof and phase lines (for sweeps, which pass st =
  * NULL: per-step figures such as the experts touched then vary by point). */
 void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st);
+
+/* The routed-expert columns of an operator table, after M: experts
+ * streamed (experts_touched) and rows each runs (m_per_expert), 3
+ * significant digits; "-" on other rows. Nothing when moe is false. */
+void cli_expert_cols(rf_report *r, bool moe);
+void cli_expert_cells(rf_report *r, const rf_op *op, bool moe);
 
 /* Assumption lines of a model alone: quantized modules, MLA, sliding
  * windows, and the notes its reader left. */

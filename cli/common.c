@@ -295,8 +295,8 @@ int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out)
     return RF_EXIT_OK;
 }
 
-int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, rf_step_opts *o,
-                    rf_roof *roof)
+int cli_model_hw_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m,
+                       rf_step_opts *o)
 {
     int rc;
     if (argc - pos != 1)
@@ -304,10 +304,37 @@ int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, r
     if ((rc = cli_resolve_model(ctx, argv[pos], m)))
         return rc;
     cli_apply_dtypes(ctx, m, o);
-    return cli_resolve_roof(ctx, rf_dtype_math(o->w, o->a), roof);
+    return cli_resolve_hw(ctx);
+}
+
+int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, rf_step_opts *o,
+                    rf_roof *roof)
+{
+    int rc = cli_model_hw_setup(ctx, argc, argv, pos, m, o);
+    return rc ? rc : cli_resolve_roof(ctx, rf_dtype_math(o->w, o->a), roof);
+}
+
+/* The math dtype was named by the user (--act-dtype, or --weight-dtype
+ * where the math follows the weights, W8A8): no fallback for it. */
+static bool math_given(const cli_ctx *ctx, rf_dtype_kind math)
+{
+    return (ctx->a_given && ctx->a.kind == math) || (ctx->w_given && ctx->w.kind == math);
 }
 
 int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
+{
+    rf_err e;
+    int rc = cli_resolve_hw(ctx);
+    if (rc)
+        return rc;
+    if (ctx->peak_tflops > 0)
+        ctx->hw.peak_flops_per_s[rf_hw_peak_kind(math)] = ctx->peak_tflops * 1e12;
+    if (rf_hw_roof_for(&ctx->hw, math, math_given(ctx, math), roof, &e))
+        return cli_fail_err(ctx, &e);
+    return RF_EXIT_OK;
+}
+
+int cli_resolve_hw(cli_ctx *ctx)
 {
     rf_err e;
     if (ctx->peak_tflops > 0 && ctx->ridge > 0)
@@ -335,15 +362,13 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
     } else {
         return cli_fail_err(ctx, &e);
     }
-    if (ctx->peak_tflops > 0)
-        ctx->hw.peak_flops_per_s[rf_hw_peak_kind(math)] = ctx->peak_tflops * 1e12;
     if (ctx->bw_tbps > 0)
         ctx->hw.bw_bytes_per_s = ctx->bw_tbps * 1e12;
     if (ctx->mem_bytes)
         ctx->hw.mem_bytes = ctx->mem_bytes;
     if (ctx->ridge > 0)
         ctx->hw.ridge_override = ctx->ridge;
-    if (rf_hw_roof(&ctx->hw, math, roof, &e))
+    if (rf_hw_validate(&ctx->hw, &e))
         return cli_fail_err(ctx, &e);
     return RF_EXIT_OK;
 }
@@ -376,7 +401,7 @@ int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *ro
     if (s == RF_OK)
         s = rf_hw_profile_to_hw(p, &ctx->hw, &e);
     if (s == RF_OK)
-        s = rf_hw_roof(&ctx->hw, math, roof, &e);
+        s = rf_hw_roof_for(&ctx->hw, math, math_given(ctx, math), roof, &e);
     snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
              "measured now (measure --quick, %d thread%s; give --hw PROFILE for a full one)",
              p->threads, p->threads == 1 ? "" : "s");
@@ -401,6 +426,15 @@ void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
     rf_report_assume(r, "dtypes: weights %s, activations %s, KV %s; math %s",
                      rf_dtype_describe(o->w, w, sizeof w), rf_dtype_describe(o->a, a, sizeof a),
                      rf_dtype_describe(o->kv, kv, sizeof kv), rf_dtype_name(roof->math));
+    if (roof->math_fallback) {
+        const char *asked = rf_dtype_name(roof->math_asked), *used = rf_dtype_name(roof->math);
+        bool measured = strncmp(ctx->hw_origin, "preset", 6) != 0;
+        rf_report_assume(r, "math %s: %s %s no %s peak, so %s, the fastest float it has that "
+                            "holds every %s value, sets the compute roof (--act-dtype %s "
+                            "--peak TFLOPS gives a %s roof)",
+                         used, measured ? "the profile" : ctx->hw.name,
+                         measured ? "measured" : "has", asked, used, asked, asked, asked);
+    }
     rf_fmt(roof->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk);
     rf_fmt(roof->bw_bytes_per_s, RF_U_BW, bw, sizeof bw);
     if (roof->ridge_given)
@@ -531,16 +565,65 @@ void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
                      const rf_step *st)
 {
     cli_assume_roof(ctx, r, o, &st->roof);
-    if (o->phase == RF_DECODE)
-        rf_report_assume(r, "decode: %lld sequence%s at context %lld, one new token each; "
-                            "linear layers run with M = B; lm_head on every sequence",
-                         (long long)o->batch, o->batch == 1 ? "" : "s", (long long)o->context);
-    else
-        rf_report_assume(r, "prefill: %lld sequence%s of %lld new tokens after %lld cached; "
-                            "linear layers run with M = B T; lm_head on the last position",
-                         (long long)o->batch, o->batch == 1 ? "" : "s", (long long)o->tokens,
-                         (long long)o->context);
+    cli_assume_phase(r, o);
     cli_assume_model(r, m, o, st);
+}
+
+/* "1 sequence", "2 sequences": the count and its noun, agreed. */
+static const char *plural(int64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+void cli_assume_phase(rf_report *r, const rf_step_opts *o)
+{
+    long long B = (long long)o->batch, s = (long long)o->context, T = (long long)o->tokens;
+    if (o->phase == RF_DECODE) {
+        rf_report_assume(r, "decode: %lld %s at context %lld, one new token each; linear "
+                            "layers run with M = B; lm_head on every sequence",
+                         B, plural(B, "sequence", "sequences"), s);
+        return;
+    }
+    char cached[48] = ", nothing cached";
+    if (s)
+        snprintf(cached, sizeof cached, " after %lld cached", s);
+    rf_report_assume(r, "prefill: %lld %s of %lld new %s%s; linear layers run with M = B T; "
+                        "lm_head on the last position",
+                     B, s ? plural(B, "sequence", "sequences") : plural(B, "prompt", "prompts"),
+                     T, plural(T, "token", "tokens"), cached);
+}
+
+void cli_assume_moe(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st)
+{
+    if (!m->n_experts)
+        return;
+    long long E = (long long)m->n_experts, k = (long long)m->top_k;
+    char touched[160] = "the experts touched and the rows each runs vary by point", n[32], rows[32];
+    if (st) { /* as the operator table shows them */
+        rf_fmt(st->experts_touched, RF_U_SIG3, n, sizeof n);
+        rf_fmt(st->tokens_per_expert, RF_U_SIG3, rows, sizeof rows);
+    }
+    if (st && o->moe == RF_MOE_ALL)
+        snprintf(touched, sizeof touched, "all %lld a MoE layer, each running M k / E = %s rows",
+                 E, rows);
+    else if (st)
+        snprintf(touched, sizeof touched,
+                 "%s of %lld touched a MoE layer, each running M k / touched = %s rows", n, E,
+                 rows);
+    if (o->moe == RF_MOE_ALL)
+        rf_report_assume(r, "MoE: every routed expert streamed (--moe-experts all), top-%lld of "
+                            "%lld a token: %s; the weights of untouched experts are read too",
+                         k, E, touched);
+    else
+        rf_report_assume(r, "MoE: uniform routing assumed, top-%lld of %lld a token: "
+                            "E (1 - (1 - k/E)^M) experts touched at M tokens; %s; only touched "
+                            "experts are streamed, so a small batch reads far less than the "
+                            "resident weights",
+                         k, E, touched);
+    if (st)
+        rf_report_assume(r, "expert rows: M = every token-expert pair of a layer (M k), "
+                            "'experts' = experts streamed, 'M/expert' = M / experts; "
+                            "F = 2 M K N, weights = experts K N b_w, per layer in 'count'");
 }
 
 void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st)
@@ -553,20 +636,29 @@ void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, co
     if (o->naive_attn)
         rf_report_assume(r, "naive attention: + 2 n_q q S b_a bytes a sequence and layer (scores "
                             "written by QK^T, read by softmax.V)");
-    if (m->n_experts) {
-        char touched[128] = "experts touched recomputed at every point";
-        if (st)
-            snprintf(touched, sizeof touched,
-                     "%.2f of %lld routed experts touched a MoE layer, %.1f tokens each",
-                     st->experts_touched, (long long)m->n_experts, st->tokens_per_expert);
-        rf_report_assume(r,
-                         "MoE: %s; %s (top-%lld of M tokens); only touched experts are "
-                         "streamed, so a small batch reads far less than the resident weights",
-                         o->moe == RF_MOE_ALL ? "every expert streamed (--moe-experts all)"
-                                              : "uniform routing assumed: E (1 - (1 - k/E)^M)",
-                         touched, (long long)m->top_k);
-    }
+    cli_assume_moe(r, m, o, st);
     cli_assume_arch(r, m, o);
+}
+
+void cli_expert_cols(rf_report *r, bool moe)
+{
+    if (!moe)
+        return;
+    rf_report_col(r, "experts_touched", "experts", RF_U_SIG3);
+    rf_report_col(r, "m_per_expert", "M/expert", RF_U_SIG3);
+}
+
+void cli_expert_cells(rf_report *r, const rf_op *op, bool moe)
+{
+    if (!moe)
+        return;
+    if (op->experts > 0) {
+        rf_report_cell_num(r, op->experts);
+        rf_report_cell_num(r, op->m_per_expert);
+    } else {
+        rf_report_cell_null(r, "-");
+        rf_report_cell_null(r, "-");
+    }
 }
 
 void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
