@@ -200,7 +200,7 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                          (long long)(o->context + o->tokens));
     rf_report_assume(r, "figures: GEMMs, attention, lm_head and embed from rf_step (fp32, as "
                         "`roofline step`); element-wise operators (in floor = no) counted by "
-                        "rf_forward.h and outside the step floor; efficiency = floor / measured "
+                        "rf_op.h and outside the step floor; efficiency = floor / measured "
                         "against the roof named");
     if (m->qkv_bias)
         rf_report_assume(r, "q/k/v biases added inside the projections (not in their figures)");
@@ -278,6 +278,7 @@ int cmd_profile(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_USAGE, "--tokens is for --phase prefill");
 
     o->mem_limit_bytes = ctx.mem_bytes; /* --mem: at most this much */
+    o->isa = getenv("RF_ISA");          /* the kernel table's override   */
 
     /* Everything that can be refused is refused before the measurement. */
     rf_err e;

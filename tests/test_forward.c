@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "attn_kernels.h"
 #include "forward_internal.h"
 #include "roofline/rf_forward.h"
 #include "roofline/rf_measure.h"
@@ -67,12 +68,12 @@ static void check_agrees_for_every_family(void **state)
     double err = -1;
     for (size_t i = 0; i < 3; i++) {
         rf_model m = preset(names[i]);
-        assert_int_equal(rf_forward_check(&m, &err, &e), RF_OK);
+        assert_int_equal(rf_forward_check(&m, NULL, &err, &e), RF_OK);
         assert_true(err > 0 && err <= RF_FORWARD_TOLERANCE);
     }
     rf_model mha = preset("llama-3-8b");
     mha.n_kv = mha.n_q;
-    assert_int_equal(rf_forward_check(&mha, &err, &e), RF_OK);
+    assert_int_equal(rf_forward_check(&mha, NULL, &err, &e), RF_OK);
     assert_true(err > 0 && err <= RF_FORWARD_TOLERANCE);
 }
 
@@ -124,17 +125,15 @@ static void reference_detects_a_changed_weight(void **state)
 
 /* ---- the decode attention kernels ------------------------------------------ */
 
-/* The AVX2 kernels against the portable reference on awkward shapes: g of
- * 1 (MHA), 4 and 7; key counts around the 4-key and 64-key blocks; d_h of
- * 8 (one vector), 72 (a 64-wide chunk and a tail) and 128. */
+/* Every kernel table this CPU has, its attention kernels against the
+ * portable reference on awkward shapes: g of 1 (MHA), 4 and 7; key counts
+ * around the 4-key and 64-key blocks; d_h of 8 (one vector), 72 (a 64-wide
+ * chunk and a tail) and 128 (each where the table's variant takes it). */
 static void attn_kernels_agree(void **state)
 {
     (void)state;
-#if defined(__x86_64__) /* attn_avx2.c is built on x86-64 (src/measure/CMakeLists.txt) */
     rf_cpu cpu;
     assert_int_equal(rf_cpu_query(&cpu, NULL), RF_OK);
-    if (!rf_isa_supported(&cpu, RF_ISA_AVX2))
-        skip();
     const int64_t gs[] = {1, 4, 7}, nks[] = {1, 3, 4, 5, 63, 64, 65, 130}, dhs[] = {8, 72, 128};
     float *q = malloc(7 * 128 * sizeof *q), *kv = malloc(130 * 128 * sizeof *kv);
     float *a = malloc(7 * 130 * sizeof *a), *b = malloc(7 * 130 * sizeof *b);
@@ -149,31 +148,78 @@ static void attn_kernels_agree(void **state)
         if (i < 7 * 128)
             q[i] = kv[i] * 2;
     }
-    for (size_t gi = 0; gi < 3; gi++)
-        for (size_t ni = 0; ni < 8; ni++)
-            for (size_t di = 0; di < 3; di++) {
-                int64_t g = gs[gi], nk = nks[ni], dh = dhs[di];
-                rf_kern_attn_scores_ref_f32(q, kv, g, nk, dh, 0.125f, a);
-                rf_kern_attn_scores_avx2_f32(q, kv, g, nk, dh, 0.125f, b);
-                /* the same fp32 dot products summed in another order: the
-                 * logits differ by a few ulps (~1e-7 each), and a softmax
-                 * weight in [0, 1] moves by about as much, relatively, so
-                 * 1e-5 leaves two decades; the values then sum up to 7 x
-                 * 128 such products: 1e-4 */
-                assert_true(max_diff(a, b, g * nk) < 1e-5);
-                /* values: p = the scores as weights */
-                float out_ref[7 * 128], out_avx[7 * 128];
-                rf_kern_attn_values_ref_f32(a, kv, g, nk, dh, out_ref);
-                rf_kern_attn_values_avx2_f32(a, kv, g, nk, dh, out_avx);
-                assert_true(max_diff(out_ref, out_avx, g * dh) < 1e-4);
-            }
+    for (int isa = 0; isa < RF_ISA_COUNT; isa++) {
+        rf_kernel_table t;
+        if (rf_kernels_for(&cpu, (rf_isa)isa, &t, NULL) != RF_OK)
+            continue; /* not on this CPU */
+        for (size_t gi = 0; gi < 3; gi++)
+            for (size_t ni = 0; ni < 8; ni++)
+                for (size_t di = 0; di < 3; di++) {
+                    int64_t g = gs[gi], nk = nks[ni], dh = dhs[di];
+                    if (dh % t.attn_dh_multiple)
+                        continue;
+                    rf_kern_attn_scores_ref_f32(q, kv, g, nk, dh, 0.125f, a);
+                    t.attn_scores_f32(q, kv, g, nk, dh, 0.125f, b);
+                    /* the same fp32 dot products summed in another order:
+                     * the logits differ by a few ulps (~1e-7 each), and a
+                     * softmax weight in [0, 1] moves by about as much,
+                     * relatively, so 1e-5 leaves two decades; the values
+                     * then sum up to 7 x 128 such products: 1e-4 */
+                    assert_true(max_diff(a, b, g * nk) < 1e-5);
+                    /* values: p = the scores as weights */
+                    float out_ref[7 * 128], out_isa[7 * 128];
+                    rf_kern_attn_values_ref_f32(a, kv, g, nk, dh, out_ref);
+                    t.attn_values_f32(a, kv, g, nk, dh, out_isa);
+                    assert_true(max_diff(out_ref, out_isa, g * dh) < 1e-4);
+                }
+    }
     free(q);
     free(kv);
     free(a);
     free(b);
-#else
-    skip();
+}
+
+/* The table's attention entries: the reference at the scalar level, AVX2's
+ * for the AVX2 and AVX-512 levels (made-up CPUs, so every level is seen);
+ * the pass takes the ISA RF_ISA names and says which kernel ran. */
+static void attn_kernels_from_the_table(void **state)
+{
+    (void)state;
+    rf_cpu c;
+    memset(&c, 0, sizeof c);
+    c.sse2 = c.avx = c.fma = c.avx2 = c.os_ymm = c.avx512f = c.os_zmm = true;
+    rf_kernel_table t;
+    assert_int_equal(rf_kernels_for(&c, RF_ISA_SCALAR, &t, NULL), RF_OK);
+    assert_ptr_equal(t.attn_scores_f32, rf_kern_attn_scores_ref_f32);
+    assert_ptr_equal(t.attn_values_f32, rf_kern_attn_values_ref_f32);
+    assert_int_equal(t.attn_isa, RF_ISA_SCALAR);
+    assert_int_equal(t.attn_dh_multiple, 1);
+#if defined(__x86_64__) || defined(__i386__)
+    assert_int_equal(rf_kernels_for(&c, RF_ISA_SSE, &t, NULL), RF_OK);
+    assert_int_equal(t.attn_isa, RF_ISA_SCALAR); /* no SSE variant */
+    for (rf_isa isa = RF_ISA_AVX2; isa <= RF_ISA_AVX512; isa++) {
+        assert_int_equal(rf_kernels_for(&c, isa, &t, NULL), RF_OK);
+        assert_ptr_equal(t.attn_scores_f32, rf_kern_attn_scores_avx2_f32);
+        assert_ptr_equal(t.attn_values_f32, rf_kern_attn_values_avx2_f32);
+        assert_int_equal(t.attn_isa, RF_ISA_AVX2);
+        assert_int_equal(t.attn_dh_multiple, 8);
+    }
 #endif
+    /* tiny-llama (d_h = 16) forced to the scalar level runs the reference */
+    rf_model m = tiny();
+    rf_forward_opts o = rf_forward_opts_default();
+    o.context = 4;
+    o.layers = 1;
+    o.isa = "scalar";
+    rf_forward *f = NULL;
+    rf_err e;
+    assert_int_equal(rf_forward_new(&m, &o, &f, &e), RF_OK);
+    assert_string_equal(f->attn_kernel, "attn_scalar_f32");
+    rf_forward_free(f);
+    o.isa = "avx9";
+    assert_int_equal(rf_forward_new(&m, &o, &f, &e), RF_EINVAL);
+    assert_null(f);
+    assert_non_null(strstr(e.msg, "avx9"));
 }
 
 /* ---- the plan: the same figures as rf_step -------------------------------- */
@@ -600,6 +646,7 @@ int main(void)
         cmocka_unit_test(check_agrees_for_every_family),
         cmocka_unit_test(reference_detects_a_changed_weight),
         cmocka_unit_test(attn_kernels_agree),
+        cmocka_unit_test(attn_kernels_from_the_table),
         cmocka_unit_test(plan_matches_rf_step),
         cmocka_unit_test(elementwise_formulas_in_core),
         cmocka_unit_test(plan_elementwise_is_core),

@@ -19,7 +19,8 @@
  * Linear layers are CBLAS calls on weights stored (N, K) row-major as
  * nn.Linear keeps them: cblas_sgemv when M = 1 (as inference engines do at
  * one token), cblas_sgemm otherwise. Decode attention is a kernel of ours on
- * the calling thread (AVX2 + FMA when cpuid has them, else portable C):
+ * the calling thread, from the kernel table (rf_kernels_choose: the ISA
+ * opts.isa names, else the best the CPU has; AVX2 + FMA or portable C):
  * the g = n_q / n_kv query heads that share a KV head score each block of
  * keys while it is in L1, so K and V are read once (OpenBLAS's GEMM at
  * M = g ran at a few GB/s here). Prefill attention is CBLAS: each head's
@@ -100,6 +101,9 @@ typedef struct rf_forward_opts {
     int64_t tokens;           /* T: prefill tokens per sequence (>= 1)      */
     int64_t layers;           /* N decoder layers run (1 .. L)              */
     int threads;              /* BLAS threads; 0 = one per core             */
+    const char *isa;          /* kernel table override ("scalar", "avx2",
+                                 ...; the caller passes RF_ISA); NULL or ""
+                                 = the best the CPU has                     */
     uint64_t mem_limit_bytes; /* at most this much memory (0 = no limit but
                                  RF_FORWARD_MEM_FRACTION x MemAvailable)   */
     int warmup;               /* untimed steps first (>= 1)                 */
@@ -178,11 +182,12 @@ rf_status rf_forward_step(rf_forward *f, rf_forward_times *t, rf_err *err);
  * B = 1 (the GEMV path) and B = 3, and prefill at B = 2, T = 4 after 3
  * cached positions and at B = 1, T = 1, then compare the hidden states,
  * the logits and the K and V written to the cache with a scalar reference
- * (double accumulation). *max_err receives the worst
- * max|fast - ref| / max(1, max|ref|) over all of them. RF_EINTERNAL when it
- * exceeds RF_FORWARD_TOLERANCE. */
+ * (double accumulation), with the kernels isa names (as opts.isa).
+ * *max_err receives the worst max|fast - ref| / max(1, max|ref|) over all
+ * of them. RF_EINTERNAL when it exceeds RF_FORWARD_TOLERANCE; the kernel
+ * table's errors for a bad isa. */
 #define RF_FORWARD_TOLERANCE 1e-4
-rf_status rf_forward_check(const rf_model *m, double *max_err, rf_err *err);
+rf_status rf_forward_check(const rf_model *m, const char *isa, double *max_err, rf_err *err);
 
 /* ---- the profile: every operator beside its floor ---------------------- */
 
@@ -217,7 +222,8 @@ typedef struct rf_forward_run {
     size_t n_ops;             /* operators that run (attention kinds absent
                                  from the N layers are left out)            */
     double check_max_err;     /* rf_forward_check                           */
-    const char *attn_kernel;  /* decode attention kernel that ran (static)  */
+    char attn_kernel[48];     /* decode attention kernel that ran:
+                                 "attn_avx2_f32", "attn_scalar_f32"         */
     rf_forward_mem mem;
 
     /* the profiled step: N layers and the head, all medians over steps */

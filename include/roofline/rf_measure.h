@@ -127,10 +127,13 @@ int rf_cpu_flops_per_cycle(const rf_cpu *cpu, rf_isa isa, rf_dtype_kind dtype);
 
 /* Function pointers to one ISA's kernels, filled with the reference
  * kernels first and then overridden by the ISA's own (BLIS style). The
- * contract of each operation is in src/kernels/kernels.h; in short: f64
- * arrays 64-byte aligned, read returns the sum, copy dst = src, triad
- * a = b + s c, _nt with non-temporal stores, fma runs fma_chains[dtype]
- * independent chains x = x * mul + add for iters steps. */
+ * contract of each operation is in src/kernels/kernels.h and
+ * src/kernels/attn_kernels.h; in short: f64 arrays 64-byte aligned, read
+ * returns the sum, copy dst = src, triad a = b + s c, _nt with non-temporal
+ * stores, fma runs fma_chains[dtype] independent chains x = x * mul + add
+ * for iters steps; decode attention's scores sc (g, nk) = scale q (g, dh)
+ * K (nk, dh)^T and values out (g, dh) = p (g, nk) V (nk, dh), K and V each
+ * read once. */
 typedef struct rf_kernel_table {
     rf_isa isa;
     double (*read_f64)(const double *a, size_t n);
@@ -144,6 +147,14 @@ typedef struct rf_kernel_table {
     size_t fma_chains_f64;
     bool fma_fused;         /* one rounding per step (FMA); else mul, add   */
     bool nt_stores;         /* the _nt kernels really stream (not scalar)    */
+    void (*attn_scores_f32)(const float *q, const float *K, int64_t g, int64_t nk, int64_t dh,
+                            float scale, float *sc);
+    void (*attn_values_f32)(const float *p, const float *V, int64_t g, int64_t nk, int64_t dh,
+                            float *out);
+    rf_isa attn_isa;        /* the attention kernels' own ISA: AVX-512 tables
+                               keep AVX2's (there is no 512-bit variant)    */
+    int64_t attn_dh_multiple; /* they need d_h % this == 0; else the caller
+                               takes the reference table's                  */
 } rf_kernel_table;
 
 #define RF_FMA_MAX_CHAINS 256

@@ -1,6 +1,7 @@
 /* attn_avx2.c - decode attention's inner products with AVX2 + FMA
- * (attn_kernels.h). Compiled with -mavx2 -mfma; called only when cpuid says
- * the CPU has both and dh % 8 == 0. */
+ * (attn_kernels.h). Compiled with -mavx2 -mfma; reached through the AVX2
+ * and AVX-512 kernel tables, which cpuid admits only on a CPU with both, and
+ * used only when dh % 8 == 0. */
 #include <immintrin.h>
 #include <string.h>
 

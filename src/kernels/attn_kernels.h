@@ -1,6 +1,7 @@
-/* attn_kernels.h - decode attention's two inner products, for the forward
- * pass (src/measure/forward.c), which chooses a variant once per pass.
- * Private to rf_measure.
+/* attn_kernels.h - decode attention's two inner products, reachable only
+ * through the kernel table (attn_scores_f32, attn_values_f32 of
+ * src/measure/kernel_table.c), which the forward pass chooses once per
+ * pass. Private to rf_measure.
  *
  * Contract shared by every variant (the reference in attn_ref.c is the
  * oracle the others are tested against):
@@ -11,7 +12,7 @@
  *           p (g, nk), V (nk, dh), out (g, dh); out is overwritten
  * K and V are each read once from memory (a block of rows is reused from
  * L1 by all g heads). Any g, nk >= 1; dh >= 1 (the AVX2 variant needs
- * dh % 8 == 0 and is not chosen otherwise).
+ * dh % 8 == 0: the table's attn_dh_multiple).
  */
 #ifndef RF_ATTN_KERNELS_H
 #define RF_ATTN_KERNELS_H

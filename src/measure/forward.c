@@ -283,22 +283,22 @@ rf_status rf_forward_fit(const rf_model *m, const rf_forward_opts *o, uint64_t a
 /* ---- the pass ------------------------------------------------------------ */
 
 
-/* The decode attention kernels, chosen once: AVX2 + FMA when cpuid says
- * the CPU has them (and d_h is a multiple of 8), else the portable C. */
-static void choose_attention(rf_forward *f)
+/* The decode attention kernels, chosen once from the kernel table: the
+ * ISA o->isa names (RF_ISA) or the best the CPU has, and the reference when
+ * d_h is not a multiple the variant takes. */
+static rf_status choose_attention(rf_forward *f, rf_err *err)
 {
-    f->attn_scores = rf_kern_attn_scores_ref_f32;
-    f->attn_values = rf_kern_attn_values_ref_f32;
-    f->attn_kernel = "attn_ref_f32";
-#ifdef RF_HAVE_ATTN_AVX2
     rf_cpu cpu;
-    if (f->d.dh % 8 == 0 && rf_cpu_query(&cpu, NULL) == RF_OK &&
-        rf_isa_supported(&cpu, RF_ISA_AVX2)) {
-        f->attn_scores = rf_kern_attn_scores_avx2_f32;
-        f->attn_values = rf_kern_attn_values_avx2_f32;
-        f->attn_kernel = "attn_avx2_f32";
-    }
-#endif
+    rf_status s = rf_cpu_query(&cpu, err);
+    if (!s)
+        s = rf_kernels_choose(&cpu, f->o.isa, &f->kernels, err);
+    if (!s && f->d.dh % f->kernels.attn_dh_multiple)
+        s = rf_kernels_for(&cpu, RF_ISA_SCALAR, &f->kernels, err);
+    if (s)
+        return s;
+    rf_kernel_name(rf_isa_name(f->kernels.attn_isa), "attn", "f32", f->attn_kernel,
+                   sizeof f->attn_kernel);
+    return RF_OK;
 }
 
 /* Large arrays are 2 MiB aligned with huge pages asked for (fewer TLB
@@ -389,7 +389,10 @@ rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward
     f->o.threads = resolve_threads(o->threads);
     f->d = s;
     f->window = m->window;
-    choose_attention(f);
+    if ((st = choose_attention(f, err))) {
+        rf_forward_free(f);
+        return st;
+    }
 
     uint64_t seed = o->seed;
     int64_t H = s.H, B = s.B, M = s.M;
@@ -530,10 +533,10 @@ static void decode_head(rf_forward *f, const fwd_layer *L, int64_t b, int64_t j,
     const float *V = cache_at(f, L->v_cache, b, j, k0);
     const float *q = f->q + b * f->d.q_dim + j * g * dh;
     float *out = f->att + b * f->d.q_dim + j * g * dh;
-    f->attn_scores(q, K, g, nk, dh, 1.0f / sqrtf((float)dh), sc);
+    f->kernels.attn_scores_f32(q, K, g, nk, dh, 1.0f / sqrtf((float)dh), sc);
     for (int64_t h = 0; h < g; h++)
         softmax(sc + h * nk, nk, 0, nk);
-    f->attn_values(sc, V, g, nk, dh, out);
+    f->kernels.attn_values_f32(sc, V, g, nk, dh, out);
 }
 
 /* Decode: every (sequence, KV head) pair on the calling thread. Not spread
@@ -844,7 +847,7 @@ done:
     return s;
 }
 
-rf_status rf_forward_check(const rf_model *m, double *max_err, rf_err *err)
+rf_status rf_forward_check(const rf_model *m, const char *isa, double *max_err, rf_err *err)
 {
     *max_err = 0;
     fwd_shape s;
@@ -885,6 +888,7 @@ rf_status rf_forward_check(const rf_model *m, double *max_err, rf_err *err)
         o.context = cases[i].context;
         o.tokens = cases[i].tokens;
         o.layers = 2;
+        o.isa = isa;
         o.seed += i;
         if ((st = check_case(&tiny, &o, max_err, err)))
             return st;
@@ -1124,14 +1128,14 @@ rf_status rf_forward_profile(const rf_model *m, const rf_forward_opts *o, const 
     if ((s = rf_forward_plan(m, o, roof, run, err)))
         return s;
     progress(o, 0, 3, "checking the pass against the scalar reference");
-    if ((s = rf_forward_check(m, &check_err, err)))
+    if ((s = rf_forward_check(m, o->isa, &check_err, err)))
         return s;
     run->check_max_err = check_err;
     progress(o, 1, 3, "filling random weights and the KV cache");
     if ((s = rf_forward_new(m, o, &f, err)))
         return s;
     run->opts.threads = f->o.threads;
-    run->attn_kernel = f->attn_kernel;
+    snprintf(run->attn_kernel, sizeof run->attn_kernel, "%s", f->attn_kernel);
     t = calloc(RF_STATS_MAX, sizeof *t);
     if (!t) {
         s = rf_err_set(err, RF_ENOMEM, "out of memory");

@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "attn_kernels.h"
 #include "roofline/rf_forward.h"
+#include "roofline/rf_measure.h"
 
 /* The dimensions of a pass, checked by forward.c's shape_of. */
 typedef struct fwd_shape {
@@ -53,9 +53,8 @@ struct rf_forward {
     float *att;             /* (M, n_q d_h) attention output                */
     float *gate, *up;       /* (M, F_ff)                                    */
     float *scores;          /* (max(g, q_tokens), cap)                      */
-    rf_attn_scores_fn attn_scores; /* decode attention, chosen once          */
-    rf_attn_values_fn attn_values;
-    const char *attn_kernel;       /* "attn_avx2_f32", "attn_ref_f32"       */
+    rf_kernel_table kernels; /* decode attention's (attn_*), chosen once   */
+    char attn_kernel[48];   /* "attn_avx2_f32", "attn_scalar_f32"           */
     float *last;            /* (B, H) final-normed last positions           */
     float *logits;          /* (B, V)                                       */
 };

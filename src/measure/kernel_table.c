@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attn_kernels.h"
 #include "kernels.h"
 #include "roofline/rf_measure.h"
 
@@ -21,6 +22,10 @@ static rf_kernel_table reference_table(void)
         .fma_chains_f64 = RF_KERN_REF_CHAINS,
         .fma_fused = false,
         .nt_stores = false,
+        .attn_scores_f32 = rf_kern_attn_scores_ref_f32,
+        .attn_values_f32 = rf_kern_attn_values_ref_f32,
+        .attn_isa = RF_ISA_SCALAR,
+        .attn_dh_multiple = 1,
     };
     return t;
 }
@@ -41,6 +46,15 @@ static void override_sse(rf_kernel_table *t)
     t->nt_stores = true;
 }
 
+/* Decode attention in AVX2 + FMA, d_h a multiple of one vector. */
+static void attn_avx2(rf_kernel_table *t)
+{
+    t->attn_scores_f32 = rf_kern_attn_scores_avx2_f32;
+    t->attn_values_f32 = rf_kern_attn_values_avx2_f32;
+    t->attn_isa = RF_ISA_AVX2;
+    t->attn_dh_multiple = 8;
+}
+
 static void override_avx2(rf_kernel_table *t)
 {
     t->isa = RF_ISA_AVX2;
@@ -55,6 +69,7 @@ static void override_avx2(rf_kernel_table *t)
     t->fma_chains_f64 = RF_KERN_AVX2_CHAINS_F64;
     t->fma_fused = true;
     t->nt_stores = true;
+    attn_avx2(t);
 }
 
 static void override_avx512(rf_kernel_table *t)
@@ -99,6 +114,8 @@ rf_status rf_kernels_for(const rf_cpu *cpu, rf_isa isa, rf_kernel_table *out, rf
         return RF_OK;
     case RF_ISA_AVX512:
         override_avx512(out);
+        if (rf_isa_supported(cpu, RF_ISA_AVX2))
+            attn_avx2(out);
         return RF_OK;
 #endif
     default:
