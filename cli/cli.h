@@ -291,10 +291,12 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, struct rf_hw_
 void cli_kernel_table(rf_report *r, const struct rf_hw_profile *p,
                       const struct rf_hw_profile_summary *s, const char *unit, const char *key,
                       const char *label, rf_unit u);
-/* The crossing points as `crossover` shows them: M* per linear layer (a
- * table under table_key), then the ridge, the square d = hidden T* and the
- * prefill-attention S* (a section under section_key, NULL for none). */
-void cli_crossover_tables(rf_report *r, const rf_crossover *cx, int64_t hidden,
+/* The crossing points as `crossover` shows them: M* per linear layer with
+ * what it counts and the tokens in flight B* that reach it (a table under
+ * table_key; for expert GEMMs an assumption line with the routing rule),
+ * then the ridge, the square d = hidden T* and the prefill-attention S* (a
+ * section under section_key, NULL for none). */
+void cli_crossover_tables(rf_report *r, const rf_crossover *cx, const rf_model *m,
                           const char *table_key, const char *section_key);
 
 /* The unsteady-kernels warning under a profile's tables, when any kernel's

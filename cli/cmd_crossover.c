@@ -11,30 +11,75 @@ enum { O_SQUARE = 1000 };
 
 static const cli_opt opts[] = {
     {"square", 1, O_SQUARE, "LIST", "also T* of square d x d projections for these d"},
+    {"moe-experts", 1, CLI_O_MOE, "uniform|all",
+     "routing that turns an expert's M* into tokens in flight (default uniform)"},
     {0},
 };
 
+typedef struct args {
+    const char *square;
+    rf_step_opts o;
+} args;
+
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
-    *(const char **)user = arg;
-    return RF_EXIT_OK;
+    args *a = user;
+    if (id == O_SQUARE) {
+        a->square = arg;
+        return RF_EXIT_OK;
+    }
+    return cli_step_opt(ctx, id, arg, &a->o);
 }
 
-void cli_crossover_tables(rf_report *r, const rf_crossover *cx, int64_t hidden,
+/* The rule that gave an expert GEMM's tokens in flight, from the routing
+ * rf_crossover_compute used. */
+static void assume_expert_rows(rf_report *r, const rf_crossover *cx, const rf_model *m)
+{
+    size_t i = 0;
+    while (i < cx->n_ops && !cx->ops[i].expert)
+        i++;
+    if (i == cx->n_ops)
+        return;
+    long long E = (long long)m->n_experts, k = (long long)m->top_k;
+    if (cx->moe == RF_MOE_ALL)
+        rf_report_assume(r, "expert GEMMs: M* is the tokens one expert runs; every expert "
+                            "streamed (--moe-experts all), so B tokens in flight give each of "
+                            "the %lld experts B k / E = B x %lld / %lld, and B* = M* E / k",
+                         E, k, E);
+    else
+        rf_report_assume(r, "expert GEMMs: M* is the tokens one expert runs; under uniform "
+                            "routing B tokens in flight touch E (1 - (1 - k/E)^B) of the %lld "
+                            "experts (top-%lld), each running B k / touched, so B* solves "
+                            "B k / touched = M* (close to M* E / k = M* x %.4g)",
+                         E, k, (double)E / (double)k);
+}
+
+void cli_crossover_tables(rf_report *r, const rf_crossover *cx, const rf_model *m,
                           const char *table_key, const char *section_key)
 {
-    rf_report_table(r, table_key, "linear layers: compute-bound from M* tokens in flight");
+    int64_t hidden = m->hidden;
+    assume_expert_rows(r, cx, m);
+    rf_report_table(r, table_key, "linear layers: compute-bound from M* rows, reached at B* "
+                                  "tokens in flight");
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "k", "K", RF_U_INT);
     rf_report_col(r, "n", "N", RF_U_INT);
     rf_report_col(r, "m_star", "M*", RF_U_INTENSITY);
+    rf_report_col(r, "m_star_rows", "M* counts", RF_U_NONE);
+    rf_report_col(r, "tokens_star", "B* in flight", RF_U_INTENSITY);
     for (size_t i = 0; i < cx->n_ops; i++) {
+        const rf_cross *c = &cx->ops[i];
         rf_report_row(r);
-        rf_report_cell_str(r, cx->ops[i].name);
-        rf_report_cell_int(r, (uint64_t)cx->ops[i].k);
-        rf_report_cell_int(r, (uint64_t)cx->ops[i].n);
-        if (cx->ops[i].crosses)
-            rf_report_cell_num(r, cx->ops[i].m_star);
+        rf_report_cell_str(r, c->name);
+        rf_report_cell_int(r, (uint64_t)c->k);
+        rf_report_cell_int(r, (uint64_t)c->n);
+        if (c->crosses)
+            rf_report_cell_num(r, c->m_star);
+        else
+            rf_report_cell_null(r, "never");
+        rf_report_cell_str(r, c->expert ? "tokens an expert" : "tokens in flight");
+        if (c->crosses)
+            rf_report_cell_num(r, c->tokens_star);
         else
             rf_report_cell_null(r, "never");
     }
@@ -53,9 +98,9 @@ void cli_crossover_tables(rf_report *r, const rf_crossover *cx, int64_t hidden,
 int cmd_crossover(int argc, char **argv)
 {
     cli_ctx ctx;
-    const char *square = NULL;
-    int pos, rc = cli_parse(&ctx, argc, argv, "crossover MODEL [--square LIST]", opts, on_opt,
-                            &square, &pos);
+    args a = {NULL, rf_step_opts_default()};
+    int pos, rc = cli_parse(&ctx, argc, argv, "crossover MODEL [--square LIST] [--moe-experts "
+                            "uniform|all]", opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     rf_model m;
@@ -65,9 +110,9 @@ int cmd_crossover(int argc, char **argv)
     rf_report *r = NULL;
     int64_t *ds = NULL;
     size_t nd = 0;
-    rf_step_opts o = rf_step_opts_default();
+    rf_step_opts o = a.o;
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
-        (square && (rc = cli_range(&ctx, "--square", square, RF_DIM_MAX, &ds, &nd))))
+        (a.square && (rc = cli_range(&ctx, "--square", a.square, RF_DIM_MAX, &ds, &nd))))
         goto out;
     if (rf_crossover_compute(&m, &o, &roof, &cx, &e)) {
         rc = cli_fail_err(&ctx, &e);
@@ -87,7 +132,7 @@ int cmd_crossover(int argc, char **argv)
                         "weights' dtype, a square d x d projection in attention's (%s)",
                      rf_dtype_describe(cx.square_w, wd, sizeof wd));
     cli_assume_arch(r, &m, &o);
-    cli_crossover_tables(r, &cx, m.hidden, "ops", NULL);
+    cli_crossover_tables(r, &cx, &m, "ops", NULL);
     rf_report_num(r, "square_never_below_d", "square GEMMs never cross for d <=",
                   cx.square_never_below_d, RF_U_INTENSITY);
     if (nd) {

@@ -148,7 +148,7 @@ int cmd_report(int argc, char **argv)
     cli_op_table(r, "prefill_ops", label, &f.prefill_step);
     if (f.measured_path && f.measured.n_ops)
         measured(r, &f.plot);
-    cli_crossover_tables(r, &cx, f.model.hidden, "crossover", "crossover_other");
+    cli_crossover_tables(r, &cx, &f.model, "crossover", "crossover_other");
     capacity(r, cap_s, &cap, &cap_err);
     sweep(r, &chart);
 

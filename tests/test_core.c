@@ -550,6 +550,59 @@ static void hw_math_fallback(void **state)
     assert_int_equal(used, RF_FP32);
 }
 
+/* ---- issue 12.4: an expert's M* in tokens an expert and in flight ----- */
+static const rf_cross *cross_named(const rf_crossover *cx, const char *name)
+{
+    for (size_t i = 0; i < cx->n_ops; i++)
+        if (!strcmp(cx->ops[i].name, name))
+            return &cx->ops[i];
+    fail_msg("no crossing point for %s", name);
+    return NULL;
+}
+
+static void moe_crossover_in_flight(void **state)
+{
+    (void)state;
+    rf_roof roof = roof_of("h100-sxm", 0);
+    rf_crossover cx;
+    rf_step_opts o = rf_step_opts_default();
+    /* Mixtral, K = 4,096, N = 14,336: M* = 295.3 x 2 K N / (2 K N - 295.3
+     * x 2 (K + N)) = 325.5 tokens an expert; uniform routing over top-2 of
+     * 8 at ~1,302 tokens touches 8 (1 - 0.75^1302) = 8 experts, so B* =
+     * M* x 8 / 2 to the last digit; dense rows keep B* = M* */
+    rf_model m = model("mixtral-8x7b");
+    assert_int_equal(rf_crossover_compute(&m, &o, &roof, &cx, NULL), RF_OK);
+    const rf_cross *g = cross_named(&cx, "expert_gate"), *q = cross_named(&cx, "q_proj");
+    printed(g->m_star, 1, 325.5);
+    assert_true(g->expert && !q->expert);
+    near(g->tokens_star, g->m_star * 4, 1e-12);
+    assert_true(q->tokens_star == q->m_star);
+    /* a ridge of 4 FLOP/byte: M* = 4 x 2 K N / (2 K N - 8 (K + N)) = 4.01;
+     * all experts streamed: B* = 4 M*; uniform touches fewer at B ~ 16,
+     * so fewer tokens reach M* rows: B k / touched(B) = M* */
+    rf_roof low = roof_of("h100-sxm", 4);
+    assert_int_equal(rf_crossover_compute(&m, &o, &low, &cx, NULL), RF_OK);
+    g = cross_named(&cx, "expert_gate");
+    double b = g->tokens_star, rows = g->m_star;
+    near(b * 2 / (8 * (1 - pow(0.75, b))), rows, 1e-9);
+    o.moe = RF_MOE_ALL;
+    assert_int_equal(rf_crossover_compute(&m, &o, &low, &cx, NULL), RF_OK);
+    near(cross_named(&cx, "expert_gate")->tokens_star, rows * 4, 1e-12);
+    assert_true(b < rows * 4);
+    /* the inverse of the step's rows an expert: DeepSeek-V2-Lite at B = 3
+     * runs 18 / 16.365 rows an expert, which B = 3 tokens give back */
+    m = model("deepseek-v2-lite");
+    static rf_step st;
+    o.moe = RF_MOE_UNIFORM;
+    o.batch = 3;
+    assert_int_equal(rf_step_compute(&m, &o, &roof, &st, NULL), RF_OK);
+    near(rf_moe_tokens_for_rows(&m, RF_MOE_UNIFORM, st.tokens_per_expert), 3.0, 1e-9);
+    o.batch = 1;
+    assert_int_equal(rf_crossover_compute(&m, &o, &roof, &cx, NULL), RF_OK);
+    g = cross_named(&cx, "expert_gate");
+    near(g->tokens_star, g->m_star * 64 / 6, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -563,6 +616,7 @@ int main(void)
         cmocka_unit_test(step_prefill),         cmocka_unit_test(sweep_matches_step),
         cmocka_unit_test(bad_inputs),           cmocka_unit_test(dtypes),
         cmocka_unit_test(moe_rows_reproducible), cmocka_unit_test(hw_math_fallback),
+        cmocka_unit_test(moe_crossover_in_flight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

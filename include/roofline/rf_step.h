@@ -126,7 +126,12 @@ typedef struct rf_cross {
     const char *name;   /* static operator name                          */
     int64_t k, n;
     bool crosses;       /* false: never compute-bound at this ridge      */
-    double m_star;      /* tokens in flight where I = I* (if crosses)    */
+    double m_star;      /* rows of the GEMM where I = I* (if crosses):
+                           tokens in flight, or for a routed expert the
+                           tokens that expert runs                       */
+    bool expert;        /* a routed-expert GEMM                          */
+    double tokens_star; /* tokens in flight that give m_star rows: m_star,
+                           or for an expert rf_moe_tokens_for_rows       */
 } rf_cross;
 
 #define RF_CROSS_MAX 24
@@ -143,7 +148,14 @@ typedef struct rf_crossover {
                                    (2 g); MLA: I* (r + rope) b_kv /
                                    (2 n_q (nope + rope + v))             */
     double ridge;
+    rf_moe_routing moe;         /* the routing tokens_star assumes        */
 } rf_crossover;
+
+/* Tokens in flight M at which each streamed expert of a MoE layer runs
+ * `rows` tokens: RF_MOE_ALL, rows = M k / E, so M = rows E / k; uniform,
+ * rows = M k / touched(M) with touched = E (1 - (1 - k/E)^M) (at least k),
+ * solved for M (about rows E / k once M k / E is a few tokens). */
+double rf_moe_tokens_for_rows(const rf_model *m, rf_moe_routing moe, double rows);
 
 rf_status rf_crossover_compute(const rf_model *m, const rf_step_opts *o,
                                const rf_roof *roof, rf_crossover *out, rf_err *err);

@@ -195,16 +195,40 @@ static rf_status expert(rf_step *st, const rf_model *md, const char *name, int64
     return push(st, &op, count, err);
 }
 
+/* Routed experts a MoE layer streams at M tokens in flight: all E, or
+ * the expected E (1 - (1 - k/E)^M) under uniform routing (M real, so the
+ * crossing points can solve for it). */
+static double experts_touched(const rf_model *md, rf_moe_routing moe, double M)
+{
+    double E = (double)md->n_experts, k = (double)md->top_k;
+    double touched = moe == RF_MOE_UNIFORM ? E * (1.0 - pow(1.0 - k / E, M)) : E;
+    return touched < k ? k : touched; /* rounding at tiny M: at least k experts run */
+}
+
+double rf_moe_tokens_for_rows(const rf_model *md, rf_moe_routing moe, double rows)
+{
+    double E = (double)md->n_experts, k = (double)md->top_k;
+    if (moe == RF_MOE_ALL)
+        return rows * E / k;
+    /* rows(M) = M k / touched(M) rises with M, from M (touched = k) to
+     * M k / E (touched = E), so its root lies in [rows, rows E / k] */
+    double lo = rows, hi = rows * E / k;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid * k / experts_touched(md, moe, mid) < rows)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 static rf_status moe(rf_step *st, const rf_model *md, const rf_step_opts *o, int64_t M,
                      uint64_t count, rf_err *err)
 {
     rf_status s;
     int64_t H = md->hidden, E = md->n_experts, k = md->top_k;
-    double touched = (double)E;
-    if (o->moe == RF_MOE_UNIFORM) /* E (1 - (1 - k/E)^M) */
-        touched = (double)E * (1.0 - pow(1.0 - (double)k / (double)E, (double)M));
-    if (touched < (double)k)
-        touched = (double)k; /* rounding at tiny M: at least k experts run */
+    double touched = experts_touched(md, o->moe, (double)M);
     st->experts_touched = touched;
     int64_t pairs = M * k; /* M <= 2^40 bounded by the caller, k <= 2^12 */
     st->tokens_per_expert = (double)pairs / touched;
@@ -409,7 +433,12 @@ rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const 
         /* each GEMM in its own weights' dtype: a quantized checkpoint keeps
          * some modules (attention, router, lm_head) in its torch_dtype */
         c->crosses = rf_gemm_mstar(op->k, op->n, op->w, o->a, roof->ridge, &c->m_star);
+        c->expert = op->experts > 0;
+        c->tokens_star = c->m_star;
+        if (c->crosses && c->expert) /* M* is rows an expert: the batch that routes them */
+            c->tokens_star = rf_moe_tokens_for_rows(md, o->moe, c->m_star);
     }
+    out->moe = o->moe;
     /* the square projection in attention's weights (a quantized checkpoint
      * may keep them in its torch_dtype): M* = I* b_w d^2 / (2 d^2 - 2 I* b_a d)
      * is positive exactly for d > I* b_a */
