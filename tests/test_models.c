@@ -815,6 +815,52 @@ static void test_shape_defaults_named(void **state)
     assert_int_equal(file_m.q_lora_rank, 0);
 }
 
+/* ---- a field present is validated whatever decides its use ----------- */
+
+static void test_fields_validated_when_unused(void **state)
+{
+    (void)state;
+    rf_err e;
+    /* qwen2 with use_sliding_window false: layer_types is still checked */
+    static const char banana[] = "{\"model_type\": \"qwen2\", \"hidden_size\": 1024,"
+                                 " \"num_hidden_layers\": 2, \"use_sliding_window\": false,"
+                                 " \"layer_types\": [\"banana\", \"full_attention\"]}";
+    assert_int_equal(rf_model_parse(banana, sizeof banana - 1, "q.json", &file_m, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "layer_types[0] (banana) is not modelled"));
+    static const char one[] = "{\"model_type\": \"qwen3\", \"hidden_size\": 1024,"
+                              " \"num_hidden_layers\": 28, \"use_sliding_window\": false,"
+                              " \"layer_types\": [\"full_attention\"]}";
+    assert_int_equal(rf_model_parse(one, sizeof one - 1, "q.json", &file_m, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "layer_types has 1 entries but num_hidden_layers is 28"));
+    /* a valid list naming sliding layers, switched off: no window, said so */
+    static const char off[] = "{\"model_type\": \"qwen2\", \"hidden_size\": 1024,"
+                              " \"num_hidden_layers\": 2, \"use_sliding_window\": false,"
+                              " \"sliding_window\": 4096, \"layer_types\":"
+                              " [\"sliding_attention\", \"full_attention\"]}";
+    assert_int_equal(rf_model_parse(off, sizeof off - 1, "q.json", &file_m, &e), RF_OK);
+    assert_int_equal(file_m.window, 0);
+    assert_int_equal(rf_model_sliding_layers(&file_m), 0);
+    assert_non_null(strstr(file_m.notes, "layer_types' sliding layers ignored"));
+    /* the same list switched on: layer 0 slides over 4096 positions */
+    static const char on[] = "{\"model_type\": \"qwen2\", \"hidden_size\": 1024,"
+                             " \"num_hidden_layers\": 2, \"use_sliding_window\": true,"
+                             " \"sliding_window\": 4096, \"layer_types\":"
+                             " [\"sliding_attention\", \"full_attention\"]}";
+    assert_int_equal(rf_model_parse(on, sizeof on - 1, "q.json", &file_m, &e), RF_OK);
+    assert_int_equal(file_m.window, 4096);
+    assert_int_equal(rf_model_sliding_layers(&file_m), 1);
+    /* a family that does not read the switch still checks its type, and
+     * one without a pattern still checks sliding_window_pattern */
+    static const char sw[] = "{\"model_type\": \"mistral\", \"hidden_size\": 1024,"
+                             " \"num_hidden_layers\": 2, \"use_sliding_window\": \"yes\"}";
+    assert_int_equal(rf_model_parse(sw, sizeof sw - 1, "m.json", &file_m, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "use_sliding_window must be true or false"));
+    static const char pat[] = "{\"model_type\": \"gemma2\", \"hidden_size\": 1024,"
+                              " \"num_hidden_layers\": 2, \"sliding_window_pattern\": 0}";
+    assert_int_equal(rf_model_parse(pat, sizeof pat - 1, "g.json", &file_m, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "sliding_window_pattern (0) must be at least 1"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -835,6 +881,7 @@ int main(void)
         cmocka_unit_test(test_parse_text),
         cmocka_unit_test(test_max_context),
         cmocka_unit_test(test_shape_defaults_named),
+        cmocka_unit_test(test_fields_validated_when_unused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

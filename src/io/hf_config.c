@@ -476,34 +476,37 @@ static rf_status read_sliding(reader *r, const family *f)
 {
     rf_model *m = r->m;
     rf_status s;
-    bool given;
-    int64_t window;
-    if ((s = int_field(r, "sliding_window", NULL_IS_ZERO | QUIET, f->window, 0, &window,
-                       &given)))
-        return s;
-    if (f->sliding == SW_QWEN) {
-        bool use;
-        if ((s = bool_field(r, "use_sliding_window", false, false, &use, NULL)))
-            return s;
-        if (!use) {
-            if (given && window)
-                note(m, "sliding_window (%lld) ignored: use_sliding_window is false",
-                     (long long)window);
-            return RF_OK; /* transformers sets sliding_window to None */
-        }
-    }
+    bool given, use;
+    int64_t window = 0, every = 0, from = 0;
+    /* every field is read, so checked, whenever present, even where this
+     * family or use_sliding_window leaves it unused; a default is named
+     * only where it is used */
     const json_t *lt = field(r, "layer_types", false);
-    if (lt && !json_is_null(lt)) {
-        if ((s = layer_types(r, lt)))
-            return s;
-    } else {
-        int64_t every = 0, from = 0;
-        if (f->sliding == SW_PATTERN &&
-            (s = int_field(r, "sliding_window_pattern", OPTIONAL, 6, 1, &every, NULL)))
-            return s;
-        if (f->sliding == SW_QWEN &&
-            (s = int_field(r, "max_window_layers", OPTIONAL, f->max_window, 0, &from, NULL)))
-            return s;
+    bool listed = lt && !json_is_null(lt);
+    if ((s = int_field(r, "sliding_window", NULL_IS_ZERO | QUIET, f->window, 0, &window,
+                       &given)) ||
+        (s = bool_field(r, "use_sliding_window", false, false, &use, NULL)) ||
+        (listed && (s = layer_types(r, lt))))
+        return s;
+    if (f->sliding != SW_QWEN)
+        use = true; /* only qwen2/qwen3 families read the switch */
+    if ((s = int_field(r, "sliding_window_pattern",
+                       f->sliding == SW_PATTERN && use && !listed ? OPTIONAL : QUIET, 6, 1,
+                       &every, NULL)) ||
+        (s = int_field(r, "max_window_layers",
+                       f->sliding == SW_QWEN && use && !listed ? OPTIONAL : QUIET, f->max_window,
+                       0, &from, NULL)))
+        return s;
+    if (!use) { /* transformers sets sliding_window to None */
+        if (given && window)
+            note(m, "sliding_window (%lld) ignored: use_sliding_window is false",
+                 (long long)window);
+        if (listed && rf_model_sliding_layers(m))
+            note(m, "layer_types' sliding layers ignored: use_sliding_window is false");
+        memset(m->sliding, 0, sizeof m->sliding);
+        return RF_OK;
+    }
+    if (!listed) {
         for (int64_t l = 0; l < m->layers && window; l++) {
             switch (f->sliding) {
             case SW_ALL:
