@@ -33,7 +33,12 @@ int main(void)
     rf_gemm_bench_result r;
     if (rf_gemm_bench(&g, &r, &e) || strcmp(r.routine, "cblas_sgemm"))
         return 3;
-    printf("ridge %s, %s, %s, CUDA backend %s\n", ridge, m.name, r.routine,
-           rf_cuda_built() ? "built" : "not built");
+    /* The CUDA runtime (when built): a device count, or unavailable. */
+    int devices = 0;
+    rf_status cu = rf_cuda_device_count(&devices, &e);
+    if (cu != RF_OK && cu != RF_EUNAVAIL)
+        return 4;
+    printf("ridge %s, %s, %s, CUDA backend %s: %d device(s)\n", ridge, m.name, r.routine,
+           rf_cuda_built() ? "built" : "not built", devices);
     return 0;
 }
