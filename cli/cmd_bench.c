@@ -1,6 +1,6 @@
 /* cmd_bench.c - `roofline bench gemm MODEL`: the model's linear shapes
- * timed through CBLAS over M, each set against the roofline (seed 000's
- * lab as one command). */
+ * timed through CBLAS over M, each set against the roofline (the course
+ * lesson's lab as one command). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -110,7 +110,7 @@ static void sweep_progress(void *user, int pass, int passes, const rf_gemm_sweep
 }
 
 
-/* Seed 000's stretch goal: the M = 1 case at bandwidth x 2/b, within 20%. */
+/* The course lesson's stretch goal: the M = 1 case at bandwidth x 2/b, within 20%. */
 static const char *m1_verdict(double of_bw_2b)
 {
     if (of_bw_2b > 1.2)

@@ -1,7 +1,7 @@
 /* rf_cuda.h - the CUDA backend: a GPU's measured roofline and its GEMMs.
  *
- * Built when CMake finds nvcc and RF_WITH_CUDA is ON (README, "The CUDA backend"). When it
- * is not built, every function here except rf_cuda_built, the name helpers,
+ * Built when CMake finds nvcc and RF_WITH_CUDA is ON (docs/cuda.md). When
+ * it is not built, every function here except rf_cuda_built, the name helpers,
  * rf_cuda_device_parse, rf_cuda_timing_default, rf_cuda_gemm_out_dtype and
  * rf_cuda_gemm_tolerance returns RF_EUNAVAIL "CUDA backend not built ...",
  * and rf_cuda_ctx_device NULL, so callers compile and
@@ -48,8 +48,8 @@
 #include "rf_dtype.h"
 #include "rf_error.h"
 #include "rf_hw.h"
-#include "rf_measure.h"
 #include "rf_hw_profile.h"
+#include "rf_measure_stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -146,7 +146,7 @@ typedef struct rf_cuda_bw_result {
     int64_t reps;              /* calls per trial                            */
     int trials;
     double time_s_median;      /* one call                                   */
-    rf_stats bw_bytes_per_s;   /* over trials (rf_measure.h: best, median ...) */
+    rf_stats bw_bytes_per_s;   /* over trials (rf_measure_stats.h: best, median) */
 } rf_cuda_bw_result;
 
 /* Buffer size for a device-memory figure: 32 x L2 clamped to [256 MiB,

@@ -1,9 +1,9 @@
 /* rf_forward.h - a real forward pass of a dense decoder on the CPU, every
  * operator timed and set beside its floor on a measured roofline.
  *
- * Seed 003: "profile first, then identify the limiting resource"; time the
- * step, divide it by its derived floor, and read the residual as the budget
- * for launch overhead, scheduling and bad kernels. This module runs the
+ * The book chapter: "profile first, then identify the limiting resource";
+ * time the step, divide it by its derived floor, and read the residual as
+ * the budget for launch overhead, scheduling and bad kernels. This module runs the
  * step for real, in fp32, with random weights of the model's exact shapes:
  *
  *   embed        one row per token gathered from the (V, H) head matrix
@@ -23,7 +23,7 @@
  * opts.isa names, else the best the CPU has; AVX2 + FMA or portable C):
  * the g = n_q / n_kv query heads that share a KV head score each block of
  * keys while it is in L1, so K and V are read once (OpenBLAS's GEMM at
- * M = g ran at a few GB/s here). Prefill attention is CBLAS: each head's
+ * M = g does not: docs/measure.md). Prefill attention is CBLAS: each head's
  * T x S score matrix (one head at a time, so it stays in cache), a causal
  * mask, then V, doing exactly the 4 n_q q S d_h FLOPs of rf_op.h. The other
  * element-wise operators run on the calling thread too.
@@ -57,7 +57,8 @@
 
 #include "rf_error.h"
 #include "rf_hw.h"
-#include "rf_measure.h"
+#include "rf_measure_lab.h"
+#include "rf_measure_stats.h"
 #include "rf_model.h"
 #include "rf_step.h"
 
