@@ -127,6 +127,11 @@ void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m,
 /* The phase line: "decode: B sequences at context s ...", "prefill: B
  * prompts of T new tokens, nothing cached ..." (counts and nouns agreed). */
 void cli_assume_phase(rf_report *r, const rf_step_opts *o);
+/* The attention line: square (the output has prefill attention, q queries
+ * against S keys) says "full S x S, no causal halving" or, under --causal,
+ * the triangle's count and what it leaves unchanged; decode says only that
+ * --causal changes nothing there. */
+void cli_assume_attn(rf_report *r, const rf_step_opts *o, bool square);
 /* The MoE line of a model with routed experts (nothing otherwise), from
  * the routing in o and, when st is given, the step's experts touched and
  * rows each, with what an expert row's columns mean. */
@@ -191,14 +196,19 @@ int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi,
  * CLI_STEP_OPTS in a command's cli_opt array and pass unknown ids to
  * cli_step_opt, which returns CLI_NOT_MINE for an id it does not own. */
 enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE, CLI_O_FUSED,
-       CLI_O_MOE };
+       CLI_O_MOE, CLI_O_CAUSAL };
 #define CLI_NOT_MINE (-2)
+/* --causal: prefill attention scores the causal triangle, S (S + 1) / 2
+ * query-key pairs, not the seeds' full S x S (off by default) */
+#define CLI_CAUSAL_OPT                                                                         \
+    {"causal", 0, CLI_O_CAUSAL, NULL, "prefill attention causal: S (S + 1) / 2 pairs, not S^2"}
 #define CLI_STEP_OPTS                                                                          \
     {"phase", 1, CLI_O_PHASE, "decode|prefill", "step phase (default decode)"},                \
     {"batch", 1, CLI_O_BATCH, "B", "sequences in the step (default 1)"},                      \
     {"context", 1, CLI_O_CONTEXT, "S", "cached positions per sequence (default 0)"},         \
     {"tokens", 1, CLI_O_TOKENS, "T", "prefill: new tokens per sequence (default 1)"},        \
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
+    CLI_CAUSAL_OPT,                                                                            \
     {"fused", 0, CLI_O_FUSED, NULL, "report qkv_proj and gate_up_proj fused"},               \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}
 int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o);
@@ -224,6 +234,7 @@ enum { CLI_O_MEASURED = 950 };
     {"context", 1, CLI_O_CONTEXT, "S", "decode: cached positions a sequence (default 2048)"},  \
     {"tokens", 1, CLI_O_TOKENS, "T", "prefill: new tokens a prompt (default 256)"},            \
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
+    CLI_CAUSAL_OPT,                                                                            \
     {"fused", 0, CLI_O_FUSED, NULL, "qkv_proj and gate_up_proj fused"},                      \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
     {"measured", 1, CLI_O_MEASURED, "FILE.json", "draw measured roofs and operators too"}
@@ -260,6 +271,20 @@ enum { CLI_O_UTIL = 960, CLI_O_RESERVE }; /* ids: step 900s, figure 950s, budget
     {"reserve", 1, CLI_O_RESERVE, "SIZE", "KV capacity: activations and runtime reserve (default 6GiB)"}
 /* Handles CLI_O_UTIL and CLI_O_RESERVE; CLI_NOT_MINE for any other id. */
 int cli_budget_opt(cli_ctx *ctx, int id, const char *arg, cli_budget *b);
+
+/* Does the step fit? rf_step_fit of o on ctx->hw's memory under budget b:
+ * an assumption line with the rule, then in the current section `fits`
+ * (JSON true/false; "fits: 15.1 GiB of the 67.3 GiB ..." / "does not fit:
+ * needs ..., ... more than ...") and `memory_needed_bytes`. A hardware with no
+ * memory size gives null and says to give --mem. what names the batch in
+ * the line ("1 sequence at 1,024 positions"); out (NULL: not wanted)
+ * receives the fit, and the return is its status. */
+rf_status cli_fit(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                  const cli_budget *b, rf_fit *out);
+/* The shown text of a fit ("fits: ..." / "does not fit: ..."), into buf. */
+const char *cli_fit_text(const rf_fit *f, char *buf, size_t cap);
+/* The rule's assumption line. */
+void cli_assume_fit(rf_report *r, const rf_fit *f, const cli_ctx *ctx);
 
 /* The columns of `bench gemm` (cmd_bench.c), CPU and CUDA. */
 void cli_gemm_table(rf_report *r, bool with_dtype);

@@ -58,6 +58,18 @@ int cmd_capacity(int argc, char **argv)
                      : ctx.hw.mem_usable ? "the preset's usable memory, as seed 003 budgets it"
                                          : "the stated capacity (datasheet or profile); --mem gives what "
                                            "your runtime can use");
+    if (!c.weights_fit) {
+        char wb[32], budget[32], over[32];
+        rf_fmt((double)c.resident_bytes, RF_U_BYTES_BIN, wb, sizeof wb);
+        rf_fmt(c.pool_bytes + (double)c.resident_bytes, RF_U_BYTES_BIN, budget, sizeof budget);
+        rf_fmt(-c.pool_bytes, RF_U_BYTES_BIN, over, sizeof over);
+        rf_report_assume(r, "no room for KV: the weights (%s) do not fit the %s that util x "
+                            "memory - reserve leaves; they need %s more, so the pool holds "
+                            "no token",
+                         wb, budget, over);
+    }
+    rf_report_bool(r, "fits", "weights fit", c.weights_fit,
+                   c.weights_fit ? "yes" : "no: no room for KV (see above)");
     rf_report_num(r, "util", "util", c.util, RF_U_RATIO);
     rf_report_int(r, "mem_bytes", "usable memory", c.mem_bytes, RF_U_BYTES_BIN);
     rf_report_int(r, "resident_bytes", "resident weights", c.resident_bytes, RF_U_BYTES_BIN);

@@ -12,17 +12,21 @@ enum { O_TOKENS = 1000, O_CONTEXT };
 static const cli_opt opts[] = {
     {"tokens", 1, O_TOKENS, "LIST", "tokens in flight M for the GEMMs (default 1,256)"},
     {"context", 1, O_CONTEXT, "LIST", "contexts S for attention (default 128,512,2048)"},
+    CLI_CAUSAL_OPT,
     {0},
 };
 
 typedef struct args {
     const char *tokens, *context;
+    bool causal;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == O_TOKENS)
+    if (id == CLI_O_CAUSAL)
+        a->causal = true;
+    else if (id == O_TOKENS)
         a->tokens = arg;
     else
         a->context = arg;
@@ -86,8 +90,9 @@ static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
 int cmd_ops(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {"1,256", "128,512,2048"};
-    int pos, rc = cli_parse(&ctx, argc, argv, "ops MODEL [--tokens LIST] [--context LIST]", opts,
+    args a = {"1,256", "128,512,2048", false};
+    int pos, rc = cli_parse(&ctx, argc, argv,
+                            "ops MODEL [--tokens LIST] [--context LIST] [--causal]", opts,
                             on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
@@ -98,6 +103,7 @@ int cmd_ops(int argc, char **argv)
     rf_report *r = NULL;
     static rf_step st;
     rf_step_opts o = rf_step_opts_default();
+    o.causal = a.causal;
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_range(&ctx, "--tokens", a.tokens, RF_DIM_MAX, &toks, &nt)) ||
         (rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ctxs, &nc)))
@@ -112,6 +118,7 @@ int cmd_ops(int argc, char **argv)
     rf_report_assume(r, "GEMM: M = tokens in flight, Q = M K b_a + K N b_w + M N b_a; attention: "
                         "decode = 1 query against S keys, prefill = S queries against S keys, "
                         "K/V read once (flash)");
+    cli_assume_attn(r, &o, true);
     rf_report_table(r, "ops", NULL);
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "m", "M", RF_U_INT);
@@ -126,6 +133,18 @@ int cmd_ops(int argc, char **argv)
         rc = gemm_rows(&ctx, r, &m, o, toks[i], &roof, &st);
     for (size_t i = 0; i < nc && !rc; i++)
         rc = attn_rows(&ctx, r, &m, o, ctxs[i], &roof, &st);
+    /* the model's memory fit: one sequence (the table's) at the largest S */
+    o.context = 0;
+    for (size_t i = 0; i < nc; i++)
+        o.context = ctxs[i] > o.context ? ctxs[i] : o.context;
+    char label[96];
+    snprintf(label, sizeof label, "memory fit: the weights and one sequence at context %lld",
+             (long long)o.context);
+    rf_report_section(r, "memory", label);
+    const cli_budget budget = CLI_BUDGET_DEFAULT;
+    rf_fit fit;
+    if (cli_fit(&ctx, r, &m, &o, &budget, &fit) == RF_OK)
+        cli_assume_fit(r, &fit, &ctx);
     if (!rc)
         rc = cli_emit(&ctx, r);
 out:

@@ -101,6 +101,17 @@ int cmd_plot(int argc, char **argv)
         return rc < 0 ? RF_EXIT_OK : rc;
     rf_buf b;
     rf_err e;
+    rf_fit fit;
+    /* the decode batch's memory fit, under the title (capacity's default
+     * budget: 0.92 of memory, 6 GiB reserve) */
+    const cli_budget budget = CLI_BUDGET_DEFAULT;
+    if (rf_step_fit(&f.model, &f.decode, ctx.hw.mem_bytes, budget.util, budget.reserve_bytes,
+                    &fit, &e) == RF_OK) {
+        char text[160];
+        size_t n = strlen(f.plot.title);
+        snprintf(f.plot.title + n, sizeof f.plot.title - n, " \xc2\xb7 decode batch %s",
+                 cli_fit_text(&fit, text, sizeof text));
+    }
     rf_buf_init(&b);
     if (rf_plot_write_svg(&f.plot, &b, &e))
         rc = cli_fail_err(&ctx, &e);

@@ -21,9 +21,12 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return rc == CLI_NOT_MINE ? cli_figure_opt(ctx, id, arg, a->fig) : rc;
 }
 
-static void phase_totals(rf_report *r, const char *key, const char *label, const rf_step *st)
+static void phase_totals(const cli_ctx *ctx, rf_report *r, const char *key, const char *label,
+                         const cli_figure *f, const rf_step_opts *o, const rf_step *st,
+                         const cli_budget *b)
 {
     rf_report_section(r, key, label);
+    cli_fit(ctx, r, &f->model, o, b, NULL);
     rf_report_int(r, "total_bytes", "step bytes (weights + KV)", st->total_bytes, RF_U_BYTES);
     rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
     rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
@@ -41,6 +44,8 @@ static void capacity(rf_report *r, rf_status s, const rf_capacity *c, const rf_e
         rf_report_null(r, "sequences", "sequences at this context", e->msg);
         return;
     }
+    rf_report_bool(r, "fits", "weights fit", c->weights_fit,
+                   c->weights_fit ? "yes" : "no: the weights leave no room for KV");
     rf_report_int(r, "mem_bytes", "usable memory", c->mem_bytes, RF_U_BYTES_BIN);
     rf_report_int(r, "resident_bytes", "resident weights", c->resident_bytes, RF_U_BYTES_BIN);
     rf_report_int(r, "reserve_bytes", "reserve", c->reserve_bytes, RF_U_BYTES_BIN);
@@ -131,15 +136,22 @@ int cmd_report(int argc, char **argv)
     }
     cli_assume_step(&ctx, r, &f.model, &f.decode, &f.decode_step);
     cli_assume_phase(r, &f.prefill);
+    cli_assume_attn(r, &f.prefill, true);
     rf_report_assume(r, "KV capacity: pool = %.2f x usable memory - resident weights - reserve",
                      a.budget.util);
     if (f.measured_path)
         rf_report_assume(r, "measured: %s (%s)", f.measured_path,
                          f.measured.name[0] ? f.measured.name : "no name");
 
+    rf_fit fit;
+    if (rf_step_fit(&f.model, &f.decode, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes,
+                    &fit, &e) == RF_OK)
+        cli_assume_fit(r, &fit, &ctx);
     char label[160];
-    phase_totals(r, "decode", "decode step: floors and throughput", &f.decode_step);
-    phase_totals(r, "prefill", "prefill step: floors and throughput", &f.prefill_step);
+    phase_totals(&ctx, r, "decode", "decode step: floors and throughput", &f, &f.decode,
+                 &f.decode_step, &a.budget);
+    phase_totals(&ctx, r, "prefill", "prefill step: floors and throughput", &f, &f.prefill,
+                 &f.prefill_step, &a.budget);
     snprintf(label, sizeof label, "decode operators (B = %lld at s = %lld)",
              (long long)f.decode.batch, (long long)f.decode.context);
     cli_op_table(r, "decode_ops", label, &f.decode_step);

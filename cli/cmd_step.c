@@ -4,11 +4,18 @@
 
 #include "cli.h"
 
-static const cli_opt opts[] = {CLI_STEP_OPTS, {0}};
+static const cli_opt opts[] = {CLI_STEP_OPTS, CLI_BUDGET_OPTS, {0}};
+
+typedef struct args {
+    rf_step_opts o;
+    cli_budget budget; /* for the memory fit */
+} args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
-    return cli_step_opt(ctx, id, arg, user);
+    args *a = user;
+    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+    return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
 }
 
 /* Operator rows: per step, summed over the layers an operator runs in
@@ -47,9 +54,13 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
     }
 }
 
-static void totals(rf_report *r, const rf_step *st, const rf_step_opts *o)
+static void totals(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step *st,
+                   const rf_step_opts *o, const cli_budget *b)
 {
+    rf_fit fit;
     rf_report_section(r, NULL, "step totals");
+    if (cli_fit(ctx, r, m, o, b, &fit) == RF_OK)
+        cli_assume_fit(r, &fit, ctx);
     rf_report_int(r, "weight_bytes", "weights streamed", st->weight_bytes, RF_U_BYTES);
     rf_report_int(r, "kv_bytes", "KV read", st->kv_bytes, RF_U_BYTES);
     rf_report_int(r, "kv_bytes_per_token", "KV a token (all layers)", st->kv_bytes_per_token,
@@ -88,13 +99,15 @@ static void totals(rf_report *r, const rf_step *st, const rf_step_opts *o)
 int cmd_step(int argc, char **argv)
 {
     cli_ctx ctx;
-    rf_step_opts o = rf_step_opts_default();
+    args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT};
+    rf_step_opts o;
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "step MODEL [--phase decode|prefill] [--batch B] [--context S] "
                             "[--tokens T] [options]",
-                            opts, on_opt, &o, &pos);
+                            opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    o = a.o;
     rf_model m;
     rf_roof roof;
     rf_err e;
@@ -112,7 +125,7 @@ int cmd_step(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     cli_assume_step(&ctx, r, &m, &o, &st);
     cli_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &st);
-    totals(r, &st, &o);
+    totals(&ctx, r, &m, &st, &o, &a.budget);
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;

@@ -14,13 +14,16 @@ static const cli_opt opts[] = {
     {"batch", 1, O_BATCHES, "RANGE", "batch sizes: 1..1024, 1..64:1 or 1,16,256 (required)"},
     {"context", 1, O_CONTEXTS, "RANGE", "contexts (default 0: weights only)"},
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},
+    CLI_CAUSAL_OPT,
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
+    CLI_BUDGET_OPTS,
     {0},
 };
 
 typedef struct args {
     const char *batch, *context;
     rf_step_opts o;
+    cli_budget budget; /* for each point's memory fit */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -30,8 +33,10 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         a->batch = arg;
     else if (id == O_CONTEXTS)
         a->context = arg;
-    else
-        return cli_step_opt(ctx, id, arg, &a->o);
+    else {
+        int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+        return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
+    }
     return RF_EXIT_OK;
 }
 
@@ -45,13 +50,15 @@ static const rf_rowcol cols[] = {
     {"total_bytes", "step bytes", RF_U_BYTES, 10},
     {"kv_bytes", "KV bytes", RF_U_BYTES, 10},
     {"floor_sum_of_max_s", "sum-of-max", RF_U_SECONDS, 10},
+    {"fits", "fits", RF_U_NONE, 5},
+    {"memory_needed_bytes", "memory", RF_U_BYTES_BIN, 10},
 };
 #define N_COLS (sizeof cols / sizeof cols[0])
 
 int cmd_sweep(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {NULL, "0", rf_step_opts_default()};
+    args a = {NULL, "0", rf_step_opts_default(), CLI_BUDGET_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]", opts,
                             on_opt, &a, &pos);
     if (rc)
@@ -109,6 +116,14 @@ int cmd_sweep(int argc, char **argv)
     cli_assume_model(head, &m, &a.o, NULL);
     rf_report_assume(head, "each point: decode step of B sequences at context s; floor = "
                            "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");
+    /* each point's memory fit: the weights once, B x KV(s) a point */
+    rf_fit fit = {0};
+    bool judged = rf_fit_prepare(&m, &a.o, ctx.hw.mem_bytes, a.budget.util,
+                                 a.budget.reserve_bytes, &fit, &e) == RF_OK;
+    if (judged)
+        cli_assume_fit(head, &fit, &ctx);
+    else
+        rf_report_assume(head, "memory fit: not judged (%s)", e.msg);
     if ((rc = cli_out_open(&ctx, ctx.out_path, &o)))
         goto out;
     rf_rows w;
@@ -125,6 +140,10 @@ int cmd_sweep(int argc, char **argv)
                 rc = cli_fail_err(&ctx, &e);
                 break;
             }
+            if (judged && rf_fit_at(&fit, &m, a.o.kv, p.batch, p.context, &e)) {
+                rc = cli_fail_err(&ctx, &e);
+                break;
+            }
             rf_cell c[N_COLS] = {
                 {.kind = RF_CELL_INT, .i = (uint64_t)p.batch},
                 {.kind = RF_CELL_INT, .i = (uint64_t)p.context},
@@ -135,6 +154,8 @@ int cmd_sweep(int argc, char **argv)
                 {.kind = RF_CELL_INT, .i = p.total_bytes},
                 {.kind = RF_CELL_INT, .i = p.kv_bytes},
                 {.kind = RF_CELL_NUM, .num = p.floor_sum_of_max_s},
+                {.kind = judged ? RF_CELL_BOOL : RF_CELL_NULL, .i = fit.fits},
+                {.kind = judged ? RF_CELL_INT : RF_CELL_NULL, .i = fit.needed_bytes},
             };
             rf_rows_add(&w, &o.buf, c);
             if (o.buf.failed) /* the output takes no more: cli_out_close says why */

@@ -548,6 +548,9 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o)
     case CLI_O_NAIVE:
         o->naive_attn = true;
         return RF_EXIT_OK;
+    case CLI_O_CAUSAL:
+        o->causal = true;
+        return RF_EXIT_OK;
     case CLI_O_FUSED:
         o->fused = true;
         return RF_EXIT_OK;
@@ -593,6 +596,30 @@ void cli_assume_phase(rf_report *r, const rf_step_opts *o)
                      T, plural(T, "token", "tokens"), cached);
 }
 
+void cli_assume_attn(rf_report *r, const rf_step_opts *o, bool square)
+{
+    if (!square) {
+        if (o->causal)
+            rf_report_assume(r, "attention: --causal changes nothing in decode (the new token "
+                                "scores every key before it)");
+        return;
+    }
+    if (!o->causal) {
+        rf_report_assume(r, "attention: full S x S, no causal halving (each of q queries scores "
+                            "all S keys: F = 4 n_q d_h q S a sequence; --causal counts the "
+                            "triangle)");
+        return;
+    }
+    rf_report_assume(r, "attention: causal, each query scores the keys up to itself, diagonal "
+                        "included: q (S - q) + q (q + 1) / 2 pairs a sequence for q queries "
+                        "against S keys, S (S + 1) / 2 for a fresh prompt (a sliding layer's "
+                        "query at most the window); F = 4 n_q d_h pairs; K/V bytes unchanged "
+                        "(flash reads each key once)%s",
+                     o->naive_attn ? "; naive scores: the full q x S matrix is still written "
+                                     "and read, masked, so score bytes are not halved"
+                                   : "");
+}
+
 void cli_assume_moe(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st)
 {
     if (!m->n_experts)
@@ -636,6 +663,7 @@ void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, co
     if (o->naive_attn)
         rf_report_assume(r, "naive attention: + 2 n_q q S b_a bytes a sequence and layer (scores "
                             "written by QK^T, read by softmax.V)");
+    cli_assume_attn(r, o, o->phase == RF_PREFILL);
     cli_assume_moe(r, m, o, st);
     cli_assume_arch(r, m, o);
 }
@@ -705,4 +733,51 @@ int cli_budget_opt(cli_ctx *ctx, int id, const char *arg, cli_budget *b)
         return RF_EXIT_OK;
     }
     return CLI_NOT_MINE;
+}
+
+const char *cli_fit_text(const rf_fit *f, char *buf, size_t cap)
+{
+    char need[32], budget[32], more[32];
+    rf_fmt((double)f->needed_bytes, RF_U_BYTES_BIN, need, sizeof need);
+    rf_fmt(f->budget_bytes, RF_U_BYTES_BIN, budget, sizeof budget);
+    rf_fmt((double)f->needed_bytes - f->budget_bytes, RF_U_BYTES_BIN, more, sizeof more);
+    if (f->fits)
+        snprintf(buf, cap, "fits: %s of the %s for weights + KV", need, budget);
+    else
+        snprintf(buf, cap, "does not fit: needs %s, %s more than the %s for weights + KV", need,
+                 more, budget);
+    return buf;
+}
+
+void cli_assume_fit(rf_report *r, const rf_fit *f, const cli_ctx *ctx)
+{
+    char mem[32], reserve[32], budget[32];
+    rf_fmt((double)f->mem_bytes, RF_U_BYTES_BIN, mem, sizeof mem);
+    rf_fmt((double)f->reserve_bytes, RF_U_BYTES_BIN, reserve, sizeof reserve);
+    rf_fmt(f->budget_bytes, RF_U_BYTES_BIN, budget, sizeof budget);
+    rf_report_assume(r, "memory fit: resident weights + B x KV of the positions each sequence "
+                        "holds, against util x memory - reserve = %.2f x %s%s - %s = %s "
+                        "(capacity's pool rule; --util, --reserve, --mem)",
+                     f->util, mem, ctx->mem_bytes ? " (--mem)" : "", reserve, budget);
+}
+
+rf_status cli_fit(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                  const cli_budget *b, rf_fit *out)
+{
+    rf_fit f;
+    rf_err e;
+    char text[160];
+    rf_status s = rf_step_fit(m, o, ctx->hw.mem_bytes, b->util, b->reserve_bytes, &f, &e);
+    if (s) {
+        rf_report_null(r, "fits", "memory", ctx->hw.mem_bytes ? e.msg
+                                                    : "- (no memory size: give --mem)");
+        rf_report_null(r, "memory_needed_bytes", "memory needed (weights + KV)", "-");
+    } else {
+        rf_report_bool(r, "fits", "memory", f.fits, cli_fit_text(&f, text, sizeof text));
+        rf_report_int(r, "memory_needed_bytes", "memory needed (weights + KV)", f.needed_bytes,
+                      RF_U_BYTES_BIN);
+    }
+    if (out && !s)
+        *out = f;
+    return s;
 }

@@ -302,9 +302,58 @@ static void seed003_capacity(void **state)
     printed(c.pool_bytes / 1073741824.0, 2, 52.32);
     printed(c.tokens / 1000.0, 0, 429);
     printed(c.sequences, 0, 52);
-    /* too little memory is refused, never a negative pool */
+    /* too little memory is an answer (issue 12.2): 0.92 x 16 GiB - 6 GiB =
+     * 8.72 GiB leaves no room for 14.96 GiB of weights: no token, no sequence */
     assert_int_equal(rf_capacity_compute(&m, &o, 16ull << 30, 0.92, 6ull << 30, 8192, &c, NULL),
-                     RF_EINVAL);
+                     RF_OK);
+    assert_false(c.weights_fit);
+    assert_true(c.tokens == 0 && c.sequences == 0 && c.pool_bytes < 0);
+}
+
+/* Issue 12.2: the memory fit of a step is capacity's pool rule for its
+ * batch. Llama-3-8B on the H100 SXM: budget = 0.92 x 85,523,536,282 -
+ * 6 GiB = 72,239,202,435.4 B; weights 16,059,990,016 B leave the pool of
+ * seed003_capacity, 56,179,212,419.4 B = 418.57 sequences of 1,024
+ * positions (134,217,728 B each): B = 418 fits, B = 419 does not. */
+static void step_memory_fit(void **state)
+{
+    (void)state;
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_default();
+    rf_fit f;
+    rf_capacity c;
+    const uint64_t mem = 85523536282ull, reserve = 6ull << 30;
+    o.context = 1024;
+    o.batch = 64; /* 16,059,990,016 + 64 x 134,217,728 = 24,649,924,608 */
+    assert_int_equal(rf_step_fit(&m, &o, mem, 0.92, reserve, &f, NULL), RF_OK);
+    assert_true(f.needed_bytes == 24649924608ull && f.fits);
+    near(f.budget_bytes, 72239202435.4, 1e-12);
+    assert_int_equal(rf_capacity_compute(&m, &o, mem, 0.92, reserve, 1024, &c, NULL), RF_OK);
+    printed(c.sequences, 2, 418.57);
+    o.batch = 418;
+    assert_int_equal(rf_step_fit(&m, &o, mem, 0.92, reserve, &f, NULL), RF_OK);
+    assert_true(f.fits);
+    o.batch = 419;
+    assert_int_equal(rf_step_fit(&m, &o, mem, 0.92, reserve, &f, NULL), RF_OK);
+    assert_false(f.fits);
+    /* prefill holds s + T: B = 1, T = 1024 after 0 cached is one 1,024 sequence */
+    o.phase = RF_PREFILL;
+    o.batch = 1;
+    o.context = 0;
+    o.tokens = 1024;
+    assert_int_equal(rf_step_fit(&m, &o, mem, 0.92, reserve, &f, NULL), RF_OK);
+    assert_true(f.kv_bytes == 134217728ull);
+    /* a second instance: Mixtral-8x7B's 46.7 B bf16 parameters (87 GiB)
+     * fit no 80 GB card, even at batch 1 and no context */
+    m = model("mixtral-8x7b");
+    o = rf_step_opts_default();
+    assert_int_equal(rf_step_fit(&m, &o, 80000000000ull, 0.92, reserve, &f, NULL), RF_OK);
+    assert_false(f.fits);
+    assert_true(f.needed_bytes == f.weight_bytes);
+    assert_int_equal(rf_capacity_compute(&m, &o, 80000000000ull, 0.92, reserve, 8192, &c, NULL),
+                     RF_OK);
+    assert_false(c.weights_fit);
+    assert_true(c.tokens == 0);
 }
 
 static void seed003_composition(void **state)
@@ -603,6 +652,94 @@ static void moe_crossover_in_flight(void **state)
     near(g->tokens_star, g->m_star * 64 / 6, 1e-9);
 }
 
+/* ---- issue 12.6: causal masking counts the triangle, diagonal included - */
+static void causal_pairs(void **state)
+{
+    (void)state;
+    uint64_t p;
+    rf_attn_desc d = {.q_tokens = 4, .keys = 4, .causal = true};
+    /* 4 queries against 4 keys: 1 + 2 + 3 + 4 = 10 = S (S + 1) / 2 */
+    assert_int_equal(rf_attn_pairs(&d, &p, NULL), RF_OK);
+    assert_true(p == 10);
+    /* 2 new tokens after 3 cached (positions 4 and 5): 4 + 5 = 9 */
+    d.q_tokens = 2, d.keys = 5;
+    assert_int_equal(rf_attn_pairs(&d, &p, NULL), RF_OK);
+    assert_true(p == 9);
+    /* a window of 3 over 8 fresh positions: 1 + 2 + 3 + 5 x 3 = 21 */
+    d.q_tokens = 8, d.keys = 8, d.window = 3;
+    assert_int_equal(rf_attn_pairs(&d, &p, NULL), RF_OK);
+    assert_true(p == 21);
+    /* decode (one query, the last position) sees every key: causal or not */
+    d.q_tokens = 1, d.keys = 100, d.window = 0;
+    assert_int_equal(rf_attn_pairs(&d, &p, NULL), RF_OK);
+    assert_true(p == 100);
+    /* without the mask: q S (or q min(S, w)) */
+    d.causal = false, d.q_tokens = 8, d.keys = 8, d.window = 3;
+    assert_int_equal(rf_attn_pairs(&d, &p, NULL), RF_OK);
+    assert_true(p == 24);
+    /* 2^40 queries x 2^40 keys does not fit 64 bits; more queries than keys
+     * has no causal reading */
+    d.q_tokens = d.keys = RF_DIM_MAX, d.window = 0, d.causal = true;
+    assert_int_equal(rf_attn_pairs(&d, &p, NULL), RF_ERANGE);
+    d.q_tokens = 5, d.keys = 4;
+    assert_int_equal(rf_attn_pairs(&d, &p, NULL), RF_EINVAL);
+}
+
+static void causal_prefill(void **state)
+{
+    (void)state;
+    rf_roof r = roof_of("h100-sxm", 0);
+    static rf_step st;
+    rf_step_opts o = rf_step_opts_default();
+    o.phase = RF_PREFILL;
+    o.tokens = 1024;
+    o.causal = true;
+    /* Llama-3-8B, one 1,024-token prompt: F = 4 n_q d_h S (S + 1) / 2 =
+     * 4 x 32 x 128 x 524,800 = 8,598,323,200 a layer (the full square's
+     * 17,179,869,184 halved, plus the diagonal); K/V bytes unchanged:
+     * 2 x 8 x 1,024 x 128 x 2 = 4,194,304 */
+    rf_model m = model("llama-3-8b");
+    assert_int_equal(rf_step_compute(&m, &o, &r, &st, NULL), RF_OK);
+    const rf_op *a = op_named(&st, "attention");
+    assert_true(a->flops == 8598323200ull);
+    assert_true(a->bytes == 4194304ull && a->kv_bytes == 4194304ull);
+    /* naive: the full 1,024 x 1,024 scores of 32 heads still written and
+     * read, masked: 2 x 32 x 1,024^2 x 2 bytes, as without --causal */
+    o.naive_attn = true;
+    assert_int_equal(rf_step_compute(&m, &o, &r, &st, NULL), RF_OK);
+    assert_true(op_named(&st, "attention")->extra_bytes == 2ull * 32 * 1024 * 1024 * 2);
+    /* 512 new tokens after 512 cached: 512 x 512 + 512 x 513 / 2 pairs */
+    o.naive_attn = false;
+    o.context = 512;
+    o.tokens = 512;
+    assert_int_equal(rf_step_compute(&m, &o, &r, &st, NULL), RF_OK);
+    assert_true(op_named(&st, "attention")->flops == 4ull * 32 * 128 * (512 * 512 + 512 * 513 / 2));
+    /* decode is untouched: one query sees all 1,024 keys */
+    o.phase = RF_DECODE;
+    o.context = 1024;
+    assert_int_equal(rf_step_compute(&m, &o, &r, &st, NULL), RF_OK);
+    assert_true(op_named(&st, "attention")->flops == 4ull * 32 * 1024 * 128);
+    /* Gemma-2-9B at 8,192: global layers 8,192 x 8,193 / 2 = 33,558,528
+     * pairs; sliding layers (window 4,096) 4,096 x 4,097 / 2 + 4,096 x
+     * 4,096 = 25,167,872; F = 4 n_q d_h pairs = 4 x 16 x 256 x pairs */
+    m = model("gemma-2-9b-it");
+    o.phase = RF_PREFILL;
+    o.context = 0;
+    o.tokens = 8192;
+    assert_int_equal(rf_step_compute(&m, &o, &r, &st, NULL), RF_OK);
+    assert_true(op_named(&st, "attention")->flops == 4ull * 16 * 256 * 33558528);
+    assert_true(op_named(&st, RF_OP_ATTN_SWA)->flops == 4ull * 16 * 256 * 25167872);
+    /* crossing point: the triangle's I = g (S + 1) / b_kv reaches I* at
+     * S* = 2 S*_full - 1: Llama-3-8B on the H100 2 x 73.8 - 1 = 146.6 */
+    rf_crossover cx;
+    m = model("llama-3-8b");
+    assert_int_equal(rf_crossover_compute(&m, &o, &r, &cx, NULL), RF_OK);
+    printed(cx.attn_prefill_s_star, 1, 2 * 989.4 / 3.35 * 2 / 8 - 1);
+    o.causal = false;
+    assert_int_equal(rf_crossover_compute(&m, &o, &r, &cx, NULL), RF_OK);
+    printed(cx.attn_prefill_s_star, 1, 73.8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,7 +753,9 @@ int main(void)
         cmocka_unit_test(step_prefill),         cmocka_unit_test(sweep_matches_step),
         cmocka_unit_test(bad_inputs),           cmocka_unit_test(dtypes),
         cmocka_unit_test(moe_rows_reproducible), cmocka_unit_test(hw_math_fallback),
+        cmocka_unit_test(step_memory_fit),
         cmocka_unit_test(moe_crossover_in_flight),
+        cmocka_unit_test(causal_pairs),           cmocka_unit_test(causal_prefill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

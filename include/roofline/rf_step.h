@@ -71,6 +71,8 @@ typedef struct rf_step_opts {
                              quantization leaves out keep its unquantized
                              dtype (rf_model_module_dtype)                 */
     bool naive_attn;      /* materialize attention scores                 */
+    bool causal;          /* prefill attention scores the causal triangle,
+                             S (S + 1) / 2 pairs, not S^2 (rf_attn_pairs) */
     bool fused;           /* report qkv and gate_up as fused operators    */
     rf_moe_routing moe;   /* routed-expert assumption                     */
 } rf_step_opts;
@@ -146,9 +148,11 @@ typedef struct rf_crossover {
     double square_never_below_d; /* no square GEMM crosses for d <= I* b_a */
     double attn_prefill_s_star; /* S* for prefill attention: I* b_kv /
                                    (2 g); MLA: I* (r + rope) b_kv /
-                                   (2 n_q (nope + rope + v))             */
+                                   (2 n_q (nope + rope + v)); causal: twice
+                                   that less one (rf_attn_causal_sstar)   */
     double ridge;
     rf_moe_routing moe;         /* the routing tokens_star assumes        */
+    bool causal;                /* attn_prefill_s_star of the triangle    */
 } rf_crossover;
 
 /* Tokens in flight M at which each streamed expert of a MoE layer runs
@@ -175,19 +179,57 @@ typedef struct rf_gemm_shape {
  * most cap (RF_STEP_MAX_OPS holds every one). Returns the count. */
 size_t rf_step_gemm_shapes(const rf_step *st, rf_gemm_shape *out, size_t cap);
 
-/* KV capacity, vLLM style:
+/* The memory a serving engine leaves for weights and KV (vLLM style):
+ *     budget = util x usable_memory - reserve
+ * and whether a batch fits it:
+ *     needed = resident_weights + B kv_seq(S)
+ *     fits   = needed <= budget
+ * kv_seq(S) = rf_model_kv_bytes(m, b_kv, S), the cache one sequence holds at
+ * S positions (sliding layers capped at the window); S is what the step
+ * leaves cached: s in decode, s + T in prefill. fits is capacity's
+ * "sequences >= B" (pool = budget - weights), the same rule.              */
+typedef struct rf_fit {
+    double util;
+    uint64_t mem_bytes;         /* usable memory                          */
+    uint64_t reserve_bytes;     /* activations and runtime                */
+    double budget_bytes;        /* util x mem - reserve (may be negative) */
+    uint64_t weight_bytes;      /* resident weights (every parameter)     */
+    int64_t batch;              /* B (0: the weights alone)               */
+    int64_t positions;          /* S a sequence holds                     */
+    uint64_t kv_bytes;          /* B kv_seq(S)                            */
+    uint64_t needed_bytes;      /* weights + kv                           */
+    bool fits;                  /* needed <= budget                       */
+} rf_fit;
+
+/* The budget and the resident weights; batch 0 (the weights alone, fits when
+ * weights <= budget). RF_EINVAL for util outside (0, 1] or a memory of 0. */
+rf_status rf_fit_prepare(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
+                         double util, uint64_t reserve_bytes, rf_fit *out, rf_err *err);
+/* The fit of B sequences at S positions each, on a prepared f (the sweep
+ * calls it per point). RF_EINVAL for B or S out of [0, RF_DIM_MAX];
+ * RF_ERANGE when the bytes overflow 64 bits. */
+rf_status rf_fit_at(rf_fit *f, const rf_model *m, rf_dtype kv, int64_t batch, int64_t positions,
+                    rf_err *err);
+/* Both for a step's options: B = o->batch, S as above. */
+rf_status rf_step_fit(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes, double util,
+                      uint64_t reserve_bytes, rf_fit *out, rf_err *err);
+
+/* KV capacity, vLLM style, on rf_fit's budget:
  *     pool = util x usable_memory - resident_weights - reserve
- *     tokens = pool / kv_tok; sequences = tokens / context                  */
+ *     tokens = pool / kv_tok; sequences = pool / kv_seq(context)
+ * Weights that leave no pool are an answer, not an error: weights_fit
+ * false, tokens and sequences 0.                                          */
 typedef struct rf_capacity {
     double util;
     uint64_t mem_bytes;
     uint64_t resident_bytes;
     uint64_t reserve_bytes;
-    double pool_bytes;          /* may not be negative: refused instead   */
+    double pool_bytes;          /* negative when the weights do not fit   */
+    bool weights_fit;           /* pool_bytes > 0                         */
     uint64_t kv_bytes_per_token;
-    uint64_t tokens;            /* floor(pool / kv_tok)                   */
+    uint64_t tokens;            /* floor(pool / kv_tok); 0 without a pool */
     int64_t context;            /* 0: no sequence count                   */
-    double sequences;           /* tokens / context (fractional)          */
+    double sequences;           /* pool / kv_seq(context) (fractional)    */
 } rf_capacity;
 
 rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o,

@@ -104,18 +104,20 @@ static int64_t o_width(const rf_model *md)
 }
 
 /* Attention itself, for `count` layers: each query attends to `keys` keys
- * and the step reads the K/V (or latent) of `read` positions once. They
- * differ only on a sliding layer in prefill, where T queries each see the
- * window and together read the union of their windows (see decompose). */
+ * (at most `window` of them, 0: no window; only the keys up to itself under
+ * o->causal) and the step reads the K/V (or latent) of `read` positions
+ * once. They differ only on a sliding layer in prefill, where T queries
+ * each see the window and together read the union of their windows (see
+ * decompose). */
 static rf_status attention(rf_step *st, const char *name, const rf_model *md,
-                           const rf_step_opts *o, int64_t q_tokens, int64_t keys, int64_t read,
-                           uint64_t count, rf_err *err)
+                           const rf_step_opts *o, int64_t q_tokens, int64_t keys, int64_t window,
+                           int64_t read, uint64_t count, rf_err *err)
 {
     if (!count || keys < 1)
         return RF_OK;
     rf_attn_desc d = {.n_q = md->n_q, .n_kv = md->n_kv, .head_dim = md->head_dim,
                       .batch = o->batch, .q_tokens = q_tokens, .keys = keys,
-                      .naive = o->naive_attn};
+                      .naive = o->naive_attn, .window = window, .causal = o->causal};
     if (md->kv_lora_rank && q_tokens == 1) {
         /* MLA decode with the up-projections absorbed: every head scores
          * against the shared latent (c_kv, k_rope) of r + rope elements and
@@ -140,9 +142,11 @@ static rf_status attention(rf_step *st, const char *name, const rf_model *md,
     rf_status s = rf_op_attention(name, &d, o->kv, o->a, &op, err);
     if (s)
         return s;
-    if (read != keys) {
+    if (read != (int64_t)op.n) {
         /* the same operator over `read` keys: its K/V bytes are those read */
         d.keys = read;
+        d.window = 0;
+        d.causal = false;
         if ((s = rf_op_attention(name, &d, o->kv, o->a, &wide, err)))
             return s;
         op.kv_bytes = wide.kv_bytes;
@@ -312,8 +316,9 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *s
     }
 
     if ((s = attn_proj(st, md, o, M, M_kv, all, err)) ||
-        (s = attention(st, "attention", md, o, q_tokens, keys, keys, global, err)) ||
-        (s = attention(st, RF_OP_ATTN_SWA, md, o, q_tokens, win_keys, win_read, sliding, err)) ||
+        (s = attention(st, "attention", md, o, q_tokens, keys, 0, keys, global, err)) ||
+        (s = attention(st, RF_OP_ATTN_SWA, md, o, q_tokens, keys, md->window, win_read, sliding,
+                       err)) ||
         (s = gemm(st, md, RF_MOD_ATTN, "o_proj", M, o_width(md), md->hidden, o, all, err)) ||
         (s = mlp(st, md, o, M, cls[0][0] + cls[0][1], err)))
         return s;
@@ -457,6 +462,9 @@ rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const 
     } else {
         out->attn_prefill_s_star = rf_attn_prefill_sstar(md->n_q, md->n_kv, o->kv, roof->ridge);
     }
+    out->causal = o->causal;
+    if (o->causal) /* the triangle's F: I = I* one key short of twice as far */
+        out->attn_prefill_s_star = rf_attn_causal_sstar(out->attn_prefill_s_star);
     return RF_OK;
 }
 
@@ -487,31 +495,75 @@ bool rf_crossover_square(const rf_crossover *cx, int64_t d, double *t_star)
     return rf_gemm_mstar(d, d, cx->square_w, cx->square_a, cx->ridge, t_star);
 }
 
+rf_status rf_fit_prepare(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
+                         double util, uint64_t reserve_bytes, rf_fit *out, rf_err *err)
+{
+    if (!(util > 0 && util <= 1))
+        return rf_err_set(err, RF_EINVAL, "util (%g) must be in (0, 1]", util);
+    if (!mem_bytes)
+        return rf_err_set(err, RF_EINVAL, "memory size is 0 (give --mem)");
+    rf_fit f = {.util = util, .mem_bytes = mem_bytes, .reserve_bytes = reserve_bytes};
+    rf_status s = rf_model_weight_bytes(m, o, &f.weight_bytes, err);
+    if (s)
+        return s;
+    f.budget_bytes = util * (double)mem_bytes - (double)reserve_bytes;
+    f.needed_bytes = f.weight_bytes;
+    f.fits = (double)f.needed_bytes <= f.budget_bytes;
+    *out = f;
+    return RF_OK;
+}
+
+rf_status rf_fit_at(rf_fit *f, const rf_model *m, rf_dtype kv, int64_t batch, int64_t positions,
+                    rf_err *err)
+{
+    if (batch < 0 || batch > RF_DIM_MAX || positions < 0 || positions > RF_DIM_MAX)
+        return rf_err_set(err, RF_EINVAL, "batch (%lld) and positions (%lld) must be in [0, %lld]",
+                          (long long)batch, (long long)positions, (long long)RF_DIM_MAX);
+    uint64_t seq, all, needed;
+    rf_status s = rf_model_kv_bytes(m, kv, positions, &seq, err);
+    if (s)
+        return s;
+    if (!rf_mul_u64((uint64_t)batch, seq, &all) || !rf_add_u64(f->weight_bytes, all, &needed))
+        return rf_err_set(err, RF_ERANGE, "KV of %lld sequences at %lld positions overflows",
+                          (long long)batch, (long long)positions);
+    f->batch = batch;
+    f->positions = positions;
+    f->kv_bytes = all;
+    f->needed_bytes = needed;
+    f->fits = (double)needed <= f->budget_bytes;
+    return RF_OK;
+}
+
+rf_status rf_step_fit(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes, double util,
+                      uint64_t reserve_bytes, rf_fit *out, rf_err *err)
+{
+    /* s + T beyond RF_DIM_MAX is refused by rf_fit_at */
+    int64_t positions = o->phase == RF_PREFILL ? o->context + o->tokens : o->context;
+    rf_status s = rf_fit_prepare(m, o, mem_bytes, util, reserve_bytes, out, err);
+    return s ? s : rf_fit_at(out, m, o->kv, o->batch, positions, err);
+}
+
 rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
                               double util, uint64_t reserve_bytes, int64_t context,
                               rf_capacity *out, rf_err *err)
 {
     rf_status s;
-    if (!(util > 0 && util <= 1))
-        return rf_err_set(err, RF_EINVAL, "util (%g) must be in (0, 1]", util);
+    rf_fit f = {0};
     if (context < 0 || context > RF_DIM_MAX)
         return rf_err_set(err, RF_EINVAL, "context (%lld) must be in [0, %lld]",
                           (long long)context, (long long)RF_DIM_MAX);
-    if (!mem_bytes)
-        return rf_err_set(err, RF_EINVAL, "memory size is 0 (give --mem)");
     rf_capacity c = {.util = util, .mem_bytes = mem_bytes, .reserve_bytes = reserve_bytes,
                      .context = context};
-    if ((s = rf_model_weight_bytes(m, o, &c.resident_bytes, err)) ||
+    if ((s = rf_fit_prepare(m, o, mem_bytes, util, reserve_bytes, &f, err)) ||
         (s = rf_model_kv_bytes(m, o->kv, 1, &c.kv_bytes_per_token, err)))
         return s;
-    c.pool_bytes = util * (double)mem_bytes - (double)c.resident_bytes - (double)reserve_bytes;
-    if (c.pool_bytes <= 0)
-        return rf_err_set(err, RF_EINVAL,
-                          "no room for KV: util x memory (%.2f GiB) minus weights (%.2f GiB) "
-                          "and reserve (%.2f GiB) is %.2f GiB",
-                          util * (double)mem_bytes / 1073741824.0,
-                          (double)c.resident_bytes / 1073741824.0,
-                          (double)reserve_bytes / 1073741824.0, c.pool_bytes / 1073741824.0);
+    c.resident_bytes = f.weight_bytes;
+    c.pool_bytes = f.budget_bytes - (double)f.weight_bytes;
+    c.weights_fit = c.pool_bytes > 0;
+    if (!c.weights_fit) {
+        *out = c; /* no pool: no tokens, no sequences */
+        return RF_OK;
+    }
     c.tokens = (uint64_t)(c.pool_bytes / (double)c.kv_bytes_per_token);
     if (context > 0) {
         uint64_t per_seq;
