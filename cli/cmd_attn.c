@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "roofline/rf_op.h"
 
-enum { O_HEADS = 1000, O_KV, O_CTX, O_PHASE, O_HDIM, O_BATCH, O_NAIVE };
+enum { O_HEADS = 1000, O_KV, O_CTX, O_PHASE, O_HDIM, O_BATCH, O_NAIVE, O_CAUSAL };
 
 static const cli_opt opts[] = {
     {"heads", 1, O_HEADS, "NQ", "query heads (required)"},
@@ -14,6 +14,7 @@ static const cli_opt opts[] = {
     {"head-dim", 1, O_HDIM, "D", "head dimension (default 128; cancels in the intensity)"},
     {"batch", 1, O_BATCH, "B", "sequences (default 1)"},
     {"naive", 0, O_NAIVE, NULL, "materialize the score matrices in memory"},
+    {"causal", 0, O_CAUSAL, NULL, "prefill: score the causal triangle, S (S + 1) / 2 pairs"},
     {0},
 };
 
@@ -39,6 +40,9 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_NAIVE:
         a->d.naive = true;
         return RF_EXIT_OK;
+    case O_CAUSAL:
+        a->d.causal = true;
+        return RF_EXIT_OK;
     case O_PHASE:
         if (!strcmp(arg, "decode") || !strcmp(arg, "prefill")) {
             a->prefill = arg[0] == 'p';
@@ -55,7 +59,7 @@ int cmd_attn(int argc, char **argv)
     args a = {.d = {.head_dim = 128, .batch = 1}};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "attn --heads NQ [--kv-heads NKV] --context S [--phase decode|prefill] "
-                            "[--head-dim D] [--batch B] [--naive]",
+                            "[--head-dim D] [--batch B] [--naive] [--causal]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
@@ -70,6 +74,8 @@ int cmd_attn(int argc, char **argv)
     a.d.q_tokens = a.prefill ? a.d.keys : 1;
 
     rf_step_opts o = rf_step_opts_default();
+    o.naive_attn = a.d.naive;
+    o.causal = a.d.causal;
     cli_apply_dtypes(&ctx, NULL, &o);
     rf_roof roof;
     if ((rc = cli_resolve_roof(&ctx, rf_dtype_math(o.w, o.a), &roof)))
@@ -85,15 +91,20 @@ int cmd_attn(int argc, char **argv)
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     cli_assume_roof(&ctx, r, &o, &roof);
-    rf_report_assume(r, "F = 4 n_q q S d_h B; Q = 2 n_kv S d_h b_kv B (K and V read once; "
-                        "scores kept on chip; no causal halving)");
+    rf_report_assume(r, "F = 4 n_q d_h B x query-key pairs a sequence; Q = 2 n_kv S d_h b_kv B "
+                        "(K and V read once)%s",
+                     a.d.naive ? "" : "; scores kept on chip (flash): no score bytes");
     if (a.d.naive)
         rf_report_assume(r, "naive: + 2 n_q q S b_a B bytes (every head's q x S scores written "
-                            "by QK^T and read back by softmax.V)");
+                            "by QK^T and read back by softmax.V, not kept on chip)");
+    cli_assume_attn(r, &o, a.prefill);
     rf_report_int(r, "heads", "query heads", (uint64_t)a.d.n_q, RF_U_INT);
     rf_report_int(r, "kv_heads", "KV heads", (uint64_t)a.d.n_kv, RF_U_INT);
     rf_report_num(r, "group", "group g = n_q / n_kv", (double)a.d.n_q / (double)a.d.n_kv, RF_U_NONE);
     rf_report_int(r, "context", "context S", (uint64_t)a.d.keys, RF_U_INT);
+    uint64_t pairs;
+    if (rf_attn_pairs(&a.d, &pairs, &e) == RF_OK) /* rf_op_attention counted them */
+        rf_report_int(r, "pairs", "query-key pairs a sequence", pairs, RF_U_INT);
     rf_report_int(r, "flops", "FLOPs", op.flops, RF_U_INT);
     rf_report_int(r, "bytes", "bytes", op.bytes, RF_U_INT);
     rf_report_int(r, "kv_bytes", "  of which K and V", op.kv_bytes, RF_U_INT);
@@ -102,8 +113,9 @@ int cmd_attn(int argc, char **argv)
     rf_report_str(r, "regime", "regime", rf_regime_name(p.regime));
     rf_report_num(r, "ridge", "ridge (FLOP/byte)", roof.ridge, RF_U_INTENSITY);
     rf_report_num(r, "floor_s", "time floor", p.floor_s, RF_U_SECONDS);
+    double s_star = rf_attn_prefill_sstar(a.d.n_q, a.d.n_kv, o.kv, roof.ridge);
     rf_report_num(r, "s_star", "prefill compute-bound from S =",
-                  rf_attn_prefill_sstar(a.d.n_q, a.d.n_kv, o.kv, roof.ridge), RF_U_INTENSITY);
+                  a.d.causal ? rf_attn_causal_sstar(s_star) : s_star, RF_U_INTENSITY);
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;

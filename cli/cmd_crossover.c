@@ -13,6 +13,7 @@ static const cli_opt opts[] = {
     {"square", 1, O_SQUARE, "LIST", "also T* of square d x d projections for these d"},
     {"moe-experts", 1, CLI_O_MOE, "uniform|all",
      "routing that turns an expert's M* into tokens in flight (default uniform)"},
+    CLI_CAUSAL_OPT,
     {0},
 };
 
@@ -91,8 +92,9 @@ void cli_crossover_tables(rf_report *r, const rf_crossover *cx, const rf_model *
         rf_report_num(r, "square_t_star", lbl, cx->square_t_star, RF_U_INTENSITY);
     else
         rf_report_null(r, "square_t_star", lbl, "never");
-    rf_report_num(r, "attn_prefill_s_star", "prefill attention, S*", cx->attn_prefill_s_star,
-                  RF_U_INTENSITY);
+    rf_report_num(r, "attn_prefill_s_star",
+                  cx->causal ? "prefill attention (causal), S*" : "prefill attention, S*",
+                  cx->attn_prefill_s_star, RF_U_INTENSITY);
 }
 
 int cmd_crossover(int argc, char **argv)
@@ -100,7 +102,7 @@ int cmd_crossover(int argc, char **argv)
     cli_ctx ctx;
     args a = {NULL, rf_step_opts_default()};
     int pos, rc = cli_parse(&ctx, argc, argv, "crossover MODEL [--square LIST] [--moe-experts "
-                            "uniform|all]", opts, on_opt, &a, &pos);
+                            "uniform|all] [--causal]", opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     rf_model m;
@@ -131,6 +133,7 @@ int cmd_crossover(int argc, char **argv)
                         "traffic; never when the denominator is <= 0; each GEMM in its own "
                         "weights' dtype, a square d x d projection in attention's (%s)",
                      rf_dtype_describe(cx.square_w, wd, sizeof wd));
+    cli_assume_attn(r, &o, true); /* S* is prefill's */
     cli_assume_arch(r, &m, &o);
     cli_crossover_tables(r, &cx, &m, "ops", NULL);
     rf_report_num(r, "square_never_below_d", "square GEMMs never cross for d <=",

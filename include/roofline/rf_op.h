@@ -8,11 +8,14 @@
  * B sequences, each with q query tokens against S keys:
  *     F = 4 n_q q S d_h B                    (Q K^T and scores . V)
  *     Q = 2 n_kv S d_h b_kv B                (read K and V once: flash)
- *   decode is q = 1; prefill is q = S (scores kept on chip).
+ *   decode is q = 1; prefill is q = S (scores kept on chip). With causal
+ *   masking q S becomes the pairs of rf_attn_pairs (S (S + 1) / 2 for
+ *   q = S); Q does not change.
  *   Naive (materialized) attention adds the score matrices: for each query
  *   head the q x S scores are written by Q K^T and read back by softmax . V,
  *     + 2 n_q q S b_a B bytes,
- *   which is exactly what rf_op.extra_bytes holds.
+ *   which is exactly what rf_op.extra_bytes holds; a causal mask is applied
+ *   to the full q x S matrix, so these bytes are not halved.
  *
  * Gather (the input embedding): one row of H elements per token,
  *     F = 0, Q = M H b_w.
@@ -82,7 +85,23 @@ typedef struct rf_attn_desc {
     int64_t q_tokens;  /* q: 1 for decode, S (or a chunk) for prefill   */
     int64_t keys;      /* S: keys each query attends to                 */
     bool naive;        /* materialize scores in memory                  */
+    int64_t window;    /* 0: none; else a query attends to at most
+                          window keys (a sliding layer): S' = min(S, w)  */
+    bool causal;       /* the q queries are the last q of the S keys'
+                          positions and each scores only the keys up to
+                          itself (see rf_attn_pairs)                     */
 } rf_attn_desc;
+
+/* Query-key pairs a sequence scores: q min(S, w) without causal masking
+ * (every query against every key it may see: the seeds' full square);
+ * causal, the query at position p (1-based, p = S - q + 1 .. S) scores
+ * min(p, w) keys, so with no window
+ *     pairs = q (S - q) + q (q + 1) / 2      (S (S + 1) / 2 when q = S),
+ * the triangle with its diagonal. w = 0 means no window. F of attention is
+ * 2 n_q pairs (d_qk + d_v) B, 4 n_q d_h pairs B when d_qk = d_v; K/V bytes
+ * do not change (flash reads each key once). Errors: RF_EINVAL when
+ * causal and q > S, RF_ERANGE on overflow. */
+rf_status rf_attn_pairs(const rf_attn_desc *d, uint64_t *pairs, rf_err *err);
 
 /* GEMM of M x K by K x N. Errors: RF_EINVAL for a dimension < 1,
  * RF_ERANGE above RF_DIM_MAX or when F or Q overflow 64 bits. */
@@ -154,8 +173,11 @@ bool rf_gemm_mstar(int64_t k, int64_t n, rf_dtype w, rf_dtype a, double ridge,
  *     T* = I* b d / (2 (d - I* b)); never when d <= b I*. */
 bool rf_square_tstar(int64_t d, double b, double ridge, double *tstar);
 
-/* Prefill attention crosses the ridge at S* = I* b_kv / (2 g), g = n_q/n_kv. */
+/* Prefill attention crosses the ridge at S* = I* b_kv / (2 g), g = n_q/n_kv
+ * (the full square; causal masking gives I = g (S + 1) / b_kv, so
+ * S* = I* b_kv / g - 1 = 2 S*_full - 1: rf_attn_causal_sstar). */
 double rf_attn_prefill_sstar(int64_t n_q, int64_t n_kv, rf_dtype kv, double ridge);
+double rf_attn_causal_sstar(double full_sstar);
 
 const char *rf_op_kind_name(rf_op_kind kind); /* "gemm", "attn-decode", ... */
 

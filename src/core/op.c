@@ -60,6 +60,42 @@ rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype
     return RF_OK;
 }
 
+/* Keys a query may see: S, or the window when it is smaller. */
+static uint64_t seen_keys(const rf_attn_desc *d)
+{
+    return d->window > 0 && d->keys > d->window ? (uint64_t)d->window : (uint64_t)d->keys;
+}
+
+/* rf_attn_pairs without its messages: false on overflow; q <= S when causal */
+static bool pairs_of(const rf_attn_desc *d, uint64_t *pairs)
+{
+    uint64_t q = (uint64_t)d->q_tokens, S = (uint64_t)d->keys;
+    if (!d->causal)
+        return rf_mul_u64(q, seen_keys(d), pairs); /* q min(S, w) */
+    /* query j = 1..q sits at position a + j, a = S - q cached before the
+     * first, and scores min(a + j, w) keys: the first n1 = clamp(w - a, 0,
+     * q) score a + j each, the rest w each */
+    uint64_t a = S - q, w = d->window > 0 ? (uint64_t)d->window : S;
+    uint64_t n1 = w <= a ? 0 : w - a < q ? w - a : q;
+    /* n1 a + n1 (n1 + 1) / 2 + (q - n1) w, the halving on the even factor */
+    uint64_t tri, x, y;
+    uint64_t h1 = n1 % 2 ? n1 : n1 / 2, h2 = n1 % 2 ? (n1 + 1) / 2 : n1 + 1;
+    return rf_mul_u64(h1, h2, &tri) && rf_mul_u64(n1, a, &x) && rf_add_u64(x, tri, &x) &&
+           rf_mul_u64(q - n1, w, &y) && rf_add_u64(x, y, pairs);
+}
+
+rf_status rf_attn_pairs(const rf_attn_desc *d, uint64_t *pairs, rf_err *err)
+{
+    if (d->causal && d->q_tokens > d->keys)
+        return rf_err_set(err, RF_EINVAL,
+                          "causal attention: query tokens (%lld) must not exceed keys (%lld)",
+                          (long long)d->q_tokens, (long long)d->keys);
+    if (!pairs_of(d, pairs))
+        return rf_err_set(err, RF_ERANGE, "query tokens x keys (%lld x %lld) overflows 64 bits",
+                          (long long)d->q_tokens, (long long)d->keys);
+    return RF_OK;
+}
+
 rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, rf_dtype a,
                           rf_op *out, rf_err *err)
 {
@@ -70,12 +106,15 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, 
         (s = check_dim("query tokens", d->q_tokens, 1, err)) ||
         (s = check_dim("context", d->keys, 1, err)) ||
         (s = check_dim("v head-dim", d->v_head_dim, 0, err)) ||
-        (s = check_dim("kv elements per token", d->kv_elems_per_token, 0, err)))
+        (s = check_dim("kv elements per token", d->kv_elems_per_token, 0, err)) ||
+        (s = check_dim("window", d->window, 0, err)))
         return s;
     if (d->n_q % d->n_kv)
         return rf_err_set(err, RF_EINVAL, "kv-heads (%lld) must divide heads (%lld)",
                           (long long)d->n_kv, (long long)d->n_q);
-    uint64_t B = (uint64_t)d->batch, q = (uint64_t)d->q_tokens, S = (uint64_t)d->keys;
+    if (d->causal && d->q_tokens > d->keys)
+        return rf_attn_pairs(d, &(uint64_t){0}, err);
+    uint64_t B = (uint64_t)d->batch, q = (uint64_t)d->q_tokens, S = seen_keys(d);
     uint64_t dqk = (uint64_t)d->head_dim;
     uint64_t dv = d->v_head_dim ? (uint64_t)d->v_head_dim : dqk;
     uint64_t kv_elems = d->kv_elems_per_token ? (uint64_t)d->kv_elems_per_token
@@ -91,12 +130,14 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, 
                 .kind = q == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
                 .m = (int64_t)per_seq,
                 .k = d->head_dim,
-                .n = d->keys,
+                .n = (int64_t)S,
                 .count = 1};
-    /* F = 2 n_q q S d_qk (Q K^T) + 2 n_q q S d_v (scores . V), times B.
-     * With d_v = d_qk = d_h this is 4 n_q q S d_h B. */
-    if (!mul4(2 * (uint64_t)d->n_q, per_seq, S, dqk, &qk) ||
-        !mul4(2 * (uint64_t)d->n_q, per_seq, S, dv, &pv) || !rf_add_u64(qk, pv, &f))
+    /* F = 2 n_q pairs d_qk (Q K^T) + 2 n_q pairs d_v (scores . V), times B;
+     * pairs = q S without a causal mask, so with d_v = d_qk = d_h this is
+     * 4 n_q q S d_h B. */
+    uint64_t pairs;
+    if (!pairs_of(d, &pairs) || !mul4(2 * (uint64_t)d->n_q, B, pairs, dqk, &qk) ||
+        !mul4(2 * (uint64_t)d->n_q, B, pairs, dv, &pv) || !rf_add_u64(qk, pv, &f))
         return overflow(name, err);
     op.flops = f;
     /* Q = (K and V elements per key) S B b_kv: read the cache once. */
@@ -159,6 +200,12 @@ double rf_attn_prefill_sstar(int64_t n_q, int64_t n_kv, rf_dtype kv, double ridg
 {
     double g = (double)n_q / (double)n_kv;
     return ridge * rf_dtype_bytes_per_elem(kv) / (2 * g);
+}
+
+double rf_attn_causal_sstar(double full_sstar)
+{
+    /* I = (F_full / 2) (S + 1) / S / Q: I = I* at S + 1 = 2 S*_full */
+    return 2 * full_sstar - 1;
 }
 
 const char *rf_op_kind_name(rf_op_kind kind)

@@ -104,13 +104,15 @@ void rf_plot_describe(rf_plot *p, const char *model, const char *hw, const rf_st
     if (decode)
         snprintf(dec, sizeof dec, "decode: B = %lld at s = %lld", (long long)decode->batch,
                  (long long)decode->context);
+    /* which attention the prefill points count: the full square or --causal */
+    const char *mask = prefill && prefill->causal ? ", causal" : ", full T x T attention";
     if (prefill && prefill->context)
-        snprintf(pre, sizeof pre, "prefill: B = %lld, T = %lld after s = %lld",
+        snprintf(pre, sizeof pre, "prefill: B = %lld, T = %lld after s = %lld%s",
                  (long long)prefill->batch, (long long)prefill->tokens,
-                 (long long)prefill->context);
+                 (long long)prefill->context, mask);
     else if (prefill)
-        snprintf(pre, sizeof pre, "prefill: B = %lld, T = %lld", (long long)prefill->batch,
-                 (long long)prefill->tokens);
+        snprintf(pre, sizeof pre, "prefill: B = %lld, T = %lld%s", (long long)prefill->batch,
+                 (long long)prefill->tokens, mask);
     snprintf(p->subtitle, sizeof p->subtitle,
              "weights %s, activations %s, KV %s; math %s \xc2\xb7 %s%s%s", w, a, kv,
              rf_dtype_name(p->math), dec, decode && prefill ? " \xc2\xb7 " : "", pre);
