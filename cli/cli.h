@@ -48,6 +48,7 @@ typedef struct cli_ctx {
     uint64_t mem_bytes;       /* --mem  (0 = not given)                  */
     uint32_t group_size;      /* --group-size (0 = not given)            */
     const char *out_path;     /* -o / --output (NULL = stdout)           */
+    unsigned step_given;      /* CLI_GIVEN_* bits: step options typed    */
 } cli_ctx;
 
 /* A command's own option. id must be >= 1000 (smaller ids are global). */
@@ -146,6 +147,16 @@ void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, co
 void cli_expert_cols(rf_report *r, bool moe);
 void cli_expert_cells(rf_report *r, const rf_op *op, bool moe);
 
+/* The weights' dtypes as the resident and streamed bytes count them: "bf16",
+ * or "mxfp4 (group 32, 1-byte scales), except attention, router, lm_head,
+ * embed in bf16" for a checkpoint that quantizes some modules. Returns out. */
+char *cli_weights_text(const rf_model *m, const rf_step_opts *o, char *out, size_t cap);
+/* On an 8-bit math roof (W8A8 fp8 or int8): a line naming the operators
+ * placed on it whose own dtypes are wider (modules kept in bf16, attention
+ * over a bf16 cache), whose compute floors it therefore understates;
+ * nothing otherwise. */
+void cli_assume_math(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_roof *roof);
+
 /* Assumption lines of a model alone: quantized modules, MLA, sliding
  * windows, and the notes its reader left. */
 void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o);
@@ -191,6 +202,13 @@ int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi,
  * max_position_embeddings where that is smaller (and said so). */
 #define CLI_DEFAULT_CONTEXT 1024
 #define CLI_DEFAULT_TOKENS 1024
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x) /* a default in a help string */
+
+/* Which step options the user typed (cli_ctx.step_given), so a default
+ * applies only where none was given and an option that does nothing in the
+ * chosen mode is refused (cli_step_defaults). */
+enum { CLI_GIVEN_CONTEXT = 1, CLI_GIVEN_TOKENS = 2, CLI_GIVEN_MOE = 4 };
 
 /* Step options shared by step, sweep, plot, report, profile: put
  * CLI_STEP_OPTS in a command's cli_opt array and pass unknown ids to
@@ -205,19 +223,28 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
 #define CLI_STEP_OPTS                                                                          \
     {"phase", 1, CLI_O_PHASE, "decode|prefill", "step phase (default decode)"},                \
     {"batch", 1, CLI_O_BATCH, "B", "sequences in the step (default 1)"},                      \
-    {"context", 1, CLI_O_CONTEXT, "S", "cached positions per sequence (default 0)"},         \
-    {"tokens", 1, CLI_O_TOKENS, "T", "prefill: new tokens per sequence (default 1)"},        \
+    {"context", 1, CLI_O_CONTEXT, "S",                                                         \
+     "cached positions a sequence (default " CLI_STR(CLI_DEFAULT_CONTEXT) "; prefill 0)"},    \
+    {"tokens", 1, CLI_O_TOKENS, "T",                                                           \
+     "prefill only: new tokens a sequence (default " CLI_STR(CLI_DEFAULT_TOKENS) ")"},         \
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
     CLI_CAUSAL_OPT,                                                                            \
     {"fused", 0, CLI_O_FUSED, NULL, "report qkv_proj and gate_up_proj fused"},               \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}
 int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o);
+/* After parsing and MODEL: the documented defaults where the user gave
+ * none (context CLI_DEFAULT_CONTEXT in decode, 0 before a prefill, which
+ * is a fresh prompt of CLI_DEFAULT_TOKENS; figure: the decode's context
+ * whatever o->phase), and the refusals of options that do nothing here:
+ * --tokens in a decode step (unless figure, whose prefill takes it),
+ * --moe-experts on a model with no routed experts. */
+int cli_step_defaults(cli_ctx *ctx, const rf_model *m, rf_step_opts *o, bool figure);
 
 /* Figure commands (plot, report; cmd_plot.c): the options both take and
  * the figure both draw. Put CLI_FIGURE_OPTS in the cli_opt array and pass
  * their ids to cli_figure_opt (CLI_NOT_MINE for others). Decode runs B
- * sequences at context s (default 2048); prefill B prompts of T tokens
- * (default 256), nothing cached. */
+ * sequences at context s (default CLI_DEFAULT_CONTEXT); prefill B prompts
+ * of T tokens (default CLI_DEFAULT_TOKENS), nothing cached. */
 typedef struct cli_figure {
     rf_step_opts opts;          /* as parsed: B, s, T and the switches    */
     const char *measured_path;  /* --measured FILE.json, or NULL          */
@@ -231,8 +258,10 @@ typedef struct cli_figure {
 enum { CLI_O_MEASURED = 950 };
 #define CLI_FIGURE_OPTS                                                                        \
     {"batch", 1, CLI_O_BATCH, "B", "decode sequences, prefill prompts (default 1)"},           \
-    {"context", 1, CLI_O_CONTEXT, "S", "decode: cached positions a sequence (default 2048)"},  \
-    {"tokens", 1, CLI_O_TOKENS, "T", "prefill: new tokens a prompt (default 256)"},            \
+    {"context", 1, CLI_O_CONTEXT, "S",                                                         \
+     "decode: cached positions a sequence (default " CLI_STR(CLI_DEFAULT_CONTEXT) ")"},       \
+    {"tokens", 1, CLI_O_TOKENS, "T",                                                           \
+     "prefill: new tokens a prompt (default " CLI_STR(CLI_DEFAULT_TOKENS) ")"},               \
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
     CLI_CAUSAL_OPT,                                                                            \
     {"fused", 0, CLI_O_FUSED, NULL, "qkv_proj and gate_up_proj fused"},                      \
@@ -286,9 +315,6 @@ const char *cli_fit_text(const rf_fit *f, char *buf, size_t cap);
 /* The rule's assumption line. */
 void cli_assume_fit(rf_report *r, const rf_fit *f, const cli_ctx *ctx);
 
-/* The columns of `bench gemm` (cmd_bench.c), CPU and CUDA. */
-void cli_gemm_table(rf_report *r, bool with_dtype);
-
 /* Subcommands. */
 int cmd_gemm(int argc, char **argv);
 int cmd_attn(int argc, char **argv);
@@ -302,20 +328,8 @@ int cmd_hw(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
-int cmd_measure(int argc, char **argv);
-/* The --device cuda[:N] branches of measure and bench gemm (cuda_device.c):
- * measure fills *p and writes the profile and report as the CPU branch
- * does; bench sweeps M over the model's shapes in bf16 and fp8 (sm_89+),
- * or in *dtype when given. Both return an exit code (3: no device). */
-struct rf_hw_profile;
-struct rf_hw_profile_summary;
-int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, struct rf_hw_profile *p);
-/* A profile's kernels of one unit ("bytes_per_s", "flops_per_s") as a report
- * table: name, level, working set, best, median, min, max, spread
- * (cmd_measure.c; the CUDA branch shows its profile with it too). */
-void cli_kernel_table(rf_report *r, const struct rf_hw_profile *p,
-                      const struct rf_hw_profile_summary *s, const char *unit, const char *key,
-                      const char *label, rf_unit u);
+int cmd_measure(int argc, char **argv); /* the measure views and CUDA
+                                           branches: measure_view.h */
 /* The crossing points as `crossover` shows them: M* per linear layer with
  * what it counts and the tokens in flight B* that reach it (a table under
  * table_key; for expert GEMMs an assumption line with the routing rule),
@@ -324,21 +338,6 @@ void cli_kernel_table(rf_report *r, const struct rf_hw_profile *p,
 void cli_crossover_tables(rf_report *r, const rf_crossover *cx, const rf_model *m,
                           const char *table_key, const char *section_key);
 
-/* The unsteady-kernels warning under a profile's tables, when any kernel's
- * best and median are more than RF_SPREAD_WARN apart. */
-void cli_unsteady_note(rf_report *r, const struct rf_hw_profile *p,
-                       const struct rf_hw_profile_summary *s);
-
-/* A measured profile's output. cli_profile_json writes its JSON to -o FILE,
- * and prints it (setting *printed) for --json or -o -; otherwise the caller
- * builds its table and shows it with cli_profile_emit, which prints it on
- * stdout with a "profile written" note when -o FILE took the JSON. */
-int cli_profile_json(const cli_ctx *ctx, const struct rf_hw_profile *p, bool *printed);
-int cli_profile_emit(const cli_ctx *ctx, rf_report *r);
-
-/* trials: --trials, or 0 for rf_cuda_timing_default's */
-int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
-                   const rf_dtype_kind *dtype, int trials, const rf_model *m);
 int cmd_bench(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 

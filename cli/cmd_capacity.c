@@ -8,7 +8,8 @@ enum { O_CONTEXT = 1000 };
 
 static const cli_opt opts[] = {
     CLI_BUDGET_OPTS,
-    {"context", 1, O_CONTEXT, "S", "context per sequence for the sequence count (default 8192)"},
+    {"context", 1, O_CONTEXT, "S",
+     "context a sequence, for the sequence count (default " CLI_STR(CLI_DEFAULT_CONTEXT) ")"},
     {0},
 };
 
@@ -28,8 +29,9 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 int cmd_capacity(int argc, char **argv)
 {
     cli_ctx ctx;
-    /* Seed 003's budget: 0.92 x 79.65 GiB - weights - 6 GiB, at 8k. */
-    args a = {CLI_BUDGET_DEFAULT, 8192};
+    /* Seed 003's budget: 0.92 x 79.65 GiB - weights - 6 GiB (its 8k context
+     * is --context 8192; the default is every command's CLI_DEFAULT_CONTEXT) */
+    args a = {CLI_BUDGET_DEFAULT, CLI_DEFAULT_CONTEXT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "capacity MODEL [--util U] [--reserve SIZE] [--context S]", opts,
                             on_opt, &a, &pos);
@@ -39,6 +41,9 @@ int cmd_capacity(int argc, char **argv)
     rf_err e;
     rf_capacity c;
     rf_step_opts o = rf_step_opts_default();
+    if (ctx.peak_tflops > 0 || ctx.bw_tbps > 0 || ctx.ridge > 0)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--peak, --bw and --ridge set a roof; capacity uses "
+                                             "memory alone (--mem)");
     if ((rc = cli_model_hw_setup(&ctx, argc, argv, pos, &m, &o)))
         return rc;
     if (rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes, a.context, &c, &e))
@@ -49,10 +54,11 @@ int cmd_capacity(int argc, char **argv)
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-    char kv[64], w[64];
-    rf_report_assume(r, "pool = util x usable memory - resident weights - reserve; weights %s "
-                        "(every parameter, a tied embedding once), KV %s",
-                     rf_dtype_describe(o.w, w, sizeof w), rf_dtype_describe(o.kv, kv, sizeof kv));
+    char kv[64], w[288];
+    rf_report_assume(r, "pool = util x usable memory - resident weights - reserve; resident "
+                        "weights: every parameter (a tied embedding once) in %s; KV %s",
+                     cli_weights_text(&m, &o, w, sizeof w),
+                     rf_dtype_describe(o.kv, kv, sizeof kv));
     rf_report_assume(r, "memory: %s (%s)", ctx.mem_bytes ? "--mem" : ctx.hw.name,
                      ctx.mem_bytes        ? "given"
                      : ctx.hw.mem_usable ? "the preset's usable memory, as seed 003 budgets it"

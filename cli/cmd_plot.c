@@ -12,9 +12,7 @@
 void cli_figure_init(cli_figure *f)
 {
     memset(f, 0, sizeof *f);
-    f->opts = rf_step_opts_default();
-    f->opts.context = 2048;
-    f->opts.tokens = 256;
+    f->opts = rf_step_opts_default(); /* context and tokens: cli_step_defaults */
 }
 
 int cli_figure_opt(cli_ctx *ctx, int id, const char *arg, cli_figure *f)
@@ -37,7 +35,8 @@ static int figure_build(cli_ctx *ctx, int argc, char **argv, int pos, cli_figure
     if (ctx->format != RF_FMT_TABLE)
         return cli_fail(ctx, RF_EXIT_USAGE, "--json and --csv do not apply: %s writes %s",
                         ctx->cmd, strcmp(ctx->cmd, "plot") ? "HTML" : "SVG");
-    if ((rc = cli_model_setup(ctx, argc, argv, pos, &f->model, &f->opts, &f->roof)))
+    if ((rc = cli_model_setup(ctx, argc, argv, pos, &f->model, &f->opts, &f->roof)) ||
+        (rc = cli_step_defaults(ctx, &f->model, &f->opts, true)))
         return rc;
     f->decode = f->opts;
     f->decode.phase = RF_DECODE;

@@ -112,7 +112,8 @@ int cmd_step(int argc, char **argv)
     rf_roof roof;
     rf_err e;
     static rf_step st; /* ~10 KB: keep it off the stack */
-    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)))
+    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
+        (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
     if (rf_step_compute(&m, &o, &roof, &st, &e))
         return cli_fail_err(&ctx, &e);

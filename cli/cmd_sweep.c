@@ -12,7 +12,8 @@ enum { O_BATCHES = 1000, O_CONTEXTS };
 
 static const cli_opt opts[] = {
     {"batch", 1, O_BATCHES, "RANGE", "batch sizes: 1..1024, 1..64:1 or 1,16,256 (required)"},
-    {"context", 1, O_CONTEXTS, "RANGE", "contexts (default 0: weights only)"},
+    {"context", 1, O_CONTEXTS, "RANGE",
+     "contexts (default " CLI_STR(CLI_DEFAULT_CONTEXT) "; 0: weights only)"},
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},
     CLI_CAUSAL_OPT,
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
@@ -58,7 +59,7 @@ static const rf_rowcol cols[] = {
 int cmd_sweep(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {NULL, "0", rf_step_opts_default(), CLI_BUDGET_DEFAULT};
+    args a = {NULL, CLI_STR(CLI_DEFAULT_CONTEXT), rf_step_opts_default(), CLI_BUDGET_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]", opts,
                             on_opt, &a, &pos);
     if (rc)
@@ -74,6 +75,7 @@ int cmd_sweep(int argc, char **argv)
     rf_sweep *sw = NULL;
     cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &a.o, &roof)) ||
+        (rc = cli_step_defaults(&ctx, &m, &a.o, true)) ||
         (rc = cli_range(&ctx, "--batch", a.batch, RF_DIM_MAX, &bs, &nb)))
         goto out;
     if (!strcmp(a.context, "0")) { /* weights only: no KV */
@@ -113,6 +115,7 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     cli_assume_roof(&ctx, head, &a.o, &roof);
+    cli_assume_math(head, &m, &a.o, &roof);
     cli_assume_model(head, &m, &a.o, NULL);
     rf_report_assume(head, "each point: decode step of B sequences at context s; floor = "
                            "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");

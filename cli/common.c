@@ -184,10 +184,10 @@ static int global_opt(cli_ctx *ctx, int id, const char *arg)
         ctx->group_size = (uint32_t)g;
         return RF_EXIT_OK;
     case OPT_JSON:
-        ctx->format = RF_FMT_JSON;
-        return RF_EXIT_OK;
     case OPT_CSV:
-        ctx->format = RF_FMT_CSV;
+        if (ctx->format != RF_FMT_TABLE && ctx->format != (id == OPT_JSON ? RF_FMT_JSON : RF_FMT_CSV))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--json and --csv: give one output format");
+        ctx->format = id == OPT_JSON ? RF_FMT_JSON : RF_FMT_CSV;
         return RF_EXIT_OK;
     case OPT_OUT:
         if (!*arg)
@@ -542,8 +542,10 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o)
     case CLI_O_BATCH:
         return cli_i64(ctx, "--batch", arg, 1, RF_DIM_MAX, &o->batch);
     case CLI_O_CONTEXT:
+        ctx->step_given |= CLI_GIVEN_CONTEXT;
         return cli_i64(ctx, "--context", arg, 0, RF_DIM_MAX, &o->context);
     case CLI_O_TOKENS:
+        ctx->step_given |= CLI_GIVEN_TOKENS;
         return cli_i64(ctx, "--tokens", arg, 1, RF_DIM_MAX, &o->tokens);
     case CLI_O_NAIVE:
         o->naive_attn = true;
@@ -556,6 +558,7 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o)
         return RF_EXIT_OK;
     case CLI_O_MOE:
         if (!strcmp(arg, "uniform") || !strcmp(arg, "all")) {
+            ctx->step_given |= CLI_GIVEN_MOE;
             o->moe = arg[0] == 'a' ? RF_MOE_ALL : RF_MOE_UNIFORM;
             return RF_EXIT_OK;
         }
@@ -568,6 +571,7 @@ void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
                      const rf_step *st)
 {
     cli_assume_roof(ctx, r, o, &st->roof);
+    cli_assume_math(r, m, o, &st->roof);
     cli_assume_phase(r, o);
     cli_assume_model(r, m, o, st);
 }
@@ -689,19 +693,58 @@ void cli_expert_cells(rf_report *r, const rf_op *op, bool moe)
     }
 }
 
+char *cli_weights_text(const rf_model *m, const rf_step_opts *o, char *out, size_t cap)
+{
+    char kept[160] = "", w[64], u[64];
+    rf_dtype_describe(o->w, w, sizeof w);
+    if (!m || !m->unquantized_modules || o->w_all_modules) {
+        snprintf(out, cap, "%s", w);
+        return out;
+    }
+    size_t used = 0;
+    for (int i = 0; i < RF_MOD_COUNT && used < sizeof kept; i++)
+        if (m->unquantized_modules & RF_MOD_BIT(i))
+            used += (size_t)snprintf(kept + used, sizeof kept - used, "%s%s", used ? ", " : "",
+                                     rf_module_name((rf_module)i));
+    snprintf(out, cap, "%s, except %s in %s", w, kept,
+             rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
+    return out;
+}
+
+void cli_assume_math(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_roof *roof)
+{
+    /* one roof for the whole step: only an 8-bit math roof lifts an
+     * operator above the peak its own dtypes would run at */
+    rf_dtype_kind math = roof->math;
+    rf_param_counts p;
+    if (!(rf_dtype_is_fp8(math) || math == RF_INT8) || rf_model_params(m, &p, NULL))
+        return;
+    char off[256] = "", dt[64];
+    size_t used = 0;
+    for (int i = 0; i < RF_MOD_COUNT && used < sizeof off; i++) {
+        rf_dtype w = rf_model_module_dtype(m, (rf_module)i, o->w, o->w_all_modules);
+        if (i == RF_MOD_EMBED || !p.by_module[i] || rf_dtype_math(w, o->a) == math)
+            continue; /* the embedding is a gather: no FLOPs to place */
+        used += (size_t)snprintf(off + used, sizeof off - used, "%s%s (%s weights)",
+                                 used ? ", " : "", rf_module_name((rf_module)i),
+                                 rf_dtype_describe(w, dt, sizeof dt));
+    }
+    if (o->kv.kind != math && used < sizeof off)
+        used += (size_t)snprintf(off + used, sizeof off - used, "%sattention scores (%s KV)",
+                                 used ? ", " : "", rf_dtype_name(o->kv.kind));
+    if (used)
+        rf_report_assume(r, "math: every operator is placed on the %s roof, %s too, though "
+                            "they do not run %s x %s: where compute-bound, their floors are understated",
+                         rf_dtype_name(math), off, rf_dtype_name(math), rf_dtype_name(math));
+}
+
 void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
 {
     if (m->unquantized_modules && !o->w_all_modules) {
-        char kept[160] = "", w[64], u[64];
-        size_t used = 0;
-        for (int i = 0; i < RF_MOD_COUNT && used < sizeof kept; i++)
-            if (m->unquantized_modules & RF_MOD_BIT(i))
-                used += (size_t)snprintf(kept + used, sizeof kept - used, "%s%s",
-                                         used ? ", " : "", rf_module_name((rf_module)i));
-        rf_report_assume(r, "quantized checkpoint: weights %s, except %s in %s "
-                            "(quantization_config; --weight-dtype overrides every module)",
-                         rf_dtype_describe(o->w, w, sizeof w), kept,
-                         rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
+        char w[288];
+        rf_report_assume(r, "quantized checkpoint: weights %s (quantization_config; "
+                            "--weight-dtype overrides every module)",
+                         cli_weights_text(m, o, w, sizeof w));
     }
     if (m->kv_lora_rank)
         rf_report_assume(r,
@@ -780,4 +823,19 @@ rf_status cli_fit(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_
     if (out && !s)
         *out = f;
     return s;
+}
+
+int cli_step_defaults(cli_ctx *ctx, const rf_model *m, rf_step_opts *o, bool figure)
+{
+    if (!figure && o->phase == RF_DECODE && (ctx->step_given & CLI_GIVEN_TOKENS))
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--tokens: new tokens are a prefill's (--phase prefill); a decode step "
+                        "makes one a sequence");
+    if ((ctx->step_given & CLI_GIVEN_MOE) && !m->n_experts)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--moe-experts: %s has no routed experts", m->name);
+    if (!(ctx->step_given & CLI_GIVEN_CONTEXT))
+        o->context = figure || o->phase == RF_DECODE ? CLI_DEFAULT_CONTEXT : 0;
+    if (!(ctx->step_given & CLI_GIVEN_TOKENS))
+        o->tokens = CLI_DEFAULT_TOKENS;
+    return RF_EXIT_OK;
 }
