@@ -125,6 +125,9 @@ void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
  * phase, and any MoE / MLA / sliding-window convention applied. */
 void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m,
                      const rf_step_opts *o, const rf_step *st);
+/* The noun that agrees with a count: one for n == 1, else many ("1 prompt",
+ * "2 prompts"). */
+const char *cli_plural(int64_t n, const char *one, const char *many);
 /* The phase line: "decode: B sequences at context s ...", "prefill: B
  * prompts of T new tokens, nothing cached ..." (counts and nouns agreed). */
 void cli_assume_phase(rf_report *r, const rf_step_opts *o);
@@ -239,6 +242,13 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o);
  * --tokens in a decode step (unless figure, whose prefill takes it),
  * --moe-experts on a model with no routed experts. */
 int cli_step_defaults(cli_ctx *ctx, const rf_model *m, rf_step_opts *o, bool figure);
+/* A failed rf_step_compute of o, printed: an overflow (RF_ERANGE) names the
+ * option(s) whose size caused it (rf_step_range_blame) with the value typed,
+ * "--batch 1000000000000: too large for llama-3-8b (q_proj: ...)"; names
+ * are the options of B, s and T (NULL: --batch, --context, --tokens).
+ * Any other error prints as cli_fail_err. Returns the exit code. */
+int cli_step_fail(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                  const rf_roof *roof, const rf_err *e, const char *const names[3]);
 
 /* Figure commands (plot, report; cmd_plot.c): the options both take and
  * the figure both draw. Put CLI_FIGURE_OPTS in the cli_opt array and pass

@@ -33,6 +33,10 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return RF_EXIT_OK;
 }
 
+/* The options behind a row's step sizes: B is a GEMM's M (--tokens); s
+ * and T are attention's S (--context). */
+static const char *const names[3] = {"--tokens", "--context", "--context"};
+
 static void row(rf_report *r, const rf_op *op, const char *name, const rf_roof *roof, bool moe)
 {
     rf_point p = rf_roof_place(roof, (double)op->flops, (double)op->bytes);
@@ -57,7 +61,7 @@ static int gemm_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
     o.batch = M;
     o.context = 0;
     if (rf_step_compute(m, &o, roof, st, &e))
-        return cli_fail_err(ctx, &e);
+        return cli_step_fail(ctx, m, &o, roof, &e, names);
     for (size_t i = 0; i < st->n_ops; i++)
         if (st->ops[i].kind == RF_OP_GEMM)
             row(r, &st->ops[i], st->ops[i].name, roof, m->n_experts > 0);
@@ -74,7 +78,7 @@ static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
         o.context = ph ? 0 : S;
         o.tokens = S;
         if (rf_step_compute(m, &o, roof, st, &e))
-            return cli_fail_err(ctx, &e);
+            return cli_step_fail(ctx, m, &o, roof, &e, names);
         for (size_t i = 0; i < st->n_ops; i++) {
             const rf_op *op = &st->ops[i];
             if (op->kind != RF_OP_ATTN_DECODE && op->kind != RF_OP_ATTN_PREFILL)
@@ -115,6 +119,7 @@ int cmd_ops(int argc, char **argv)
         goto out;
     }
     cli_assume_roof(&ctx, r, &o, &roof);
+    cli_assume_math(r, &m, &o, &roof);
     rf_report_assume(r, "GEMM: M = tokens in flight, Q = M K b_a + K N b_w + M N b_a; attention: "
                         "decode = 1 query against S keys, prefill = S queries against S keys, "
                         "K/V read once (flash)");

@@ -43,9 +43,10 @@ static int figure_build(cli_ctx *ctx, int argc, char **argv, int pos, cli_figure
     f->prefill = f->opts;
     f->prefill.phase = RF_PREFILL;
     f->prefill.context = 0; /* fresh prompts: T new tokens, nothing cached */
-    if (rf_step_compute(&f->model, &f->decode, &f->roof, &f->decode_step, &e) ||
-        rf_step_compute(&f->model, &f->prefill, &f->roof, &f->prefill_step, &e))
-        return cli_fail_err(ctx, &e);
+    if (rf_step_compute(&f->model, &f->decode, &f->roof, &f->decode_step, &e))
+        return cli_step_fail(ctx, &f->model, &f->decode, &f->roof, &e, NULL);
+    if (rf_step_compute(&f->model, &f->prefill, &f->roof, &f->prefill_step, &e))
+        return cli_step_fail(ctx, &f->model, &f->prefill, &f->roof, &e, NULL);
     if (f->measured_path && rf_measured_load(f->measured_path, &f->measured, &e))
         return cli_fail_err(ctx, &e);
 

@@ -116,7 +116,7 @@ int cmd_step(int argc, char **argv)
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
     if (rf_step_compute(&m, &o, &roof, &st, &e))
-        return cli_fail_err(&ctx, &e);
+        return cli_step_fail(&ctx, &m, &o, &roof, &e, NULL);
 
     char title[256];
     snprintf(title, sizeof title, "%s step: %s on %s", o.phase == RF_DECODE ? "decode" : "prefill",

@@ -88,8 +88,8 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     char title[256];
-    snprintf(title, sizeof title, "decode sweep: %s on %s, %zu x %zu points", m.name, ctx.hw.name,
-             nb, ns);
+    snprintf(title, sizeof title, "decode sweep: %s on %s, %zu x %zu %s", m.name, ctx.hw.name,
+             nb, ns, cli_plural((int64_t)(nb * ns), "point", "points"));
     if (!(sw = malloc(sizeof *sw)) || !(head = rf_report_new(title))) {
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
@@ -105,7 +105,9 @@ int cmd_sweep(int argc, char **argv)
     rf_sweep_point corner;
     a.o.batch = b_max;
     if (rf_sweep_prepare(sw, &m, &a.o, &roof, &e) || rf_sweep_eval(sw, s_max, &corner, &e)) {
-        rc = cli_fail_err(&ctx, &e);
+        rf_step_opts at = a.o; /* the corner as a step, to name the option */
+        at.context = s_max;
+        rc = cli_step_fail(&ctx, &m, &at, &roof, &e, NULL);
         goto out;
     }
     /* the assumption lines of the first point describe every point */

@@ -576,8 +576,7 @@ void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
     cli_assume_model(r, m, o, st);
 }
 
-/* "1 sequence", "2 sequences": the count and its noun, agreed. */
-static const char *plural(int64_t n, const char *one, const char *many)
+const char *cli_plural(int64_t n, const char *one, const char *many)
 {
     return n == 1 ? one : many;
 }
@@ -588,7 +587,7 @@ void cli_assume_phase(rf_report *r, const rf_step_opts *o)
     if (o->phase == RF_DECODE) {
         rf_report_assume(r, "decode: %lld %s at context %lld, one new token each; linear "
                             "layers run with M = B; lm_head on every sequence",
-                         B, plural(B, "sequence", "sequences"), s);
+                         B, cli_plural(B, "sequence", "sequences"), s);
         return;
     }
     char cached[48] = ", nothing cached";
@@ -596,8 +595,8 @@ void cli_assume_phase(rf_report *r, const rf_step_opts *o)
         snprintf(cached, sizeof cached, " after %lld cached", s);
     rf_report_assume(r, "prefill: %lld %s of %lld new %s%s; linear layers run with M = B T; "
                         "lm_head on the last position",
-                     B, s ? plural(B, "sequence", "sequences") : plural(B, "prompt", "prompts"),
-                     T, plural(T, "token", "tokens"), cached);
+                     B, s ? cli_plural(B, "sequence", "sequences") : cli_plural(B, "prompt", "prompts"),
+                     T, cli_plural(T, "token", "tokens"), cached);
 }
 
 void cli_assume_attn(rf_report *r, const rf_step_opts *o, bool square)
@@ -634,13 +633,14 @@ void cli_assume_moe(rf_report *r, const rf_model *m, const rf_step_opts *o, cons
         rf_fmt(st->experts_touched, RF_U_SIG3, n, sizeof n);
         rf_fmt(st->tokens_per_expert, RF_U_SIG3, rows, sizeof rows);
     }
+    const char *row = st && st->tokens_per_expert == 1 ? "row" : "rows";
     if (st && o->moe == RF_MOE_ALL)
-        snprintf(touched, sizeof touched, "all %lld a MoE layer, each running M k / E = %s rows",
-                 E, rows);
+        snprintf(touched, sizeof touched, "all %lld a MoE layer, each running M k / E = %s %s",
+                 E, rows, row);
     else if (st)
         snprintf(touched, sizeof touched,
-                 "%s of %lld touched a MoE layer, each running M k / touched = %s rows", n, E,
-                 rows);
+                 "%s of %lld touched a MoE layer, each running M k / touched = %s %s", n, E,
+                 rows, row);
     if (o->moe == RF_MOE_ALL)
         rf_report_assume(r, "MoE: every routed expert streamed (--moe-experts all), top-%lld of "
                             "%lld a token: %s; the weights of untouched experts are read too",
@@ -838,4 +838,24 @@ int cli_step_defaults(cli_ctx *ctx, const rf_model *m, rf_step_opts *o, bool fig
     if (!(ctx->step_given & CLI_GIVEN_TOKENS))
         o->tokens = CLI_DEFAULT_TOKENS;
     return RF_EXIT_OK;
+}
+
+int cli_step_fail(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                  const rf_roof *roof, const rf_err *e, const char *const names[3])
+{
+    static const char *const typed[3] = {"--batch", "--context", "--tokens"};
+    unsigned blame = e->status == RF_ERANGE ? rf_step_range_blame(m, o, roof) : 0;
+    if (!blame)
+        return cli_fail_err(ctx, e);
+    const char *const *name = names ? names : typed;
+    const int64_t value[3] = {o->batch, o->context, o->tokens};
+    char who[192] = "";
+    size_t used = 0;
+    int n = 0;
+    for (int i = 0; i < 3 && used < sizeof who; i++)
+        if (blame & (1u << i))
+            used += (size_t)snprintf(who + used, sizeof who - used, "%s%s %lld",
+                                     n++ ? " with " : "", name[i], (long long)value[i]);
+    return cli_fail(ctx, RF_EXIT_USAGE, "%s: too large%s for %s (%s)", who,
+                    n > 1 ? " together" : "", m->name, e->msg);
 }

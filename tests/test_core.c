@@ -740,6 +740,53 @@ static void causal_prefill(void **state)
     printed(cx.attn_prefill_s_star, 1, 73.8);
 }
 
+/* ---- issue 12.9: a block-scaled dtype is described as its tile -------- */
+static void dtype_describe_blocks(void **state)
+{
+    (void)state;
+    char out[64];
+    /* DeepSeek-V3's weight_block_size [128, 128]: one fp32 scale a tile of
+     * 16,384 elements, which "group 16384" misdescribed */
+    rf_dtype d = {.kind = RF_FP8_E4M3, .group_size = 128 * 128, .scale_bytes = 4,
+                  .block_rows = 128};
+    assert_string_equal(rf_dtype_describe(d, out, sizeof out),
+                        "fp8_e4m3 (128 x 128 blocks, 4-byte scales)");
+    d.group_size = 64 * 256, d.block_rows = 64;
+    assert_string_equal(rf_dtype_describe(d, out, sizeof out),
+                        "fp8_e4m3 (64 x 256 blocks, 4-byte scales)");
+    /* the bytes are the group's: 16,384 elements + one 4-byte scale */
+    uint64_t b;
+    assert_int_equal(rf_dtype_bytes(d, 16384, &b, NULL), RF_OK);
+    assert_true(b == 16384 + 4);
+    /* a run of consecutive elements keeps its wording */
+    assert_int_equal(rf_dtype_parse("int4:g128", &d, NULL), RF_OK);
+    assert_string_equal(rf_dtype_describe(d, out, sizeof out), "int4 (group 128, 2-byte scales)");
+}
+
+/* Issue 12.18: an overflow names the size behind it. Llama-3-8B:
+ * q_proj's F = 2 B 4096^2 = 3.4e19 > 2^64 at B = 10^12; prefill T = 10^12
+ * the same through M = B T; B = 10^6 at s = 10^9: attention's
+ * 4 n_q B S d_h = 4 x 32 x 10^15 x 128 = 1.6e19 a layer, x 32 layers,
+ * while either alone computes. */
+static void step_range_blame(void **state)
+{
+    (void)state;
+    rf_model m = model("llama-3-8b");
+    rf_roof roof = roof_of("h100-sxm", 0);
+    rf_step_opts o = rf_step_opts_default();
+    assert_int_equal(rf_step_range_blame(&m, &o, &roof), 0);
+    o.batch = 1000000000000;
+    assert_int_equal(rf_step_range_blame(&m, &o, &roof), RF_STEP_BATCH);
+    o = rf_step_opts_default();
+    o.phase = RF_PREFILL;
+    o.tokens = 1000000000000;
+    assert_int_equal(rf_step_range_blame(&m, &o, &roof), RF_STEP_TOKENS);
+    o = rf_step_opts_default();
+    o.batch = 1000000;
+    o.context = 1000000000;
+    assert_int_equal(rf_step_range_blame(&m, &o, &roof), RF_STEP_BATCH | RF_STEP_CONTEXT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -753,9 +800,10 @@ int main(void)
         cmocka_unit_test(step_prefill),         cmocka_unit_test(sweep_matches_step),
         cmocka_unit_test(bad_inputs),           cmocka_unit_test(dtypes),
         cmocka_unit_test(moe_rows_reproducible), cmocka_unit_test(hw_math_fallback),
-        cmocka_unit_test(step_memory_fit),
+        cmocka_unit_test(step_memory_fit), cmocka_unit_test(step_range_blame),
         cmocka_unit_test(moe_crossover_in_flight),
         cmocka_unit_test(causal_pairs),           cmocka_unit_test(causal_prefill),
+        cmocka_unit_test(dtype_describe_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

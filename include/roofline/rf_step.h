@@ -123,6 +123,14 @@ typedef struct rf_step {
 rf_status rf_step_compute(const rf_model *m, const rf_step_opts *o,
                           const rf_roof *roof, rf_step *out, rf_err *err);
 
+/* Which of the step's sizes an RF_ERANGE of rf_step_compute comes from, so
+ * a caller can name the option its user typed: a bit for each of B, s and
+ * T (prefill) that overflows on its own (the others at B = 1, s = 0,
+ * T = 1); when none does alone, the bits of every size above those values
+ * (their product overflows). 0 when the step computes. */
+enum { RF_STEP_BATCH = 1, RF_STEP_CONTEXT = 2, RF_STEP_TOKENS = 4 };
+unsigned rf_step_range_blame(const rf_model *m, const rf_step_opts *o, const rf_roof *roof);
+
 /* Crossing points for every distinct linear operator of a model. */
 typedef struct rf_cross {
     const char *name;   /* static operator name                          */

@@ -411,6 +411,35 @@ rf_status rf_step_compute(const rf_model *md, const rf_step_opts *o, const rf_ro
     return RF_OK;
 }
 
+/* Does the step of o, with only the sizes in `keep` as given, overflow? */
+static bool overflows(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                      unsigned keep, rf_step *scratch)
+{
+    rf_step_opts one = *o;
+    if (!(keep & RF_STEP_BATCH))
+        one.batch = 1;
+    if (!(keep & RF_STEP_CONTEXT))
+        one.context = 0;
+    if (!(keep & RF_STEP_TOKENS))
+        one.tokens = 1;
+    return rf_step_compute(m, &one, roof, scratch, NULL) == RF_ERANGE;
+}
+
+unsigned rf_step_range_blame(const rf_model *m, const rf_step_opts *o, const rf_roof *roof)
+{
+    rf_step st; /* ~8 KB of scratch on the stack: core allocates nothing */
+    unsigned all = RF_STEP_BATCH | RF_STEP_CONTEXT | (o->phase == RF_PREFILL ? RF_STEP_TOKENS : 0);
+    unsigned alone = 0, above = 0;
+    if (!overflows(m, o, roof, all, &st))
+        return 0;
+    for (unsigned bit = RF_STEP_BATCH; bit <= RF_STEP_TOKENS; bit <<= 1)
+        if ((all & bit) && overflows(m, o, roof, bit, &st))
+            alone |= bit;
+    above = (o->batch > 1 ? RF_STEP_BATCH : 0) | (o->context > 0 ? RF_STEP_CONTEXT : 0) |
+            (o->phase == RF_PREFILL && o->tokens > 1 ? RF_STEP_TOKENS : 0);
+    return alone ? alone : above;
+}
+
 rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const rf_roof *roof,
                                rf_crossover *out, rf_err *err)
 {
