@@ -129,6 +129,7 @@ int cmd_crossover(int argc, char **argv)
     }
     char wd[64];
     cli_assume_roof(&ctx, r, &o, &roof);
+    cli_assume_math(r, &m, &o, &roof);
     rf_report_assume(r, "M* = I* b_w K N / (2 K N - I* b_a (K + N)), exact with activation "
                         "traffic; never when the denominator is <= 0; each GEMM in its own "
                         "weights' dtype, a square d x d projection in attention's (%s)",

@@ -192,10 +192,11 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                             "attends over S = %lld keys (keys = context, as `roofline step`)",
                          (long long)(o->context - 1), (long long)o->context);
     else
-        rf_report_assume(r, "prefill: %lld tokens a sequence at positions %lld..%lld, causal "
+        rf_report_assume(r, "prefill: %lld %s a sequence at positions %lld..%lld, causal "
                             "over %lld keys; each head's T x S scores stay in cache; lm_head on "
                             "the last position",
-                         (long long)o->tokens, (long long)o->context,
+                         (long long)o->tokens, cli_plural(o->tokens, "token", "tokens"),
+                         (long long)o->context,
                          (long long)(o->context + o->tokens - 1),
                          (long long)(o->context + o->tokens));
     rf_report_assume(r, "figures: GEMMs, attention, lm_head and embed from rf_step (fp32, as "

@@ -611,7 +611,7 @@ static void test_quantized(void **state)
      * module, lm_head included: 7,070,285,824 x 33/64 = 3,645,616,128 */
     load_shared("qwen2.5-7b-instruct.json", &file_m);
     rf_step_opts o = rf_step_opts_for_model(&file_m);
-    o.w = (rf_dtype){RF_INT4, 128, 2};
+    o.w = (rf_dtype){.kind = RF_INT4, .group_size = 128, .scale_bytes = 2};
     o.w_all_modules = true;
     decode(&file_m, &o, 1, 0, &st);
     assert_int_equal(st.weight_bytes, 3645616128ull);

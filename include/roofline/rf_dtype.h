@@ -41,6 +41,10 @@ typedef struct rf_dtype {
     rf_dtype_kind kind;
     uint32_t group_size;  /* elements sharing one scale; 0 = no scales */
     uint32_t scale_bytes; /* bytes of one scale (2 for bf16/fp16 scales) */
+    uint32_t block_rows;  /* 0: a group is group_size consecutive elements;
+                             else a block_rows x (group_size / block_rows)
+                             tile of the matrix (fp8's weight_block_size
+                             [128, 128]: 16,384 elements a scale)         */
 } rf_dtype;
 
 /* Plain (unscaled) dtype of a kind. */
@@ -64,7 +68,8 @@ rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err);
  * naming the dtype, for anything but int4 and int8. */
 rf_status rf_dtype_set_group(rf_dtype *dt, uint32_t group, rf_err *err);
 
-/* Describe a dtype for an assumption line: "int4 (group 128, 2-byte scales)".
+/* Describe a dtype for an assumption line: "int4 (group 128, 2-byte scales)",
+ * "fp8_e4m3 (128 x 128 blocks, 4-byte scales)".
  * Writes at most cap bytes including the NUL; returns out. */
 char *rf_dtype_describe(rf_dtype dt, char *out, unsigned cap);
 

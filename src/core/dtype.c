@@ -32,7 +32,7 @@ static const struct {
 
 rf_dtype rf_dtype_of(rf_dtype_kind kind)
 {
-    rf_dtype d = {kind, 0, 0};
+    rf_dtype d = {.kind = kind};
     if (kind == RF_MXFP4) {
         d.group_size = 32;
         d.scale_bytes = 1;
@@ -139,7 +139,10 @@ rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err)
 
 char *rf_dtype_describe(rf_dtype dt, char *out, unsigned cap)
 {
-    if (dt.group_size)
+    if (dt.group_size && dt.block_rows)
+        snprintf(out, cap, "%s (%u x %u blocks, %u-byte scales)", rf_dtype_name(dt.kind),
+                 dt.block_rows, dt.group_size / dt.block_rows, dt.scale_bytes);
+    else if (dt.group_size)
         snprintf(out, cap, "%s (group %u, %u-byte scales)", rf_dtype_name(dt.kind),
                  dt.group_size, dt.scale_bytes);
     else

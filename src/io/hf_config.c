@@ -645,6 +645,7 @@ static rf_status quant_fp8(reader *r, const json_t *q)
                         "quantization_config.weight_block_size must be two positive integers "
                         "(at most 2^24 elements a block)");
         d.group_size = (uint32_t)(json_integer_value(a) * json_integer_value(b));
+        d.block_rows = (uint32_t)json_integer_value(a); /* described as a tile */
         d.scale_bytes = 4;
     }
     m->weight_dtype = d;
@@ -708,7 +709,8 @@ static rf_status quant_bnb(reader *r, const json_t *q)
         return fail(r, RF_EINVAL,
                     "quantization_config: bitsandbytes without load_in_4bit or load_in_8bit");
     if (four) {
-        m->weight_dtype = (rf_dtype){RF_INT4, 64, dq ? 1u : 4u};
+        m->weight_dtype =
+            (rf_dtype){.kind = RF_INT4, .group_size = 64, .scale_bytes = dq ? 1u : 4u};
     } else {
         m->weight_dtype = rf_dtype_of(RF_INT8);
         note(m, "bitsandbytes int8: per-row scales not counted");
