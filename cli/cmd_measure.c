@@ -6,9 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "measure_view.h"
 #include "roofline/rf_measure.h"
-#include "roofline/rf_hw_profile_io.h"
 
 enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE };
 
@@ -54,13 +53,6 @@ static void progress(void *user, int done, int total, const char *what)
     fflush(stderr);
 }
 
-/* The CUDA hook: `--device cuda[:N]` lands here (cuda_device.c); without
- * the backend or a device it exits 3. */
-static int measure_device(cli_ctx *ctx, const char *device, const args *a, rf_hw_profile *p)
-{
-    return cli_cuda_measure(ctx, device, a->quick, p);
-}
-
 static void level_table(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s)
 {
     rf_report_table(r, "levels",
@@ -83,34 +75,6 @@ static void level_table(rf_report *r, const rf_hw_profile *p, const rf_hw_profil
                 rf_report_cell_null(r, "-");
         rf_report_cell_num(r, s->level_ridge[l][RF_FP32]);
         rf_report_cell_num(r, s->level_ridge[l][RF_FP64]);
-    }
-}
-
-void cli_kernel_table(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s,
-                      const char *unit, const char *key, const char *label, rf_unit u)
-{
-    rf_report_table(r, key, label);
-    rf_report_col(r, "name", "kernel", RF_U_NONE);
-    rf_report_col(r, "level", "level", RF_U_NONE);
-    rf_report_col(r, "bytes", "working set", RF_U_BYTES_BIN);
-    rf_report_col(r, "best", "best", u);
-    rf_report_col(r, "median", "median", u);
-    rf_report_col(r, "min", "min", u);
-    rf_report_col(r, "max", "max", u);
-    rf_report_col(r, "spread", "spread", RF_U_PERCENT);
-    for (size_t i = 0; i < p->n_kernels; i++) {
-        const rf_hw_profile_kernel *k = &p->kernels[i];
-        if (strcmp(k->unit, unit))
-            continue;
-        rf_report_row(r);
-        rf_report_cell_str(r, k->name);
-        rf_report_cell_str(r, k->level);
-        rf_report_cell_int(r, k->bytes);
-        rf_report_cell_num(r, k->best);
-        rf_report_cell_num(r, k->median);
-        rf_report_cell_num(r, k->min);
-        rf_report_cell_num(r, k->max);
-        rf_report_cell_num(r, s->kernel_spread[i]);
     }
 }
 
@@ -176,47 +140,6 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
     return r;
 }
 
-void cli_unsteady_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s)
-{
-    if (s->unsteady)
-        rf_report_note(r,
-                       "warning: %zu of %zu kernels have best and median more than %.0f%% "
-                       "apart (worst: %s at %s, %.0f%%): the machine is shared; the best "
-                       "figures are the roof, rerun for steadier medians",
-                       s->unsteady, p->n_kernels, 100 * RF_SPREAD_WARN,
-                       p->kernels[s->worst].name, p->kernels[s->worst].level,
-                       100 * s->kernel_spread[s->worst]);
-}
-
-int cli_profile_json(const cli_ctx *ctx, const rf_hw_profile *p, bool *printed)
-{
-    char *json = NULL;
-    rf_err e;
-    *printed = false;
-    if (rf_hw_profile_to_json(p, &json, &e))
-        return cli_fail_err(ctx, &e);
-    int rc = RF_EXIT_OK;
-    bool to_stdout = ctx->out_path && !strcmp(ctx->out_path, "-");
-    if (ctx->out_path && !to_stdout)
-        rc = cli_write_file(ctx, ctx->out_path, json, strlen(json));
-    if (rc == RF_EXIT_OK && (ctx->format == RF_FMT_JSON || to_stdout)) {
-        rc = cli_write_file(ctx, "-", json, strlen(json));
-        *printed = true;
-    }
-    free(json);
-    return rc;
-}
-
-int cli_profile_emit(const cli_ctx *ctx, rf_report *r)
-{
-    if (ctx->out_path)
-        rf_report_note(r, "profile written to %s (use it with --hw %s)", ctx->out_path,
-                       ctx->out_path);
-    cli_ctx to_stdout = *ctx;
-    to_stdout.out_path = NULL;
-    return cli_emit(&to_stdout, r);
-}
-
 int cmd_measure(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -235,8 +158,8 @@ int cmd_measure(int argc, char **argv)
     if (!p)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
 
-    if (strcmp(a.device, "cpu")) {
-        rc = measure_device(&ctx, a.device, &a, p);
+    if (strcmp(a.device, "cpu")) { /* cmd_measure_cuda.c; exit 3 without a device */
+        rc = cli_cuda_measure(&ctx, a.device, a.quick, p);
         goto out;
     }
     rf_measure_opts mo = {
