@@ -1,0 +1,2 @@
+/* io's header */
+int rf_b_load(void);

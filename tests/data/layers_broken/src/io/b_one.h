@@ -1,0 +1,1 @@
+#include "b_two.h"
