@@ -10,6 +10,9 @@
 #     global options in "# GLOBAL OPTIONS";
 #   - each option in a command's section is one that command takes, each in
 #     GLOBAL OPTIONS a global one, each elsewhere one some command takes;
+#   - each default an option's --help line states, "(default X)" up to
+#     ")", ";" or ", ", is in that option's entry in the page (the line
+#     starting "*--name*" and its tab-indented lines below);
 #   - each exit code `roofline --help` lists is an entry of "# EXIT STATUS".
 #
 # usage: tests/man_options.sh ROOFLINE man/roofline.1.scd
@@ -51,6 +54,49 @@ awk -v dir="$tmp/sec" '
     }' "$page"
 touch "$tmp/sec/global" "$tmp/sec/other" "$tmp/sec/exit"
 
+# defaults HELP_LINES SECTION WHERE WHO: the option lines of --help in the
+# file HELP_LINES against the entries of the page's section file SECTION.
+# Markup (* _ \) and runs of blanks do not count in the comparison.
+defaults() {
+    awk -v where="$3" -v who="$4" '
+        function norm(t) { gsub(/[*_\\]/, "", t); gsub(/[ \t]+/, " ", t); return t }
+        FNR == NR {
+            if ($0 !~ /^  --[a-z0-9]/) next
+            name = $1; rest = $0
+            while (match(rest, /default[^);]*/)) {
+                key = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
+                if ((c = index(key, ", ")) > 0) key = substr(key, 1, c - 1)
+                sub(/[ ]+$/, "", key)
+                if (key != "default") { n[name]++; want[name, n[name]] = norm(key) }
+            }
+            next
+        }
+        /^\*/ {
+            cur = ""
+            line = $0
+            while (match(line, /\*--[a-z0-9][a-z0-9-]*\*/)) {
+                o = substr(line, RSTART + 1, RLENGTH - 2); line = substr(line, RSTART + RLENGTH)
+                cur = cur " " o; entry[o] = norm($0)
+            }
+            next
+        }
+        /^\t/ && cur != "" {
+            k = split(cur, os, " ")
+            for (i = 1; i <= k; i++) entry[os[i]] = norm(entry[os[i]] " " $0)
+            next
+        }
+        { cur = "" }
+        END {
+            for (o in n) {
+                if (!(o in entry)) { print where " has no entry *" o "* (" who " states its default)"; continue }
+                for (i = 1; i <= n[o]; i++)
+                    if (index(entry[o], want[o, i]) == 0)
+                        print where ": the entry *" o "* does not say \"" want[o, i] "\" (" who " does)"
+            }
+        }' "$1" "$2" | sort > "$tmp/dfail"
+    while IFS= read -r line; do fail "$page: $line"; done < "$tmp/dfail"
+}
+
 top_help=$("$rf" --help) || { echo "FAIL: $rf --help"; exit 1; }
 commands=$(printf '%s\n' "$top_help" | awk '/^commands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }')
 [ -n "$commands" ] || { echo "FAIL: no commands in '$rf --help'"; exit 1; }
@@ -58,6 +104,7 @@ commands=$(printf '%s\n' "$top_help" | awk '/^commands:/ { on = 1; next } /^$/ {
 : > "$tmp/all_opts"
 : > "$tmp/global_opts"
 : > "$tmp/sections_expected"
+: > "$tmp/global_lines"
 for c in $commands; do
     help=$("$rf" "$c" --help 2>&1) || { fail "'roofline $c --help' failed"; continue; }
     # A lowercase word after the command on the usage line is a subcommand
@@ -83,6 +130,9 @@ for c in $commands; do
     fi
     opts < "$sec" > "$tmp/page_sec"
     agree "$tmp/own" "$tmp/takes" "$tmp/page_sec" "'## $name'" "'roofline $name --help'"
+    printf '%s\n' "$help" | awk '/^global options:/ { exit } 1' > "$tmp/own_lines"
+    defaults "$tmp/own_lines" "$sec" "'## $name'" "'roofline $name --help'"
+    printf '%s\n' "$help" | awk '/^global options:/ { on = 1 } on' >> "$tmp/global_lines"
 done
 
 sort -u -o "$tmp/global_opts" "$tmp/global_opts"
@@ -92,6 +142,8 @@ sort -u -o "$tmp/all_opts" "$tmp/all_opts"
 opts < "$tmp/sec/global" > "$tmp/page_global"
 agree "$tmp/global_opts" "$tmp/global_opts" "$tmp/page_global" "'# GLOBAL OPTIONS'" \
       "the commands' 'global options:'"
+sort -u -o "$tmp/global_lines" "$tmp/global_lines"
+defaults "$tmp/global_lines" "$tmp/sec/global" "'# GLOBAL OPTIONS'" "'global options:'"
 cat "$tmp/sec/other" "$tmp/sec/exit" | opts > "$tmp/page_other"
 for o in $(comm -13 "$tmp/all_opts" "$tmp/page_other"); do
     fail "$page: names $o, which no command takes"
@@ -116,7 +168,7 @@ done
 if [ "$fails" -ne 0 ]; then
     echo "$fails problem(s): the man page and the CLI disagree; edit $page" \
          "(each option goes in its command's '## NAME' section, as '*--name* _ARG_'" \
-         "then a tab-indented line saying what it does)"
+         "then tab-indented lines saying what it does, with its default as --help words it)"
     exit 1
 fi
 echo "ok: $(echo "$commands" | wc -w) commands, $(wc -l < "$tmp/all_opts") options, exit codes $(echo $codes) all in $page"
