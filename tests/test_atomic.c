@@ -384,6 +384,87 @@ static void cli_keeps_inputs(void **state)
     assert_listing(f, "config.json profile.json stderr.txt stdout.txt");
 }
 
+/* ---- reads: to the end of the file, never from a stream or a device --- */
+
+/* st_size is not trusted: a /proc file says 0 and holds text; a file of
+ * exactly max_bytes passes, one byte more does not; a FIFO with no writer
+ * and a device are refused at once (an alarm fails the test if the read
+ * blocks). */
+static void reads_to_eof_refuses_streams(void **state)
+{
+    fixture *f = *state;
+    char p[512], *data = NULL;
+    size_t len = 0;
+    rf_err e;
+    struct stat st;
+    assert_int_equal(stat("/proc/self/status", &st), 0);
+    assert_int_equal(st.st_size, 0);
+    assert_int_equal(rf_file_read_all("/proc/self/status", 1 << 20, &data, &len, &e), RF_OK);
+    assert_true(len > 0);
+    assert_int_equal(strncmp(data, "Name:", 5), 0);
+    assert_int_equal(strlen(data), len);
+    free(data);
+    path_in(f, "ten.json", p, sizeof p);
+    put(p, "0123456789");
+    assert_int_equal(rf_file_read_all(p, 10, &data, &len, &e), RF_OK);
+    assert_int_equal(len, 10);
+    assert_string_equal(data, "0123456789");
+    free(data);
+    /* beyond the first 4 KiB read, through the growth of the buffer */
+    path_in(f, "big.json", p, sizeof p);
+    FILE *fp = fopen(p, "wb");
+    assert_non_null(fp);
+    for (int i = 0; i < 10000; i++)
+        fputc('a' + i % 26, fp);
+    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(rf_file_read_all(p, 10000, &data, &len, &e), RF_OK);
+    assert_int_equal(len, 10000);
+    assert_int_equal(data[9999], 'a' + 9999 % 26);
+    free(data);
+    assert_int_equal(rf_file_read_all(p, 9999, &data, &len, &e), RF_EIO);
+    assert_null(data);
+    assert_non_null(strstr(e.msg, "larger than 9999 bytes"));
+
+    alarm(10);
+    path_in(f, "fifo", p, sizeof p);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    assert_int_equal(rf_file_read_all(p, 1024, &data, &len, &e), RF_EIO);
+    assert_null(data);
+    assert_non_null(strstr(e.msg, "not a regular file (a FIFO"));
+    assert_non_null(strstr(e.msg, p));
+    assert_int_equal(rf_file_read_all("/dev/zero", 1024, &data, &len, &e), RF_EIO);
+    assert_non_null(strstr(e.msg, "/dev/zero: not a regular file (a character device)"));
+    alarm(0);
+}
+
+/* The binary, with a FIFO as the config, the profile and the measured file:
+ * exit 2 with one line, at once (no writer ever opens the FIFO). */
+static void cli_refuses_fifo(void **state)
+{
+    fixture *f = *state;
+    char fifo[512], out[512], err[512];
+    path_in(f, "fifo.json", fifo, sizeof fifo);
+    path_in(f, "stdout.txt", out, sizeof out);
+    path_in(f, "stderr.txt", err, sizeof err);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    char svg[512];
+    path_in(f, "x.svg", svg, sizeof svg);
+    char *as_config[] = {RF_ROOFLINE_BIN, "step", fifo, NULL};
+    char *as_hw[] = {RF_ROOFLINE_BIN, "gemm", "1", "4096", "4096", "--hw", fifo, NULL};
+    char *as_measured[] = {RF_ROOFLINE_BIN, "plot", "llama-3-8b", "--measured", fifo, "-o", svg,
+                           NULL};
+    char *const *runs[] = {as_config, as_hw, as_measured};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        alarm(20);
+        assert_int_equal(run(out, err, (char *const *)runs[i]), 2);
+        alarm(0);
+        char *msg = slurp(err);
+        if (!strstr(msg, "not a regular file (a FIFO"))
+            fail_msg("%s: %s", runs[i][1], msg);
+        free(msg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +478,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(read_errors_name_the_path, setup, teardown),
         cmocka_unit_test_setup_teardown(dash_writes_stdout, setup, teardown),
         cmocka_unit_test_setup_teardown(cli_keeps_inputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(reads_to_eof_refuses_streams, setup, teardown),
+        cmocka_unit_test_setup_teardown(cli_refuses_fifo, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

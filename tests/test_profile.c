@@ -18,6 +18,7 @@
 
 #include "roofline/rf_hw.h"
 #include "roofline/rf_hw_profile_io.h"
+#include "roofline/rf_measured_io.h"
 
 static const char *roofline_bin;
 static char tmpdir[] = "/tmp/rf_test_profile_XXXXXX";
@@ -146,11 +147,11 @@ static void refusals(void **state)
     refused(OK_HEAD OK_ROOF ", \"levels\": [{\"name\": \"L1\", \"bytes\": 1}]}",
             "levels[0].bandwidth_bytes_per_s is missing");
     refused(OK_HEAD OK_ROOF ", \"levels\": [{\"name\": \"L1\", \"bytes\": 1, "
-                            "\"bandwidth_bytes_per_s\": 1}, {\"name\": \"L2\", \"bytes\": 1, "
+                            "\"bandwidth_bytes_per_s\": 1e11}, {\"name\": \"L2\", \"bytes\": 1, "
                             "\"bandwidth_bytes_per_s\": -3}]}",
             "levels[1].bandwidth_bytes_per_s is negative (-3)");
     refused(OK_HEAD OK_ROOF ", \"levels\": [{\"name\": \"L1\", \"bytes\": -1, "
-                            "\"bandwidth_bytes_per_s\": 1}]}",
+                            "\"bandwidth_bytes_per_s\": 1e11}]}",
             "levels[0].bytes is negative (-1)");
     refused(OK_HEAD OK_ROOF ", \"kernels\": [{\"name\": \"k\", \"best\": 1, \"min\": 1, "
                             "\"max\": 1}]}",
@@ -302,6 +303,89 @@ static int remove_tmpdir(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* ---- every reader: all the bytes, the same bounds (issue 12.12, 12.13) - */
+
+/* A NUL inside the text is refused by each reader given the length (the
+ * profile reader used to stop at it); byte counts stop at 2^60 (as --mem);
+ * each figure is held to one range, shared by the profile and measured
+ * readers: bandwidth [1e3, 1e16] B/s, peaks [1e6, 1e19] FLOP/s, an op's
+ * FLOPs 0 or [1, 1e24], bytes [1, 1e21], times [1e-12, 1e6] s. */
+static void readers_bounds_and_nul(void **state)
+{
+    (void)state;
+    rf_hw_profile *p = malloc(sizeof *p);
+    rf_measured *m = malloc(sizeof *m);
+    rf_err e;
+    assert_non_null(p);
+    assert_non_null(m);
+    static const char nul[] = OK_HEAD OK_ROOF "}\0{\"x\": 1}";
+    assert_int_equal(rf_hw_profile_parse(nul, sizeof nul - 1, "n.json", p, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "n.json: not JSON: a NUL byte at offset"));
+    assert_int_equal(rf_measured_parse(nul, sizeof nul - 1, "n.json", m, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "a NUL byte"));
+    /* the same text up to the NUL is a good profile */
+    assert_int_equal(rf_hw_profile_parse(nul, strlen(nul), "n.json", p, &e), RF_OK);
+
+    /* 2^60 is the last size accepted, 2^60 + 1 and 2^63 - 1 are not */
+    assert_int_equal(rf_hw_profile_from_json(
+                         OK_HEAD OK_ROOF ", \"mem_bytes\": 1152921504606846976}", "ok.json", p, &e),
+                     RF_OK);
+    assert_true(p->mem_bytes == (uint64_t)1 << 60);
+    refused(OK_HEAD OK_ROOF ", \"mem_bytes\": 1152921504606846977}",
+            "mem_bytes (1152921504606846977) is beyond 2^60 bytes");
+    refused(OK_HEAD OK_ROOF ", \"mem_bytes\": 9223372036854775807}", "mem_bytes");
+    refused(OK_HEAD OK_ROOF ", \"caches_reported_bytes\": {\"l3\": 4611686018427387904}}",
+            "caches_reported_bytes.l3 (4611686018427387904) is beyond 2^60 bytes");
+    /* figures: the profile's */
+    refused(OK_HEAD "\"bandwidth_bytes_per_s\": 5e-324, \"peak_flops_per_s\": {\"fp32\": 1e11}}",
+            "bandwidth_bytes_per_s (4.94066e-324) must be within [1000, 1e+16] bytes/s");
+    refused(OK_HEAD "\"bandwidth_bytes_per_s\": 1e10, \"peak_flops_per_s\": {\"fp32\": 1e300}}",
+            "peak_flops_per_s.fp32 (1e+300) must be 0 (none) or within [1e+06, 1e+19] FLOP/s");
+    refused(OK_HEAD OK_ROOF ", \"theoretical_flops_per_s\": {\"fp64\": 5e-324}}",
+            "theoretical_flops_per_s.fp64 (4.94066e-324) must be 0 (none) or within");
+    refused(OK_HEAD OK_ROOF ", \"clock_hz\": 1e300}",
+            "clock_hz (1e+300) must be 0 (none) or within [1e+06, 1e+11] Hz");
+    /* ... and the measured file's, the issue's inputs and their kin */
+    static const struct {
+        const char *json, *says;
+    } bad[] = {
+        {"{\"ops\":[{\"name\":\"q\",\"flops\":1e-323,\"bytes\":1,\"measured_s\":1}]}",
+         "m.json: ops[0].flops (9.88131e-324) must be 0 (none) or within [1, 1e+24] FLOPs"},
+        {"{\"ops\":[{\"name\":\"q\",\"flops\":1e300,\"bytes\":1,\"measured_s\":1}]}",
+         "ops[0].flops (1e+300) must be 0 (none) or within [1, 1e+24] FLOPs"},
+        {"{\"bandwidth_bytes_per_s\": 5e-324}",
+         "m.json: bandwidth_bytes_per_s (4.94066e-324) must be within [1000, 1e+16] bytes/s"},
+        {"{\"peak_flops_per_s\": {\"bf16\": 1e300}}",
+         "peak_flops_per_s.bf16 (1e+300) must be within [1e+06, 1e+19] FLOP/s"},
+        {"{\"peak_flops_per_s\": {\"fp32\": 5e-324}}", "peak_flops_per_s.fp32 (4.94066e-324)"},
+        {"{\"ops\":[{\"name\":\"q\",\"flops\":1,\"bytes\":1e-300,\"measured_s\":1}]}",
+         "ops[0].bytes (1e-300) must be within [1, 1e+21] bytes"},
+        {"{\"ops\":[{\"name\":\"q\",\"flops\":1,\"bytes\":1e22,\"measured_s\":1}]}",
+         "ops[0].bytes (1e+22) must be within [1, 1e+21] bytes"},
+        {"{\"ops\":[{\"name\":\"q\",\"flops\":1,\"bytes\":1,\"measured_s\":1e-300}]}",
+         "ops[0].measured_s (1e-300) must be within [1e-12, 1e+06] s"},
+        {"{\"ops\":[{\"name\":\"q\",\"flops\":1,\"bytes\":1,\"measured_s\":1e7}]}",
+         "ops[0].measured_s (1e+07) must be within [1e-12, 1e+06] s"},
+        {"{\"ops\":[{\"name\":\"q\",\"flops\":-1,\"bytes\":1,\"measured_s\":1}]}",
+         "ops[0].flops must be a positive number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (rf_measured_parse(bad[i].json, strlen(bad[i].json), "m.json", m, &e) != RF_EINVAL)
+            fail_msg("accepted %s", bad[i].json);
+        if (!strstr(e.msg, bad[i].says))
+            fail_msg("%s: '%s' lacks '%s'", bad[i].json, e.msg, bad[i].says);
+    }
+    /* the ends of each range pass, and an op without FLOPs (a gather) */
+    static const char ends[] = "{\"bandwidth_bytes_per_s\": 1e16, \"peak_flops_per_s\":"
+                               " {\"fp32\": 1e6}, \"ops\": [{\"name\": \"a\", \"flops\": 1e24,"
+                               " \"bytes\": 1, \"measured_s\": 1e-12}, {\"name\": \"b\","
+                               " \"flops\": 0, \"bytes\": 1e21, \"measured_s\": 1e6}]}";
+    assert_int_equal(rf_measured_parse(ends, sizeof ends - 1, "m.json", m, &e), RF_OK);
+    assert_int_equal(m->n_ops, 2);
+    free(p);
+    free(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && !strcmp(argv[1], "bench")) {
@@ -320,6 +404,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(refusals),
         cmocka_unit_test(to_hw),
         cmocka_unit_test(load_missing_file),
+        cmocka_unit_test(readers_bounds_and_nul),
     };
     return cmocka_run_group_tests_name("profile", tests, make_tmpdir, remove_tmpdir);
 }

@@ -4,6 +4,8 @@
 #ifndef RF_HW_PROFILE_IO_H
 #define RF_HW_PROFILE_IO_H
 
+#include <stddef.h>
+
 #include "rf_error.h"
 #include "rf_hw_profile.h"
 
@@ -11,18 +13,23 @@
 extern "C" {
 #endif
 
-/* Read a profile file (rf_hw_profile_from_json on its text). */
+/* Read a profile file (rf_hw_profile_parse on its bytes, all of them: a
+ * NUL inside is refused, not an end). */
 rf_status rf_hw_profile_load(const char *path, rf_hw_profile *out, rf_err *err);
 
-/* Parse a profile from JSON text; origin (a path, or NULL) prefixes every
- * message. Required: name, bandwidth_bytes_per_s > 0, peak_flops_per_s with
+/* rf_hw_profile_parse on a NUL-terminated string. */
+rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_profile *out,
+                                  rf_err *err);
+
+/* Parse len bytes of JSON text (no NUL needed; one inside is refused);
+ * origin (a path, or NULL) prefixes every message. Required: name, bandwidth_bytes_per_s > 0, peak_flops_per_s with
  * at least one positive figure keyed by a dtype name (rf_dtype_name). A
  * missing, non-numeric or negative figure anywhere (levels, kernels, spread,
  * clock_hz) is RF_EINVAL naming the key:
  *   "p.json: levels[1].bandwidth_bytes_per_s is negative (-3)".
  * Derived keys (ridge_flop_per_byte) are ignored: they are recomputed. */
-rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_profile *out,
-                               rf_err *err);
+rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
+                              rf_hw_profile *out, rf_err *err);
 
 /* The profile as JSON text (stable key order, raw SI numbers, the ridge of
  * every dtype and level added), NUL-terminated and malloc'd into *json; the

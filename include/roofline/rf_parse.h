@@ -22,9 +22,13 @@ rf_status rf_parse_i64(const char *text, int64_t lo, int64_t hi, int64_t *out, r
 /* A finite real in [lo, hi] (strtod syntax, no inf or nan). */
 rf_status rf_parse_f64(const char *text, double lo, double hi, double *out, rf_err *err);
 
+/* The largest size accepted, from the command line or a file (2^60 bytes,
+ * 1 EiB: far above any memory, low enough for sums of a few in 64 bits). */
+#define RF_SIZE_MAX_BYTES ((uint64_t)1 << 60)
+
 /* A size in bytes: "16GB", "79.65GiB", "6 GiB", "512MiB", "4096" (bytes),
  * units B, KB, MB, GB, TB (1e3 steps), KiB, MiB, GiB, TiB (2^10 steps).
- * Rounded to the nearest byte; at most 2^60. */
+ * Rounded to the nearest byte; at most RF_SIZE_MAX_BYTES. */
 rf_status rf_parse_size(const char *text, uint64_t *out, rf_err *err);
 
 /* A range of positive integers, each in [1, hi]:

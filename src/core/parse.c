@@ -107,7 +107,7 @@ rf_status rf_parse_size(const char *text, uint64_t *out, rf_err *err)
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (!strcmp(e, units[i].suffix)) {
             double b = v * units[i].scale;
-            if (!(b <= 1152921504606846976.0)) /* 2^60 */
+            if (!(b <= (double)RF_SIZE_MAX_BYTES))
                 return rf_err_set(err, RF_ERANGE, "size '%s' is beyond 2^60 bytes", text);
             *out = (uint64_t)llround(b);
             return RF_OK;

@@ -12,33 +12,78 @@
 
 #include "roofline/rf_file.h"
 
+/* What a path that is not a regular file is, for the refusal. */
+static const char *kind_name(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "is a directory, not a file";
+    if (S_ISFIFO(mode))
+        return "not a regular file (a FIFO: give a file)";
+    if (S_ISCHR(mode))
+        return "not a regular file (a character device)";
+    if (S_ISBLK(mode))
+        return "not a regular file (a block device)";
+    if (S_ISSOCK(mode))
+        return "not a regular file (a socket)";
+    return "not a regular file";
+}
+
 rf_status rf_file_read_all(const char *path, size_t max_bytes, char **data, size_t *len,
                            rf_err *err)
 {
     *data = NULL;
     *len = 0;
+    /* O_NONBLOCK: opening a FIFO never waits for a writer; fstat then
+     * refuses it, as it refuses a device, before any read could block */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return rf_err_set(err, RF_EIO, "%s: %s", path, strerror(errno));
     struct stat st;
-    if (stat(path, &st) != 0)
-        return rf_err_set(err, RF_EIO, "%s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return rf_err_set(err, RF_EIO, "%s: is a directory, not a file", path);
-    if (!S_ISREG(st.st_mode))
-        return rf_err_set(err, RF_EIO, "%s: not a regular file", path);
-    if ((uint64_t)st.st_size > max_bytes)
-        return rf_err_set(err, RF_EIO, "%s: larger than %zu bytes", path, max_bytes);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rf_err_set(err, RF_EIO, "%s: %s", path, strerror(errno));
-    char *buf = malloc((size_t)st.st_size + 1);
     rf_status s = RF_OK;
-    size_t n = 0;
-    if (!buf) {
-        s = rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    if (fstat(fd, &st) != 0) {
+        s = rf_err_set(err, RF_EIO, "%s: %s", path, strerror(errno));
         goto out;
     }
-    n = fread(buf, 1, (size_t)st.st_size, f);
-    if (ferror(f)) {
-        s = rf_err_set(err, RF_EIO, "%s: read error", path);
+    if (!S_ISREG(st.st_mode)) {
+        s = rf_err_set(err, RF_EIO, "%s: %s", path, kind_name(st.st_mode));
+        goto out;
+    }
+    /* read to the end, not st_size bytes: /proc files say 0, a file may
+     * grow; one byte past max_bytes tells "too large" */
+    for (;;) {
+        if (n == cap) {
+            size_t want = cap ? cap * 2 : 4096;
+            if (want > max_bytes + 1)
+                want = max_bytes + 1;
+            char *grown = want > cap ? realloc(buf, want + 1) : NULL;
+            if (!grown) {
+                s = want > cap ? rf_err_set(err, RF_ENOMEM, "%s: out of memory", path)
+                               : rf_err_set(err, RF_EIO, "%s: larger than %zu bytes", path,
+                                            max_bytes);
+                goto out;
+            }
+            buf = grown;
+            cap = want;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            s = rf_err_set(err, RF_EIO, "%s: read error: %s", path, strerror(errno));
+            goto out;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    if (n > max_bytes) {
+        s = rf_err_set(err, RF_EIO, "%s: larger than %zu bytes", path, max_bytes);
+        goto out;
+    }
+    if (!buf && !(buf = malloc(1))) {
+        s = rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
         goto out;
     }
     buf[n] = '\0';
@@ -47,7 +92,7 @@ rf_status rf_file_read_all(const char *path, size_t max_bytes, char **data, size
     buf = NULL;
 out:
     free(buf);
-    fclose(f);
+    close(fd);
     return s;
 }
 

@@ -18,6 +18,8 @@
 #include "roofline/rf_op.h"
 #include "roofline/rf_reader.h"
 
+#include "io_json.h"
+
 typedef enum sliding_rule {
     SW_NONE,      /* no sliding layer unless layer_types names some         */
     SW_ALL,       /* every layer when sliding_window is set (mistral, ...)  */
@@ -501,7 +503,7 @@ static rf_status read_sliding(reader *r, const family *f)
         if (given && window)
             note(m, "sliding_window (%lld) ignored: use_sliding_window is false",
                  (long long)window);
-        if (listed && rf_model_sliding_layers(m))
+        if (listed && memchr(m->sliding, 1, (size_t)m->layers))
             note(m, "layer_types' sliding layers ignored: use_sliding_window is false");
         memset(m->sliding, 0, sizeof m->sliding);
         return RF_OK;
@@ -858,15 +860,12 @@ rf_status rf_model_parse(const char *text, size_t len, const char *origin, rf_mo
                          rf_err *err)
 {
     static const rf_model zero;
-    json_error_t jerr;
     rf_model m = zero;
     reader r = {.origin = origin ? origin : "config.json", .m = &m, .err = err};
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    rf_status s = RF_OK;
-    if (!root) {
-        s = fail(&r, RF_EINVAL, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+    json_t *root = NULL;
+    rf_status s = rf__json_parse(text, len, r.origin, &root, err);
+    if (s)
         goto out;
-    }
     if (!json_is_object(root)) {
         s = fail(&r, RF_EINVAL, "not a JSON object");
         goto out;

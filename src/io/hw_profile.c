@@ -9,6 +9,8 @@
 #include "roofline/rf_file.h"
 #include "roofline/rf_hw_profile_io.h"
 
+#include "io_json.h"
+
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -168,7 +170,8 @@ static rf_status get_figure(const reader *r, json_t *obj, const char *key, const
     return RF_OK;
 }
 
-/* A byte count: a non-negative integer. */
+/* A count (of bytes, threads, ...): a non-negative integer, at most
+ * RF_SIZE_MAX_BYTES (2^60, as --mem). */
 static rf_status get_count(const reader *r, json_t *obj, const char *key, const char *path,
                            bool required, uint64_t *out)
 {
@@ -180,7 +183,7 @@ static rf_status get_count(const reader *r, json_t *obj, const char *key, const 
     if (json_integer_value(v) < 0)
         return fail(r, "%s is negative (%lld)", path, (long long)json_integer_value(v));
     *out = (uint64_t)json_integer_value(v);
-    return RF_OK;
+    return rf__bytes_check(r->origin, path, *out, r->err);
 }
 
 /* A string that fits cap bytes (never truncated: refused). */
@@ -225,14 +228,12 @@ static rf_status get_dtype_figures(const reader *r, json_t *obj, const char *key
     return RF_OK;
 }
 
-/* A bandwidth of 0 (not measured) or one rf_hw_validate accepts, so that
- * every ridge written beside it (peak / bandwidth) is finite. */
-static rf_status bandwidth_in_range(const reader *r, const char *path, double v)
+/* A bandwidth within the readers' range (or 0, not measured, where
+ * zero_ok), so that every ridge written beside it (peak / bandwidth) is
+ * finite. */
+static rf_status bandwidth_in_range(const reader *r, const char *path, double v, bool zero_ok)
 {
-    if (v != 0 && !(v >= RF_HW_BW_MIN && v <= RF_HW_BW_MAX))
-        return fail(r, "%s (%g) must be within [%g, %g] bytes/s", path, v, RF_HW_BW_MIN,
-                    RF_HW_BW_MAX);
-    return RF_OK;
+    return rf__figure_check(r->origin, path, v, RF__FIG_BW, zero_ok, r->err);
 }
 
 static rf_status get_levels(const reader *r, json_t *root, rf_hw_profile *p)
@@ -257,7 +258,7 @@ static rf_status get_levels(const reader *r, json_t *root, rf_hw_profile *p)
             return s;
         snprintf(path, sizeof path, "%s.bandwidth_bytes_per_s", base);
         if ((s = get_figure(r, o, "bandwidth_bytes_per_s", path, true, &l->bandwidth_bytes_per_s)) ||
-            (s = bandwidth_in_range(r, path, l->bandwidth_bytes_per_s)))
+            (s = bandwidth_in_range(r, path, l->bandwidth_bytes_per_s, true)))
             return s;
         snprintf(path, sizeof path, "%s.bytes", base);
         if ((s = get_count(r, o, "bytes", path, true, &l->bytes)))
@@ -310,15 +311,20 @@ static rf_status get_kernels(const reader *r, json_t *root, rf_hw_profile *p)
 }
 
 rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_profile *out,
-                               rf_err *err)
+                                  rf_err *err)
+{
+    return rf_hw_profile_parse(text, strlen(text), origin, out, err);
+}
+
+rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
+                              rf_hw_profile *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
     reader r = {.origin = origin ? origin : "profile", .err = err};
-    json_error_t je;
-    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return rf_err_set(err, RF_EINVAL, "%s: line %d: %s", r.origin, je.line, je.text);
-    rf_status s = RF_OK;
+    json_t *root = NULL;
+    rf_status s = rf__json_parse(text, len, r.origin, &root, err);
+    if (s)
+        return s;
     double peaks_any = 0;
     if (!json_is_object(root)) {
         s = fail(&r, "the top level must be an object");
@@ -333,6 +339,7 @@ rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_pr
         (s = get_figure(&r, root, "bandwidth_bytes_per_s", "bandwidth_bytes_per_s", true,
                         &out->bandwidth_bytes_per_s)) ||
         (s = get_figure(&r, root, "clock_hz", "clock_hz", false, &out->clock_hz)) ||
+        (s = rf__figure_check(r.origin, "clock_hz", out->clock_hz, RF__FIG_CLOCK, true, err)) ||
         (s = get_figure(&r, root, "spread", "spread", false, &out->spread)) ||
         (s = get_count(&r, root, "mem_bytes", "mem_bytes", false, &out->mem_bytes)) ||
         (s = get_count(&r, root, "l2_bytes", "l2_bytes", false, &out->l2_bytes)) ||
@@ -367,10 +374,19 @@ rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_pr
         s = fail(&r, "bandwidth_bytes_per_s must be positive (0)");
         goto done;
     }
-    if ((s = bandwidth_in_range(&r, "bandwidth_bytes_per_s", out->bandwidth_bytes_per_s)))
+    if ((s = bandwidth_in_range(&r, "bandwidth_bytes_per_s", out->bandwidth_bytes_per_s, false)))
         goto done;
-    for (int k = 0; k < RF_DTYPE_COUNT; k++)
+    for (int k = 0; k < RF_DTYPE_COUNT; k++) {
+        char path[64];
+        for (int t = 0; t < 2; t++) {
+            snprintf(path, sizeof path, "%s.%s", t ? "theoretical_flops_per_s" : "peak_flops_per_s",
+                     rf_dtype_name((rf_dtype_kind)k));
+            double v = t ? out->theoretical_flops_per_s[k] : out->peak_flops_per_s[k];
+            if ((s = rf__figure_check(r.origin, path, v, RF__FIG_PEAK, true, err)))
+                goto done;
+        }
         peaks_any += out->peak_flops_per_s[k];
+    }
     if (!(peaks_any > 0))
         s = fail(&r, "peak_flops_per_s has no positive figure");
 done:
@@ -385,7 +401,7 @@ rf_status rf_hw_profile_load(const char *path, rf_hw_profile *out, rf_err *err)
     memset(out, 0, sizeof *out);
     rf_status s = rf_file_read_all(path, RF_FILE_MAX_BYTES, &text, &len, err);
     if (s == RF_OK)
-        s = rf_hw_profile_from_json(text, path, out, err);
+        s = rf_hw_profile_parse(text, len, path, out, err);
     free(text);
     return s;
 }

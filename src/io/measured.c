@@ -8,23 +8,30 @@
 #include "roofline/rf_file.h"
 #include "roofline/rf_measured_io.h"
 
+#include "io_json.h"
 
-/* A positive finite number at key of obj; absent leaves *out as is. where
- * is the message prefix up to the key ("lab.json: ops[3]."). */
-static rf_status positive(const json_t *obj, const char *key, const char *where, double *out,
-                          bool required, rf_err *err)
+
+/* A figure at key of obj: a positive number within kind's range (or 0
+ * when zero_ok); absent leaves *out as is. origin names the file, at the
+ * path up to the key ("ops[3]." or ""). */
+static rf_status figure(const json_t *obj, const char *key, const char *origin, const char *at,
+                        rf__figure kind, bool zero_ok, double *out, bool required, rf_err *err)
 {
     const json_t *v = json_object_get(obj, key);
     if (!v) {
         if (required)
-            return rf_err_set(err, RF_EINVAL, "%s%s is missing", where, key);
+            return rf_err_set(err, RF_EINVAL, "%s: %s%s is missing", origin, at, key);
         return RF_OK;
     }
     double x = json_is_number(v) ? json_number_value(v) : NAN;
-    if (!(isfinite(x) && x > 0))
-        return rf_err_set(err, RF_EINVAL, "%s%s must be a positive number", where, key);
-    *out = x;
-    return RF_OK;
+    if (!(isfinite(x) && (x > 0 || (zero_ok && x == 0))))
+        return rf_err_set(err, RF_EINVAL, "%s: %s%s must be a positive number", origin, at, key);
+    char path[128];
+    snprintf(path, sizeof path, "%s%s", at, key);
+    rf_status s = rf__figure_check(origin, path, x, kind, zero_ok, err);
+    if (!s)
+        *out = x;
+    return s;
 }
 
 static rf_status read_peaks(const json_t *root, const char *origin, rf_measured *out,
@@ -38,29 +45,29 @@ static rf_status read_peaks(const json_t *root, const char *origin, rf_measured 
                           origin);
     const char *key;
     const json_t *v;
-    char where[160];
-    snprintf(where, sizeof where, "%s: peak_flops_per_s.", origin);
     json_object_foreach((json_t *)peaks, key, v) {
         rf_dtype dt;
         if (rf_dtype_parse(key, &dt, NULL))
             return rf_err_set(err, RF_EINVAL, "%s: peak_flops_per_s: unknown dtype '%s'", origin,
                               key);
-        rf_status s = positive(peaks, key, where, &out->peak_flops_per_s[dt.kind], true, err);
+        rf_status s = figure(peaks, key, origin, "peak_flops_per_s.", RF__FIG_PEAK, false,
+                             &out->peak_flops_per_s[dt.kind], true, err);
         if (s)
             return s;
     }
     return RF_OK;
 }
 
-static rf_status read_op(const json_t *o, const char *where, const json_t *phase_default,
-                         rf_measured_op *op, rf_err *err)
+/* ops[i] of the file; at is "ops[i]." */
+static rf_status read_op(const json_t *o, const char *origin, const char *at,
+                         const json_t *phase_default, rf_measured_op *op, rf_err *err)
 {
     if (!json_is_object(o))
-        return rf_err_set(err, RF_EINVAL, "%.*s must be an object", (int)strlen(where) - 1,
-                          where);
+        return rf_err_set(err, RF_EINVAL, "%s: %.*s must be an object", origin,
+                          (int)strlen(at) - 1, at);
     const json_t *name = json_object_get(o, "name");
     if (!json_is_string(name) || !*json_string_value(name))
-        return rf_err_set(err, RF_EINVAL, "%sname must be a non-empty string", where);
+        return rf_err_set(err, RF_EINVAL, "%s: %sname must be a non-empty string", origin, at);
     snprintf(op->name, sizeof op->name, "%s", json_string_value(name));
     const json_t *phase = json_object_get(o, "phase");
     if (!phase)
@@ -68,19 +75,17 @@ static rf_status read_op(const json_t *o, const char *where, const json_t *phase
     if (phase) {
         const char *ph = json_is_string(phase) ? json_string_value(phase) : "";
         if (strcmp(ph, "decode") && strcmp(ph, "prefill"))
-            return rf_err_set(err, RF_EINVAL, "%sphase must be \"decode\" or \"prefill\"",
-                              where);
+            return rf_err_set(err, RF_EINVAL, "%s: %sphase must be \"decode\" or \"prefill\"",
+                              origin, at);
         op->has_phase = true;
         op->phase = ph[0] == 'd' ? RF_DECODE : RF_PREFILL;
     }
+    /* flops 0: an operator without FLOPs (a gather), read, not drawn */
     rf_status s;
-    const json_t *flops = json_object_get(o, "flops");
-    if (json_is_number(flops) && json_number_value(flops) == 0)
-        op->flops = 0; /* an operator without FLOPs (a gather): read, not drawn */
-    else if ((s = positive(o, "flops", where, &op->flops, true, err)))
-        return s;
-    if ((s = positive(o, "bytes", where, &op->bytes, true, err)) ||
-        (s = positive(o, "measured_s", where, &op->measured_s, true, err)))
+    if ((s = figure(o, "flops", origin, at, RF__FIG_FLOPS, true, &op->flops, true, err)) ||
+        (s = figure(o, "bytes", origin, at, RF__FIG_BYTES, false, &op->bytes, true, err)) ||
+        (s = figure(o, "measured_s", origin, at, RF__FIG_TIME, false, &op->measured_s, true,
+                    err)))
         return s;
     return RF_OK;
 }
@@ -103,9 +108,10 @@ static rf_status read_ops(const json_t *root, const char *origin, rf_measured *o
         return rf_err_set(err, RF_ERANGE, "%s: %zu ops, at most %d are drawn", origin,
                           json_array_size(ops), RF_MEASURED_MAX_OPS);
     for (size_t i = 0; i < json_array_size(ops); i++) {
-        char where[160];
-        snprintf(where, sizeof where, "%s: ops[%zu].", origin, i);
-        rf_status s = read_op(json_array_get(ops, i), where, phase, &out->ops[out->n_ops], err);
+        char at[32];
+        snprintf(at, sizeof at, "ops[%zu].", i);
+        rf_status s =
+            read_op(json_array_get(ops, i), origin, at, phase, &out->ops[out->n_ops], err);
         if (s)
             return s;
         out->n_ops++;
@@ -116,14 +122,11 @@ static rf_status read_ops(const json_t *root, const char *origin, rf_measured *o
 rf_status rf_measured_parse(const char *text, size_t len, const char *origin, rf_measured *out,
                             rf_err *err)
 {
-    json_error_t je;
-    rf_status s = RF_OK;
-    char where[160];
-    snprintf(where, sizeof where, "%s: ", origin);
     memset(out, 0, sizeof *out);
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return rf_err_set(err, RF_EINVAL, "%s: line %d: %s", origin, je.line, je.text);
+    json_t *root = NULL;
+    rf_status s = rf__json_parse(text, len, origin, &root, err);
+    if (s)
+        return s;
     if (!json_is_object(root)) {
         s = rf_err_set(err, RF_EINVAL, "%s: expected a JSON object", origin);
         goto out;
@@ -131,7 +134,8 @@ rf_status rf_measured_parse(const char *text, size_t len, const char *origin, rf
     const json_t *name = json_object_get(root, "name");
     if (json_is_string(name))
         snprintf(out->name, sizeof out->name, "%s", json_string_value(name));
-    if ((s = positive(root, "bandwidth_bytes_per_s", where, &out->bw_bytes_per_s, false, err)) ||
+    if ((s = figure(root, "bandwidth_bytes_per_s", origin, "", RF__FIG_BW, false,
+                    &out->bw_bytes_per_s, false, err)) ||
         (s = read_peaks(root, origin, out, err)) || (s = read_ops(root, origin, out, err)))
         goto out;
     if (!rf_measured_has_roofs(out) && !out->n_ops)

@@ -1,0 +1,58 @@
+/* io_json.h - the JSON text every reader in io parses (not public).
+ *
+ * One reading for config.json, hardware profiles and measured files, so a
+ * NUL byte, a file that is not JSON at all, or a syntax error reads the
+ * same everywhere.
+ */
+#ifndef RF_IO_JSON_H
+#define RF_IO_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roofline/rf_error.h"
+
+/* Parse len bytes of text (no NUL needed, none allowed) into *root, with
+ * duplicate keys refused; the caller json_decref()s it. RF_EINVAL, with
+ * origin first in the message, for:
+ *   "ORIGIN: empty, not JSON"
+ *   "ORIGIN: not JSON: it starts with 'processor\t: 0' ('{' expected)"
+ *   "ORIGIN: not JSON: a NUL byte at offset 12"
+ *   "ORIGIN: line 2 column 25: '}' expected near end of file"  */
+rf_status rf__json_parse(const char *text, size_t len, const char *origin, json_t **root,
+                         rf_err *err);
+
+/* The figures the readers bound, each kind to one documented range (the
+ * hardware profile and the measured file alike), wide enough for any real
+ * machine or operator and narrow enough that every ridge, time and plot
+ * coordinate made from them is finite:
+ *   bandwidth  [1e3, 1e16] bytes/s   (1 kB/s .. 10 PB/s)
+ *   peak       [1e6, 1e19] FLOP/s    (1 MFLOP/s .. 10 EFLOP/s)
+ *   flops      [1, 1e24]   an operator's FLOPs
+ *   bytes      [1, 1e21]   an operator's bytes
+ *   time       [1e-12, 1e6] s        (1 ps .. 11.6 days)
+ *   clock      [1e6, 1e11] Hz */
+typedef enum rf__figure {
+    RF__FIG_BW,
+    RF__FIG_PEAK,
+    RF__FIG_FLOPS,
+    RF__FIG_BYTES,
+    RF__FIG_TIME,
+    RF__FIG_CLOCK,
+    RF__FIG_COUNT
+} rf__figure;
+
+/* RF_OK when v is within kind's range, or is 0 and zero_ok (0 = none);
+ * else RF_EINVAL naming the key and the range:
+ *   "lab.json: ops[0].flops (9.88131e-324) must be 0 (none) or within
+ *    [1, 1e+24] FLOPs". */
+rf_status rf__figure_check(const char *origin, const char *path, double v, rf__figure kind,
+                           bool zero_ok, rf_err *err);
+
+/* A byte count read from a file (a memory size, a cache, a level's working
+ * set): RF_OK up to RF_SIZE_MAX_BYTES (2^60, as --mem), RF_EINVAL beyond. */
+rf_status rf__bytes_check(const char *origin, const char *path, uint64_t v, rf_err *err);
+
+#endif

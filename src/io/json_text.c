@@ -1,0 +1,77 @@
+/* json_text.c - the one JSON reading of the io readers (io_json.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "roofline/rf_parse.h"
+
+#include "io_json.h"
+
+/* The first bytes of s (up to a newline, at most 16), printable: others
+ * as \xNN, so a binary file is named by what it holds. */
+static void quote_start(const char *s, size_t len, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && i < 16 && s[i] != '\n' && o + 5 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f)
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+    }
+    out[o] = '\0';
+}
+
+rf_status rf__json_parse(const char *text, size_t len, const char *origin, json_t **root,
+                         rf_err *err)
+{
+    *root = NULL;
+    size_t i = 0;
+    while (i < len && strchr(" \t\r\n", text[i]) && text[i])
+        i++;
+    if (i == len)
+        return rf_err_set(err, RF_EINVAL, "%s: empty, not JSON", origin);
+    if (text[i] != '{' && text[i] != '[') {
+        char start[96];
+        quote_start(text + i, len - i, start, sizeof start);
+        return rf_err_set(err, RF_EINVAL, "%s: not JSON: it starts with '%s' ('{' expected)",
+                          origin, start);
+    }
+    const char *nul = memchr(text, '\0', len);
+    if (nul)
+        return rf_err_set(err, RF_EINVAL, "%s: not JSON: a NUL byte at offset %zu", origin,
+                          (size_t)(nul - text));
+    json_error_t je;
+    *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!*root)
+        return rf_err_set(err, RF_EINVAL, "%s: line %d column %d: %s", origin, je.line,
+                          je.column, je.text);
+    return RF_OK;
+}
+
+static const struct {
+    double lo, hi;
+    const char *unit;
+} ranges[] = {
+    [RF__FIG_BW] = {1e3, 1e16, "bytes/s"}, [RF__FIG_PEAK] = {1e6, 1e19, "FLOP/s"},
+    [RF__FIG_FLOPS] = {1, 1e24, "FLOPs"},  [RF__FIG_BYTES] = {1, 1e21, "bytes"},
+    [RF__FIG_TIME] = {1e-12, 1e6, "s"},    [RF__FIG_CLOCK] = {1e6, 1e11, "Hz"},
+};
+_Static_assert(sizeof ranges / sizeof ranges[0] == RF__FIG_COUNT, "one range a figure kind");
+
+rf_status rf__figure_check(const char *origin, const char *path, double v, rf__figure kind,
+                           bool zero_ok, rf_err *err)
+{
+    if ((zero_ok && v == 0) || (v >= ranges[kind].lo && v <= ranges[kind].hi))
+        return RF_OK;
+    return rf_err_set(err, RF_EINVAL, "%s: %s (%g) must be %swithin [%g, %g] %s", origin, path, v,
+                      zero_ok ? "0 (none) or " : "", ranges[kind].lo, ranges[kind].hi,
+                      ranges[kind].unit);
+}
+
+rf_status rf__bytes_check(const char *origin, const char *path, uint64_t v, rf_err *err)
+{
+    if (v <= RF_SIZE_MAX_BYTES)
+        return RF_OK;
+    return rf_err_set(err, RF_EINVAL, "%s: %s (%llu) is beyond 2^60 bytes", origin, path,
+                      (unsigned long long)v);
+}
