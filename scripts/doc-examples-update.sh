@@ -1,7 +1,8 @@
 #!/bin/sh
-# Rewrite the output of every example in README.md and docs/*.md from a fresh
-# run of the built binary (the exit= of each marker and each file= it writes
-# too), in place; then review the change with `git diff README.md docs/`.
+# Rewrite, from a fresh run of the built binary, the output (and exit=) of
+# every example in README.md and docs/*.md that no longer matches, and each
+# file= it writes, in place; examples that still pass (masked figures
+# included) are left alone. Then review with `git diff README.md docs/`.
 # The markers are described at the top of tests/doc_examples.py and in
 # docs/testing.md.
 # usage: scripts/doc-examples-update.sh [BUILD_DIR] [FILE.md...]   (default: build)

@@ -43,8 +43,9 @@ that folder, in order (one example may write lab.json, the next read it).
 The environment is PATH, HOME (the scratch folder), LC_ALL=C and TZ=UTC.
 
 usage: doc_examples.py [--update] ROOFLINE ROOT [FILE.md...]
-  --update  rewrite every example's output (and exit=, and each file=) from
-            a fresh run, in place; review the change with git diff
+  --update  rewrite the output (and exit=) of every example that fails, and
+            each file=, from a fresh run, in place (an example that passes,
+            masked figures included, is left as it is); review with git diff
 Prints a diff for each failure and closes with 'N passed, N failed'.
 """
 import difflib
@@ -202,6 +203,8 @@ def run(binary, cmd, scratch):
                            capture_output=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return None, f"(timed out after {TIMEOUT_S} s)"
+    except OSError as e:
+        return None, f"(could not run: {e})"
     out = p.stdout.decode("utf-8", "replace") + p.stderr.decode("utf-8", "replace")
     return p.returncode, out
 
@@ -258,9 +261,12 @@ def main(argv):
         sys.stderr.write("usage: doc_examples.py [--update] ROOFLINE ROOT [FILE.md...]\n")
         return 2
     binary, root = os.path.abspath(argv[0]), os.path.abspath(argv[1])
+    if not os.access(binary, os.X_OK):
+        sys.stderr.write(f"doc_examples: {binary} is not an executable (build it first)\n")
+        return 2
     files = argv[2:] or ([os.path.join(root, "README.md")] +
                          sorted(glob.glob(os.path.join(root, "docs", "*.md"))))
-    passed = failed = skipped = 0
+    passed = failed = skipped = updated = 0
     for path in files:
         rel = os.path.relpath(path, root)
         if rel == "README.md" and not update:
@@ -284,9 +290,11 @@ def main(argv):
                     skipped += 1
                     continue
                 problems, body, code = check_example(ex, binary, root, scratch, update)
-                if update:
+                if update and problems:
                     edits.append((ex, body, code))
                     print(f"updated {where}: {ex['cmds'][0][0]}")
+                elif update:
+                    passed += 1
                 elif problems:
                     failed += 1
                     print(f"FAIL {where}:")
@@ -305,10 +313,13 @@ def main(argv):
                 lines[m0:m1 + 1] = marker
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines))
-            passed += len(edits)
+            updated += len(edits)
     if skipped:
         print(f"{skipped} not run (marked skip: recorded runs too slow to repeat or needing a GPU)")
-    print(f"{passed} {'updated' if update else 'passed'}, {failed} failed")
+    if update:
+        print(f"{passed} up to date, {updated} updated, {failed} failed")
+    else:
+        print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
 
