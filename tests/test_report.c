@@ -65,11 +65,11 @@ static void g6(void **state)
         {-2.5e-30, "-2.5e-30"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        rf_fmt_g6(cases[i].v, out);
+        rf_fmt(cases[i].v, RF_U_RAW6, out, sizeof out);
         if (strcmp(out, cases[i].s))
             fail_msg("g6(%.10g) = '%s', expected '%s'", cases[i].v, out, cases[i].s);
     }
-    rf_fmt_g6(NAN, out);
+    rf_fmt(NAN, RF_U_RAW6, out, sizeof out);
     assert_string_equal(out, "null");
 }
 

@@ -57,7 +57,10 @@ void rf_buf_printf(rf_buf *b, const char *fmt, ...)
 #endif
     ;
 
-/* ---- how a number is shown to a reader -------------------------------- */
+/* ---- how a number is shown ----------------------------------------------
+ * rf_fmt is the one number formatter: every unit but the last is for a
+ * reader (tables, labels, assumption lines); RF_U_RAW6 is the machine text
+ * of a streamed row's real in JSON and CSV.                                */
 typedef enum rf_unit {
     RF_U_NONE = 0,  /* plain number, %g-like                        */
     RF_U_INT,       /* exact integer with thousands separators      */
@@ -73,12 +76,37 @@ typedef enum rf_unit {
     RF_U_RATIO,     /* 0.xx, percent-free                           */
     RF_U_PERCENT,   /* 0..1 shown as 12.3%                          */
     RF_U_COUNT,     /* large counts: 218.1 M, 7.505 B (4 significant) */
-    RF_U_SIG3       /* 3 significant, zeros kept: 2.30, 14.0, 256; an
+    RF_U_SIG3,      /* 3 significant, zeros kept: 2.30, 14.0, 256; an
                        integral value as one (4, 1,024)              */
+    RF_U_RAW6       /* for machines: shortest text at 6 significant
+                       digits (0.00448049, 223.206, 1.2e+20; exponent
+                       from 1e15 and below 1e-6); not finite: null    */
 } rf_unit;
 
-/* Format a value for reading into out (cap bytes). */
+/* Format v in unit u into out (cap bytes; at least 32 for RF_U_RAW6) and
+ * return out. A value that is not finite shows as "-" (RF_U_RAW6: "null"). */
 char *rf_fmt(double v, rf_unit u, char *out, size_t cap);
+
+/* ---- one value --------------------------------------------------------
+ * What a report's scalar or table cell holds, and what a streamed row
+ * passes: the one value model of every writer.                            */
+typedef enum rf_cell_kind {
+    RF_CELL_NUM,  /* a real in num (JSON null when not finite)             */
+    RF_CELL_INT,  /* an exact integer in i                                 */
+    RF_CELL_STR,  /* a string in str                                       */
+    RF_CELL_NULL, /* no figure: JSON null, CSV empty; str is what a reader
+                     sees ("never"; NULL: "-")                            */
+    RF_CELL_BOOL  /* yes/no in i (1/0): JSON and CSV true/false; str is
+                     what a reader sees (NULL: "yes" or "no")             */
+} rf_cell_kind;
+
+typedef struct rf_cell {
+    rf_cell_kind kind;
+    double num;
+    uint64_t i;
+    const char *str; /* a streamed row's strings are the caller's (static);
+                        a report's are its own copies                     */
+} rf_cell;
 
 /* ---- the report -------------------------------------------------------- */
 typedef struct rf_report rf_report;
@@ -106,6 +134,9 @@ void rf_report_num(rf_report *r, const char *key, const char *label, double v, r
 void rf_report_int(rf_report *r, const char *key, const char *label, uint64_t v, rf_unit u);
 void rf_report_str(rf_report *r, const char *key, const char *label, const char *v);
 void rf_report_null(rf_report *r, const char *key, const char *label, const char *shown);
+/* A yes/no figure: JSON and CSV true/false; a reader sees `shown` (NULL:
+ * "yes" or "no"). */
+void rf_report_bool(rf_report *r, const char *key, const char *label, bool v, const char *shown);
 
 /* Tables: columns first, then rows cell by cell in column order. */
 void rf_report_table(rf_report *r, const char *key, const char *label);
@@ -129,25 +160,16 @@ rf_status rf_report_write(const rf_report *r, rf_format f, rf_buf *out, rf_err *
 /* ---- streamed rows ------------------------------------------------------
  * For outputs too large to hold as cells (a sweep of a million points):
  * the head (title and assumptions) comes from a report, then rows are
- * rendered straight into the buffer with a fast fixed formatter. Numbers
- * are the same ones a report would carry: integers exact, reals to 6
- * significant digits in JSON and CSV. The caller flushes the buffer
- * whenever it likes (rf_buf's len back to 0).                              */
+ * rendered straight into the buffer (reals as RF_U_RAW6). Numbers are the
+ * same ones a report would carry: integers exact, reals to 6 significant
+ * digits in JSON and CSV. Give the buffer a sink (rf_buf_set_sink) and the
+ * rows pass through it in constant memory.                                 */
 typedef struct rf_rowcol {
     const char *key;   /* JSON key / CSV header (carries the unit)       */
     const char *label; /* human header                                    */
     rf_unit unit;
     int width;         /* human column width                              */
 } rf_rowcol;
-
-typedef enum rf_cell_kind { RF_CELL_NUM, RF_CELL_INT, RF_CELL_STR, RF_CELL_NULL } rf_cell_kind;
-
-typedef struct rf_cell {
-    rf_cell_kind kind; /* a real, an integer, a static string, null      */
-    double num;
-    uint64_t i;
-    const char *str;
-} rf_cell;
 
 typedef struct rf_rows {
     rf_format fmt;
@@ -160,10 +182,6 @@ void rf_rows_begin(rf_rows *w, rf_buf *out, rf_format f, const rf_report *head, 
                    const rf_rowcol *cols, size_t n_cols);
 void rf_rows_add(rf_rows *w, rf_buf *out, const rf_cell *cells);
 void rf_rows_end(rf_rows *w, rf_buf *out);
-
-/* Shortest text of v at 6 significant digits ("0.00448049", "223.206",
- * "1.2e+20"), written into out (>= 32 bytes); returns the length. */
-size_t rf_fmt_g6(double v, char *out);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "roofline/rf_report.h"
+#include "report_impl.h"
 
 /* Integer with thousands separators. */
 static char *grouped(double v, char *out, size_t cap)
@@ -56,11 +56,106 @@ static char *scaled(double v, int sig, double step, const char *const *units, in
     return out;
 }
 
+size_t rf__utoa(uint64_t v, char *out)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    out[n] = '\0';
+    return n;
+}
+
+static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static double p10(int e) /* 10^e for |e| <= 22, exact table values */
+{
+    return e >= 0 ? pow10_tab[e] : 1.0 / pow10_tab[-e];
+}
+
+/* Shortest text of v at 6 significant digits ("0.00448049", "223.206",
+ * "1.2e+20"; an exponent from 1e15 and below 1e-6), "null" when not
+ * finite; out holds >= 32 bytes. Digits by integer arithmetic, not stdio:
+ * a million-point sweep prints four of these a row. */
+static size_t g6(double v, char *out)
+{
+    size_t o = 0;
+    if (!isfinite(v)) {
+        memcpy(out, "null", 5);
+        return 4;
+    }
+    if (v == 0) {
+        out[0] = '0';
+        out[1] = '\0';
+        return 1;
+    }
+    if (v < 0) {
+        out[o++] = '-';
+        v = -v;
+    }
+    int e = (int)floor(log10(v));
+    if (e < -22 + 5 || e > 22) {
+        /* far outside the figures we print: the C library's %.6g, whose
+         * exponent has two or more digits here, as the fast path's does */
+        return o + (size_t)snprintf(out + o, 24, "%.6g", v);
+    }
+    uint64_t m = (uint64_t)llround(e >= 5 ? v / p10(e - 5) : v * p10(5 - e));
+    if (m >= 1000000) { /* rounding carried into a 7th digit */
+        m = (m + 5) / 10;
+        e++;
+    }
+    char dg[8];
+    rf__utoa(m, dg); /* exactly 6 digits */
+    int last = 5;
+    while (last > 0 && dg[last] == '0')
+        last--;
+    if (e >= 15 || e < -6) {
+        out[o++] = dg[0];
+        if (last > 0) {
+            out[o++] = '.';
+            memcpy(out + o, dg + 1, (size_t)last);
+            o += (size_t)last;
+        }
+        out[o++] = 'e';
+        out[o++] = e < 0 ? '-' : '+';
+        o += rf__utoa((uint64_t)(e < 0 ? -e : e), out + o);
+        return o;
+    }
+    if (e < 0) {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int z = 0; z < -e - 1; z++)
+            out[o++] = '0';
+        memcpy(out + o, dg, (size_t)last + 1);
+        o += (size_t)last + 1;
+    } else {
+        for (int i = 0; i <= e; i++)
+            out[o++] = i <= 5 ? dg[i] : '0';
+        if (last > e) {
+            out[o++] = '.';
+            memcpy(out + o, dg + e + 1, (size_t)(last - e));
+            o += (size_t)(last - e);
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
 char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
 {
     static const char *const dec[] = {"", "K", "M", "G", "T", "P", "E"};
     static const char *const bin[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
     static const char *const cnt[] = {"", "K", "M", "B", "T"};
+    if (u == RF_U_RAW6) {
+        g6(v, out);
+        return out;
+    }
     if (!isfinite(v)) {
         snprintf(out, cap, "-");
         return out;
@@ -141,5 +236,22 @@ char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
     default:
         snprintf(out, cap, "%.4g", v);
         return out;
+    }
+}
+
+const char *rf__cell_text(const rf_cell *v, rf_unit u, char *tmp, size_t cap)
+{
+    switch (v->kind) {
+    case RF_CELL_STR:
+        return v->str ? v->str : "";
+    case RF_CELL_NULL:
+        return v->str ? v->str : "-";
+    case RF_CELL_BOOL:
+        return v->str ? v->str : v->i ? "yes" : "no";
+    case RF_CELL_INT:
+        return rf_fmt((double)v->i, u == RF_U_NONE ? RF_U_INT : u, tmp, cap);
+    case RF_CELL_NUM:
+    default:
+        return rf_fmt(v->num, u, tmp, cap);
     }
 }

@@ -53,7 +53,7 @@ rf_report *rf_report_new(const char *title)
     return r;
 }
 
-static void free_value(value *v) { free(v->str); }
+static void free_cell(rf_cell *v) { free((char *)v->str); /* the report's own copy */ }
 
 void rf_report_free(rf_report *r)
 {
@@ -64,14 +64,14 @@ void rf_report_free(rf_report *r)
         for (size_t j = 0; j < b->n_fields; j++) {
             free(b->fields[j].key);
             free(b->fields[j].label);
-            free_value(&b->fields[j].v);
+            free_cell(&b->fields[j].v);
         }
         for (size_t j = 0; j < b->n_cols; j++) {
             free(b->cols[j].key);
             free(b->cols[j].label);
         }
         for (size_t j = 0; j < b->n_cells; j++)
-            free_value(&b->cells[j]);
+            free_cell(&b->cells[j]);
         free(b->fields);
         free(b->cols);
         free(b->cells);
@@ -138,11 +138,11 @@ static block *scalars(rf_report *r)
     return new_block(r, false, NULL, NULL);
 }
 
-static void add_field(rf_report *r, const char *key, const char *label, rf_unit u, value v)
+static void add_field(rf_report *r, const char *key, const char *label, rf_unit u, rf_cell v)
 {
     block *b = scalars(r);
     if (!b || !grow(r, (void **)&b->fields, &b->cap_fields, b->n_fields, sizeof(field))) {
-        free_value(&v);
+        free_cell(&v);
         return;
     }
     field *f = &b->fields[b->n_fields++];
@@ -154,25 +154,31 @@ static void add_field(rf_report *r, const char *key, const char *label, rf_unit 
 
 void rf_report_num(rf_report *r, const char *key, const char *label, double v, rf_unit u)
 {
-    value x = {.kind = isfinite(v) ? V_NUM : V_NULL, .num = v};
+    rf_cell x = {.kind = isfinite(v) ? RF_CELL_NUM : RF_CELL_NULL, .num = v};
     add_field(r, key, label, u, x);
 }
 
 void rf_report_int(rf_report *r, const char *key, const char *label, uint64_t v, rf_unit u)
 {
-    value x = {.kind = V_INT, .i = v};
+    rf_cell x = {.kind = RF_CELL_INT, .i = v};
     add_field(r, key, label, u, x);
 }
 
 void rf_report_str(rf_report *r, const char *key, const char *label, const char *v)
 {
-    value x = {.kind = V_STR, .str = dup(r, v ? v : "")};
+    rf_cell x = {.kind = RF_CELL_STR, .str = dup(r, v ? v : "")};
     add_field(r, key, label, RF_U_NONE, x);
 }
 
 void rf_report_null(rf_report *r, const char *key, const char *label, const char *shown)
 {
-    value x = {.kind = V_NULL, .str = dup(r, shown)};
+    rf_cell x = {.kind = RF_CELL_NULL, .str = dup(r, shown)};
+    add_field(r, key, label, RF_U_NONE, x);
+}
+
+void rf_report_bool(rf_report *r, const char *key, const char *label, bool v, const char *shown)
+{
+    rf_cell x = {.kind = RF_CELL_BOOL, .i = v, .str = shown ? dup(r, shown) : NULL};
     add_field(r, key, label, RF_U_NONE, x);
 }
 
@@ -208,12 +214,12 @@ void rf_report_row(rf_report *r)
         r->failed = true; /* a previous row was left short */
 }
 
-static void add_cell(rf_report *r, value v)
+static void add_cell(rf_report *r, rf_cell v)
 {
     block *b = table(r);
-    if (!b || !grow(r, (void **)&b->cells, &b->cap_cells, b->n_cells, sizeof(value))) {
+    if (!b || !grow(r, (void **)&b->cells, &b->cap_cells, b->n_cells, sizeof(rf_cell))) {
         r->failed = true;
-        free_value(&v);
+        free_cell(&v);
         return;
     }
     b->cells[b->n_cells++] = v;
@@ -221,41 +227,26 @@ static void add_cell(rf_report *r, value v)
 
 void rf_report_cell_num(rf_report *r, double v)
 {
-    value x = {.kind = isfinite(v) ? V_NUM : V_NULL, .num = v};
+    rf_cell x = {.kind = isfinite(v) ? RF_CELL_NUM : RF_CELL_NULL, .num = v};
     add_cell(r, x);
 }
 
 void rf_report_cell_int(rf_report *r, uint64_t v)
 {
-    value x = {.kind = V_INT, .i = v};
+    rf_cell x = {.kind = RF_CELL_INT, .i = v};
     add_cell(r, x);
 }
 
 void rf_report_cell_str(rf_report *r, const char *v)
 {
-    value x = {.kind = V_STR, .str = dup(r, v ? v : "")};
+    rf_cell x = {.kind = RF_CELL_STR, .str = dup(r, v ? v : "")};
     add_cell(r, x);
 }
 
 void rf_report_cell_null(rf_report *r, const char *shown)
 {
-    value x = {.kind = V_NULL, .str = dup(r, shown)};
+    rf_cell x = {.kind = RF_CELL_NULL, .str = dup(r, shown)};
     add_cell(r, x);
-}
-
-const char *rf__value_text(const value *v, rf_unit u, char *tmp, size_t cap)
-{
-    switch (v->kind) {
-    case V_STR:
-        return v->str ? v->str : "";
-    case V_NULL:
-        return v->str ? v->str : "-";
-    case V_INT:
-        return rf_fmt((double)v->i, u == RF_U_NONE ? RF_U_INT : u, tmp, cap);
-    case V_NUM:
-    default:
-        return rf_fmt(v->num, u, tmp, cap);
-    }
 }
 
 rf_status rf_report_write(const rf_report *r, rf_format f, rf_buf *out, rf_err *err)

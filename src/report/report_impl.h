@@ -1,23 +1,15 @@
 /* report_impl.h - the report's inside, shared by report.c and the writers
- * in this folder (private to src/report). */
+ * in this folder (private to src/report). A report holds its values as
+ * rf_cell, the type streamed rows use; its strings are its own copies. */
 #ifndef RF_REPORT_IMPL_H
 #define RF_REPORT_IMPL_H
 
 #include "roofline/rf_report.h"
 
-typedef enum vkind { V_NUM, V_INT, V_STR, V_NULL } vkind;
-
-typedef struct value {
-    vkind kind;
-    double num;
-    uint64_t i;
-    char *str; /* V_STR: the string; V_NULL: what a reader sees ("never") */
-} value;
-
 typedef struct field {
     char *key, *label;
     rf_unit unit;
-    value v;
+    rf_cell v;
 } field;
 
 typedef struct column {
@@ -32,7 +24,7 @@ typedef struct block {
     size_t n_fields, cap_fields;
     column *cols;          /* tables                                      */
     size_t n_cols, cap_cols;
-    value *cells;          /* row-major, n_cols a row                     */
+    rf_cell *cells;          /* row-major, n_cols a row                     */
     size_t n_cells, cap_cells;
 } block;
 
@@ -47,8 +39,14 @@ struct rf_report {
     bool failed;
 };
 
-/* Format one value for human output. */
-const char *rf__value_text(const value *v, rf_unit u, char *tmp, size_t cap);
+/* One value as a reader sees it (format.c): a number in its unit, a
+ * string, or a null's or a yes/no's shown text. Returns tmp or the cell's
+ * own string. */
+const char *rf__cell_text(const rf_cell *v, rf_unit u, char *tmp, size_t cap);
+
+/* The decimal digits of v into out (>= 21 bytes), NUL-terminated; returns
+ * their count (format.c; no stdio, for streamed rows). */
+size_t rf__utoa(uint64_t v, char *out);
 
 rf_status rf__write_table(const rf_report *r, rf_buf *out);
 rf_status rf__write_json(const rf_report *r, rf_buf *out);

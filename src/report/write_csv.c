@@ -4,16 +4,16 @@
 
 #include "report_impl.h"
 
-static void cell(rf_buf *b, const value *v)
+static void cell(rf_buf *b, const rf_cell *v)
 {
     switch (v->kind) {
-    case V_INT:
+    case RF_CELL_INT:
         rf_buf_printf(b, "%llu", (unsigned long long)v->i);
         break;
-    case V_NUM:
+    case RF_CELL_NUM:
         rf_buf_printf(b, "%.12g", v->num);
         break;
-    case V_STR:
+    case RF_CELL_STR:
         if (strpbrk(v->str, ",\"\n")) {
             rf_buf_puts(b, "\"");
             for (const char *s = v->str; *s; s++) {
@@ -26,7 +26,10 @@ static void cell(rf_buf *b, const value *v)
             rf_buf_puts(b, v->str);
         }
         break;
-    case V_NULL:
+    case RF_CELL_BOOL:
+        rf_buf_puts(b, v->i ? "true" : "false");
+        break;
+    case RF_CELL_NULL:
     default:
         break;
     }

@@ -45,7 +45,7 @@ static void scalars(rf_buf *b, const block *k)
         rf_buf_puts(b, "<tr><th scope=\"row\">");
         rf__xml_text(b, f->label);
         rf_buf_printf(b, "</th><td%s>", numeric(f->unit) ? " class=\"num\"" : "");
-        rf__xml_text(b, rf__value_text(&f->v, f->unit, tmp, sizeof tmp));
+        rf__xml_text(b, rf__cell_text(&f->v, f->unit, tmp, sizeof tmp));
         rf_buf_puts(b, "</td></tr>\n");
     }
     rf_buf_puts(b, "</tbody></table></div>\n");
@@ -65,11 +65,11 @@ static void table(rf_buf *b, const block *k)
     for (size_t r = 0; r < nr; r++) {
         rf_buf_puts(b, "<tr>");
         for (size_t c = 0; c < nc; c++) {
-            const value *v = &k->cells[r * nc + c];
-            rf_buf_printf(b, "<td%s>", numeric(k->cols[c].unit) && v->kind != V_STR
+            const rf_cell *v = &k->cells[r * nc + c];
+            rf_buf_printf(b, "<td%s>", numeric(k->cols[c].unit) && v->kind != RF_CELL_STR
                                            ? " class=\"num\""
                                            : "");
-            rf__xml_text(b, rf__value_text(v, k->cols[c].unit, tmp, sizeof tmp));
+            rf__xml_text(b, rf__cell_text(v, k->cols[c].unit, tmp, sizeof tmp));
             rf_buf_puts(b, "</td>");
         }
         rf_buf_puts(b, "</tr>\n");

@@ -21,19 +21,22 @@ void rf__json_string(rf_buf *b, const char *s)
     rf_buf_put(b, "\"", 1);
 }
 
-static void val(rf_buf *b, const value *v)
+static void val(rf_buf *b, const rf_cell *v)
 {
     switch (v->kind) {
-    case V_INT:
+    case RF_CELL_INT:
         rf_buf_printf(b, "%llu", (unsigned long long)v->i);
         break;
-    case V_NUM:
+    case RF_CELL_NUM:
         rf_buf_printf(b, "%.12g", v->num);
         break;
-    case V_STR:
+    case RF_CELL_STR:
         rf__json_string(b, v->str);
         break;
-    case V_NULL:
+    case RF_CELL_BOOL:
+        rf_buf_puts(b, v->i ? "true" : "false");
+        break;
+    case RF_CELL_NULL:
     default:
         rf_buf_puts(b, "null");
     }

@@ -35,7 +35,7 @@ static void section(const block *k, rf_buf *out)
         rf_buf_puts(out, "  ");
         rf_buf_puts(out, f->label);
         pad(out, w - width(f->label) + 2);
-        rf_buf_puts(out, rf__value_text(&f->v, f->unit, tmp, sizeof tmp));
+        rf_buf_puts(out, rf__cell_text(&f->v, f->unit, tmp, sizeof tmp));
         rf_buf_puts(out, "\n");
     }
 }
@@ -51,7 +51,7 @@ static void table(const block *k, rf_buf *out)
         w[c] = width(k->cols[c].label);
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < nc; c++) {
-            size_t n = width(rf__value_text(&k->cells[r * k->n_cols + c], k->cols[c].unit, tmp,
+            size_t n = width(rf__cell_text(&k->cells[r * k->n_cols + c], k->cols[c].unit, tmp,
                                             sizeof tmp));
             if (n > w[c])
                 w[c] = n;
@@ -61,7 +61,7 @@ static void table(const block *k, rf_buf *out)
     /* a column is left-aligned when its first cell is text */
     bool left[64];
     for (size_t c = 0; c < nc; c++)
-        left[c] = nr && k->cells[c].kind == V_STR;
+        left[c] = nr && k->cells[c].kind == RF_CELL_STR;
     for (size_t c = 0; c < nc; c++) {
         const char *l = k->cols[c].label;
         rf_buf_puts(out, "  ");
@@ -75,7 +75,7 @@ static void table(const block *k, rf_buf *out)
     for (size_t r = 0; r < nr; r++) {
         for (size_t c = 0; c < nc; c++) {
             const char *t =
-                rf__value_text(&k->cells[r * k->n_cols + c], k->cols[c].unit, tmp, sizeof tmp);
+                rf__cell_text(&k->cells[r * k->n_cols + c], k->cols[c].unit, tmp, sizeof tmp);
             rf_buf_puts(out, "  ");
             if (!left[c])
                 pad(out, w[c] - width(t));
