@@ -59,9 +59,12 @@ int cmd_capacity(int argc, char **argv)
                         "weights: every parameter (a tied embedding once) in %s; KV %s",
                      cli_weights_text(&m, &o, w, sizeof w),
                      rf_dtype_describe(o.kv, kv, sizeof kv));
+    char stated[96];
+    snprintf(stated, sizeof stated, "the preset's usable memory: %.4g GB stated x 79.65 / 80 GiB",
+             ctx.hw.mem_stated_gb);
     rf_report_assume(r, "memory: %s (%s)", ctx.mem_bytes ? "--mem" : ctx.hw.name,
                      ctx.mem_bytes        ? "given"
-                     : ctx.hw.mem_usable ? "the preset's usable memory, as seed 003 budgets it"
+                     : ctx.hw.mem_usable ? stated
                                          : "the stated capacity (datasheet or profile); --mem gives what "
                                            "your runtime can use");
     if (!c.weights_fit) {

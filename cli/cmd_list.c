@@ -62,8 +62,9 @@ int cmd_hw(int argc, char **argv)
     rf_report *r = rf_report_new("built-in hardware (datasheet, dense peaks)");
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-    rf_report_assume(r, "figures from shared/hardware.md; a measured profile (roofline measure) "
-                        "is accepted wherever --hw is");
+    rf_report_assume(r, "figures from the vendors' datasheets (source); a measured profile "
+                        "(roofline measure) is accepted wherever --hw is");
+    rf_report_assume(r, "%s", RF_HW_USABLE_RULE);
     rf_report_table(r, "hw", NULL);
     rf_report_col(r, "name", "name", RF_U_NONE);
     rf_report_col(r, "bf16_flops_per_s", "bf16", RF_U_FLOP_RATE);
@@ -71,7 +72,8 @@ int cmd_hw(int argc, char **argv)
     rf_report_col(r, "fp32_flops_per_s", "fp32", RF_U_FLOP_RATE);
     rf_report_col(r, "bandwidth_bytes_per_s", "bandwidth", RF_U_BW);
     rf_report_col(r, "ridge_bf16", "ridge bf16", RF_U_INTENSITY);
-    rf_report_col(r, "mem_bytes", "memory", RF_U_BYTES_BIN);
+    rf_report_col(r, "mem_stated_gb", "stated GB", RF_U_NONE);
+    rf_report_col(r, "mem_bytes", "usable", RF_U_BYTES_BIN);
     rf_report_col(r, "source", "source", RF_U_NONE);
     for (size_t i = 0; i < rf_hw_preset_count(); i++) {
         const rf_hw *h = rf_hw_preset_at(i);
@@ -86,6 +88,7 @@ int cmd_hw(int argc, char **argv)
         }
         rf_report_cell_num(r, h->bw_bytes_per_s);
         rf_report_cell_num(r, h->peak_flops_per_s[RF_BF16] / h->bw_bytes_per_s);
+        rf_report_cell_num(r, h->mem_stated_gb);
         rf_report_cell_int(r, h->mem_bytes);
         rf_report_cell_str(r, h->source);
     }

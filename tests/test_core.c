@@ -787,6 +787,38 @@ static void step_range_blame(void **state)
     assert_int_equal(rf_step_range_blame(&m, &o, &roof), RF_STEP_BATCH | RF_STEP_CONTEXT);
 }
 
+/* ---- issue 12.8: one rule for every preset's usable memory ----------- */
+static void preset_memory_rule(void **state)
+{
+    (void)state;
+    /* Seed 003's 79.65 GiB of the H100's 80 GB: the stated capacity read
+     * as GiB, less the share a CUDA process is not shown. Every 80 GB card
+     * gets the same 79.65 x 2^30 = 85,523,536,281.6 -> 85,523,536,282 B */
+    const char *eighty[] = {"h100-sxm", "h100-pcie", "a100-80gb"};
+    rf_hw h;
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(rf_hw_preset(eighty[i], &h, NULL), RF_OK);
+        assert_true(h.mem_bytes == 85523536282ull);
+        assert_true(h.mem_stated_gb == 80 && h.mem_usable);
+    }
+    /* the other cards by the same fraction: H200 141 x 79.65 / 80 =
+     * 140.383125 GiB = 150,735,232,696 B; A100 40 GB 39.825 GiB =
+     * 42,761,768,141 B; TPU v5e 16 GB 15.93 GiB = 17,104,707,256 B */
+    assert_int_equal(rf_hw_preset("h200", &h, NULL), RF_OK);
+    assert_true(h.mem_bytes == 150735232696ull);
+    assert_int_equal(rf_hw_preset("a100-40gb", &h, NULL), RF_OK);
+    assert_true(h.mem_bytes == 42761768141ull);
+    assert_int_equal(rf_hw_preset("tpu-v5e", &h, NULL), RF_OK);
+    assert_true(h.mem_bytes == 17104707256ull);
+    /* and every preset follows the rule from its stated figure */
+    for (size_t i = 0; i < rf_hw_preset_count(); i++) {
+        const rf_hw *p = rf_hw_preset_at(i);
+        double want = p->mem_stated_gb / 80.0 * 79.65 * 1073741824.0;
+        assert_true(p->mem_stated_gb > 0 && p->mem_usable);
+        assert_true(fabs((double)p->mem_bytes - want) <= 0.5);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -803,7 +835,7 @@ int main(void)
         cmocka_unit_test(step_memory_fit), cmocka_unit_test(step_range_blame),
         cmocka_unit_test(moe_crossover_in_flight),
         cmocka_unit_test(causal_pairs),           cmocka_unit_test(causal_prefill),
-        cmocka_unit_test(dtype_describe_blocks),
+        cmocka_unit_test(dtype_describe_blocks),  cmocka_unit_test(preset_memory_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,9 @@ typedef struct rf_hw {
     uint64_t mem_bytes;            /* memory for weights + KV                    */
     bool mem_usable;               /* mem_bytes is what a runtime can use, not
                                       the datasheet capacity                    */
+    double mem_stated_gb;          /* presets: the vendor's capacity in GB, from
+                                      which RF_HW_USABLE_RULE derives mem_bytes;
+                                      0 for a profile                          */
     double ridge_override;         /* > 0: user gave the ridge (FLOP/byte)       */
 } rf_hw;
 
@@ -62,6 +65,13 @@ typedef struct rf_point {
 } rf_point;
 
 /* Built-in presets, in a stable order. */
+/* How every preset's usable memory (mem_bytes) follows from its stated
+ * capacity, for headers and assumption lines. */
+#define RF_HW_USABLE_RULE                                                                      \
+    "usable memory = the stated capacity read in GiB (80 GB of HBM is 80 GiB of DRAM) less "  \
+    "what the driver and ECC keep, at the fraction seed 003 gives the H100 SXM (79.65 of 80 "  \
+    "GiB) for every preset: stated x 79.65 / 80 GiB"
+
 size_t rf_hw_preset_count(void);
 const rf_hw *rf_hw_preset_at(size_t i);
 

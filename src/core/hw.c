@@ -1,4 +1,4 @@
-/* hw.c - hardware presets (shared/hardware.md, dense peaks) and the roof. */
+/* hw.c - hardware presets (vendor datasheets, dense peaks) and the roof. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,89 +11,99 @@
 #define GB 1000000000ull
 #define GIB 1073741824ull
 
+/* Usable memory, one rule for every preset (RF_HW_USABLE_RULE). A vendor's
+ * "80 GB" of HBM or GDDR is 80 GiB of DRAM, since memory parts come in
+ * powers of two; a CUDA process is shown less, what the driver and ECC
+ * leave. Seed 003 budgets the H100 SXM at 79.65 GiB of its 80, and every
+ * preset keeps that same fraction of its stated capacity:
+ *     usable = stated GB, read as GiB, x 79.65 / 80.
+ * The 80 GB cards get 79.65 GiB exactly, to the byte as --mem 79.65GiB. */
+#define USABLE(gb) ((uint64_t)((gb) / 80.0 * 79.65 * GIB + 0.5))
+
 /* Dense peaks at boost clock, per device. FP8 rows use the e4m3 slot; the
  * GeForce cards use the FP32-accumulate tensor rates (what cuBLAS runs). */
 static const rf_hw presets[] = {
     {.name = "h100-sxm",
      .source = "NVIDIA H100 SXM5 80GB datasheet/whitepaper (dense, 1830 MHz boost); "
-               "usable memory 79.65 GiB as seed 003 budgets",
+               "80 GB HBM3, 79.65 GiB usable as seed 003 budgets",
      .peak_flops_per_s = {[RF_FP64] = 67 * T, [RF_FP32] = 66.9 * T, [RF_TF32] = 494.7 * T,
                           [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 3.35 * T,
-     .mem_bytes = (uint64_t)(79.65 * GIB + 0.5), /* to the byte, as --mem 79.65GiB */
-     .mem_usable = true},
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true},
     {.name = "h100-pcie",
      .source = "NVIDIA H100 PCIe 80GB datasheet (sparse figures halved), HBM2e 2.0 TB/s",
      .peak_flops_per_s = {[RF_FP64] = 51 * T, [RF_FP32] = 51.2 * T, [RF_TF32] = 378 * T,
                           [RF_BF16] = 756 * T, [RF_FP16] = 756 * T, [RF_FP8_E4M3] = 1513 * T,
                           [RF_INT8] = 1513 * T},
      .bw_bytes_per_s = 2.0 * T,
-     .mem_bytes = 80 * GB},
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true},
     {.name = "h200",
      .source = "NVIDIA H200 SXM 141GB (compute as H100 SXM; 4.8 TB/s HBM3e)",
      .peak_flops_per_s = {[RF_FP64] = 67 * T, [RF_FP32] = 67 * T, [RF_TF32] = 494.7 * T,
                           [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 4.8 * T,
-     .mem_bytes = 141 * GB},
+     .mem_bytes = USABLE(141), .mem_stated_gb = 141, .mem_usable = true},
     {.name = "a100-80gb",
      .source = "NVIDIA A100 SXM4 80GB datasheet r4 (dense; no fp8), HBM2e 2.039 TB/s",
      .peak_flops_per_s = {[RF_FP64] = 19.5 * T, [RF_FP32] = 19.5 * T, [RF_TF32] = 156 * T,
                           [RF_BF16] = 312 * T, [RF_FP16] = 312 * T, [RF_INT8] = 624 * T},
      .bw_bytes_per_s = 2.039 * T,
-     .mem_bytes = 80 * GB},
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true},
     {.name = "a100-40gb",
      .source = "NVIDIA A100 SXM4 40GB datasheet r4 (dense; no fp8), HBM2 1.555 TB/s",
      .peak_flops_per_s = {[RF_FP64] = 19.5 * T, [RF_FP32] = 19.5 * T, [RF_TF32] = 156 * T,
                           [RF_BF16] = 312 * T, [RF_FP16] = 312 * T, [RF_INT8] = 624 * T},
      .bw_bytes_per_s = 1.555 * T,
-     .mem_bytes = 40 * GB},
+     .mem_bytes = USABLE(40), .mem_stated_gb = 40, .mem_usable = true},
     {.name = "l40s",
-     .source = "NVIDIA L40S datasheet (unstarred = dense), GDDR6 864 GB/s",
+     .source = "NVIDIA L40S datasheet (unstarred = dense), 48 GB GDDR6 at 864 GB/s",
      .peak_flops_per_s = {[RF_FP32] = 91.6 * T, [RF_TF32] = 183 * T, [RF_BF16] = 362.05 * T,
                           [RF_FP16] = 362.05 * T, [RF_FP8_E4M3] = 733 * T, [RF_INT8] = 733 * T},
      .bw_bytes_per_s = 0.864 * T,
-     .mem_bytes = 48 * GB},
+     .mem_bytes = USABLE(48), .mem_stated_gb = 48, .mem_usable = true},
     {.name = "rtx4090",
      .source = "NVIDIA RTX 4090, Ada third-party tables (FP32-accumulate tensor rates: "
-               "bf16 165.2, fp8 330.3), GDDR6X 1.008 TB/s",
+               "bf16 165.2, fp8 330.3), 24 GB GDDR6X at 1.008 TB/s",
      .peak_flops_per_s = {[RF_FP32] = 82.6 * T, [RF_TF32] = 82.6 * T, [RF_BF16] = 165.2 * T,
                           [RF_FP16] = 165.2 * T, [RF_FP8_E4M3] = 330.3 * T,
                           [RF_INT8] = 660.6 * T},
      .bw_bytes_per_s = 1.008 * T,
-     .mem_bytes = 24 * GB},
+     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true},
     {.name = "rtx3090",
      .source = "NVIDIA RTX 3090, derived from GeForce Ampere ratios (FP32 accumulate; "
-               "unverified), GDDR6X 0.936 TB/s",
+               "unverified), 24 GB GDDR6X at 0.936 TB/s",
      .peak_flops_per_s = {[RF_FP32] = 35.6 * T, [RF_TF32] = 35.6 * T, [RF_BF16] = 71 * T,
                           [RF_FP16] = 71 * T, [RF_INT8] = 284 * T},
      .bw_bytes_per_s = 0.936 * T,
-     .mem_bytes = 24 * GB},
+     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true},
     {.name = "b200",
      .source = "NVIDIA HGX B200 1000 W spec sheet (sparse halved), HBM3e 7.7 TB/s, 180 GB",
      .peak_flops_per_s = {[RF_FP32] = 75 * T, [RF_TF32] = 1100 * T, [RF_BF16] = 2250 * T,
                           [RF_FP16] = 2250 * T, [RF_FP8_E4M3] = 4500 * T, [RF_INT8] = 4500 * T},
      .bw_bytes_per_s = 7.7 * T,
-     .mem_bytes = 180 * GB},
+     .mem_bytes = USABLE(180), .mem_stated_gb = 180, .mem_usable = true},
     {.name = "mi300x",
      .source = "AMD Instinct MI300X, ROCm docs mi300.md (dense), HBM3 5.3 TB/s, 192 GB",
      .peak_flops_per_s = {[RF_FP64] = 163.4 * T, [RF_FP32] = 163.4 * T, [RF_TF32] = 653.7 * T,
                           [RF_BF16] = 1307.4 * T, [RF_FP16] = 1307.4 * T,
                           [RF_FP8_E4M3] = 2614.9 * T, [RF_INT8] = 2614.9 * T},
      .bw_bytes_per_s = 5.3 * T,
-     .mem_bytes = 192 * GB},
+     .mem_bytes = USABLE(192), .mem_stated_gb = 192, .mem_usable = true},
     {.name = "mi250x",
-     .source = "AMD Instinct MI250X OAM (both GCDs; derived from per-CU rates), HBM2e 3.2 TB/s",
+     .source = "AMD Instinct MI250X OAM (both GCDs; derived from per-CU rates), 128 GB HBM2e "
+               "at 3.2 TB/s",
      .peak_flops_per_s = {[RF_FP64] = 95.7 * T, [RF_FP32] = 95.7 * T, [RF_BF16] = 383 * T,
                           [RF_FP16] = 383 * T, [RF_INT8] = 383 * T},
      .bw_bytes_per_s = 3.2 * T,
-     .mem_bytes = 128 * GB},
+     .mem_bytes = USABLE(128), .mem_stated_gb = 128, .mem_usable = true},
     {.name = "tpu-v5e",
-     .source = "Google Cloud TPU v5e chip docs: bf16 197 TFLOP/s, int8 393 TOP/s, 819 GB/s",
+     .source = "Google Cloud TPU v5e chip docs: bf16 197 TFLOP/s, int8 393 TOP/s, 16 GB HBM2 "
+               "at 819 GB/s",
      .peak_flops_per_s = {[RF_BF16] = 197 * T, [RF_INT8] = 393 * T},
      .bw_bytes_per_s = 0.819 * T,
-     .mem_bytes = 16 * GB},
+     .mem_bytes = USABLE(16), .mem_stated_gb = 16, .mem_usable = true},
 };
 
 size_t rf_hw_preset_count(void) { return sizeof presets / sizeof presets[0]; }
