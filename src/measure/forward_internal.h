@@ -1,5 +1,6 @@
-/* forward_internal.h - the forward pass's state, shared by forward.c (the
- * CBLAS pass) and forward_ref.c (the scalar reference); not installed. */
+/* forward_internal.h - the forward pass's state and shapes, shared by the
+ * files of the pass (forward*.c: the shapes, the CBLAS pass, the plan, the
+ * reference check, the scalar reference); not installed. */
 #ifndef RF_FORWARD_INTERNAL_H
 #define RF_FORWARD_INTERNAL_H
 
@@ -8,7 +9,7 @@
 #include "roofline/rf_forward.h"
 #include "roofline/rf_measure.h"
 
-/* The dimensions of a pass, checked by forward.c's shape_of. */
+/* The dimensions of a pass, checked by rf__fwd_shape_of. */
 typedef struct fwd_shape {
     int64_t H, n_q, n_kv, dh, g, ffn, V; /* the model's                     */
     int64_t q_dim, kv_dim;  /* n_q d_h, n_kv d_h                            */
@@ -64,6 +65,27 @@ static inline int64_t fwd_last_row(const struct rf_forward *f, int64_t b)
 {
     return b * f->d.q_tokens + f->d.q_tokens - 1;
 }
+
+/* Cache position of row r of the step. */
+static inline int64_t fwd_row_pos(const struct rf_forward *f, int64_t r)
+{
+    return f->d.pos0 + r % f->d.q_tokens;
+}
+
+/* Sequence b's KV head j at position pos in a (B, n_kv, cap, d_h) cache. */
+static inline float *fwd_cache_at(const struct rf_forward *f, float *cache, int64_t b, int64_t j,
+                                  int64_t pos)
+{
+    return cache + ((b * f->d.n_kv + j) * f->d.cap + pos) * f->d.dh;
+}
+
+/* The shape of a pass of m at o, every option checked (the errors of
+ * rf_forward_mem_of); forward.c. */
+rf_status rf__fwd_shape_of(const rf_model *m, const rf_forward_opts *o, fwd_shape *s,
+                           rf_err *err);
+
+/* The memory a pass of shape s needs, exact (RF_ERANGE on overflow). */
+rf_status rf__fwd_mem_of(const fwd_shape *s, rf_forward_mem *out, rf_err *err);
 
 #define FWD_RMS_EPS 1e-6
 #define FWD_ROPE_THETA 10000.0
