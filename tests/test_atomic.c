@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -465,6 +467,109 @@ static void cli_refuses_fifo(void **state)
     }
 }
 
+/* ---- an overwritten file keeps its mode --------------------------------- */
+
+static mode_t mode_of(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_mode & 07777;
+}
+
+/* A 0600 file stays 0600 when replaced (it used to become 0644), a 0640
+ * or 0755 one keeps those bits too; a new file gets 0666 less the umask. */
+static void replace_keeps_mode(void **state)
+{
+    fixture *f = *state;
+    char p[512];
+    rf_err e;
+    static const mode_t modes[] = {0600, 0640, 0755, 0444 | 0200};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        path_in(f, "kept.csv", p, sizeof p);
+        put(p, "old\n");
+        assert_int_equal(chmod(p, modes[i]), 0);
+        assert_int_equal(rf_file_write_atomic(p, "new\n", 4, NULL, &e), RF_OK);
+        assert_int_equal(mode_of(p), modes[i]);
+        char *got = slurp(p);
+        assert_string_equal(got, "new\n");
+        free(got);
+        remove(p);
+    }
+    mode_t mask = umask(022);
+    path_in(f, "fresh.csv", p, sizeof p);
+    assert_int_equal(rf_file_write_atomic(p, "x\n", 2, NULL, &e), RF_OK);
+    assert_int_equal(mode_of(p), 0644);
+    umask(mask);
+    /* through the binary: -o over a 0600 file */
+    char out[512], err[512];
+    path_in(f, "stdout.txt", out, sizeof out);
+    path_in(f, "stderr.txt", err, sizeof err);
+    path_in(f, "private.json", p, sizeof p);
+    put(p, "{}\n");
+    assert_int_equal(chmod(p, 0600), 0);
+    char *argv[] = {RF_ROOFLINE_BIN, "gemm", "1", "4096", "4096", "--json", "-o", p, NULL};
+    assert_int_equal(run(out, err, argv), 0);
+    assert_int_equal(mode_of(p), 0600);
+}
+
+/* ---- a signal during a large -o write leaves no temporary -------------- */
+
+/* Start `roofline sweep ... -o big.csv` (half a million rows, about 50 MB,
+ * written as they are computed), wait until its temporary has bytes in it,
+ * send sig; the process must end by that signal, with no big.csv.tmp.*
+ * left and the old big.csv untouched. */
+static void signal_mid_write(const fixture *f, int sig)
+{
+    char dest[512], out[512], err[512];
+    path_in(f, "big.csv", dest, sizeof dest);
+    path_in(f, "stdout.txt", out, sizeof out);
+    path_in(f, "stderr.txt", err, sizeof err);
+    put(dest, "old,contents\n");
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(127);
+        signal(sig, SIG_DFL); /* whatever the test runner ignores */
+        execl(RF_ROOFLINE_BIN, RF_ROOFLINE_BIN, "sweep", "llama-3-8b", "--batch", "1..1000:1",
+              "--context", "1..500:1", "--csv", "-o", dest, (char *)NULL);
+        _exit(127);
+    }
+    /* poll (for at most 60 s) until the temporary holds some rows */
+    bool seen = false;
+    for (int i = 0; i < 60000 && !seen; i++) {
+        DIR *d = opendir(f->dir);
+        struct dirent *de;
+        while (d && (de = readdir(d))) {
+            char p[512];
+            struct stat st;
+            path_in(f, de->d_name, p, sizeof p);
+            if (!strncmp(de->d_name, "big.csv.tmp.", 12) && stat(p, &st) == 0 && st.st_size > 0)
+                seen = true;
+        }
+        if (d)
+            closedir(d);
+        if (!seen)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    assert_true(seen);
+    assert_int_equal(kill(pid, sig), 0);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != sig)
+        fail_msg("signal %d: the sweep ended with status %#x, not by the signal", sig, status);
+    assert_listing(f, "big.csv stderr.txt stdout.txt");
+    char *got = slurp(dest);
+    assert_string_equal(got, "old,contents\n");
+    free(got);
+}
+
+static void sigterm_mid_write(void **state) { signal_mid_write(*state, SIGTERM); }
+static void sigint_mid_write(void **state) { signal_mid_write(*state, SIGINT); }
+static void sighup_mid_write(void **state) { signal_mid_write(*state, SIGHUP); }
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -480,6 +585,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(cli_keeps_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(reads_to_eof_refuses_streams, setup, teardown),
         cmocka_unit_test_setup_teardown(cli_refuses_fifo, setup, teardown),
+        cmocka_unit_test_setup_teardown(replace_keeps_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(sigterm_mid_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(sigint_mid_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(sighup_mid_write, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +192,90 @@ rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err
     return RF_OK;
 }
 
+/* ---- temporaries removed when a signal ends the process -------------- */
+
+/* While a temporary exists, SIGINT, SIGTERM, SIGHUP and SIGQUIT unlink it
+ * before the process ends: the handler removes every registered name (a
+ * fixed table, no allocation: only async-signal-safe calls), puts back the
+ * disposition found before (default: terminate) and raises the signal
+ * again, so the exit status still says which signal ended it. A signal the
+ * process ignored (nohup) stays ignored. */
+#define PENDING_MAX 4
+#define PENDING_PATH_MAX 4096
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define N_CLEANUP_SIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
+static char pending[PENDING_MAX][PENDING_PATH_MAX];
+static volatile sig_atomic_t pending_used[PENDING_MAX];
+static struct sigaction saved[N_CLEANUP_SIGNALS];
+static int n_pending; /* handlers installed while > 0 */
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (pending_used[i])
+            unlink(pending[i]);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
+        if (cleanup_signals[i] == sig)
+            sigaction(sig, &saved[i], NULL);
+    raise(sig); /* delivered when the handler returns, as before */
+}
+
+/* Block the cleanup signals around a change of the table. */
+static void block_cleanup_signals(bool block, sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
+        sigaddset(&set, cleanup_signals[i]);
+    if (block)
+        sigprocmask(SIG_BLOCK, &set, old);
+    else
+        sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Register tmp; its slot, or -1 when the table is full or the name too
+ * long (the temporary is then only removed on ordinary exits). */
+static int guard_temp(const char *tmp)
+{
+    size_t n = strlen(tmp);
+    if (n >= PENDING_PATH_MAX)
+        return -1;
+    sigset_t old;
+    block_cleanup_signals(true, &old);
+    int slot = -1;
+    for (int i = 0; i < PENDING_MAX && slot < 0; i++)
+        if (!pending_used[i])
+            slot = i;
+    if (slot >= 0) {
+        memcpy(pending[slot], tmp, n + 1);
+        pending_used[slot] = 1;
+        if (n_pending++ == 0)
+            for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) {
+                struct sigaction sa = {.sa_handler = on_signal};
+                sigemptyset(&sa.sa_mask);
+                sigaction(cleanup_signals[i], NULL, &saved[i]);
+                if (saved[i].sa_handler != SIG_IGN)
+                    sigaction(cleanup_signals[i], &sa, NULL);
+            }
+    }
+    block_cleanup_signals(false, &old);
+    return slot;
+}
+
+/* The temporary of slot is gone (renamed or removed): forget it. */
+static void unguard_temp(int slot)
+{
+    if (slot < 0)
+        return;
+    sigset_t old;
+    block_cleanup_signals(true, &old);
+    pending_used[slot] = 0;
+    if (--n_pending == 0)
+        for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
+            sigaction(cleanup_signals[i], &saved[i], NULL);
+    block_cleanup_signals(false, &old);
+}
+
 /* A file being written: a temporary beside the destination (or the
  * destination itself when it is a stream such as /dev/null), committed by
  * rename at the end, removed when dropped uncommitted. */
@@ -197,6 +283,7 @@ struct rf_file_writer {
     char *path;      /* the destination                         */
     char *tmp;       /* the temporary; NULL for a stream        */
     int fd;          /* -1 once closed                          */
+    int guard;       /* tmp's slot in the signal table, or -1   */
 };
 
 rf_status rf_file_writer_new(const char *path, const char *const *inputs, rf_file_writer **out,
@@ -213,12 +300,13 @@ rf_status rf_file_writer_new(const char *path, const char *const *inputs, rf_fil
         return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
     }
     w->fd = -1;
+    w->guard = -1;
     if (kind == DEST_STREAM) {
         if ((w->fd = open(path, O_WRONLY)) < 0)
             s = rf_err_set(err, errno == EACCES ? RF_EINVAL : RF_EIO, "%s: %s", path,
                            strerror(errno));
-    } else {
-        s = make_temp(path, &w->tmp, &w->fd, err);
+    } else if ((s = make_temp(path, &w->tmp, &w->fd, err)) == RF_OK) {
+        w->guard = guard_temp(w->tmp);
     }
     if (s != RF_OK) {
         rf_file_writer_free(w);
@@ -237,10 +325,18 @@ rf_status rf_file_writer_commit(rf_file_writer *w, rf_err *err)
 {
     rf_status s = RF_OK;
     if (w->tmp) {
-        /* keep the usual permissions of a new file (mkstemp makes 0600) */
-        mode_t mask = umask(0);
-        umask(mask);
-        if (fchmod(w->fd, 0666 & ~mask) != 0 || fsync(w->fd) != 0)
+        /* a file replaced keeps its mode; a new one gets the usual
+         * permissions of a new file (mkstemp makes 0600) */
+        struct stat st;
+        mode_t mode;
+        if (stat(w->path, &st) == 0 && S_ISREG(st.st_mode)) {
+            mode = st.st_mode & 07777;
+        } else {
+            mode_t mask = umask(0);
+            umask(mask);
+            mode = 0666 & ~mask;
+        }
+        if (fchmod(w->fd, mode) != 0 || fsync(w->fd) != 0)
             s = rf_err_set(err, RF_EIO, "%s: %s", w->path, strerror(errno));
     }
     if (close(w->fd) != 0 && s == RF_OK)
@@ -249,6 +345,8 @@ rf_status rf_file_writer_commit(rf_file_writer *w, rf_err *err)
     if (s == RF_OK && w->tmp && rename(w->tmp, w->path) != 0)
         s = rf_err_set(err, RF_EIO, "%s: %s", w->path, strerror(errno));
     if (s == RF_OK) { /* in place: nothing left to remove */
+        unguard_temp(w->guard);
+        w->guard = -1;
         free(w->tmp);
         w->tmp = NULL;
     }
@@ -263,6 +361,7 @@ void rf_file_writer_free(rf_file_writer *w)
         close(w->fd);
     if (w->tmp)
         unlink(w->tmp);
+    unguard_temp(w->guard);
     free(w->tmp);
     free(w->path);
     free(w);
