@@ -156,22 +156,13 @@ static void step_section(rf_report *r, const rf_forward_run *run, const char *ow
                   run->model_floor_sum_of_max_s, RF_U_SECONDS);
 }
 
-static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_run *run)
+/* The roof, how the pass ran and was timed and checked, its positions,
+ * where its figures come from, and the model's own notes. */
+static void assumptions(const cli_ctx *ctx, rf_report *r, const rf_model *m,
+                        const rf_forward_run *run)
 {
     const rf_forward_opts *o = &run->opts;
-    char title[256], pk[32], bw[32], mem[32];
-    if (o->phase == RF_DECODE)
-        snprintf(title, sizeof title, "profile: decode step of %s, B=%lld, S=%lld, fp32, %lld of "
-                 "%lld layers run", m->name, (long long)o->batch, (long long)o->context,
-                 (long long)o->layers, (long long)m->layers);
-    else
-        snprintf(title, sizeof title, "profile: prefill step of %s, B=%lld, T=%lld after S=%lld, "
-                 "fp32, %lld of %lld layers run", m->name, (long long)o->batch,
-                 (long long)o->tokens, (long long)o->context, (long long)o->layers,
-                 (long long)m->layers);
-    rf_report *r = rf_report_new(title);
-    if (!r)
-        return NULL;
+    char pk[32], bw[32], mem[32];
     rf_fmt(run->roof.peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk);
     rf_fmt(run->roof.bw_bytes_per_s, RF_U_BW, bw, sizeof bw);
     rf_fmt((double)run->mem.total_bytes, RF_U_BYTES_BIN, mem, sizeof mem);
@@ -207,6 +198,25 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
         rf_report_assume(r, "q/k/v biases added inside the projections (not in their figures)");
     if (m->notes[0])
         rf_report_assume(r, "%s", m->notes);
+}
+
+static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_run *run)
+{
+    const rf_forward_opts *o = &run->opts;
+    char title[256];
+    if (o->phase == RF_DECODE)
+        snprintf(title, sizeof title, "profile: decode step of %s, B=%lld, S=%lld, fp32, %lld of "
+                 "%lld layers run", m->name, (long long)o->batch, (long long)o->context,
+                 (long long)o->layers, (long long)m->layers);
+    else
+        snprintf(title, sizeof title, "profile: prefill step of %s, B=%lld, T=%lld after S=%lld, "
+                 "fp32, %lld of %lld layers run", m->name, (long long)o->batch,
+                 (long long)o->tokens, (long long)o->context, (long long)o->layers,
+                 (long long)m->layers);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return NULL;
+    assumptions(ctx, r, m, run);
 
     /* The roof at the top level, keyed as a profile file keys it, so the
      * JSON carries its own roof for `roofline plot --measured`. */

@@ -162,6 +162,78 @@ static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
     return st;
 }
 
+/* Device memory first: milliseconds per call, which also brings the clocks
+ * up before the short L2 calls. Every bandwidth kernel over device memory,
+ * then a read over half the L2 (resident, yet too big for the SMs' L1s);
+ * the levels and the memory roof (the device-memory read) into p. */
+static rf_status memory_figures(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
+                                const rf_cuda_timing *t, rf_hw_profile *p, rf_err *err)
+{
+    rf_status st = RF_OK;
+    const rf_cuda_device *d = &ctx->dev;
+    const char *mem = d->mem_bus_bits >= 1024 ? "HBM" : "DRAM";
+    uint64_t buf = 0;
+    rf_cuda_bw_result bw;
+    double roof = 0;
+    RF_TRY(rf_cuda_dram_buffer_bytes(ctx, &buf, err));
+    for (int kind = 0; kind < RF_CUDA_BW_COUNT; kind++) {
+        const char *name = rf_cuda_bw_kind_name((rf_cuda_bw_kind)kind);
+        tell(o->progress, o->user, "%s over %llu MiB buffers", name,
+             (unsigned long long)(buf / MIB));
+        RF_TRY(rf_cuda_bandwidth(ctx, (rf_cuda_bw_kind)kind, buf, t, &bw, err));
+        uint64_t set = kind == RF_CUDA_BW_READ ? buf : 2 * buf;
+        add_kernel(p, name, mem, set, "bytes_per_s", bw.bw_bytes_per_s);
+        if (kind == RF_CUDA_BW_READ)
+            roof = bw.bw_bytes_per_s.best;
+    }
+    uint64_t l2_set = d->l2_bytes / 2 / MIB * MIB;
+    if (l2_set >= MIB) {
+        tell(o->progress, o->user, "read_v16 over %llu MiB (L2)",
+             (unsigned long long)(l2_set / MIB));
+        RF_TRY(rf_cuda_bandwidth(ctx, RF_CUDA_BW_READ, l2_set, t, &bw, err));
+        add_kernel(p, "read_v16", "L2", l2_set, "bytes_per_s", bw.bw_bytes_per_s);
+        add_level(p, "L2", bw.bw_bytes_per_s.best, l2_set);
+    }
+    add_level(p, mem, roof, buf);
+    p->bandwidth_bytes_per_s = roof;
+done:
+    return st;
+}
+
+/* Each wanted dtype's peak: cuBLASLt at dim^3. A dtype that cannot run or
+ * fails its spot check is dropped (o->note says why); RF_EUNAVAIL when none
+ * is left. */
+static rf_status gemm_peaks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
+                            const rf_cuda_timing *t, int64_t dim, bool *want, rf_hw_profile *p,
+                            rf_err *err)
+{
+    const char *mem = ctx->dev.mem_bus_bits >= 1024 ? "HBM" : "DRAM";
+    int measured = 0;
+    for (size_t i = 0; i < sizeof gemm_dtypes / sizeof gemm_dtypes[0]; i++) {
+        rf_dtype_kind dt = gemm_dtypes[i];
+        rf_cuda_gemm_result g;
+        char name[48];
+        if (!want[dt])
+            continue;
+        tell(o->progress, o->user, "%s GEMM %lld x %lld x %lld through cuBLASLt",
+             rf_dtype_name(dt), (long long)dim, (long long)dim, (long long)dim);
+        rf_status st =
+            rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, dt, dim, dim, dim, t, NULL, &g, err);
+        if (st != RF_OK && drop(o, dt, st, err, want))
+            continue;
+        if (st != RF_OK)
+            return st;
+        snprintf(name, sizeof name, "gemm_%s", rf_dtype_name(dt));
+        add_kernel(p, name, mem, g.bytes, "flops_per_s", g.flops_per_s);
+        p->peak_flops_per_s[dt] = g.flops_per_s.best;
+        measured++;
+    }
+    if (measured == 0)
+        return rf_err_set(err, RF_EUNAVAIL, "cuda:%d: no GEMM dtype could be measured",
+                          ctx->dev.index);
+    return RF_OK;
+}
+
 rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw_profile *out,
                           rf_err *err)
 {
@@ -172,7 +244,6 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw
     o = o ? o : &none;
     memset(&p, 0, sizeof p);
     RF_TRY(cuda_ctx_enter(ctx, err));
-    const rf_cuda_device *d = &ctx->dev;
     rf_cuda_timing t = rf_cuda_timing_default(o->quick);
     int64_t dim = o->gemm_dim ? o->gemm_dim : o->quick ? PEAK_DIM_QUICK : PEAK_DIM;
     if (dim < 256 || dim > 65536) {
@@ -180,65 +251,11 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw
                         (long long)dim);
         goto done;
     }
-    identity(d, &p);
+    identity(&ctx->dev, &p);
     RF_TRY(wanted(ctx, o->dtype_mask, want, err));
     RF_TRY(checks(ctx, o, want, err));
-
-    /* Device memory first: milliseconds per call, which also brings the
-     * clocks up before the short L2 calls. */
-    const char *mem = d->mem_bus_bits >= 1024 ? "HBM" : "DRAM";
-    uint64_t buf = 0;
-    rf_cuda_bw_result bw;
-    double roof = 0;
-    int measured = 0;
-    RF_TRY(rf_cuda_dram_buffer_bytes(ctx, &buf, err));
-    for (int kind = 0; kind < RF_CUDA_BW_COUNT; kind++) {
-        const char *name = rf_cuda_bw_kind_name((rf_cuda_bw_kind)kind);
-        tell(o->progress, o->user, "%s over %llu MiB buffers", name,
-             (unsigned long long)(buf / MIB));
-        RF_TRY(rf_cuda_bandwidth(ctx, (rf_cuda_bw_kind)kind, buf, &t, &bw, err));
-        uint64_t set = kind == RF_CUDA_BW_READ ? buf : 2 * buf;
-        add_kernel(&p, name, mem, set, "bytes_per_s", bw.bw_bytes_per_s);
-        if (kind == RF_CUDA_BW_READ)
-            roof = bw.bw_bytes_per_s.best;
-    }
-    /* Half the L2: resident, yet too big for the SMs' L1s. */
-    uint64_t l2_set = d->l2_bytes / 2 / MIB * MIB;
-    if (l2_set >= MIB) {
-        tell(o->progress, o->user, "read_v16 over %llu MiB (L2)",
-             (unsigned long long)(l2_set / MIB));
-        RF_TRY(rf_cuda_bandwidth(ctx, RF_CUDA_BW_READ, l2_set, &t, &bw, err));
-        add_kernel(&p, "read_v16", "L2", l2_set, "bytes_per_s", bw.bw_bytes_per_s);
-        add_level(&p, "L2", bw.bw_bytes_per_s.best, l2_set);
-    }
-    add_level(&p, mem, roof, buf);
-    p.bandwidth_bytes_per_s = roof;
-
-    for (size_t i = 0; i < sizeof gemm_dtypes / sizeof gemm_dtypes[0]; i++) {
-        rf_dtype_kind dt = gemm_dtypes[i];
-        rf_cuda_gemm_result g;
-        char name[48];
-        if (!want[dt])
-            continue;
-        tell(o->progress, o->user, "%s GEMM %lld x %lld x %lld through cuBLASLt",
-             rf_dtype_name(dt), (long long)dim, (long long)dim, (long long)dim);
-        st = rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, dt, dim, dim, dim, &t, NULL, &g, err);
-        if (st != RF_OK && drop(o, dt, st, err, want)) {
-            st = RF_OK;
-            continue;
-        }
-        if (st != RF_OK)
-            goto done;
-        snprintf(name, sizeof name, "gemm_%s", rf_dtype_name(dt));
-        add_kernel(&p, name, mem, g.bytes, "flops_per_s", g.flops_per_s);
-        p.peak_flops_per_s[dt] = g.flops_per_s.best;
-        measured++;
-    }
-    if (measured == 0) {
-        st = rf_err_set(err, RF_EUNAVAIL, "cuda:%d: no GEMM dtype could be measured",
-                        d->index);
-        goto done;
-    }
+    RF_TRY(memory_figures(ctx, o, &t, &p, err));
+    RF_TRY(gemm_peaks(ctx, o, &t, dim, want, &p, err));
     *out = p;
 done:
     return st;

@@ -63,105 +63,143 @@ static double kv_at(const struct rf_forward *f, const float *cache, const double
     return fresh[r * f->d.kv_dim + j * f->d.dh + i];
 }
 
+/* The reference pass's scratch, all double. */
+typedef struct ref_bufs {
+    double *x;          /* (M, H) the residual stream                       */
+    double *xn;         /* (H) one normed row                               */
+    double *q;          /* (M, n_q d_h)                                     */
+    double *k, *v;      /* (M, n_kv d_h) this step's keys and values        */
+    double *att;        /* (M, n_q d_h) attention output                    */
+    double *tmp;        /* (max(H, F_ff)) one row of a projection           */
+    double *gate, *up;  /* (F_ff)                                           */
+    double *p;          /* (cap) one head's attention weights               */
+    double *out;        /* (V) one row of logits                            */
+} ref_bufs;
+
+static void bufs_free(ref_bufs *b)
+{
+    double *all[] = {b->x, b->xn, b->q, b->k, b->v, b->att, b->tmp, b->gate, b->up, b->p, b->out};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+}
+
+static bool bufs_new(const struct rf_forward *f, ref_bufs *b)
+{
+    int64_t M = f->d.M, H = f->d.H, F = f->d.ffn;
+    *b = (ref_bufs){.x = calloc((size_t)(M * H), sizeof(double)),
+                    .xn = calloc((size_t)H, sizeof(double)),
+                    .q = calloc((size_t)(M * f->d.q_dim), sizeof(double)),
+                    .k = calloc((size_t)(M * f->d.kv_dim), sizeof(double)),
+                    .v = calloc((size_t)(M * f->d.kv_dim), sizeof(double)),
+                    .att = calloc((size_t)(M * f->d.q_dim), sizeof(double)),
+                    .tmp = calloc((size_t)(H > F ? H : F), sizeof(double)),
+                    .gate = calloc((size_t)F, sizeof(double)),
+                    .up = calloc((size_t)F, sizeof(double)),
+                    .p = calloc((size_t)f->d.cap, sizeof(double)),
+                    .out = calloc((size_t)f->d.V, sizeof(double))};
+    return b->x && b->xn && b->q && b->k && b->v && b->att && b->tmp && b->gate && b->up &&
+           b->p && b->out;
+}
+
+/* Layer l's attn_norm, q, k, v (with biases) and RoPE for every row; the
+ * new K and V recorded in k_new, v_new. */
+static void qkv_rows(const struct rf_forward *f, const fwd_layer *L, int64_t l, ref_bufs *b,
+                     float *k_new, float *v_new)
+{
+    int64_t M = f->d.M, H = f->d.H, qd = f->d.q_dim, kvd = f->d.kv_dim, dh = f->d.dh;
+    for (int64_t r = 0; r < M; r++) {
+        int64_t pos = f->d.pos0 + r % f->d.q_tokens;
+        rmsnorm_ref(b->xn, b->x + r * H, L->attn_norm, H);
+        linear_ref(b->q + r * qd, b->xn, L->wq, L->bq, H, qd);
+        linear_ref(b->k + r * kvd, b->xn, L->wk, L->bk, H, kvd);
+        linear_ref(b->v + r * kvd, b->xn, L->wv, L->bv, H, kvd);
+        rope_ref(b->q + r * qd, f->d.n_q, dh, pos);
+        rope_ref(b->k + r * kvd, f->d.n_kv, dh, pos);
+        for (int64_t i = 0; i < kvd; i++) {
+            k_new[(l * M + r) * kvd + i] = (float)b->k[r * kvd + i];
+            v_new[(l * M + r) * kvd + i] = (float)b->v[r * kvd + i];
+        }
+    }
+}
+
+/* Query head h of row r: softmax(q K^T / sqrt(d_h)) V over the keys it
+ * sees (causal, and the window on a sliding layer), into att. */
+static void attend_head(const struct rf_forward *f, const fwd_layer *L, ref_bufs *b, int64_t r,
+                        int64_t h)
+{
+    int64_t dh = f->d.dh, qd = f->d.q_dim;
+    int64_t seq = r / f->d.q_tokens, pos = f->d.pos0 + r % f->d.q_tokens, j = h / f->d.g;
+    int64_t lo = L->sliding && pos + 1 > f->window ? pos + 1 - f->window : 0;
+    const double *qh = b->q + r * qd + h * dh;
+    double mx = -INFINITY, sum = 0, *p = b->p;
+    for (int64_t kp = lo; kp <= pos; kp++) {
+        double dot = 0;
+        for (int64_t i = 0; i < dh; i++)
+            dot += qh[i] * kv_at(f, L->k_cache, b->k, seq, j, kp, i);
+        p[kp] = dot / sqrt((double)dh);
+        mx = p[kp] > mx ? p[kp] : mx;
+    }
+    for (int64_t kp = lo; kp <= pos; kp++) {
+        p[kp] = exp(p[kp] - mx);
+        sum += p[kp];
+    }
+    for (int64_t i = 0; i < dh; i++) {
+        double acc = 0;
+        for (int64_t kp = lo; kp <= pos; kp++)
+            acc += p[kp] / sum * kv_at(f, L->v_cache, b->v, seq, j, kp, i);
+        b->att[r * qd + h * dh + i] = acc;
+    }
+}
+
+/* o_proj and the residual, then the MLP (SiLU(gate) x up, down) and its
+ * residual, row by row. */
+static void mlp_rows(const struct rf_forward *f, const fwd_layer *L, ref_bufs *b)
+{
+    int64_t H = f->d.H, F = f->d.ffn, qd = f->d.q_dim;
+    for (int64_t r = 0; r < f->d.M; r++) {
+        double *xr = b->x + r * H;
+        linear_ref(b->tmp, b->att + r * qd, L->wo, NULL, qd, H);
+        for (int64_t i = 0; i < H; i++)
+            xr[i] += b->tmp[i];
+        rmsnorm_ref(b->xn, xr, L->mlp_norm, H);
+        linear_ref(b->gate, b->xn, L->wg, NULL, H, F);
+        linear_ref(b->up, b->xn, L->wu, NULL, H, F);
+        for (int64_t i = 0; i < F; i++)
+            b->gate[i] = b->gate[i] / (1.0 + exp(-b->gate[i])) * b->up[i];
+        linear_ref(b->tmp, b->gate, L->wd, NULL, F, H);
+        for (int64_t i = 0; i < H; i++)
+            xr[i] += b->tmp[i];
+    }
+}
+
 rf_status rf__forward_ref(const struct rf_forward *f, float *x_out, float *logits, float *k_new,
                           float *v_new, rf_err *err)
 {
-    rf_status s = RF_OK;
-    int64_t M = f->d.M, H = f->d.H, F = f->d.ffn, qd = f->d.q_dim, kvd = f->d.kv_dim, dh = f->d.dh;
-    double *x = calloc((size_t)(M * H), sizeof *x);
-    double *xn = calloc((size_t)H, sizeof *xn);
-    double *q = calloc((size_t)(M * qd), sizeof *q);
-    double *k = calloc((size_t)(M * kvd), sizeof *k);
-    double *v = calloc((size_t)(M * kvd), sizeof *v);
-    double *att = calloc((size_t)(M * qd), sizeof *att);
-    double *tmp = calloc((size_t)(H > F ? H : F), sizeof *tmp);
-    double *gate = calloc((size_t)F, sizeof *gate);
-    double *up = calloc((size_t)F, sizeof *up);
-    double *p = calloc((size_t)f->d.cap, sizeof *p);
-    double *out = calloc((size_t)f->d.V, sizeof *out);
-    if (!x || !xn || !q || !k || !v || !att || !tmp || !gate || !up || !p || !out) {
-        s = rf_err_set(err, RF_ENOMEM, "out of memory for the reference pass");
-        goto done;
+    int64_t M = f->d.M, H = f->d.H;
+    ref_bufs b;
+    if (!bufs_new(f, &b)) {
+        bufs_free(&b);
+        return rf_err_set(err, RF_ENOMEM, "out of memory for the reference pass");
     }
     for (int64_t r = 0; r < M; r++)
         for (int64_t i = 0; i < H; i++)
-            x[r * H + i] = (double)f->lm_head[f->token[r] * H + i];
-
+            b.x[r * H + i] = (double)f->lm_head[f->token[r] * H + i];
     for (int64_t l = 0; l < f->d.N; l++) {
         const fwd_layer *L = &f->layers[l];
-        for (int64_t r = 0; r < M; r++) {
-            int64_t pos = f->d.pos0 + r % f->d.q_tokens;
-            rmsnorm_ref(xn, x + r * H, L->attn_norm, H);
-            linear_ref(q + r * qd, xn, L->wq, L->bq, H, qd);
-            linear_ref(k + r * kvd, xn, L->wk, L->bk, H, kvd);
-            linear_ref(v + r * kvd, xn, L->wv, L->bv, H, kvd);
-            rope_ref(q + r * qd, f->d.n_q, dh, pos);
-            rope_ref(k + r * kvd, f->d.n_kv, dh, pos);
-            for (int64_t i = 0; i < kvd; i++) {
-                k_new[(l * M + r) * kvd + i] = (float)k[r * kvd + i];
-                v_new[(l * M + r) * kvd + i] = (float)v[r * kvd + i];
-            }
-        }
-        for (int64_t r = 0; r < M; r++) {
-            int64_t b = r / f->d.q_tokens, pos = f->d.pos0 + r % f->d.q_tokens;
-            int64_t lo = L->sliding && pos + 1 > f->window ? pos + 1 - f->window : 0;
-            for (int64_t h = 0; h < f->d.n_q; h++) {
-                int64_t j = h / f->d.g;
-                const double *qh = q + r * qd + h * dh;
-                double mx = -INFINITY, sum = 0;
-                for (int64_t kp = lo; kp <= pos; kp++) {
-                    double dot = 0;
-                    for (int64_t i = 0; i < dh; i++)
-                        dot += qh[i] * kv_at(f, L->k_cache, k, b, j, kp, i);
-                    p[kp] = dot / sqrt((double)dh);
-                    mx = p[kp] > mx ? p[kp] : mx;
-                }
-                for (int64_t kp = lo; kp <= pos; kp++) {
-                    p[kp] = exp(p[kp] - mx);
-                    sum += p[kp];
-                }
-                for (int64_t i = 0; i < dh; i++) {
-                    double acc = 0;
-                    for (int64_t kp = lo; kp <= pos; kp++)
-                        acc += p[kp] / sum * kv_at(f, L->v_cache, v, b, j, kp, i);
-                    att[r * qd + h * dh + i] = acc;
-                }
-            }
-        }
-        for (int64_t r = 0; r < M; r++) {
-            double *xr = x + r * H;
-            linear_ref(tmp, att + r * qd, L->wo, NULL, qd, H);
-            for (int64_t i = 0; i < H; i++)
-                xr[i] += tmp[i];
-            rmsnorm_ref(xn, xr, L->mlp_norm, H);
-            linear_ref(gate, xn, L->wg, NULL, H, F);
-            linear_ref(up, xn, L->wu, NULL, H, F);
-            for (int64_t i = 0; i < F; i++)
-                gate[i] = gate[i] / (1.0 + exp(-gate[i])) * up[i];
-            linear_ref(tmp, gate, L->wd, NULL, F, H);
-            for (int64_t i = 0; i < H; i++)
-                xr[i] += tmp[i];
-        }
+        qkv_rows(f, L, l, &b, k_new, v_new);
+        for (int64_t r = 0; r < M; r++)
+            for (int64_t h = 0; h < f->d.n_q; h++)
+                attend_head(f, L, &b, r, h);
+        mlp_rows(f, L, &b);
     }
     for (int64_t i = 0; i < M * H; i++)
-        x_out[i] = (float)x[i];
-    for (int64_t b = 0; b < f->o.batch; b++) {
-        rmsnorm_ref(xn, x + fwd_last_row(f, b) * H, f->final_norm, H);
-        linear_ref(out, xn, f->lm_head, NULL, H, f->d.V);
+        x_out[i] = (float)b.x[i];
+    for (int64_t s = 0; s < f->o.batch; s++) {
+        rmsnorm_ref(b.xn, b.x + fwd_last_row(f, s) * H, f->final_norm, H);
+        linear_ref(b.out, b.xn, f->lm_head, NULL, H, f->d.V);
         for (int64_t i = 0; i < f->d.V; i++)
-            logits[b * f->d.V + i] = (float)out[i];
+            logits[s * f->d.V + i] = (float)b.out[i];
     }
-done:
-    free(x);
-    free(xn);
-    free(q);
-    free(k);
-    free(v);
-    free(att);
-    free(tmp);
-    free(gate);
-    free(up);
-    free(p);
-    free(out);
-    return s;
+    bufs_free(&b);
+    return RF_OK;
 }

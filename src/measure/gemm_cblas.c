@@ -155,9 +155,8 @@ rf_status rf_gemm_bench_merge(rf_gemm_bench_result *into, const rf_gemm_bench_re
     return RF_OK;
 }
 
-rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, rf_err *err)
+static rf_status check_opts(const rf_gemm_bench_opts *o, rf_err *err)
 {
-    memset(out, 0, sizeof *out);
     if (o->dtype != RF_FP32 && o->dtype != RF_FP64)
         return rf_err_set(err, RF_EINVAL, "GEMM timing runs fp32 or fp64, not %s",
                           rf_dtype_name(o->dtype));
@@ -168,58 +167,78 @@ rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, 
         return rf_err_set(err, RF_EINVAL, "GEMV needs M = 1, not %lld", (long long)o->m);
     if (o->threads < 1)
         return rf_err_set(err, RF_EINVAL, "BLAS threads (%d) must be positive", o->threads);
+    return RF_OK;
+}
 
-    const bool f32 = o->dtype == RF_FP32;
-    const uint64_t b = f32 ? 4 : 8;
-    gemm_job j = {.o = o, .m = o->m, .k = o->k, .n = o->n, .copies = 1};
-    rf_status s = RF_OK;
-    /* Halve N until X, Y and the rotated copies of W fit (checked sums:
-     * a product that overflows cannot fit either). */
+/* The copies of W to rotate, and N halved until X, Y and the copies fit
+ * (checked sums: a product that overflows cannot fit either); *scaled when
+ * N was reduced. b bytes an element. */
+static rf_status fit_job(const rf_gemm_bench_opts *o, uint64_t b, gemm_job *j, bool *scaled,
+                         rf_err *err)
+{
     for (;;) {
         uint64_t kn, mk, mn, w_bytes = 0, total = 0, all_w = 0;
-        bool sized = rf_mul_u64((uint64_t)j.k, (uint64_t)j.n, &kn) &&
+        bool sized = rf_mul_u64((uint64_t)j->k, (uint64_t)j->n, &kn) &&
                      rf_mul_u64(kn, b, &w_bytes) &&
-                     rf_mul_u64((uint64_t)j.m, (uint64_t)j.k, &mk) &&
-                     rf_mul_u64((uint64_t)j.m, (uint64_t)j.n, &mn) && rf_add_u64(mk, mn, &total) &&
-                     rf_mul_u64(total, b, &total);
+                     rf_mul_u64((uint64_t)j->m, (uint64_t)j->k, &mk) &&
+                     rf_mul_u64((uint64_t)j->m, (uint64_t)j->n, &mn) &&
+                     rf_add_u64(mk, mn, &total) && rf_mul_u64(total, b, &total);
         uint64_t copies = sized && o->cold_bytes ? (o->cold_bytes + w_bytes - 1) / w_bytes : 1;
         copies = copies < 1 ? 1 : copies > 4096 ? 4096 : copies;
         bool fits = sized && rf_mul_u64(copies, w_bytes, &all_w) &&
                     rf_add_u64(total, all_w, &total) &&
                     (!o->mem_limit_bytes || total <= o->mem_limit_bytes);
         if (fits) {
-            j.copies = (uint32_t)copies;
-            break;
+            j->copies = (uint32_t)copies;
+            return RF_OK;
         }
-        if (j.n == 1)
+        if (j->n == 1)
             return rf_err_set(err, RF_ENOMEM,
                               "GEMM %lldx%lldx%lld does not fit in %llu B even with N = 1",
                               (long long)o->m, (long long)o->k, (long long)o->n,
                               (unsigned long long)o->mem_limit_bytes);
-        j.n = (j.n + 1) / 2;
-        out->scaled = true;
+        j->n = (j->n + 1) / 2;
+        *scaled = true;
     }
-    rf_op op;
-    s = rf_op_gemm("gemm", j.m, j.k, j.n, rf_dtype_of(o->dtype), rf_dtype_of(o->dtype), &op, err);
+}
+
+/* W's copies, X and Y allocated and filled: one copy of W from the
+ * generator, the others copied (the values do not matter to the timing,
+ * and a copy is ten times faster to make). The caller frees them. */
+static rf_status alloc_job(gemm_job *j, bool f32, uint64_t b, rf_err *err)
+{
+    j->w_elems = (size_t)j->k * (size_t)j->n;
+    j->w = rf_alloc_untouched((uint64_t)j->copies * j->w_elems * b);
+    j->x = rf_alloc_untouched((uint64_t)j->m * (uint64_t)j->k * b);
+    j->y = rf_alloc_untouched((uint64_t)j->m * (uint64_t)j->n * b);
+    if (!j->w || !j->x || !j->y)
+        return rf_err_set(err, RF_ENOMEM,
+                          "cannot allocate GEMM %lldx%lldx%lld with %u copies of W",
+                          (long long)j->m, (long long)j->k, (long long)j->n, j->copies);
+    fill(j->w, j->w_elems, f32, 1);
+    for (uint32_t c = 1; c < j->copies; c++)
+        memcpy((char *)j->w + (size_t)c * j->w_elems * b, j->w, j->w_elems * b);
+    fill(j->x, (size_t)j->m * (size_t)j->k, f32, 2);
+    memset(j->y, 0, (size_t)j->m * (size_t)j->n * b);
+    return RF_OK;
+}
+
+rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    rf_status s = check_opts(o, err);
     if (s != RF_OK)
         return s;
-
-    j.w_elems = (size_t)j.k * (size_t)j.n;
-    j.w = rf_alloc_untouched((uint64_t)j.copies * j.w_elems * b);
-    j.x = rf_alloc_untouched((uint64_t)j.m * (uint64_t)j.k * b);
-    j.y = rf_alloc_untouched((uint64_t)j.m * (uint64_t)j.n * b);
-    if (!j.w || !j.x || !j.y) {
-        s = rf_err_set(err, RF_ENOMEM, "cannot allocate GEMM %lldx%lldx%lld with %u copies of W",
-                       (long long)j.m, (long long)j.k, (long long)j.n, j.copies);
+    const bool f32 = o->dtype == RF_FP32;
+    const uint64_t b = f32 ? 4 : 8;
+    gemm_job j = {.o = o, .m = o->m, .k = o->k, .n = o->n, .copies = 1};
+    rf_op op;
+    if ((s = fit_job(o, b, &j, &out->scaled, err)) ||
+        (s = rf_op_gemm("gemm", j.m, j.k, j.n, rf_dtype_of(o->dtype), rf_dtype_of(o->dtype), &op,
+                        err)))
+        return s;
+    if ((s = alloc_job(&j, f32, b, err)))
         goto done;
-    }
-    /* one copy from the generator, the others copied (the values do not
-     * matter to the timing, and a copy is ten times faster to make) */
-    fill(j.w, j.w_elems, f32, 1);
-    for (uint32_t c = 1; c < j.copies; c++)
-        memcpy((char *)j.w + (size_t)c * j.w_elems * b, j.w, j.w_elems * b);
-    fill(j.x, (size_t)j.m * (size_t)j.k, f32, 2);
-    memset(j.y, 0, (size_t)j.m * (size_t)j.n * b);
     openblas_set_num_threads(o->threads);
 
     out->dtype = o->dtype;

@@ -238,6 +238,35 @@ static rf_status sweep_points(lab *l, const uint64_t *sizes, size_t from, size_t
 _Static_assert(RF_LAB_CORE_ROUNDS == 3, "rf_measure_cpu runs core rounds 0, 1 and 2");
 _Static_assert(RF_LAB_ROOF_BURSTS >= 4, "rf_measure_cpu places 4 DRAM bursts, then the rest");
 
+/* The profile's figures once everything ran: the clock and the FMA peaks
+ * (with their theoretical value at the clock), the levels with DRAM's
+ * pooled figure, the DRAM kernel's row, the worst spread. */
+static void figures(lab *l, rf_levels *lv, const rf_measurement *dram, size_t dram_kernel)
+{
+    rf_hw_profile *out = l->p;
+    add_kernel(l, &l->clock, "core", "hz");
+    out->clock_hz = l->clock.rate.best;
+    for (size_t i = 0; i < 2; i++) {
+        add_kernel(l, &l->fma[i], "registers", "flops_per_s");
+        out->peak_flops_per_s[fma_dtypes[i]] = l->fma[i].rate.best;
+        out->theoretical_flops_per_s[fma_dtypes[i]] =
+            out->clock_hz * out->threads *
+            rf_cpu_flops_per_cycle(&l->cpu, l->kt.isa, fma_dtypes[i]);
+    }
+    lv->level[lv->n - 1].bandwidth_bytes_per_s = dram->rate.best;
+    out->bandwidth_bytes_per_s = dram->rate.best;
+    out->n_levels = lv->n;
+    for (size_t i = 0; i < lv->n; i++)
+        out->levels[i] = lv->level[i];
+    fill_kernel(&out->kernels[dram_kernel], dram, "DRAM", "bytes_per_s");
+    for (size_t i = 0; i < out->n_kernels; i++) {
+        const rf_hw_profile_kernel *k = &out->kernels[i];
+        double spread = k->best > 0 ? (k->best - k->median) / k->best : 0;
+        if (spread > out->spread)
+            out->spread = spread;
+    }
+}
+
 /* The order spreads the pooled figures over the whole run, so one busy
  * moment on a shared machine spoils a burst, not a roof:
  *
@@ -301,26 +330,7 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_hw_profile *out, rf_err *e
         if ((s = roof_burst(&l, err)))
             goto done;
 
-    add_kernel(&l, &l.clock, "core", "hz");
-    out->clock_hz = l.clock.rate.best;
-    for (size_t i = 0; i < 2; i++) {
-        add_kernel(&l, &l.fma[i], "registers", "flops_per_s");
-        out->peak_flops_per_s[fma_dtypes[i]] = l.fma[i].rate.best;
-        out->theoretical_flops_per_s[fma_dtypes[i]] =
-            out->clock_hz * out->threads * rf_cpu_flops_per_cycle(&l.cpu, l.kt.isa, fma_dtypes[i]);
-    }
-    lv.level[lv.n - 1].bandwidth_bytes_per_s = dram->rate.best;
-    out->bandwidth_bytes_per_s = dram->rate.best;
-    out->n_levels = lv.n;
-    for (size_t i = 0; i < lv.n; i++)
-        out->levels[i] = lv.level[i];
-    fill_kernel(&out->kernels[dram_kernel], dram, "DRAM", "bytes_per_s");
-    for (size_t i = 0; i < out->n_kernels; i++) {
-        const rf_hw_profile_kernel *k = &out->kernels[i];
-        double spread = k->best > 0 ? (k->best - k->median) / k->best : 0;
-        if (spread > out->spread)
-            out->spread = spread;
-    }
+    figures(&l, &lv, dram, dram_kernel);
 done:
     rf_dram_sampler_close(l.dram);
     free(sweep);
