@@ -211,7 +211,8 @@ int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi,
 /* Which step options the user typed (cli_ctx.step_given), so a default
  * applies only where none was given and an option that does nothing in the
  * chosen mode is refused (cli_step_defaults). */
-enum { CLI_GIVEN_CONTEXT = 1, CLI_GIVEN_TOKENS = 2, CLI_GIVEN_MOE = 4 };
+enum { CLI_GIVEN_CONTEXT = 1, CLI_GIVEN_TOKENS = 2, CLI_GIVEN_MOE = 4,
+       CLI_CLAMPED_CONTEXT = 8, CLI_CLAMPED_TOKENS = 16 }; /* a default cut to the model */
 
 /* Step options shared by step, sweep, plot, report, profile: put
  * CLI_STEP_OPTS in a command's cli_opt array and pass unknown ids to
@@ -242,6 +243,17 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o);
  * --tokens in a decode step (unless figure, whose prefill takes it),
  * --moe-experts on a model with no routed experts. */
 int cli_step_defaults(cli_ctx *ctx, const rf_model *m, rf_step_opts *o, bool figure);
+/* CLI_DEFAULT_CONTEXT, or the model's max_context where that is smaller
+ * (then CLI_CLAMPED_CONTEXT is set, for cli_context_check to say so). */
+int64_t cli_default_context(cli_ctx *ctx, const rf_model *m);
+/* The model's context limit in r. CLI_CTX_LINES: an assumption line for
+ * each default clamped to it and a warning line when `positions` (a
+ * sequence's, the largest asked) pass it; CLI_CTX_KEY:
+ * `context_beyond_model_max` in the current section (JSON true/false; null
+ * when the model states no limit). */
+enum { CLI_CTX_LINES = 1, CLI_CTX_KEY = 2 };
+void cli_context_check(const cli_ctx *ctx, rf_report *r, const rf_model *m, int64_t positions,
+                       unsigned what);
 /* A failed rf_step_compute of o, printed: an overflow (RF_ERANGE) names the
  * option(s) whose size caused it (rf_step_range_blame) with the value typed,
  * "--batch 1000000000000: too large for llama-3-8b (q_proj: ...)"; names

@@ -21,8 +21,10 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == O_CONTEXT)
+    if (id == O_CONTEXT) {
+        ctx->step_given |= CLI_GIVEN_CONTEXT;
         return cli_i64(ctx, "--context", arg, 0, RF_DIM_MAX, &a->context);
+    }
     return cli_budget_opt(ctx, id, arg, &a->budget);
 }
 
@@ -46,6 +48,8 @@ int cmd_capacity(int argc, char **argv)
                                              "memory alone (--mem)");
     if ((rc = cli_model_hw_setup(&ctx, argc, argv, pos, &m, &o)))
         return rc;
+    if (!(ctx.step_given & CLI_GIVEN_CONTEXT))
+        a.context = cli_default_context(&ctx, &m);
     if (rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes, a.context, &c, &e))
         return cli_fail_err(&ctx, &e);
 
@@ -77,6 +81,7 @@ int cmd_capacity(int argc, char **argv)
                             "no token",
                          wb, budget, over);
     }
+    cli_context_check(&ctx, r, &m, c.context, CLI_CTX_LINES | CLI_CTX_KEY);
     rf_report_bool(r, "fits", "weights fit", c.weights_fit,
                    c.weights_fit ? "yes" : "no: no room for KV (see above)");
     rf_report_num(r, "util", "util", c.util, RF_U_RATIO);

@@ -150,6 +150,7 @@ int cmd_ops(int argc, char **argv)
     rf_fit fit;
     if (cli_fit(&ctx, r, &m, &o, &budget, &fit) == RF_OK)
         cli_assume_fit(r, &fit, &ctx);
+    cli_context_check(&ctx, r, &m, o.context, CLI_CTX_LINES | CLI_CTX_KEY);
     if (!rc)
         rc = cli_emit(&ctx, r);
 out:

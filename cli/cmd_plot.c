@@ -102,16 +102,25 @@ int cmd_plot(int argc, char **argv)
     rf_buf b;
     rf_err e;
     rf_fit fit;
-    /* the decode batch's memory fit, under the title (capacity's default
-     * budget: 0.92 of memory, 6 GiB reserve) */
+    /* the decode batch's memory fit and the model's context limit, in the
+     * subtitle (capacity's default budget: 0.92 of memory, 6 GiB reserve);
+     * the figure is fitted again so its heading wraps them */
     const cli_budget budget = CLI_BUDGET_DEFAULT;
     if (rf_step_fit(&f.model, &f.decode, ctx.hw.mem_bytes, budget.util, budget.reserve_bytes,
                     &fit, &e) == RF_OK) {
         char text[160];
-        size_t n = strlen(f.plot.title);
-        snprintf(f.plot.title + n, sizeof f.plot.title - n, " \xc2\xb7 decode batch %s",
+        size_t n = strlen(f.plot.subtitle);
+        snprintf(f.plot.subtitle + n, sizeof f.plot.subtitle - n, " \xc2\xb7 decode batch %s",
                  cli_fit_text(&fit, text, sizeof text));
     }
+    int64_t longest = f.decode.context > f.prefill.tokens ? f.decode.context : f.prefill.tokens;
+    if (rf_model_context_beyond(&f.model, longest)) {
+        size_t n = strlen(f.plot.subtitle);
+        snprintf(f.plot.subtitle + n, sizeof f.plot.subtitle - n,
+                 " \xc2\xb7 WARNING: %lld positions beyond the model's %lld", (long long)longest,
+                 (long long)f.model.max_context);
+    }
+    rf_plot_fit(&f.plot);
     rf_buf_init(&b);
     if (rf_plot_write_svg(&f.plot, &b, &e))
         rc = cli_fail_err(&ctx, &e);

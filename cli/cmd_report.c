@@ -27,6 +27,7 @@ static void phase_totals(const cli_ctx *ctx, rf_report *r, const char *key, cons
 {
     rf_report_section(r, key, label);
     cli_fit(ctx, r, &f->model, o, b, NULL);
+    cli_context_check(ctx, r, &f->model, rf_step_positions(o), CLI_CTX_KEY);
     rf_report_int(r, "total_bytes", "step bytes (weights + KV)", st->total_bytes, RF_U_BYTES);
     rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
     rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
@@ -143,6 +144,10 @@ int cmd_report(int argc, char **argv)
         rf_report_assume(r, "measured: %s (%s)", f.measured_path,
                          f.measured.name[0] ? f.measured.name : "no name");
 
+    int64_t longest = rf_step_positions(&f.decode) > rf_step_positions(&f.prefill)
+                          ? rf_step_positions(&f.decode)
+                          : rf_step_positions(&f.prefill);
+    cli_context_check(&ctx, r, &f.model, longest, CLI_CTX_LINES);
     rf_fit fit;
     if (rf_step_fit(&f.model, &f.decode, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes,
                     &fit, &e) == RF_OK)

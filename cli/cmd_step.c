@@ -61,6 +61,7 @@ static void totals(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
     rf_report_section(r, NULL, "step totals");
     if (cli_fit(ctx, r, m, o, b, &fit) == RF_OK)
         cli_assume_fit(r, &fit, ctx);
+    cli_context_check(ctx, r, m, rf_step_positions(o), CLI_CTX_LINES | CLI_CTX_KEY);
     rf_report_int(r, "weight_bytes", "weights streamed", st->weight_bytes, RF_U_BYTES);
     rf_report_int(r, "kv_bytes", "KV read", st->kv_bytes, RF_U_BYTES);
     rf_report_int(r, "kv_bytes_per_token", "KV a token (all layers)", st->kv_bytes_per_token,

@@ -32,8 +32,10 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     args *a = user;
     if (id == O_BATCHES)
         a->batch = arg;
-    else if (id == O_CONTEXTS)
+    else if (id == O_CONTEXTS) {
+        ctx->step_given |= CLI_GIVEN_CONTEXT;
         a->context = arg;
+    }
     else {
         int rc = cli_budget_opt(ctx, id, arg, &a->budget);
         return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
@@ -75,7 +77,7 @@ int cmd_sweep(int argc, char **argv)
     rf_sweep *sw = NULL;
     cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &a.o, &roof)) ||
-        (rc = cli_step_defaults(&ctx, &m, &a.o, true)) ||
+        (rc = cli_step_defaults(&ctx, &m, &a.o, false)) ||
         (rc = cli_range(&ctx, "--batch", a.batch, RF_DIM_MAX, &bs, &nb)))
         goto out;
     if (!strcmp(a.context, "0")) { /* weights only: no KV */
@@ -87,6 +89,8 @@ int cmd_sweep(int argc, char **argv)
     } else if ((rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ss, &ns))) {
         goto out;
     }
+    if (!(ctx.step_given & CLI_GIVEN_CONTEXT))
+        ss[0] = cli_default_context(&ctx, &m); /* the one default point */
     char title[256];
     snprintf(title, sizeof title, "decode sweep: %s on %s, %zu x %zu %s", m.name, ctx.hw.name,
              nb, ns, cli_plural((int64_t)(nb * ns), "point", "points"));
@@ -129,6 +133,7 @@ int cmd_sweep(int argc, char **argv)
         cli_assume_fit(head, &fit, &ctx);
     else
         rf_report_assume(head, "memory fit: not judged (%s)", e.msg);
+    cli_context_check(&ctx, head, &m, s_max, CLI_CTX_LINES);
     if ((rc = cli_out_open(&ctx, ctx.out_path, &o)))
         goto out;
     rf_rows w;

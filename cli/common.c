@@ -834,10 +834,66 @@ int cli_step_defaults(cli_ctx *ctx, const rf_model *m, rf_step_opts *o, bool fig
     if ((ctx->step_given & CLI_GIVEN_MOE) && !m->n_experts)
         return cli_fail(ctx, RF_EXIT_USAGE, "--moe-experts: %s has no routed experts", m->name);
     if (!(ctx->step_given & CLI_GIVEN_CONTEXT))
-        o->context = figure || o->phase == RF_DECODE ? CLI_DEFAULT_CONTEXT : 0;
-    if (!(ctx->step_given & CLI_GIVEN_TOKENS))
+        o->context = figure || o->phase == RF_DECODE ? cli_default_context(ctx, m) : 0;
+    if (!(ctx->step_given & CLI_GIVEN_TOKENS)) {
+        /* a prefill's s + T within the model's positions (a figure's
+         * prefill caches nothing) */
+        int64_t cached = figure ? 0 : o->context, max = m->max_context;
         o->tokens = CLI_DEFAULT_TOKENS;
+        if ((figure || o->phase == RF_PREFILL) && max > cached && cached + o->tokens > max) {
+            o->tokens = max - cached;
+            ctx->step_given |= CLI_CLAMPED_TOKENS;
+        }
+    }
     return RF_EXIT_OK;
+}
+
+int64_t cli_default_context(cli_ctx *ctx, const rf_model *m)
+{
+    if (m->max_context > 0 && m->max_context < CLI_DEFAULT_CONTEXT) {
+        ctx->step_given |= CLI_CLAMPED_CONTEXT;
+        return m->max_context;
+    }
+    return CLI_DEFAULT_CONTEXT;
+}
+
+static void context_lines(const cli_ctx *ctx, rf_report *r, const rf_model *m,
+                          int64_t positions, bool beyond)
+{
+    long long max = (long long)m->max_context;
+    if (ctx->step_given & CLI_CLAMPED_CONTEXT)
+        rf_report_assume(r, "context: the default %d cut to %s's max_position_embeddings (%lld)",
+                         CLI_DEFAULT_CONTEXT, m->name, max);
+    if (ctx->step_given & CLI_CLAMPED_TOKENS)
+        rf_report_assume(r, "prefill tokens: the default %d cut so that each sequence stays "
+                            "within %s's max_position_embeddings (%lld)",
+                         CLI_DEFAULT_TOKENS, m->name, max);
+    if (beyond)
+        rf_report_assume(r, "WARNING: %lld positions a sequence are beyond %s's "
+                            "max_position_embeddings (%lld): the model was not built for that "
+                            "context; the figures are computed as asked",
+                         (long long)positions, m->name, max);
+}
+
+void cli_context_check(const cli_ctx *ctx, rf_report *r, const rf_model *m, int64_t positions,
+                       unsigned what)
+{
+    long long max = (long long)m->max_context;
+    bool beyond = rf_model_context_beyond(m, positions);
+    char shown[96];
+    if (what & CLI_CTX_LINES)
+        context_lines(ctx, r, m, positions, beyond);
+    if (!(what & CLI_CTX_KEY))
+        return;
+    if (!max) {
+        rf_report_null(r, "context_beyond_model_max", "past the model's context",
+                       "unknown (no max_position_embeddings)");
+        return;
+    }
+    snprintf(shown, sizeof shown, "%s: %lld positions of its %lld", beyond ? "yes" : "no",
+             (long long)positions, max);
+    rf_report_bool(r, "context_beyond_model_max", "past the model's context", beyond,
+                   shown);
 }
 
 int cli_step_fail(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,

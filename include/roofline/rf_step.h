@@ -218,6 +218,16 @@ rf_status rf_fit_prepare(const rf_model *m, const rf_step_opts *o, uint64_t mem_
  * RF_ERANGE when the bytes overflow 64 bits. */
 rf_status rf_fit_at(rf_fit *f, const rf_model *m, rf_dtype kv, int64_t batch, int64_t positions,
                     rf_err *err);
+/* The positions each sequence of a step holds: s in decode, s + T in
+ * prefill (the S of rf_step_fit and of rf_model_context_beyond). */
+int64_t rf_step_positions(const rf_step_opts *o);
+
+/* True when `positions` pass the model's max_context (its
+ * max_position_embeddings); false when they do not or the limit is unknown
+ * (max_context 0). Figures past it are still computed: the model was not
+ * trained there, which a caller says. */
+bool rf_model_context_beyond(const rf_model *m, int64_t positions);
+
 /* Both for a step's options: B = o->batch, S as above. */
 rf_status rf_step_fit(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes, double util,
                       uint64_t reserve_bytes, rf_fit *out, rf_err *err);

@@ -563,13 +563,23 @@ rf_status rf_fit_at(rf_fit *f, const rf_model *m, rf_dtype kv, int64_t batch, in
     return RF_OK;
 }
 
+int64_t rf_step_positions(const rf_step_opts *o)
+{
+    /* both at most RF_DIM_MAX (2^40): the sum cannot overflow */
+    return o->phase == RF_PREFILL ? o->context + o->tokens : o->context;
+}
+
+bool rf_model_context_beyond(const rf_model *m, int64_t positions)
+{
+    return m->max_context > 0 && positions > m->max_context;
+}
+
 rf_status rf_step_fit(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes, double util,
                       uint64_t reserve_bytes, rf_fit *out, rf_err *err)
 {
     /* s + T beyond RF_DIM_MAX is refused by rf_fit_at */
-    int64_t positions = o->phase == RF_PREFILL ? o->context + o->tokens : o->context;
     rf_status s = rf_fit_prepare(m, o, mem_bytes, util, reserve_bytes, out, err);
-    return s ? s : rf_fit_at(out, m, o->kv, o->batch, positions, err);
+    return s ? s : rf_fit_at(out, m, o->kv, o->batch, rf_step_positions(o), err);
 }
 
 rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
