@@ -115,12 +115,81 @@ static void writers(void **state)
     rf_report_free(NULL);
 }
 
+/* No byte below 0x20 but the line ends, and no DEL: a name read from a
+ * file cannot break a line of the table or send a terminal escape. */
+static void one_line_each(const rf_buf *b, int want_lines)
+{
+    int lines = 0;
+    for (size_t i = 0; i < b->len; i++) {
+        unsigned char c = (unsigned char)b->data[i];
+        lines += c == '\n';
+        if ((c < 0x20 && c != '\n') || c == 0x7f)
+            fail_msg("control byte 0x%02x at %zu in:\n%s", c, i, b->data);
+    }
+    assert_int_equal(lines, want_lines);
+}
+
+static void names_sanitized(void **state)
+{
+    (void)state;
+    /* every string a writer prints, each holding a newline or another
+     * control character, as a profile's name or a model folder's can */
+    rf_report *r = rf_report_new("step on lab\nbox\x1b[31m");
+    rf_report_assume(r, "profile lab\r\nbox");
+    rf_report_section(r, "hw", "hardware\tlab");
+    rf_report_str(r, "name", "name\n", "lab\nbox");
+    rf_report_table(r, "ops", "ops of\nlab");
+    rf_report_col(r, "name", "op\nname", RF_U_NONE);
+    rf_report_row(r);
+    rf_report_cell_str(r, "x\ny,z\"q\x7f");
+    rf_report_note(r, "note\x1b[0m");
+    rf_buf b;
+    rf_buf_init(&b);
+    assert_int_equal(rf_report_write(r, RF_FMT_TABLE, &b, NULL), RF_OK);
+    /* title, assumption, blank, section, field, blank, table, header, row,
+     * blank, note */
+    one_line_each(&b, 11);
+    assert_non_null(strstr(b.data, "step on lab?box?[31m\n"));
+    assert_non_null(strstr(b.data, "  assuming: profile lab??box\n"));
+    assert_non_null(strstr(b.data, "  name?  lab?box\n"));
+    assert_non_null(strstr(b.data, "x?y,z\"q?"));
+    assert_non_null(strstr(b.data, "note?[0m\n"));
+    rf_buf_free(&b);
+    /* CSV: the control characters as in the table, the comma and the quote
+     * quoted as CSV quotes them */
+    assert_int_equal(rf_report_write(r, RF_FMT_CSV, &b, NULL), RF_OK);
+    assert_string_equal(b.data, "name\n\"x?y,z\"\"q?\"\n");
+    rf_buf_free(&b);
+    /* JSON keeps every character, escaped */
+    assert_int_equal(rf_report_write(r, RF_FMT_JSON, &b, NULL), RF_OK);
+    assert_non_null(strstr(b.data, "\"title\": \"step on lab\\nbox\\u001b[31m\""));
+    assert_non_null(strstr(b.data, "\"name\": \"x\\ny,z\\\"q\x7f\""));
+    rf_buf_free(&b);
+    /* streamed rows: the head through the same writer, string cells alike */
+    const rf_rowcol cols[] = {{"name", "name", RF_U_NONE, 8}};
+    const rf_cell c = {.kind = RF_CELL_STR, .str = "a\nb,c"};
+    rf_rows w;
+    rf_rows_begin(&w, &b, RF_FMT_TABLE, r, "rows", cols, 1);
+    rf_rows_add(&w, &b, &c);
+    rf_rows_end(&w, &b);
+    assert_non_null(strstr(b.data, "step on lab?box?[31m\n"));
+    assert_non_null(strstr(b.data, "     a?b,c\n"));
+    rf_buf_free(&b);
+    rf_rows_begin(&w, &b, RF_FMT_CSV, r, "rows", cols, 1);
+    rf_rows_add(&w, &b, &c);
+    rf_rows_end(&w, &b);
+    assert_string_equal(b.data, "name\n\"a?b,c\"\n");
+    rf_buf_free(&b);
+    rf_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(units),
         cmocka_unit_test(g6),
         cmocka_unit_test(writers),
+        cmocka_unit_test(names_sanitized),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

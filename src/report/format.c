@@ -239,6 +239,20 @@ char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
     }
 }
 
+void rf__put_text(rf_buf *b, const char *s)
+{
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f) {
+            rf_buf_put(b, run, (size_t)(s - run));
+            rf_buf_put(b, "?", 1);
+            run = s + 1;
+        }
+    }
+    rf_buf_put(b, run, (size_t)(s - run));
+}
+
 const char *rf__cell_text(const rf_cell *v, rf_unit u, char *tmp, size_t cap)
 {
     switch (v->kind) {

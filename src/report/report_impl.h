@@ -44,6 +44,14 @@ struct rf_report {
  * own string. */
 const char *rf__cell_text(const rf_cell *v, rf_unit u, char *tmp, size_t cap);
 
+/* s for a reader, on one line: every control character (a newline, a tab,
+ * an escape, DEL) shown as '?', as error messages show them (format.c). */
+void rf__put_text(rf_buf *b, const char *s);
+
+/* A CSV field: control characters as '?', quoted when it holds a comma or
+ * a quote, a quote doubled (write_csv.c). */
+void rf__csv_string(rf_buf *b, const char *s);
+
 /* The decimal digits of v into out (>= 21 bytes), NUL-terminated; returns
  * their count (format.c; no stdio, for streamed rows). */
 size_t rf__utoa(uint64_t v, char *out);

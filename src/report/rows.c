@@ -21,7 +21,7 @@ static void raw_cell(rf_buf *b, const rf_cell *c, bool json)
         if (json)
             rf__json_string(b, c->str);
         else
-            rf_buf_puts(b, c->str);
+            rf__csv_string(b, c->str);
         break;
     case RF_CELL_BOOL:
         rf_buf_puts(b, c->i ? "true" : "false");
@@ -99,7 +99,7 @@ void rf_rows_add(rf_rows *w, rf_buf *out, const rf_cell *cells)
             rf_buf_puts(out, "  ");
             for (size_t p = n; p < (size_t)w->cols[c].width; p++)
                 rf_buf_puts(out, " ");
-            rf_buf_puts(out, t);
+            rf__put_text(out, t);
         }
         rf_buf_puts(out, "\n");
     }

@@ -4,6 +4,24 @@
 
 #include "report_impl.h"
 
+void rf__csv_string(rf_buf *b, const char *s)
+{
+    bool quote = strpbrk(s, ",\"") != NULL;
+    if (quote)
+        rf_buf_put(b, "\"", 1);
+    for (const char *run = s;; s++) {
+        if (*s && *s != '"' && (unsigned char)*s >= 0x20 && *s != 0x7f)
+            continue;
+        rf_buf_put(b, run, (size_t)(s - run));
+        if (!*s)
+            break;
+        rf_buf_puts(b, *s == '"' ? "\"\"" : "?"); /* a quote is doubled */
+        run = s + 1;
+    }
+    if (quote)
+        rf_buf_put(b, "\"", 1);
+}
+
 static void cell(rf_buf *b, const rf_cell *v)
 {
     switch (v->kind) {
@@ -14,17 +32,7 @@ static void cell(rf_buf *b, const rf_cell *v)
         rf_buf_printf(b, "%.12g", v->num);
         break;
     case RF_CELL_STR:
-        if (strpbrk(v->str, ",\"\n")) {
-            rf_buf_puts(b, "\"");
-            for (const char *s = v->str; *s; s++) {
-                if (*s == '"')
-                    rf_buf_put(b, "\"", 1); /* a quote is doubled */
-                rf_buf_put(b, s, 1);
-            }
-            rf_buf_puts(b, "\"");
-        } else {
-            rf_buf_puts(b, v->str);
-        }
+        rf__csv_string(b, v->str);
         break;
     case RF_CELL_BOOL:
         rf_buf_puts(b, v->i ? "true" : "false");

@@ -1,5 +1,7 @@
 /* write_table.c - aligned text for people: title, assumptions, sections of
- * "label  value" lines, tables with right-aligned numbers. */
+ * "label  value" lines, tables with right-aligned numbers. Every string is
+ * written through rf__put_text: a name read from a file (a profile's, a
+ * model folder's) cannot break a line or send a terminal escape. */
 #include <string.h>
 
 #include "report_impl.h"
@@ -10,6 +12,14 @@ static void pad(rf_buf *b, size_t n)
 {
     while (n--)
         rf_buf_put(b, " ", 1);
+}
+
+/* One line: head, then text with its control characters shown as '?'. */
+static void line(rf_buf *b, const char *head, const char *text)
+{
+    rf_buf_puts(b, head);
+    rf__put_text(b, text);
+    rf_buf_put(b, "\n", 1);
 }
 
 /* Display width: count UTF-8 lead bytes only. */
@@ -28,15 +38,14 @@ static void section(const block *k, rf_buf *out)
         if (width(k->fields[i].label) > w)
             w = width(k->fields[i].label);
     if (k->label)
-        rf_buf_printf(out, "%s\n", k->label);
+        line(out, "", k->label);
     for (size_t i = 0; i < k->n_fields; i++) {
         const field *f = &k->fields[i];
         char tmp[CELL];
         rf_buf_puts(out, "  ");
-        rf_buf_puts(out, f->label);
+        rf__put_text(out, f->label);
         pad(out, w - width(f->label) + 2);
-        rf_buf_puts(out, rf__cell_text(&f->v, f->unit, tmp, sizeof tmp));
-        rf_buf_puts(out, "\n");
+        line(out, "", rf__cell_text(&f->v, f->unit, tmp, sizeof tmp));
     }
 }
 
@@ -57,7 +66,7 @@ static void table(const block *k, rf_buf *out)
                 w[c] = n;
         }
     if (k->label)
-        rf_buf_printf(out, "%s\n", k->label);
+        line(out, "", k->label);
     /* a column is left-aligned when its first cell is text */
     bool left[64];
     for (size_t c = 0; c < nc; c++)
@@ -67,7 +76,7 @@ static void table(const block *k, rf_buf *out)
         rf_buf_puts(out, "  ");
         if (!left[c])
             pad(out, w[c] - width(l));
-        rf_buf_puts(out, l);
+        rf__put_text(out, l);
         if (left[c] && c + 1 < nc)
             pad(out, w[c] - width(l));
     }
@@ -79,7 +88,7 @@ static void table(const block *k, rf_buf *out)
             rf_buf_puts(out, "  ");
             if (!left[c])
                 pad(out, w[c] - width(t));
-            rf_buf_puts(out, t);
+            rf__put_text(out, t);
             if (left[c] && c + 1 < nc)
                 pad(out, w[c] - width(t));
         }
@@ -90,9 +99,9 @@ static void table(const block *k, rf_buf *out)
 rf_status rf__write_table(const rf_report *r, rf_buf *out)
 {
     if (r->title && *r->title)
-        rf_buf_printf(out, "%s\n", r->title);
+        line(out, "", r->title);
     for (size_t i = 0; i < r->n_assume; i++)
-        rf_buf_printf(out, "  assuming: %s\n", r->assume[i]);
+        line(out, "  assuming: ", r->assume[i]);
     for (size_t i = 0; i < r->n_blocks; i++) {
         const block *k = &r->blocks[i];
         if (!k->n_fields && !k->n_cols)
@@ -106,6 +115,6 @@ rf_status rf__write_table(const rf_report *r, rf_buf *out)
     if (r->n_notes)
         rf_buf_puts(out, "\n");
     for (size_t i = 0; i < r->n_notes; i++)
-        rf_buf_printf(out, "%s\n", r->notes[i]);
+        line(out, "", r->notes[i]);
     return RF_OK;
 }
