@@ -30,6 +30,10 @@ attributes, shell-quoted (use single quotes around a regex):
     skip='WHY'    shown as a real run but not rerun (too slow, or needs a
                   GPU): counted as not run, with the reason
 
+A line `<!-- json-keys: roofline ... --json -->` runs its command and
+fails unless every key of the JSON it prints is named in backquotes in the
+same section of the page (the section's key lists cannot fall behind).
+
 Regexes are Python's, with ^ and $ matching at every line. A block whose
 first line starts with `$ ` and has no marker fails: every example that
 shows output is either run or says why not. README.md must also stay within
@@ -50,6 +54,7 @@ Prints a diff for each failure and closes with 'N passed, N failed'.
 """
 import difflib
 import glob
+import json
 import os
 import re
 import shlex
@@ -246,6 +251,56 @@ def check_example(ex, binary, root, scratch, update):
     return problems, new_body, new_exit
 
 
+JSON_KEYS = re.compile(r"<!--\s*json-keys:\s*(.*?)\s*-->")
+KEY_NAME = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
+
+
+def check_json_keys(lines, rel, binary, scratch):
+    """Every <!-- json-keys: roofline ... --json --> runs its command; every
+    key of the JSON it prints must be named in backquotes in the same
+    section (from the heading above the marker to the next heading of that
+    level or higher). Returns (passed, failures)."""
+    passed, failures = 0, []
+    for i, line in enumerate(lines):
+        m = JSON_KEYS.search(line)
+        if m is None:
+            continue
+        where, cmd = f"{rel}:{i + 1}", m.group(1)
+        if not cmd.startswith("roofline "):
+            failures.append(f"{where}: json-keys: only roofline commands run: '{cmd}'")
+            continue
+        top = next((j for j in range(i, -1, -1) if lines[j].startswith("#")), 0)
+        level = len(lines[top]) - len(lines[top].lstrip("#"))
+        end = next((j for j in range(i + 1, len(lines))
+                    if lines[j].startswith("#") and
+                    len(lines[j]) - len(lines[j].lstrip("#")) <= level), len(lines))
+        named = set(KEY_NAME.findall("\n".join(lines[top:end])))
+        rc, out = run(binary, cmd, scratch)
+        try:
+            doc = json.loads(out)
+        except ValueError:
+            failures.append(f"{where}: $ {cmd}: exit {rc}, not a JSON document")
+            continue
+        keys = set()
+
+        def walk(v):
+            if isinstance(v, dict):
+                for k, x in v.items():
+                    keys.add(k)
+                    walk(x)
+            elif isinstance(v, list):
+                for x in v:
+                    walk(x)
+        walk(doc)
+        missing = sorted(keys - named)
+        if missing:
+            failures.append(f"{where}: $ {cmd}: keys the section does not name: "
+                            + ", ".join(missing))
+        else:
+            passed += 1
+    return passed, failures
+
+
 def set_exit(marker_text, code):
     marker_text = re.sub(r"\s+exit=\d+", "", marker_text)
     if code:
@@ -302,6 +357,11 @@ def main(argv):
                         print("  " + p.replace("\n", "\n  "))
                 else:
                     passed += 1
+            ok, bad = check_json_keys(lines, rel, binary, scratch)
+            passed += ok
+            failed += len(bad)
+            for p in bad:
+                print("FAIL " + p)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         if update and edits:
