@@ -1,5 +1,5 @@
 /* fuzz_profile.c - libFuzzer harness for the hardware-profile reader,
- * rf_hw_profile_from_json (rf_hw_profile.h), the text behind every `--hw FILE`.
+ * rf_hw_profile_parse (rf_hw_profile_io.h), the bytes behind every `--hw FILE`.
  *
  * Besides "no crash, no sanitizer report": a refusal carries a one-line
  * message; an accepted profile holds NUL-terminated strings and in-bounds
@@ -34,14 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1 << 16)
         return 0;
-    char *text = malloc(size + 1);
-    if (!text)
-        return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     rf_err e;
-    rf_status s = rf_hw_profile_from_json(text, "p.json", &p, &e);
-    free(text);
+    rf_status s = rf_hw_profile_parse((const char *)data, size, "p.json", &p, &e);
     if (s) {
         CHECK(e.status == s && !strncmp(e.msg, "p.json", 6));
         return 0;

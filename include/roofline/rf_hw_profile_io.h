@@ -22,11 +22,17 @@ rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_pr
                                   rf_err *err);
 
 /* Parse len bytes of JSON text (no NUL needed; one inside is refused);
- * origin (a path, or NULL) prefixes every message. Required: name, bandwidth_bytes_per_s > 0, peak_flops_per_s with
- * at least one positive figure keyed by a dtype name (rf_dtype_name). A
- * missing, non-numeric or negative figure anywhere (levels, kernels, spread,
- * clock_hz) is RF_EINVAL naming the key:
+ * origin (a path, or NULL) prefixes every message. Required: name,
+ * bandwidth_bytes_per_s > 0, peak_flops_per_s with at least one positive
+ * figure keyed by a dtype name (rf_dtype_name). A missing, non-numeric or
+ * negative figure anywhere (levels, kernels, spread, clock_hz) is RF_EINVAL
+ * naming the key:
  *   "p.json: levels[1].bandwidth_bytes_per_s is negative (-3)".
+ * Figures are held to the ranges the measured-file reader uses too
+ * (rf_measured_io.h): every bandwidth (a level's may be 0, not measured)
+ * [1e3, 1e16] bytes/s, every peak and theoretical peak 0 (none) or
+ * [1e6, 1e19] FLOP/s, clock_hz 0 or [1e6, 1e11]; every byte count
+ * (mem_bytes, l2_bytes, caches, levels, kernels) at most 2^60, as --mem.
  * Derived keys (ridge_flop_per_byte) are ignored: they are recomputed. */
 rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
                               rf_hw_profile *out, rf_err *err);
