@@ -880,11 +880,15 @@ out:
     return s;
 }
 
+static rf_status parse_any(const char *text, size_t len, const char *origin, void *out,
+                           rf_err *err)
+{
+    return rf_model_parse(text, len, origin, out, err);
+}
+
 rf_status rf_model_load(const char *path, rf_model *out, rf_err *err)
 {
     char buf[4096];
-    char *data = NULL;
-    size_t len = 0;
     struct stat st;
     const char *file = path;
     if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -897,9 +901,5 @@ rf_status rf_model_load(const char *path, rf_model *out, rf_err *err)
     }
     if (!file)
         return rf_err_set(err, RF_EINVAL, "no config path given");
-    rf_status s = rf_file_read_all(file, RF_FILE_MAX_BYTES, &data, &len, err);
-    if (!s)
-        s = rf_model_parse(data, len, file, out, err);
-    free(data);
-    return s;
+    return rf__json_load(file, parse_any, out, err);
 }

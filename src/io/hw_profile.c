@@ -2,6 +2,7 @@
  * `roofline measure`, read wherever --hw takes a file. */
 #include <jansson.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,76 +237,72 @@ static rf_status bandwidth_in_range(const reader *r, const char *path, double v,
     return rf__figure_check(r->origin, path, v, RF__FIG_BW, zero_ok, r->err);
 }
 
-static rf_status get_levels(const reader *r, json_t *root, rf_hw_profile *p)
-{
-    json_t *a = json_object_get(root, "levels");
-    if (!a)
-        return RF_OK;
-    if (!json_is_array(a))
-        return fail(r, "%s must be an array", "levels");
-    if (json_array_size(a) > RF_HW_PROFILE_MAX_LEVELS)
-        return fail(r, "levels: more than %d", RF_HW_PROFILE_MAX_LEVELS);
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        json_t *o = json_array_get(a, i);
-        char base[32], path[96];
-        snprintf(base, sizeof base, "levels[%zu]", i);
-        if (!json_is_object(o))
-            return fail(r, "%s must be an object", base);
-        rf_hw_profile_level *l = &p->levels[i];
-        rf_status s;
-        snprintf(path, sizeof path, "%s.name", base);
-        if ((s = get_string(r, o, "name", path, true, l->name, sizeof l->name)))
-            return s;
-        snprintf(path, sizeof path, "%s.bandwidth_bytes_per_s", base);
-        if ((s = get_figure(r, o, "bandwidth_bytes_per_s", path, true, &l->bandwidth_bytes_per_s)) ||
-            (s = bandwidth_in_range(r, path, l->bandwidth_bytes_per_s, true)))
-            return s;
-        snprintf(path, sizeof path, "%s.bytes", base);
-        if ((s = get_count(r, o, "bytes", path, true, &l->bytes)))
-            return s;
-        p->n_levels = i + 1;
-    }
-    return RF_OK;
-}
+/* One field of the objects in a profile's arrays (levels, kernels). */
+typedef enum { F_STRING, F_FIGURE, F_BANDWIDTH, F_COUNT } field_kind;
 
-static rf_status get_kernels(const reader *r, json_t *root, rf_hw_profile *p)
+typedef struct item_field {
+    const char *key;
+    field_kind kind; /* F_BANDWIDTH: a figure, 0 or within the bandwidth range */
+    bool required;
+    size_t offset;   /* in the item struct                                   */
+    size_t cap;      /* a string's buffer                                    */
+} item_field;
+
+#define FIELD(type, key, kind, required, member)                                                   {key, kind, required, offsetof(type, member),                                                   kind == F_STRING ? sizeof((type *)0)->member : 0}
+
+static const item_field level_fields[] = {
+    FIELD(rf_hw_profile_level, "name", F_STRING, true, name),
+    FIELD(rf_hw_profile_level, "bandwidth_bytes_per_s", F_BANDWIDTH, true, bandwidth_bytes_per_s),
+    FIELD(rf_hw_profile_level, "bytes", F_COUNT, true, bytes),
+};
+
+static const item_field kernel_fields[] = {
+    FIELD(rf_hw_profile_kernel, "name", F_STRING, true, name),
+    FIELD(rf_hw_profile_kernel, "level", F_STRING, false, level),
+    FIELD(rf_hw_profile_kernel, "unit", F_STRING, false, unit),
+    FIELD(rf_hw_profile_kernel, "best", F_FIGURE, true, best),
+    FIELD(rf_hw_profile_kernel, "median", F_FIGURE, true, median),
+    FIELD(rf_hw_profile_kernel, "min", F_FIGURE, true, min),
+    FIELD(rf_hw_profile_kernel, "max", F_FIGURE, true, max),
+    FIELD(rf_hw_profile_kernel, "bytes", F_COUNT, false, bytes),
+};
+
+/* root[key], an array of at most max objects, each read by its fields, in
+ * order, into items (item_size bytes apart); *count is how many were read. */
+static rf_status get_items(const reader *r, json_t *root, const char *key,
+                           const item_field *fields, size_t n_fields, void *items,
+                           size_t item_size, size_t max, size_t *count)
 {
-    json_t *a = json_object_get(root, "kernels");
+    json_t *a = json_object_get(root, key);
     if (!a)
         return RF_OK;
     if (!json_is_array(a))
-        return fail(r, "%s must be an array", "kernels");
-    if (json_array_size(a) > RF_HW_PROFILE_MAX_KERNELS)
-        return fail(r, "kernels: more than %d", RF_HW_PROFILE_MAX_KERNELS);
+        return fail(r, "%s must be an array", key);
+    if (json_array_size(a) > max)
+        return fail(r, "%s: more than %zu", key, max);
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *o = json_array_get(a, i);
         char base[32], path[96];
-        snprintf(base, sizeof base, "kernels[%zu]", i);
+        snprintf(base, sizeof base, "%s[%zu]", key, i);
         if (!json_is_object(o))
             return fail(r, "%s must be an object", base);
-        rf_hw_profile_kernel *k = &p->kernels[i];
-        rf_status s;
-#define STR(key, req, field)                                                                   \
-    snprintf(path, sizeof path, "%s." key, base);                                              \
-    if ((s = get_string(r, o, key, path, req, k->field, sizeof k->field)))                     \
-        return s;
-#define FIG(key, field)                                                                        \
-    snprintf(path, sizeof path, "%s." key, base);                                              \
-    if ((s = get_figure(r, o, key, path, true, &k->field)))                                    \
-        return s;
-        STR("name", true, name)
-        STR("level", false, level)
-        STR("unit", false, unit)
-        FIG("best", best)
-        FIG("median", median)
-        FIG("min", min)
-        FIG("max", max)
-#undef STR
-#undef FIG
-        snprintf(path, sizeof path, "%s.bytes", base);
-        if ((s = get_count(r, o, "bytes", path, false, &k->bytes)))
-            return s;
-        p->n_kernels = i + 1;
+        char *item = (char *)items + i * item_size;
+        for (size_t f = 0; f < n_fields; f++) {
+            const item_field *fd = &fields[f];
+            void *at = item + fd->offset;
+            rf_status s;
+            snprintf(path, sizeof path, "%s.%s", base, fd->key);
+            if (fd->kind == F_STRING)
+                s = get_string(r, o, fd->key, path, fd->required, at, fd->cap);
+            else if (fd->kind == F_COUNT)
+                s = get_count(r, o, fd->key, path, fd->required, at);
+            else if (!(s = get_figure(r, o, fd->key, path, fd->required, at)) &&
+                     fd->kind == F_BANDWIDTH)
+                s = bandwidth_in_range(r, path, *(double *)at, true);
+            if (s)
+                return s;
+        }
+        *count = i + 1;
     }
     return RF_OK;
 }
@@ -346,7 +343,12 @@ rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
         (s = get_dtype_figures(&r, root, "peak_flops_per_s", true, out->peak_flops_per_s)) ||
         (s = get_dtype_figures(&r, root, "theoretical_flops_per_s", false,
                                out->theoretical_flops_per_s)) ||
-        (s = get_levels(&r, root, out)) || (s = get_kernels(&r, root, out)))
+        (s = get_items(&r, root, "levels", level_fields,
+                       sizeof level_fields / sizeof level_fields[0], out->levels,
+                       sizeof out->levels[0], RF_HW_PROFILE_MAX_LEVELS, &out->n_levels)) ||
+        (s = get_items(&r, root, "kernels", kernel_fields,
+                       sizeof kernel_fields / sizeof kernel_fields[0], out->kernels,
+                       sizeof out->kernels[0], RF_HW_PROFILE_MAX_KERNELS, &out->n_kernels)))
         goto done;
     const char *ints[] = {"threads", "cores", "sm_count"};
     int *dst[] = {&out->threads, &out->cores, &out->sm_count};
@@ -394,14 +396,14 @@ done:
     return s;
 }
 
+static rf_status parse_any(const char *text, size_t len, const char *origin, void *out,
+                           rf_err *err)
+{
+    return rf_hw_profile_parse(text, len, origin, out, err);
+}
+
 rf_status rf_hw_profile_load(const char *path, rf_hw_profile *out, rf_err *err)
 {
-    char *text = NULL;
-    size_t len = 0;
     memset(out, 0, sizeof *out);
-    rf_status s = rf_file_read_all(path, RF_FILE_MAX_BYTES, &text, &len, err);
-    if (s == RF_OK)
-        s = rf_hw_profile_parse(text, len, path, out, err);
-    free(text);
-    return s;
+    return rf__json_load(path, parse_any, out, err);
 }

@@ -24,6 +24,16 @@
 rf_status rf__json_parse(const char *text, size_t len, const char *origin, json_t **root,
                          rf_err *err);
 
+/* A reader's parse function, out its result (rf_model, rf_hw_profile,
+ * rf_measured). */
+typedef rf_status (*rf__parse_fn)(const char *text, size_t len, const char *origin, void *out,
+                                  rf_err *err);
+
+/* Every reader's load: all of the file at path (rf_file_read_all, at most
+ * RF_FILE_MAX_BYTES; RF_EIO naming the path when it cannot be read), then
+ * parse on its bytes with path as the origin. */
+rf_status rf__json_load(const char *path, rf__parse_fn parse, void *out, rf_err *err);
+
 /* The figures the readers bound, each kind to one documented range (the
  * hardware profile and the measured file alike), wide enough for any real
  * machine or operator and narrow enough that every ridge, time and plot

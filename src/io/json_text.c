@@ -1,7 +1,9 @@
 /* json_text.c - the one JSON reading of the io readers (io_json.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "roofline/rf_file.h"
 #include "roofline/rf_parse.h"
 
 #include "io_json.h"
@@ -74,4 +76,15 @@ rf_status rf__bytes_check(const char *origin, const char *path, uint64_t v, rf_e
         return RF_OK;
     return rf_err_set(err, RF_EINVAL, "%s: %s (%llu) is beyond 2^60 bytes", origin, path,
                       (unsigned long long)v);
+}
+
+rf_status rf__json_load(const char *path, rf__parse_fn parse, void *out, rf_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    rf_status s = rf_file_read_all(path, RF_FILE_MAX_BYTES, &text, &len, err);
+    if (s == RF_OK)
+        s = parse(text, len, path, out, err);
+    free(text);
+    return s;
 }

@@ -148,17 +148,18 @@ out:
     return s;
 }
 
+static rf_status parse_any(const char *text, size_t len, const char *origin, void *out,
+                           rf_err *err)
+{
+    return rf_measured_parse(text, len, origin, out, err);
+}
+
 rf_status rf_measured_load(const char *path, rf_measured *out, rf_err *err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    rf_status s = rf_file_read_all(path, RF_FILE_MAX_BYTES, &text, &len, err);
-    if (s == RF_OK)
-        s = rf_measured_parse(text, len, path, out, err);
+    rf_status s = rf__json_load(path, parse_any, out, err);
     if (s == RF_OK && !out->name[0]) {
         const char *base = strrchr(path, '/');
         snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : path);
     }
-    free(text);
     return s;
 }
