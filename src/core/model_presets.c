@@ -7,7 +7,7 @@
 
 #include "names.h"
 
-#define BF16 {RF_BF16, 0, 0}
+#define BF16 {.kind = RF_BF16}
 
 /* Gemma-2: HF Gemma2 makes even layers (0, 2, ...) sliding. */
 #define ALT_SLIDING_42                                                                    \
