@@ -251,7 +251,7 @@ def check_example(ex, binary, root, scratch, update):
     return problems, new_body, new_exit
 
 
-JSON_KEYS = re.compile(r"<!--\s*json-keys:\s*(.*?)\s*-->")
+JSON_KEYS = re.compile(r"^\s*<!--\s*json-keys:\s*(.*?)\s*-->")  # a line of its own
 KEY_NAME = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
 
 
@@ -262,7 +262,7 @@ def check_json_keys(lines, rel, binary, scratch):
     level or higher). Returns (passed, failures)."""
     passed, failures = 0, []
     for i, line in enumerate(lines):
-        m = JSON_KEYS.search(line)
+        m = JSON_KEYS.match(line)
         if m is None:
             continue
         where, cmd = f"{rel}:{i + 1}", m.group(1)
