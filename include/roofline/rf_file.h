@@ -6,7 +6,11 @@
  * write over any path listed in `inputs` (the tool never overwrites one of
  * its own inputs). An existing character device or FIFO (/dev/null, a pipe)
  * is written in place, never renamed over; any other non-regular path is
- * refused.
+ * refused. A file replaced keeps its mode (a 0600 file stays 0600); a new
+ * one gets 0666 less the umask. While a temporary exists, SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT remove it before the process ends by that signal (a
+ * signal the process ignores stays ignored; a handler of its own is put
+ * back and runs after the removal).
  */
 #ifndef RF_FILE_H
 #define RF_FILE_H
@@ -23,9 +27,12 @@ extern "C" {
  * ones are a few KiB). */
 #define RF_FILE_MAX_BYTES ((size_t)16 << 20)
 
-/* Read a regular file (at most max_bytes) into a NUL-terminated malloc'd
- * buffer; the caller frees *data. Errors name the path: not found, a
- * directory, unreadable, too large. */
+/* Read a regular file to its end (at most max_bytes, whatever its size
+ * claims: a /proc file says 0) into a NUL-terminated malloc'd buffer; the
+ * caller frees *data. A FIFO, a device or a socket is refused without
+ * blocking or reading. Errors (RF_EIO) name the path: not found, a
+ * directory, "not a regular file (a FIFO: give a file)", "(a character
+ * device)", unreadable, "larger than N bytes". */
 rf_status rf_file_read_all(const char *path, size_t max_bytes, char **data, size_t *len,
                            rf_err *err);
 
