@@ -64,7 +64,7 @@ import sys
 import tempfile
 
 README_MAX_LINES = 250  # the README stays a ten-minute read; the rest lives in docs/
-MARKER = re.compile(r"<!--\s*example\b(.*?)-->", re.S)
+MARKER = re.compile(r"^\s*<!--\s*example\b(.*?)-->", re.S)  # a marker opens its line
 FENCE = re.compile(r"^(```+|~~~+)")
 TIMEOUT_S = 300
 
@@ -132,15 +132,15 @@ def find_examples(path, rel):
     i = 0
     while i < len(lines):
         line = lines[i]
-        m = MARKER.search(line)
-        if m is None and "<!--" in line and re.search(r"<!--\s*example\b", line):
+        m = MARKER.match(line)
+        if m is None and re.match(r"\s*<!--\s*example\b", line):
             # a marker spread over several lines
             j = i
             chunk = line
             while "-->" not in chunk and j + 1 < len(lines):
                 j += 1
                 chunk += "\n" + lines[j]
-            m = MARKER.search(chunk)
+            m = MARKER.match(chunk)
             if m is None:
                 raise DocError(f"{rel}:{i + 1}: unterminated example marker")
             pending = (i, j, parse_attrs(m.group(1), f"{rel}:{i + 1}"))
