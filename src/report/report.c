@@ -60,7 +60,7 @@ void rf_report_free(rf_report *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n_blocks; i++) {
-        block *b = &r->blocks[i];
+        rf__block *b = &r->blocks[i];
         for (size_t j = 0; j < b->n_fields; j++) {
             free(b->fields[j].key);
             free(b->fields[j].label);
@@ -113,11 +113,11 @@ void rf_report_note(rf_report *r, const char *fmt, ...)
         r->n_notes++;
 }
 
-static block *new_block(rf_report *r, bool is_table, const char *key, const char *label)
+static rf__block *new_block(rf_report *r, bool is_table, const char *key, const char *label)
 {
-    if (!grow(r, (void **)&r->blocks, &r->cap_blocks, r->n_blocks, sizeof(block)))
+    if (!grow(r, (void **)&r->blocks, &r->cap_blocks, r->n_blocks, sizeof(rf__block)))
         return NULL;
-    block *b = &r->blocks[r->n_blocks++];
+    rf__block *b = &r->blocks[r->n_blocks++];
     memset(b, 0, sizeof *b);
     b->is_table = is_table;
     b->key = dup(r, key);
@@ -131,7 +131,7 @@ void rf_report_section(rf_report *r, const char *key, const char *label)
 }
 
 /* The current scalar block; a top-level one is opened if needed. */
-static block *scalars(rf_report *r)
+static rf__block *scalars(rf_report *r)
 {
     if (r->n_blocks && !r->blocks[r->n_blocks - 1].is_table)
         return &r->blocks[r->n_blocks - 1];
@@ -140,12 +140,12 @@ static block *scalars(rf_report *r)
 
 static void add_field(rf_report *r, const char *key, const char *label, rf_unit u, rf_cell v)
 {
-    block *b = scalars(r);
-    if (!b || !grow(r, (void **)&b->fields, &b->cap_fields, b->n_fields, sizeof(field))) {
+    rf__block *b = scalars(r);
+    if (!b || !grow(r, (void **)&b->fields, &b->cap_fields, b->n_fields, sizeof(rf__field))) {
         free_cell(&v);
         return;
     }
-    field *f = &b->fields[b->n_fields++];
+    rf__field *f = &b->fields[b->n_fields++];
     f->key = dup(r, key);
     f->label = dup(r, label ? label : key);
     f->unit = u;
@@ -187,7 +187,7 @@ void rf_report_table(rf_report *r, const char *key, const char *label)
     new_block(r, true, key, label);
 }
 
-static block *table(rf_report *r)
+static rf__block *table(rf_report *r)
 {
     return r->n_blocks && r->blocks[r->n_blocks - 1].is_table ? &r->blocks[r->n_blocks - 1]
                                                                : NULL;
@@ -195,13 +195,13 @@ static block *table(rf_report *r)
 
 void rf_report_col(rf_report *r, const char *key, const char *label, rf_unit u)
 {
-    block *b = table(r);
+    rf__block *b = table(r);
     if (!b || b->n_cells ||
-        !grow(r, (void **)&b->cols, &b->cap_cols, b->n_cols, sizeof(column))) {
+        !grow(r, (void **)&b->cols, &b->cap_cols, b->n_cols, sizeof(rf__column))) {
         r->failed = true;
         return;
     }
-    column *c = &b->cols[b->n_cols++];
+    rf__column *c = &b->cols[b->n_cols++];
     c->key = dup(r, key);
     c->label = dup(r, label ? label : key);
     c->unit = u;
@@ -209,14 +209,14 @@ void rf_report_col(rf_report *r, const char *key, const char *label, rf_unit u)
 
 void rf_report_row(rf_report *r)
 {
-    block *b = table(r);
+    rf__block *b = table(r);
     if (!b || (b->n_cols && b->n_cells % b->n_cols))
         r->failed = true; /* a previous row was left short */
 }
 
 static void add_cell(rf_report *r, rf_cell v)
 {
-    block *b = table(r);
+    rf__block *b = table(r);
     if (!b || !grow(r, (void **)&b->cells, &b->cap_cells, b->n_cells, sizeof(rf_cell))) {
         r->failed = true;
         free_cell(&v);

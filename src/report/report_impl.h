@@ -1,32 +1,34 @@
 /* report_impl.h - the report's inside, shared by report.c and the writers
  * in this folder (private to src/report). A report holds its values as
- * rf_cell, the type streamed rows use; its strings are its own copies. */
+ * rf_cell, the type streamed rows use; its strings are its own copies.
+ * Names shared between this layer's files carry rf__ (docs/architecture.md);
+ * a file's own static helpers carry no prefix. */
 #ifndef RF_REPORT_IMPL_H
 #define RF_REPORT_IMPL_H
 
 #include "roofline/rf_report.h"
 
-typedef struct field {
+typedef struct rf__field {
     char *key, *label;
     rf_unit unit;
     rf_cell v;
-} field;
+} rf__field;
 
-typedef struct column {
+typedef struct rf__column {
     char *key, *label;
     rf_unit unit;
-} column;
+} rf__column;
 
-typedef struct block {
+typedef struct rf__block {
     bool is_table;
-    char *key, *label;     /* key NULL: top-level scalars                 */
-    field *fields;         /* scalars                                     */
+    char *key, *label;  /* key NULL: top-level scalars                    */
+    rf__field *fields;  /* scalars                                        */
     size_t n_fields, cap_fields;
-    column *cols;          /* tables                                      */
+    rf__column *cols;   /* tables                                         */
     size_t n_cols, cap_cols;
-    rf_cell *cells;          /* row-major, n_cols a row                     */
+    rf_cell *cells;     /* row-major, n_cols a row                        */
     size_t n_cells, cap_cells;
-} block;
+} rf__block;
 
 struct rf_report {
     char *title;
@@ -34,7 +36,7 @@ struct rf_report {
     size_t n_assume, cap_assume;
     char **notes;
     size_t n_notes, cap_notes;
-    block *blocks;
+    rf__block *blocks;
     size_t n_blocks, cap_blocks;
     bool failed;
 };

@@ -46,7 +46,7 @@ static void cell(rf_buf *b, const rf_cell *v)
 rf_status rf__write_csv(const rf_report *r, rf_buf *out)
 {
     for (size_t i = 0; i < r->n_blocks; i++) {
-        const block *k = &r->blocks[i];
+        const rf__block *k = &r->blocks[i];
         if (!k->is_table)
             continue;
         for (size_t c = 0; c < k->n_cols; c++) {
@@ -67,7 +67,7 @@ rf_status rf__write_csv(const rf_report *r, rf_buf *out)
     for (int pass = 0; pass < 2; pass++) {
         bool first = true;
         for (size_t i = 0; i < r->n_blocks; i++) {
-            const block *k = &r->blocks[i];
+            const rf__block *k = &r->blocks[i];
             for (size_t j = 0; j < k->n_fields; j++) {
                 rf_buf_puts(out, first ? "" : ",");
                 first = false;

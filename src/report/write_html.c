@@ -36,12 +36,12 @@ static const char style[] =
 
 static bool numeric(rf_unit u) { return u != RF_U_NONE; }
 
-static void scalars(rf_buf *b, const block *k)
+static void scalars(rf_buf *b, const rf__block *k)
 {
     char tmp[96];
     rf_buf_puts(b, "<div class=\"scroll\"><table class=\"kv\"><tbody>\n");
     for (size_t i = 0; i < k->n_fields; i++) {
-        const field *f = &k->fields[i];
+        const rf__field *f = &k->fields[i];
         rf_buf_puts(b, "<tr><th scope=\"row\">");
         rf__xml_text(b, f->label);
         rf_buf_printf(b, "</th><td%s>", numeric(f->unit) ? " class=\"num\"" : "");
@@ -51,7 +51,7 @@ static void scalars(rf_buf *b, const block *k)
     rf_buf_puts(b, "</tbody></table></div>\n");
 }
 
-static void table(rf_buf *b, const block *k)
+static void table(rf_buf *b, const rf__block *k)
 {
     char tmp[96];
     size_t nc = k->n_cols, nr = nc ? k->n_cells / nc : 0;
@@ -137,7 +137,7 @@ rf_status rf_report_write_html(const rf_report *r, const rf_html_figure *figs, s
     }
     figures_after(out, figs, n_figs, NULL);
     for (size_t k = 0; k < r->n_blocks; k++) {
-        const block *bl = &r->blocks[k];
+        const rf__block *bl = &r->blocks[k];
         rf_buf_puts(out, "<section>\n");
         if (bl->label) {
             rf_buf_puts(out, "<h2>");

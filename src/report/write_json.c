@@ -42,7 +42,7 @@ static void val(rf_buf *b, const rf_cell *v)
     }
 }
 
-static void fields(rf_buf *b, const block *k, const char *indent, bool *first)
+static void fields(rf_buf *b, const rf__block *k, const char *indent, bool *first)
 {
     for (size_t i = 0; i < k->n_fields; i++) {
         rf_buf_printf(b, "%s\n%s", *first ? "" : ",", indent);
@@ -65,7 +65,7 @@ rf_status rf__write_json(const rf_report *r, rf_buf *out)
     }
     rf_buf_puts(out, r->n_assume ? "\n  ]" : "]");
     for (size_t i = 0; i < r->n_blocks; i++) {
-        const block *k = &r->blocks[i];
+        const rf__block *k = &r->blocks[i];
         if (!k->is_table && !k->key) {
             fields(out, k, "  ", &first);
             continue;

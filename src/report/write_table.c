@@ -31,7 +31,7 @@ static size_t width(const char *s)
     return n;
 }
 
-static void section(const block *k, rf_buf *out)
+static void section(const rf__block *k, rf_buf *out)
 {
     size_t w = 0;
     for (size_t i = 0; i < k->n_fields; i++)
@@ -40,7 +40,7 @@ static void section(const block *k, rf_buf *out)
     if (k->label)
         line(out, "", k->label);
     for (size_t i = 0; i < k->n_fields; i++) {
-        const field *f = &k->fields[i];
+        const rf__field *f = &k->fields[i];
         char tmp[CELL];
         rf_buf_puts(out, "  ");
         rf__put_text(out, f->label);
@@ -49,7 +49,7 @@ static void section(const block *k, rf_buf *out)
     }
 }
 
-static void table(const block *k, rf_buf *out)
+static void table(const rf__block *k, rf_buf *out)
 {
     size_t nc = k->n_cols, nr = nc ? k->n_cells / nc : 0;
     size_t w[64] = {0};
@@ -103,7 +103,7 @@ rf_status rf__write_table(const rf_report *r, rf_buf *out)
     for (size_t i = 0; i < r->n_assume; i++)
         line(out, "  assuming: ", r->assume[i]);
     for (size_t i = 0; i < r->n_blocks; i++) {
-        const block *k = &r->blocks[i];
+        const rf__block *k = &r->blocks[i];
         if (!k->n_fields && !k->n_cols)
             continue;
         rf_buf_puts(out, "\n");
