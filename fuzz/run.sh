@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run every built harness for SECONDS each, from a corpus seeded with the
 # checked-in inputs (fuzz/corpus/<name>/), the model configs the tests read
-# (tests/data/models/*.json) and the project's own profiles. Prints one line a
+# (tests/data/models/*.json), the project's own profiles and the bad measured
+# files of tests/data/bad. Prints one line a
 # harness with its execution count; exits 1 on the first crash, hang, leak
 # or sanitizer report, leaving the input under BUILD/artifacts/ and the log
 # under BUILD/logs/.
@@ -24,7 +25,7 @@ seed() { # seed NAME FILES...: copy the inputs that exist into the corpus
 }
 
 status=0
-for name in parse config profile; do
+for name in parse config profile measured; do
   bin=$build/fuzz_$name
   [ -x "$bin" ] || { echo "fuzz_$name: not built (its reader is not in the library yet)"; continue; }
   seed "$name" "$here/corpus/$name"/*
@@ -32,6 +33,7 @@ for name in parse config profile; do
     config) seed config "$models"/*.json "$root"/tests/data/bad/*.json ;;
     profile) seed profile "$root"/tests/data/profile/*.json "$root"/tests/data/*profile*.json \
                           "$root"/tests/data/bad/*profile*.json ;;
+    measured) seed measured "$root"/tests/data/bad/measured-*.json ;;
   esac
   dict=""
   [ -f "$here/$name.dict" ] && dict="-dict=$here/$name.dict"
