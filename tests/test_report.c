@@ -89,24 +89,29 @@ static rf_report *sample(void)
     return r;
 }
 
+/* r rendered in format f into b (emptied first); returns the text. */
+static const char *written(const rf_report *r, rf_format f, rf_buf *b)
+{
+    rf_buf_free(b);
+    assert_int_equal(rf_report_write(r, f, b, NULL), RF_OK);
+    return b->data;
+}
+
 static void writers(void **state)
 {
     (void)state;
     rf_report *r = sample();
     rf_buf b;
     rf_buf_init(&b);
-    assert_int_equal(rf_report_write(r, RF_FMT_JSON, &b, NULL), RF_OK);
+    written(r, RF_FMT_JSON, &b);
     /* exact integers, null for a non-finite figure, escaped strings */
     assert_non_null(strstr(b.data, "\"total_bytes\": 15009316864"));
     assert_non_null(strstr(b.data, "\"floor_s\": null"));
     assert_non_null(strstr(b.data, "\"m_star\": null"));
     assert_non_null(strstr(b.data, "a \\\"quoted\\\" assumption"));
     assert_non_null(strstr(b.data, "{\"name\": \"q,proj\", \"bytes\": 50352128}"));
-    rf_buf_free(&b);
-    assert_int_equal(rf_report_write(r, RF_FMT_CSV, &b, NULL), RF_OK);
-    assert_string_equal(b.data, "name,bytes\n\"q,proj\",50352128\n");
-    rf_buf_free(&b);
-    assert_int_equal(rf_report_write(r, RF_FMT_TABLE, &b, NULL), RF_OK);
+    assert_string_equal(written(r, RF_FMT_CSV, &b), "name,bytes\n\"q,proj\",50352128\n");
+    written(r, RF_FMT_TABLE, &b);
     assert_non_null(strstr(b.data, "15.01 GB"));
     assert_non_null(strstr(b.data, "never"));
     assert_non_null(strstr(b.data, "50.35 MB"));
@@ -145,7 +150,7 @@ static void names_sanitized(void **state)
     rf_report_note(r, "note\x1b[0m");
     rf_buf b;
     rf_buf_init(&b);
-    assert_int_equal(rf_report_write(r, RF_FMT_TABLE, &b, NULL), RF_OK);
+    written(r, RF_FMT_TABLE, &b);
     /* title, assumption, blank, section, field, blank, table, header, row,
      * blank, note */
     one_line_each(&b, 11);
@@ -154,14 +159,11 @@ static void names_sanitized(void **state)
     assert_non_null(strstr(b.data, "  name?  lab?box\n"));
     assert_non_null(strstr(b.data, "x?y,z\"q?"));
     assert_non_null(strstr(b.data, "note?[0m\n"));
-    rf_buf_free(&b);
     /* CSV: the control characters as in the table, the comma and the quote
      * quoted as CSV quotes them */
-    assert_int_equal(rf_report_write(r, RF_FMT_CSV, &b, NULL), RF_OK);
-    assert_string_equal(b.data, "name\n\"x?y,z\"\"q?\"\n");
-    rf_buf_free(&b);
+    assert_string_equal(written(r, RF_FMT_CSV, &b), "name\n\"x?y,z\"\"q?\"\n");
     /* JSON keeps every character, escaped */
-    assert_int_equal(rf_report_write(r, RF_FMT_JSON, &b, NULL), RF_OK);
+    written(r, RF_FMT_JSON, &b);
     assert_non_null(strstr(b.data, "\"title\": \"step on lab\\nbox\\u001b[31m\""));
     assert_non_null(strstr(b.data, "\"name\": \"x\\ny,z\\\"q\x7f\""));
     rf_buf_free(&b);
