@@ -5,8 +5,11 @@
  *   table  aligned text with units chosen for reading (15.01 GB, 4.48 ms)
  *   json   stable keys, raw SI numbers, exact integers for counts
  *   csv    the first table (or, with none, one row of the scalars)
- * Writers render into an rf_buf; the caller decides where the bytes go, so
- * a file is written whole or not at all.
+ * Writers render into an rf_buf; the caller decides where the bytes go:
+ * held whole, or passed on through the buffer's sink as they are made (the
+ * CLI's atomic file or stdout), so no output is held whole in memory.
+ * Strings are printed for a reader on one line: in tables every control
+ * character shows as '?'; JSON escapes it.
  *
  * Ownership: rf_report_new allocates, rf_report_free releases (NULL is
  * fine). Strings passed in are copied.
