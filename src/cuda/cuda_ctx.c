@@ -15,7 +15,7 @@ bool rf_cuda_built(void)
     return true;
 }
 
-rf_status cuda_status_of(cudaError_t e)
+rf_status rf__cuda_status_of(cudaError_t e)
 {
     switch (e) {
     case cudaSuccess:
@@ -38,13 +38,13 @@ rf_status cuda_status_of(cudaError_t e)
     }
 }
 
-rf_status cuda_fail(rf_err *err, cudaError_t e, const char *what)
+rf_status rf__cuda_fail(rf_err *err, cudaError_t e, const char *what)
 {
-    return rf_err_set(err, cuda_status_of(e), "%s: %s (%s)", what, cudaGetErrorString(e),
+    return rf_err_set(err, rf__cuda_status_of(e), "%s: %s (%s)", what, cudaGetErrorString(e),
                       cudaGetErrorName(e));
 }
 
-rf_status cuda_lt_fail(const rf_cuda_ctx *ctx, rf_err *err, cublasStatus_t s, const char *what)
+rf_status rf__cuda_lt_fail(const rf_cuda_ctx *ctx, rf_err *err, cublasStatus_t s, const char *what)
 {
     rf_status st = RF_EINTERNAL;
     if (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_ARCH_MISMATCH)
@@ -91,7 +91,7 @@ rf_status rf_cuda_device_query(int index, rf_cuda_device *out, rf_err *err)
     struct cudaDeviceProp prop;
     cudaError_t e = cudaGetDeviceProperties(&prop, index);
     if (e != cudaSuccess)
-        return cuda_fail(err, e, "cudaGetDeviceProperties");
+        return rf__cuda_fail(err, e, "cudaGetDeviceProperties");
 
     rf_cuda_device d;
     memset(&d, 0, sizeof d);
@@ -106,24 +106,24 @@ rf_status rf_cuda_device_query(int index, rf_cuda_device *out, rf_err *err)
     d.mem_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth, index, &first);
     d.l2_bytes = (uint64_t)attr(cudaDevAttrL2CacheSize, index, &first);
     if (first != cudaSuccess)
-        return cuda_fail(err, first, "cudaDeviceGetAttribute");
+        return rf__cuda_fail(err, first, "cudaDeviceGetAttribute");
     d.mem_bytes = (uint64_t)prop.totalGlobalMem;
     d.bus_bw_bytes_per_s = 2.0 * d.mem_clock_hz * d.mem_bus_bits / 8.0;
     e = cudaRuntimeGetVersion(&d.runtime_version);
     if (e == cudaSuccess)
         e = cudaDriverGetVersion(&d.driver_version);
     if (e != cudaSuccess)
-        return cuda_fail(err, e, "cudaRuntimeGetVersion");
+        return rf__cuda_fail(err, e, "cudaRuntimeGetVersion");
     *out = d;
     return RF_OK;
 }
 
-rf_status cuda_ctx_enter(const rf_cuda_ctx *ctx, rf_err *err)
+rf_status rf__cuda_ctx_enter(const rf_cuda_ctx *ctx, rf_err *err)
 {
     if (!ctx)
         return rf_err_set(err, RF_EINVAL, "no CUDA context");
     cudaError_t e = cudaSetDevice(ctx->dev.index);
-    return e == cudaSuccess ? RF_OK : cuda_fail(err, e, "cudaSetDevice");
+    return e == cudaSuccess ? RF_OK : rf__cuda_fail(err, e, "cudaSetDevice");
 }
 
 rf_status rf_cuda_ctx_new(int index, rf_cuda_ctx **out, rf_err *err)
@@ -134,11 +134,11 @@ rf_status rf_cuda_ctx_new(int index, rf_cuda_ctx **out, rf_err *err)
     if (!ctx)
         return rf_err_set(err, RF_ENOMEM, "out of host memory for a CUDA context");
     ctx->seed = 0x5EEDu;
-    RF_TRY(rf_cuda_device_query(index, &ctx->dev, err));
-    CUDA_TRY(cudaSetDevice(index));
-    cudaError_t probe = cuda_kernels_probe();
+    RF__TRY(rf_cuda_device_query(index, &ctx->dev, err));
+    RF__CUDA_TRY(cudaSetDevice(index));
+    cudaError_t probe = rf__cuda_kernels_probe();
     if (probe != cudaSuccess) {
-        st = rf_err_set(err, cuda_status_of(probe) == RF_EUNAVAIL ? RF_EUNAVAIL : RF_EINTERNAL,
+        st = rf_err_set(err, rf__cuda_status_of(probe) == RF_EUNAVAIL ? RF_EUNAVAIL : RF_EINTERNAL,
                         "cuda:%d (%s) is sm_%d%d, and this build's kernels (architectures "
                         "%s) cannot run on it: %s; rebuild with -DRF_CUDA_ARCHS=%d%d",
                         index, ctx->dev.name, ctx->dev.cc_major, ctx->dev.cc_minor,
@@ -146,9 +146,9 @@ rf_status rf_cuda_ctx_new(int index, rf_cuda_ctx **out, rf_err *err)
                         ctx->dev.cc_minor);
         goto done;
     }
-    CUDA_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
-    CUDA_TRY(cudaEventCreate(&ctx->start));
-    CUDA_TRY(cudaEventCreate(&ctx->stop));
+    RF__CUDA_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    RF__CUDA_TRY(cudaEventCreate(&ctx->start));
+    RF__CUDA_TRY(cudaEventCreate(&ctx->stop));
 done:
     if (st != RF_OK) {
         rf_cuda_ctx_free(ctx);
@@ -168,7 +168,7 @@ void rf_cuda_ctx_free(rf_cuda_ctx *ctx)
         if (ctx->stream)
             (void)cudaStreamSynchronize(ctx->stream);
     }
-    cuda_lt_release(ctx);
+    rf__cuda_lt_release(ctx);
     if (ctx->start)
         (void)cudaEventDestroy(ctx->start);
     if (ctx->stop)

@@ -27,7 +27,7 @@
 #define MAX_CANDIDATES 16
 
 typedef struct gemm_types {
-    cuda_elem in, out;               /* storage of X and W, of Y   */
+    rf__cuda_elem in, out;           /* storage of X and W, of Y   */
     size_t in_bytes, out_bytes;      /* bytes of one element       */
     cudaDataType_t in_type, out_type;
     cublasComputeType_t compute;
@@ -56,24 +56,24 @@ static rf_status types_of(rf_dtype_kind dt, gemm_types *ty, rf_err *err)
 {
     switch (dt) {
     case RF_FP32:
-        *ty = (gemm_types){CUDA_ELEM_F32, CUDA_ELEM_F32, 4, 4, CUDA_R_32F, CUDA_R_32F,
+        *ty = (gemm_types){RF__CUDA_ELEM_F32, RF__CUDA_ELEM_F32, 4, 4, CUDA_R_32F, CUDA_R_32F,
                            CUBLAS_COMPUTE_32F};
         return RF_OK;
     case RF_TF32:
-        *ty = (gemm_types){CUDA_ELEM_F32, CUDA_ELEM_F32, 4, 4, CUDA_R_32F, CUDA_R_32F,
+        *ty = (gemm_types){RF__CUDA_ELEM_F32, RF__CUDA_ELEM_F32, 4, 4, CUDA_R_32F, CUDA_R_32F,
                            CUBLAS_COMPUTE_32F_FAST_TF32};
         return RF_OK;
     case RF_BF16:
-        *ty = (gemm_types){CUDA_ELEM_BF16, CUDA_ELEM_BF16, 2, 2, CUDA_R_16BF, CUDA_R_16BF,
+        *ty = (gemm_types){RF__CUDA_ELEM_BF16, RF__CUDA_ELEM_BF16, 2, 2, CUDA_R_16BF, CUDA_R_16BF,
                            CUBLAS_COMPUTE_32F};
         return RF_OK;
     case RF_FP16:
-        *ty = (gemm_types){CUDA_ELEM_F16, CUDA_ELEM_F16, 2, 2, CUDA_R_16F, CUDA_R_16F,
+        *ty = (gemm_types){RF__CUDA_ELEM_F16, RF__CUDA_ELEM_F16, 2, 2, CUDA_R_16F, CUDA_R_16F,
                            CUBLAS_COMPUTE_32F};
         return RF_OK;
     case RF_FP8_E4M3:
-        *ty = (gemm_types){CUDA_ELEM_E4M3, CUDA_ELEM_BF16, 1, 2, CUDA_R_8F_E4M3, CUDA_R_16BF,
-                           CUBLAS_COMPUTE_32F};
+        *ty = (gemm_types){RF__CUDA_ELEM_E4M3, RF__CUDA_ELEM_BF16, 1, 2, CUDA_R_8F_E4M3,
+                           CUDA_R_16BF, CUBLAS_COMPUTE_32F};
         return RF_OK;
     default:
         return rf_err_set(err, RF_EINVAL,
@@ -125,15 +125,15 @@ static double e4m3_value(uint8_t b)
     return (b >> 7) ? -v : v;
 }
 
-static double host_value(const uint8_t *p, size_t i, cuda_elem e)
+static double host_value(const uint8_t *p, size_t i, rf__cuda_elem e)
 {
     switch (e) {
-    case CUDA_ELEM_F32: {
+    case RF__CUDA_ELEM_F32: {
         float f;
         memcpy(&f, p + 4 * i, 4);
         return f;
     }
-    case CUDA_ELEM_BF16: {
+    case RF__CUDA_ELEM_BF16: {
         uint16_t h;
         memcpy(&h, p + 2 * i, 2);
         uint32_t u = (uint32_t)h << 16;
@@ -141,7 +141,7 @@ static double host_value(const uint8_t *p, size_t i, cuda_elem e)
         memcpy(&f, &u, 4);
         return f;
     }
-    case CUDA_ELEM_F16: {
+    case RF__CUDA_ELEM_F16: {
         uint16_t h;
         memcpy(&h, p + 2 * i, 2);
         return half_value(h);
@@ -156,7 +156,7 @@ static double host_value(const uint8_t *p, size_t i, cuda_elem e)
  * output for random-sign inputs. Rounding errors are a small fraction of
  * it; a wrong operand or layout is about 1.4 of it, at any K. NaN stays
  * NaN so it fails every comparison. */
-static double point_error(const uint8_t *xrow, const uint8_t *wrow, cuda_elem e, int64_t k,
+static double point_error(const uint8_t *xrow, const uint8_t *wrow, rf__cuda_elem e, int64_t k,
                           double y, double *ref_out)
 {
     double ref = 0, sq = 0;
@@ -217,7 +217,7 @@ static rf_status bufs_alloc(rf_cuda_ctx *ctx, gemm_run *r, bool rotate, rf_err *
     uint64_t set = (uint64_t)r->x_stride + r->w_stride + r->y_stride;
 
     size_t free_b = 0, total_b = 0;
-    CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    RF__CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     if (set + FREE_RESERVE_BYTES > free_b) {
         st = rf_err_set(err, RF_ENOMEM, "GEMM %lldx%lldx%lld %s needs %.2f GB, cuda:%d has %.2f GB "
                                         "free",
@@ -234,16 +234,16 @@ static rf_status bufs_alloc(rf_cuda_ctx *ctx, gemm_run *r, bool rotate, rf_err *
             copies--;
     }
     r->copies = (int)copies;
-    CUDA_TRY(cudaMalloc((void **)&r->x, copies * r->x_stride));
-    CUDA_TRY(cudaMalloc((void **)&r->w, copies * r->w_stride));
-    CUDA_TRY(cudaMalloc((void **)&r->y, copies * r->y_stride));
+    RF__CUDA_TRY(cudaMalloc((void **)&r->x, copies * r->x_stride));
+    RF__CUDA_TRY(cudaMalloc((void **)&r->w, copies * r->w_stride));
+    RF__CUDA_TRY(cudaMalloc((void **)&r->y, copies * r->y_stride));
     ctx->seed += 2;
-    CUDA_TRY(cuda_fill_random(r->x, (int64_t)(copies * r->x_stride / r->ty.in_bytes), r->ty.in,
-                              ctx->seed, ctx->stream));
-    CUDA_TRY(cuda_fill_random(r->w, (int64_t)(copies * r->w_stride / r->ty.in_bytes), r->ty.in,
-                              ctx->seed + 1, ctx->stream));
-    CUDA_TRY(cudaMemsetAsync(r->y, 0xff, copies * r->y_stride, ctx->stream));
-    CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    RF__CUDA_TRY(rf__cuda_fill_random(r->x, (int64_t)(copies * r->x_stride / r->ty.in_bytes),
+                                      r->ty.in, ctx->seed, ctx->stream));
+    RF__CUDA_TRY(rf__cuda_fill_random(r->w, (int64_t)(copies * r->w_stride / r->ty.in_bytes),
+                                      r->ty.in, ctx->seed + 1, ctx->stream));
+    RF__CUDA_TRY(cudaMemsetAsync(r->y, 0xff, copies * r->y_stride, ctx->stream));
+    RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
 done:
     if (st != RF_OK)
         bufs_free(r);
@@ -273,29 +273,31 @@ static rf_status plan_make(rf_cuda_ctx *ctx, gemm_run *r, int max_algos, rf_err 
     lt_plan *p = &r->plan;
     cublasLtMatmulPreference_t pref = NULL;
     const int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    const uint64_t ws = CUDA_LT_WORKSPACE_BYTES;
+    const uint64_t ws = RF__CUDA_LT_WORKSPACE_BYTES;
     cublasLtMatmulHeuristicResult_t found[MAX_CANDIDATES];
     int got = 0;
     memset(p, 0, sizeof *p);
     max_algos = max_algos > MAX_CANDIDATES ? MAX_CANDIDATES : max_algos;
 
-    LT_TRY(ctx, ctx->lt.desc_create(&p->op, r->ty.compute, CUDA_R_32F));
-    LT_TRY(ctx, ctx->lt.desc_set(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    LT_TRY(ctx, ctx->lt.desc_set(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    RF__LT_TRY(ctx, ctx->lt.desc_create(&p->op, r->ty.compute, CUDA_R_32F));
+    RF__LT_TRY(ctx, ctx->lt.desc_set(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    RF__LT_TRY(ctx, ctx->lt.desc_set(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     if (r->dt == RF_FP8_E4M3) {
         /* Fast accumulation, as inference engines run fp8 forward GEMMs;
          * scales are left at their default of 1. */
         const int8_t fast = 1;
-        LT_TRY(ctx, ctx->lt.desc_set(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
+        RF__LT_TRY(ctx,
+                   ctx->lt.desc_set(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
     }
-    LT_TRY(ctx, ctx->lt.layout_create(&p->a, r->ty.in_type, (uint64_t)r->k, (uint64_t)r->n,
-                                      r->k));
-    LT_TRY(ctx, ctx->lt.layout_create(&p->b, r->ty.in_type, (uint64_t)r->k, (uint64_t)r->m,
-                                      r->k));
-    LT_TRY(ctx, ctx->lt.layout_create(&p->c, r->ty.out_type, (uint64_t)r->n, (uint64_t)r->m,
-                                      r->n));
-    LT_TRY(ctx, ctx->lt.pref_create(&pref));
-    LT_TRY(ctx, ctx->lt.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    RF__LT_TRY(ctx, ctx->lt.layout_create(&p->a, r->ty.in_type, (uint64_t)r->k, (uint64_t)r->n,
+                                          r->k));
+    RF__LT_TRY(ctx, ctx->lt.layout_create(&p->b, r->ty.in_type, (uint64_t)r->k, (uint64_t)r->m,
+                                          r->k));
+    RF__LT_TRY(ctx, ctx->lt.layout_create(&p->c, r->ty.out_type, (uint64_t)r->n, (uint64_t)r->m,
+                                          r->n));
+    RF__LT_TRY(ctx, ctx->lt.pref_create(&pref));
+    RF__LT_TRY(ctx,
+               ctx->lt.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
     cublasStatus_t s = ctx->lt.heuristic(ctx->lt_handle, p->op, p->a, p->b, p->c, p->c, pref,
                                          max_algos, found, &got);
     /* A refusal here (not supported, or a configuration cuBLASLt calls
@@ -330,14 +332,14 @@ static rf_status gemm_call(rf_cuda_ctx *ctx, void *user, int64_t i, rf_err *err)
     const uint8_t *w = r->w + c * r->w_stride;
     uint8_t *y = r->y + c * r->y_stride;
     if (r->impl == RF_CUDA_GEMM_GEMV) {
-        cudaError_t e = cuda_gemv_bf16(w, x, y, r->n, r->k, ctx->stream);
-        return e == cudaSuccess ? RF_OK : cuda_fail(err, e, "gemv_bf16");
+        cudaError_t e = rf__cuda_gemv_bf16(w, x, y, r->n, r->k, ctx->stream);
+        return e == cudaSuccess ? RF_OK : rf__cuda_fail(err, e, "gemv_bf16");
     }
     cublasStatus_t s = ctx->lt.matmul(ctx->lt_handle, r->plan.op, &one, w, r->plan.a, x,
                                       r->plan.b, &zero, y, r->plan.c, y, r->plan.c,
                                       &r->plan.algos[r->plan.algo].algo, ctx->workspace,
-                                      CUDA_LT_WORKSPACE_BYTES, ctx->stream);
-    return s == CUBLAS_STATUS_SUCCESS ? RF_OK : cuda_lt_fail(ctx, err, s, "cublasLtMatmul");
+                                      RF__CUDA_LT_WORKSPACE_BYTES, ctx->stream);
+    return s == CUBLAS_STATUS_SUCCESS ? RF_OK : rf__cuda_lt_fail(ctx, err, s, "cublasLtMatmul");
 }
 
 /* ---- Set-up shared by check and time ------------------------------------ */
@@ -361,12 +363,12 @@ static rf_status run_open(rf_cuda_ctx *ctx, gemm_run *r, rf_cuda_gemm_impl impl,
     r->m = m;
     r->k = k;
     r->n = n;
-    RF_TRY(cuda_ctx_enter(ctx, err));
-    RF_TRY(shape_check(m, k, n, err));
-    RF_TRY(rf_cuda_gemm_supported(ctx, impl, dt, m, err));
-    RF_TRY(types_of(dt, &r->ty, err));
+    RF__TRY(rf__cuda_ctx_enter(ctx, err));
+    RF__TRY(shape_check(m, k, n, err));
+    RF__TRY(rf_cuda_gemm_supported(ctx, impl, dt, m, err));
+    RF__TRY(types_of(dt, &r->ty, err));
     if (impl == RF_CUDA_GEMM_CUBLASLT)
-        RF_TRY(cuda_lt_ready(ctx, err));
+        RF__TRY(rf__cuda_lt_ready(ctx, err));
 done:
     return st;
 }
@@ -386,18 +388,18 @@ rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_
     rf_status st = RF_OK;
     gemm_run r;
     uint8_t *hx = NULL, *hw = NULL, *hy = NULL;
-    RF_TRY(run_open(ctx, &r, impl, dt, m, k, n, err));
+    RF__TRY(run_open(ctx, &r, impl, dt, m, k, n, err));
     uint64_t macs = 0;
     if (!rf_mul_u64((uint64_t)m * (uint64_t)k, (uint64_t)n, &macs) || macs > CHECK_MAX_MACS) {
         st = rf_err_set(err, RF_EINVAL, "GEMM check %lldx%lldx%lld: M K N must be <= 2^26",
                         (long long)m, (long long)k, (long long)n);
         goto done;
     }
-    RF_TRY(bufs_alloc(ctx, &r, false, err));
+    RF__TRY(bufs_alloc(ctx, &r, false, err));
     if (impl == RF_CUDA_GEMM_CUBLASLT)
-        RF_TRY(plan_make(ctx, &r, 1, err));
-    RF_TRY(gemm_call(ctx, &r, 0, err));
-    CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+        RF__TRY(plan_make(ctx, &r, 1, err));
+    RF__TRY(gemm_call(ctx, &r, 0, err));
+    RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
 
     size_t xb = (size_t)(m * k) * r.ty.in_bytes, wb = (size_t)(n * k) * r.ty.in_bytes;
     size_t yb = (size_t)(m * n) * r.ty.out_bytes;
@@ -408,9 +410,9 @@ rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_
         st = rf_err_set(err, RF_ENOMEM, "out of host memory for the GEMM check");
         goto done;
     }
-    CUDA_TRY(cudaMemcpy(hx, r.x, xb, cudaMemcpyDeviceToHost));
-    CUDA_TRY(cudaMemcpy(hw, r.w, wb, cudaMemcpyDeviceToHost));
-    CUDA_TRY(cudaMemcpy(hy, r.y, yb, cudaMemcpyDeviceToHost));
+    RF__CUDA_TRY(cudaMemcpy(hx, r.x, xb, cudaMemcpyDeviceToHost));
+    RF__CUDA_TRY(cudaMemcpy(hw, r.w, wb, cudaMemcpyDeviceToHost));
+    RF__CUDA_TRY(cudaMemcpy(hy, r.y, yb, cudaMemcpyDeviceToHost));
     double worst = 0, tol = rf_cuda_gemm_tolerance(dt);
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
@@ -450,7 +452,7 @@ static rf_status spot_check(rf_cuda_ctx *ctx, const gemm_run *r, double *worst, 
         st = rf_err_set(err, RF_ENOMEM, "out of host memory for the GEMM spot check");
         goto done;
     }
-    CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
     for (int s = 0; s < SPOT_CHECKS; s++) {
         int64_t i, j;
         if (s == 0) {
@@ -464,12 +466,12 @@ static rf_status spot_check(rf_cuda_ctx *ctx, const gemm_run *r, double *worst, 
             i = (int64_t)((z >> 33) % (uint64_t)r->m);
             j = (int64_t)((z >> 11) % (uint64_t)r->n);
         }
-        CUDA_TRY(cudaMemcpy(xrow, r->x + (size_t)i * row_bytes, row_bytes,
-                            cudaMemcpyDeviceToHost));
-        CUDA_TRY(cudaMemcpy(wrow, r->w + (size_t)j * row_bytes, row_bytes,
-                            cudaMemcpyDeviceToHost));
-        CUDA_TRY(cudaMemcpy(yv, r->y + (size_t)(i * r->n + j) * r->ty.out_bytes,
-                            r->ty.out_bytes, cudaMemcpyDeviceToHost));
+        RF__CUDA_TRY(cudaMemcpy(xrow, r->x + (size_t)i * row_bytes, row_bytes,
+                                cudaMemcpyDeviceToHost));
+        RF__CUDA_TRY(cudaMemcpy(wrow, r->w + (size_t)j * row_bytes, row_bytes,
+                                cudaMemcpyDeviceToHost));
+        RF__CUDA_TRY(cudaMemcpy(yv, r->y + (size_t)(i * r->n + j) * r->ty.out_bytes,
+                                r->ty.out_bytes, cudaMemcpyDeviceToHost));
         double ref = 0, y = host_value(yv, 0, r->ty.out);
         double e = point_error(xrow, wrow, r->ty.in, r->k, y, &ref);
         if (!(e <= tol)) {
@@ -505,9 +507,9 @@ static rf_status pick_algo(rf_cuda_ctx *ctx, gemm_run *r, const rf_cuda_timing *
         return RF_OK;
     }
     for (int a = 0; a < r->plan.n_algos; a++) {
-        cuda_timed tm;
+        rf__cuda_timed tm;
         r->plan.algo = a;
-        st = cuda_time(ctx, gemm_call, r, r->copies, &brief, &tm, err);
+        st = rf__cuda_time(ctx, gemm_call, r, r->copies, &brief, &tm, err);
         if (st != RF_OK)
             continue;
         ++*tried;
@@ -529,9 +531,9 @@ rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_k
     rf_status st = RF_OK;
     gemm_run r;
     int tried = 0;
-    cuda_timed tm;
-    RF_TRY(run_open(ctx, &r, impl, dt, m, k, n, err));
-    RF_TRY(cuda_timing_check(t, err));
+    rf__cuda_timed tm;
+    RF__TRY(run_open(ctx, &r, impl, dt, m, k, n, err));
+    RF__TRY(rf__cuda_timing_check(t, err));
 
     uint64_t mk, nk, mn, flops, in_elems, in_bytes, out_bytes, bytes;
     if (!rf_mul_u64((uint64_t)m, (uint64_t)k, &mk) || !rf_mul_u64((uint64_t)n, (uint64_t)k, &nk) ||
@@ -543,15 +545,15 @@ rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_k
         goto done;
     }
 
-    RF_TRY(bufs_alloc(ctx, &r, true, err));
+    RF__TRY(bufs_alloc(ctx, &r, true, err));
     if (impl == RF_CUDA_GEMM_CUBLASLT) {
-        RF_TRY(plan_make(ctx, &r, t->max_algos, err));
-        RF_TRY(pick_algo(ctx, &r, t, &tried, err));
+        RF__TRY(plan_make(ctx, &r, t->max_algos, err));
+        RF__TRY(pick_algo(ctx, &r, t, &tried, err));
     }
-    RF_TRY(cuda_time(ctx, gemm_call, &r, r.copies, t, &tm, err));
+    RF__TRY(rf__cuda_time(ctx, gemm_call, &r, r.copies, t, &tm, err));
 
     memset(out, 0, sizeof *out);
-    RF_TRY(spot_check(ctx, &r, &out->check_err, err));
+    RF__TRY(spot_check(ctx, &r, &out->check_err, err));
     out->impl = impl;
     out->dtype = dt;
     out->out_dtype = rf_cuda_gemm_out_dtype(dt);
@@ -566,8 +568,8 @@ rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_k
     out->reps = tm.reps;
     out->trials = tm.trials;
     out->time_s_median = tm.median_s;
-    RF_TRY(cuda_rate_of(&tm, (double)flops, &out->flops_per_s, err));
-    RF_TRY(cuda_rate_of(&tm, (double)bytes, &out->bw_bytes_per_s, err));
+    RF__TRY(rf__cuda_rate_of(&tm, (double)flops, &out->flops_per_s, err));
+    RF__TRY(rf__cuda_rate_of(&tm, (double)bytes, &out->bw_bytes_per_s, err));
     if (roof) {
         rf_point p = rf_roof_place(roof, (double)flops, (double)bytes);
         out->roof_flops_per_s = p.attainable_flops_per_s;

@@ -4,6 +4,9 @@
  * first needs them, so linking the backend costs a CPU-only run nothing),
  * error helpers that turn a failed CUDA or cuBLASLt call into an rf_err
  * naming the call, and the timing engine every figure goes through.
+ *
+ * Names: what the files of a layer share but do not publish carries rf__
+ * (RF__ for macros); file-private names no prefix; public names rf_.
  */
 #ifndef RF_CUDA_INTERNAL_H
 #define RF_CUDA_INTERNAL_H
@@ -18,7 +21,7 @@
 #include "roofline/rf_cuda.h"
 
 /* cuBLASLt entry points, typed from the header so a mismatch cannot compile. */
-typedef struct cuda_lt_api {
+typedef struct rf__cuda_lt_api {
     void *lib;                     /* dlopen handle, NULL until loaded */
     char path[256];                /* what was loaded                  */
     size_t version;                /* cublasLtGetVersion()             */
@@ -36,65 +39,66 @@ typedef struct cuda_lt_api {
     __typeof__(cublasLtMatmulPreferenceSetAttribute) *pref_set;
     __typeof__(cublasLtMatmulAlgoGetHeuristic) *heuristic;
     __typeof__(cublasLtMatmul) *matmul;
-} cuda_lt_api;
+} rf__cuda_lt_api;
 
 /* cuBLASLt wants 32 MiB of workspace on Hopper to reach its fastest kernels. */
-#define CUDA_LT_WORKSPACE_BYTES ((size_t)32 << 20)
+#define RF__CUDA_LT_WORKSPACE_BYTES ((size_t)32 << 20)
 
 struct rf_cuda_ctx {
     rf_cuda_device dev;
     cudaStream_t stream;
     cudaEvent_t start, stop;
-    cuda_lt_api lt;
-    cublasLtHandle_t lt_handle;    /* NULL until cuda_lt_ready              */
-    void *workspace;               /* CUDA_LT_WORKSPACE_BYTES, with lt      */
+    rf__cuda_lt_api lt;
+    cublasLtHandle_t lt_handle;    /* NULL until rf__cuda_lt_ready          */
+    void *workspace;               /* RF__CUDA_LT_WORKSPACE_BYTES, with lt  */
     uint64_t seed;                 /* advanced for every fresh input        */
 };
 
 /* Load libcublasLt (the soname, then the toolkit's copy found at configure
  * time), create the handle and the workspace; a no-op once done.
  * RF_EUNAVAIL names the paths tried. */
-rf_status cuda_lt_ready(rf_cuda_ctx *ctx, rf_err *err);
+rf_status rf__cuda_lt_ready(rf_cuda_ctx *ctx, rf_err *err);
 
-/* Unload what cuda_lt_ready loaded. */
-void cuda_lt_release(rf_cuda_ctx *ctx);
+/* Unload what rf__cuda_lt_ready loaded. */
+void rf__cuda_lt_release(rf_cuda_ctx *ctx);
 
 /* Status for a CUDA error: out of memory -> RF_ENOMEM; no driver, no
  * device, no kernel image -> RF_EUNAVAIL; anything else -> RF_EINTERNAL. */
-rf_status cuda_status_of(cudaError_t e);
+rf_status rf__cuda_status_of(cudaError_t e);
 
 /* Fill err with "what: <runtime message> (<error name>)" and return the
  * mapped status. */
-rf_status cuda_fail(rf_err *err, cudaError_t e, const char *what);
+rf_status rf__cuda_fail(rf_err *err, cudaError_t e, const char *what);
 
 /* Same for cuBLASLt: "what: <status string>"; NOT_SUPPORTED and
  * ARCH_MISMATCH are RF_EUNAVAIL, ALLOC_FAILED RF_ENOMEM. */
-rf_status cuda_lt_fail(const rf_cuda_ctx *ctx, rf_err *err, cublasStatus_t s, const char *what);
+rf_status rf__cuda_lt_fail(const rf_cuda_ctx *ctx, rf_err *err, cublasStatus_t s,
+                           const char *what);
 
 /* Make the context's device current for this thread. */
-rf_status cuda_ctx_enter(const rf_cuda_ctx *ctx, rf_err *err);
+rf_status rf__cuda_ctx_enter(const rf_cuda_ctx *ctx, rf_err *err);
 
 /* Run a CUDA call inside a function with an `rf_status st`, an `rf_err *err`
  * and a `done:` cleanup label. */
-#define CUDA_TRY(call)                                                                    \
+#define RF__CUDA_TRY(call)                                                                \
     do {                                                                                  \
         cudaError_t cuda_e_ = (call);                                                     \
         if (cuda_e_ != cudaSuccess) {                                                     \
-            st = cuda_fail(err, cuda_e_, #call);                                          \
+            st = rf__cuda_fail(err, cuda_e_, #call);                                      \
             goto done;                                                                    \
         }                                                                                 \
     } while (0)
 
-#define LT_TRY(ctx, call)                                                                 \
+#define RF__LT_TRY(ctx, call)                                                             \
     do {                                                                                  \
         cublasStatus_t lt_s_ = (call);                                                    \
         if (lt_s_ != CUBLAS_STATUS_SUCCESS) {                                             \
-            st = cuda_lt_fail((ctx), err, lt_s_, #call);                                  \
+            st = rf__cuda_lt_fail((ctx), err, lt_s_, #call);                              \
             goto done;                                                                    \
         }                                                                                 \
     } while (0)
 
-#define RF_TRY(call)                                                                      \
+#define RF__TRY(call)                                                                     \
     do {                                                                                  \
         st = (call);                                                                      \
         if (st != RF_OK)                                                                  \
@@ -105,29 +109,29 @@ rf_status cuda_ctx_enter(const rf_cuda_ctx *ctx, rf_err *err);
 
 /* Enqueue call number i (0-based) of the timed operation on ctx->stream.
  * i lets the operation rotate through buffer copies. */
-typedef rf_status (*cuda_call_fn)(rf_cuda_ctx *ctx, void *user, int64_t i, rf_err *err);
+typedef rf_status (*rf__cuda_call_fn)(rf_cuda_ctx *ctx, void *user, int64_t i, rf_err *err);
 
-typedef struct cuda_timed {
+typedef struct rf__cuda_timed {
     double call_s[RF_CUDA_MAX_TRIALS]; /* seconds per call, one per trial   */
     int trials;
     int64_t reps;                      /* calls per trial                   */
     double median_s;                   /* median of call_s                  */
     bool graph;                        /* calls replayed from a CUDA graph  */
-} cuda_timed;
+} rf__cuda_timed;
 
 /* Time fn: t->warmup untimed calls; a probe that estimates one call; a CUDA
  * graph of G calls (G >= min_calls when possible, at most 256) replayed L
  * times per trial so that G x L calls last >= t->min_trial_s; t->trials
  * trials between two events. Falls back to direct calls when the stream
  * cannot be captured. Errors: those of fn and of the CUDA calls. */
-rf_status cuda_time(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_t min_calls,
-                    const rf_cuda_timing *t, cuda_timed *out, rf_err *err);
+rf_status rf__cuda_time(rf_cuda_ctx *ctx, rf__cuda_call_fn fn, void *user, int64_t min_calls,
+                        const rf_cuda_timing *t, rf__cuda_timed *out, rf_err *err);
 
 /* Statistics of the rates work / call_s over the trials of tm. */
-rf_status cuda_rate_of(const cuda_timed *tm, double work, rf_stats *out, rf_err *err);
+rf_status rf__cuda_rate_of(const rf__cuda_timed *tm, double work, rf_stats *out, rf_err *err);
 
 /* Check t: trials in 1..RF_CUDA_MAX_TRIALS, warmup >= 0, min_trial_s in
  * (0, 10], max_algos in 1..16. */
-rf_status cuda_timing_check(const rf_cuda_timing *t, rf_err *err);
+rf_status rf__cuda_timing_check(const rf_cuda_timing *t, rf_err *err);
 
 #endif

@@ -188,35 +188,35 @@ __global__ void __launch_bounds__(kGemvWarps * 32)
 
 } /* namespace */
 
-extern "C" cudaError_t cuda_fill_index(uint32_t *p, int64_t n_words, cudaStream_t stream)
+extern "C" cudaError_t rf__cuda_fill_index(uint32_t *p, int64_t n_words, cudaStream_t stream)
 {
     fill_index_kernel<<<fill_grid(n_words), kFillBlock, 0, stream>>>(p, n_words);
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_count_index_mismatch(const uint32_t *p, int64_t n_words,
-                                                 unsigned long long *bad, cudaStream_t stream)
+extern "C" cudaError_t rf__cuda_count_index_mismatch(const uint32_t *p, int64_t n_words,
+                                                     unsigned long long *bad, cudaStream_t stream)
 {
     count_mismatch_kernel<<<fill_grid(n_words), kFillBlock, 0, stream>>>(p, n_words, bad);
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_fill_random(void *p, int64_t n, cuda_elem e, uint64_t seed,
-                                        cudaStream_t stream)
+extern "C" cudaError_t rf__cuda_fill_random(void *p, int64_t n, rf__cuda_elem e, uint64_t seed,
+                                            cudaStream_t stream)
 {
     const int grid = fill_grid(n);
     switch (e) {
-    case CUDA_ELEM_F32:
+    case RF__CUDA_ELEM_F32:
         fill_random_kernel<<<grid, kFillBlock, 0, stream>>>(static_cast<float *>(p), n, seed);
         break;
-    case CUDA_ELEM_BF16:
+    case RF__CUDA_ELEM_BF16:
         fill_random_kernel<<<grid, kFillBlock, 0, stream>>>(static_cast<__nv_bfloat16 *>(p), n,
                                                             seed);
         break;
-    case CUDA_ELEM_F16:
+    case RF__CUDA_ELEM_F16:
         fill_random_kernel<<<grid, kFillBlock, 0, stream>>>(static_cast<__half *>(p), n, seed);
         break;
-    case CUDA_ELEM_E4M3:
+    case RF__CUDA_ELEM_E4M3:
         fill_random_kernel<<<grid, kFillBlock, 0, stream>>>(
             static_cast<__nv_fp8_storage_t *>(p), n, seed);
         break;
@@ -226,7 +226,7 @@ extern "C" cudaError_t cuda_fill_random(void *p, int64_t n, cuda_elem e, uint64_
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_stream_shape(int which, int sm_count, int *grid, int *block)
+extern "C" cudaError_t rf__cuda_stream_shape(int which, int sm_count, int *grid, int *block)
 {
     int per_sm = 0;
     cudaError_t e = which == 0
@@ -243,23 +243,23 @@ extern "C" cudaError_t cuda_stream_shape(int which, int sm_count, int *grid, int
     return cudaSuccess;
 }
 
-extern "C" cudaError_t cuda_copy_v16(const void *src, void *dst, int64_t n16, int grid,
-                                     int block, cudaStream_t stream)
+extern "C" cudaError_t rf__cuda_copy_v16(const void *src, void *dst, int64_t n16, int grid,
+                                         int block, cudaStream_t stream)
 {
     copy_v16_kernel<<<grid, block, 0, stream>>>(static_cast<const uint4 *>(src),
                                                 static_cast<uint4 *>(dst), n16);
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_read_v16(const void *src, int64_t n16, unsigned int *sum, int grid,
-                                     int block, cudaStream_t stream)
+extern "C" cudaError_t rf__cuda_read_v16(const void *src, int64_t n16, unsigned int *sum, int grid,
+                                         int block, cudaStream_t stream)
 {
     read_v16_kernel<<<grid, block, 0, stream>>>(static_cast<const uint4 *>(src), n16, sum);
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_gemv_bf16(const void *w, const void *x, void *y, int64_t n,
-                                      int64_t k, cudaStream_t stream)
+extern "C" cudaError_t rf__cuda_gemv_bf16(const void *w, const void *x, void *y, int64_t n,
+                                          int64_t k, cudaStream_t stream)
 {
     int64_t blocks = (n + kGemvWarps - 1) / kGemvWarps;
     if (blocks > 0x7fffffff)
@@ -270,7 +270,7 @@ extern "C" cudaError_t cuda_gemv_bf16(const void *w, const void *x, void *y, int
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_kernels_probe(void)
+extern "C" cudaError_t rf__cuda_kernels_probe(void)
 {
     cudaFuncAttributes a;
     return cudaFuncGetAttributes(&a, fill_index_kernel);

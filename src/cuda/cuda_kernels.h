@@ -17,48 +17,48 @@ extern "C" {
 #endif
 
 /* Element formats the fill kernel writes (the host decodes the same). */
-typedef enum cuda_elem {
-    CUDA_ELEM_F32 = 0, /* fp32 (also tf32 inputs)  */
-    CUDA_ELEM_BF16,
-    CUDA_ELEM_F16,
-    CUDA_ELEM_E4M3     /* fp8 e4m3, saturating    */
-} cuda_elem;
+typedef enum rf__cuda_elem {
+    RF__CUDA_ELEM_F32 = 0, /* fp32 (also tf32 inputs)  */
+    RF__CUDA_ELEM_BF16,
+    RF__CUDA_ELEM_F16,
+    RF__CUDA_ELEM_E4M3 /* fp8 e4m3, saturating    */
+} rf__cuda_elem;
 
 /* p[i] = i (mod 2^32) for i < n_words: the pattern the bandwidth checks use. */
-cudaError_t cuda_fill_index(uint32_t *p, int64_t n_words, cudaStream_t stream);
+cudaError_t rf__cuda_fill_index(uint32_t *p, int64_t n_words, cudaStream_t stream);
 
 /* *bad += number of i < n_words with p[i] != i (mod 2^32). */
-cudaError_t cuda_count_index_mismatch(const uint32_t *p, int64_t n_words,
-                                      unsigned long long *bad, cudaStream_t stream);
+cudaError_t rf__cuda_count_index_mismatch(const uint32_t *p, int64_t n_words,
+                                          unsigned long long *bad, cudaStream_t stream);
 
 /* n values of format e, each +-(0.25 + 0.75 u), u uniform in [0, 1) from a
  * counter hash of (seed, i): random, never zero, exact in every format's
  * range. */
-cudaError_t cuda_fill_random(void *p, int64_t n, cuda_elem e, uint64_t seed,
-                             cudaStream_t stream);
+cudaError_t rf__cuda_fill_random(void *p, int64_t n, rf__cuda_elem e, uint64_t seed,
+                                 cudaStream_t stream);
 
 /* Launch shape that fills the chip for the streaming kernels: block threads
  * and grid = sm_count x resident blocks per SM (occupancy API). which is 0
  * for copy_v16, 1 for read_v16. */
-cudaError_t cuda_stream_shape(int which, int sm_count, int *grid, int *block);
+cudaError_t rf__cuda_stream_shape(int which, int sm_count, int *grid, int *block);
 
 /* dst[i] = src[i] for i < n16 16-byte vectors. */
-cudaError_t cuda_copy_v16(const void *src, void *dst, int64_t n16, int grid, int block,
-                          cudaStream_t stream);
+cudaError_t rf__cuda_copy_v16(const void *src, void *dst, int64_t n16, int grid, int block,
+                              cudaStream_t stream);
 
 /* *sum += sum of the 32-bit words of src[0 .. n16 vectors) (mod 2^32). */
-cudaError_t cuda_read_v16(const void *src, int64_t n16, unsigned int *sum, int grid,
-                          int block, cudaStream_t stream);
+cudaError_t rf__cuda_read_v16(const void *src, int64_t n16, unsigned int *sum, int grid,
+                              int block, cudaStream_t stream);
 
 /* y[j] = sum_k x[k] w[j k] for j < n: bf16 in and out, fp32 accumulation.
  * w holds n rows of k (16-byte aligned base); one warp per row, 16-byte
  * loads when k % 8 == 0, element loads otherwise. */
-cudaError_t cuda_gemv_bf16(const void *w, const void *x, void *y, int64_t n, int64_t k,
-                           cudaStream_t stream);
+cudaError_t rf__cuda_gemv_bf16(const void *w, const void *x, void *y, int64_t n, int64_t k,
+                               cudaStream_t stream);
 
 /* cudaSuccess when this build holds a kernel image the current device can
  * run; cudaErrorNoKernelImageForDevice (or similar) otherwise. */
-cudaError_t cuda_kernels_probe(void);
+cudaError_t rf__cuda_kernels_probe(void);
 
 #ifdef __cplusplus
 }

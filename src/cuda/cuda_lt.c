@@ -31,7 +31,7 @@ static bool sym(void *lib, const char *name, void *slot)
     return true;
 }
 
-static rf_status lt_load(cuda_lt_api *api, rf_err *err)
+static rf_status lt_load(rf__cuda_lt_api *api, rf_err *err)
 {
     const char *tried[] = {LT_SONAME, RF_CUBLASLT_PATH};
     const char *why = "";
@@ -76,15 +76,15 @@ static rf_status lt_load(cuda_lt_api *api, rf_err *err)
     return RF_OK;
 }
 
-rf_status cuda_lt_ready(rf_cuda_ctx *ctx, rf_err *err)
+rf_status rf__cuda_lt_ready(rf_cuda_ctx *ctx, rf_err *err)
 {
     rf_status st = RF_OK;
     if (ctx->lt_handle)
         return RF_OK;
     if (!ctx->lt.lib)
-        RF_TRY(lt_load(&ctx->lt, err));
-    LT_TRY(ctx, ctx->lt.create(&ctx->lt_handle));
-    CUDA_TRY(cudaMalloc(&ctx->workspace, CUDA_LT_WORKSPACE_BYTES));
+        RF__TRY(lt_load(&ctx->lt, err));
+    RF__LT_TRY(ctx, ctx->lt.create(&ctx->lt_handle));
+    RF__CUDA_TRY(cudaMalloc(&ctx->workspace, RF__CUDA_LT_WORKSPACE_BYTES));
 done:
     if (st != RF_OK && ctx->lt_handle) {
         (void)ctx->lt.destroy(ctx->lt_handle);
@@ -93,7 +93,7 @@ done:
     return st;
 }
 
-void cuda_lt_release(rf_cuda_ctx *ctx)
+void rf__cuda_lt_release(rf_cuda_ctx *ctx)
 {
     if (ctx->workspace)
         (void)cudaFree(ctx->workspace);

@@ -175,12 +175,12 @@ static rf_status memory_figures(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
     uint64_t buf = 0;
     rf_cuda_bw_result bw;
     double roof = 0;
-    RF_TRY(rf_cuda_dram_buffer_bytes(ctx, &buf, err));
+    RF__TRY(rf_cuda_dram_buffer_bytes(ctx, &buf, err));
     for (int kind = 0; kind < RF_CUDA_BW_COUNT; kind++) {
         const char *name = rf_cuda_bw_kind_name((rf_cuda_bw_kind)kind);
         tell(o->progress, o->user, "%s over %llu MiB buffers", name,
              (unsigned long long)(buf / MIB));
-        RF_TRY(rf_cuda_bandwidth(ctx, (rf_cuda_bw_kind)kind, buf, t, &bw, err));
+        RF__TRY(rf_cuda_bandwidth(ctx, (rf_cuda_bw_kind)kind, buf, t, &bw, err));
         uint64_t set = kind == RF_CUDA_BW_READ ? buf : 2 * buf;
         add_kernel(p, name, mem, set, "bytes_per_s", bw.bw_bytes_per_s);
         if (kind == RF_CUDA_BW_READ)
@@ -190,7 +190,7 @@ static rf_status memory_figures(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
     if (l2_set >= MIB) {
         tell(o->progress, o->user, "read_v16 over %llu MiB (L2)",
              (unsigned long long)(l2_set / MIB));
-        RF_TRY(rf_cuda_bandwidth(ctx, RF_CUDA_BW_READ, l2_set, t, &bw, err));
+        RF__TRY(rf_cuda_bandwidth(ctx, RF_CUDA_BW_READ, l2_set, t, &bw, err));
         add_kernel(p, "read_v16", "L2", l2_set, "bytes_per_s", bw.bw_bytes_per_s);
         add_level(p, "L2", bw.bw_bytes_per_s.best, l2_set);
     }
@@ -243,7 +243,7 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw
     bool want[RF_DTYPE_COUNT];
     o = o ? o : &none;
     memset(&p, 0, sizeof p);
-    RF_TRY(cuda_ctx_enter(ctx, err));
+    RF__TRY(rf__cuda_ctx_enter(ctx, err));
     rf_cuda_timing t = rf_cuda_timing_default(o->quick);
     int64_t dim = o->gemm_dim ? o->gemm_dim : o->quick ? PEAK_DIM_QUICK : PEAK_DIM;
     if (dim < 256 || dim > 65536) {
@@ -252,10 +252,10 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw
         goto done;
     }
     identity(&ctx->dev, &p);
-    RF_TRY(wanted(ctx, o->dtype_mask, want, err));
-    RF_TRY(checks(ctx, o, want, err));
-    RF_TRY(memory_figures(ctx, o, &t, &p, err));
-    RF_TRY(gemm_peaks(ctx, o, &t, dim, want, &p, err));
+    RF__TRY(wanted(ctx, o->dtype_mask, want, err));
+    RF__TRY(checks(ctx, o, want, err));
+    RF__TRY(memory_figures(ctx, o, &t, &p, err));
+    RF__TRY(gemm_peaks(ctx, o, &t, dim, want, &p, err));
     *out = p;
 done:
     return st;

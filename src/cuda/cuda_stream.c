@@ -27,24 +27,24 @@ static rf_status bw_call(rf_cuda_ctx *ctx, void *user, int64_t i, rf_err *err)
     cudaError_t e = cudaSuccess;
     switch (r->kind) {
     case RF_CUDA_BW_COPY:
-        e = cuda_copy_v16(r->src, r->dst, n16, r->grid, r->block, ctx->stream);
+        e = rf__cuda_copy_v16(r->src, r->dst, n16, r->grid, r->block, ctx->stream);
         break;
     case RF_CUDA_BW_READ:
-        e = cuda_read_v16(r->src, n16, r->sum, r->grid, r->block, ctx->stream);
+        e = rf__cuda_read_v16(r->src, n16, r->sum, r->grid, r->block, ctx->stream);
         break;
     default:
         e = cudaMemcpyAsync(r->dst, r->src, r->bytes, cudaMemcpyDeviceToDevice, ctx->stream);
         break;
     }
-    return e == cudaSuccess ? RF_OK : cuda_fail(err, e, rf_cuda_bw_kind_name(r->kind));
+    return e == cudaSuccess ? RF_OK : rf__cuda_fail(err, e, rf_cuda_bw_kind_name(r->kind));
 }
 
 rf_status rf_cuda_dram_buffer_bytes(rf_cuda_ctx *ctx, uint64_t *bytes, rf_err *err)
 {
     rf_status st = RF_OK;
     size_t free_b = 0, total_b = 0;
-    RF_TRY(cuda_ctx_enter(ctx, err));
-    CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    RF__TRY(rf__cuda_ctx_enter(ctx, err));
+    RF__CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     uint64_t b = 32 * ctx->dev.l2_bytes;
     b = b < 256 * MIB ? 256 * MIB : b;
     b = b > 2048 * MIB ? 2048 * MIB : b;
@@ -66,10 +66,11 @@ static rf_status bw_verify(rf_cuda_ctx *ctx, bw_run *r, rf_err *err)
     unsigned int sum = 0;
     uint64_t words = r->bytes / 4;
     if (r->kind == RF_CUDA_BW_READ) {
-        CUDA_TRY(cudaMemsetAsync(r->sum, 0, sizeof *r->sum, ctx->stream));
-        RF_TRY(bw_call(ctx, r, 0, err));
-        CUDA_TRY(cudaMemcpyAsync(&sum, r->sum, sizeof sum, cudaMemcpyDeviceToHost, ctx->stream));
-        CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+        RF__CUDA_TRY(cudaMemsetAsync(r->sum, 0, sizeof *r->sum, ctx->stream));
+        RF__TRY(bw_call(ctx, r, 0, err));
+        RF__CUDA_TRY(
+            cudaMemcpyAsync(&sum, r->sum, sizeof sum, cudaMemcpyDeviceToHost, ctx->stream));
+        RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
         /* words < 2^31, so words (words - 1) / 2 is exact in 64 bits. */
         unsigned int want = (unsigned int)(words * (words - 1) / 2);
         if (sum != want)
@@ -78,11 +79,11 @@ static rf_status bw_verify(rf_cuda_ctx *ctx, bw_run *r, rf_err *err)
                             (unsigned long long)r->bytes, sum, want);
         goto done;
     }
-    CUDA_TRY(cudaMalloc((void **)&bad_d, sizeof *bad_d));
-    CUDA_TRY(cudaMemsetAsync(bad_d, 0, sizeof *bad_d, ctx->stream));
-    CUDA_TRY(cuda_count_index_mismatch(r->dst, (int64_t)words, bad_d, ctx->stream));
-    CUDA_TRY(cudaMemcpyAsync(&bad, bad_d, sizeof bad, cudaMemcpyDeviceToHost, ctx->stream));
-    CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    RF__CUDA_TRY(cudaMalloc((void **)&bad_d, sizeof *bad_d));
+    RF__CUDA_TRY(cudaMemsetAsync(bad_d, 0, sizeof *bad_d, ctx->stream));
+    RF__CUDA_TRY(rf__cuda_count_index_mismatch(r->dst, (int64_t)words, bad_d, ctx->stream));
+    RF__CUDA_TRY(cudaMemcpyAsync(&bad, bad_d, sizeof bad, cudaMemcpyDeviceToHost, ctx->stream));
+    RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
     if (bad)
         st = rf_err_set(err, RF_EINTERNAL, "%s over %llu bytes: %llu of %llu words wrong",
                         rf_cuda_bw_kind_name(r->kind), (unsigned long long)r->bytes, bad,
@@ -97,7 +98,7 @@ rf_status rf_cuda_bandwidth(rf_cuda_ctx *ctx, rf_cuda_bw_kind kind, uint64_t buf
 {
     rf_status st = RF_OK;
     bw_run r = {.kind = kind, .bytes = buffer_bytes};
-    RF_TRY(cuda_ctx_enter(ctx, err));
+    RF__TRY(rf__cuda_ctx_enter(ctx, err));
     if ((unsigned)kind >= RF_CUDA_BW_COUNT) {
         st = rf_err_set(err, RF_EINVAL, "unknown bandwidth kernel %d", (int)kind);
         goto done;
@@ -109,27 +110,27 @@ rf_status rf_cuda_bandwidth(rf_cuda_ctx *ctx, rf_cuda_bw_kind kind, uint64_t buf
                         (unsigned long long)buffer_bytes);
         goto done;
     }
-    RF_TRY(cuda_timing_check(t, err));
+    RF__TRY(rf__cuda_timing_check(t, err));
     memset(out, 0, sizeof *out);
 
-    CUDA_TRY(cudaMalloc(&r.src, buffer_bytes));
-    CUDA_TRY(cuda_fill_index(r.src, (int64_t)(buffer_bytes / 4), ctx->stream));
+    RF__CUDA_TRY(cudaMalloc(&r.src, buffer_bytes));
+    RF__CUDA_TRY(rf__cuda_fill_index(r.src, (int64_t)(buffer_bytes / 4), ctx->stream));
     if (kind == RF_CUDA_BW_READ) {
-        CUDA_TRY(cudaMalloc((void **)&r.sum, sizeof *r.sum));
-        CUDA_TRY(cudaMemsetAsync(r.sum, 0, sizeof *r.sum, ctx->stream));
-        CUDA_TRY(cuda_stream_shape(1, ctx->dev.sm_count, &r.grid, &r.block));
+        RF__CUDA_TRY(cudaMalloc((void **)&r.sum, sizeof *r.sum));
+        RF__CUDA_TRY(cudaMemsetAsync(r.sum, 0, sizeof *r.sum, ctx->stream));
+        RF__CUDA_TRY(rf__cuda_stream_shape(1, ctx->dev.sm_count, &r.grid, &r.block));
     } else {
-        CUDA_TRY(cudaMalloc(&r.dst, buffer_bytes));
+        RF__CUDA_TRY(cudaMalloc(&r.dst, buffer_bytes));
         /* Zeros: a copy that did not happen cannot pass the check. */
-        CUDA_TRY(cudaMemsetAsync(r.dst, 0, buffer_bytes, ctx->stream));
+        RF__CUDA_TRY(cudaMemsetAsync(r.dst, 0, buffer_bytes, ctx->stream));
         if (kind == RF_CUDA_BW_COPY)
-            CUDA_TRY(cuda_stream_shape(0, ctx->dev.sm_count, &r.grid, &r.block));
+            RF__CUDA_TRY(rf__cuda_stream_shape(0, ctx->dev.sm_count, &r.grid, &r.block));
     }
-    CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
 
-    cuda_timed tm;
-    RF_TRY(cuda_time(ctx, bw_call, &r, 1, t, &tm, err));
-    RF_TRY(bw_verify(ctx, &r, err));
+    rf__cuda_timed tm;
+    RF__TRY(rf__cuda_time(ctx, bw_call, &r, 1, t, &tm, err));
+    RF__TRY(bw_verify(ctx, &r, err));
 
     out->kind = kind;
     out->buffer_bytes = buffer_bytes;
@@ -139,7 +140,7 @@ rf_status rf_cuda_bandwidth(rf_cuda_ctx *ctx, rf_cuda_bw_kind kind, uint64_t buf
     out->reps = tm.reps;
     out->trials = tm.trials;
     out->time_s_median = tm.median_s;
-    RF_TRY(cuda_rate_of(&tm, (double)out->bytes_per_call, &out->bw_bytes_per_s, err));
+    RF__TRY(rf__cuda_rate_of(&tm, (double)out->bytes_per_call, &out->bw_bytes_per_s, err));
 done:
     (void)cudaFree(r.src); /* cudaFree(NULL) does nothing */
     (void)cudaFree(r.dst);

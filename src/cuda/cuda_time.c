@@ -16,7 +16,7 @@
 #define MAX_REPS ((int64_t)1 << 22)
 #define PROBE_MAX_CALLS 4096
 
-rf_status cuda_timing_check(const rf_cuda_timing *t, rf_err *err)
+rf_status rf__cuda_timing_check(const rf_cuda_timing *t, rf_err *err)
 {
     if (!t)
         return rf_err_set(err, RF_EINVAL, "no timing options");
@@ -34,7 +34,7 @@ rf_status cuda_timing_check(const rf_cuda_timing *t, rf_err *err)
     return RF_OK;
 }
 
-rf_status cuda_rate_of(const cuda_timed *tm, double work, rf_stats *out, rf_err *err)
+rf_status rf__cuda_rate_of(const rf__cuda_timed *tm, double work, rf_stats *out, rf_err *err)
 {
     double r[RF_CUDA_MAX_TRIALS];
     for (int i = 0; i < tm->trials; i++)
@@ -42,7 +42,7 @@ rf_status cuda_rate_of(const cuda_timed *tm, double work, rf_stats *out, rf_err 
     return rf_stats_of(r, (size_t)tm->trials, out, err);
 }
 
-static rf_status run_calls(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_t n,
+static rf_status run_calls(rf_cuda_ctx *ctx, rf__cuda_call_fn fn, void *user, int64_t n,
                            rf_err *err)
 {
     for (int64_t i = 0; i < n; i++) {
@@ -57,7 +57,7 @@ static rf_status run_calls(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_
  * be captured, an instantiation error) returns false with the stream out of
  * capture and no error pending, and the caller times direct calls instead;
  * a real fault then shows up there with its own message. */
-static bool capture(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_t n,
+static bool capture(rf_cuda_ctx *ctx, rf__cuda_call_fn fn, void *user, int64_t n,
                     cudaGraphExec_t *exec)
 {
     rf_err ignored;
@@ -85,34 +85,34 @@ static rf_status event_seconds(rf_cuda_ctx *ctx, double *s, rf_err *err)
 {
     rf_status st = RF_OK;
     float ms = 0;
-    CUDA_TRY(cudaEventSynchronize(ctx->stop));
-    CUDA_TRY(cudaEventElapsedTime(&ms, ctx->start, ctx->stop));
+    RF__CUDA_TRY(cudaEventSynchronize(ctx->stop));
+    RF__CUDA_TRY(cudaEventElapsedTime(&ms, ctx->start, ctx->stop));
     *s = 1e-3 * ms;
 done:
     return st;
 }
 
 /* One unit of a trial: the graph, or the same calls issued directly. */
-static rf_status run_unit(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_t g,
+static rf_status run_unit(rf_cuda_ctx *ctx, rf__cuda_call_fn fn, void *user, int64_t g,
                           cudaGraphExec_t exec, rf_err *err)
 {
     if (!exec)
         return run_calls(ctx, fn, user, g, err);
     cudaError_t e = cudaGraphLaunch(exec, ctx->stream);
-    return e == cudaSuccess ? RF_OK : cuda_fail(err, e, "cudaGraphLaunch");
+    return e == cudaSuccess ? RF_OK : rf__cuda_fail(err, e, "cudaGraphLaunch");
 }
 
-rf_status cuda_time(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_t min_calls,
-                    const rf_cuda_timing *t, cuda_timed *out, rf_err *err)
+rf_status rf__cuda_time(rf_cuda_ctx *ctx, rf__cuda_call_fn fn, void *user, int64_t min_calls,
+                        const rf_cuda_timing *t, rf__cuda_timed *out, rf_err *err)
 {
     rf_status st = RF_OK;
     cudaGraphExec_t exec = NULL;
     rf_stats times;
-    RF_TRY(cuda_timing_check(t, err));
+    RF__TRY(rf__cuda_timing_check(t, err));
     memset(out, 0, sizeof *out);
 
-    RF_TRY(run_calls(ctx, fn, user, t->warmup, err));
-    CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    RF__TRY(run_calls(ctx, fn, user, t->warmup, err));
+    RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
 
     /* Probe: grow the call count until it takes an eighth of a trial. The
      * estimate errs long when launches dominate, which only shortens the
@@ -120,10 +120,10 @@ rf_status cuda_time(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_t min_c
     int64_t n = 1;
     double probe_s = 0;
     for (;;) {
-        CUDA_TRY(cudaEventRecord(ctx->start, ctx->stream));
-        RF_TRY(run_calls(ctx, fn, user, n, err));
-        CUDA_TRY(cudaEventRecord(ctx->stop, ctx->stream));
-        RF_TRY(event_seconds(ctx, &probe_s, err));
+        RF__CUDA_TRY(cudaEventRecord(ctx->start, ctx->stream));
+        RF__TRY(run_calls(ctx, fn, user, n, err));
+        RF__CUDA_TRY(cudaEventRecord(ctx->stop, ctx->stream));
+        RF__TRY(event_seconds(ctx, &probe_s, err));
         if (probe_s >= t->min_trial_s / 8 || n >= PROBE_MAX_CALLS)
             break;
         n *= 4;
@@ -140,26 +140,26 @@ rf_status cuda_time(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_t min_c
         g = min_calls < GRAPH_MAX_CALLS ? min_calls : GRAPH_MAX_CALLS;
 
     out->graph = capture(ctx, fn, user, g, &exec);
-    RF_TRY(run_unit(ctx, fn, user, g, exec, err)); /* untimed: uploads the graph */
-    CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    RF__TRY(run_unit(ctx, fn, user, g, exec, err)); /* untimed: uploads the graph */
+    RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
     /* Calibrate again on the unit itself: the probe's direct calls may have
      * been launch-bound, the graph is not. */
     double unit_s = 0;
-    CUDA_TRY(cudaEventRecord(ctx->start, ctx->stream));
-    RF_TRY(run_unit(ctx, fn, user, g, exec, err));
-    CUDA_TRY(cudaEventRecord(ctx->stop, ctx->stream));
-    RF_TRY(event_seconds(ctx, &unit_s, err));
+    RF__CUDA_TRY(cudaEventRecord(ctx->start, ctx->stream));
+    RF__TRY(run_unit(ctx, fn, user, g, exec, err));
+    RF__CUDA_TRY(cudaEventRecord(ctx->stop, ctx->stream));
+    RF__TRY(event_seconds(ctx, &unit_s, err));
     double units = unit_s > 0 ? ceil(t->min_trial_s / unit_s) : 1;
     int64_t launches = units < 1 ? 1 : units > (double)(MAX_REPS / g) ? MAX_REPS / g
                                                                         : (int64_t)units;
 
     for (int tr = 0; tr < t->trials; tr++) {
         double s = 0;
-        CUDA_TRY(cudaEventRecord(ctx->start, ctx->stream));
+        RF__CUDA_TRY(cudaEventRecord(ctx->start, ctx->stream));
         for (int64_t l = 0; l < launches; l++)
-            RF_TRY(run_unit(ctx, fn, user, g, exec, err));
-        CUDA_TRY(cudaEventRecord(ctx->stop, ctx->stream));
-        RF_TRY(event_seconds(ctx, &s, err));
+            RF__TRY(run_unit(ctx, fn, user, g, exec, err));
+        RF__CUDA_TRY(cudaEventRecord(ctx->stop, ctx->stream));
+        RF__TRY(event_seconds(ctx, &s, err));
         if (!(s > 0)) {
             st = rf_err_set(err, RF_EINTERNAL, "a timed trial of %lld calls took no time",
                             (long long)(g * launches));
@@ -169,7 +169,7 @@ rf_status cuda_time(rf_cuda_ctx *ctx, cuda_call_fn fn, void *user, int64_t min_c
     }
     out->trials = t->trials;
     out->reps = g * launches;
-    RF_TRY(rf_stats_of(out->call_s, (size_t)out->trials, &times, err));
+    RF__TRY(rf_stats_of(out->call_s, (size_t)out->trials, &times, err));
     out->median_s = times.median;
 done:
     if (exec)

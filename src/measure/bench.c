@@ -13,8 +13,8 @@
 
 #define MAX_REPS ((uint64_t)1 << 40)
 
-rf_status rf_time_kernel(rf_trial_fn trial, void *arg, double work_per_rep, rf_timing timing,
-                         rf_measurement *out, rf_err *err)
+rf_status rf__time_kernel(rf__trial_fn trial, void *arg, double work_per_rep, rf_timing timing,
+                          rf_measurement *out, rf_err *err)
 {
     if (timing.trials < 1 || timing.trials > RF_STATS_MAX || !(timing.min_time_s > 0))
         return rf_err_set(err, RF_EINVAL, "timing: %d trials of %g s (1..%d trials, > 0 s)",
@@ -42,7 +42,7 @@ rf_status rf_time_kernel(rf_trial_fn trial, void *arg, double work_per_rep, rf_t
     return rf_stats_of(samples, (size_t)timing.trials, &out->rate, err);
 }
 
-rf_status rf_measurement_merge(rf_measurement *into, const rf_measurement *more, rf_err *err)
+rf_status rf__measurement_merge(rf_measurement *into, const rf_measurement *more, rf_err *err)
 {
     if (into->rate.n == 0) { /* the first burst */
         *into = *more;
@@ -163,7 +163,7 @@ static double bw_trial(void *p, uint64_t reps)
 {
     bw_job *j = p;
     j->reps = reps;
-    double t = rf_team_run_timed(j->team, bw_thread, j);
+    double t = rf__team_run_timed(j->team, bw_thread, j);
     j->next = (size_t)((j->next + reps) % j->chunks);
     return t;
 }
@@ -220,7 +220,7 @@ rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
     /* Arrays in one block, each start moved by 18 cache lines past a 4 KiB
      * boundary so loads and stores of the same index do not alias. */
     size_t stride = (total * 8 + 4095) / 4096 * 4096 + 18 * 64;
-    set->block = rf_alloc_untouched((uint64_t)stride * (uint64_t)d->arrays);
+    set->block = rf__alloc_untouched((uint64_t)stride * (uint64_t)d->arrays);
     if (!set->block) {
         free(set);
         return rf_err_set(err, RF_ENOMEM, "cannot allocate %llu B for %s",
@@ -235,7 +235,7 @@ rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
     j->chunk = (size_t)chunk;
     j->chunks = (size_t)(per_thread / chunk);
     j->init = true;
-    rf_team_run(team, bw_thread, j);
+    rf__team_run(team, bw_thread, j);
     j->init = false;
     *out = set;
     return RF_OK;
@@ -249,8 +249,8 @@ rf_status rf_bw_time(rf_bw_set *set, rf_timing timing, rf_measurement *out, rf_e
     memset(out, 0, sizeof *out);
     rf_kernel_name(rf_isa_name(j->t->isa), d->op, "f64", out->name, sizeof out->name);
     out->bytes = rf_bw_set_bytes(set);
-    rf_status s = rf_time_kernel(bw_trial, j, (double)(j->chunk * threads) * d->bytes_per_elem,
-                                 timing, out, err);
+    rf_status s = rf__time_kernel(bw_trial, j, (double)(j->chunk * threads) * d->bytes_per_elem,
+                                  timing, out, err);
     if (s == RF_OK && !bw_result_ok(j, j->per_thread * threads))
         s = rf_err_set(err, RF_EINTERNAL, "%s: wrong checksum after timing", out->name);
     return s;
@@ -328,7 +328,7 @@ static double fma_trial(void *p, uint64_t reps)
 {
     fma_job *j = p;
     j->reps = reps;
-    return rf_team_run_timed_each(j->team, fma_thread, j);
+    return rf__team_run_timed_each(j->team, fma_thread, j);
 }
 
 /* Every chain of every thread equals the reference chain (which stops
@@ -371,7 +371,7 @@ rf_status rf_fma_measure(rf_team *team, const rf_kernel_table *t, rf_dtype_kind 
     memset(out, 0, sizeof *out);
     rf_kernel_name(rf_isa_name(t->isa), "fma", rf_dtype_name(dtype), out->name, sizeof out->name);
     double flops = 2.0 * (double)chains * FMA_ITERS * threads;
-    rf_status s = rf_time_kernel(fma_trial, j, flops, timing, out, err);
+    rf_status s = rf__time_kernel(fma_trial, j, flops, timing, out, err);
     if (s == RF_OK && !fma_result_ok(j, threads))
         s = rf_err_set(err, RF_EINTERNAL, "%s: a chain differs from the reference", out->name);
     free(j->chains);
@@ -425,7 +425,7 @@ static double clock_trial(void *p, uint64_t reps)
 {
     clock_job *j = p;
     j->reps = reps;
-    return rf_team_run_timed_each(j->team, clock_thread, j);
+    return rf__team_run_timed_each(j->team, clock_thread, j);
 }
 
 rf_status rf_clock_measure(rf_team *team, rf_timing timing, rf_measurement *out, rf_err *err)
@@ -444,8 +444,8 @@ rf_status rf_clock_measure(rf_team *team, rf_timing timing, rf_measurement *out,
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "clock_add_chain");
     /* Work is the cycles of one thread's chain. */
-    rf_status s = rf_time_kernel(clock_trial, j, (double)CLOCK_ADDS_PER_ITER * CLOCK_ITERS,
-                                 timing, out, err);
+    rf_status s = rf__time_kernel(clock_trial, j, (double)CLOCK_ADDS_PER_ITER * CLOCK_ITERS,
+                                  timing, out, err);
     for (int th = 0; s == RF_OK && th < threads; th++)
         if (j->slot[th].result != j->reps * CLOCK_ADDS_PER_ITER * CLOCK_ITERS)
             s = rf_err_set(err, RF_EINTERNAL, "clock_add_chain: wrong count on thread %d", th);

@@ -175,7 +175,7 @@ static long read_long(const char *path)
     return read_text(path, buf, sizeof buf) ? strtol(buf, NULL, 10) : -1;
 }
 
-int rf_cpu_core_list(int *cpus, int cap)
+int rf__cpu_core_list(int *cpus, int cap)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
@@ -263,7 +263,7 @@ rf_status rf_cpu_query(rf_cpu *out, rf_err *err)
         return rf_err_set(err, RF_EIO, "cannot read this process's CPU affinity");
     out->cpus = CPU_COUNT(&set);
     int cpus[CPU_SETSIZE];
-    out->cores = rf_cpu_core_list(cpus, CPU_SETSIZE);
+    out->cores = rf__cpu_core_list(cpus, CPU_SETSIZE);
     if (out->cores < 1)
         out->cores = out->cpus;
     query_caches(out);

@@ -60,7 +60,8 @@ static rf_status bad(rf_err *err, const char *what, int64_t v, const char *why)
     return rf_err_set(err, RF_EINVAL, "%s (%lld) %s", what, (long long)v, why);
 }
 
-rf_status rf__fwd_shape_of(const rf_model *m, const rf_forward_opts *o, fwd_shape *s, rf_err *err)
+rf_status rf__fwd_shape_of(const rf_model *m, const rf_forward_opts *o, rf__fwd_shape *s,
+                           rf_err *err)
 {
     if (m->n_experts > 0)
         return rf_err_set(err, RF_EUNAVAIL,
@@ -137,7 +138,7 @@ static bool add3(uint64_t *acc, int64_t a, int64_t b, int64_t c)
            rf_add_u64(*acc, x, acc);
 }
 
-rf_status rf__fwd_mem_of(const fwd_shape *s, rf_forward_mem *out, rf_err *err)
+rf_status rf__fwd_mem_of(const rf__fwd_shape *s, rf_forward_mem *out, rf_err *err)
 {
     uint64_t layer = 0, head = 0, kv = 0, act = 0;
     int64_t srows = s->q_tokens > s->g ? s->q_tokens : s->g;
@@ -170,7 +171,7 @@ rf_status rf__fwd_mem_of(const fwd_shape *s, rf_forward_mem *out, rf_err *err)
 rf_status rf_forward_mem_of(const rf_model *m, const rf_forward_opts *o, rf_forward_mem *out,
                             rf_err *err)
 {
-    fwd_shape s;
+    rf__fwd_shape s;
     rf_status st = rf__fwd_shape_of(m, o, &s, err);
     return st ? st : rf__fwd_mem_of(&s, out, err);
 }

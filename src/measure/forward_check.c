@@ -61,9 +61,9 @@ static rf_status check_case(const rf_model *tiny, const rf_forward_opts *o, doub
         for (int64_t r = 0; r < M; r++)
             for (int64_t j = 0; j < f->d.n_kv; j++) {
                 size_t at = (size_t)((l * M + r) * kvd + j * f->d.dh), row = (size_t)f->d.dh * 4;
-                int64_t b = r / f->d.q_tokens, p = fwd_row_pos(f, r);
-                memcpy(got_k + at, fwd_cache_at(f, f->layers[l].k_cache, b, j, p), row);
-                memcpy(got_v + at, fwd_cache_at(f, f->layers[l].v_cache, b, j, p), row);
+                int64_t b = r / f->d.q_tokens, p = rf__fwd_row_pos(f, r);
+                memcpy(got_k + at, rf__fwd_cache_at(f, f->layers[l].k_cache, b, j, p), row);
+                memcpy(got_v + at, rf__fwd_cache_at(f, f->layers[l].v_cache, b, j, p), row);
             }
     const struct {
         const char *what;
@@ -101,7 +101,7 @@ done:
 rf_status rf_forward_check(const rf_model *m, const char *isa, double *max_err, rf_err *err)
 {
     *max_err = 0;
-    fwd_shape s;
+    rf__fwd_shape s;
     rf_forward_opts probe = rf_forward_opts_default();
     probe.layers = 1;
     rf_status st = rf__fwd_shape_of(m, &probe, &s, err);

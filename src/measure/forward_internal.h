@@ -10,7 +10,7 @@
 #include "roofline/rf_measure.h"
 
 /* The dimensions of a pass, checked by rf__fwd_shape_of. */
-typedef struct fwd_shape {
+typedef struct rf__fwd_shape {
     int64_t H, n_q, n_kv, dh, g, ffn, V; /* the model's                     */
     int64_t q_dim, kv_dim;  /* n_q d_h, n_kv d_h                            */
     int64_t q_tokens;       /* query tokens per sequence: 1 or T            */
@@ -19,9 +19,9 @@ typedef struct fwd_shape {
     int64_t cap;            /* cache positions per sequence: pos0 + q_tokens */
     int64_t N, B;           /* layers run, sequences                        */
     bool bias;              /* q/k/v biases                                 */
-} fwd_shape;
+} rf__fwd_shape;
 
-typedef struct fwd_layer {
+typedef struct rf__fwd_layer {
     float *attn_norm;       /* (H)                                          */
     float *wq, *wk, *wv;    /* (n_q d_h, H), (n_kv d_h, H), (n_kv d_h, H)   */
     float *bq, *bk, *bv;    /* (n_q d_h), (n_kv d_h), (n_kv d_h); NULL
@@ -33,15 +33,15 @@ typedef struct fwd_layer {
     float *k_cache;         /* (B, n_kv, cap, d_h)                          */
     float *v_cache;         /* (B, n_kv, cap, d_h)                          */
     bool sliding;           /* attends over at most `window` keys           */
-} fwd_layer;
+} rf__fwd_layer;
 
 struct rf_forward {
     rf_model model;         /* the model, layers = L as given               */
     rf_forward_opts o;
-    fwd_shape d;            /* dimensions                                   */
+    rf__fwd_shape d;        /* dimensions                                   */
     int64_t window;         /* sliding layers keep this many keys           */
 
-    fwd_layer *layers;      /* (N)                                          */
+    rf__fwd_layer *layers;  /* (N)                                          */
     float *final_norm;      /* (H)                                          */
     float *lm_head;         /* (V, H); the embed gather reads its rows      */
     float *rope_cos, *rope_sin; /* (cap, d_h / 2)                           */
@@ -61,34 +61,34 @@ struct rf_forward {
 };
 
 /* Row of the step's last position for sequence b. */
-static inline int64_t fwd_last_row(const struct rf_forward *f, int64_t b)
+static inline int64_t rf__fwd_last_row(const struct rf_forward *f, int64_t b)
 {
     return b * f->d.q_tokens + f->d.q_tokens - 1;
 }
 
 /* Cache position of row r of the step. */
-static inline int64_t fwd_row_pos(const struct rf_forward *f, int64_t r)
+static inline int64_t rf__fwd_row_pos(const struct rf_forward *f, int64_t r)
 {
     return f->d.pos0 + r % f->d.q_tokens;
 }
 
 /* Sequence b's KV head j at position pos in a (B, n_kv, cap, d_h) cache. */
-static inline float *fwd_cache_at(const struct rf_forward *f, float *cache, int64_t b, int64_t j,
-                                  int64_t pos)
+static inline float *rf__fwd_cache_at(const struct rf_forward *f, float *cache, int64_t b,
+                                      int64_t j, int64_t pos)
 {
     return cache + ((b * f->d.n_kv + j) * f->d.cap + pos) * f->d.dh;
 }
 
 /* The shape of a pass of m at o, every option checked (the errors of
  * rf_forward_mem_of); forward.c. */
-rf_status rf__fwd_shape_of(const rf_model *m, const rf_forward_opts *o, fwd_shape *s,
+rf_status rf__fwd_shape_of(const rf_model *m, const rf_forward_opts *o, rf__fwd_shape *s,
                            rf_err *err);
 
 /* The memory a pass of shape s needs, exact (RF_ERANGE on overflow). */
-rf_status rf__fwd_mem_of(const fwd_shape *s, rf_forward_mem *out, rf_err *err);
+rf_status rf__fwd_mem_of(const rf__fwd_shape *s, rf_forward_mem *out, rf_err *err);
 
-#define FWD_RMS_EPS 1e-6
-#define FWD_ROPE_THETA 10000.0
+#define RF__FWD_RMS_EPS 1e-6
+#define RF__FWD_ROPE_THETA 10000.0
 
 /* Scalar reference of the step f just ran, from f's weights, token ids and
  * the cache positions before pos0 (which the step does not touch):

@@ -53,7 +53,7 @@ static float *alloc_floats(int64_t n)
 {
     size_t bytes = (size_t)n * sizeof(float);
     if (bytes >= ((size_t)8 << 20))
-        return rf_alloc_untouched(bytes);
+        return rf__alloc_untouched(bytes);
     void *p = NULL;
     return posix_memalign(&p, 64, bytes ? bytes : 64) == 0 ? p : NULL;
 }
@@ -104,7 +104,7 @@ void rf_forward_free(rf_forward *f)
     if (!f)
         return;
     for (int64_t l = 0; f->layers && l < f->d.N; l++) {
-        fwd_layer *L = &f->layers[l];
+        rf__fwd_layer *L = &f->layers[l];
         float *arrays[] = {L->attn_norm, L->wq, L->wk, L->wv, L->bq, L->bk, L->bv, L->wo,
                            L->mlp_norm, L->wg, L->wu, L->wd, L->k_cache, L->v_cache};
         for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
@@ -123,7 +123,7 @@ rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward
                          rf_err *err)
 {
     *out = NULL;
-    fwd_shape s;
+    rf__fwd_shape s;
     rf_status st;
     if ((st = rf__fwd_shape_of(m, o, &s, err)) || (st = rf_forward_fit(m, o, 0, err)))
         return st;
@@ -147,7 +147,7 @@ rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward
     if (!f->layers)
         goto nomem;
     for (int64_t l = 0; l < s.N; l++) {
-        fwd_layer *L = &f->layers[l];
+        rf__fwd_layer *L = &f->layers[l];
         L->sliding = m->window > 0 && m->sliding[l];
         if (!(L->attn_norm = filled(H, 1.0f, 0.1f, &seed)) ||
             !(L->wq = weights(s.q_dim, H, &seed)) || !(L->wk = weights(s.kv_dim, H, &seed)) ||
@@ -178,7 +178,7 @@ rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward
     int64_t half = s.dh / 2;
     for (int64_t p = 0; p < s.cap; p++)
         for (int64_t i = 0; i < half; i++) {
-            double a = (double)p * pow(FWD_ROPE_THETA, -2.0 * (double)i / (double)s.dh);
+            double a = (double)p * pow(RF__FWD_ROPE_THETA, -2.0 * (double)i / (double)s.dh);
             f->rope_cos[p * half + i] = (float)cos(a);
             f->rope_sin[p * half + i] = (float)sin(a);
         }
@@ -219,7 +219,7 @@ static void rmsnorm(float *y, const float *x, const float *gamma, int64_t rows, 
         float ss = 0.0f;
         for (int64_t i = 0; i < H; i++)
             ss += xr[i] * xr[i];
-        float inv = 1.0f / sqrtf(ss / (float)H + (float)FWD_RMS_EPS);
+        float inv = 1.0f / sqrtf(ss / (float)H + (float)RF__FWD_RMS_EPS);
         for (int64_t i = 0; i < H; i++)
             yr[i] = xr[i] * inv * gamma[i];
     }
@@ -261,12 +261,12 @@ static void softmax(float *x, int64_t n, int64_t lo, int64_t hi)
 /* Decode attention of sequence b and KV head j: the g query heads that
  * share the head score each block of keys while it is in L1 (K read once),
  * softmax, then V read once the same way (attn_kernels.h). */
-static void decode_head(rf_forward *f, const fwd_layer *L, int64_t b, int64_t j, float *sc)
+static void decode_head(rf_forward *f, const rf__fwd_layer *L, int64_t b, int64_t j, float *sc)
 {
     int64_t dh = f->d.dh, g = f->d.g, S = f->d.cap;
     int64_t k0 = L->sliding && S > f->window ? S - f->window : 0, nk = S - k0;
-    const float *K = fwd_cache_at(f, L->k_cache, b, j, k0);
-    const float *V = fwd_cache_at(f, L->v_cache, b, j, k0);
+    const float *K = rf__fwd_cache_at(f, L->k_cache, b, j, k0);
+    const float *V = rf__fwd_cache_at(f, L->v_cache, b, j, k0);
     const float *q = f->q + b * f->d.q_dim + j * g * dh;
     float *out = f->att + b * f->d.q_dim + j * g * dh;
     f->kernels.attn_scores_f32(q, K, g, nk, dh, 1.0f / sqrtf((float)dh), sc);
@@ -279,7 +279,7 @@ static void decode_head(rf_forward *f, const fwd_layer *L, int64_t b, int64_t j,
  * over more threads: after each call OpenBLAS leaves its worker threads
  * spinning for a while, and a thread of ours on their core ran slower than
  * one thread alone (measured here: 4.3 ms against 3.0 ms a layer). */
-static void attention_decode(rf_forward *f, fwd_layer *L)
+static void attention_decode(rf_forward *f, rf__fwd_layer *L)
 {
     for (int64_t b = 0; b < f->o.batch; b++)
         for (int64_t j = 0; j < f->d.n_kv; j++)
@@ -288,7 +288,7 @@ static void attention_decode(rf_forward *f, fwd_layer *L)
 
 /* Prefill: per sequence and query head, the T x S scores (one head at a
  * time, so they stay in cache), a causal (and window) mask, then V. */
-static void attention_prefill(rf_forward *f, fwd_layer *L)
+static void attention_prefill(rf_forward *f, rf__fwd_layer *L)
 {
     int64_t dh = f->d.dh, T = f->d.q_tokens, S = f->d.cap;
     int64_t k0 = 0;
@@ -299,8 +299,8 @@ static void attention_prefill(rf_forward *f, fwd_layer *L)
     for (int64_t b = 0; b < f->o.batch; b++)
         for (int64_t h = 0; h < f->d.n_q; h++) {
             int64_t j = h / f->d.g;
-            const float *K = fwd_cache_at(f, L->k_cache, b, j, k0);
-            const float *V = fwd_cache_at(f, L->v_cache, b, j, k0);
+            const float *K = rf__fwd_cache_at(f, L->k_cache, b, j, k0);
+            const float *V = rf__fwd_cache_at(f, L->v_cache, b, j, k0);
             const float *q = f->q + b * T * f->d.q_dim + h * dh;
             float *out = f->att + b * T * f->d.q_dim + h * dh;
             float *sc = f->scores;
@@ -318,53 +318,54 @@ static void attention_prefill(rf_forward *f, fwd_layer *L)
 
 /* ---- the operators of one layer, in order -------------------------------- */
 
-typedef void (*layer_fn)(rf_forward *f, fwd_layer *L);
+typedef void (*layer_fn)(rf_forward *f, rf__fwd_layer *L);
 
-static void op_attn_norm(rf_forward *f, fwd_layer *L)
+static void op_attn_norm(rf_forward *f, rf__fwd_layer *L)
 {
     rmsnorm(f->xn, f->x, L->attn_norm, f->d.M, f->d.H);
 }
 
-static void op_q_proj(rf_forward *f, fwd_layer *L)
+static void op_q_proj(rf_forward *f, rf__fwd_layer *L)
 {
     linear(f->q, f->xn, L->wq, L->bq, f->d.M, f->d.H, f->d.q_dim);
 }
 
-static void op_k_proj(rf_forward *f, fwd_layer *L)
+static void op_k_proj(rf_forward *f, rf__fwd_layer *L)
 {
     linear(f->k, f->xn, L->wk, L->bk, f->d.M, f->d.H, f->d.kv_dim);
 }
 
-static void op_v_proj(rf_forward *f, fwd_layer *L)
+static void op_v_proj(rf_forward *f, rf__fwd_layer *L)
 {
     linear(f->v, f->xn, L->wv, L->bv, f->d.M, f->d.H, f->d.kv_dim);
 }
 
-static void op_rope(rf_forward *f, fwd_layer *L)
+static void op_rope(rf_forward *f, rf__fwd_layer *L)
 {
     (void)L;
     int64_t half = f->d.dh / 2;
     for (int64_t r = 0; r < f->d.M; r++) {
-        int64_t p = fwd_row_pos(f, r);
+        int64_t p = rf__fwd_row_pos(f, r);
         const float *c = f->rope_cos + p * half, *s = f->rope_sin + p * half;
         rope_row(f->q + r * f->d.q_dim, f->d.n_q, f->d.dh, c, s);
         rope_row(f->k + r * f->d.kv_dim, f->d.n_kv, f->d.dh, c, s);
     }
 }
 
-static void op_kv_write(rf_forward *f, fwd_layer *L)
+static void op_kv_write(rf_forward *f, rf__fwd_layer *L)
 {
     size_t row = (size_t)f->d.dh * sizeof(float);
     for (int64_t r = 0; r < f->d.M; r++) {
-        int64_t b = r / f->d.q_tokens, p = fwd_row_pos(f, r);
+        int64_t b = r / f->d.q_tokens, p = rf__fwd_row_pos(f, r);
         for (int64_t j = 0; j < f->d.n_kv; j++) {
-            memcpy(fwd_cache_at(f, L->k_cache, b, j, p), f->k + r * f->d.kv_dim + j * f->d.dh, row);
-            memcpy(fwd_cache_at(f, L->v_cache, b, j, p), f->v + r * f->d.kv_dim + j * f->d.dh, row);
+            int64_t at = r * f->d.kv_dim + j * f->d.dh;
+            memcpy(rf__fwd_cache_at(f, L->k_cache, b, j, p), f->k + at, row);
+            memcpy(rf__fwd_cache_at(f, L->v_cache, b, j, p), f->v + at, row);
         }
     }
 }
 
-static void op_attention(rf_forward *f, fwd_layer *L)
+static void op_attention(rf_forward *f, rf__fwd_layer *L)
 {
     if (f->o.phase == RF_DECODE)
         attention_decode(f, L);
@@ -372,7 +373,7 @@ static void op_attention(rf_forward *f, fwd_layer *L)
         attention_prefill(f, L);
 }
 
-static void op_o_proj(rf_forward *f, fwd_layer *L)
+static void op_o_proj(rf_forward *f, rf__fwd_layer *L)
 {
     linear(f->xn, f->att, L->wo, NULL, f->d.M, f->d.q_dim, f->d.H);
 }
@@ -384,28 +385,28 @@ static void residual(rf_forward *f)
         f->x[i] += f->xn[i];
 }
 
-static void op_residual(rf_forward *f, fwd_layer *L)
+static void op_residual(rf_forward *f, rf__fwd_layer *L)
 {
     (void)L;
     residual(f);
 }
 
-static void op_mlp_norm(rf_forward *f, fwd_layer *L)
+static void op_mlp_norm(rf_forward *f, rf__fwd_layer *L)
 {
     rmsnorm(f->xn, f->x, L->mlp_norm, f->d.M, f->d.H);
 }
 
-static void op_gate_proj(rf_forward *f, fwd_layer *L)
+static void op_gate_proj(rf_forward *f, rf__fwd_layer *L)
 {
     linear(f->gate, f->xn, L->wg, NULL, f->d.M, f->d.H, f->d.ffn);
 }
 
-static void op_up_proj(rf_forward *f, fwd_layer *L)
+static void op_up_proj(rf_forward *f, rf__fwd_layer *L)
 {
     linear(f->up, f->xn, L->wu, NULL, f->d.M, f->d.H, f->d.ffn);
 }
 
-static void op_act(rf_forward *f, fwd_layer *L)
+static void op_act(rf_forward *f, rf__fwd_layer *L)
 {
     (void)L;
     int64_t n = f->d.M * f->d.ffn;
@@ -415,7 +416,7 @@ static void op_act(rf_forward *f, fwd_layer *L)
     }
 }
 
-static void op_down_proj(rf_forward *f, fwd_layer *L)
+static void op_down_proj(rf_forward *f, rf__fwd_layer *L)
 {
     linear(f->xn, f->gate, L->wd, NULL, f->d.M, f->d.ffn, f->d.H);
 }
@@ -443,7 +444,8 @@ static void embed(rf_forward *f)
 static void final_norm(rf_forward *f)
 {
     for (int64_t b = 0; b < f->o.batch; b++)
-        rmsnorm(f->last + b * f->d.H, f->x + fwd_last_row(f, b) * f->d.H, f->final_norm, 1, f->d.H);
+        rmsnorm(f->last + b * f->d.H, f->x + rf__fwd_last_row(f, b) * f->d.H, f->final_norm, 1,
+                f->d.H);
 }
 
 static void lm_head(rf_forward *f)
@@ -462,7 +464,7 @@ rf_status rf_forward_step(rf_forward *f, rf_forward_times *t, rf_err *err)
     t->op_s[RF_FWD_EMBED] = t1 - t0;
     double layers_start = t1;
     for (int64_t l = 0; l < f->d.N; l++) {
-        fwd_layer *L = &f->layers[l];
+        rf__fwd_layer *L = &f->layers[l];
         for (size_t i = 0; i < sizeof layer_ops / sizeof layer_ops[0]; i++) {
             rf_fwd_op id = layer_ops[i].id;
             if (id == RF_FWD_ATTENTION && L->sliding)

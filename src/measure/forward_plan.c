@@ -12,7 +12,7 @@
 
 /* Figures of the element-wise operators, one instance: rf_op.h's formulas
  * with every element fp32; the head's final norm runs on the B last rows. */
-static rf_status elementwise(rf_fwd_op id, const fwd_shape *s, rf_forward_op *op, rf_err *err)
+static rf_status elementwise(rf_fwd_op id, const rf__fwd_shape *s, rf_forward_op *op, rf_err *err)
 {
     const rf_dtype f32 = rf_dtype_of(RF_FP32);
     const char *name = rf_fwd_op_name(id);
@@ -84,7 +84,7 @@ static const rf_op *step_op(const rf_step *st, const char *name)
 rf_status rf_forward_plan(const rf_model *m, const rf_forward_opts *o, const rf_roof *roof,
                           rf_forward_run *run, rf_err *err)
 {
-    fwd_shape s;
+    rf__fwd_shape s;
     rf_status st;
     memset(run, 0, sizeof *run);
     if ((st = rf__fwd_shape_of(m, o, &s, err)) || (st = rf__fwd_mem_of(&s, &run->mem, err)))

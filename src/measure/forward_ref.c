@@ -21,7 +21,7 @@ static void rmsnorm_ref(double *y, const double *x, const float *gamma, int64_t 
     double ss = 0;
     for (int64_t i = 0; i < H; i++)
         ss += x[i] * x[i];
-    double inv = 1.0 / sqrt(ss / (double)H + FWD_RMS_EPS);
+    double inv = 1.0 / sqrt(ss / (double)H + RF__FWD_RMS_EPS);
     for (int64_t i = 0; i < H; i++)
         y[i] = x[i] * inv * (double)gamma[i];
 }
@@ -42,7 +42,7 @@ static void rope_ref(double *v, int64_t heads, int64_t dh, int64_t pos)
 {
     int64_t half = dh / 2;
     for (int64_t i = 0; i < half; i++) {
-        double a = (double)pos * pow(FWD_ROPE_THETA, -2.0 * (double)i / (double)dh);
+        double a = (double)pos * pow(RF__FWD_ROPE_THETA, -2.0 * (double)i / (double)dh);
         double c = cos(a), s = sin(a);
         for (int64_t h = 0; h < heads; h++) {
             double x1 = v[h * dh + i], x2 = v[h * dh + i + half];
@@ -103,7 +103,7 @@ static bool bufs_new(const struct rf_forward *f, ref_bufs *b)
 
 /* Layer l's attn_norm, q, k, v (with biases) and RoPE for every row; the
  * new K and V recorded in k_new, v_new. */
-static void qkv_rows(const struct rf_forward *f, const fwd_layer *L, int64_t l, ref_bufs *b,
+static void qkv_rows(const struct rf_forward *f, const rf__fwd_layer *L, int64_t l, ref_bufs *b,
                      float *k_new, float *v_new)
 {
     int64_t M = f->d.M, H = f->d.H, qd = f->d.q_dim, kvd = f->d.kv_dim, dh = f->d.dh;
@@ -124,7 +124,7 @@ static void qkv_rows(const struct rf_forward *f, const fwd_layer *L, int64_t l, 
 
 /* Query head h of row r: softmax(q K^T / sqrt(d_h)) V over the keys it
  * sees (causal, and the window on a sliding layer), into att. */
-static void attend_head(const struct rf_forward *f, const fwd_layer *L, ref_bufs *b, int64_t r,
+static void attend_head(const struct rf_forward *f, const rf__fwd_layer *L, ref_bufs *b, int64_t r,
                         int64_t h)
 {
     int64_t dh = f->d.dh, qd = f->d.q_dim;
@@ -153,7 +153,7 @@ static void attend_head(const struct rf_forward *f, const fwd_layer *L, ref_bufs
 
 /* o_proj and the residual, then the MLP (SiLU(gate) x up, down) and its
  * residual, row by row. */
-static void mlp_rows(const struct rf_forward *f, const fwd_layer *L, ref_bufs *b)
+static void mlp_rows(const struct rf_forward *f, const rf__fwd_layer *L, ref_bufs *b)
 {
     int64_t H = f->d.H, F = f->d.ffn, qd = f->d.q_dim;
     for (int64_t r = 0; r < f->d.M; r++) {
@@ -185,7 +185,7 @@ rf_status rf__forward_ref(const struct rf_forward *f, float *x_out, float *logit
         for (int64_t i = 0; i < H; i++)
             b.x[r * H + i] = (double)f->lm_head[f->token[r] * H + i];
     for (int64_t l = 0; l < f->d.N; l++) {
-        const fwd_layer *L = &f->layers[l];
+        const rf__fwd_layer *L = &f->layers[l];
         qkv_rows(f, L, l, &b, k_new, v_new);
         for (int64_t r = 0; r < M; r++)
             for (int64_t h = 0; h < f->d.n_q; h++)
@@ -195,7 +195,7 @@ rf_status rf__forward_ref(const struct rf_forward *f, float *x_out, float *logit
     for (int64_t i = 0; i < M * H; i++)
         x_out[i] = (float)b.x[i];
     for (int64_t s = 0; s < f->o.batch; s++) {
-        rmsnorm_ref(b.xn, b.x + fwd_last_row(f, s) * H, f->final_norm, H);
+        rmsnorm_ref(b.xn, b.x + rf__fwd_last_row(f, s) * H, f->final_norm, H);
         linear_ref(b.out, b.xn, f->lm_head, NULL, H, f->d.V);
         for (int64_t i = 0; i < f->d.V; i++)
             logits[s * f->d.V + i] = (float)b.out[i];

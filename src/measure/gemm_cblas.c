@@ -208,9 +208,9 @@ static rf_status fit_job(const rf_gemm_bench_opts *o, uint64_t b, gemm_job *j, b
 static rf_status alloc_job(gemm_job *j, bool f32, uint64_t b, rf_err *err)
 {
     j->w_elems = (size_t)j->k * (size_t)j->n;
-    j->w = rf_alloc_untouched((uint64_t)j->copies * j->w_elems * b);
-    j->x = rf_alloc_untouched((uint64_t)j->m * (uint64_t)j->k * b);
-    j->y = rf_alloc_untouched((uint64_t)j->m * (uint64_t)j->n * b);
+    j->w = rf__alloc_untouched((uint64_t)j->copies * j->w_elems * b);
+    j->x = rf__alloc_untouched((uint64_t)j->m * (uint64_t)j->k * b);
+    j->y = rf__alloc_untouched((uint64_t)j->m * (uint64_t)j->n * b);
     if (!j->w || !j->x || !j->y)
         return rf_err_set(err, RF_ENOMEM,
                           "cannot allocate GEMM %lldx%lldx%lld with %u copies of W",
@@ -251,7 +251,7 @@ rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, 
     out->flops = op.flops;
     out->bytes = op.bytes;
     rf_measurement m;
-    s = rf_time_kernel(gemm_trial, &j, (double)op.flops, o->timing, &m, err);
+    s = rf__time_kernel(gemm_trial, &j, (double)op.flops, o->timing, &m, err);
     if (s != RF_OK)
         goto done;
     memcpy(out->sample, m.sample, m.rate.n * sizeof m.sample[0]);

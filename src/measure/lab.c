@@ -183,7 +183,7 @@ static rf_status clock_burst(lab *l, int i, int n, rf_err *err)
     rf_measurement m;
     rf_status s = rf_clock_measure(l->team, l->plan.core, &m, err);
     if (s == RF_OK)
-        s = rf_measurement_merge(&l->clock, &m, err);
+        s = rf__measurement_merge(&l->clock, &m, err);
     l->done++;
     return s;
 }
@@ -198,7 +198,7 @@ static rf_status core_round(lab *l, int round, rf_err *err)
         rf_measurement m;
         s = rf_fma_measure(l->team, &l->kt, fma_dtypes[i], l->plan.core, &m, err);
         if (s == RF_OK)
-            s = rf_measurement_merge(&l->fma[i], &m, err);
+            s = rf__measurement_merge(&l->fma[i], &m, err);
         l->done++;
     }
     return s;
@@ -297,7 +297,7 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_hw_profile *out, rf_err *e
         s = rf_err_set(err, RF_ENOMEM, "out of memory");
         goto done;
     }
-    if ((s = rf_dram_sampler_on(l.team, &l.kt, &l.cpu, o->quick, &l.dram, err)))
+    if ((s = rf__dram_sampler_on(l.team, &l.kt, &l.cpu, o->quick, &l.dram, err)))
         goto done;
     const rf_measurement *dram = rf_dram_sampler_result(l.dram, NULL);
 
@@ -350,8 +350,8 @@ struct rf_dram_sampler {
     int bursts;
 };
 
-rf_status rf_dram_sampler_on(rf_team *team, const rf_kernel_table *kt, const rf_cpu *cpu,
-                             bool quick, rf_dram_sampler **out, rf_err *err)
+rf_status rf__dram_sampler_on(rf_team *team, const rf_kernel_table *kt, const rf_cpu *cpu,
+                              bool quick, rf_dram_sampler **out, rf_err *err)
 {
     *out = NULL;
     rf_dram_sampler *d = calloc(1, sizeof *d);
@@ -380,7 +380,7 @@ rf_status rf_dram_sampler_open(const rf_measure_opts *o, rf_dram_sampler **out, 
     rf_team *team = NULL;
     rf_status s = machine_open(o, &cpu, &kt, &team, err);
     if (s == RF_OK)
-        s = rf_dram_sampler_on(team, &kt, &cpu, o->quick, out, err);
+        s = rf__dram_sampler_on(team, &kt, &cpu, o->quick, out, err);
     if (s != RF_OK) {
         rf_team_free(team);
         return s;
@@ -394,7 +394,7 @@ rf_status rf_dram_sampler_burst(rf_dram_sampler *d, rf_err *err)
     rf_measurement m;
     rf_status s = rf_bw_time(d->set, d->timing, &m, err);
     if (s == RF_OK)
-        s = rf_measurement_merge(&d->pooled, &m, err);
+        s = rf__measurement_merge(&d->pooled, &m, err);
     if (s == RF_OK)
         d->bursts++;
     return s;

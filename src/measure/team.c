@@ -28,10 +28,10 @@ struct rf_team {
     int *cpus;          /* (n) CPU thread i is pinned to       */
     worker_arg *args;   /* (n)                                 */
     pthread_barrier_t start, done; /* n workers + the caller */
-    rf_team_fn fn;
+    rf__team_fn fn;
     void *arg;
     bool quit;
-    bool timed;                    /* this job is timed (rf_team_run_timed) */
+    bool timed;                    /* this job is timed (rf__team_run_timed) */
     int started;                   /* threads created (for cleanup)       */
     atomic_int spin_count;         /* spin barrier: threads arrived        */
     atomic_uint spin_gen;          /* spin barrier: generation             */
@@ -83,7 +83,7 @@ rf_status rf_team_new(const rf_cpu *cpu, int threads, rf_team **out, rf_err *err
 {
     *out = NULL;
     int cores[CPU_SETSIZE];
-    int n_cores = rf_cpu_core_list(cores, CPU_SETSIZE);
+    int n_cores = rf__cpu_core_list(cores, CPU_SETSIZE);
     if (n_cores < 1)
         return rf_err_set(err, RF_EIO, "cannot list the CPUs this process may use");
     if (threads < 0)
@@ -171,7 +171,7 @@ int rf_team_size(const rf_team *t)
     return t->n;
 }
 
-void rf_team_run(rf_team *t, rf_team_fn fn, void *arg)
+void rf__team_run(rf_team *t, rf__team_fn fn, void *arg)
 {
     t->fn = fn;
     t->arg = arg;
@@ -180,7 +180,7 @@ void rf_team_run(rf_team *t, rf_team_fn fn, void *arg)
     pthread_barrier_wait(&t->done);
 }
 
-static void run_timed(rf_team *t, rf_team_fn fn, void *arg)
+static void run_timed(rf_team *t, rf__team_fn fn, void *arg)
 {
     t->fn = fn;
     t->arg = arg;
@@ -190,7 +190,7 @@ static void run_timed(rf_team *t, rf_team_fn fn, void *arg)
 }
 
 /* From the first thread's start to the last thread's end. */
-double rf_team_run_timed(rf_team *t, rf_team_fn fn, void *arg)
+double rf__team_run_timed(rf_team *t, rf__team_fn fn, void *arg)
 {
     run_timed(t, fn, arg);
     double first = t->end[0].t0, last = t->end[0].t1;
@@ -203,7 +203,7 @@ double rf_team_run_timed(rf_team *t, rf_team_fn fn, void *arg)
     return last - first;
 }
 
-double rf_team_run_timed_each(rf_team *t, rf_team_fn fn, void *arg)
+double rf__team_run_timed_each(rf_team *t, rf__team_fn fn, void *arg)
 {
     run_timed(t, fn, arg);
     double inv = 0;
@@ -214,7 +214,7 @@ double rf_team_run_timed_each(rf_team *t, rf_team_fn fn, void *arg)
     return inv > 0 ? t->n / inv : 0;
 }
 
-void *rf_alloc_untouched(uint64_t bytes)
+void *rf__alloc_untouched(uint64_t bytes)
 {
     const size_t huge = (size_t)2 << 20;
     size_t size = (size_t)((bytes + huge - 1) / huge * huge);
