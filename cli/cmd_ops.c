@@ -13,17 +13,22 @@ static const cli_opt opts[] = {
     {"tokens", 1, O_TOKENS, "LIST", "tokens in flight M for the GEMMs (default 1,256)"},
     {"context", 1, O_CONTEXT, "LIST", "contexts S for attention (default 128,512,2048)"},
     CLI_CAUSAL_OPT,
+    CLI_BUDGET_OPTS,
     {0},
 };
 
 typedef struct args {
     const char *tokens, *context;
     bool causal;
+    cli_budget budget; /* the memory fit at the largest S */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+    if (rc != CLI_NOT_MINE)
+        return rc;
     if (id == CLI_O_CAUSAL)
         a->causal = true;
     else if (id == O_TOKENS)
@@ -94,7 +99,7 @@ static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
 int cmd_ops(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {"1,256", "128,512,2048", false};
+    args a = {"1,256", "128,512,2048", false, CLI_BUDGET_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "ops MODEL [--tokens LIST] [--context LIST] [--causal]", opts,
                             on_opt, &a, &pos);
@@ -146,9 +151,8 @@ int cmd_ops(int argc, char **argv)
     snprintf(label, sizeof label, "memory fit: the weights and one sequence at context %lld",
              (long long)o.context);
     rf_report_section(r, "memory", label);
-    const cli_budget budget = CLI_BUDGET_DEFAULT;
     rf_fit fit;
-    if (cli_fit(&ctx, r, &m, &o, &budget, &fit) == RF_OK)
+    if (cli_fit(&ctx, r, &m, &o, &a.budget, &fit) == RF_OK)
         cli_assume_fit(r, &fit, &ctx);
     cli_context_check(&ctx, r, &m, o.context, CLI_CTX_LINES | CLI_CTX_KEY);
     if (!rc)

@@ -82,31 +82,38 @@ int cli_figure_start(cli_ctx *ctx, int argc, char **argv, const char *usage, con
     return figure_build(ctx, argc, argv, pos, f);
 }
 
-static const cli_opt opts[] = {CLI_FIGURE_OPTS, {0}};
+static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_BUDGET_OPTS, {0}};
+
+typedef struct args {
+    cli_figure *fig;
+    cli_budget budget; /* the decode batch's memory fit */
+} args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
-    return cli_figure_opt(ctx, id, arg, user);
+    args *a = user;
+    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+    return rc == CLI_NOT_MINE ? cli_figure_opt(ctx, id, arg, a->fig) : rc;
 }
 
 int cmd_plot(int argc, char **argv)
 {
     cli_ctx ctx;
     static cli_figure f; /* ~60 KB: keep it off the stack */
+    args a = {&f, CLI_BUDGET_DEFAULT};
     int rc = cli_figure_start(&ctx, argc, argv,
                               "plot MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [-o FILE.svg]",
-                              opts, on_opt, &f, &f);
+                              opts, on_opt, &a, &f);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     rf_buf b;
     rf_err e;
     rf_fit fit;
-    /* the decode batch's memory fit and the model's context limit, in the
-     * subtitle (capacity's default budget: 0.92 of memory, 6 GiB reserve);
-     * the figure is fitted again so its heading wraps them */
-    const cli_budget budget = CLI_BUDGET_DEFAULT;
-    if (rf_step_fit(&f.model, &f.decode, ctx.hw.mem_bytes, budget.util, budget.reserve_bytes,
+    /* the decode batch's memory fit (--util, --reserve) and the model's
+     * context limit, in the subtitle; the figure is fitted again so its
+     * heading wraps them */
+    if (rf_step_fit(&f.model, &f.decode, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes,
                     &fit, &e) == RF_OK) {
         char text[160];
         size_t n = strlen(f.plot.subtitle);
