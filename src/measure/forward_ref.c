@@ -1,6 +1,6 @@
 /* forward_ref.c - the scalar reference of the forward pass: plain loops in
  * double, one token row and one head at a time, written from the formulas
- * rather than from forward.c, so the two can only agree by being right.
+ * rather than from forward_pass.c, so the two can only agree by being right.
  *
  *   RMSNorm   y = x / sqrt(mean(x^2) + eps) * gamma
  *   linear    y[n] = sum_k x[k] W[n][k] (+ bias[n])
