@@ -9,6 +9,7 @@
  * Every SVG a test makes is checked with `xmllint --noout`.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,21 +18,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "roofline/rf_measured_io.h"
 #include "roofline/rf_plot.h"
+#include "roofline/rf_reader.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 static rf_plot fig;           /* large: static */
 static rf_step dec_st, pre_st;
 static rf_plot_layout lay;
 
-/* Write an SVG to a temporary file and have xmllint check it. */
+/* No "nan" or "inf" as a word anywhere (a non-finite number printed). */
+static void finite_text(const char *s)
+{
+    for (const char *c = s; *c; c++) {
+        bool word = c == s || !isalpha((unsigned char)c[-1]);
+        if (word && (!strncasecmp(c, "nan", 3) || !strncasecmp(c, "inf", 3)) &&
+            !isalpha((unsigned char)c[3]))
+            fail_msg("a non-finite number in the output: '%.40s'", c > s + 20 ? c - 20 : s);
+    }
+}
+
+/* Write an SVG to a temporary file and have xmllint check it; it holds
+ * only finite numbers. */
 static void xmllint_ok(const char *svg, size_t len)
 {
+    finite_text(svg);
     char path[] = "/tmp/test_plot_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -47,21 +63,41 @@ static void xmllint_ok(const char *svg, size_t len)
         fail_msg("xmllint rejected the SVG (exit %d); is libxml2-utils installed?", rc);
 }
 
-/* The figure of the golden case, or of another model/hardware/dtype. */
-static void build(const char *model, const char *hw_name, rf_dtype_kind math_dtype,
-                  const rf_measured *measured)
+/* A built-in model, or a config.json of the test data ("deepseek-v3.json"). */
+static void model_of(const char *model, rf_model *m)
+{
+    rf_err e;
+    char path[512];
+    size_t n = strlen(model);
+    if (n > 5 && !strcmp(model + n - 5, ".json")) {
+        snprintf(path, sizeof path, "%s/%s", RF_MODELS_DIR, model);
+        if (rf_model_load(path, m, &e))
+            fail_msg("%s", e.msg);
+    } else {
+        assert_int_equal(rf_model_preset(model, m, &e), RF_OK);
+    }
+}
+
+/* The figure of model on hw at batch B (decode at s = 2048, prefill T =
+ * 256): every dtype math_dtype, or (as_checkpoint) the dtypes the model's
+ * checkpoint declares, as the CLI takes them. */
+static void build_at(const char *model, const char *hw_name, rf_dtype_kind math_dtype,
+                     bool as_checkpoint, int64_t batch, const rf_measured *measured)
 {
     rf_model m;
     rf_hw hw;
     rf_roof roof;
     rf_err e;
-    assert_int_equal(rf_model_preset(model, &m, &e), RF_OK);
+    model_of(model, &m);
     assert_int_equal(rf_hw_preset(hw_name, &hw, &e), RF_OK);
     assert_int_equal(rf_hw_roof(&hw, math_dtype, &roof, &e), RF_OK);
     rf_step_opts d = rf_step_opts_default(), p = rf_step_opts_default();
-    d.w = d.a = d.kv = p.w = p.a = p.kv = rf_dtype_of(math_dtype);
-    d.phase = RF_DECODE, d.batch = 1, d.context = 2048;
-    p.phase = RF_PREFILL, p.batch = 1, p.tokens = 256, p.context = 0;
+    if (as_checkpoint)
+        d = p = rf_step_opts_for_model(&m);
+    else
+        d.w = d.a = d.kv = p.w = p.a = p.kv = rf_dtype_of(math_dtype);
+    d.phase = RF_DECODE, d.batch = batch, d.context = 2048;
+    p.phase = RF_PREFILL, p.batch = batch, p.tokens = 256, p.context = 0;
     if (rf_step_compute(&m, &d, &roof, &dec_st, &e) || rf_step_compute(&m, &p, &roof, &pre_st, &e))
         fail_msg("%s", e.msg);
     rf_plot_init(&fig, &hw, &roof);
@@ -71,6 +107,12 @@ static void build(const char *model, const char *hw_name, rf_dtype_kind math_dty
     if (measured)
         assert_int_equal(rf_plot_add_measured(&fig, measured, &e), RF_OK);
     rf_plot_fit(&fig);
+}
+
+static void build(const char *model, const char *hw_name, rf_dtype_kind math_dtype,
+                  const rf_measured *measured)
+{
+    build_at(model, hw_name, math_dtype, false, 1, measured);
 }
 
 static char *svg_of_fig(size_t *len)
@@ -148,7 +190,7 @@ static void golden_qwen_rtx4090(void **state)
 {
     (void)state;
     build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, NULL);
-    const double pi = 165.2e12, beta = 1.008e12; /* hardware.md, RTX 4090, bf16 FP32-acc */
+    const double pi = 165.2e12, beta = 1.008e12; /* the RTX 4090 preset, bf16 FP32-acc */
     assert_float_equal(fig.ridge, pi / beta, 1e-9); /* 163.9, "the ridge ~165" of seed 000 */
 
     /* Axes: smallest intensity = decode q_proj 3584/3586 = 0.9994, so x_min =
@@ -254,8 +296,7 @@ static void no_overlap(const char *what)
         const rf_plot_label *l = &lay.labels[i];
         if (!l->leader)
             continue;
-        double ex = fmax(l->box.cx - l->box.w / 2, fmin(l->anchor_x, l->box.cx + l->box.w / 2));
-        double ey = fmax(l->box.cy - l->box.h / 2, fmin(l->anchor_y, l->box.cy + l->box.h / 2));
+        double ex = l->lead_x, ey = l->lead_y;
         for (int k = 0; k <= 200; k++) {
             double x = l->anchor_x + (ex - l->anchor_x) * k / 200.0;
             double y = l->anchor_y + (ey - l->anchor_y) * k / 200.0;
@@ -536,6 +577,441 @@ static void html_page(void **state)
     rf_report_free(r);
 }
 
+
+/* ---- Figure 1 on large and mixed models (issue 12, point 11) ---------------- */
+/* The heading fits the canvas: each line, measured as the layout measures
+ * text, ends left of the right edge, and the lines together hold the whole
+ * subtitle. DeepSeek-V3 in its fp8 checkpoint dtypes has the longest one
+ * (the block-scaled weights named in full): two lines or more, the plot
+ * 14 px lower for each past the first. */
+static void heading_fits_one(const char *model, const char *hw, rf_dtype_kind math, int want_lines)
+{
+    build_at(model, hw, math, true, 1, NULL);
+    if (fig.n_heading < want_lines)
+        fail_msg("%s: %d heading lines, expected %d at least ('%s')", model, fig.n_heading,
+                 want_lines, fig.subtitle);
+    assert_string_equal(fig.heading[0], fig.title);
+    char joined[2 * RF_PLOT_TEXT_MAX] = "";
+    for (int i = 0; i < fig.n_heading; i++) {
+        double font = i ? 11.5 : 15.0; /* the subtitle's and title's sizes */
+        double right = fig.axes.left_px + rf_plot_text_px(fig.heading[i], font);
+        if (right > fig.width_px - 8)
+            fail_msg("%s: heading line '%s' ends at %.1f px of %.0f", model, fig.heading[i], right,
+                     fig.width_px);
+        if (i)
+            snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s",
+                     i > 1 ? " \xc2\xb7 " : "", fig.heading[i]);
+    }
+    assert_string_equal(joined, fig.subtitle); /* cut only at the " . " pieces */
+    /* 58 px for the title and one subtitle line, 14 px for each more, by
+     * which the canvas grows: the plot keeps 560 - 58 - 74 = 428 px */
+    assert_float_equal(fig.axes.top_px, 58 + 14.0 * (fig.n_heading - 2), 1e-9);
+    assert_float_equal(fig.height_px, 560 + 14.0 * (fig.n_heading - 2), 1e-9);
+    assert_float_equal(fig.axes.height_px, 428, 1e-9);
+    no_overlap(model);
+}
+
+static void heading_fits(void **state)
+{
+    (void)state;
+    heading_fits_one("deepseek-v3.json", "h100-sxm", RF_FP8_E4M3, 3);
+    heading_fits_one("qwen2.5-7b-instruct-awq.json", "rtx4090", RF_BF16, 3); /* int4 groups */
+    heading_fits_one("qwen2.5-7b-instruct", "rtx4090", RF_BF16, 2);
+}
+
+/* Every operator name a label line shows is whole: the line's groups
+ * ("q_a/q_b/o_proj", "shared_gate/up", "lm_head"), expanded as the label
+ * writes them, name points of the figure. A line broken inside a group
+ * ("shared_gate/up/" then "down") names "shared_" and "down", which are
+ * none. */
+static bool is_point(const char *name)
+{
+    for (size_t i = 0; i < fig.n_points; i++)
+        if (!strcmp(fig.points[i].name, name))
+            return true;
+    return false;
+}
+
+static void group_names_points(const char *what, const char *g)
+{
+    char name[96], parts[160];
+    size_t n = strlen(g);
+    const char *us = strchr(g, '_'), *sl = strchr(g, '/');
+    if (!sl) {
+        if (!is_point(g))
+            fail_msg("%s: label names '%s', no operator", what, g);
+        return;
+    }
+    bool proj = n > 5 && !strcmp(g + n - 5, "_proj");
+    size_t key = proj || !us || us > sl ? 0 : (size_t)(us - g + 1); /* "shared_" */
+    snprintf(parts, sizeof parts, "%.*s", (int)(n - key - (proj ? 5 : 0)), g + key);
+    for (char *save = NULL, *t = strtok_r(parts, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+        snprintf(name, sizeof name, "%.*s%s%s", (int)key, g, t, proj ? "_proj" : "");
+        if (!is_point(name))
+            fail_msg("%s: label group '%s' names '%s', no operator", what, g, name);
+    }
+}
+
+static void labels_whole_one(const char *model, const char *hw, rf_dtype_kind math)
+{
+    build_at(model, hw, math, true, 1, NULL);
+    no_overlap(model);
+    size_t lines = 0;
+    for (size_t i = 0; i < lay.n_labels; i++) {
+        const rf_plot_label *l = &lay.labels[i];
+        for (int k = 0; l->kind == RF_LABEL_POINTS && k < l->n_text; k++, lines++) {
+            char text[200], *t = text;
+            snprintf(text, sizeof text, "%s", l->text[k]);
+            if (strstr(t, "..."))
+                continue; /* the last line of a label cut short */
+            for (const char *pre = strchr(t, ':'); pre; pre = NULL)
+                t = (char *)pre + 2; /* "decode: " */
+            size_t n = strlen(t);
+            if (n && t[n - 1] == ',')
+                t[n - 1] = '\0'; /* a line broken after a comma keeps it */
+            for (char *save = NULL, *g = strtok_r(t, ", ", &save); g; g = strtok_r(NULL, ", ", &save))
+                group_names_points(model, g);
+        }
+    }
+    assert_true(lines > 0);
+}
+
+static void labels_whole_names(void **state)
+{
+    (void)state;
+    labels_whole_one("deepseek-v3.json", "h100-sxm", RF_FP8_E4M3);
+    labels_whole_one("qwen1.5-moe-a2.7b.json", "h100-sxm", RF_BF16); /* shared experts too */
+    labels_whole_one("qwen3-30b-a3b.json", "a100-80gb", RF_BF16);
+}
+
+/* Every roof drawn carries its label, on or beside its own line: the bf16
+ * roof of DeepSeek-V3's fp8 figure went to the footnote ("unlabelled (no
+ * room)") when operators took the room above and below it. */
+static void roofs_labelled_one(const char *model, const char *hw, rf_dtype_kind math, int64_t batch)
+{
+    build_at(model, hw, math, true, batch, NULL);
+    no_overlap(model);
+    if (lay.unlabelled[0])
+        fail_msg("%s on %s: unlabelled '%s'", model, hw, lay.unlabelled);
+    for (size_t i = 0; i < fig.n_lines; i++) {
+        const rf_plot_line *r = &fig.lines[i];
+        const rf_plot_label *l = label_with(r->label);
+        if (r->sloped)
+            continue;
+        /* a flat roof's label: its middle at most half its height + 2 px
+         * + 10 px (the farthest offset tried) from the line */
+        double dy = fabs(l->box.cy - px_y(r->value));
+        if (dy > l->box.h / 2 + 12.01)
+            fail_msg("%s: label '%s' stands %.1f px off its roof", model, r->label, dy);
+        assert_true(l->box.cx - l->box.w / 2 >= fig.axes.left_px);
+        assert_true(l->box.cx + l->box.w / 2 <= fig.axes.left_px + fig.axes.width_px);
+    }
+}
+
+static void roofs_labelled(void **state)
+{
+    (void)state;
+    roofs_labelled_one("deepseek-v3.json", "h100-sxm", RF_FP8_E4M3, 1);
+    roofs_labelled_one("mixtral-8x7b", "h100-sxm", RF_BF16, 32);
+    roofs_labelled_one("llama-3-8b", "l40s", RF_FP8_E4M3, 1);
+}
+
+/* The distance between the rectangle around (ax, ay) with half sizes hw,
+ * hh and the one from x0, y0 to x1, y1. */
+static double rect_gap(double ax, double ay, double hw, double hh, double x0, double y0, double x1,
+                       double y1)
+{
+    double dx = fmax(0, fmax(x0 - (ax + hw), (ax - hw) - x1));
+    double dy = fmax(0, fmax(y0 - (ay + hh), (ay - hh) - y1));
+    return hypot(dx, dy);
+}
+
+/* A label whose nearest text stands more than RF_PLOT_LEADER_PX from its
+ * markers has a leader line, ending on that text; and no line of a label
+ * hangs away from its markers while another line is next to them (in
+ * Mixtral's decode figure "prefill: router", centred under a wider line,
+ * stood ~90 px from its marker). Line i's text spans the width
+ * rf_plot_text_px gives it, flush as the label's align says, 13 px high
+ * from 1 px under the box top. */
+static void leaders_one(const char *model, const char *hw, int64_t batch)
+{
+    build_at(model, hw, RF_BF16, true, batch, NULL);
+    no_overlap(model);
+    for (size_t i = 0; i < lay.n_labels; i++) {
+        const rf_plot_label *l = &lay.labels[i];
+        if (l->kind != RF_LABEL_POINTS && l->kind != RF_LABEL_RIDGE)
+            continue;
+        double top = l->box.cy - l->box.h / 2 + 1, near = INFINITY, gap[RF_PLOT_LABEL_LINES];
+        int nearest = 0;
+        for (int k = 0; k < l->n_text; k++) {
+            double w = rf_plot_text_px(l->text[k], l->font_px);
+            double left = l->box.cx - l->box.w / 2 + 2, right = l->box.cx + l->box.w / 2 - 2;
+            double x0 = l->align < 0 ? left : l->align > 0 ? right - w : l->box.cx - w / 2;
+            gap[k] = rect_gap(l->anchor_x, l->anchor_y, l->anchor_hw, l->anchor_hh, x0,
+                              top + 13 * k, x0 + w, top + 13 * (k + 1));
+            if (gap[k] < near)
+                near = gap[k], nearest = k;
+        }
+        if (near > RF_PLOT_LEADER_PX && !l->leader)
+            fail_msg("%s: '%s' stands %.1f px from its markers with no leader", model, l->text[0],
+                     near);
+        for (int k = 0; k < l->n_text; k++)
+            if (gap[k] > fmax(near, RF_PLOT_LEADER_PX) + 13 * abs(k - nearest) + 0.5)
+                fail_msg("%s: line '%s' stands %.1f px from its markers, its label's nearest %.1f",
+                         model, l->text[k], gap[k], near);
+    }
+}
+
+static void leaders(void **state)
+{
+    (void)state;
+    leaders_one("mixtral-8x7b", "h100-sxm", 32);
+    leaders_one("mixtral-8x7b", "h200", 32);
+    leaders_one("qwen3-30b-a3b.json", "h100-sxm", 8);
+}
+
+/* Integer peaks are operations: "int8 1.979 POP/s", never "int8 ...
+ * FLOP/s", even when int8 shares its line with fp8 (H100: both 1.979 P);
+ * with integer math the axes, the ridge and the roofs count OP. */
+static void integer_roofs_one(const char *hw, rf_dtype_kind math)
+{
+    build(math == RF_INT8 ? "llama-3-8b" : "mixtral-8x7b", hw, math, NULL);
+    size_t named = 0;
+    for (size_t i = 0; i < fig.n_lines; i++) {
+        const char *t = strstr(fig.lines[i].label, "int8");
+        if (!t)
+            continue;
+        named++;
+        const char *unit = strstr(t, "OP/s");
+        if (!unit || unit[-1] == 'L')
+            fail_msg("%s: '%s' gives int8 in FLOP/s", hw, fig.lines[i].label);
+    }
+    assert_true(named == 1);
+    size_t len;
+    char *svg = svg_of_fig(&len);
+    if (math == RF_INT8) {
+        const char *want[] = {"attainable throughput (OP/s)", "arithmetic intensity I (OP/byte)",
+                              "1 POP/s<", "OP/B<"};
+        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+            if (!strstr(svg, want[k]))
+                fail_msg("%s int8: the figure lacks '%s'", hw, want[k]);
+        assert_null(strstr(svg, "PFLOP/s<")); /* no tick counts FLOPs */
+    }
+    free(svg);
+}
+
+static void integer_roofs(void **state)
+{
+    (void)state;
+    integer_roofs_one("h100-sxm", RF_BF16);  /* fp8_e4m3 and int8 share 1.979 P */
+    integer_roofs_one("l40s", RF_BF16);      /* fp8_e4m3 and int8 share 733 T */
+    integer_roofs_one("h100-sxm", RF_INT8);  /* the main roof itself */
+}
+
+/* Marker area is the operator's share of its step's floor: for operator i
+ * of a step on roof (pi, beta), share_i = c_i max(F_i/pi, Q_i/beta) /
+ * sum_j c_j max(F_j/pi, Q_j/beta) (the sum-of-max composition), and the
+ * circle's radius is 20 sqrt(share) px (RF_PLOT_AREA_R), 2.5 px at least. The embedding
+ * gather (no FLOPs, not drawn) keeps its share of the sum, so the drawn
+ * shares of a phase add to 1 less it. */
+static void marker_area_one(const char *model, const char *hw)
+{
+    build(model, hw, RF_BF16, NULL);
+    const double pi = fig.peak_flops_per_s, beta = fig.bw_bytes_per_s;
+    const rf_step *st[2] = {&dec_st, &pre_st};
+    size_t len;
+    char *svg = svg_of_fig(&len);
+    for (int s = 0; s < 2; s++) {
+        double total = 0, drawn = 0, unplaced = 0;
+        for (size_t i = 0; i < st[s]->n_ops; i++) {
+            const rf_op *op = &st[s]->ops[i];
+            double t = (double)op->count * fmax((double)op->flops / pi, (double)op->bytes / beta);
+            total += t;
+            unplaced += op->flops ? 0 : t;
+        }
+        assert_float_equal(total, st[s]->floor_sum_of_max_s, 1e-9 * total);
+        for (size_t i = 0; i < st[s]->n_ops; i++) {
+            const rf_op *op = &st[s]->ops[i];
+            if (!op->flops)
+                continue;
+            const rf_plot_point *q = NULL;
+            for (size_t k = 0; k < fig.n_points && !q; k++)
+                if ((int)fig.points[k].series == s && !strcmp(fig.points[k].name, op->name))
+                    q = &fig.points[k];
+            assert_non_null(q);
+            double share = (double)op->count *
+                           fmax((double)op->flops / pi, (double)op->bytes / beta) / total;
+            assert_float_equal(q->share, share, 1e-12);
+            drawn += q->share;
+            double r = fmax(20 * sqrt(share), 2.5);
+            assert_float_equal(rf_plot_marker_r(q->share), r, 1e-12);
+            if (s == 0) { /* decode circles: r="R" with two decimals */
+                char key[160];
+                snprintf(key, sizeof key, "<g class=\"pt decode\" data-op=\"%s\"", op->name);
+                const char *at = strstr(svg, key), *c = at ? strstr(at, "<circle r=\"") : NULL;
+                assert_non_null(c);
+                assert_float_equal(strtod(c + 11, NULL), r, 0.0051);
+            }
+        }
+        assert_float_equal(drawn, 1 - unplaced / total, 1e-9);
+    }
+    assert_non_null(strstr(svg, "area: share of the step's time floor (this: 10%)"));
+    free(svg);
+}
+
+static void marker_area(void **state)
+{
+    (void)state;
+    marker_area_one("qwen2.5-7b-instruct", "rtx4090");
+    marker_area_one("mixtral-8x7b", "h100-sxm");
+}
+
+/* ---- fitting is total (issue 12, point 12) ----------------------------------- */
+/* Whatever figures come in, rf_plot_fit ends, the axes are finite powers
+ * of ten at most 12 decades apart (RF_PLOT_MAX_DECADES) plus the quarter
+ * decade margins, and the SVG holds finite numbers only, every drawn
+ * marker inside the plot, with at most 13 labelled decades an axis. Each
+ * case is a measured file the reader might pass (or a broken main roof),
+ * given to the library directly. */
+static void fit_total_one(const char *what, const rf_measured *m, const rf_roof *main_roof)
+{
+    double max_span = main_roof ? 601 : 12 + 2; /* a broken main roof: finite, at least */
+    alarm(20); /* a hang is a failure */
+    rf_model md;
+    rf_hw hw;
+    rf_roof roof;
+    rf_err e;
+    model_of("qwen2.5-7b-instruct", &md);
+    assert_int_equal(rf_hw_preset("rtx4090", &hw, &e), RF_OK);
+    assert_int_equal(rf_hw_roof(&hw, RF_BF16, &roof, &e), RF_OK);
+    rf_step_opts d = rf_step_opts_default();
+    d.context = 2048;
+    assert_int_equal(rf_step_compute(&md, &d, &roof, &dec_st, &e), RF_OK);
+    rf_plot_init(&fig, &hw, main_roof ? main_roof : &roof);
+    rf_plot_describe(&fig, md.name, hw.name, &d, NULL);
+    assert_int_equal(rf_plot_add_step(&fig, &dec_st, RF_DECODE, &e), RF_OK);
+    if (m)
+        assert_int_equal(rf_plot_add_measured(&fig, m, &e), RF_OK);
+    rf_plot_fit(&fig);
+    const rf_plot_axes *a = &fig.axes;
+    double ax[4] = {a->x_min, a->x_max, a->y_min, a->y_max};
+    for (int k = 0; k < 4; k++)
+        if (!isfinite(ax[k]) || !(ax[k] > 0))
+            fail_msg("%s: axis bound %d is %g", what, k, ax[k]);
+    double xs = log10(a->x_max) - log10(a->x_min), ys = log10(a->y_max) - log10(a->y_min);
+    if (!(xs >= 1 && xs <= max_span && ys >= 1 && ys <= max_span))
+        fail_msg("%s: axes span %g and %g decades", what, xs, ys);
+    for (size_t i = 0; i < fig.n_points; i++) {
+        const rf_plot_point *q = &fig.points[i];
+        double x = rf_plot_x_px(a, q->intensity), y = rf_plot_y_px(a, q->flops_per_s);
+        assert_true(isfinite(x) && isfinite(y));
+        if (!q->off_axes && (x < a->left_px - 0.01 || x > a->left_px + a->width_px + 0.01 ||
+                             y < a->top_px - 0.01 || y > a->top_px + a->height_px + 0.01))
+            fail_msg("%s: %s drawn outside the plot at (%g, %g)", what, q->name, x, y);
+    }
+    assert_int_equal(rf_plot_layout_compute(&fig, &lay, &e), RF_OK);
+    size_t len, grid = 0;
+    char *svg = svg_of_fig(&len); /* finite numbers only: checked there */
+    for (const char *at = svg; (at = strstr(at, "stroke=\"#ececec\"")); at++)
+        grid++;
+    if (grid > 26 || len > 40000)
+        fail_msg("%s: %zu grid lines, %zu bytes", what, grid, len);
+    free(svg);
+    alarm(0);
+}
+
+static void fit_total(void **state)
+{
+    (void)state;
+    static rf_measured m;
+    const struct {
+        const char *what;
+        double bw, peak, flops, bytes, seconds;
+    } cases[] = {
+        {"flops 1e-323", 0, 0, 1e-323, 1, 1},   /* I underflows; the old loop never ended */
+        {"flops 5e-324, 1e300 s", 0, 0, 5e-324, 1, 1e300},
+        {"bandwidth 5e-324", 5e-324, 0, 0, 0, 0},
+        {"peak 1e300", 0, 1e300, 0, 0, 0},
+        {"bandwidth 5e-324, peak 1e300", 5e-324, 1e300, 0, 0, 0},
+        {"flops 1e300", 0, 0, 1e300, 1, 1},
+        {"bytes 5e-324", 0, 0, 1, 5e-324, 1},   /* I = inf */
+        {"seconds 5e-324", 0, 0, 1e10, 1, 5e-324}, /* F/t = inf */
+        {"bandwidth 1e300, peak 5e-324", 1e300, 5e-324, 0, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memset(&m, 0, sizeof m);
+        snprintf(m.name, sizeof m.name, "extreme");
+        m.bw_bytes_per_s = cases[k].bw;
+        m.peak_flops_per_s[RF_BF16] = cases[k].peak;
+        if (cases[k].flops > 0) {
+            m.n_ops = 1;
+            snprintf(m.ops[0].name, sizeof m.ops[0].name, "q");
+            m.ops[0].flops = cases[k].flops;
+            m.ops[0].bytes = cases[k].bytes;
+            m.ops[0].measured_s = cases[k].seconds;
+        }
+        fit_total_one(cases[k].what, &m, NULL);
+    }
+    /* the extreme point is named, not drawn */
+    memset(&m, 0, sizeof m);
+    m.n_ops = 1;
+    snprintf(m.ops[0].name, sizeof m.ops[0].name, "q");
+    m.ops[0].flops = 1e-323, m.ops[0].bytes = 1, m.ops[0].measured_s = 1;
+    fit_total_one("named", &m, NULL);
+    assert_non_null(strstr(fig.footnote, "off the axes, not drawn: q"));
+    /* a main roof out of range (a ridge of infinity) too */
+    rf_roof bad = {.math = RF_BF16, .peak_flops_per_s = 1e300, .bw_bytes_per_s = 5e-324,
+                   .ridge = INFINITY};
+    fit_total_one("main roof 1e300 / 5e-324", NULL, &bad);
+    /* a canvas too small, or not a number, is taken back to the default */
+    build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, NULL);
+    fig.width_px = NAN, fig.height_px = 1;
+    rf_plot_fit(&fig);
+    assert_float_equal(fig.width_px, 900, 0);
+    assert_float_equal(fig.height_px, 560, 0);
+}
+
+/* ---- names are text, never markup or control bytes (point 16) --------------- */
+static void names_sanitized(void **state)
+{
+    (void)state;
+    static rf_measured m;
+    rf_err e;
+    build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, NULL);
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "lab\nline two\x01<b>");
+    m.n_ops = 1;
+    snprintf(m.ops[0].name, sizeof m.ops[0].name, "q\tproj\x7f");
+    m.ops[0].flops = 1e9, m.ops[0].bytes = 1e7, m.ops[0].measured_s = 1e-3;
+    assert_int_equal(rf_plot_add_measured(&fig, &m, &e), RF_OK);
+    snprintf(fig.title, sizeof fig.title, "model\r\nname\x1b[31m & co");
+    rf_plot_fit(&fig);
+    size_t len;
+    char *svg = svg_of_fig(&len);
+    /* every line of the file is one element: no text runs over a line */
+    for (const char *c = svg; *c; c++) {
+        assert_false((unsigned char)*c < 0x20 && *c != '\n');
+        assert_false(*c == 0x7f);
+        if (*c == '\n')
+            assert_true(c[-1] == '>');
+    }
+    const char *want[] = {"model??name?[31m &amp; co", "lab?line two?&lt;b&gt;", "data-op=\"q?proj?\""};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        if (!strstr(svg, want[k]))
+            fail_msg("the figure lacks '%s'", want[k]);
+    free(svg);
+
+    rf_report *r = rf_report_new("report of a\nb\x07");
+    rf_report_assume(r, "assumed\tthing");
+    rf_buf b;
+    rf_buf_init(&b);
+    assert_int_equal(rf_report_write_html(r, NULL, 0, &b, &e), RF_OK);
+    assert_non_null(strstr(b.data, "<h1>report of a?b?</h1>"));
+    assert_non_null(strstr(b.data, "<li>assumed?thing</li>"));
+    rf_buf_free(&b);
+    rf_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +1023,14 @@ int main(void)
         cmocka_unit_test(measured_overlay),
         cmocka_unit_test(batch_chart),
         cmocka_unit_test(html_page),
+        cmocka_unit_test(heading_fits),
+        cmocka_unit_test(labels_whole_names),
+        cmocka_unit_test(roofs_labelled),
+        cmocka_unit_test(leaders),
+        cmocka_unit_test(integer_roofs),
+        cmocka_unit_test(marker_area),
+        cmocka_unit_test(fit_total),
+        cmocka_unit_test(names_sanitized),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

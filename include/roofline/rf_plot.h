@@ -28,8 +28,14 @@
  * Labels never overlap each other, a marker or the legend: operators whose
  * markers fall within RF_PLOT_MERGE_PX of each other share one label
  * ("q/k/v/o/gate/up/down_proj, lm_head"), and each label is placed by a
- * search around its anchor, with a leader line when it had to move away.
- * rf_plot_layout exposes the result so tests can check it.
+ * search around its anchor, with a leader line when its text stands more
+ * than RF_PLOT_LEADER_PX from its markers. rf_plot_layout exposes the
+ * result so tests can check it.
+ *
+ * A predicted operator's marker area is proportional to its share of its
+ * step's floor, count x max(F/pi, Q/beta) over the sum of that over the
+ * step (the sum-of-max composition), so the operators that take the
+ * step's time stand out; the legend says what the area means.
  *
  * Everything here is plain data; only the layout, the batch sweep and the
  * writers allocate (scratch, freed before they return), and the writers
@@ -61,6 +67,13 @@ extern "C" {
 #define RF_PLOT_MAX_POINTS (2 * RF_STEP_MAX_OPS + RF_MEASURED_MAX_OPS)
 #define RF_PLOT_MAX_LABELS (RF_PLOT_MAX_POINTS + RF_PLOT_MAX_LINES + 3)
 #define RF_PLOT_LABEL_LINES 4 /* lines of one label at most                 */
+#define RF_PLOT_HEAD_LINES 4  /* the title and up to 3 lines of subtitle      */
+#define RF_PLOT_MAX_DECADES 12.0 /* widest span of an axis, see rf_plot_fit    */
+#define RF_PLOT_LEADER_PX 10.0 /* a label's text farther than this from its
+                                  markers gets a leader line to them         */
+#define RF_PLOT_AREA_R 20.0    /* radius (px) of a marker holding a whole step */
+#define RF_PLOT_MARKER_R_MIN 2.5 /* smallest marker radius (px), so every
+                                    operator stays visible                   */
 
 /* ---- axes ---------------------------------------------------------------- */
 typedef struct rf_plot_axes {
@@ -70,7 +83,8 @@ typedef struct rf_plot_axes {
     double left_px, top_px, width_px, height_px; /* plot area on the canvas, px   */
 } rf_plot_axes;
 
-/* The mappings above. Values <= 0 map to the left (bottom) edge. */
+/* The mappings above. Values <= 0 (or NaN) map to the left (bottom) edge;
+ * log10 is clamped to +-300, so every result is finite. */
 double rf_plot_x_px(const rf_plot_axes *a, double intensity);
 double rf_plot_y_px(const rf_plot_axes *a, double flops_per_s);
 
@@ -89,7 +103,9 @@ typedef struct rf_plot_line {
     double value;             /* bw_bytes_per_s (sloped) or peak_flops_per_s */
     double from_intensity;    /* FLOP/byte; 0 = from the left edge           */
     double to_intensity;      /* FLOP/byte; 0 = to the right edge            */
-    char label[64];           /* "bf16 165.2 TFLOP/s", "1.008 TB/s"          */
+    char label[96];           /* "bf16 165.2 TFLOP/s", "1.008 TB/s", "fp8_e4m3
+                                 1.979 PFLOP/s, int8 1.979 POP/s": integer
+                                 dtypes in OP/s                              */
 } rf_plot_line;
 
 typedef enum rf_plot_series {
@@ -106,15 +122,28 @@ typedef struct rf_plot_point {
     double flops_per_s;       /* predicted: min(pi, I beta); measured: F / t  */
     int match;                /* measured: index of the predicted point with the
                                  same name and phase (joined by a line); -1 none */
+    double share;             /* predicted: count x max(F/pi, Q/beta) of the
+                                 operator over its step's sum-of-max floor on
+                                 this roof, 0..1; measured: 0              */
+    bool off_axes;            /* set by rf_plot_fit: outside the axes, not
+                                 drawn (named in the footnote)             */
 } rf_plot_point;
 
 typedef struct rf_plot {
     char title[RF_PLOT_TEXT_MAX];    /* model and hardware                    */
     char subtitle[RF_PLOT_TEXT_MAX]; /* dtypes, B, s, T                       */
-    char series_label[3][96];        /* legend text of each series            */
+    char series_label[3][128];       /* legend text of each series            */
     char footnote[RF_PLOT_TEXT_MAX]; /* set by rf_plot_fit: what is not drawn,
                                         where measured figures come from      */
     char unplaced[128];              /* operators with no FLOPs ("embed")     */
+    char off_axes[RF_PLOT_TEXT_MAX]; /* points and measured roofs not drawn:
+                                        beyond a double, or outside the axes */
+    char heading[RF_PLOT_HEAD_LINES][RF_PLOT_TEXT_MAX]; /* set by rf_plot_fit:
+                                        the title, then the subtitle's lines,
+                                        each fitting the canvas             */
+    int n_heading;
+    double heading_px;               /* set by rf_plot_fit: px height_px grew
+                                        by for the subtitle's extra lines   */
     char measured_name[64];          /* name in the measured file             */
     double width_px, height_px;      /* canvas                                */
     rf_plot_axes axes;               /* set by rf_plot_fit                    */
@@ -157,8 +186,31 @@ rf_status rf_plot_add_measured(rf_plot *p, const rf_measured *m, rf_err *err);
  * so each roof shows a stretch long enough for its label); y from the
  * power of ten below the lowest point or the memory roof at x_min, up to
  * the first half decade (10^(k/2)) that leaves 19 px above the highest roof
- * or point (room for a roof's label). Lays the plot area out on the canvas. */
+ * or point (room for a roof's label). Lays the plot area out on the canvas,
+ * below the heading: the title on one line, the subtitle wrapped (at its
+ * " \xc2\xb7 " pieces, then spaces) to the canvas, measured by
+ * rf_plot_text_px; each subtitle line past the first adds 14 px to the
+ * canvas above the plot (height_px grows, heading_px says by how much), so
+ * the plot keeps its size.
+ *
+ * Total: any figures in give finite axes out, in bounded time. An axis
+ * spans at most RF_PLOT_MAX_DECADES: when everything would span more, it
+ * keeps the main roof's ridge, the predictions and the compute roofs, and
+ * widens towards the measured figures (downwards first) up to that span;
+ * a measured point or roof left outside is marked off_axes, not drawn,
+ * and named in the footnote. The canvas is kept to 480..4000 x 320..4000
+ * px (900 x 560 otherwise). */
 void rf_plot_fit(rf_plot *p);
+
+/* Width in px of s set in DejaVu Sans at font_px (UTF-8; a character
+ * beyond ASCII counts wide): the estimate every layout decision uses. */
+double rf_plot_text_px(const char *s, double font_px);
+
+/* Radius (px) of a predicted operator's marker: its area is proportional
+ * to the operator's share of the step's floor, RF_PLOT_AREA_R sqrt(share),
+ * but never below RF_PLOT_MARKER_R_MIN. A circle of this radius; a square
+ * or diamond of the same area. Measured markers keep 4.8 px. */
+double rf_plot_marker_r(double share);
 
 /* ---- layout: where every text goes ---------------------------------------- */
 /* A box centred at (cx, cy), w x h px, turned angle_deg clockwise. */
@@ -184,7 +236,15 @@ typedef struct rf_plot_label {
     double font_px;
     rf_plot_box box;        /* where the text sits                            */
     double anchor_x, anchor_y; /* the thing it names                          */
-    bool leader;            /* a leader line from the anchor to the box       */
+    double anchor_hw, anchor_hh; /* half sizes of what it names (its markers) */
+    int align;              /* its lines' alignment in the box: -1 flush left
+                               (the box right of its anchor), 1 flush right
+                               (left of it), 0 centred                       */
+    bool leader;            /* a leader line from the anchor to lead_x, lead_y:
+                               set whenever its nearest line of text is more
+                               than RF_PLOT_LEADER_PX from the anchor's box  */
+    double lead_x, lead_y;  /* where the leader ends: the point of the nearest
+                               line of text closest to the anchor           */
 } rf_plot_label;
 
 typedef struct rf_plot_layout {
@@ -198,18 +258,30 @@ typedef struct rf_plot_layout {
 
 /* Lay out the labels of a fitted figure. Points come in clusters (single
  * linkage, markers within RF_PLOT_MERGE_PX); a cluster mixing the phases
- * gets a line per phase. Measured points matched to a prediction carry no
- * label (the line to it names them). A label that finds no place free of
- * every other label, marker and the legend is left out and its text named
- * in out->unlabelled (drawn in the footnote), so nothing ever overlaps.
- * RF_ENOMEM when its scratch cannot be allocated. */
+ * gets a line per phase; a label's lines break only at spaces, so no name
+ * is cut. Measured points matched to a prediction carry no label (the line
+ * to it names them), nor do points off the axes. A roof's label goes along
+ * its line (anywhere along a flat one), beside it or, failing that, on
+ * it. Three orders are tried, first one that leaves nothing unlabelled
+ * kept, else the one that leaves the fewest: the roofs' labels before the
+ * operators', the main roof's only, the operators' first. A label
+ * that finds no place free of every other label, marker and the legend is
+ * left out and its text named in out->unlabelled (drawn in the footnote),
+ * so nothing ever overlaps. RF_ENOMEM when its scratch cannot be
+ * allocated. */
 rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *err);
 
 /* Render the figure as a standalone SVG document (XML declaration, no
- * external references, no fonts, no rasters). Each marker is a
+ * external references, no fonts, no rasters). Text taken from the input
+ * (names, titles) is escaped for XML and every control character in it
+ * is shown as '?'. Each axis labels at most 13 decades (every k-th one on
+ * a wider axis), so the file stays small whatever the figures. Each
+ * marker is a
  * <g class="pt SERIES[ measured]" data-op="NAME" transform="translate(x,y)">
  * and the ridge a <g class="ridge" transform="translate(x,y)">, at the pixel
- * coordinates of the mapping above, printed with one decimal. */
+ * coordinates of the mapping above, printed with one decimal; a predicted
+ * marker's size is rf_plot_marker_r of its share (the legend says so), and
+ * larger markers are drawn first so smaller ones stay on top. */
 rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err);
 
 /* ---- the batch sweep chart -------------------------------------------------- */
@@ -254,7 +326,8 @@ typedef struct rf_html_figure {
 /* One self-contained page: title, assumptions, the report's sections and
  * tables in order with the figures inline where `after` puts them, a print
  * stylesheet and a layout that reads on a narrow screen. No script, no
- * external reference. RF_ENOMEM on allocation failure; RF_EINVAL for a
+ * external reference; every text of the report is escaped, its control
+ * characters shown as '?'. RF_ENOMEM on allocation failure; RF_EINVAL for a
  * figure whose `after` names no block. */
 rf_status rf_report_write_html(const rf_report *r, const rf_html_figure *figs, size_t n_figs,
                                rf_buf *out, rf_err *err);

@@ -21,9 +21,25 @@ extern const char *const rf__series_color[3];
 #define RF__ROOF_OTHER "#b0b0b0"
 #define RF__ROOF_MEASURED "#2a9d8f"
 
-/* Width in px of s set in DejaVu Sans at font_px (UTF-8; unknown glyphs
- * count as wide). */
-double rf__text_px(const char *s, double font_px);
+/* Exponents beyond +-RF__LG_MAX are clamped: every log10 the figure takes
+ * is finite, so every coordinate is, whatever the input. */
+#define RF__LG_MAX 300.0
+
+/* log10 v clamped to [-RF__LG_MAX, RF__LG_MAX]; -RF__LG_MAX for v <= 0 or
+ * NaN. */
+double rf__lg(double v);
+
+/* The axis mapping of rf_plot.h from a log10 value already taken. */
+double rf__plot_x_lg(const rf_plot_axes *a, double lg_intensity);
+double rf__plot_y_lg(const rf_plot_axes *a, double lg_flops_per_s);
+
+/* Integer dtypes count operations (OP/s), the others FLOPs. */
+bool rf__dtype_counts_ops(rf_dtype_kind k);
+
+/* Clip the segment (x0, y0)-(x1, y1) to [xmin, xmax] x [ymin, ymax];
+ * false if nothing of it is left. */
+bool rf__clip(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin,
+              double xmax, double ymax);
 
 /* A roof segment in canvas px, clipped to the plot area; false when none
  * of it is visible. */
@@ -33,23 +49,44 @@ bool rf__plot_line_px(const rf_plot *p, const rf_plot_line *l, double xy[4]);
  * operations, not FLOPs ("1.979 POP/s"). */
 void rf__rate_text(double flops_per_s, rf_dtype_kind k, char *out, size_t cap);
 
+/* A ridge in FLOP/byte as the figure prints it: "163.9", "1250", "2.5e+06";
+ * "-" when it is not a positive finite number. Returns out. */
+char *rf__ridge_text(double ridge, char out[32]);
+
 /* The text of a decade tick: 10^e of a quantity. kind: 'F' FLOP/s,
  * 'I' FLOP/byte, 's' seconds, 't' tokens/s, 'b' a batch (plain). */
 void rf__decade_label(int e, char kind, char *out, size_t cap);
 
 #define RF__LEGEND_ROW 160 /* bytes of one legend row */
+#define RF__LEGEND_ROWS 9  /* rows of the legend at most */
+#define RF__LEGEND_SHARE 0.1 /* share of the legend's sample marker */
 
 /* The legend's rows of a figure: text and kind (0..2 a series, 3 measured
- * markers, 4 the main roof, 5 other dtypes, 6 measured roofs); returns how
- * many (at most 8). */
+ * markers, 4 the main roof, 5 other dtypes, 6 measured roofs, 7 what a
+ * marker's area means); returns how many (at most RF__LEGEND_ROWS). */
 int rf__plot_legend(const rf_plot *p, char rows[][RF__LEGEND_ROW], int kinds[]);
 
+/* Radius (px) of a point's marker: rf_plot_marker_r of its share when
+ * predicted, RF__MEASURED_R when measured. */
+#define RF__MEASURED_R 4.8
+double rf__marker_r(const rf_plot_point *q);
+
 /* Move the longest head of text that fits max_px into line (cap bytes),
- * cut after a '/' or before a ',' or a space where one fits, anywhere else
- * otherwise;
- * text keeps the rest. With last set, a rest that does not fit is dropped
- * and the line ends in "...". */
+ * cut at a space, so no word (and no operator name) is ever broken; text
+ * keeps the rest. A first word wider than max_px makes a wider line. With
+ * last set, a rest that does not fit is dropped and the line ends in "..."
+ * (and only then may a single over-wide word be cut). */
 void rf__take_line(char *text, char *line, size_t cap, double font, double max_px, bool last);
+
+/* Break text into at most max_lines lines of max_px, preferring cuts where
+ * sep (" \xc2\xb7 ") stands, then at spaces; the last line ends in "..." if
+ * text does not fit. Returns the number of lines (0 for ""). */
+int rf__wrap(const char *text, const char *sep, double font, double max_px,
+             char lines[][RF_PLOT_TEXT_MAX], int max_lines);
+
+/* The extent across of line i of label l: x0 .. x1 px, as its align sets
+ * it inside the box (2 px from the side it is flush with). */
+void rf__label_line_x(const rf_plot_label *l, int i, double *x0, double *x1);
 
 /* XML/HTML text with &, <, >, " escaped. */
 void rf__xml_text(rf_buf *b, const char *s);

@@ -14,6 +14,8 @@
 typedef struct seg {
     double x0, y0, x1, y1;
     bool leader; /* a label's leader: no other label may cross it */
+    double own_hw, own_hh; /* a leader: half sizes of the markers it starts
+                              on (at x0, y0), which it may cross          */
 } seg;
 
 static void axes_of(const rf_plot_box *b, double u[2], double v[2])
@@ -50,34 +52,6 @@ bool rf_plot_box_overlap(const rf_plot_box *a, const rf_plot_box *b)
     return true;
 }
 
-/* Clip the segment to [xmin,xmax]x[ymin,ymax] (Liang-Barsky); false if
- * nothing is left. */
-static bool clip(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin,
-                 double xmax, double ymax)
-{
-    double t0 = 0, t1 = 1, dx = *x1 - *x0, dy = *y1 - *y0;
-    double pq[4][2] = {{-dx, *x0 - xmin}, {dx, xmax - *x0}, {-dy, *y0 - ymin}, {dy, ymax - *y0}};
-    for (int i = 0; i < 4; i++) {
-        double pp = pq[i][0], q = pq[i][1];
-        if (pp == 0) {
-            if (q < 0)
-                return false;
-            continue;
-        }
-        double t = q / pp;
-        if (pp < 0 && t > t0)
-            t0 = t;
-        if (pp > 0 && t < t1)
-            t1 = t;
-    }
-    if (t0 > t1)
-        return false;
-    double ox = *x0, oy = *y0;
-    *x0 = ox + t0 * dx, *y0 = oy + t0 * dy;
-    *x1 = ox + t1 * dx, *y1 = oy + t1 * dy;
-    return true;
-}
-
 static bool seg_hits_box(const seg *s, const rf_plot_box *b)
 {
     double u[2], v[2];
@@ -85,22 +59,7 @@ static bool seg_hits_box(const seg *s, const rf_plot_box *b)
     double px0 = s->x0 - b->cx, py0 = s->y0 - b->cy, px1 = s->x1 - b->cx, py1 = s->y1 - b->cy;
     double x0 = px0 * u[0] + py0 * u[1], y0 = px0 * v[0] + py0 * v[1];
     double x1 = px1 * u[0] + py1 * u[1], y1 = px1 * v[0] + py1 * v[1];
-    return clip(&x0, &y0, &x1, &y1, -b->w / 2, -b->h / 2, b->w / 2, b->h / 2);
-}
-
-bool rf__plot_line_px(const rf_plot *p, const rf_plot_line *l, double xy[4])
-{
-    const rf_plot_axes *a = &p->axes;
-    double i0 = l->from_intensity > 0 ? fmax(l->from_intensity, a->x_min) : a->x_min;
-    double i1 = l->to_intensity > 0 ? fmin(l->to_intensity, a->x_max) : a->x_max;
-    if (!(i0 < i1))
-        return false;
-    xy[0] = rf_plot_x_px(a, i0);
-    xy[2] = rf_plot_x_px(a, i1);
-    xy[1] = rf_plot_y_px(a, l->sloped ? i0 * l->value : l->value);
-    xy[3] = rf_plot_y_px(a, l->sloped ? i1 * l->value : l->value);
-    return clip(&xy[0], &xy[1], &xy[2], &xy[3], a->left_px, a->top_px, a->left_px + a->width_px,
-                a->top_px + a->height_px);
+    return rf__clip(&x0, &y0, &x1, &y1, -b->w / 2, -b->h / 2, b->w / 2, b->h / 2);
 }
 
 /* ---- layout -------------------------------------------------------------------- */
@@ -114,6 +73,8 @@ typedef struct placer {
     size_t n_segs;
     size_t n_markers;       /* points + the ridge                           */
     bool has_legend;
+    size_t n_lost_points;   /* operator labels that found no place          */
+    size_t n_lost_lines;    /* roof labels that found none                  */
 } placer;
 
 static bool inside(const placer *pl, const rf_plot_box *b)
@@ -149,21 +110,28 @@ static double cost(const placer *pl, const rf_plot_box *b, const seg *leader)
                 return INFINITY;
             c += 40;
         }
-    if (leader)
-        for (size_t i = 0; i < pl->n_markers; i++)
-            if (seg_hits_box(leader, &o->markers[i]))
-                c += 25;
+    if (leader) /* a marker it does not name it should rather not cross */
+        for (size_t i = 0; i < pl->n_markers; i++) {
+            const rf_plot_box *m = &o->markers[i];
+            bool own = fabs(m->cx - leader->x0) <= leader->own_hw &&
+                       fabs(m->cy - leader->y0) <= leader->own_hh;
+            if (seg_hits_box(leader, m))
+                c += own ? 25 : 80;
+        }
     return c;
 }
 
 static void add_seg(placer *pl, double x0, double y0, double x1, double y1, bool leader)
 {
     if (pl->n_segs < MAX_SEGS)
-        pl->segs[pl->n_segs++] = (seg){x0, y0, x1, y1, leader};
+        pl->segs[pl->n_segs++] = (seg){x0, y0, x1, y1, leader, 0, 0};
 }
 
-static void note_unlabelled(rf_plot_layout *o, const rf_plot_label *l)
+static void note_unlabelled(placer *pl, const rf_plot_label *l)
 {
+    rf_plot_layout *o = pl->out;
+    pl->n_lost_points += l->kind == RF_LABEL_POINTS;
+    pl->n_lost_lines += l->kind == RF_LABEL_LINE;
     size_t n = strlen(o->unlabelled);
     for (int i = 0; i < l->n_text && n < sizeof o->unlabelled; i++)
         n += (size_t)snprintf(o->unlabelled + n, sizeof o->unlabelled - n, "%s%s",
@@ -174,7 +142,7 @@ static void label_size(rf_plot_label *l)
 {
     double w = 0;
     for (int i = 0; i < l->n_text; i++)
-        w = fmax(w, rf__text_px(l->text[i], l->font_px));
+        w = fmax(w, rf_plot_text_px(l->text[i], l->font_px));
     l->box.w = w + 4;
     l->box.h = l->n_text * RF__LINE_PX + 2;
 }
@@ -184,16 +152,43 @@ static void commit(placer *pl, rf_plot_label *l, double best)
 {
     rf_plot_layout *o = pl->out;
     if (!isfinite(best)) {
-        note_unlabelled(o, l);
+        note_unlabelled(pl, l);
         return;
     }
-    if (l->leader) {
-        /* The leader ends on the box edge nearest the anchor. */
-        double ex = fmax(l->box.cx - l->box.w / 2, fmin(l->anchor_x, l->box.cx + l->box.w / 2));
-        double ey = fmax(l->box.cy - l->box.h / 2, fmin(l->anchor_y, l->box.cy + l->box.h / 2));
-        add_seg(pl, l->anchor_x, l->anchor_y, ex, ey, true);
-    }
+    if (l->leader)
+        add_seg(pl, l->anchor_x, l->anchor_y, l->lead_x, l->lead_y, true);
     o->labels[o->n_labels++] = *l;
+}
+
+/* plot_impl.h */
+void rf__label_line_x(const rf_plot_label *l, int i, double *x0, double *x1)
+{
+    double w = rf_plot_text_px(l->text[i], l->font_px);
+    double left = l->box.cx - l->box.w / 2 + 2, right = l->box.cx + l->box.w / 2 - 2;
+    *x0 = l->align < 0 ? left : l->align > 0 ? right - w : l->box.cx - w / 2;
+    *x1 = *x0 + w;
+}
+
+/* How far an upright label's nearest line of text stands from the box it
+ * names (anchor +- anchor_hw, anchor_hh); *ex, *ey: the point of that line
+ * nearest the anchor, where a leader would end. */
+static double text_gap(const rf_plot_label *l, double *ex, double *ey)
+{
+    double best = INFINITY, top = l->box.cy - l->box.h / 2 + 1;
+    for (int i = 0; i < l->n_text; i++) {
+        double x0, x1;
+        rf__label_line_x(l, i, &x0, &x1);
+        double y0 = top + i * RF__LINE_PX, y1 = y0 + RF__LINE_PX;
+        double dx = fmax(0, fmax(x0 - (l->anchor_x + l->anchor_hw), (l->anchor_x - l->anchor_hw) - x1));
+        double dy = fmax(0, fmax(y0 - (l->anchor_y + l->anchor_hh), (l->anchor_y - l->anchor_hh) - y1));
+        double g = hypot(dx, dy);
+        if (g < best) {
+            best = g;
+            *ex = fmax(x0, fmin(l->anchor_x, x1));
+            *ey = fmax(y0, fmin(l->anchor_y, y1));
+        }
+    }
+    return best;
 }
 
 /* Directions tried around an anchor, in order of preference (screen y down). */
@@ -218,8 +213,11 @@ static void place_near(placer *pl, rf_plot_label *l, double cx, double cy, doubl
             rf_plot_label c = *l;
             c.box.cx = cx + dx * (ahw + c.box.w / 2 + radii[r]);
             c.box.cy = cy + dy * (ahh + c.box.h / 2 + radii[r]);
-            c.leader = radii[r] > 12;
-            seg lead = {l->anchor_x, l->anchor_y, c.box.cx, c.box.cy, true};
+            c.anchor_hw = ahw, c.anchor_hh = ahh;
+            /* lines flush towards the anchor, so each starts beside it */
+            c.align = dx > 0 ? -1 : dx < 0 ? 1 : 0;
+            c.leader = text_gap(&c, &c.lead_x, &c.lead_y) > RF_PLOT_LEADER_PX;
+            seg lead = {l->anchor_x, l->anchor_y, c.lead_x, c.lead_y, true, ahw, ahh};
             double k = cost(pl, &c.box, c.leader ? &lead : NULL);
             k += radii[r] + (d == prefer ? 0 : 4 + 2 * d);
             if (k < best_c) {
@@ -338,10 +336,11 @@ static void cluster_label(const rf_plot *p, const int *member, size_t n, rf_plot
 
 int rf__plot_legend(const rf_plot *p, char rows[][RF__LEGEND_ROW], int kinds[])
 {
-    bool series[3] = {false}, measured = false, other = false, mroof = false;
+    bool series[3] = {false}, measured = false, other = false, mroof = false, area = false;
     for (size_t i = 0; i < p->n_points; i++) {
         series[p->points[i].series] = true;
         measured |= p->points[i].measured;
+        area |= !p->points[i].measured;
     }
     for (size_t i = 0; i < p->n_lines; i++) {
         other |= p->lines[i].role == RF_PLOT_OTHER;
@@ -353,6 +352,11 @@ int rf__plot_legend(const rf_plot *p, char rows[][RF__LEGEND_ROW], int kinds[])
             snprintf(rows[n], RF__LEGEND_ROW, "%s", p->series_label[s]);
             kinds[n++] = s;
         }
+    if (area) {
+        snprintf(rows[n], RF__LEGEND_ROW, "area: share of the step's time floor (this: %g%%)",
+                 100 * RF__LEGEND_SHARE);
+        kinds[n++] = 7;
+    }
     if (measured) {
         snprintf(rows[n], RF__LEGEND_ROW, "measured (hollow), joined to its prediction");
         kinds[n++] = 3;
@@ -375,11 +379,11 @@ int rf__plot_legend(const rf_plot *p, char rows[][RF__LEGEND_ROW], int kinds[])
 
 static void place_legend(placer *pl)
 {
-    char rows[8][RF__LEGEND_ROW];
-    int kinds[8], n = rf__plot_legend(pl->p, rows, kinds);
+    char rows[RF__LEGEND_ROWS][RF__LEGEND_ROW];
+    int kinds[RF__LEGEND_ROWS], n = rf__plot_legend(pl->p, rows, kinds);
     double w = 0;
     for (int i = 0; i < n; i++)
-        w = fmax(w, rf__text_px(rows[i], RF__FONT_LABEL));
+        w = fmax(w, rf_plot_text_px(rows[i], RF__FONT_LABEL));
     rf_plot_box b = {.w = w + 40, .h = n * 16 + 10};
     const rf_plot_axes *a = &pl->p->axes;
     double l = a->left_px + 8 + b.w / 2, r = a->left_px + a->width_px - 8 - b.w / 2;
@@ -402,8 +406,28 @@ static void place_legend(placer *pl)
     }
 }
 
-/* A roof's label: flat ones sit just above (or below) the line, sloped ones
- * along it, turned to its angle, on the empty upper-left side. */
+/* A roof's candidate place: `along` px from the line's start, `off` px off
+ * it on the upper side (negative: below). */
+static rf_plot_label on_line(const rf_plot_label *l, const double xy[4], double along, double off)
+{
+    double len = hypot(xy[2] - xy[0], xy[3] - xy[1]);
+    double ux = (xy[2] - xy[0]) / len, uy = (xy[3] - xy[1]) / len;
+    double nx = uy, ny = -ux; /* the normal pointing up (up-left on the slope) */
+    if (ny > 0)
+        nx = -nx, ny = -ny;
+    rf_plot_label c = *l;
+    c.box.cx = xy[0] + ux * along + nx * off;
+    c.box.cy = xy[1] + uy * along + ny * off;
+    c.box.angle_deg = uy != 0 ? atan2(uy, ux) * 180 / PI : 0;
+    c.anchor_x = c.box.cx, c.anchor_y = c.box.cy;
+    return c;
+}
+
+/* A roof's label: flat ones sit just above the line (or below it, or
+ * standing a little off it, or at last on the line itself, over it),
+ * tried from the right end leftwards along the whole line; sloped ones
+ * along it, turned to its angle, on the empty upper-left side, from a
+ * third of the way outwards both ways. */
 static void place_line_label(placer *pl, size_t li)
 {
     const rf_plot_line *line = &pl->p->lines[li];
@@ -415,29 +439,18 @@ static void place_line_label(placer *pl, size_t li)
     snprintf(l.text[0], sizeof l.text[0], "%s", line->label);
     label_size(&l);
     rf_plot_label best = l;
-    double best_c = INFINITY;
-    double len = hypot(xy[2] - xy[0], xy[3] - xy[1]);
-    double ux = (xy[2] - xy[0]) / len, uy = (xy[3] - xy[1]) / len;
-    double nx = uy, ny = -ux; /* the normal pointing up (up-left on the slope) */
-    if (ny > 0)
-        nx = -nx, ny = -ny;
-    /* Along the line: sloped ones from a third of the way outwards both
-     * ways, flat ones from the right end leftwards; on either side, flat
-     * ones also standing a little off the line. */
-    for (int side = 0; side < 2; side++)
-        for (int k = 0; k <= 40; k++)
-            for (int off_k = 0; off_k < (line->sloped ? 1 : 3); off_k++) {
-                rf_plot_label c = l;
+    double best_c = INFINITY, len = hypot(xy[2] - xy[0], xy[3] - xy[1]);
+    int steps = line->sloped ? 40 : (int)(len / 12) + 1, offs = line->sloped ? 1 : 3;
+    for (int side = 0; side < (line->sloped ? 2 : 3); side++)
+        for (int k = 0; k <= steps; k++)
+            for (int off_k = 0; off_k < (side == 2 ? 1 : offs); off_k++) {
                 double along = line->sloped
                                    ? len * (0.35 + (k % 2 ? -1 : 1) * 0.0125 * ((k + 1) / 2))
-                                   : len - c.box.w / 2 - 6 - 12.0 * k;
-                if (along < c.box.w / 2 || along > len - c.box.w / 2)
+                                   : len - l.box.w / 2 - 6 - 12.0 * k;
+                if (along < l.box.w / 2 || along > len - l.box.w / 2)
                     continue;
-                double off = (c.box.h / 2 + 2 + 5.0 * off_k) * (side ? -1 : 1);
-                c.box.cx = xy[0] + ux * along + nx * off;
-                c.box.cy = xy[1] + uy * along + ny * off;
-                c.box.angle_deg = line->sloped ? atan2(uy, ux) * 180 / PI : 0;
-                c.anchor_x = c.box.cx, c.anchor_y = c.box.cy;
+                double off = side == 2 ? 0 : (l.box.h / 2 + 2 + 5.0 * off_k) * (side ? -1 : 1);
+                rf_plot_label c = on_line(&l, xy, along, off);
                 double s = cost(pl, &c.box, NULL) + 2.0 * k + 30.0 * side + 12.0 * off_k;
                 if (s < best_c) {
                     best_c = s;
@@ -455,8 +468,9 @@ static int root(const int *parent, int i)
     return i;
 }
 
-/* A measured point drawn joined to its prediction: it needs no label. */
-static bool joined(const rf_plot_point *q) { return q->measured && q->match >= 0; }
+/* A measured point drawn joined to its prediction needs no label, and one
+ * off the axes has none. */
+static bool joined(const rf_plot_point *q) { return (q->measured && q->match >= 0) || q->off_axes; }
 
 /* Markers (every point, then the ridge) and the lines labels keep clear
  * of: the roofs, the ridge's drop line, measured points' joins. */
@@ -468,9 +482,12 @@ static void layout_markers(placer *pl)
     pl->area = (rf_plot_box){.cx = a->left_px + a->width_px / 2, .cy = a->top_px + a->height_px / 2,
                              .w = a->width_px - 4, .h = a->height_px - 4};
     for (size_t i = 0; i < p->n_points; i++) {
-        out->markers[i] = (rf_plot_box){.cx = rf_plot_x_px(a, p->points[i].intensity),
-                                        .cy = rf_plot_y_px(a, p->points[i].flops_per_s),
-                                        .w = 11, .h = 11};
+        const rf_plot_point *q = &p->points[i];
+        double d = 2 * rf__marker_r(q) + 1.4; /* the white outline too */
+        out->markers[i] = (rf_plot_box){.cx = rf_plot_x_px(a, q->intensity),
+                                        .cy = rf_plot_y_px(a, q->flops_per_s), .w = d, .h = d};
+        if (q->off_axes) /* not drawn: nothing to keep clear of */
+            out->markers[i] = (rf_plot_box){.cx = -1e4, .cy = -1e4};
         out->label_of[i] = -1;
     }
     double rx = rf_plot_x_px(a, p->ridge), ry = rf_plot_y_px(a, p->peak_flops_per_s);
@@ -483,7 +500,7 @@ static void layout_markers(placer *pl)
     }
     add_seg(pl, rx, ry, rx, a->top_px + a->height_px, false);
     for (size_t i = 0; i < p->n_points; i++)
-        if (p->points[i].match >= 0)
+        if (p->points[i].match >= 0 && !p->points[i].off_axes)
             add_seg(pl, out->markers[i].cx, out->markers[i].cy,
                     out->markers[p->points[i].match].cx, out->markers[p->points[i].match].cy,
                     false);
@@ -497,8 +514,9 @@ static void place_ridge(placer *pl)
     double rx = rf_plot_x_px(a, p->ridge), ry = rf_plot_y_px(a, p->peak_flops_per_s);
     rf_plot_label ridge = {.kind = RF_LABEL_RIDGE, .n_text = 1, .font_px = RF__FONT_LABEL,
                            .anchor_x = rx, .anchor_y = ry};
-    snprintf(ridge.text[0], sizeof ridge.text[0], "ridge %.*f FLOP/B", p->ridge < 1000 ? 1 : 0,
-             p->ridge);
+    const char *unit = rf__dtype_counts_ops(p->math) ? "OP/B" : "FLOP/B";
+    char num[32];
+    snprintf(ridge.text[0], sizeof ridge.text[0], "ridge %s %s", rf__ridge_text(p->ridge, num), unit);
     place_near(pl, &ridge, rx, ry, 6.5, 6.5, 4 /* up-left: above the roof */);
     static const char *const side[2] = {"\xe2\x86\x90 memory-bound", "compute-bound \xe2\x86\x92"};
     for (int k = 0; k < 2; k++) {
@@ -506,9 +524,18 @@ static void place_ridge(placer *pl)
         snprintf(l.text[0], sizeof l.text[0], "%s", side[k]);
         label_size(&l);
         l.box.cx = rx + (k ? 1 : -1) * (l.box.w / 2 + 4);
-        l.box.cy = a->top_px + a->height_px - 4 - l.box.h / 2;
-        l.anchor_x = l.box.cx, l.anchor_y = l.box.cy;
-        commit(pl, &l, cost(pl, &l.box, NULL));
+        /* along the bottom; higher up beside the drop line where the
+         * bottom is taken (by the legend, or markers) */
+        rf_plot_label best = l;
+        double best_c = INFINITY;
+        for (double y = a->top_px + a->height_px - 4 - l.box.h / 2; y > ry + 16 && !isfinite(best_c);
+             y -= 13) {
+            l.box.cy = y;
+            l.anchor_x = l.box.cx, l.anchor_y = l.box.cy;
+            best_c = cost(pl, &l.box, NULL);
+            best = l;
+        }
+        commit(pl, &best, best_c);
     }
 }
 
@@ -550,13 +577,13 @@ static void pending_of(const placer *pl, const int *parent, size_t i, pending *t
             continue;
         const rf_plot_box *m = &pl->out->markers[j];
         member[n++] = (int)j;
-        x0 = fmin(x0, m->cx), x1 = fmax(x1, m->cx);
-        y0 = fmin(y0, m->cy), y1 = fmax(y1, m->cy);
+        x0 = fmin(x0, m->cx - m->w / 2), x1 = fmax(x1, m->cx + m->w / 2);
+        y0 = fmin(y0, m->cy - m->h / 2), y1 = fmax(y1, m->cy + m->h / 2);
     }
     memset(t, 0, sizeof *t);
     cluster_label(p, member, n, &t->l);
     t->l.anchor_x = (x0 + x1) / 2, t->l.anchor_y = (y0 + y1) / 2;
-    t->hw = (x1 - x0) / 2 + 5.5, t->hh = (y1 - y0) / 2 + 5.5;
+    t->hw = (x1 - x0) / 2, t->hh = (y1 - y0) / 2;
     label_size(&t->l);
 }
 
@@ -592,6 +619,30 @@ static rf_status place_clusters(placer *pl, rf_err *err)
     return RF_OK;
 }
 
+/* The labels of the roofs of the given roles. */
+static void place_roofs(placer *pl, rf_plot_role from, rf_plot_role to)
+{
+    for (int role = (int)from; role <= (int)to; role++)
+        for (size_t i = 0; i < pl->p->n_lines; i++)
+            if ((int)pl->p->lines[i].role == role)
+                place_line_label(pl, i);
+}
+
+/* The orders the roofs' and the operators' labels may be placed in: the
+ * roofs first (they have few places, operators many), the operators
+ * before the lesser roofs, or the operators first. */
+static rf_status place_in_order(placer *pl, int order, rf_err *err)
+{
+    if (order < 2)
+        place_roofs(pl, RF_PLOT_MAIN, order == 0 ? RF_PLOT_MEASURED : RF_PLOT_MAIN);
+    rf_status s = place_clusters(pl, err);
+    if (order > 0)
+        place_roofs(pl, order == 1 ? RF_PLOT_OTHER : RF_PLOT_MAIN, RF_PLOT_MEASURED);
+    return s;
+}
+
+static size_t lost(const placer *pl) { return pl->n_lost_points + pl->n_lost_lines; }
+
 rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *err)
 {
     placer pl = {.p = p, .out = out};
@@ -599,17 +650,25 @@ rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *
     layout_markers(&pl);
     place_legend(&pl);
     place_ridge(&pl);
-    for (size_t i = 0; i < p->n_lines; i++)
-        if (p->lines[i].role == RF_PLOT_MAIN)
-            place_line_label(&pl, i);
-    rf_status s = place_clusters(&pl, err);
-    if (s)
-        return s;
-    /* Last, the other dtypes' and the measured roofs: they may go unlabelled
-     * where operators took the room (the legend still says what they are). */
-    for (int role = RF_PLOT_OTHER; role <= RF_PLOT_MEASURED; role++)
-        for (size_t i = 0; i < p->n_lines; i++)
-            if ((int)p->lines[i].role == role)
-                place_line_label(&pl, i);
-    return RF_OK;
+    /* The first order that leaves nothing unlabelled, else the one that
+     * leaves the fewest (the earliest of those). */
+    rf_plot_layout *start = malloc(2 * sizeof *start), *best = start + 1;
+    if (!start)
+        return rf_err_set(err, RF_ENOMEM, "figure layout: out of memory");
+    *start = *out;
+    placer base = pl;
+    size_t best_lost = SIZE_MAX;
+    rf_status s = RF_OK;
+    for (int order = 0; order < 3 && best_lost && !s; order++) {
+        placer t = base;
+        *out = *start;
+        if (!(s = place_in_order(&t, order, err)) && lost(&t) < best_lost) {
+            best_lost = lost(&t);
+            *best = *out;
+        }
+    }
+    if (!s)
+        *out = *best;
+    free(start);
+    return s;
 }

@@ -24,8 +24,12 @@ void rf__xml_text(rf_buf *b, const char *s)
             rf_buf_puts(b, "&quot;");
             break;
         default:
-            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
-                rf_buf_put(b, s, 1); /* other control bytes are not XML */
+            /* A name is one line of text: a control character (a newline
+             * or a tab too) shows as '?', as in an error message. */
+            if ((unsigned char)*s < 0x20 || *s == 0x7f)
+                rf_buf_puts(b, "?");
+            else
+                rf_buf_put(b, s, 1);
         }
     }
 }
@@ -38,10 +42,11 @@ void rf__decade_label(int e, char kind, char *out, size_t cap)
     static const char *const mant[] = {"1", "10", "100"};
     switch (kind) {
     case 'F':
+    case 'O':
         if (g >= 0 && g <= 6)
-            snprintf(out, cap, "%s %sFLOP/s", mant[m], si[g]);
+            snprintf(out, cap, "%s %s%s", mant[m], si[g], kind == 'F' ? "FLOP/s" : "OP/s");
         else
-            snprintf(out, cap, "1e%d FLOP/s", e);
+            snprintf(out, cap, "1e%d %s", e, kind == 'F' ? "FLOP/s" : "OP/s");
         return;
     case 's':
         if (g <= 0 && g >= -4)
@@ -100,23 +105,29 @@ typedef struct logaxis {
 
 static double at(const logaxis *a, double v)
 {
-    return a->p0 + (a->p1 - a->p0) * (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
+    double lo = rf__lg(a->lo), hi = rf__lg(a->hi);
+    return a->p0 + (a->p1 - a->p0) * (rf__lg(v) - lo) / (hi > lo ? hi - lo : 1);
 }
 
-/* Decade grid lines and labels plus minor ticks (2..9) of a vertical log
- * axis (y) over the horizontal span x0..x1; lo is a power of ten, hi may
- * fall between two. */
+/* Every how many decades an axis from 10^e0 to 10^e1 is labelled: at most
+ * 13 labels (and grid lines), so the file stays small on any axis. */
+static int decade_step(int e0, int e1) { return e1 - e0 > 12 ? (e1 - e0 + 11) / 12 : 1; }
+
+/* Decade grid lines and labels plus minor ticks (2..9, where every decade
+ * is labelled) of a vertical log axis (y) over the horizontal span x0..x1;
+ * lo is a power of ten, hi may fall between two. */
 static void y_decades(rf_buf *b, const logaxis *y, double x0, double x1, char kind)
 {
     char lab[48];
-    int e0 = (int)lround(log10(y->lo)), e1 = (int)floor(log10(y->hi) + 1e-9);
-    for (int e = e0; e <= e1; e++) {
+    int e0 = (int)lround(rf__lg(y->lo)), e1 = (int)floor(rf__lg(y->hi) + 1e-9);
+    int step = decade_step(e0, e1);
+    for (int e = e0; e <= e1; e += step) {
         double py = at(y, pow(10, e));
         rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ececec\"/>\n",
                       x0, py, x1, py);
         rf__decade_label(e, kind, lab, sizeof lab);
         text(b, x0 - 6, py + 4, RF__FONT_LABEL, "end", "#333333", false, lab);
-        for (int k = 2; k < 10 && k * pow(10, e) < y->hi * (1 - 1e-9); k++) {
+        for (int k = 2; step == 1 && k < 10 && k * pow(10, e) < y->hi * (1 - 1e-9); k++) {
             double pm = at(y, k * pow(10, e));
             rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
                           x0, pm, x0 + 3, pm);
@@ -127,20 +138,23 @@ static void y_decades(rf_buf *b, const logaxis *y, double x0, double x1, char ki
 /* ---- the roofline figure -------------------------------------------------- */
 static const char *const series_class[3] = {"decode", "prefill", "other"};
 
-/* A marker centred on the origin: circle (decode), square (prefill),
- * diamond (no phase); hollow when measured. */
-static void marker(rf_buf *b, rf_plot_series s, bool hollow)
+/* A marker of radius r centred on the origin: circle (decode), square
+ * (prefill), diamond (no phase), the three of one area (pi r^2: half side
+ * r sqrt(pi) / 2, half diagonal r sqrt(pi / 2)); hollow when measured. */
+static void marker(rf_buf *b, rf_plot_series s, bool hollow, double r)
 {
     const char *c = rf__series_color[s];
     char style[96];
     snprintf(style, sizeof style, "fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"",
              hollow ? "#ffffff" : c, hollow ? c : "#ffffff", hollow ? "1.8" : "1");
+    double h = r * 0.886227, d = r * 1.253314;
     if (s == RF_SERIES_DECODE)
-        rf_buf_printf(b, "<circle r=\"4.8\" %s/>", style);
+        rf_buf_printf(b, "<circle r=\"%.2f\" %s/>", r, style);
     else if (s == RF_SERIES_PREFILL)
-        rf_buf_printf(b, "<rect x=\"-4.3\" y=\"-4.3\" width=\"8.6\" height=\"8.6\" %s/>", style);
+        rf_buf_printf(b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" %s/>", -h, -h,
+                      2 * h, 2 * h, style);
     else
-        rf_buf_printf(b, "<path d=\"M0 -5.5 L5.5 0 L0 5.5 L-5.5 0 Z\" %s/>", style);
+        rf_buf_printf(b, "<path d=\"M0 %.2f L%.2f 0 L0 %.2f L%.2f 0 Z\" %s/>", -d, d, d, -d, style);
 }
 
 static void roof_style(rf_buf *b, rf_plot_role role)
@@ -154,22 +168,26 @@ static void roof_style(rf_buf *b, rf_plot_role role)
                       RF__ROOF_MEASURED);
 }
 
+/* The axes in the unit of the math dtype: FLOPs, or operations (OP) for
+ * an integer one. */
 static void axes(rf_buf *b, const rf_plot *p)
 {
     const rf_plot_axes *a = &p->axes;
     double x0 = a->left_px, x1 = a->left_px + a->width_px;
     double y0 = a->top_px, y1 = a->top_px + a->height_px;
     logaxis y = {a->y_min, a->y_max, y1, y0};
+    bool ops = rf__dtype_counts_ops(p->math);
     char lab[48];
-    y_decades(b, &y, x0, x1, 'F');
-    int e0 = (int)lround(log10(a->x_min)), e1 = (int)lround(log10(a->x_max));
-    for (int e = e0; e <= e1; e++) {
+    y_decades(b, &y, x0, x1, ops ? 'O' : 'F');
+    int e0 = (int)lround(rf__lg(a->x_min)), e1 = (int)lround(rf__lg(a->x_max));
+    int step = decade_step(e0, e1);
+    for (int e = e0; e <= e1; e += step) {
         double px = rf_plot_x_px(a, pow(10, e));
         rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ececec\"/>\n",
                       px, y0, px, y1);
         rf__decade_label(e, 'I', lab, sizeof lab);
         text(b, px, y1 + 17, RF__FONT_LABEL, "middle", "#333333", false, lab);
-        for (int k = 2; k < 10 && e < e1; k++) {
+        for (int k = 2; step == 1 && k < 10 && e < e1; k++) {
             double pm = rf_plot_x_px(a, k * pow(10, e));
             rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
                           pm, y1, pm, y1 - 3);
@@ -178,24 +196,21 @@ static void axes(rf_buf *b, const rf_plot *p)
     rf_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
                      "stroke=\"#888888\"/>\n",
                   x0, y0, a->width_px, a->height_px);
-    text(b, (x0 + x1) / 2, y1 + 34, RF__FONT_LABEL, "middle", "#222222", false,
-         "arithmetic intensity I (FLOP/byte), log scale");
+    snprintf(lab, sizeof lab, "arithmetic intensity I (%s/byte), log scale", ops ? "OP" : "FLOP");
+    text(b, (x0 + x1) / 2, y1 + 34, RF__FONT_LABEL, "middle", "#222222", false, lab);
     rf_buf_printf(b, "<text transform=\"translate(18,%.1f) rotate(-90)\" font-size=\"%g\" "
-                     "text-anchor=\"middle\" fill=\"#222222\">attainable throughput (FLOP/s), "
+                     "text-anchor=\"middle\" fill=\"#222222\">attainable throughput (%s/s), "
                      "log scale</text>\n",
-                  (y0 + y1) / 2, RF__FONT_LABEL);
+                  (y0 + y1) / 2, RF__FONT_LABEL, ops ? "OP" : "FLOP");
 }
 
 static void label(rf_buf *b, const rf_plot_label *l)
 {
     const rf_plot_box *x = &l->box;
-    if (l->leader) {
-        double ex = fmax(x->cx - x->w / 2, fmin(l->anchor_x, x->cx + x->w / 2));
-        double ey = fmax(x->cy - x->h / 2, fmin(l->anchor_y, x->cy + x->h / 2));
-        rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999999\" "
-                         "stroke-width=\"0.8\"/>\n",
-                      l->anchor_x, l->anchor_y, ex, ey);
-    }
+    if (l->leader)
+        rf_buf_printf(b, "<line class=\"leader\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                         "stroke=\"#999999\" stroke-width=\"0.8\"/>\n",
+                      l->anchor_x, l->anchor_y, l->lead_x, l->lead_y);
     if (x->angle_deg != 0)
         rf_buf_printf(b, "<g transform=\"rotate(%.2f %.1f %.1f)\">\n", x->angle_deg, x->cx, x->cy);
     for (int i = 0; i < l->n_text; i++) {
@@ -203,8 +218,10 @@ static void label(rf_buf *b, const rf_plot_label *l)
                            : l->kind == RF_LABEL_RIDGE  ? RF__ROOF_MAIN
                            : l->kind == RF_LABEL_REGION ? "#777777"
                                                         : "#333333";
-        double y = x->cy - x->h / 2 + 1 + i * RF__LINE_PX + l->font_px * 0.92;
-        text(b, x->cx, y, l->font_px, "middle", fill, true, l->text[i]);
+        double y = x->cy - x->h / 2 + 1 + i * RF__LINE_PX + l->font_px * 0.92, x0, x1;
+        rf__label_line_x(l, i, &x0, &x1);
+        text(b, l->align < 0 ? x0 : l->align > 0 ? x1 : x->cx, y, l->font_px,
+             l->align < 0 ? NULL : l->align > 0 ? "end" : "middle", fill, true, l->text[i]);
     }
     if (x->angle_deg != 0)
         rf_buf_puts(b, "</g>\n");
@@ -212,8 +229,8 @@ static void label(rf_buf *b, const rf_plot_label *l)
 
 static void legend(rf_buf *b, const rf_plot *p, const rf_plot_box *box)
 {
-    char rows[8][RF__LEGEND_ROW];
-    int kinds[8], n = rf__plot_legend(p, rows, kinds);
+    char rows[RF__LEGEND_ROWS][RF__LEGEND_ROW];
+    int kinds[RF__LEGEND_ROWS], n = rf__plot_legend(p, rows, kinds);
     double x = box->cx - box->w / 2, y = box->cy - box->h / 2;
     rf_buf_printf(b, "<g class=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                      "fill=\"#ffffff\" fill-opacity=\"0.92\" stroke=\"#cccccc\"/>\n",
@@ -222,14 +239,18 @@ static void legend(rf_buf *b, const rf_plot *p, const rf_plot_box *box)
         double cy = y + 13 + 16 * i, sx = x + 16;
         if (kinds[i] <= 2) {
             rf_buf_printf(b, "<g transform=\"translate(%.1f,%.1f)\">", sx, cy);
-            marker(b, (rf_plot_series)kinds[i], false);
+            marker(b, (rf_plot_series)kinds[i], false, RF__MEASURED_R);
             rf_buf_puts(b, "</g>\n");
         } else if (kinds[i] == 3) {
             rf_buf_printf(b, "<g transform=\"translate(%.1f,%.1f)\">", sx - 5, cy);
-            marker(b, RF_SERIES_DECODE, true);
+            marker(b, RF_SERIES_DECODE, true, RF__MEASURED_R);
             rf_buf_printf(b, "</g><g transform=\"translate(%.1f,%.1f)\">", sx + 6, cy);
-            marker(b, RF_SERIES_PREFILL, true);
+            marker(b, RF_SERIES_PREFILL, true, RF__MEASURED_R);
             rf_buf_puts(b, "</g>\n");
+        } else if (kinds[i] == 7) { /* the sample of the area legend */
+            rf_buf_printf(b, "<circle class=\"area-sample\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.2f\" "
+                             "fill=\"#cfd8e3\" stroke=\"#1f66b3\"/>\n",
+                          sx, cy, rf_plot_marker_r(RF__LEGEND_SHARE));
         } else {
             rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", sx - 10, cy,
                           sx + 10, cy);
@@ -255,23 +276,11 @@ static void point_title(rf_buf *b, const rf_plot_point *q)
                   q->measured ? "achieved" : "attainable");
 }
 
-rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err)
+/* The roofs, the ridge's drop line, and each measured point's join to its
+ * prediction. */
+static void roofs(rf_buf *out, const rf_plot *p)
 {
-    rf_plot_layout *lay = malloc(sizeof *lay);
-    if (!lay)
-        return rf_err_set(err, RF_ENOMEM, "figure: out of memory");
-    if (rf_plot_layout_compute(p, lay, err)) {
-        free(lay);
-        return RF_ENOMEM;
-    }
     const rf_plot_axes *a = &p->axes;
-    char full[2 * RF_PLOT_TEXT_MAX + 8];
-    snprintf(full, sizeof full, "%s: %s", p->title, p->subtitle);
-    svg_open(out, p->width_px, p->height_px, full);
-    text(out, a->left_px, 24, RF__FONT_TITLE, NULL, "#111111", false, p->title);
-    text(out, a->left_px, 42, RF__FONT_SUB, NULL, "#444444", false, p->subtitle);
-    axes(out, p);
-
     for (size_t i = 0; i < p->n_lines; i++) {
         double xy[4];
         if (!rf__plot_line_px(p, &p->lines[i], xy))
@@ -287,7 +296,7 @@ rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err)
                   rx, ry, rx, a->top_px + a->height_px);
     for (size_t i = 0; i < p->n_points; i++) {
         const rf_plot_point *q = &p->points[i];
-        if (q->match < 0)
+        if (q->match < 0 || q->off_axes)
             continue;
         const rf_plot_point *m = &p->points[q->match];
         rf_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
@@ -296,40 +305,88 @@ rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err)
                       rf_plot_x_px(a, m->intensity), rf_plot_y_px(a, m->flops_per_s),
                       rf__series_color[q->series]);
     }
-    /* Prefill, no-phase, then decode (a circle stays visible on a square at
-     * the same place); the ridge, an open diamond, over them. */
-    static const rf_plot_series order[3] = {RF_SERIES_PREFILL, RF_SERIES_OTHER, RF_SERIES_DECODE};
-    for (size_t k = 0; k < 3 * p->n_points; k++) {
-        const rf_plot_point *q = &p->points[k % p->n_points];
-        if (q->series != order[k / p->n_points])
+}
+
+/* Drawing order: prefill, no-phase, then decode (a circle stays visible on
+ * a square at the same place), larger markers first within each. */
+static bool drawn_before(const rf_plot_point *a, const rf_plot_point *b)
+{
+    static const int rank[3] = {[RF_SERIES_PREFILL] = 0, [RF_SERIES_OTHER] = 1,
+                                [RF_SERIES_DECODE] = 2};
+    if (a->series != b->series)
+        return rank[a->series] < rank[b->series];
+    return rf__marker_r(a) > rf__marker_r(b);
+}
+
+static void points(rf_buf *out, const rf_plot *p)
+{
+    size_t order[RF_PLOT_MAX_POINTS], n = 0;
+    for (size_t i = 0; i < p->n_points; i++) { /* insertion: stable, and n is small */
+        if (p->points[i].off_axes)
             continue;
+        size_t j = n++;
+        for (; j > 0 && drawn_before(&p->points[i], &p->points[order[j - 1]]); j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    const rf_plot_axes *a = &p->axes;
+    for (size_t k = 0; k < n; k++) {
+        const rf_plot_point *q = &p->points[order[k]];
         rf_buf_printf(out, "<g class=\"pt %s%s\" data-op=\"", series_class[q->series],
                       q->measured ? " measured" : "");
         rf__xml_text(out, q->name);
         rf_buf_printf(out, "\" transform=\"translate(%.1f,%.1f)\">", rf_plot_x_px(a, q->intensity),
                       rf_plot_y_px(a, q->flops_per_s));
         point_title(out, q);
-        marker(out, q->series, q->measured);
+        marker(out, q->series, q->measured, rf__marker_r(q));
         rf_buf_puts(out, "</g>\n");
     }
+    char ridge[32];
     rf_buf_printf(out, "<g class=\"ridge\" transform=\"translate(%.1f,%.1f)\"><title>ridge I* = "
-                       "%.1f FLOP/byte</title><path d=\"M0 -7.5 L7.5 0 L0 7.5 L-7.5 0 Z\" "
+                       "%s %s/byte</title><path d=\"M0 -7.5 L7.5 0 L0 7.5 L-7.5 0 Z\" "
                        "fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"/></g>\n",
-                  rx, ry, p->ridge, RF__ROOF_MAIN);
-    for (size_t i = 0; i < lay->n_labels; i++)
-        label(out, &lay->labels[i]);
-    legend(out, p, &lay->legend);
+                  rf_plot_x_px(a, p->ridge), rf_plot_y_px(a, p->peak_flops_per_s),
+                  rf__ridge_text(p->ridge, ridge),
+                  rf__dtype_counts_ops(p->math) ? "OP" : "FLOP", RF__ROOF_MAIN);
+}
 
-    /* The footnote: what is not drawn or not labelled, in at most two lines. */
+/* The footnote: what is not drawn or not labelled, in at most two lines. */
+static void footnote(rf_buf *out, const rf_plot *p, const rf_plot_layout *lay)
+{
     char foot[2 * RF_PLOT_TEXT_MAX + 32], line[2 * RF_PLOT_TEXT_MAX + 32];
     snprintf(foot, sizeof foot, "%s%s%s%s", p->footnote,
              p->footnote[0] && lay->unlabelled[0] ? " \xc2\xb7 " : "",
              lay->unlabelled[0] ? "unlabelled (no room): " : "", lay->unlabelled);
     for (int i = 0; i < 2 && foot[0]; i++) {
-        rf__take_line(foot, line, sizeof line, RF__FONT_SMALL, p->width_px - a->left_px - 8, i == 1);
-        text(out, a->left_px, p->height_px - 20 + 12 * i, RF__FONT_SMALL, NULL, "#555555", false,
-             line);
+        rf__take_line(foot, line, sizeof line, RF__FONT_SMALL, p->width_px - p->axes.left_px - 8,
+                      i == 1);
+        text(out, p->axes.left_px, p->height_px - 20 + 12 * i, RF__FONT_SMALL, NULL, "#555555",
+             false, line);
     }
+}
+
+rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err)
+{
+    rf_plot_layout *lay = malloc(sizeof *lay);
+    if (!lay)
+        return rf_err_set(err, RF_ENOMEM, "figure: out of memory");
+    if (rf_plot_layout_compute(p, lay, err)) {
+        free(lay);
+        return RF_ENOMEM;
+    }
+    char full[2 * RF_PLOT_TEXT_MAX + 8];
+    snprintf(full, sizeof full, "%s: %s", p->title, p->subtitle);
+    svg_open(out, p->width_px, p->height_px, full);
+    for (int i = 0; i < p->n_heading; i++) /* the title, then the subtitle's lines */
+        text(out, p->axes.left_px, i ? 42 + 14.0 * (i - 1) : 24, i ? RF__FONT_SUB : RF__FONT_TITLE,
+             NULL, i ? "#444444" : "#111111", false, p->heading[i]);
+    axes(out, p);
+    roofs(out, p);
+    points(out, p);
+    for (size_t i = 0; i < lay->n_labels; i++)
+        label(out, &lay->labels[i]);
+    legend(out, p, &lay->legend);
+    footnote(out, p, lay);
     rf_buf_puts(out, "</svg>\n");
     free(lay);
     if (out->failed)
@@ -345,7 +402,7 @@ static void panel(rf_buf *b, const rf_batch_chart *c, const logaxis *x, const do
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < c->n; i++)
         lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
-    logaxis y = {pow(10, floor(log10(lo))), pow(10, ceil(log10(hi))), top + height, top};
+    logaxis y = {pow(10, floor(rf__lg(lo))), pow(10, ceil(rf__lg(hi))), top + height, top};
     if (y.hi <= y.lo)
         y.hi = y.lo * 10;
     y_decades(b, &y, x->p0, x->p1, kind);
@@ -384,7 +441,10 @@ rf_status rf_batch_chart_write_svg(const rf_batch_chart *c, rf_buf *out, rf_err 
     double lo = (double)c->batch[0], hi = (double)c->batch[c->n - 1];
     logaxis x = {lo / 1.3, hi * 1.3, left, right};
     svg_open(out, c->width_px, c->height_px, c->title);
-    text(out, left, 24, RF__FONT_TITLE, NULL, "#111111", false, c->title);
+    char title[RF_PLOT_TEXT_MAX], line[RF_PLOT_TEXT_MAX];
+    snprintf(title, sizeof title, "%s", c->title);
+    rf__take_line(title, line, sizeof line, RF__FONT_TITLE, right - left, true);
+    text(out, left, 24, RF__FONT_TITLE, NULL, "#111111", false, line);
 
     if (c->capacity_sequences >= 0) {
         double cx = c->capacity_sequences <= x.lo ? left
@@ -403,7 +463,7 @@ rf_status rf_batch_chart_write_svg(const rf_batch_chart *c, rf_buf *out, rf_err 
         rf_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
                            "stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>\n",
                       cx, t1 - 8, cx, t2 + h);
-        bool room = right - cx > rf__text_px(cap, RF__FONT_SMALL) + 8;
+        bool room = right - cx > rf_plot_text_px(cap, RF__FONT_SMALL) + 8;
         text(out, room ? cx + 4 : cx - 4, t1 - 10, RF__FONT_SMALL, room ? NULL : "end", "#b02020",
              true, cap);
         if (cx < right - 150)
