@@ -46,6 +46,9 @@ int cmd_capacity(int argc, char **argv)
     if (ctx.peak_tflops > 0 || ctx.bw_tbps > 0 || ctx.ridge > 0)
         return cli_fail(&ctx, RF_EXIT_USAGE, "--peak, --bw and --ridge set a roof; capacity uses "
                                              "memory alone (--mem)");
+    if (ctx.a_given)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--act-dtype: capacity counts weights and KV; "
+                                             "activations are in --reserve");
     if ((rc = cli_model_hw_setup(&ctx, argc, argv, pos, &m, &o)))
         return rc;
     if (!(ctx.step_given & CLI_GIVEN_CONTEXT))
