@@ -74,8 +74,10 @@ echo "at 390 px: page width $sw, window $cw"
 [ "${tag:-}" = narrow ] || bad "could not measure the narrow page"
 [ "${sw:-1}" -le "${cw:-0}" ] || bad "at 390 px the page scrolls sideways ($sw > $cw)"
 
-# No two texts of a figure overlap, as rendered: the golden report, and a
-# crowded one (MLA and MoE operators, a measured overlay).
+# No two texts of a figure overlap, and none runs off its figure's canvas,
+# as rendered: the golden report, a crowded one (MLA and MoE operators, a
+# measured overlay), and DeepSeek-V3 in its fp8 checkpoint (the longest
+# subtitle, 256 experts).
 cat >"$tmp/lab.json" <<'JSON'
 {"name": "lab", "bandwidth_bytes_per_s": 1.8e12, "peak_flops_per_s": {"bf16": 2.6e14},
  "ops": [{"name": "q_proj", "phase": "decode", "flops": 8.4e6, "bytes": 8.4e6, "measured_s": 6e-6},
@@ -83,7 +85,9 @@ cat >"$tmp/lab.json" <<'JSON'
 JSON
 "$bin" report deepseek-v2-lite --hw a100-80gb --batch 8 --measured "$tmp/lab.json" \
   -o "$tmp/crowded.html" || bad "roofline report deepseek-v2-lite: exit $?"
-for page in report crowded; do
+"$bin" report "$(cd "$(dirname "$0")" && pwd)/data/models/deepseek-v3.json" --hw h100-sxm \
+  -o "$tmp/large.html" || bad "roofline report deepseek-v3: exit $?"
+for page in report crowded large; do
   cat >"$tmp/overlap-$page.html" <<HTML
 <!DOCTYPE html><html><body style="margin:0"><pre id="out">pending</pre>
 <iframe id="f" src="$page.html" style="width:1000px;height:800px;border:0"></iframe>
@@ -102,10 +106,18 @@ document.getElementById("f").onload = () => {
   for (const svg of doc.querySelectorAll("svg")) {
     const t = [...svg.querySelectorAll("text")].map(e => [e.textContent, quad(e)]);
     n += t.length;
+    const s = svg.getBoundingClientRect();
+    for (const e of svg.querySelectorAll("text")) {
+      const r = e.getBoundingClientRect();
+      if (r.left < s.left - 0.5 || r.right > s.right + 0.5)
+        bad.push("'" + e.textContent + "' off the canvas (" + Math.round(r.left - s.left) + ".."
+                 + Math.round(r.right - s.left) + " of " + Math.round(s.width) + " px)");
+    }
     for (let i = 0; i < t.length; i++) for (let j = 0; j < i; j++)
       if (!apart(t[i][1], t[j][1])) bad.push("'" + t[i][0] + "' on '" + t[j][0] + "'");
   }
   document.getElementById("out").textContent = "texts " + n + " overlapping " + bad.length + " " + bad.join(", "); };
+// (a text off the canvas counts as overlapping: either is unreadable)
 </script></body></html>
 HTML
   line=$(run --allow-file-access-from-files --virtual-time-budget=10000 --dump-dom \
