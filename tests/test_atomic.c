@@ -539,7 +539,10 @@ static void signal_mid_write(const fixture *f, int sig)
     }
     /* poll (for at most 60 s) until the temporary holds some rows */
     bool seen = false;
+    int status;
     for (int i = 0; i < 60000 && !seen; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            fail_msg("the sweep ended (status %#x) before its temporary was seen", status);
         DIR *d = opendir(f->dir);
         struct dirent *de;
         while (d && (de = readdir(d))) {
@@ -556,7 +559,6 @@ static void signal_mid_write(const fixture *f, int sig)
     }
     assert_true(seen);
     assert_int_equal(kill(pid, sig), 0);
-    int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     if (!WIFSIGNALED(status) || WTERMSIG(status) != sig)
         fail_msg("signal %d: the sweep ended with status %#x, not by the signal", sig, status);
