@@ -218,12 +218,19 @@ enum { CLI_GIVEN_CONTEXT = 1, CLI_GIVEN_TOKENS = 2, CLI_GIVEN_MOE = 4,
  * CLI_STEP_OPTS in a command's cli_opt array and pass unknown ids to
  * cli_step_opt, which returns CLI_NOT_MINE for an id it does not own. */
 enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE, CLI_O_FUSED,
-       CLI_O_MOE, CLI_O_CAUSAL };
+       CLI_O_MOE, CLI_O_CAUSAL, CLI_O_TRAFFIC, CLI_O_FUSE_ELEMENTWISE };
 #define CLI_NOT_MINE (-2)
 /* --causal: prefill attention scores the causal triangle, S (S + 1) / 2
  * query-key pairs, not the seeds' full S x S (off by default) */
 #define CLI_CAUSAL_OPT                                                                         \
     {"causal", 0, CLI_O_CAUSAL, NULL, "prefill attention causal: S (S + 1) / 2 pairs, not S^2"}
+/* --traffic compulsory|full and --fuse-elementwise (full only): what the
+ * bytes count (rf_traffic in rf_step.h) */
+#define CLI_TRAFFIC_OPTS                                                                       \
+    {"traffic", 1, CLI_O_TRAFFIC, "compulsory|full",                                           \
+     "bytes counted (default compulsory): the seeds' model, or every kernel"},                 \
+    {"fuse-elementwise", 0, CLI_O_FUSE_ELEMENTWISE, NULL,                                      \
+     "--traffic full: norms fused into the next GEMM's read, residuals into the norm"}
 #define CLI_STEP_OPTS                                                                          \
     {"phase", 1, CLI_O_PHASE, "decode|prefill", "step phase (default decode)"},                \
     {"batch", 1, CLI_O_BATCH, "B", "sequences in the step (default 1)"},                      \
@@ -234,6 +241,7 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
     CLI_CAUSAL_OPT,                                                                            \
     {"fused", 0, CLI_O_FUSED, NULL, "report qkv_proj and gate_up_proj fused"},               \
+    CLI_TRAFFIC_OPTS,                                                                          \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}
 int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o);
 /* After parsing and MODEL: the documented defaults where the user gave
@@ -287,6 +295,7 @@ enum { CLI_O_MEASURED = 950 };
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
     CLI_CAUSAL_OPT,                                                                            \
     {"fused", 0, CLI_O_FUSED, NULL, "qkv_proj and gate_up_proj fused"},                      \
+    CLI_TRAFFIC_OPTS,                                                                          \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
     {"measured", 1, CLI_O_MEASURED, "FILE.json", "draw measured roofs and operators too"}
 void cli_figure_init(cli_figure *f);

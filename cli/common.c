@@ -556,6 +556,15 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o)
     case CLI_O_FUSED:
         o->fused = true;
         return RF_EXIT_OK;
+    case CLI_O_TRAFFIC:
+        if (!strcmp(arg, "compulsory") || !strcmp(arg, "full")) {
+            o->traffic = arg[0] == 'f' ? RF_TRAFFIC_FULL : RF_TRAFFIC_COMPULSORY;
+            return RF_EXIT_OK;
+        }
+        return cli_fail(ctx, RF_EXIT_USAGE, "--traffic: '%s' is not compulsory or full", arg);
+    case CLI_O_FUSE_ELEMENTWISE:
+        o->fuse_elementwise = true;
+        return RF_EXIT_OK;
     case CLI_O_MOE:
         if (!strcmp(arg, "uniform") || !strcmp(arg, "all")) {
             ctx->step_given |= CLI_GIVEN_MOE;
@@ -657,8 +666,44 @@ void cli_assume_moe(rf_report *r, const rf_model *m, const rf_step_opts *o, cons
                             "F = 2 M K N, weights = experts K N b_w, per layer in 'count'");
 }
 
+/* What the full traffic model counts (rf_step.h, rf_op.h), line by line. */
+static void assume_full(rf_report *r, const rf_model *m, const rf_step_opts *o)
+{
+    bool gelu = !strncmp(m->family, "gemma", 5);
+    rf_report_assume(r, "traffic: full (--traffic full); every kernel of the forward pass: each "
+                        "GEMM reads X and W and writes Y; attention reads Q, K, V and writes O; "
+                        "step bytes = the sum of every operator's bytes");
+    rf_report_assume(r, "traffic full: norms (RMSNorm: F = 4 M H, read x, write y, read the H "
+                        "weights), rope on q and k (F = 3, read and write each element; the "
+                        "cos/sin table not counted), kv_write (read the new K and V, write them "
+                        "to the cache), act (%s x up: F = %d M F_ff, read gate and up, write), "
+                        "residual adds (F = M H, two reads, one write)%s, final_norm on the rows "
+                        "lm_head reads; not counted: the embedding's output write, the router's "
+                        "softmax and top-k, kernel launches",
+                     gelu ? "GELU-tanh(gate)" : "SiLU(gate)",
+                     gelu ? RF_ACT_GELU_MUL_FLOPS : RF_ACT_SILU_MUL_FLOPS,
+                     m->qkv_bias || m->o_bias || m->mlp_bias
+                         ? ", biases (F = M N, the N-vector read in the GEMM's epilogue)"
+                         : "");
+    if (o->naive_attn)
+        rf_report_assume(r, "naive attention: qk writes each head's q x S scores, softmax reads "
+                            "and writes them (F = 5 a score), pv reads them: 4 B n_q q S b_a "
+                            "bytes a layer, with the K read in qk and the V read in pv");
+    if (o->fuse_elementwise)
+        rf_report_assume(r, "--fuse-elementwise: each norm takes x from the residual add before "
+                            "it and hands y to the next GEMM's read: a norm reads only its "
+                            "weights (2 M H b_a less than unfused)");
+}
+
 void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st)
 {
+    if (o->traffic == RF_TRAFFIC_FULL) {
+        assume_full(r, m, o);
+        cli_assume_attn(r, o, o->phase == RF_PREFILL);
+        cli_assume_moe(r, m, o, st);
+        cli_assume_arch(r, m, o);
+        return;
+    }
     rf_report_assume(r,
                      "traffic: compulsory; weights read once per step, K/V read once, each "
                      "GEMM reads X and writes Y; step bytes = weights + KV%s; norms, RoPE, "
@@ -831,6 +876,10 @@ int cli_step_defaults(cli_ctx *ctx, const rf_model *m, rf_step_opts *o, bool fig
         return cli_fail(ctx, RF_EXIT_USAGE,
                         "--tokens: new tokens are a prefill's (--phase prefill); a decode step "
                         "makes one a sequence");
+    if (o->fuse_elementwise && o->traffic != RF_TRAFFIC_FULL)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--fuse-elementwise: fuses the full traffic model's norms and residuals; "
+                        "give --traffic full");
     if ((ctx->step_given & CLI_GIVEN_MOE) && !m->n_experts)
         return cli_fail(ctx, RF_EXIT_USAGE, "--moe-experts: %s has no routed experts", m->name);
     if (!(ctx->step_given & CLI_GIVEN_CONTEXT))

@@ -27,6 +27,7 @@
 #define RF_OP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rf_dtype.h"
@@ -90,6 +91,9 @@ typedef struct rf_attn_desc {
     bool causal;       /* the q queries are the last q of the S keys'
                           positions and each scores only the keys up to
                           itself (see rf_attn_pairs)                     */
+    int64_t read_keys; /* rf_op_attention_full only: K/V positions read,
+                          0 = the keys a query sees; a sliding layer in
+                          prefill reads the union of its queries' windows */
 } rf_attn_desc;
 
 /* Query-key pairs a sequence scores: q min(S, w) without causal masking
@@ -159,6 +163,52 @@ rf_status rf_op_residual(const char *name, int64_t m, int64_t hidden, rf_dtype a
                          rf_err *err);
 rf_status rf_op_act(const char *name, int64_t m, int64_t ffn, unsigned flops_per_elem,
                     rf_dtype a, rf_op *out, rf_err *err);
+
+/* ---- the full traffic model's other operators ---------------------------
+ *   bias        the bias vector of a GEMM of N outputs, added in its
+ *               epilogue (no round trip of Y): F = M N, Q = N b_w (weight)
+ *   cache_write the new tokens' cache entries, e elements a token (MLA: its
+ *               latent, kv_lora_rank + rope): F = 0,
+ *               Q = M e b_a (act: read) + M e b_kv (kv: write);
+ *               rf_op_kv_write is e = 2 n_kv d_h
+ *
+ * Attention under the full traffic model (rf_op_attention_full), with
+ * M = B q query tokens, S' = min(S, window) keys a query sees and the K/V
+ * of `read_keys` positions (S' unless given) read:
+ *   flash (default), one operator: rf_op_attention's F and K/V read, and
+ *     the Q read and the O write, act = M n_q d_qk b_a + M n_q d_v b_a
+ *     (2 M n_q d_h b_a when d_qk = d_v = d_h).
+ *   naive (d->naive), three operators over each head's q x S' scores,
+ *     P = B n_q q S' score elements (the full matrix: a causal mask is
+ *     applied to it, not cut out):
+ *     qk       F = 2 n_q pairs d_qk B; Q = M n_q d_qk b_a (act: Q read)
+ *              + the K read (kv) + P b_a (extra: scores written)
+ *     softmax  F = 5 P (max, subtract, exp, sum, divide);
+ *              Q = 2 P b_a (extra: read, write), rf_op_softmax
+ *     pv       F = 2 n_q pairs d_v B; Q = P b_a (extra: read) + the V read
+ *              (kv) + M n_q d_v b_a (act: O written)
+ *     The K/V read splits in halves, K to qk, V to pv; a shared latent
+ *     (MLA, kv_elems_per_token set) is read once, by qk.
+ *   Summed, the naive three move 2 M n_q d_h b_a + K/V + 4 P b_a: the flash
+ *   operator's bytes and the scores' four passes.
+ */
+rf_status rf_op_bias(const char *name, int64_t m, int64_t n, rf_dtype w, rf_op *out,
+                     rf_err *err);
+rf_status rf_op_cache_write(const char *name, int64_t m, int64_t elems_per_token, rf_dtype kv,
+                            rf_dtype a, rf_op *out, rf_err *err);
+/* Softmax over `rows` rows of `keys` scores: F = 5 rows keys,
+ * Q = 2 rows keys b_a (extra_bytes), kind by q_tokens as attention. */
+rf_status rf_op_softmax(const char *name, int64_t rows, int64_t keys, bool decode, rf_dtype a,
+                        rf_op *out, rf_err *err);
+/* Attention as above: names[0] for flash, names[0..2] (qk, softmax, pv)
+ * for naive; writes *n_out (1 or 3) operators to out. */
+rf_status rf_op_attention_full(const char *const names[3], const rf_attn_desc *d, rf_dtype kv,
+                               rf_dtype a, rf_op out[3], size_t *n_out, rf_err *err);
+
+/* c of GELU(gate) x up, the tanh form 0.5 g (1 + tanh(c0 (g + 0.044715 g^3)))
+ * (gemma's gelu_pytorch_tanh): g^3 2, scale 1, add 1, scale 1, tanh 1,
+ * add 1, the half 1, times g 1, then the product with up 1. */
+#define RF_ACT_GELU_MUL_FLOPS 10
 
 /* F / Q of one instance (0 when Q is 0). */
 double rf_op_intensity(const rf_op *op);

@@ -3,7 +3,8 @@
  * A decode step (ACCOUNTING.md): B sequences, each at context s, one new
  * token each. Every linear layer runs with M = B and its weights are read
  * once per step. KV bytes per token kv_tok = 2 L n_kv d_h b_kv.
- *     total_bytes = weight_bytes + kv_bytes (+ naive score bytes if asked)
+ *     total_bytes = weight_bytes + kv_bytes (+ naive score bytes if asked);
+ *                   under RF_TRAFFIC_FULL the sum of every operator's bytes
  *     kv_bytes    = B s kv_tok
  *     floor_s     = max(flops / pi, total_bytes / beta)
  *     tokens/s    = B / floor_s
@@ -61,6 +62,15 @@ typedef enum rf_moe_routing {
     RF_MOE_ALL          /* worst case: every expert streamed               */
 } rf_moe_routing;
 
+/* What the bytes count (docs/accounting.md, "Full traffic"):
+ *   RF_TRAFFIC_COMPULSORY (default) the seeds' model: weights, the K/V read,
+ *     each GEMM's X read and Y write; step bytes = weights + KV (+ scores).
+ *   RF_TRAFFIC_FULL every kernel of the forward pass: the norms, RoPE, the
+ *     KV write, the residual adds, the MLP activation, the biases a config
+ *     has, the final norm, attention's Q read and O write (naive: qk,
+ *     softmax, pv); step bytes = the sum of every operator's bytes. */
+typedef enum rf_traffic { RF_TRAFFIC_COMPULSORY = 0, RF_TRAFFIC_FULL = 1 } rf_traffic;
+
 typedef struct rf_step_opts {
     rf_phase phase;
     int64_t batch;        /* B sequences (>= 1)                            */
@@ -75,6 +85,11 @@ typedef struct rf_step_opts {
                              S (S + 1) / 2 pairs, not S^2 (rf_attn_pairs) */
     bool fused;           /* report qkv and gate_up as fused operators    */
     rf_moe_routing moe;   /* routed-expert assumption                     */
+    rf_traffic traffic;   /* compulsory (default) or full                 */
+    bool fuse_elementwise;/* full only: each norm takes x from the residual
+                             add before it and hands y to the next GEMM's
+                             read (no x read, no y write: Q = H b_w); an
+                             error (RF_EINVAL) under compulsory            */
 } rf_step_opts;
 
 /* Defaults: decode, B = 1, s = 0, T = 1, bf16 everywhere, flash, unfused. */
@@ -100,7 +115,7 @@ typedef struct rf_step {
     uint64_t kv_bytes;            /* K and V (or latent) read               */
     uint64_t kv_bytes_per_token;  /* kv_tok over all layers (full context)  */
     uint64_t extra_bytes;         /* naive attention score traffic          */
-    uint64_t total_bytes;         /* weight + kv + extra                    */
+    uint64_t total_bytes;         /* weight + kv + extra; full: op_bytes    */
     uint64_t op_bytes;            /* sum of every operator's Q              */
     uint64_t flops;               /* sum of every operator's F              */
     double intensity;             /* flops / op_bytes (byte-weighted)       */
@@ -279,12 +294,17 @@ typedef struct rf_sweep {
     bool linear;                      /* false: evaluate with rf_step_compute */
     uint64_t flops0, op_bytes0, weight_bytes;
     double sum_of_max0;
+    bool full;                        /* RF_TRAFFIC_FULL: bytes = op bytes  */
     size_t n_attn;
-    struct {
+    /* Each attention row is affine in its keys k = min(S, window): a value
+     * is at0 + k at (per layer); under the compulsory model at0 = 0, under
+     * the full one at0 holds the Q read and the O write. */
+    struct rf_sweep_attn {
         uint64_t count;               /* layers                              */
         int64_t window;               /* 0: every key                        */
         uint64_t flops, bytes, kv_bytes, extra_bytes; /* per key, per layer  */
-    } attn[4];
+        uint64_t flops0, bytes0, kv_bytes0, extra_bytes0; /* at no key       */
+    } attn[8];
     rf_step scratch;                  /* for the non-linear path             */
 } rf_sweep;
 

@@ -241,17 +241,25 @@ static rf_status elementwise(const char *name, int64_t m, int64_t n, uint64_t fl
     return RF_OK;
 }
 
+/* elementwise() and a weight vector of n elements read once (a norm's
+ * gamma, a bias): Q += n b_w */
+static rf_status weighted(const char *name, int64_t m, int64_t n, uint64_t flops_per_elem,
+                          uint64_t act_per_elem, rf_dtype w, rf_dtype a, rf_op *out, rf_err *err)
+{
+    rf_status s = elementwise(name, m, n, flops_per_elem, act_per_elem, a, out, err);
+    if (s)
+        return s;
+    if (!elems(w, (uint64_t)n, &out->weight_bytes) ||
+        !rf_add_u64(out->bytes, out->weight_bytes, &out->bytes))
+        return overflow(name, err);
+    return RF_OK;
+}
+
 rf_status rf_op_norm(const char *name, int64_t m, int64_t hidden, rf_dtype w, rf_dtype a,
                      rf_op *out, rf_err *err)
 {
     /* F = 4 M H;  Q = 2 M H b_a + H b_w */
-    rf_status s = elementwise(name, m, hidden, 4, 2, a, out, err);
-    if (s)
-        return s;
-    if (!elems(w, (uint64_t)hidden, &out->weight_bytes) ||
-        !rf_add_u64(out->bytes, out->weight_bytes, &out->bytes))
-        return overflow(name, err);
-    return RF_OK;
+    return weighted(name, m, hidden, 4, 2, w, a, out, err);
 }
 
 rf_status rf_op_rope(const char *name, int64_t m, int64_t heads, int64_t head_dim, rf_dtype a,
@@ -267,21 +275,33 @@ rf_status rf_op_rope(const char *name, int64_t m, int64_t heads, int64_t head_di
     return elementwise(name, m, (int64_t)n, 3, 2, a, out, err);
 }
 
+rf_status rf_op_cache_write(const char *name, int64_t m, int64_t elems_per_token, rf_dtype kv,
+                            rf_dtype a, rf_op *out, rf_err *err)
+{
+    /* F = 0;  Q = M e b_a (read the new entries) + M e b_kv (write them) */
+    rf_status s = elementwise(name, m, elems_per_token, 0, 1, a, out, err);
+    if (s)
+        return s;
+    if (!elems(kv, (uint64_t)m * (uint64_t)elems_per_token, &out->kv_bytes) ||
+        !rf_add_u64(out->bytes, out->kv_bytes, &out->bytes))
+        return overflow(name, err); /* m e checked by elementwise */
+    return RF_OK;
+}
+
 rf_status rf_op_kv_write(const char *name, int64_t m, int64_t n_kv, int64_t head_dim,
                          rf_dtype kv, rf_dtype a, rf_op *out, rf_err *err)
 {
     rf_status s;
     if ((s = check_dim("kv-heads", n_kv, 1, err)) || (s = check_dim("head-dim", head_dim, 1, err)))
         return s;
-    uint64_t n, x;
-    if (!rf_mul_u64((uint64_t)n_kv, (uint64_t)head_dim, &n) || n > (uint64_t)RF_DIM_MAX)
+    uint64_t n;
+    if (!mul4((uint64_t)n_kv, (uint64_t)head_dim, 2, 1, &n) || n > (uint64_t)RF_DIM_MAX)
         return overflow(name, err);
-    /* F = 0;  Q = 2 M n_kv d_h b_a (read K, V) + 2 M n_kv d_h b_kv (write) */
-    if ((s = elementwise(name, m, (int64_t)n, 0, 2, a, out, err)))
+    /* e = 2 n_kv d_h (K and V): Q = 2 M n_kv d_h (b_a + b_kv). The row's n
+     * stays n_kv d_h, the width of K (and of V). */
+    if ((s = rf_op_cache_write(name, m, (int64_t)n, kv, a, out, err)))
         return s;
-    if (!mul4((uint64_t)m, n, 2, 1, &x) || !elems(kv, x, &out->kv_bytes) ||
-        !rf_add_u64(out->bytes, out->kv_bytes, &out->bytes))
-        return overflow(name, err);
+    out->n = (int64_t)(n / 2);
     return RF_OK;
 }
 
@@ -297,4 +317,93 @@ rf_status rf_op_act(const char *name, int64_t m, int64_t ffn, unsigned flops_per
 {
     /* F = c M F_ff;  Q = 3 M F_ff b_a */
     return elementwise(name, m, ffn, flops_per_elem, 3, a, out, err);
+}
+
+rf_status rf_op_bias(const char *name, int64_t m, int64_t n, rf_dtype w, rf_op *out, rf_err *err)
+{
+    /* F = M N (one add an output);  Q = N b_w (the vector, in the epilogue) */
+    return weighted(name, m, n, 1, 0, w, w, out, err);
+}
+
+rf_status rf_op_softmax(const char *name, int64_t rows, int64_t keys, bool decode, rf_dtype a,
+                        rf_op *out, rf_err *err)
+{
+    /* F = 5 rows keys;  Q = 2 rows keys b_a, the scores read and written */
+    rf_status s = elementwise(name, rows, keys, 5, 2, a, out, err);
+    if (s)
+        return s;
+    out->kind = decode ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL;
+    out->extra_bytes = out->act_bytes;
+    out->act_bytes = 0;
+    return RF_OK;
+}
+
+/* out += the bytes of n elements of dt into *field and out->bytes */
+static bool add_bytes(rf_op *out, uint64_t *field, rf_dtype dt, uint64_t n)
+{
+    uint64_t b;
+    return elems(dt, n, &b) && rf_add_u64(*field, b, field) && rf_add_u64(out->bytes, b, &out->bytes);
+}
+
+rf_status rf_op_attention_full(const char *const names[3], const rf_attn_desc *d, rf_dtype kv,
+                               rf_dtype a, rf_op out[3], size_t *n_out, rf_err *err)
+{
+    rf_attn_desc flash = *d;
+    flash.naive = false;
+    rf_op base;
+    rf_status s = rf_op_attention(names[0], &flash, kv, a, &base, err);
+    if (s)
+        return s;
+    if (d->read_keys > 0 && d->read_keys != base.n) {
+        /* the K/V of read_keys positions: the same operator over them */
+        rf_attn_desc wide = flash;
+        rf_op w;
+        wide.keys = d->read_keys;
+        wide.window = 0;
+        wide.causal = false;
+        if ((s = rf_op_attention(names[0], &wide, kv, a, &w, err)))
+            return s;
+        base.kv_bytes = base.bytes = w.kv_bytes;
+    }
+    uint64_t M = (uint64_t)base.m, nq = (uint64_t)d->n_q, dqk = (uint64_t)d->head_dim;
+    uint64_t dv = d->v_head_dim ? (uint64_t)d->v_head_dim : dqk, qn, on;
+    /* Q read M n_q d_qk, O write M n_q d_v elements (M, n_q, d below 2^40,
+     * their product checked) */
+    if (!mul4(M, nq, dqk, 1, &qn) || !mul4(M, nq, dv, 1, &on))
+        return overflow(names[0], err);
+    if (!d->naive) {
+        out[0] = base;
+        *n_out = 1;
+        if (!add_bytes(&out[0], &out[0].act_bytes, a, qn) ||
+            !add_bytes(&out[0], &out[0].act_bytes, a, on))
+            return overflow(names[0], err);
+        return RF_OK;
+    }
+    /* naive: P = B n_q q S' score elements; F of Q K^T and of scores . V
+     * are base.flops in the ratio d_qk : d_v (F = 2 n_q pairs (d_qk + d_v) B) */
+    uint64_t rows, P;
+    if (!rf_mul_u64(M, nq, &rows) || rows > (uint64_t)RF_DIM_MAX ||
+        !rf_mul_u64(rows, (uint64_t)base.n, &P))
+        return overflow(names[0], err);
+    if ((s = rf_op_softmax(names[1], (int64_t)rows, base.n, base.kind == RF_OP_ATTN_DECODE, a,
+                           &out[1], err)))
+        return s;
+    out[1].m = base.m;
+    out[1].k = base.k;
+    uint64_t per = base.flops / (dqk + dv);
+    bool latent = d->kv_elems_per_token > 0;
+    uint64_t k_read = latent ? base.kv_bytes : base.kv_bytes / 2;
+    out[0] = out[2] = base;
+    out[0].flops = per * dqk;
+    out[2].flops = per * dv;
+    out[2].name = names[2];
+    out[0].kv_bytes = out[0].bytes = k_read;
+    out[2].kv_bytes = out[2].bytes = base.kv_bytes - k_read;
+    if (!add_bytes(&out[0], &out[0].act_bytes, a, qn) ||
+        !add_bytes(&out[0], &out[0].extra_bytes, a, P) ||
+        !add_bytes(&out[2], &out[2].extra_bytes, a, P) ||
+        !add_bytes(&out[2], &out[2].act_bytes, a, on))
+        return overflow(names[0], err);
+    *n_out = 3;
+    return RF_OK;
 }

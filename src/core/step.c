@@ -60,6 +60,81 @@ static rf_status gemm(rf_step *st, const rf_model *md, rf_module mod, const char
     return push(st, &op, count, err);
 }
 
+/* ---- the full traffic model's element-wise rows (rf_op.h) --------------- */
+
+static bool full(const rf_step_opts *o)
+{
+    return o->traffic == RF_TRAFFIC_FULL;
+}
+
+/* push the operator a constructor made (s its status) */
+static rf_status put(rf_step *st, rf_status s, const rf_op *op, uint64_t count, rf_err *err)
+{
+    return s ? s : push(st, op, count, err);
+}
+
+/* A norm of m rows of width n (RMSNorm: rf_op_norm). --fuse-elementwise:
+ * x comes from the residual add before it and y goes into the next GEMM's
+ * read, so only the weight vector is read: Q = n b_w. */
+static rf_status norm(rf_step *st, const char *name, int64_t m, int64_t n, const rf_step_opts *o,
+                      uint64_t count, rf_err *err)
+{
+    rf_op op;
+    rf_status s = rf_op_norm(name, m, n, o->w, o->a, &op, err);
+    if (!s && o->fuse_elementwise) {
+        op.act_bytes = 0;
+        op.bytes = op.weight_bytes;
+    }
+    return put(st, s, &op, count, err);
+}
+
+static rf_status bias(rf_step *st, const rf_model *md, rf_module mod, const char *name,
+                      int64_t m, int64_t n, const rf_step_opts *o, uint64_t count, rf_err *err)
+{
+    rf_op op;
+    return put(st, rf_op_bias(name, m, n, wdt(md, o, mod), &op, err), &op, count, err);
+}
+
+/* The MLP activation, act(gate) x up over m rows of n: GELU for the gemma
+ * families (gelu_pytorch_tanh), SiLU for every other. */
+static rf_status act(rf_step *st, const rf_model *md, const char *name, int64_t m, int64_t n,
+                     const rf_step_opts *o, uint64_t count, rf_err *err)
+{
+    unsigned c = strncmp(md->family, "gemma", 5) ? RF_ACT_SILU_MUL_FLOPS : RF_ACT_GELU_MUL_FLOPS;
+    rf_op op;
+    return put(st, rf_op_act(name, m, n, c, o->a, &op, err), &op, count, err);
+}
+
+/* Gemma 2 and 3 also norm each branch's output before its residual add
+ * (post_attention_layernorm, post_feedforward_layernorm). */
+static bool post_norms(const rf_model *md)
+{
+    return !strncmp(md->family, "gemma2", 6) || !strncmp(md->family, "gemma3", 6);
+}
+
+/* RoPE on q and k, then the new K and V (MLA: the latent and k_rope) into
+ * the cache, for `count` layers. */
+static rf_status rope_kv(rf_step *st, const rf_model *md, const rf_step_opts *o, int64_t M,
+                         uint64_t count, rf_err *err)
+{
+    rf_op op;
+    rf_status s;
+    if (md->kv_lora_rank) /* the rotary part only: n_q heads of q, one shared k_rope */
+        s = put(st, rf_op_rope("rope", M, md->n_q + 1, md->qk_rope_dim, o->a, &op, err), &op,
+                count, err);
+    else
+        s = put(st, rf_op_rope("rope", M, md->n_q + md->n_kv, md->head_dim, o->a, &op, err),
+                &op, count, err);
+    if (s)
+        return s;
+    if (md->kv_lora_rank)
+        s = rf_op_cache_write("kv_write", M, md->kv_lora_rank + md->qk_rope_dim, o->kv, o->a, &op,
+                              err);
+    else
+        s = rf_op_kv_write("kv_write", M, md->n_kv, md->head_dim, o->kv, o->a, &op, err);
+    return put(st, s, &op, count, err);
+}
+
 /* Attention projections of one layer (count layers). M_kv: the positions
  * kv_b_proj expands, which differs from M only for MLA prefill. */
 static rf_status attn_proj(rf_step *st, const rf_model *md, const rf_step_opts *o, int64_t M,
@@ -72,6 +147,7 @@ static rf_status attn_proj(rf_step *st, const rf_model *md, const rf_step_opts *
         int64_t qk = md->qk_nope_dim + md->qk_rope_dim;
         if (md->q_lora_rank) {
             if ((s = gemm(st, md, A, "q_a_proj", M, H, md->q_lora_rank, o, count, err)) ||
+                (full(o) && (s = norm(st, "q_a_norm", M, md->q_lora_rank, o, count, err))) ||
                 (s = gemm(st, md, A, "q_b_proj", M, md->q_lora_rank, nq * qk, o, count, err)))
                 return s;
         } else if ((s = gemm(st, md, A, "q_proj", M, H, nq * qk, o, count, err))) {
@@ -83,17 +159,25 @@ static rf_status attn_proj(rf_step *st, const rf_model *md, const rf_step_opts *
          * of every key it attends to, M_kv = B (s + T) positions. */
         if ((s = gemm(st, md, A, "kv_a_proj", M, H, md->kv_lora_rank + md->qk_rope_dim, o, count,
                       err)) ||
+            (full(o) && (s = norm(st, "kv_a_norm", M, md->kv_lora_rank, o, count, err))) ||
             (s = gemm(st, md, A, "kv_b_proj", M_kv, md->kv_lora_rank,
                       nq * (md->qk_nope_dim + md->v_head_dim), o, count, err)))
             return s;
         return RF_OK;
     }
     int64_t dh = md->head_dim, nkv = md->n_kv;
+    bool b = full(o) && md->qkv_bias;
     if (o->fused)
-        return gemm(st, md, A, "qkv_proj", M, H, (nq + 2 * nkv) * dh, o, count, err);
+        return (s = gemm(st, md, A, "qkv_proj", M, H, (nq + 2 * nkv) * dh, o, count, err)) || !b
+                   ? s
+                   : bias(st, md, A, "qkv_bias", M, (nq + 2 * nkv) * dh, o, count, err);
     if ((s = gemm(st, md, A, "q_proj", M, H, nq * dh, o, count, err)) ||
         (s = gemm(st, md, A, "k_proj", M, H, nkv * dh, o, count, err)) ||
         (s = gemm(st, md, A, "v_proj", M, H, nkv * dh, o, count, err)))
+        return s;
+    if (b && ((s = bias(st, md, A, "q_bias", M, nq * dh, o, count, err)) ||
+              (s = bias(st, md, A, "k_bias", M, nkv * dh, o, count, err)) ||
+              (s = bias(st, md, A, "v_bias", M, nkv * dh, o, count, err))))
         return s;
     return RF_OK;
 }
@@ -139,7 +223,27 @@ static rf_status attention(rf_step *st, const char *name, const rf_model *md,
         d.kv_elems_per_token = md->kv_lora_rank + md->qk_rope_dim;
     }
     rf_op op, wide;
-    rf_status s = rf_op_attention(name, &d, o->kv, o->a, &op, err);
+    rf_status s;
+    if (full(o)) {
+        /* flash: one operator, `name`; naive: qk, softmax, pv */
+        static const char *const naive_g[3] = {"qk", "softmax", "pv"};
+        static const char *const naive_w[3] = {"qk_swa", "softmax_swa", "pv_swa"};
+        bool is_swa = !strcmp(name, RF_OP_ATTN_SWA);
+        const char *const flash[3] = {name, name, name};
+        rf_op three[3];
+        size_t n = 0;
+        d.read_keys = read;
+        if ((s = rf_op_attention_full(o->naive_attn ? (is_swa ? naive_w : naive_g) : flash, &d,
+                                      o->kv, o->a, three, &n, err)))
+            return s;
+        for (size_t i = 0; i < n && !s; i++) {
+            if (is_swa)
+                three[i].note = "sliding window";
+            s = push(st, &three[i], count, err);
+        }
+        return s;
+    }
+    s = rf_op_attention(name, &d, o->kv, o->a, &op, err);
     if (s)
         return s;
     if (read != (int64_t)op.n) {
@@ -163,14 +267,22 @@ static rf_status mlp(rf_step *st, const rf_model *md, const rf_step_opts *o, int
 {
     rf_status s;
     int64_t H = md->hidden, F = md->ffn;
+    const rf_module P = RF_MOD_MLP;
+    bool b = full(o) && md->mlp_bias;
     if (o->fused) {
-        if ((s = gemm(st, md, RF_MOD_MLP, "gate_up_proj", M, H, 2 * F, o, count, err)))
+        if ((s = gemm(st, md, P, "gate_up_proj", M, H, 2 * F, o, count, err)) ||
+            (b && count && (s = bias(st, md, P, "gate_up_bias", M, 2 * F, o, count, err))))
             return s;
-    } else if ((s = gemm(st, md, RF_MOD_MLP, "gate_proj", M, H, F, o, count, err)) ||
-               (s = gemm(st, md, RF_MOD_MLP, "up_proj", M, H, F, o, count, err))) {
+    } else if ((s = gemm(st, md, P, "gate_proj", M, H, F, o, count, err)) ||
+               (s = gemm(st, md, P, "up_proj", M, H, F, o, count, err)) ||
+               (b && count && ((s = bias(st, md, P, "gate_bias", M, F, o, count, err)) ||
+                               (s = bias(st, md, P, "up_bias", M, F, o, count, err))))) {
         return s;
     }
-    return gemm(st, md, RF_MOD_MLP, "down_proj", M, F, H, o, count, err);
+    if ((full(o) && count && (s = act(st, md, "act", M, F, o, count, err))) ||
+        (s = gemm(st, md, P, "down_proj", M, F, H, o, count, err)))
+        return s;
+    return b && count ? bias(st, md, P, "down_bias", M, H, o, count, err) : RF_OK;
 }
 
 /* One routed-expert operator: FLOPs and activations of all M k token-expert
@@ -245,11 +357,13 @@ static rf_status moe(rf_step *st, const rf_model *md, const rf_step_opts *o, int
         int64_t W = md->n_shared * (md->shared_ffn ? md->shared_ffn : md->moe_ffn);
         if ((s = gemm(st, md, S, "shared_gate", M, H, W, o, count, err)) ||
             (s = gemm(st, md, S, "shared_up", M, H, W, o, count, err)) ||
+            (full(o) && (s = act(st, md, "shared_act", M, W, o, count, err))) ||
             (s = gemm(st, md, S, "shared_down", M, W, H, o, count, err)))
             return s;
     }
     if ((s = expert(st, md, "expert_gate", pairs, touched, H, md->moe_ffn, o, count, err)) ||
         (s = expert(st, md, "expert_up", pairs, touched, H, md->moe_ffn, o, count, err)) ||
+        (full(o) && (s = act(st, md, "expert_act", pairs, md->moe_ffn, o, count, err))) ||
         (s = expert(st, md, "expert_down", pairs, touched, md->moe_ffn, H, o, count, err)))
         return s;
     return RF_OK;
@@ -265,6 +379,10 @@ static rf_status check_opts(const rf_step_opts *o, rf_err *err)
         return rf_err_set(err, o->context < 0 ? RF_EINVAL : RF_ERANGE,
                           "context (%lld) must be in [0, %lld]", (long long)o->context,
                           (long long)RF_DIM_MAX);
+    if (o->fuse_elementwise && !full(o))
+        return rf_err_set(err, RF_EINVAL,
+                          "fuse-elementwise fuses the norms and residuals of the full traffic "
+                          "model: it needs traffic full");
     if (o->phase == RF_PREFILL && (o->tokens < 1 || o->tokens > RF_DIM_MAX))
         return rf_err_set(err, o->tokens < 1 ? RF_EINVAL : RF_ERANGE,
                           "tokens (%lld) must be in [1, %lld]", (long long)o->tokens,
@@ -315,19 +433,34 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *s
         M_kv = (int64_t)mkv;
     }
 
-    if ((s = attn_proj(st, md, o, M, M_kv, all, err)) ||
+    /* the full traffic model's rows sit where the layer runs them */
+    bool f = full(o);
+    int64_t H = md->hidden;
+    rf_op r;
+    if ((f && (s = norm(st, "attn_norm", M, H, o, all, err))) ||
+        (s = attn_proj(st, md, o, M, M_kv, all, err)) ||
+        (f && (s = rope_kv(st, md, o, M, all, err))) ||
         (s = attention(st, "attention", md, o, q_tokens, keys, 0, keys, global, err)) ||
         (s = attention(st, RF_OP_ATTN_SWA, md, o, q_tokens, keys, md->window, win_read, sliding,
                        err)) ||
-        (s = gemm(st, md, RF_MOD_ATTN, "o_proj", M, o_width(md), md->hidden, o, all, err)) ||
+        (s = gemm(st, md, RF_MOD_ATTN, "o_proj", M, o_width(md), H, o, all, err)) ||
+        (f && md->o_bias && (s = bias(st, md, RF_MOD_ATTN, "o_bias", M, H, o, all, err))) ||
+        (f && post_norms(md) && (s = norm(st, "post_attn_norm", M, H, o, all, err))) ||
+        (f && (s = put(st, rf_op_residual("attn_residual", M, H, o->a, &r, err), &r, all, err))) ||
+        (f && (s = norm(st, "mlp_norm", M, H, o, all, err))) ||
         (s = mlp(st, md, o, M, cls[0][0] + cls[0][1], err)))
         return s;
     if (cls[1][0] + cls[1][1] && (s = moe(st, md, o, M, cls[1][0] + cls[1][1], err)))
         return s;
+    if ((f && post_norms(md) && (s = norm(st, "post_mlp_norm", M, H, o, all, err))) ||
+        (f && (s = put(st, rf_op_residual("mlp_residual", M, H, o->a, &r, err), &r, all, err))))
+        return s;
     /* lm_head: logits for the last position of each sequence (M = B), as
-     * serving engines compute them; the embedding gathers one row a token. */
+     * serving engines compute them, after the final norm of those rows; the
+     * embedding gathers one row a token. */
     rf_op g;
-    if ((s = gemm(st, md, RF_MOD_LM_HEAD, "lm_head", o->batch, md->hidden, md->vocab, o, 1,
+    if ((f && (s = norm(st, "final_norm", o->batch, H, o, 1, err))) ||
+        (s = gemm(st, md, RF_MOD_LM_HEAD, "lm_head", o->batch, md->hidden, md->vocab, o, 1,
                   err)) ||
         (s = rf_op_gather("embed", M, md->hidden, wdt(md, o, RF_MOD_EMBED), &g, err)) ||
         (s = push(st, &g, 1, err)))
@@ -367,19 +500,24 @@ rf_status rf_step_compute(const rf_model *md, const rf_step_opts *o, const rf_ro
     if ((s = decompose(md, o, st, err)))
         return s;
 
-    uint64_t flops = 0, op_bytes = 0, wb = 0, kvb = 0, xb = 0;
+    uint64_t flops = 0, op_bytes = 0, wb = 0, kvb = 0, xb = 0, fixed = 0;
     double sum_of_max = 0;
     for (size_t i = 0; i < st->n_ops; i++) {
         const rf_op *op = &st->ops[i];
+        /* KV read: attention's (kv_write's cache writes are its own row);
+         * fixed: the bytes that do not grow with B (every weight read but
+         * the embedding's gathered rows) */
+        bool attn = op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL;
         if (!acc(&flops, op->count, op->flops) || !acc(&op_bytes, op->count, op->bytes) ||
             (op->kind == RF_OP_GEMM && !acc(&wb, op->count, op->weight_bytes)) ||
-            !acc(&kvb, op->count, op->kv_bytes) || !acc(&xb, op->count, op->extra_bytes))
+            (op->kind != RF_OP_GATHER && !acc(&fixed, op->count, op->weight_bytes)) ||
+            (attn && !acc(&kvb, op->count, op->kv_bytes)) || !acc(&xb, op->count, op->extra_bytes))
             return rf_err_set(err, RF_ERANGE, "step totals overflow 64 bits");
         rf_point p = rf_roof_place(roof, (double)op->flops, (double)op->bytes);
         sum_of_max += (double)op->count * p.floor_s;
     }
-    uint64_t total;
-    if (!rf_add_u64(wb, kvb, &total) || !rf_add_u64(total, xb, &total))
+    uint64_t total = op_bytes; /* full: every operator's bytes */
+    if (!full(o) && (!rf_add_u64(wb, kvb, &total) || !rf_add_u64(total, xb, &total)))
         return rf_err_set(err, RF_ERANGE, "step bytes overflow 64 bits");
     if ((s = rf_model_kv_bytes(md, o->kv, 1, &st->kv_bytes_per_token, err)))
         return s;
@@ -404,9 +542,10 @@ rf_status rf_step_compute(const rf_model *md, const rf_step_opts *o, const rf_ro
     st->blended_intensity_limit = 0;
     st->throughput_cap_tokens_per_s = 0;
     if (o->phase == RF_DECODE && kvb) {
-        st->blended_intensity_limit = (double)flops / (double)(kvb + xb);
-        st->throughput_cap_tokens_per_s =
-            roof->bw_bytes_per_s * (double)o->batch / (double)(kvb + xb);
+        /* full: every byte but the fixed weight reads grows with B */
+        double per_b = full(o) ? (double)(op_bytes - fixed) : (double)(kvb + xb);
+        st->blended_intensity_limit = (double)flops / per_b;
+        st->throughput_cap_tokens_per_s = roof->bw_bytes_per_s * (double)o->batch / per_b;
     }
     return RF_OK;
 }

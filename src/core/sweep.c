@@ -9,28 +9,44 @@ rf_status rf_sweep_prepare(rf_sweep *sw, const rf_model *m, const rf_step_opts *
     sw->model = *m;
     sw->opts = *o;
     sw->opts.phase = RF_DECODE;
-    sw->opts.context = 1; /* one key: attention rows hold per-key figures */
     sw->roof = *roof;
-    rf_step *st = &sw->scratch;
-    rf_status s = rf_step_compute(m, &sw->opts, roof, st, err);
+    /* the step at one key and at two: an attention row's slope is their
+     * difference, its value at no key the one-key row less the slope (a
+     * sliding row capped at a window of 1 has slope 0, which is right) */
+    rf_step two; /* ~10 KB of scratch on the stack: core allocates nothing */
+    rf_step_opts o2 = sw->opts;
+    o2.context = 2;
+    rf_status s = rf_step_compute(m, &o2, roof, &two, err);
     if (s)
         return s;
+    sw->opts.context = 1;
+    rf_step *st = &sw->scratch;
+    if ((s = rf_step_compute(m, &sw->opts, roof, st, err)))
+        return s;
+    if (two.n_ops != st->n_ops)
+        return rf_err_set(err, RF_EINTERNAL, "the step's operators differ at contexts 1 and 2");
     sw->linear = !o->kv.group_size && !o->a.group_size;
+    sw->full = o->traffic == RF_TRAFFIC_FULL;
     sw->flops0 = sw->op_bytes0 = sw->weight_bytes = 0;
     sw->sum_of_max0 = 0;
     sw->n_attn = 0;
     for (size_t i = 0; i < st->n_ops; i++) {
-        const rf_op *op = &st->ops[i];
+        const rf_op *op = &st->ops[i], *op2 = &two.ops[i];
         if (op->kind == RF_OP_ATTN_DECODE) {
-            if (sw->n_attn == 4)
-                return rf_err_set(err, RF_EINTERNAL, "more than 4 attention kinds");
-            sw->attn[sw->n_attn].count = op->count;
-            sw->attn[sw->n_attn].window = strcmp(op->name, RF_OP_ATTN_SWA) ? 0 : m->window;
-            sw->attn[sw->n_attn].flops = op->flops;
-            sw->attn[sw->n_attn].bytes = op->bytes;
-            sw->attn[sw->n_attn].kv_bytes = op->kv_bytes;
-            sw->attn[sw->n_attn].extra_bytes = op->extra_bytes;
-            sw->n_attn++;
+            if (sw->n_attn == sizeof sw->attn / sizeof sw->attn[0])
+                return rf_err_set(err, RF_EINTERNAL, "more than 8 attention rows");
+            struct rf_sweep_attn *a = &sw->attn[sw->n_attn++];
+            a->count = op->count;
+            a->window = op->note && !strcmp(op->note, "sliding window") ? m->window : 0;
+            /* both counts passed rf_step_compute's checks; op2 >= op */
+            a->flops = op2->flops - op->flops;
+            a->bytes = op2->bytes - op->bytes;
+            a->kv_bytes = op2->kv_bytes - op->kv_bytes;
+            a->extra_bytes = op2->extra_bytes - op->extra_bytes;
+            a->flops0 = op->flops - a->flops;
+            a->bytes0 = op->bytes - a->bytes;
+            a->kv_bytes0 = op->kv_bytes - a->kv_bytes;
+            a->extra_bytes0 = op->extra_bytes - a->extra_bytes;
             continue;
         }
         /* the totals of rf_step_compute already passed the overflow checks */
@@ -60,6 +76,13 @@ static rf_status slow(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err *
     return RF_OK;
 }
 
+/* *sum += n x + x0, checked */
+static bool affine(uint64_t *sum, uint64_t n, uint64_t x, uint64_t x0)
+{
+    uint64_t v;
+    return rf_mul_u64(n, x, &v) && rf_add_u64(*sum, v, sum) && rf_add_u64(*sum, x0, sum);
+}
+
 rf_status rf_sweep_eval(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err *err)
 {
     if (context < 0 || context > RF_DIM_MAX)
@@ -70,23 +93,25 @@ rf_status rf_sweep_eval(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err
     uint64_t flops = sw->flops0, op_bytes = sw->op_bytes0, kv = 0, extra = 0;
     double som = sw->sum_of_max0;
     for (size_t i = 0; i < sw->n_attn && context > 0; i++) {
-        uint64_t keys = (uint64_t)context, n, f, b, k, x;
-        if (sw->attn[i].window && keys > (uint64_t)sw->attn[i].window)
-            keys = (uint64_t)sw->attn[i].window;
-        if (!rf_mul_u64(sw->attn[i].count, keys, &n) || !rf_mul_u64(n, sw->attn[i].flops, &f) ||
-            !rf_mul_u64(n, sw->attn[i].bytes, &b) || !rf_mul_u64(n, sw->attn[i].kv_bytes, &k) ||
-            !rf_mul_u64(n, sw->attn[i].extra_bytes, &x) || !rf_add_u64(flops, f, &flops) ||
-            !rf_add_u64(op_bytes, b, &op_bytes) || !rf_add_u64(kv, k, &kv) ||
-            !rf_add_u64(extra, x, &extra))
+        const struct rf_sweep_attn *a = &sw->attn[i];
+        uint64_t keys = (uint64_t)context, n, c = a->count, f = 0, b = 0, k = 0, x = 0;
+        if (a->window && keys > (uint64_t)a->window)
+            keys = (uint64_t)a->window;
+        /* per layer f = keys at + at0, then count of them */
+        if (!affine(&f, keys, a->flops, a->flops0) || !affine(&b, keys, a->bytes, a->bytes0) ||
+            !affine(&k, keys, a->kv_bytes, a->kv_bytes0) ||
+            !affine(&x, keys, a->extra_bytes, a->extra_bytes0) || !rf_mul_u64(c, f, &n) ||
+            !rf_add_u64(flops, n, &flops) || !rf_mul_u64(c, b, &n) ||
+            !rf_add_u64(op_bytes, n, &op_bytes) || !rf_mul_u64(c, k, &n) ||
+            !rf_add_u64(kv, n, &kv) || !rf_mul_u64(c, x, &n) || !rf_add_u64(extra, n, &extra))
             return rf_err_set(err, RF_ERANGE, "context %lld: step totals overflow 64 bits",
                               (long long)context);
-        double fi = (double)keys * (double)sw->attn[i].flops;
-        double bi = (double)keys * (double)sw->attn[i].bytes;
-        rf_point pt = rf_roof_place(&sw->roof, fi, bi);
-        som += (double)sw->attn[i].count * pt.floor_s;
+        rf_point pt = rf_roof_place(&sw->roof, (double)f, (double)b);
+        som += (double)c * pt.floor_s;
     }
-    uint64_t total;
-    if (!rf_add_u64(sw->weight_bytes, kv, &total) || !rf_add_u64(total, extra, &total))
+    uint64_t total = op_bytes; /* full: every operator's bytes */
+    if (!sw->full && (!rf_add_u64(sw->weight_bytes, kv, &total) ||
+                      !rf_add_u64(total, extra, &total)))
         return rf_err_set(err, RF_ERANGE, "context %lld: step bytes overflow 64 bits",
                           (long long)context);
     rf_point whole = rf_roof_place(&sw->roof, (double)flops, (double)total);
@@ -102,7 +127,6 @@ rf_status rf_sweep_eval(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err
     p->regime = whole.regime;
     return RF_OK;
 }
-
 void rf_roof_compose(const rf_roof *roof, const double *flops, const double *bytes, size_t n,
                      double *sum_of_max_s, double *aggregate_s)
 {
