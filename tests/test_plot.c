@@ -78,9 +78,12 @@ static void model_of(const char *model, rf_model *m)
     }
 }
 
-/* The figure of model on hw at batch B (decode at s = 2048, prefill T =
- * 256): every dtype math_dtype, or (as_checkpoint) the dtypes the model's
- * checkpoint declares, as the CLI takes them. */
+/* Decode context s and prefill tokens T of the figures build_at makes. */
+static int64_t at_context = 2048, at_tokens = 256;
+
+/* The figure of model on hw at batch B (decode at s = at_context, prefill
+ * T = at_tokens): every dtype math_dtype, or (as_checkpoint) the dtypes
+ * the model's checkpoint declares, as the CLI takes them. */
 static void build_at(const char *model, const char *hw_name, rf_dtype_kind math_dtype,
                      bool as_checkpoint, int64_t batch, const rf_measured *measured)
 {
@@ -96,8 +99,8 @@ static void build_at(const char *model, const char *hw_name, rf_dtype_kind math_
         d = p = rf_step_opts_for_model(&m);
     else
         d.w = d.a = d.kv = p.w = p.a = p.kv = rf_dtype_of(math_dtype);
-    d.phase = RF_DECODE, d.batch = batch, d.context = 2048;
-    p.phase = RF_PREFILL, p.batch = batch, p.tokens = 256, p.context = 0;
+    d.phase = RF_DECODE, d.batch = batch, d.context = at_context;
+    p.phase = RF_PREFILL, p.batch = batch, p.tokens = at_tokens, p.context = 0;
     if (rf_step_compute(&m, &d, &roof, &dec_st, &e) || rf_step_compute(&m, &p, &roof, &pre_st, &e))
         fail_msg("%s", e.msg);
     rf_plot_init(&fig, &hw, &roof);
@@ -716,6 +719,39 @@ static void roofs_labelled(void **state)
     roofs_labelled_one("llama-3-8b", "l40s", RF_FP8_E4M3, 1);
 }
 
+/* Every label finds a place in figures where labels crowd: prefill GEMMs
+ * and attention near the ridge under several other dtypes' roofs, at the
+ * CLI's defaults (s = 1024, T = 1024). Each of these lost a label (a roof's
+ * or an operator's) before labels could lie along a whole roof or on it,
+ * before the three placing orders, the region labels' search upwards and
+ * the wider search around a marker. */
+static void labels_all_placed(void **state)
+{
+    (void)state;
+    const struct {
+        const char *model, *hw;
+        rf_dtype_kind math;
+        int64_t batch;
+    } cases[] = {
+        {"gemma-2-9b-it", "h100-sxm", RF_BF16, 32},
+        {"qwen1.5-moe-a2.7b.json", "h100-sxm", RF_BF16, 32},
+        {"gemma-3-4b-it.json", "rtx4090", RF_BF16, 1},
+        {"phi-3-mini-4k-instruct.json", "rtx4090", RF_BF16, 32},
+        {"deepseek-v3.json", "l40s", RF_FP8_E4M3, 32},
+        {"deepseek-v3.json", "h100-sxm", RF_FP8_E4M3, 32},
+        {"mixtral-8x7b", "h100-sxm", RF_BF16, 32},
+    };
+    at_context = 1024, at_tokens = 1024;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        build_at(cases[k].model, cases[k].hw, cases[k].math, true, cases[k].batch, NULL);
+        no_overlap(cases[k].model);
+        if (lay.unlabelled[0])
+            fail_msg("%s on %s at B = %lld: unlabelled '%s'", cases[k].model, cases[k].hw,
+                     (long long)cases[k].batch, lay.unlabelled);
+    }
+    at_context = 2048, at_tokens = 256;
+}
+
 /* The distance between the rectangle around (ax, ay) with half sizes hw,
  * hh and the one from x0, y0 to x1, y1. */
 static double rect_gap(double ax, double ay, double hw, double hh, double x0, double y0, double x1,
@@ -1026,6 +1062,7 @@ int main(void)
         cmocka_unit_test(heading_fits),
         cmocka_unit_test(labels_whole_names),
         cmocka_unit_test(roofs_labelled),
+        cmocka_unit_test(labels_all_placed),
         cmocka_unit_test(leaders),
         cmocka_unit_test(integer_roofs),
         cmocka_unit_test(marker_area),

@@ -195,8 +195,9 @@ static double text_gap(const rf_plot_label *l, double *ex, double *ey)
 static const double dirs[][2] = {
     {1, 0},  {-1, 0}, {1, -1}, {1, 1},  {-1, -1}, {-1, 1}, {0, -1}, {0, 1},
     {2, -1}, {2, 1},  {-2, -1}, {-2, 1}, {1, -2},  {1, 2},  {-1, -2}, {-1, 2},
+    {3, -1}, {3, 1},  {-3, -1}, {-3, 1},
 };
-static const double radii[] = {3, 8, 16, 28, 44, 64, 88, 118, 156, 200};
+static const double radii[] = {3, 8, 16, 28, 44, 64, 88, 118, 156, 200, 250};
 
 /* Search around the anchor box (cx, cy, half sizes ahw, ahh). prefer: index
  * of a direction that costs nothing extra (others pay for their rank). */
@@ -506,6 +507,39 @@ static void layout_markers(placer *pl)
                     false);
 }
 
+/* Which side of the ridge is which: "<- memory-bound" left of its drop
+ * line, "compute-bound ->" right of it, side by side along the bottom, or
+ * higher up the line where the bottom is taken (by the legend, markers):
+ * the lowest height free for both, else each at its own. */
+static void place_sides(placer *pl, double rx, double ry)
+{
+    static const char *const side[2] = {"\xe2\x86\x90 memory-bound", "compute-bound \xe2\x86\x92"};
+    const rf_plot_axes *a = &pl->p->axes;
+    rf_plot_label l[2];
+    for (int k = 0; k < 2; k++) {
+        l[k] = (rf_plot_label){.kind = RF_LABEL_REGION, .n_text = 1, .font_px = RF__FONT_SMALL};
+        snprintf(l[k].text[0], sizeof l[k].text[0], "%s", side[k]);
+        label_size(&l[k]);
+        l[k].box.cx = rx + (k ? 1 : -1) * (l[k].box.w / 2 + 4);
+    }
+    double bottom = a->top_px + a->height_px - 4 - l[0].box.h / 2, both = NAN;
+    for (double y = bottom; y > ry + 16 && isnan(both); y -= 13) {
+        l[0].box.cy = l[1].box.cy = y;
+        if (isfinite(cost(pl, &l[0].box, NULL)) && isfinite(cost(pl, &l[1].box, NULL)))
+            both = y;
+    }
+    for (int k = 0; k < 2; k++) {
+        l[k].box.cy = isnan(both) ? bottom : both;
+        for (double y = bottom; isnan(both) && y > ry + 16; y -= 13) {
+            l[k].box.cy = y;
+            if (isfinite(cost(pl, &l[k].box, NULL)))
+                break;
+        }
+        l[k].anchor_x = l[k].box.cx, l[k].anchor_y = l[k].box.cy;
+        commit(pl, &l[k], cost(pl, &l[k].box, NULL));
+    }
+}
+
 /* The ridge's label, and which side of it is which along the bottom. */
 static void place_ridge(placer *pl)
 {
@@ -518,25 +552,7 @@ static void place_ridge(placer *pl)
     char num[32];
     snprintf(ridge.text[0], sizeof ridge.text[0], "ridge %s %s", rf__ridge_text(p->ridge, num), unit);
     place_near(pl, &ridge, rx, ry, 6.5, 6.5, 4 /* up-left: above the roof */);
-    static const char *const side[2] = {"\xe2\x86\x90 memory-bound", "compute-bound \xe2\x86\x92"};
-    for (int k = 0; k < 2; k++) {
-        rf_plot_label l = {.kind = RF_LABEL_REGION, .n_text = 1, .font_px = RF__FONT_SMALL};
-        snprintf(l.text[0], sizeof l.text[0], "%s", side[k]);
-        label_size(&l);
-        l.box.cx = rx + (k ? 1 : -1) * (l.box.w / 2 + 4);
-        /* along the bottom; higher up beside the drop line where the
-         * bottom is taken (by the legend, or markers) */
-        rf_plot_label best = l;
-        double best_c = INFINITY;
-        for (double y = a->top_px + a->height_px - 4 - l.box.h / 2; y > ry + 16 && !isfinite(best_c);
-             y -= 13) {
-            l.box.cy = y;
-            l.anchor_x = l.box.cx, l.anchor_y = l.box.cy;
-            best_c = cost(pl, &l.box, NULL);
-            best = l;
-        }
-        commit(pl, &best, best_c);
-    }
+    place_sides(pl, rx, ry);
 }
 
 /* Single linkage over markers, predicted and measured apart; a measured
