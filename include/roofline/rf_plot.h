@@ -62,12 +62,12 @@ extern "C" {
 #define RF_PLOT_WIDTH_PX 900.0
 #define RF_PLOT_HEIGHT_PX 560.0
 #define RF_PLOT_MERGE_PX 7.0 /* markers closer than this share a label      */
-#define RF_PLOT_TEXT_MAX 400
+#define RF_PLOT_TEXT_MAX 512
 #define RF_PLOT_MAX_LINES 24
 #define RF_PLOT_MAX_POINTS (2 * RF_STEP_MAX_OPS + RF_MEASURED_MAX_OPS)
 #define RF_PLOT_MAX_LABELS (RF_PLOT_MAX_POINTS + RF_PLOT_MAX_LINES + 3)
 #define RF_PLOT_LABEL_LINES 4 /* lines of one label at most                 */
-#define RF_PLOT_HEAD_LINES 4  /* the title and up to 3 lines of subtitle      */
+#define RF_PLOT_HEAD_LINES 6  /* the title and up to 5 lines of subtitle      */
 #define RF_PLOT_MAX_DECADES 12.0 /* widest span of an axis, see rf_plot_fit    */
 #define RF_PLOT_LEADER_PX 10.0 /* a label's text farther than this from its
                                   markers gets a leader line to them         */

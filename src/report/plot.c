@@ -191,7 +191,7 @@ void rf_plot_describe(rf_plot *p, const char *model, const char *hw, const rf_st
                       const rf_step_opts *prefill)
 {
     const rf_step_opts *o = decode ? decode : prefill;
-    char w[96] = "", a[96] = "", kv[96] = "", dec[96] = "", pre[128] = "";
+    char w[64] = "", a[64] = "", kv[64] = "", dec[96] = "", pre[128] = "";
     snprintf(p->title, sizeof p->title, "%s on %s", model, hw);
     if (o) {
         rf_dtype_describe(o->w, w, sizeof w);
