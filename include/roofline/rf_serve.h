@@ -1,0 +1,139 @@
+/* rf_serve.h - whole requests: a static batch generated to the end, and
+ * speculative decoding, on the exact step model of rf_step.h.
+ *
+ * A request has a prompt of P tokens and an output of N tokens; B identical
+ * requests run as one static batch (docs/accounting.md, "Serving"):
+ *     TTFT       = floor of the prefill step: B sequences of P new tokens,
+ *                  nothing cached (it produces the first output token)
+ *     decode j   = the decode step at context S = P + j - 1, j = 2..N
+ *                  (keys = context, as rf_step_compute counts them)
+ *     TPOT       = (1 / (N - 1)) sum_{S = P+1}^{P+N-1} floor(S)
+ *     latency    = TTFT + sum_{S = P+1}^{P+N-1} floor(S)
+ *     tokens/s   = B N / latency
+ * floor(S) is the step floor max(F(S)/pi, Q(S)/beta) of rf_step; the
+ * sum-of-max floor sum_i count_i max(F_i(S)/pi, Q_i(S)/beta) is summed
+ * beside it.
+ *
+ * Exact sums in closed form: every operator's F_i and Q_i are affine in S
+ * between the points where a sliding window caps its keys, so its floor is
+ * linear in S except where it changes regime (F_i/pi = Q_i/beta), and so is
+ * the whole step's. Between such breakpoints a floor is linear and its sum
+ * over the integers lo..hi is the arithmetic series
+ *     sum = (hi - lo + 1) (floor(lo) + floor(hi)) / 2,
+ * with floor(lo) and floor(hi) from rf_step_compute itself. Breakpoints are
+ * found from the operators' own counts: a range whose integer counts are not
+ * affine (checked exactly at both ends, the second point and the middle) is
+ * halved, so a window's cap costs O(log N) steps and N = 1,000,000 costs
+ * what N = 10 does. Grouped cache or activation dtypes (whose scale bytes
+ * round per group) may halve down to single steps: exact, but slower.
+ */
+#ifndef RF_SERVE_H
+#define RF_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_error.h"
+#include "rf_hw.h"
+#include "rf_model.h"
+#include "rf_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The floors of one kind of step summed over the contexts lo..hi. */
+typedef struct rf_floor_sum {
+    int64_t steps;          /* hi - lo + 1                                  */
+    double floor_s;         /* sum of the step floors                       */
+    double sum_of_max_s;    /* sum of the sum-of-max floors                 */
+    double first_s, last_s; /* the step floor at lo and at hi               */
+    size_t pieces;          /* linear pieces summed (the cost, not N)       */
+    size_t steps_computed;  /* rf_step_compute calls made                   */
+} rf_floor_sum;
+
+/* Sum the floor of the step o (its phase, B, T, dtypes and switches) with
+ * its context set to every S in lo..hi, in closed form as above. Errors:
+ * RF_EINVAL for lo > hi or lo < 0; whatever rf_step_compute returns at a
+ * context it evaluates (RF_ERANGE on overflow). */
+rf_status rf_floor_sum_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                               int64_t lo, int64_t hi, rf_floor_sum *out, rf_err *err);
+
+/* A static batch of o->batch requests generated to the end. */
+typedef struct rf_generate {
+    int64_t batch, prompt, output;  /* B, P, N                              */
+    double ttft_s;                  /* the prefill step floor               */
+    double ttft_sum_of_max_s;       /* its sum-of-max floor                 */
+    rf_regime prefill_regime;
+    rf_floor_sum decode;            /* contexts P+1 .. P+N-1 (N - 1 steps;
+                                       steps 0 when N = 1)                  */
+    double tpot_mean_s;             /* decode.floor_s / (N - 1); 0 if N = 1 */
+    double tpot_first_s;            /* at context P + 1 (j = 2)             */
+    double tpot_last_s;             /* at context P + N - 1 (j = N)         */
+    double latency_s;               /* ttft_s + decode.floor_s              */
+    double tokens_per_s;            /* B N / latency_s                      */
+    double decode_tokens_per_s;     /* B / tpot_mean_s; 0 if N = 1          */
+    int64_t final_positions;        /* P + N - 1: what each sequence holds
+                                       at its last step                     */
+} rf_generate;
+
+/* Errors: RF_EINVAL for B, P or N below 1 or P + N - 1 above RF_DIM_MAX
+ * (naming "prompt", "output" or "batch"); errors of the steps. */
+rf_status rf_generate_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                              int64_t prompt, int64_t output, rf_generate *out, rf_err *err);
+
+/* The step whose memory the generation needs at its end: a decode step at
+ * context P + N - 1 (N >= 2), or the prefill of P tokens (N = 1), for
+ * rf_step_fit. */
+rf_step_opts rf_generate_final_step(const rf_step_opts *o, int64_t prompt, int64_t output);
+
+/* Expected tokens a speculative iteration yields, K speculated tokens each
+ * accepted with probability alpha independently (Leviathan et al. 2023):
+ *     E = (1 - alpha^(K+1)) / (1 - alpha)     (alpha = 1: K + 1)
+ * K = 4, alpha = 0.8: 3.36. */
+double rf_spec_tokens_per_iter(int64_t k, double alpha);
+
+/* Speculative decoding of the generation g (rf_generate_compute of the
+ * same target, o and P, N; N >= 2): an iteration at context S is K draft
+ * decode steps (the draft model at contexts S .. S + K - 1, B sequences)
+ * and one target step verifying K + 1 tokens a sequence (rf_step's prefill
+ * phase with T = K + 1 after S cached: linear layers at M = B (K + 1),
+ * attention K + 1 queries against the keys, KV read once). Its floor is
+ * averaged over the contexts the output passes, S = P+1 .. P+N-1, each
+ * weighted equally (every sum exact, as above):
+ *     iter  = (1/(N-1)) sum_S [ sum_{i<K} draft(S + i) + verify(S) ]
+ *     TPOT  = iter / E,  tokens/s = B E / iter      (TTFT excluded)
+ * Break-even alpha: E(alpha) = iter / TPOT_plain (the plain decode's mean
+ * TPOT); 0 when one token an iteration already wins, none (breaks_even
+ * false) when even alpha = 1 loses. */
+typedef struct rf_spec {
+    int64_t k;                   /* K                                    */
+    double accept;               /* alpha                                */
+    double tokens_per_iter;      /* E                                    */
+    double draft_s;              /* mean K draft steps an iteration      */
+    double verify_s;             /* mean verification step               */
+    double iter_s;               /* draft_s + verify_s                   */
+    double tpot_s;               /* iter_s / E                           */
+    double tokens_per_s;         /* B E / iter_s                         */
+    double plain_tpot_s;         /* g's mean TPOT                        */
+    double plain_tokens_per_s;   /* B / plain_tpot_s                     */
+    double speedup;              /* plain_tpot_s / tpot_s                */
+    bool breaks_even;            /* some alpha in [0, 1] wins            */
+    double break_even_accept;    /* that alpha (when breaks_even)        */
+    size_t steps_computed;
+} rf_spec;
+
+/* Errors (RF_EINVAL, naming the input): K outside [1, 64], alpha outside
+ * [0, 1], N < 2 (nothing to speculate), a draft whose vocabulary differs
+ * from the target's ("draft <name> has a vocabulary of V_d tokens, the
+ * target <name> V_t"). draft_o holds the draft's dtypes (the rest is taken
+ * from o). */
+rf_status rf_spec_compute(const rf_model *target, const rf_model *draft, const rf_step_opts *o,
+                          const rf_step_opts *draft_o, const rf_roof *roof, const rf_generate *g,
+                          int64_t k, double accept, rf_spec *out, rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
