@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "roofline/rf_dtype.h"
+#include "roofline/rf_forward.h"
 #include "roofline/rf_hw.h"
 #include "roofline/rf_model.h"
 #include "roofline/rf_op.h"
@@ -426,6 +427,53 @@ static void sweep_full_matches_step(void **state)
     }
 }
 
+/* `profile` places its measured element-wise kernels against the full
+ * model's own rows: its plan (fp32, every element 4 bytes) has each one's
+ * bytes and floor as rf_step_compute's row under --traffic full, and its
+ * FLOPs too but for act, which profile counts as its kernel runs it
+ * (RF_ACT_SILU_MUL_FLOPS_AS_RUN, 4 an element, against the model's 5). */
+static void profile_uses_the_full_rows(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"attn_norm", "rope", "kv_write", "attn_residual",
+                                        "mlp_norm", "act", "mlp_residual", "final_norm"};
+    rf_model m = model("llama-3-8b");
+    rf_roof r = viewer_h100();
+    static rf_forward_run run;
+    static rf_step st;
+    for (int phase = 0; phase < 2; phase++) {
+        rf_forward_opts fo = rf_forward_opts_default();
+        fo.phase = phase ? RF_PREFILL : RF_DECODE;
+        fo.batch = 3;
+        fo.tokens = phase ? 64 : 1;
+        fo.context = phase ? 0 : 100;
+        assert_int_equal(rf_forward_plan(&m, &fo, &r, &run, NULL), RF_OK);
+        rf_step_opts o = full_opts();
+        o.phase = fo.phase;
+        o.batch = 3;
+        o.tokens = fo.tokens;
+        o.context = 100;
+        o.w = o.a = o.kv = rf_dtype_of(RF_FP32);
+        assert_int_equal(rf_step_compute(&m, &o, &r, &st, NULL), RF_OK);
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            const rf_forward_op *p = NULL;
+            for (size_t j = 0; j < run.n_ops; j++)
+                if (!strcmp(run.ops[j].name, names[i]))
+                    p = &run.ops[j];
+            assert_non_null(p);
+            const rf_op *op = find(&st, names[i]);
+            assert_true(p->bytes == op->bytes && p->m == op->m && p->n == op->n);
+            if (strcmp(names[i], "act"))
+                assert_true(p->flops == op->flops);
+            else
+                assert_true(p->flops * RF_ACT_SILU_MUL_FLOPS ==
+                            op->flops * RF_ACT_SILU_MUL_FLOPS_AS_RUN);
+            near(p->floor_s, rf_roof_place(&r, (double)p->flops, (double)op->bytes).floor_s,
+                 1e-12);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +486,7 @@ int main(void)
         cmocka_unit_test(op_formulas),
         cmocka_unit_test(family_rows),
         cmocka_unit_test(sweep_full_matches_step),
+        cmocka_unit_test(profile_uses_the_full_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -478,8 +478,13 @@ static bool acc(uint64_t *sum, uint64_t count, uint64_t v)
 rf_status rf_model_kv_bytes(const rf_model *m, rf_dtype kv, int64_t context, uint64_t *bytes,
                             rf_err *err)
 {
-    uint64_t elems = 0, per = (uint64_t)rf_model_kv_elems_per_layer(m);
-    for (int64_t l = 0; l < m->layers; l++) {
+    uint64_t elems = 0, per = (uint64_t)rf_model_kv_elems_per_layer(m), one;
+    /* no sliding layer: L equal terms, one product (the sweep's fit calls
+     * this for every point) */
+    if (!m->window && (!rf_mul_u64((uint64_t)context, per, &one) ||
+                       !acc(&elems, (uint64_t)m->layers, one)))
+        return rf_err_set(err, RF_ERANGE, "KV of context %lld overflows", (long long)context);
+    for (int64_t l = 0; l < m->layers && m->window; l++) {
         int64_t s = m->window && m->sliding[l] && context > m->window ? m->window : context;
         if (!acc(&elems, (uint64_t)s, per))
             return rf_err_set(err, RF_ERANGE, "KV of context %lld overflows", (long long)context);

@@ -76,11 +76,22 @@ static rf_status slow(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err *
     return RF_OK;
 }
 
+/* rf_mul_u64 and rf_add_u64 inlined: a point is a few dozen of them */
+static inline bool mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+static inline bool add(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
 /* *sum += n x + x0, checked */
-static bool affine(uint64_t *sum, uint64_t n, uint64_t x, uint64_t x0)
+static inline bool affine(uint64_t *sum, uint64_t n, uint64_t x, uint64_t x0)
 {
     uint64_t v;
-    return rf_mul_u64(n, x, &v) && rf_add_u64(*sum, v, sum) && rf_add_u64(*sum, x0, sum);
+    return mul(n, x, &v) && add(*sum, v, sum) && add(*sum, x0, sum);
 }
 
 rf_status rf_sweep_eval(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err *err)
@@ -100,18 +111,16 @@ rf_status rf_sweep_eval(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err
         /* per layer f = keys at + at0, then count of them */
         if (!affine(&f, keys, a->flops, a->flops0) || !affine(&b, keys, a->bytes, a->bytes0) ||
             !affine(&k, keys, a->kv_bytes, a->kv_bytes0) ||
-            !affine(&x, keys, a->extra_bytes, a->extra_bytes0) || !rf_mul_u64(c, f, &n) ||
-            !rf_add_u64(flops, n, &flops) || !rf_mul_u64(c, b, &n) ||
-            !rf_add_u64(op_bytes, n, &op_bytes) || !rf_mul_u64(c, k, &n) ||
-            !rf_add_u64(kv, n, &kv) || !rf_mul_u64(c, x, &n) || !rf_add_u64(extra, n, &extra))
+            !affine(&x, keys, a->extra_bytes, a->extra_bytes0) || !mul(c, f, &n) ||
+            !add(flops, n, &flops) || !mul(c, b, &n) || !add(op_bytes, n, &op_bytes) ||
+            !mul(c, k, &n) || !add(kv, n, &kv) || !mul(c, x, &n) || !add(extra, n, &extra))
             return rf_err_set(err, RF_ERANGE, "context %lld: step totals overflow 64 bits",
                               (long long)context);
         rf_point pt = rf_roof_place(&sw->roof, (double)f, (double)b);
         som += (double)c * pt.floor_s;
     }
     uint64_t total = op_bytes; /* full: every operator's bytes */
-    if (!sw->full && (!rf_add_u64(sw->weight_bytes, kv, &total) ||
-                      !rf_add_u64(total, extra, &total)))
+    if (!sw->full && (!add(sw->weight_bytes, kv, &total) || !add(total, extra, &total)))
         return rf_err_set(err, RF_ERANGE, "context %lld: step bytes overflow 64 bits",
                           (long long)context);
     rf_point whole = rf_roof_place(&sw->roof, (double)flops, (double)total);
