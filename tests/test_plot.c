@@ -728,7 +728,7 @@ static void roofs_labelled(void **state)
  * and attention near the ridge under several other dtypes' roofs, at the
  * CLI's defaults (s = 1024, T = 1024). Each of these lost a label (a roof's
  * or an operator's) before labels could lie along a whole roof or on it,
- * before the three placing orders, the region labels' search upwards and
+ * before the six placing orders, the region labels' search upwards and
  * the wider search around a marker. */
 static void labels_all_placed(void **state)
 {
@@ -745,6 +745,8 @@ static void labels_all_placed(void **state)
         {"deepseek-v3.json", "l40s", RF_FP8_E4M3, 32},
         {"deepseek-v3.json", "h100-sxm", RF_FP8_E4M3, 32},
         {"mixtral-8x7b", "h100-sxm", RF_BF16, 32},
+        {"deepseek-v2-lite", "l40s", RF_BF16, 1},   /* placed narrowest first */
+        {"gemma-2-9b-it", "rtx4090", RF_BF16, 1},
     };
     at_context = 1024, at_tokens = 1024;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

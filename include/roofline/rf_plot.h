@@ -262,9 +262,10 @@ typedef struct rf_plot_layout {
  * is cut. Measured points matched to a prediction carry no label (the line
  * to it names them), nor do points off the axes. A roof's label goes along
  * its line (anywhere along a flat one), beside it or, failing that, on
- * it. Three orders are tried, first one that leaves nothing unlabelled
+ * it. Six orders are tried, the first one that leaves nothing unlabelled
  * kept, else the one that leaves the fewest: the roofs' labels before the
- * operators', the main roof's only, the operators' first. A label
+ * operators', the main roof's only, the operators' first; the operators'
+ * widest first, then narrowest first. A label
  * that finds no place free of every other label, marker and the legend is
  * left out and its text named in out->unlabelled (drawn in the footnote),
  * so nothing ever overlaps. RF_ENOMEM when its scratch cannot be

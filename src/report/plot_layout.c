@@ -603,8 +603,9 @@ static void pending_of(const placer *pl, const int *parent, size_t i, pending *t
     label_size(&t->l);
 }
 
-/* Every cluster's label, widest first: those have the fewest places. */
-static rf_status place_clusters(placer *pl, rf_err *err)
+/* Every cluster's label, widest first (those have the fewest places), or
+ * narrowest first (so small ones in a crowd go before a wide neighbour). */
+static rf_status place_clusters(placer *pl, bool widest, rf_err *err)
 {
     const rf_plot *p = pl->p;
     rf_plot_layout *out = pl->out;
@@ -621,7 +622,7 @@ static rf_status place_clusters(placer *pl, rf_err *err)
         pending *t = NULL;
         for (size_t i = 0; i < n_todo; i++)
             if (!todo[i].done &&
-                (!t || todo[i].l.box.w * todo[i].l.n_text > t->l.box.w * t->l.n_text))
+                (!t || (todo[i].l.box.w * todo[i].l.n_text > t->l.box.w * t->l.n_text) == widest))
                 t = &todo[i];
         t->done = true;
         size_t before = out->n_labels;
@@ -646,14 +647,17 @@ static void place_roofs(placer *pl, rf_plot_role from, rf_plot_role to)
 
 /* The orders the roofs' and the operators' labels may be placed in: the
  * roofs first (they have few places, operators many), the operators
- * before the lesser roofs, or the operators first. */
+ * before the lesser roofs, or the operators first (order % 3); the
+ * operators widest first, then (order / 3) narrowest first. */
+#define N_ORDERS 6
 static rf_status place_in_order(placer *pl, int order, rf_err *err)
 {
-    if (order < 2)
-        place_roofs(pl, RF_PLOT_MAIN, order == 0 ? RF_PLOT_MEASURED : RF_PLOT_MAIN);
-    rf_status s = place_clusters(pl, err);
-    if (order > 0)
-        place_roofs(pl, order == 1 ? RF_PLOT_OTHER : RF_PLOT_MAIN, RF_PLOT_MEASURED);
+    int roofs = order % 3;
+    if (roofs < 2)
+        place_roofs(pl, RF_PLOT_MAIN, roofs == 0 ? RF_PLOT_MEASURED : RF_PLOT_MAIN);
+    rf_status s = place_clusters(pl, order < 3, err);
+    if (roofs > 0)
+        place_roofs(pl, roofs == 1 ? RF_PLOT_OTHER : RF_PLOT_MAIN, RF_PLOT_MEASURED);
     return s;
 }
 
@@ -675,7 +679,7 @@ rf_status rf_plot_layout_compute(const rf_plot *p, rf_plot_layout *out, rf_err *
     placer base = pl;
     size_t best_lost = SIZE_MAX;
     rf_status s = RF_OK;
-    for (int order = 0; order < 3 && best_lost && !s; order++) {
+    for (int order = 0; order < N_ORDERS && best_lost && !s; order++) {
         placer t = base;
         *out = *start;
         if (!(s = place_in_order(&t, order, err)) && lost(&t) < best_lost) {
