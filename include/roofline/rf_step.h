@@ -92,6 +92,13 @@ typedef struct rf_step_opts {
                              error (RF_EINVAL) under compulsory            */
 } rf_step_opts;
 
+/* Family rules of the full traffic model: the MLP activation is GELU (tanh
+ * form, RF_ACT_GELU_MUL_FLOPS) for the gemma families, SiLU otherwise
+ * (RF_ACT_SILU_MUL_FLOPS); gemma2 and gemma3 also norm each branch's output
+ * before its residual add (post_attn_norm, post_mlp_norm). */
+bool rf_model_gelu(const rf_model *m);
+bool rf_model_post_norms(const rf_model *m);
+
 /* Defaults: decode, B = 1, s = 0, T = 1, bf16 everywhere, flash, unfused. */
 rf_step_opts rf_step_opts_default(void);
 

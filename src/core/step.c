@@ -95,21 +95,23 @@ static rf_status bias(rf_step *st, const rf_model *md, rf_module mod, const char
     return put(st, rf_op_bias(name, m, n, wdt(md, o, mod), &op, err), &op, count, err);
 }
 
-/* The MLP activation, act(gate) x up over m rows of n: GELU for the gemma
- * families (gelu_pytorch_tanh), SiLU for every other. */
+bool rf_model_gelu(const rf_model *m)
+{
+    return !strncmp(m->family, "gemma", 5); /* gelu_pytorch_tanh */
+}
+
+bool rf_model_post_norms(const rf_model *m)
+{
+    return !strncmp(m->family, "gemma2", 6) || !strncmp(m->family, "gemma3", 6);
+}
+
+/* The MLP activation, act(gate) x up over m rows of n (rf_model_gelu). */
 static rf_status act(rf_step *st, const rf_model *md, const char *name, int64_t m, int64_t n,
                      const rf_step_opts *o, uint64_t count, rf_err *err)
 {
-    unsigned c = strncmp(md->family, "gemma", 5) ? RF_ACT_SILU_MUL_FLOPS : RF_ACT_GELU_MUL_FLOPS;
+    unsigned c = rf_model_gelu(md) ? RF_ACT_GELU_MUL_FLOPS : RF_ACT_SILU_MUL_FLOPS;
     rf_op op;
     return put(st, rf_op_act(name, m, n, c, o->a, &op, err), &op, count, err);
-}
-
-/* Gemma 2 and 3 also norm each branch's output before its residual add
- * (post_attention_layernorm, post_feedforward_layernorm). */
-static bool post_norms(const rf_model *md)
-{
-    return !strncmp(md->family, "gemma2", 6) || !strncmp(md->family, "gemma3", 6);
 }
 
 /* RoPE on q and k, then the new K and V (MLA: the latent and k_rope) into
@@ -445,14 +447,14 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *s
                        err)) ||
         (s = gemm(st, md, RF_MOD_ATTN, "o_proj", M, o_width(md), H, o, all, err)) ||
         (f && md->o_bias && (s = bias(st, md, RF_MOD_ATTN, "o_bias", M, H, o, all, err))) ||
-        (f && post_norms(md) && (s = norm(st, "post_attn_norm", M, H, o, all, err))) ||
+        (f && rf_model_post_norms(md) && (s = norm(st, "post_attn_norm", M, H, o, all, err))) ||
         (f && (s = put(st, rf_op_residual("attn_residual", M, H, o->a, &r, err), &r, all, err))) ||
         (f && (s = norm(st, "mlp_norm", M, H, o, all, err))) ||
         (s = mlp(st, md, o, M, cls[0][0] + cls[0][1], err)))
         return s;
     if (cls[1][0] + cls[1][1] && (s = moe(st, md, o, M, cls[1][0] + cls[1][1], err)))
         return s;
-    if ((f && post_norms(md) && (s = norm(st, "post_mlp_norm", M, H, o, all, err))) ||
+    if ((f && rf_model_post_norms(md) && (s = norm(st, "post_mlp_norm", M, H, o, all, err))) ||
         (f && (s = put(st, rf_op_residual("mlp_residual", M, H, o->a, &r, err), &r, all, err))))
         return s;
     /* lm_head: logits for the last position of each sequence (M = B), as
