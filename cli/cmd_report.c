@@ -28,7 +28,10 @@ static void phase_totals(const cli_ctx *ctx, rf_report *r, const char *key, cons
     rf_report_section(r, key, label);
     cli_fit(ctx, r, &f->model, o, b, NULL);
     cli_context_check(ctx, r, &f->model, rf_step_positions(o), CLI_CTX_KEY);
-    rf_report_int(r, "total_bytes", "step bytes (weights + KV)", st->total_bytes, RF_U_BYTES);
+    rf_report_int(r, "total_bytes",
+                  o->traffic == RF_TRAFFIC_FULL ? "step bytes (every operator's)"
+                                                : "step bytes (weights + KV)",
+                  st->total_bytes, RF_U_BYTES);
     rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
     rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
     rf_report_str(r, "regime", "regime", rf_regime_name(st->regime));

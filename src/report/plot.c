@@ -210,9 +210,13 @@ void rf_plot_describe(rf_plot *p, const char *model, const char *hw, const rf_st
     else if (prefill)
         snprintf(pre, sizeof pre, "prefill: B = %lld, T = %lld%s", (long long)prefill->batch,
                  (long long)prefill->tokens, mask);
+    /* the full traffic model names itself; the default says nothing */
+    const char *traffic = !o || o->traffic != RF_TRAFFIC_FULL ? ""
+                          : o->fuse_elementwise ? " \xc2\xb7 traffic full, norms fused"
+                                                : " \xc2\xb7 traffic full";
     snprintf(p->subtitle, sizeof p->subtitle,
-             "weights %s, activations %s, KV %s; math %s \xc2\xb7 %s%s%s", w, a, kv,
-             rf_dtype_name(p->math), dec, decode && prefill ? " \xc2\xb7 " : "", pre);
+             "weights %s, activations %s, KV %s; math %s \xc2\xb7 %s%s%s%s", w, a, kv,
+             rf_dtype_name(p->math), dec, decode && prefill ? " \xc2\xb7 " : "", pre, traffic);
     snprintf(p->series_label[RF_SERIES_DECODE], sizeof p->series_label[0], "%s", dec);
     snprintf(p->series_label[RF_SERIES_PREFILL], sizeof p->series_label[0], "%s", pre);
     snprintf(p->series_label[RF_SERIES_OTHER], sizeof p->series_label[0], "measured, no phase");
