@@ -1,0 +1,259 @@
+/* opts.c - parsing: the global options, a command's option table through
+ * getopt_long, --help, the number parsers that name their option, and the
+ * one-line error every command prints. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "roofline/rf_parse.h"
+
+enum {
+    OPT_HW = 1,
+    OPT_RIDGE,
+    OPT_PEAK,
+    OPT_BW,
+    OPT_MEM,
+    OPT_WDT,
+    OPT_ADT,
+    OPT_KVDT,
+    OPT_GROUP,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_OUT,
+    OPT_HELP,
+};
+
+static const cli_opt globals[] = {
+    {"hw", 1, OPT_HW, "NAME|FILE", "hardware preset or measured profile (default h100-sxm)"},
+    {"ridge", 1, OPT_RIDGE, "X", "ridge point in FLOP/byte (compute roof = X x bandwidth)"},
+    {"peak", 1, OPT_PEAK, "TFLOPS", "compute peak of the math dtype, TFLOP/s"},
+    {"bw", 1, OPT_BW, "TBPS", "memory bandwidth, TB/s"},
+    {"mem", 1, OPT_MEM, "SIZE", "usable memory (79.65GiB, 16GB)"},
+    {"weight-dtype", 1, OPT_WDT, "DT", "weights dtype (bf16, fp8, int4, int4:g128, ...)"},
+    {"act-dtype", 1, OPT_ADT, "DT", "activations dtype (default bf16)"},
+    {"kv-dtype", 1, OPT_KVDT, "DT", "KV-cache dtype (default bf16)"},
+    {"group-size", 1, OPT_GROUP, "N", "quantization group of int weights (scales counted)"},
+    {"json", 0, OPT_JSON, NULL, "JSON output (stable keys)"},
+    {"csv", 0, OPT_CSV, NULL, "CSV output (the main table)"},
+    {"output", 1, OPT_OUT, "FILE", "write to FILE (atomically; - for stdout)"},
+    {"help", 0, OPT_HELP, NULL, "this help"},
+};
+#define N_GLOBALS (sizeof globals / sizeof globals[0])
+
+int cli_fail(const cli_ctx *ctx, int code, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* One line whatever the input it quotes: a typed or file-borne newline
+     * or other control character is shown as '?'. */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    fprintf(stderr, "roofline %s: %s\n", ctx && ctx->cmd ? ctx->cmd : "", msg);
+    return code;
+}
+
+int cli_exit_for(rf_status s)
+{
+    switch (s) {
+    case RF_OK:
+        return RF_EXIT_OK;
+    case RF_EINVAL:
+    case RF_ERANGE:
+        return RF_EXIT_USAGE;
+    case RF_EUNAVAIL:
+        return RF_EXIT_UNAVAIL;
+    case RF_EIO:
+        return RF_EXIT_USAGE; /* an unreadable input file; writes map to 4 in cli_emit */
+    default:
+        return RF_EXIT_FAIL;
+    }
+}
+
+int cli_fail_err(const cli_ctx *ctx, const rf_err *err)
+{
+    return cli_fail(ctx, cli_exit_for(err->status), "%s", err->msg);
+}
+
+static void print_opts(const cli_opt *o, size_t n)
+{
+    for (size_t i = 0; i < n && o[i].name; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", o[i].name, o[i].arg ? " " : "",
+                 o[i].arg ? o[i].arg : "");
+        printf("  %-26s %s\n", left, o[i].help);
+    }
+}
+
+static size_t count_opts(const cli_opt *o)
+{
+    size_t n = 0;
+    while (o && o[n].name)
+        n++;
+    return n;
+}
+
+int cli_i64(const cli_ctx *ctx, const char *opt, const char *text, int64_t lo, int64_t hi,
+            int64_t *out)
+{
+    rf_err e;
+    if (rf_parse_i64(text, lo, hi, out, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    return RF_EXIT_OK;
+}
+
+int cli_f64(const cli_ctx *ctx, const char *opt, const char *text, double lo, double hi,
+            double *out)
+{
+    rf_err e;
+    if (rf_parse_f64(text, lo, hi, out, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    return RF_EXIT_OK;
+}
+
+int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi, int64_t **vals,
+              size_t *n)
+{
+    rf_err e;
+    size_t count;
+    *vals = NULL;
+    if (rf_parse_range_count(text, hi, &count, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    *vals = malloc(count * sizeof **vals);
+    if (!*vals)
+        return cli_fail(ctx, RF_EXIT_FAIL, "%s: out of memory for %zu values", opt, count);
+    if (rf_parse_range(text, hi, *vals, count, n, &e)) {
+        free(*vals);
+        *vals = NULL;
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    }
+    return RF_EXIT_OK;
+}
+
+static int dtype_opt(cli_ctx *ctx, const char *opt, const char *arg, rf_dtype *dt, bool *given)
+{
+    rf_err e;
+    if (rf_dtype_parse(arg, dt, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", opt, e.msg);
+    *given = true;
+    return RF_EXIT_OK;
+}
+
+static int global_opt(cli_ctx *ctx, int id, const char *arg)
+{
+    rf_err e;
+    int64_t g;
+    switch (id) {
+    case OPT_HW:
+        if (!*arg)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--hw: empty name");
+        ctx->hw_name = arg;
+        return RF_EXIT_OK;
+    case OPT_RIDGE:
+        return cli_f64(ctx, "--ridge", arg, 1e-6, 1e9, &ctx->ridge);
+    case OPT_PEAK:
+        return cli_f64(ctx, "--peak", arg, 1e-9, 1e9, &ctx->peak_tflops);
+    case OPT_BW:
+        return cli_f64(ctx, "--bw", arg, 1e-9, 1e6, &ctx->bw_tbps);
+    case OPT_MEM:
+        if (rf_parse_size(arg, &ctx->mem_bytes, &e))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--mem: %s", e.msg);
+        if (!ctx->mem_bytes)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--mem: size must be positive");
+        return RF_EXIT_OK;
+    case OPT_WDT:
+        return dtype_opt(ctx, "--weight-dtype", arg, &ctx->w, &ctx->w_given);
+    case OPT_ADT:
+        return dtype_opt(ctx, "--act-dtype", arg, &ctx->a, &ctx->a_given);
+    case OPT_KVDT:
+        return dtype_opt(ctx, "--kv-dtype", arg, &ctx->kv, &ctx->kv_given);
+    case OPT_GROUP:
+        if (cli_i64(ctx, "--group-size", arg, 1, 1 << 24, &g))
+            return RF_EXIT_USAGE;
+        ctx->group_size = (uint32_t)g;
+        return RF_EXIT_OK;
+    case OPT_JSON:
+    case OPT_CSV:
+        if (ctx->format != RF_FMT_TABLE && ctx->format != (id == OPT_JSON ? RF_FMT_JSON : RF_FMT_CSV))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--json and --csv: give one output format");
+        ctx->format = id == OPT_JSON ? RF_FMT_JSON : RF_FMT_CSV;
+        return RF_EXIT_OK;
+    case OPT_OUT:
+        if (!*arg)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--output: empty path");
+        ctx->out_path = arg;
+        return RF_EXIT_OK;
+    default:
+        return RF_EXIT_USAGE;
+    }
+}
+
+int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_opt *opts,
+              cli_opt_fn fn, void *user, int *first_pos)
+{
+    size_t n_cmd = count_opts(opts), n = 0;
+    struct option lo[N_GLOBALS + 64];
+    const cli_opt *by_index[N_GLOBALS + 64];
+    if (n_cmd > 63)
+        return cli_fail(ctx, RF_EXIT_FAIL, "too many options");
+    for (size_t i = 0; i < n_cmd; i++, n++) {
+        lo[n] = (struct option){opts[i].name, opts[i].has_arg ? required_argument : no_argument,
+                                NULL, 1000 + (int)n};
+        by_index[n] = &opts[i];
+    }
+    for (size_t i = 0; i < N_GLOBALS; i++, n++) {
+        lo[n] = (struct option){globals[i].name,
+                                globals[i].has_arg ? required_argument : no_argument, NULL,
+                                1000 + (int)n};
+        by_index[n] = &globals[i];
+    }
+    lo[n] = (struct option){0, 0, 0, 0};
+
+    memset(ctx, 0, sizeof *ctx);
+    ctx->cmd = argv[0];
+    ctx->w = ctx->a = ctx->kv = rf_dtype_of(RF_BF16);
+    opterr = 0;
+    optind = 1;
+    int c, idx;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, &idx)) != -1) {
+        int rc;
+        if (c == 'h') {
+            c = 1000 + (int)(n - 1); /* --help is the last global */
+        } else if (c == 'o') {
+            if ((rc = global_opt(ctx, OPT_OUT, optarg)))
+                return rc;
+            continue;
+        } else if (c == '?') {
+            return cli_fail(ctx, RF_EXIT_USAGE, "unknown option '%s' (see --help)",
+                            argv[optind - 1]);
+        } else if (c == ':') {
+            return cli_fail(ctx, RF_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+        }
+        const cli_opt *o = by_index[c - 1000];
+        if (o >= globals && o < globals + N_GLOBALS) {
+            if (o->id == OPT_HELP) {
+                printf("usage: roofline %s\n\noptions:\n", usage);
+                print_opts(opts, n_cmd);
+                printf("\nglobal options:\n");
+                print_opts(globals, N_GLOBALS);
+                return -1;
+            }
+            rc = global_opt(ctx, o->id, optarg);
+        } else {
+            rc = fn ? fn(ctx, o->id, optarg, user) : RF_EXIT_USAGE;
+        }
+        if (rc)
+            return rc;
+    }
+    rf_err e;
+    if (ctx->group_size && rf_dtype_set_group(&ctx->w, ctx->group_size, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--group-size: %s", e.msg);
+    *first_pos = optind;
+    return RF_EXIT_OK;
+}

@@ -1,0 +1,181 @@
+/* resolve.c - MODEL and --hw made into a model and a roof: presets,
+ * config.json files, measured profiles, the overrides, and this machine's
+ * roof measured now; the files a run has read. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "roofline/rf_hw_profile_io.h"
+#include "roofline/rf_measure.h"
+#include "roofline/rf_reader.h"
+
+/* Files this run has read (slot 0: the model's config.json, slot 1: a
+ * hardware profile). cli_write_file never writes over one of them. One
+ * command runs per process, so a file-static list is enough. */
+enum { INPUT_MODEL, INPUT_PROFILE, N_INPUTS };
+static char read_files[N_INPUTS][4096];
+
+static void note_input(int slot, const char *path)
+{
+    struct stat st;
+    bool folder = stat(path, &st) == 0 && S_ISDIR(st.st_mode); /* a model folder */
+    snprintf(read_files[slot], sizeof read_files[slot], folder ? "%s/config.json" : "%s", path);
+}
+
+const char *const *cli_inputs(void)
+{
+    static const char *list[N_INPUTS + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < N_INPUTS; i++)
+        if (read_files[i][0])
+            list[n++] = read_files[i];
+    list[n] = NULL;
+    return list;
+}
+
+int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out)
+{
+    rf_err e;
+    if (!text || !*text)
+        return cli_fail(ctx, RF_EXIT_USAGE, "empty model name");
+    if (rf_model_preset(text, out, &e) == RF_OK)
+        return RF_EXIT_OK;
+    /* models: not a preset, so a config.json or a folder holding one; a
+     * name that looks like neither keeps the "unknown model" message */
+    size_t n = strlen(text);
+    if (access(text, F_OK) != 0 && !strchr(text, '/') &&
+        !(n > 5 && !strcmp(text + n - 5, ".json")))
+        return cli_fail_err(ctx, &e);
+    if (rf_model_load(text, out, &e))
+        return cli_fail_err(ctx, &e);
+    note_input(INPUT_MODEL, text);
+    return RF_EXIT_OK;
+}
+
+int cli_model_hw_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m,
+                       rf_step_opts *o)
+{
+    int rc;
+    if (argc - pos != 1)
+        return cli_fail(ctx, RF_EXIT_USAGE, "expected one MODEL (a preset or a config.json)");
+    if ((rc = cli_resolve_model(ctx, argv[pos], m)))
+        return rc;
+    cli_apply_dtypes(ctx, m, o);
+    return cli_resolve_hw(ctx);
+}
+
+int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, rf_step_opts *o,
+                    rf_roof *roof)
+{
+    int rc = cli_model_hw_setup(ctx, argc, argv, pos, m, o);
+    return rc ? rc : cli_resolve_roof(ctx, rf_dtype_math(o->w, o->a), roof);
+}
+
+/* The math dtype was named by the user (--act-dtype, or --weight-dtype
+ * where the math follows the weights, W8A8): no fallback for it. */
+static bool math_given(const cli_ctx *ctx, rf_dtype_kind math)
+{
+    return (ctx->a_given && ctx->a.kind == math) || (ctx->w_given && ctx->w.kind == math);
+}
+
+int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
+{
+    rf_err e;
+    int rc = cli_resolve_hw(ctx);
+    if (rc)
+        return rc;
+    if (ctx->peak_tflops > 0)
+        ctx->hw.peak_flops_per_s[rf_hw_peak_kind(math)] = ctx->peak_tflops * 1e12;
+    if (rf_hw_roof_for(&ctx->hw, math, math_given(ctx, math), roof, &e))
+        return cli_fail_err(ctx, &e);
+    return RF_EXIT_OK;
+}
+
+int cli_resolve_hw(cli_ctx *ctx)
+{
+    rf_err e;
+    if (ctx->peak_tflops > 0 && ctx->ridge > 0)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--peak and --ridge both set the compute roof (pi = ridge x bw); give one");
+    const char *name = ctx->hw_name ? ctx->hw_name : "h100-sxm";
+    if (rf_hw_preset(name, &ctx->hw, &e) == RF_OK) {
+        snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "preset %s", ctx->hw.name);
+    } else if (access(name, F_OK) == 0) {
+        /* measure: not a preset but a file: a profile from `roofline measure` */
+        rf_hw_profile *p = malloc(sizeof *p);
+        if (!p)
+            return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+        rf_status s = rf_hw_profile_load(name, p, &e);
+        if (s == RF_OK && (s = rf_hw_profile_to_hw(p, &ctx->hw, &e)))
+            rf_err_prefix(&e, s, "%s", name); /* the figure is the file's */
+        if (s == RF_OK)
+            note_input(INPUT_PROFILE, name);
+        if (s == RF_OK)
+            snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "profile %.80s (measured %s)", name,
+                     p->date[0] ? p->date : "undated");
+        free(p);
+        if (s != RF_OK)
+            return cli_fail_err(ctx, &e);
+    } else {
+        return cli_fail_err(ctx, &e);
+    }
+    if (ctx->bw_tbps > 0)
+        ctx->hw.bw_bytes_per_s = ctx->bw_tbps * 1e12;
+    if (ctx->mem_bytes)
+        ctx->hw.mem_bytes = ctx->mem_bytes;
+    if (ctx->ridge > 0)
+        ctx->hw.ridge_override = ctx->ridge;
+    if (rf_hw_validate(&ctx->hw, &e))
+        return cli_fail_err(ctx, &e);
+    return RF_EXIT_OK;
+}
+
+static void measure_progress(void *user, int done, int total, const char *what)
+{
+    (void)user;
+    fprintf(stderr, "\r  measuring the roof [%2d/%2d] %-40s", done + 1, total, what);
+    fflush(stderr);
+}
+
+int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *roof)
+{
+    if (ctx->hw_name)
+        return cli_resolve_roof(ctx, math, roof);
+    if (ctx->peak_tflops > 0 || ctx->bw_tbps > 0 || ctx->ridge > 0)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--peak, --bw and --ridge adjust a roof given by --hw; without --hw the "
+                        "roof is measured now");
+    rf_hw_profile *p = malloc(sizeof *p);
+    if (!p)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    bool tty = isatty(STDERR_FILENO);
+    rf_measure_opts mo = {.threads = threads, .quick = true, .isa = getenv("RF_ISA"),
+                          .progress = tty ? measure_progress : NULL};
+    rf_err e;
+    rf_status s = rf_measure_cpu(&mo, p, &e);
+    if (tty)
+        fprintf(stderr, "\r%-78s\r", "");
+    if (s == RF_OK)
+        s = rf_hw_profile_to_hw(p, &ctx->hw, &e);
+    if (s == RF_OK)
+        s = rf_hw_roof_for(&ctx->hw, math, math_given(ctx, math), roof, &e);
+    snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
+             "measured now (measure --quick, %d thread%s; give --hw PROFILE for a full one)",
+             p->threads, p->threads == 1 ? "" : "s");
+    free(p);
+    return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
+}
+
+void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o)
+{
+    o->w = ctx->w_given ? ctx->w
+           : m && m->has_weight_dtype ? m->weight_dtype
+                                      : rf_dtype_of(RF_BF16);
+    o->w_all_modules = ctx->w_given; /* models: an override covers every module */
+    o->a = !ctx->a_given && m && m->has_act_dtype ? m->act_dtype : ctx->a;
+    o->kv = ctx->kv;
+}
