@@ -19,6 +19,7 @@ static const command commands[] = {
     {"attn", cmd_attn, "one attention layer, decode or prefill, flash or naive"},
     {"ops", cmd_ops, "per-operator intensities of a model (seed 000 table)"},
     {"step", cmd_step, "a whole prefill or decode step: operators and totals"},
+    {"generate", cmd_generate, "whole requests: TTFT, TPOT, latency, tokens/s, speculation"},
     {"crossover", cmd_crossover, "where each operator crosses the ridge"},
     {"capacity", cmd_capacity, "KV-cache capacity: tokens and sequences"},
     {"sweep", cmd_sweep, "decode floors over batch x context, one row a point"},

@@ -1,0 +1,26 @@
+#!/bin/bash
+# Serving: `roofline generate` with N = 1,000,000 output tokens against
+# N = 10 (the closed-form sum must not grow with N), on a model without a
+# sliding window and on one with (gemma-2, whose window's cap is found by
+# halving, O(log N)); CPU seconds (user + sys), the median of several runs.
+# Issue target: under 10 ms for N = 1,000,000.
+# usage: bench/serving.sh [ROOFLINE] [RUNS]
+set -eu
+bin=${1:-build/cli/roofline}
+runs=${2:-5}
+TIMEFORMAT='%U %S'
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+for model in llama-3-8b gemma-2-9b-it; do
+  for n in 10 1000000; do
+    secs=()
+    for _ in $(seq "$runs"); do
+      t=$( { time "$bin" generate "$model" --prompt 1024 --output "$n" --batch 64 --json \
+               >/dev/null; } 2>&1 )
+      secs+=("$(echo "$t" | awk '{printf "%.4f", $1 + $2}')")
+    done
+    m=$(printf '%s\n' "${secs[@]}" | median)
+    awk -v model="$model" -v n="$n" -v m="$m" 'BEGIN {
+      printf "generate %-14s N = %-8d median %.1f ms CPU (the whole process)\n", model, n, m * 1e3 }'
+  done
+done
+echo "frontier: not built yet (issue 16, point 6)"

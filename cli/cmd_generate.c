@@ -1,0 +1,195 @@
+/* cmd_generate.c - `roofline generate MODEL --prompt P --output N`: a static
+ * batch of B identical requests to the end (rf_serve.h): TTFT, TPOT (mean,
+ * first, last), latency, tokens/s, the memory fit at the last context, and
+ * with --draft a speculative decoding of the same requests. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "roofline/rf_serve.h"
+
+enum { O_PROMPT = 1000, O_OUTPUT, O_DRAFT, O_SPEC_K, O_ACCEPT };
+
+static const cli_opt opts[] = {
+    {"prompt", 1, O_PROMPT, "P", "prompt tokens a request (required)"},
+    {"output", 1, O_OUTPUT, "N", "output tokens a request (required; -o names a file)"},
+    {"batch", 1, CLI_O_BATCH, "B", "identical requests in the static batch (default 1)"},
+    {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},
+    CLI_CAUSAL_OPT,
+    CLI_TRAFFIC_OPTS,
+    {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
+    CLI_BUDGET_OPTS,
+    {"draft", 1, O_DRAFT, "MODEL", "speculative decoding with this draft (the model itself: self)"},
+    {"spec-k", 1, O_SPEC_K, "K", "--draft: tokens speculated an iteration (default 4)"},
+    {"accept", 1, O_ACCEPT, "ALPHA", "--draft: acceptance a token, in [0, 1] (default 0.8)"},
+    {0},
+};
+
+typedef struct args {
+    rf_step_opts o;
+    cli_budget budget;
+    int64_t prompt, output, spec_k;
+    double accept;
+    const char *draft;
+    bool k_given, accept_given;
+} args;
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    switch (id) {
+    case O_PROMPT:
+        return cli_i64(ctx, "--prompt", arg, 1, RF_DIM_MAX, &a->prompt);
+    case O_OUTPUT:
+        return cli_i64(ctx, "--output", arg, 1, RF_DIM_MAX, &a->output);
+    case O_DRAFT:
+        a->draft = arg;
+        return RF_EXIT_OK;
+    case O_SPEC_K:
+        a->k_given = true;
+        return cli_i64(ctx, "--spec-k", arg, 1, 64, &a->spec_k);
+    case O_ACCEPT:
+        a->accept_given = true;
+        return cli_f64(ctx, "--accept", arg, 0, 1, &a->accept);
+    default: {
+        int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+        return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
+    }
+    }
+}
+
+static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                   const rf_roof *roof, const args *a, const rf_generate *g)
+{
+    cli_assume_model(r, m, o, NULL);
+    cli_assume_roof(ctx, r, o, roof);
+    rf_report_assume(r, "requests: %lld identical %s of %lld prompt and %lld output tokens, one "
+                        "static batch (all start and finish together); queueing and "
+                        "scheduling not modelled",
+                     (long long)g->batch, cli_plural(g->batch, "request", "requests"),
+                     (long long)g->prompt, (long long)g->output);
+    rf_report_assume(r, "TTFT: the prefill step of %lld x %lld tokens, nothing cached (it makes "
+                        "the first output token)",
+                     (long long)g->batch, (long long)g->prompt);
+    if (g->output >= 2)
+        rf_report_assume(r, "decode: output token j = 2..%lld from a decode step at context "
+                            "P + j - 1 = %lld..%lld; TPOT = the mean of those %lld step floors, "
+                            "summed exactly (%zu linear %s, not an average context)",
+                         (long long)g->output, (long long)(g->prompt + 1),
+                         (long long)g->final_positions, (long long)(g->output - 1),
+                         g->decode.pieces, g->decode.pieces == 1 ? "piece" : "pieces");
+    else
+        rf_report_assume(r, "decode: none (one output token, made by the prefill)");
+    rf_report_assume(r, "floors: each step's floor max(F/pi, Q/beta) of its totals, as `step` "
+                        "prints it (sum-of-max beside); latency = TTFT + the decode floors; "
+                        "tokens/s = B N / latency; memory fit at the end, %lld positions a "
+                        "sequence",
+                     (long long)g->final_positions);
+    if (a->draft)
+        rf_report_assume(r, "speculative: an iteration at context S = K draft decode steps (at "
+                            "S..S+K-1) + one target step verifying K + 1 tokens a sequence "
+                            "(linear layers at M = B (K+1), attention K + 1 queries, KV read "
+                            "once), averaged over S = P+1..P+N-1; tokens an iteration (1 - "
+                            "alpha^(K+1)) / (1 - alpha), acceptances independent; draft on the "
+                            "same roof; TTFT excluded from its tokens/s");
+}
+
+static void speculative(rf_report *r, const rf_model *d, const rf_spec *sp)
+{
+    rf_report_section(r, "speculative", "speculative decoding");
+    rf_report_str(r, "draft", "draft", d->name);
+    rf_report_int(r, "spec_k", "K speculated tokens", (uint64_t)sp->k, RF_U_INT);
+    rf_report_num(r, "accept", "acceptance a token", sp->accept, RF_U_RATIO);
+    rf_report_num(r, "tokens_per_iter", "tokens an iteration", sp->tokens_per_iter, RF_U_SIG3);
+    rf_report_num(r, "draft_s", "draft steps an iteration", sp->draft_s, RF_U_SECONDS);
+    rf_report_num(r, "verify_s", "verification step", sp->verify_s, RF_U_SECONDS);
+    rf_report_num(r, "iter_s", "iteration", sp->iter_s, RF_U_SECONDS);
+    rf_report_num(r, "tpot_s", "TPOT with speculation", sp->tpot_s, RF_U_SECONDS);
+    rf_report_num(r, "plain_tpot_s", "TPOT without", sp->plain_tpot_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "decode tokens/s with speculation", sp->tokens_per_s,
+                  RF_U_TOK_RATE);
+    rf_report_num(r, "plain_tokens_per_s", "decode tokens/s without", sp->plain_tokens_per_s,
+                  RF_U_TOK_RATE);
+    rf_report_num(r, "speedup", "speedup", sp->speedup, RF_U_SIG3);
+    if (sp->breaks_even)
+        rf_report_num(r, "break_even_accept", "break-even acceptance", sp->break_even_accept,
+                      RF_U_SIG3);
+    else
+        rf_report_null(r, "break_even_accept", "break-even acceptance",
+                       "none (loses even at acceptance 1)");
+}
+
+int cmd_generate(int argc, char **argv)
+{
+    cli_ctx ctx;
+    args a = {.o = rf_step_opts_default(), .budget = CLI_BUDGET_DEFAULT, .spec_k = 4,
+              .accept = 0.8};
+    int pos, rc = cli_parse(&ctx, argc, argv,
+                            "generate MODEL --prompt P --output N [--batch B] "
+                            "[--draft MODEL [--spec-k K] [--accept ALPHA]] [options]",
+                            opts, on_opt, &a, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (!a.prompt || !a.output)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "give --prompt P and --output N (tokens a request)");
+    if (!a.draft && (a.k_given || a.accept_given))
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--spec-k and --accept need --draft MODEL");
+    rf_step_opts o = a.o, draft_o = a.o;
+    rf_model m, d;
+    rf_roof roof;
+    rf_err e;
+    rf_generate g;
+    rf_spec sp;
+    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
+        (rc = cli_step_defaults(&ctx, &m, &o, false)))
+        return rc;
+    if (rf_generate_compute(&m, &o, &roof, a.prompt, a.output, &g, &e))
+        return cli_fail_err(&ctx, &e);
+    if (a.draft) {
+        if ((rc = cli_resolve_model(&ctx, a.draft, &d)))
+            return rc;
+        cli_apply_dtypes(&ctx, &d, &draft_o);
+        if (rf_spec_compute(&m, &d, &o, &draft_o, &roof, &g, a.spec_k, a.accept, &sp, &e))
+            return cli_fail(&ctx, RF_EXIT_USAGE, "--draft: %s", e.msg);
+    }
+
+    char title[256];
+    snprintf(title, sizeof title, "generate: %s on %s", m.name, ctx.hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    assume(&ctx, r, &m, &o, &roof, &a, &g);
+    rf_report_section(r, NULL, "generation");
+    rf_step_opts last = rf_generate_final_step(&o, g.prompt, g.output);
+    rf_fit fit;
+    if (cli_fit(&ctx, r, &m, &last, &a.budget, &fit) == RF_OK)
+        cli_assume_fit(r, &fit, &ctx);
+    cli_context_check(&ctx, r, &m, g.final_positions, CLI_CTX_LINES | CLI_CTX_KEY);
+    rf_report_int(r, "batch", "requests", (uint64_t)g.batch, RF_U_INT);
+    rf_report_int(r, "prompt", "prompt tokens", (uint64_t)g.prompt, RF_U_INT);
+    rf_report_int(r, "output", "output tokens", (uint64_t)g.output, RF_U_INT);
+    rf_report_num(r, "ttft_s", "TTFT", g.ttft_s, RF_U_SECONDS);
+    rf_report_str(r, "prefill_regime", "prefill regime", rf_regime_name(g.prefill_regime));
+    rf_report_int(r, "decode_steps", "decode steps", (uint64_t)g.decode.steps, RF_U_INT);
+    if (g.output >= 2) {
+        rf_report_num(r, "tpot_mean_s", "TPOT mean", g.tpot_mean_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_first_s", "TPOT first (j = 2)", g.tpot_first_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_last_s", "TPOT last (j = N)", g.tpot_last_s, RF_U_SECONDS);
+    } else {
+        const char *why = "- (one output token)";
+        rf_report_null(r, "tpot_mean_s", "TPOT mean", why);
+        rf_report_null(r, "tpot_first_s", "TPOT first (j = 2)", why);
+        rf_report_null(r, "tpot_last_s", "TPOT last (j = N)", why);
+    }
+    rf_report_num(r, "decode_s", "decode time", g.decode.floor_s, RF_U_SECONDS);
+    rf_report_num(r, "latency_s", "latency", g.latency_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "output tokens/s", g.tokens_per_s, RF_U_TOK_RATE);
+    rf_report_num(r, "ttft_sum_of_max_s", "TTFT, sum-of-max", g.ttft_sum_of_max_s, RF_U_SECONDS);
+    rf_report_num(r, "decode_sum_of_max_s", "decode time, sum-of-max", g.decode.sum_of_max_s,
+                  RF_U_SECONDS);
+    if (a.draft)
+        speculative(r, &d, &sp);
+    rc = cli_emit(&ctx, r);
+    rf_report_free(r);
+    return rc;
+}
