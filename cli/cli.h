@@ -6,6 +6,12 @@
  * cli_parse() (which also handles every global option), resolves what it
  * needs, asks the library, builds one rf_report and hands it to
  * cli_emit(). No arithmetic lives in cli/.
+ *
+ * The declarations below are grouped by the file that defines them:
+ * opts.c (parsing, errors), resolve.c (MODEL and --hw), assume.c
+ * (assumption lines), output.c (stdout or a file), step_opts.c (the step
+ * options), cmd_plot.c and cmd_step.c (what plot, report and step share),
+ * budget.c (the memory budget and fit), then the subcommands.
  */
 #ifndef RF_CLI_H
 #define RF_CLI_H
@@ -62,6 +68,8 @@ typedef struct cli_opt {
 
 typedef int (*cli_opt_fn)(cli_ctx *ctx, int id, const char *arg, void *user);
 
+/* ---- opts.c: parsing and the one-line error ------------------------------- */
+
 /* Parse argv: global options, the command's options (handler called for
  * each), and positional arguments (left in argv[*first_pos..argc-1]).
  * `--help` prints usage (usage line + options) to stdout and returns -1
@@ -82,6 +90,17 @@ int cli_fail(const cli_ctx *ctx, int code, const char *fmt, ...)
 /* Print an rf_err the same way, mapping its status to an exit code. */
 int cli_fail_err(const cli_ctx *ctx, const rf_err *err);
 int cli_exit_for(rf_status s);
+
+/* Parse helpers that print "roofline <cmd>: --opt: <why>" and return
+ * RF_EXIT_USAGE on failure. */
+int cli_i64(const cli_ctx *ctx, const char *opt, const char *text, int64_t lo, int64_t hi,
+            int64_t *out);
+int cli_f64(const cli_ctx *ctx, const char *opt, const char *text, double lo, double hi,
+            double *out);
+int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi,
+              int64_t **vals, size_t *n);
+
+/* ---- resolve.c: MODEL and --hw -------------------------------------------- */
 
 /* Resolve MODEL: a preset name, a config.json path, or a folder holding
  * one. Applies the model's dtype unless --weight-dtype was given. */
@@ -116,6 +135,12 @@ int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *ro
 /* Dtypes for a model: the user's if given, else the model's weights dtype
  * for b_w and bf16 for activations and KV. Fills o->w/a/kv. */
 void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o);
+
+/* The files this run has read (the model's config.json, a hardware
+ * profile), NULL-terminated: an output never writes over one of them. */
+const char *const *cli_inputs(void);
+
+/* ---- assume.c: assumption lines ------------------------------------------- */
 
 /* The standard assumption line: traffic model, dtypes, roof and its origin. */
 void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
@@ -164,6 +189,8 @@ void cli_assume_math(rf_report *r, const rf_model *m, const rf_step_opts *o, con
  * windows, and the notes its reader left. */
 void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o);
 
+/* ---- output.c: stdout or an atomic file ----------------------------------- */
+
 /* Render r in ctx->format to stdout or ctx->out_path (written to a
  * temporary file in the same folder, then renamed). Frees nothing. */
 int cli_emit(const cli_ctx *ctx, const rf_report *r);
@@ -190,14 +217,7 @@ typedef struct cli_out {
 int cli_out_open(const cli_ctx *ctx, const char *path, cli_out *o);
 int cli_out_close(cli_out *o, int rc);
 
-/* Parse helpers that print "roofline <cmd>: --opt: <why>" and return
- * RF_EXIT_USAGE on failure. */
-int cli_i64(const cli_ctx *ctx, const char *opt, const char *text, int64_t lo, int64_t hi,
-            int64_t *out);
-int cli_f64(const cli_ctx *ctx, const char *opt, const char *text, double lo, double hi,
-            double *out);
-int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi,
-              int64_t **vals, size_t *n);
+/* ---- step_opts.c: the step options ---------------------------------------- */
 
 /* The one documented default context and prefill length of every command
  * (step, sweep, plot, report, capacity, profile): the seeds' 1024, which is
@@ -270,6 +290,8 @@ void cli_context_check(const cli_ctx *ctx, rf_report *r, const rf_model *m, int6
 int cli_step_fail(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                   const rf_roof *roof, const rf_err *e, const char *const names[3]);
 
+/* ---- cmd_plot.c, cmd_step.c: what plot, report and step share ------------- */
+
 /* Figure commands (plot, report; cmd_plot.c): the options both take and
  * the figure both draw. Put CLI_FIGURE_OPTS in the cli_opt array and pass
  * their ids to cli_figure_opt (CLI_NOT_MINE for others). Decode runs B
@@ -318,6 +340,8 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
  * NULL or "-" (stdout) passes. */
 int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *inputs);
 
+/* ---- budget.c: the memory budget and fit ---------------------------------- */
+
 /* The KV budget of capacity and report: --util and --reserve, with seed
  * 003's defaults (0.92 of memory, a 6 GiB reserve). */
 typedef struct cli_budget {
@@ -345,6 +369,8 @@ rf_status cli_fit(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_
 const char *cli_fit_text(const rf_fit *f, char *buf, size_t cap);
 /* The rule's assumption line. */
 void cli_assume_fit(rf_report *r, const rf_fit *f, const cli_ctx *ctx);
+
+/* ---- the subcommands (main.c's table) ------------------------------------- */
 
 /* Subcommands. */
 int cmd_gemm(int argc, char **argv);
