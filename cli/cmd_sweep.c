@@ -59,127 +59,165 @@ static const rf_rowcol cols[] = {
 };
 #define N_COLS (sizeof cols / sizeof cols[0])
 
-int cmd_sweep(int argc, char **argv)
-{
+/* One sweep's state, from the parsed options to the streamed rows. */
+typedef struct sweep_run {
     cli_ctx ctx;
-    args a = {NULL, CLI_STR(CLI_DEFAULT_CONTEXT), rf_step_opts_default(), CLI_BUDGET_DEFAULT};
-    int pos, rc = cli_parse(&ctx, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]", opts,
-                            on_opt, &a, &pos);
-    if (rc)
-        return rc < 0 ? RF_EXIT_OK : rc;
-    if (!a.batch)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--batch RANGE is required");
-    int64_t *bs = NULL, *ss = NULL;
-    size_t nb = 0, ns = 0;
+    args a;
     rf_model m;
     rf_roof roof;
-    rf_err e;
-    rf_report *head = NULL;
-    rf_sweep *sw = NULL;
-    cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
-    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &a.o, &roof)) ||
-        (rc = cli_step_defaults(&ctx, &m, &a.o, false)) ||
-        (rc = cli_range(&ctx, "--batch", a.batch, RF_DIM_MAX, &bs, &nb)))
-        goto out;
-    if (!strcmp(a.context, "0")) { /* weights only: no KV */
-        if (!(ss = calloc(1, sizeof *ss))) {
-            rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-            goto out;
-        }
-        ns = 1;
-    } else if ((rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ss, &ns))) {
-        goto out;
+    int64_t *bs, *ss; /* the points' batches and contexts          */
+    size_t nb, ns;
+    int64_t s_max;    /* the largest context                        */
+    rf_sweep *sw;
+    rf_report *head;  /* title and assumption lines                 */
+    rf_fit fit;       /* each point's memory fit, when judged       */
+    bool judged;
+} sweep_run;
+
+/* The batches of --batch, the contexts of --context (0: weights only, one
+ * point with no KV) or the one default point. */
+static int read_ranges(sweep_run *s)
+{
+    int rc = cli_range(&s->ctx, "--batch", s->a.batch, RF_DIM_MAX, &s->bs, &s->nb);
+    if (rc)
+        return rc;
+    if (!strcmp(s->a.context, "0")) {
+        if (!(s->ss = calloc(1, sizeof *s->ss)))
+            return cli_fail(&s->ctx, RF_EXIT_FAIL, "out of memory");
+        s->ns = 1;
+    } else if ((rc = cli_range(&s->ctx, "--context", s->a.context, RF_DIM_MAX, &s->ss,
+                               &s->ns))) {
+        return rc;
     }
-    if (!(ctx.step_given & CLI_GIVEN_CONTEXT))
-        ss[0] = cli_default_context(&ctx, &m); /* the one default point */
+    if (!(s->ctx.step_given & CLI_GIVEN_CONTEXT))
+        s->ss[0] = cli_default_context(&s->ctx, &s->m);
+    return RF_EXIT_OK;
+}
+
+static int begin_report(sweep_run *s)
+{
     char title[256];
-    snprintf(title, sizeof title, "decode sweep: %s on %s, %zu x %zu %s", m.name, ctx.hw.name,
-             nb, ns, cli_plural((int64_t)(nb * ns), "point", "points"));
-    if (!(sw = malloc(sizeof *sw)) || !(head = rf_report_new(title))) {
-        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-        goto out;
-    }
-    /* FLOPs and bytes grow with B and s, so the corner (largest B, largest
-     * s) is where a sweep would overflow first: try it before any row is
-     * streamed, so that a refused sweep leaves nothing half-written. */
-    int64_t b_max = bs[0], s_max = ss[0];
-    for (size_t i = 1; i < nb; i++)
-        b_max = bs[i] > b_max ? bs[i] : b_max;
-    for (size_t j = 1; j < ns; j++)
-        s_max = ss[j] > s_max ? ss[j] : s_max;
+    snprintf(title, sizeof title, "decode sweep: %s on %s, %zu x %zu %s", s->m.name,
+             s->ctx.hw.name, s->nb, s->ns, cli_plural((int64_t)(s->nb * s->ns), "point", "points"));
+    if (!(s->sw = malloc(sizeof *s->sw)) || !(s->head = rf_report_new(title)))
+        return cli_fail(&s->ctx, RF_EXIT_FAIL, "out of memory");
+    return RF_EXIT_OK;
+}
+
+/* FLOPs and bytes grow with B and s, so the corner (largest B, largest s)
+ * is where a sweep would overflow first: try it before any row is
+ * streamed, so that a refused sweep leaves nothing half-written. */
+static int try_corner(sweep_run *s)
+{
+    int64_t b_max = s->bs[0];
+    s->s_max = s->ss[0];
+    for (size_t i = 1; i < s->nb; i++)
+        b_max = s->bs[i] > b_max ? s->bs[i] : b_max;
+    for (size_t j = 1; j < s->ns; j++)
+        s->s_max = s->ss[j] > s->s_max ? s->ss[j] : s->s_max;
     rf_sweep_point corner;
-    a.o.batch = b_max;
-    if (rf_sweep_prepare(sw, &m, &a.o, &roof, &e) || rf_sweep_eval(sw, s_max, &corner, &e)) {
-        rf_step_opts at = a.o; /* the corner as a step, to name the option */
-        at.context = s_max;
-        rc = cli_step_fail(&ctx, &m, &at, &roof, &e, NULL);
-        goto out;
+    rf_err e;
+    s->a.o.batch = b_max;
+    if (rf_sweep_prepare(s->sw, &s->m, &s->a.o, &s->roof, &e) ||
+        rf_sweep_eval(s->sw, s->s_max, &corner, &e)) {
+        rf_step_opts at = s->a.o; /* the corner as a step, to name the option */
+        at.context = s->s_max;
+        return cli_step_fail(&s->ctx, &s->m, &at, &s->roof, &e, NULL);
     }
-    /* the assumption lines of the first point describe every point */
-    a.o.batch = bs[0];
-    if (rf_sweep_prepare(sw, &m, &a.o, &roof, &e)) {
-        rc = cli_fail_err(&ctx, &e);
-        goto out;
-    }
-    cli_assume_roof(&ctx, head, &a.o, &roof);
-    cli_assume_math(head, &m, &a.o, &roof);
-    cli_assume_model(head, &m, &a.o, NULL);
-    rf_report_assume(head, "each point: decode step of B sequences at context s; floor = "
-                           "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");
-    /* each point's memory fit: the weights once, B x KV(s) a point */
-    rf_fit fit = {0};
-    bool judged = rf_fit_prepare(&m, &a.o, ctx.hw.mem_bytes, a.budget.util,
-                                 a.budget.reserve_bytes, &fit, &e) == RF_OK;
-    if (judged)
-        cli_assume_fit(head, &fit, &ctx);
+    return RF_EXIT_OK;
+}
+
+/* The assumption lines, those of the first point, which describe every
+ * point, and the memory fit's rule: the weights once, B x KV(s) a point. */
+static int assume_points(sweep_run *s)
+{
+    rf_err e;
+    s->a.o.batch = s->bs[0];
+    if (rf_sweep_prepare(s->sw, &s->m, &s->a.o, &s->roof, &e))
+        return cli_fail_err(&s->ctx, &e);
+    cli_assume_roof(&s->ctx, s->head, &s->a.o, &s->roof);
+    cli_assume_math(s->head, &s->m, &s->a.o, &s->roof);
+    cli_assume_model(s->head, &s->m, &s->a.o, NULL);
+    rf_report_assume(s->head, "each point: decode step of B sequences at context s; floor = "
+                              "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");
+    s->judged = rf_fit_prepare(&s->m, &s->a.o, s->ctx.hw.mem_bytes, s->a.budget.util,
+                               s->a.budget.reserve_bytes, &s->fit, &e) == RF_OK;
+    if (s->judged)
+        cli_assume_fit(s->head, &s->fit, &s->ctx);
     else
-        rf_report_assume(head, "memory fit: not judged (%s)", e.msg);
-    cli_context_check(&ctx, head, &m, s_max, CLI_CTX_LINES);
-    if ((rc = cli_out_open(&ctx, ctx.out_path, &o)))
-        goto out;
-    rf_rows w;
-    rf_rows_begin(&w, &o.buf, ctx.format, head, "points", cols, N_COLS);
-    for (size_t i = 0; i < nb && !rc && !o.buf.failed; i++) {
-        a.o.batch = bs[i];
-        if (i && rf_sweep_prepare(sw, &m, &a.o, &roof, &e)) {
-            rc = cli_fail_err(&ctx, &e);
+        rf_report_assume(s->head, "memory fit: not judged (%s)", e.msg);
+    cli_context_check(&s->ctx, s->head, &s->m, s->s_max, CLI_CTX_LINES);
+    return RF_EXIT_OK;
+}
+
+/* The points of the batch in s->a.o, a row each; stops early when the
+ * output takes no more (cli_out_close says why). */
+static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
+{
+    rf_err e;
+    for (size_t j = 0; j < s->ns; j++) {
+        rf_sweep_point p;
+        if (rf_sweep_eval(s->sw, s->ss[j], &p, &e))
+            return cli_fail_err(&s->ctx, &e);
+        if (s->judged && rf_fit_at(&s->fit, &s->m, s->a.o.kv, p.batch, p.context, &e))
+            return cli_fail_err(&s->ctx, &e);
+        rf_cell c[N_COLS] = {
+            {.kind = RF_CELL_INT, .i = (uint64_t)p.batch},
+            {.kind = RF_CELL_INT, .i = (uint64_t)p.context},
+            {.kind = RF_CELL_NUM, .num = p.floor_s},
+            {.kind = RF_CELL_NUM, .num = p.tokens_per_s},
+            {.kind = RF_CELL_NUM, .num = p.intensity},
+            {.kind = RF_CELL_STR, .str = rf_regime_name(p.regime)},
+            {.kind = RF_CELL_INT, .i = p.total_bytes},
+            {.kind = RF_CELL_INT, .i = p.kv_bytes},
+            {.kind = RF_CELL_NUM, .num = p.floor_sum_of_max_s},
+            {.kind = s->judged ? RF_CELL_BOOL : RF_CELL_NULL, .i = s->fit.fits},
+            {.kind = s->judged ? RF_CELL_INT : RF_CELL_NULL, .i = s->fit.needed_bytes},
+        };
+        rf_rows_add(w, &o->buf, c);
+        if (o->buf.failed)
             break;
-        }
-        for (size_t j = 0; j < ns; j++) {
-            rf_sweep_point p;
-            if (rf_sweep_eval(sw, ss[j], &p, &e)) {
-                rc = cli_fail_err(&ctx, &e);
-                break;
-            }
-            if (judged && rf_fit_at(&fit, &m, a.o.kv, p.batch, p.context, &e)) {
-                rc = cli_fail_err(&ctx, &e);
-                break;
-            }
-            rf_cell c[N_COLS] = {
-                {.kind = RF_CELL_INT, .i = (uint64_t)p.batch},
-                {.kind = RF_CELL_INT, .i = (uint64_t)p.context},
-                {.kind = RF_CELL_NUM, .num = p.floor_s},
-                {.kind = RF_CELL_NUM, .num = p.tokens_per_s},
-                {.kind = RF_CELL_NUM, .num = p.intensity},
-                {.kind = RF_CELL_STR, .str = rf_regime_name(p.regime)},
-                {.kind = RF_CELL_INT, .i = p.total_bytes},
-                {.kind = RF_CELL_INT, .i = p.kv_bytes},
-                {.kind = RF_CELL_NUM, .num = p.floor_sum_of_max_s},
-                {.kind = judged ? RF_CELL_BOOL : RF_CELL_NULL, .i = fit.fits},
-                {.kind = judged ? RF_CELL_INT : RF_CELL_NULL, .i = fit.needed_bytes},
-            };
-            rf_rows_add(&w, &o.buf, c);
-            if (o.buf.failed) /* the output takes no more: cli_out_close says why */
-                break;
-        }
+    }
+    return RF_EXIT_OK;
+}
+
+static int stream_points(sweep_run *s, cli_out *o)
+{
+    rf_rows w;
+    rf_err e;
+    int rc = RF_EXIT_OK;
+    rf_rows_begin(&w, &o->buf, s->ctx.format, s->head, "points", cols, N_COLS);
+    for (size_t i = 0; i < s->nb && !rc && !o->buf.failed; i++) {
+        s->a.o.batch = s->bs[i];
+        if (i && rf_sweep_prepare(s->sw, &s->m, &s->a.o, &s->roof, &e))
+            return cli_fail_err(&s->ctx, &e);
+        rc = stream_batch(s, o, &w);
     }
     if (!rc)
-        rf_rows_end(&w, &o.buf);
-out:
+        rf_rows_end(&w, &o->buf);
+    return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    sweep_run s = {.a = {NULL, CLI_STR(CLI_DEFAULT_CONTEXT), rf_step_opts_default(),
+                         CLI_BUDGET_DEFAULT}};
+    cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
+    int pos, rc = cli_parse(&s.ctx, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]",
+                            opts, on_opt, &s.a, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if (!s.a.batch)
+        return cli_fail(&s.ctx, RF_EXIT_USAGE, "--batch RANGE is required");
+    if (!(rc = cli_model_setup(&s.ctx, argc, argv, pos, &s.m, &s.a.o, &s.roof)) &&
+        !(rc = cli_step_defaults(&s.ctx, &s.m, &s.a.o, false)) && !(rc = read_ranges(&s)) &&
+        !(rc = begin_report(&s)) && !(rc = try_corner(&s)) && !(rc = assume_points(&s)) &&
+        !(rc = cli_out_open(&s.ctx, s.ctx.out_path, &o)))
+        rc = stream_points(&s, &o);
     rc = cli_out_close(&o, rc);
-    rf_report_free(head);
-    free(sw);
-    free(bs);
-    free(ss);
+    rf_report_free(s.head);
+    free(s.sw);
+    free(s.bs);
+    free(s.ss);
     return rc;
 }
