@@ -13,6 +13,7 @@ static const cli_opt opts[] = {
     {"tokens", 1, O_TOKENS, "LIST", "tokens in flight M for the GEMMs (default 1,256)"},
     {"context", 1, O_CONTEXT, "LIST", "contexts S for attention (default 128,512,2048)"},
     CLI_CAUSAL_OPT,
+    CLI_TRAFFIC_OPTS,
     CLI_BUDGET_OPTS,
     {0},
 };
@@ -20,6 +21,7 @@ static const cli_opt opts[] = {
 typedef struct args {
     const char *tokens, *context;
     bool causal;
+    rf_step_opts traffic; /* --traffic, --fuse-elementwise */
     cli_budget budget; /* the memory fit at the largest S */
 } args;
 
@@ -29,6 +31,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     int rc = cli_budget_opt(ctx, id, arg, &a->budget);
     if (rc != CLI_NOT_MINE)
         return rc;
+    if (id == CLI_O_TRAFFIC || id == CLI_O_FUSE_ELEMENTWISE)
+        return cli_step_opt(ctx, id, arg, &a->traffic);
     if (id == CLI_O_CAUSAL)
         a->causal = true;
     else if (id == O_TOKENS)
@@ -68,7 +72,7 @@ static int gemm_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
     if (rf_step_compute(m, &o, roof, st, &e))
         return cli_step_fail(ctx, m, &o, roof, &e, names);
     for (size_t i = 0; i < st->n_ops; i++)
-        if (st->ops[i].kind == RF_OP_GEMM)
+        if (st->ops[i].kind == RF_OP_GEMM || st->ops[i].kind == RF_OP_ELEMENTWISE)
             row(r, &st->ops[i], st->ops[i].name, roof, m->n_experts > 0);
     return RF_EXIT_OK;
 }
@@ -99,7 +103,7 @@ static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
 int cmd_ops(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {"1,256", "128,512,2048", false, CLI_BUDGET_DEFAULT};
+    args a = {"1,256", "128,512,2048", false, rf_step_opts_default(), CLI_BUDGET_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "ops MODEL [--tokens LIST] [--context LIST] [--causal]", opts,
                             on_opt, &a, &pos);
@@ -113,6 +117,8 @@ int cmd_ops(int argc, char **argv)
     static rf_step st;
     rf_step_opts o = rf_step_opts_default();
     o.causal = a.causal;
+    o.traffic = a.traffic.traffic;
+    o.fuse_elementwise = a.traffic.fuse_elementwise;
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_range(&ctx, "--tokens", a.tokens, RF_DIM_MAX, &toks, &nt)) ||
         (rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ctxs, &nc)))
@@ -129,6 +135,14 @@ int cmd_ops(int argc, char **argv)
                         "decode = 1 query against S keys, prefill = S queries against S keys, "
                         "K/V read once (flash)");
     cli_assume_attn(r, &o, true);
+    if (o.traffic == RF_TRAFFIC_FULL)
+        rf_report_assume(r, "traffic full (--traffic full): each M also has the step's "
+                            "element-wise rows at M tokens (norms, rope, kv_write, residuals, "
+                            "act, biases; final_norm on the M rows lm_head reads), attention "
+                            "also reads Q and writes O; `step --traffic full` says what each "
+                            "counts%s",
+                         o.fuse_elementwise ? "; --fuse-elementwise: a norm reads only its "
+                                              "weights" : "");
     rf_report_table(r, "ops", NULL);
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "m", "M", RF_U_INT);
