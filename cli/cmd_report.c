@@ -104,6 +104,89 @@ static void measured(rf_report *r, const rf_plot *p)
     }
 }
 
+/* The assumption lines: the decode step's, the prefill's phase and
+ * attention, the capacity rule, --measured, the context limit, the fit. */
+static void assume_report(const cli_ctx *ctx, rf_report *r, const cli_figure *f,
+                          const cli_budget *b)
+{
+    rf_err e;
+    rf_fit fit;
+    cli_assume_step(ctx, r, &f->model, &f->decode, &f->decode_step);
+    cli_assume_phase(r, &f->prefill);
+    cli_assume_attn(r, &f->prefill, true);
+    rf_report_assume(r, "KV capacity: pool = %.2f x usable memory - resident weights - reserve",
+                     b->util);
+    if (f->measured_path)
+        rf_report_assume(r, "measured: %s (%s)", f->measured_path,
+                         f->measured.name[0] ? f->measured.name : "no name");
+    int64_t longest = rf_step_positions(&f->decode) > rf_step_positions(&f->prefill)
+                          ? rf_step_positions(&f->decode)
+                          : rf_step_positions(&f->prefill);
+    cli_context_check(ctx, r, &f->model, longest, CLI_CTX_LINES);
+    if (rf_step_fit(&f->model, &f->decode, ctx->hw.mem_bytes, b->util, b->reserve_bytes, &fit,
+                    &e) == RF_OK)
+        cli_assume_fit(r, &fit, ctx);
+}
+
+/* Both phases' totals and operators, the measured operators, the
+ * crossing points, the KV capacity and the batch sweep. */
+static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, const cli_budget *b,
+                     const rf_crossover *cx, const rf_batch_chart *chart, rf_status cap_s,
+                     const rf_capacity *cap, const rf_err *cap_err)
+{
+    char label[160];
+    phase_totals(ctx, r, "decode", "decode step: floors and throughput", f, &f->decode,
+                 &f->decode_step, b);
+    phase_totals(ctx, r, "prefill", "prefill step: floors and throughput", f, &f->prefill,
+                 &f->prefill_step, b);
+    snprintf(label, sizeof label, "decode operators (B = %lld at s = %lld)",
+             (long long)f->decode.batch, (long long)f->decode.context);
+    cli_op_table(r, "decode_ops", label, &f->decode_step);
+    snprintf(label, sizeof label, "prefill operators (B = %lld, T = %lld)",
+             (long long)f->prefill.batch, (long long)f->prefill.tokens);
+    cli_op_table(r, "prefill_ops", label, &f->prefill_step);
+    if (f->measured_path && f->measured.n_ops)
+        measured(r, &f->plot);
+    cli_crossover_tables(r, cx, &f->model, "crossover", "crossover_other");
+    capacity(r, cap_s, cap, cap_err);
+    sweep(r, chart);
+}
+
+/* The page: r with Figure 1 and the batch chart, written to -o. */
+static int write_page(const cli_ctx *ctx, const rf_report *r, const cli_figure *f,
+                      const rf_batch_chart *chart)
+{
+    rf_err e;
+    int rc;
+    rf_buf svg1, svg2, html;
+    rf_buf_init(&svg1);
+    rf_buf_init(&svg2);
+    rf_buf_init(&html);
+    if (rf_plot_write_svg(&f->plot, &svg1, &e) || rf_batch_chart_write_svg(chart, &svg2, &e)) {
+        rc = cli_fail_err(ctx, &e);
+        goto out;
+    }
+    rf_html_figure figs[] = {
+        {svg1.data, "Figure 1. Every operator of one decode step (circles) and one prefill step "
+                    "(squares) at its arithmetic intensity and attainable throughput "
+                    "min(pi, I x beta). Left of the ridge an operator is bound by memory "
+                    "bandwidth, right of it by compute.",
+         NULL},
+        {svg2.data, "Figure 2. Decode step floor and tokens/s ceiling against batch at this "
+                    "context; the shaded region needs more KV cache than the memory holds.",
+         "capacity"},
+    };
+    if (rf_report_write_html(r, figs, 2, &html, &e))
+        rc = cli_fail_err(ctx, &e);
+    else
+        rc = cli_write_file(ctx, ctx->out_path, html.data, html.len);
+out:
+    rf_buf_free(&svg1);
+    rf_buf_free(&svg2);
+    rf_buf_free(&html);
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -126,74 +209,14 @@ int cmd_report(int argc, char **argv)
         rf_batch_chart_build(&chart, &f.model, &f.decode, &f.roof, 0,
                              cap_s ? -1 : cap.sequences, &e))
         return cli_fail_err(&ctx, &e);
-
     char title[300];
     snprintf(title, sizeof title, "Roofline report: %s on %s", f.model.name, ctx.hw.name);
     rf_report *r = rf_report_new(title);
-    rf_buf svg1, svg2, html;
-    rf_buf_init(&svg1);
-    rf_buf_init(&svg2);
-    rf_buf_init(&html);
-    if (!r) {
-        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-        goto out;
-    }
-    cli_assume_step(&ctx, r, &f.model, &f.decode, &f.decode_step);
-    cli_assume_phase(r, &f.prefill);
-    cli_assume_attn(r, &f.prefill, true);
-    rf_report_assume(r, "KV capacity: pool = %.2f x usable memory - resident weights - reserve",
-                     a.budget.util);
-    if (f.measured_path)
-        rf_report_assume(r, "measured: %s (%s)", f.measured_path,
-                         f.measured.name[0] ? f.measured.name : "no name");
-
-    int64_t longest = rf_step_positions(&f.decode) > rf_step_positions(&f.prefill)
-                          ? rf_step_positions(&f.decode)
-                          : rf_step_positions(&f.prefill);
-    cli_context_check(&ctx, r, &f.model, longest, CLI_CTX_LINES);
-    rf_fit fit;
-    if (rf_step_fit(&f.model, &f.decode, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes,
-                    &fit, &e) == RF_OK)
-        cli_assume_fit(r, &fit, &ctx);
-    char label[160];
-    phase_totals(&ctx, r, "decode", "decode step: floors and throughput", &f, &f.decode,
-                 &f.decode_step, &a.budget);
-    phase_totals(&ctx, r, "prefill", "prefill step: floors and throughput", &f, &f.prefill,
-                 &f.prefill_step, &a.budget);
-    snprintf(label, sizeof label, "decode operators (B = %lld at s = %lld)",
-             (long long)f.decode.batch, (long long)f.decode.context);
-    cli_op_table(r, "decode_ops", label, &f.decode_step);
-    snprintf(label, sizeof label, "prefill operators (B = %lld, T = %lld)",
-             (long long)f.prefill.batch, (long long)f.prefill.tokens);
-    cli_op_table(r, "prefill_ops", label, &f.prefill_step);
-    if (f.measured_path && f.measured.n_ops)
-        measured(r, &f.plot);
-    cli_crossover_tables(r, &cx, &f.model, "crossover", "crossover_other");
-    capacity(r, cap_s, &cap, &cap_err);
-    sweep(r, &chart);
-
-    if (rf_plot_write_svg(&f.plot, &svg1, &e) || rf_batch_chart_write_svg(&chart, &svg2, &e)) {
-        rc = cli_fail_err(&ctx, &e);
-        goto out;
-    }
-    rf_html_figure figs[] = {
-        {svg1.data, "Figure 1. Every operator of one decode step (circles) and one prefill step "
-                    "(squares) at its arithmetic intensity and attainable throughput "
-                    "min(pi, I x beta). Left of the ridge an operator is bound by memory "
-                    "bandwidth, right of it by compute.",
-         NULL},
-        {svg2.data, "Figure 2. Decode step floor and tokens/s ceiling against batch at this "
-                    "context; the shaded region needs more KV cache than the memory holds.",
-         "capacity"},
-    };
-    if (rf_report_write_html(r, figs, 2, &html, &e))
-        rc = cli_fail_err(&ctx, &e);
-    else
-        rc = cli_write_file(&ctx, ctx.out_path, html.data, html.len);
-out:
-    rf_buf_free(&svg1);
-    rf_buf_free(&svg2);
-    rf_buf_free(&html);
+    if (!r)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    assume_report(&ctx, r, &f, &a.budget);
+    sections(&ctx, r, &f, &a.budget, &cx, &chart, cap_s, &cap, &cap_err);
+    rc = write_page(&ctx, r, &f, &chart);
     rf_report_free(r);
     return rc;
 }
