@@ -147,22 +147,14 @@ static size_t g6(double v, char *out)
     return o;
 }
 
-char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
+/* Counts on a ladder of units: bytes, FLOPs, rates and counts, 4
+ * significant digits (below one step the plain integer). */
+static char *laddered(double v, rf_unit u, char *out, size_t cap)
 {
     static const char *const dec[] = {"", "K", "M", "G", "T", "P", "E"};
     static const char *const bin[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
     static const char *const cnt[] = {"", "K", "M", "B", "T"};
-    if (u == RF_U_RAW6) {
-        g6(v, out);
-        return out;
-    }
-    if (!isfinite(v)) {
-        snprintf(out, cap, "-");
-        return out;
-    }
     switch (u) {
-    case RF_U_INT:
-        return grouped(v, out, cap);
     case RF_U_BYTES:
         if (fabs(v) < 1000)
             return snprintf(out, cap, "%.0f B", v), out;
@@ -179,33 +171,42 @@ char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
         return scaled(v, 4, 1000, dec, 7, "FLOP/s", out, cap);
     case RF_U_BW:
         return scaled(v, 4, 1000, dec, 7, "B/s", out, cap);
-    case RF_U_SECONDS: {
-        double a = fabs(v);
-        const char *unit = "s";
-        double x = v;
-        if (a == 0)
-            return snprintf(out, cap, "0 s"), out;
-        if (a < 1e-6) {
-            x = v * 1e9;
-            unit = "ns";
-        } else if (a < 1e-3 * 0.9995) {
-            x = v * 1e6;
-            unit = "us";
-        } else if (a < 0.9995) {
-            x = v * 1e3;
-            unit = "ms";
-        }
-        double ax = fabs(x);
-        int d = ax >= 99.95 ? 0 : ax >= 9.995 ? 1 : 2;
-        snprintf(out, cap, "%.*f %s", d, x, unit);
-        return out;
+    case RF_U_COUNT:
+    default:
+        if (fabs(v) < 1000)
+            return snprintf(out, cap, "%.0f", v), out;
+        return scaled(v, 4, 1000, cnt, 5, "", out, cap);
     }
-    case RF_U_TOK_RATE:
-        if (fabs(v) < 10)
-            return snprintf(out, cap, "%.2f tok/s", v), out;
-        grouped(v, out, cap);
-        strncat(out, " tok/s", cap - strlen(out) - 1);
-        return out;
+}
+
+/* Seconds in s, ms, us or ns, 3 significant digits up to 999. */
+static char *seconds(double v, char *out, size_t cap)
+{
+    double a = fabs(v);
+    const char *unit = "s";
+    double x = v;
+    if (a == 0)
+        return snprintf(out, cap, "0 s"), out;
+    if (a < 1e-6) {
+        x = v * 1e9;
+        unit = "ns";
+    } else if (a < 1e-3 * 0.9995) {
+        x = v * 1e6;
+        unit = "us";
+    } else if (a < 0.9995) {
+        x = v * 1e3;
+        unit = "ms";
+    }
+    double ax = fabs(x);
+    int d = ax >= 99.95 ? 0 : ax >= 9.995 ? 1 : 2;
+    snprintf(out, cap, "%.*f %s", d, x, unit);
+    return out;
+}
+
+/* The unitless figures: intensities, percentages, ratios. */
+static char *plain(double v, rf_unit u, char *out, size_t cap)
+{
+    switch (u) {
     case RF_U_INTENSITY:
         snprintf(out, cap, "%.1f", v);
         return out;
@@ -218,10 +219,6 @@ char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
     case RF_U_PERCENT:
         snprintf(out, cap, fabs(v) < 0.1 ? "%.2f%%" : "%.1f%%", v * 100);
         return out;
-    case RF_U_COUNT:
-        if (fabs(v) < 1000)
-            return snprintf(out, cap, "%.0f", v), out;
-        return scaled(v, 4, 1000, cnt, 5, "", out, cap);
     case RF_U_SIG3:
         if (fabs(v) >= 99.95 || v == floor(v)) /* %#.3g would print "100." */
             return grouped(v, out, cap);
@@ -236,6 +233,39 @@ char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
     default:
         snprintf(out, cap, "%.4g", v);
         return out;
+    }
+}
+
+char *rf_fmt(double v, rf_unit u, char *out, size_t cap)
+{
+    if (u == RF_U_RAW6) {
+        g6(v, out);
+        return out;
+    }
+    if (!isfinite(v)) {
+        snprintf(out, cap, "-");
+        return out;
+    }
+    switch (u) {
+    case RF_U_INT:
+        return grouped(v, out, cap);
+    case RF_U_SECONDS:
+        return seconds(v, out, cap);
+    case RF_U_TOK_RATE:
+        if (fabs(v) < 10)
+            return snprintf(out, cap, "%.2f tok/s", v), out;
+        grouped(v, out, cap);
+        strncat(out, " tok/s", cap - strlen(out) - 1);
+        return out;
+    case RF_U_BYTES:
+    case RF_U_BYTES_BIN:
+    case RF_U_FLOPS:
+    case RF_U_FLOP_RATE:
+    case RF_U_BW:
+    case RF_U_COUNT:
+        return laddered(v, u, out, cap);
+    default:
+        return plain(v, u, out, cap);
     }
 }
 
