@@ -28,6 +28,54 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return cli_budget_opt(ctx, id, arg, &a->budget);
 }
 
+/* The assumption lines: the pool's rule and dtypes, where the memory
+ * figure comes from, and why a pool is empty. */
+static void assume_capacity(const cli_ctx *ctx, rf_report *r, const rf_model *m,
+                            const rf_step_opts *o, const rf_capacity *c)
+{
+    char kv[64], w[288], stated[96];
+    rf_report_assume(r, "pool = util x usable memory - resident weights - reserve; resident "
+                        "weights: every parameter (a tied embedding once) in %s; KV %s",
+                     cli_weights_text(m, o, w, sizeof w),
+                     rf_dtype_describe(o->kv, kv, sizeof kv));
+    snprintf(stated, sizeof stated, "the preset's usable memory: %.4g GB stated x 79.65 / 80 GiB",
+             ctx->hw.mem_stated_gb);
+    rf_report_assume(r, "memory: %s (%s)", ctx->mem_bytes ? "--mem" : ctx->hw.name,
+                     ctx->mem_bytes        ? "given"
+                     : ctx->hw.mem_usable ? stated
+                                          : "the stated capacity (datasheet or profile); --mem gives what "
+                                            "your runtime can use");
+    if (!c->weights_fit) {
+        char wb[32], budget[32], over[32];
+        rf_fmt((double)c->resident_bytes, RF_U_BYTES_BIN, wb, sizeof wb);
+        rf_fmt(c->pool_bytes + (double)c->resident_bytes, RF_U_BYTES_BIN, budget, sizeof budget);
+        rf_fmt(-c->pool_bytes, RF_U_BYTES_BIN, over, sizeof over);
+        rf_report_assume(r, "no room for KV: the weights (%s) do not fit the %s that util x "
+                            "memory - reserve leaves; they need %s more, so the pool holds "
+                            "no token",
+                         wb, budget, over);
+    }
+}
+
+/* The pool's figures, from the memory to the sequences it holds. */
+static void figures(rf_report *r, const rf_capacity *c)
+{
+    rf_report_bool(r, "fits", "weights fit", c->weights_fit,
+                   c->weights_fit ? "yes" : "no: no room for KV (see above)");
+    rf_report_num(r, "util", "util", c->util, RF_U_RATIO);
+    rf_report_int(r, "mem_bytes", "usable memory", c->mem_bytes, RF_U_BYTES_BIN);
+    rf_report_int(r, "resident_bytes", "resident weights", c->resident_bytes, RF_U_BYTES_BIN);
+    rf_report_int(r, "reserve_bytes", "reserve", c->reserve_bytes, RF_U_BYTES_BIN);
+    rf_report_num(r, "pool_bytes", "KV pool", c->pool_bytes, RF_U_BYTES_BIN);
+    rf_report_int(r, "kv_bytes_per_token", "KV a token", c->kv_bytes_per_token, RF_U_INT);
+    rf_report_int(r, "tokens", "tokens", c->tokens, RF_U_INT);
+    rf_report_int(r, "context", "context", (uint64_t)c->context, RF_U_INT);
+    if (c->context)
+        rf_report_num(r, "sequences", "sequences at this context", c->sequences, RF_U_RATIO);
+    else
+        rf_report_null(r, "sequences", "sequences at this context", "- (no context given)");
+}
+
 int cmd_capacity(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -53,52 +101,17 @@ int cmd_capacity(int argc, char **argv)
         return rc;
     if (!(ctx.step_given & CLI_GIVEN_CONTEXT))
         a.context = cli_default_context(&ctx, &m);
-    if (rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes, a.context, &c, &e))
+    if (rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes,
+                            a.context, &c, &e))
         return cli_fail_err(&ctx, &e);
-
     char title[256];
     snprintf(title, sizeof title, "KV capacity: %s on %s", m.name, ctx.hw.name);
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-    char kv[64], w[288];
-    rf_report_assume(r, "pool = util x usable memory - resident weights - reserve; resident "
-                        "weights: every parameter (a tied embedding once) in %s; KV %s",
-                     cli_weights_text(&m, &o, w, sizeof w),
-                     rf_dtype_describe(o.kv, kv, sizeof kv));
-    char stated[96];
-    snprintf(stated, sizeof stated, "the preset's usable memory: %.4g GB stated x 79.65 / 80 GiB",
-             ctx.hw.mem_stated_gb);
-    rf_report_assume(r, "memory: %s (%s)", ctx.mem_bytes ? "--mem" : ctx.hw.name,
-                     ctx.mem_bytes        ? "given"
-                     : ctx.hw.mem_usable ? stated
-                                         : "the stated capacity (datasheet or profile); --mem gives what "
-                                           "your runtime can use");
-    if (!c.weights_fit) {
-        char wb[32], budget[32], over[32];
-        rf_fmt((double)c.resident_bytes, RF_U_BYTES_BIN, wb, sizeof wb);
-        rf_fmt(c.pool_bytes + (double)c.resident_bytes, RF_U_BYTES_BIN, budget, sizeof budget);
-        rf_fmt(-c.pool_bytes, RF_U_BYTES_BIN, over, sizeof over);
-        rf_report_assume(r, "no room for KV: the weights (%s) do not fit the %s that util x "
-                            "memory - reserve leaves; they need %s more, so the pool holds "
-                            "no token",
-                         wb, budget, over);
-    }
+    assume_capacity(&ctx, r, &m, &o, &c);
     cli_context_check(&ctx, r, &m, c.context, CLI_CTX_LINES | CLI_CTX_KEY);
-    rf_report_bool(r, "fits", "weights fit", c.weights_fit,
-                   c.weights_fit ? "yes" : "no: no room for KV (see above)");
-    rf_report_num(r, "util", "util", c.util, RF_U_RATIO);
-    rf_report_int(r, "mem_bytes", "usable memory", c.mem_bytes, RF_U_BYTES_BIN);
-    rf_report_int(r, "resident_bytes", "resident weights", c.resident_bytes, RF_U_BYTES_BIN);
-    rf_report_int(r, "reserve_bytes", "reserve", c.reserve_bytes, RF_U_BYTES_BIN);
-    rf_report_num(r, "pool_bytes", "KV pool", c.pool_bytes, RF_U_BYTES_BIN);
-    rf_report_int(r, "kv_bytes_per_token", "KV a token", c.kv_bytes_per_token, RF_U_INT);
-    rf_report_int(r, "tokens", "tokens", c.tokens, RF_U_INT);
-    rf_report_int(r, "context", "context", (uint64_t)c.context, RF_U_INT);
-    if (c.context)
-        rf_report_num(r, "sequences", "sequences at this context", c.sequences, RF_U_RATIO);
-    else
-        rf_report_null(r, "sequences", "sequences at this context", "- (no context given)");
+    figures(r, &c);
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;
