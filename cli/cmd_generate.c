@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "roofline/rf_serve.h"
 
-enum { O_PROMPT = 1000, O_OUTPUT, O_DRAFT, O_SPEC_K, O_ACCEPT };
+enum { O_PROMPT = 1000, O_OUTPUT, O_DRAFT, O_SPEC_K, O_ACCEPT, O_PREFIX, O_PREFIX_KERNEL };
 
 static const cli_opt opts[] = {
     {"prompt", 1, O_PROMPT, "P", "prompt tokens a request (required)"},
@@ -22,6 +22,9 @@ static const cli_opt opts[] = {
     {"draft", 1, O_DRAFT, "MODEL", "speculative decoding with this draft (the model itself: self)"},
     {"spec-k", 1, O_SPEC_K, "K", "--draft: tokens speculated an iteration (default 4)"},
     {"accept", 1, O_ACCEPT, "ALPHA", "--draft: acceptance a token, in [0, 1] (default 0.8)"},
+    {"shared-prefix", 1, O_PREFIX, "P_s", "prompt tokens every request shares (default 0)"},
+    {"prefix-kernel", 1, O_PREFIX_KERNEL, "common|cascade",
+     "--shared-prefix: decode reads it once a sequence or once a step (default common)"},
     {0},
 };
 
@@ -31,7 +34,8 @@ typedef struct args {
     int64_t prompt, output, spec_k;
     double accept;
     const char *draft;
-    bool k_given, accept_given;
+    bool k_given, accept_given, kernel_given;
+    rf_prefix prefix;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -42,6 +46,16 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return cli_i64(ctx, "--prompt", arg, 1, RF_DIM_MAX, &a->prompt);
     case O_OUTPUT:
         return cli_i64(ctx, "--output", arg, 1, RF_DIM_MAX, &a->output);
+    case O_PREFIX:
+        return cli_i64(ctx, "--shared-prefix", arg, 1, RF_DIM_MAX, &a->prefix.shared);
+    case O_PREFIX_KERNEL:
+        a->kernel_given = true;
+        if (!strcmp(arg, "common") || !strcmp(arg, "cascade")) {
+            a->prefix.cascade = arg[1] == 'a';
+            return RF_EXIT_OK;
+        }
+        return cli_fail(ctx, RF_EXIT_USAGE, "--prefix-kernel: '%s' is not common or cascade",
+                        arg);
     case O_DRAFT:
         a->draft = arg;
         return RF_EXIT_OK;
@@ -68,9 +82,10 @@ static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
                         "scheduling not modelled",
                      (long long)g->batch, cli_plural(g->batch, "request", "requests"),
                      (long long)g->prompt, (long long)g->output);
-    rf_report_assume(r, "TTFT: the prefill step of %lld x %lld tokens, nothing cached (it makes "
-                        "the first output token)",
-                     (long long)g->batch, (long long)g->prompt);
+    if (!g->prefix.shared)
+        rf_report_assume(r, "TTFT: the prefill step of %lld x %lld tokens, nothing cached (it "
+                            "makes the first output token)",
+                         (long long)g->batch, (long long)g->prompt);
     if (g->output >= 2)
         rf_report_assume(r, "decode: output token j = 2..%lld from a decode step at context "
                             "P + j - 1 = %lld..%lld; TPOT = the mean of those %lld step floors, "
@@ -85,6 +100,18 @@ static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
                         "tokens/s = B N / latency; memory fit at the end, %lld positions a "
                         "sequence",
                      (long long)g->final_positions);
+    if (g->prefix.shared)
+        rf_report_assume(r, "shared prefix: %lld of the %lld prompt tokens common to every "
+                            "request: its KV stored once, its prefill run once (TTFT = "
+                            "prefill of 1 x %lld + prefill of %lld x %lld after it); decode "
+                            "reads it %s",
+                         (long long)g->prefix.shared, (long long)g->prompt,
+                         (long long)g->prefix.shared, (long long)g->batch,
+                         (long long)(g->prompt - g->prefix.shared),
+                         g->prefix.cascade ? "once a step (--prefix-kernel cascade: P_s kv_tok "
+                                             "+ B (S - P_s) kv_tok)"
+                                           : "once a sequence, as the common kernels do "
+                                             "(--prefix-kernel cascade reads it once a step)");
     if (a->draft)
         rf_report_assume(r, "speculative: an iteration at context S = K draft decode steps (at "
                             "S..S+K-1) + one target step verifying K + 1 tokens a sequence "
@@ -134,6 +161,14 @@ int cmd_generate(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_USAGE, "give --prompt P and --output N (tokens a request)");
     if (!a.draft && (a.k_given || a.accept_given))
         return cli_fail(&ctx, RF_EXIT_USAGE, "--spec-k and --accept need --draft MODEL");
+    if (a.kernel_given && !a.prefix.shared)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--prefix-kernel needs --shared-prefix P_s");
+    if (a.prefix.shared > a.prompt)
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "--shared-prefix: %lld tokens is longer than the prompt (%lld)",
+                        (long long)a.prefix.shared, (long long)a.prompt);
+    if (a.prefix.shared && a.draft)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--shared-prefix and --draft: give one");
     rf_step_opts o = a.o, draft_o = a.o;
     rf_model m, d;
     rf_roof roof;
@@ -143,7 +178,7 @@ int cmd_generate(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
-    if (rf_generate_compute(&m, &o, &roof, a.prompt, a.output, &g, &e))
+    if (rf_generate_prefix_compute(&m, &o, &roof, a.prompt, a.output, &a.prefix, &g, &e))
         return cli_fail_err(&ctx, &e);
     if (a.draft) {
         if ((rc = cli_resolve_model(&ctx, a.draft, &d)))
@@ -160,10 +195,19 @@ int cmd_generate(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     assume(&ctx, r, &m, &o, &roof, &a, &g);
     rf_report_section(r, NULL, "generation");
-    rf_step_opts last = rf_generate_final_step(&o, g.prompt, g.output);
     rf_fit fit;
-    if (cli_fit(&ctx, r, &m, &last, &a.budget, &fit) == RF_OK)
+    char text[160];
+    if (rf_generate_fit(&m, &o, &g, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes,
+                        &fit, &e)) {
+        rf_report_null(r, "fits", "memory",
+                       ctx.hw.mem_bytes ? e.msg : "- (no memory size: give --mem)");
+        rf_report_null(r, "memory_needed_bytes", "memory needed (weights + KV)", "-");
+    } else {
         cli_assume_fit(r, &fit, &ctx);
+        rf_report_bool(r, "fits", "memory", fit.fits, cli_fit_text(&fit, text, sizeof text));
+        rf_report_int(r, "memory_needed_bytes", "memory needed (weights + KV)", fit.needed_bytes,
+                      RF_U_BYTES_BIN);
+    }
     cli_context_check(&ctx, r, &m, g.final_positions, CLI_CTX_LINES | CLI_CTX_KEY);
     rf_report_int(r, "batch", "requests", (uint64_t)g.batch, RF_U_INT);
     rf_report_int(r, "prompt", "prompt tokens", (uint64_t)g.prompt, RF_U_INT);

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"ops", cmd_ops, "per-operator intensities of a model (seed 000 table)"},
     {"step", cmd_step, "a whole prefill or decode step: operators and totals"},
     {"generate", cmd_generate, "whole requests: TTFT, TPOT, latency, tokens/s, speculation"},
+    {"serve", cmd_serve, "continuous batching in steady state, chunked prefill"},
     {"crossover", cmd_crossover, "where each operator crosses the ridge"},
     {"capacity", cmd_capacity, "KV-cache capacity: tokens and sequences"},
     {"sweep", cmd_sweep, "decode floors over batch x context, one row a point"},

@@ -263,12 +263,163 @@ static void speculative(void **state)
     assert_int_equal(rf_spec_compute(&t, &d, &o, &o, &roof, &g, 4, 1.5, &sp, &e), RF_EINVAL);
 }
 
+
+/* A mixed step equals its parts where they do not interact: B_d = 8 decode
+ * tokens at S_d = 2000 and one chunk of C = 512 after S_c = 1024 on
+ * Llama-3-8B. FLOPs add (2 M K N is linear in M; each attention keeps its
+ * own queries and keys); bytes add except the weights, read once for the
+ * M = 8 + 512 rows instead of once for each part:
+ *     mixed bytes = decode bytes + chunk bytes - W,  W = 15,009,316,864.
+ * Its floor is max(F/pi, Q/beta) of those totals. */
+static void mixed_equals_parts(void **state)
+{
+    (void)state;
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    static rf_step mix, dec;
+    rf_mixed_opts mo = {.decode_batch = 8, .decode_context = 2000, .chunk = 512,
+                        .chunk_context = 1024, .chunks = 1};
+    assert_int_equal(rf_mixed_step_compute(&m, &o, &roof, &mo, &mix, NULL), RF_OK);
+    rf_step_opts d = o;
+    d.batch = 8;
+    d.context = 2000;
+    assert_int_equal(rf_step_compute(&m, &d, &roof, &dec, NULL), RF_OK);
+    rf_step_opts c = o;
+    c.phase = RF_PREFILL;
+    c.tokens = 512;
+    c.context = 1024;
+    assert_int_equal(rf_step_compute(&m, &c, &roof, &st, NULL), RF_OK);
+    assert_true(mix.flops == dec.flops + st.flops);
+    assert_true(mix.weight_bytes == 15009316864ull);
+    assert_true(mix.total_bytes == dec.total_bytes + st.total_bytes - 15009316864ull);
+    assert_true(mix.kv_bytes == dec.kv_bytes + st.kv_bytes);
+    near(mix.floor_s, fmax((double)mix.flops / roof.peak_flops_per_s,
+                           (double)mix.total_bytes / roof.bw_bytes_per_s), 1e-15);
+    /* no chunk: the decode step itself */
+    mo.chunks = 0;
+    assert_int_equal(rf_mixed_step_compute(&m, &o, &roof, &mo, &mix, NULL), RF_OK);
+    assert_true(mix.flops == dec.flops && mix.total_bytes == dec.total_bytes);
+    assert_true(mix.floor_s == dec.floor_s);
+    rf_err e;
+    rf_model mla = model("deepseek-v2-lite");
+    assert_int_equal(rf_mixed_step_compute(&mla, &o, &roof, &mo, &mix, &e), RF_EINVAL);
+}
+
+/* Continuous batching, steady state: Llama-3-8B, B = 32, P = 2000, N = 500,
+ * C = 512. Decode at S_d = 2000 + 250 = 2250; prompt tokens a step
+ * ceil(32 x 2000 / 500) = 128, one chunk of 128 (under C); a prompt takes
+ * ceil(2000 / 512) = 4 chunks, at cached contexts 0, 512, 1024, 1536, mean
+ * taken as 512 floor(3 / 2) = 512. Memory-bound (F ~ 2 x 160 x 7e9 = 2.2
+ * TFLOP, 2.3 ms; Q ~ 24.5 GB, 7.3 ms), so
+ *     floor = (W + 32 x 2250 kv_tok + (512 + 128) kv_tok) / beta
+ *           = (15,009,316,864 + 9,437,184,000 + 83,886,080) / 3.35e12
+ *           = 7.3225 ms;
+ * TPOT = floor, tokens/s = 32 / floor = 4,370, TTFT = 4 floors = 29.3 ms. */
+static void serve_steady_state(void **state)
+{
+    (void)state;
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    static rf_serve sv;
+    rf_serve_opts so = {.concurrency = 32, .prompt = 2000, .output = 500, .chunk = 512};
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
+    assert_int_equal(sv.decode_context, 2250);
+    assert_int_equal(sv.prompt_tokens, 128);
+    assert_int_equal(sv.full_chunks, 0);
+    assert_int_equal(sv.tail_chunk, 128);
+    assert_int_equal(sv.ttft_steps, 4);
+    assert_int_equal(sv.chunk_context, 512);
+    double floor = (15009316864.0 + 9437184000.0 + 83886080.0) / 3.35e12;
+    assert_true(sv.step.regime == RF_MEMORY_BOUND);
+    near(sv.tpot_s, floor, 1e-12);
+    near(sv.tokens_per_s, 32 / floor, 1e-12);
+    near(sv.ttft_s, 4 * floor, 1e-12);
+    assert_true(round(floor * 1e7) == 73225);
+    /* --max-batched-tokens 96 leaves 64 prompt tokens a chunk: two of 64 */
+    so.max_batched_tokens = 96;
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
+    assert_int_equal(sv.chunk, 64);
+    assert_int_equal(sv.full_chunks, 2);
+    assert_int_equal(sv.tail_chunk, 0);
+    assert_int_equal(sv.ttft_steps, 32); /* ceil(2000 / 64) */
+    rf_err e;
+    so.max_batched_tokens = 32;
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, &e), RF_EINVAL);
+}
+
+
+/* Prefix caching: Llama-3-8B, B = 8, P = 1024 of which P_s = 768 shared,
+ * N = 128. TTFT = prefill(1 x 768) + prefill(8 x 256 after 768 cached).
+ * Decode with a cascade kernel reads the prefix once a step:
+ *     bytes(S) = W + (768 + 8 (S - 768)) kv_tok,
+ * 7 x 768 x 131,072 = 704,643,072 B less than the common kernels' W + 8 S
+ * kv_tok; summed over S = 1025..1151 (127 steps, sum S = 138,176):
+ *     (127 W + kv_tok (127 x 768 + 8 (138,176 - 127 x 768))) / beta.
+ * Capacity at the end (1151 positions): the prefix stored once,
+ *     KV = kv_tok (768 + 8 (1151 - 768)) = 131,072 x 3,832 = 502,267,904 B
+ * against 8 x 1151 x 131,072 = 1,206,910,976 B unshared. */
+static void prefix_cache(void **state)
+{
+    (void)state;
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    o.batch = 8;
+    const double w = 15009316864.0, kv = 131072.0, beta = 3.35e12;
+    rf_generate plain, common, casc;
+    rf_prefix px = {.shared = 768};
+    assert_int_equal(rf_generate_compute(&m, &o, &roof, 1024, 128, &plain, NULL), RF_OK);
+    assert_int_equal(rf_generate_prefix_compute(&m, &o, &roof, 1024, 128, &px, &common, NULL),
+                     RF_OK);
+    px.cascade = true;
+    assert_int_equal(rf_generate_prefix_compute(&m, &o, &roof, 1024, 128, &px, &casc, NULL),
+                     RF_OK);
+    /* TTFT: the two prefills */
+    double ttft = 0;
+    rf_step_opts pre = o;
+    pre.phase = RF_PREFILL;
+    pre.batch = 1;
+    pre.tokens = 768;
+    pre.context = 0;
+    assert_int_equal(rf_step_compute(&m, &pre, &roof, &st, NULL), RF_OK);
+    ttft += st.floor_s;
+    pre.batch = 8;
+    pre.tokens = 256;
+    pre.context = 768;
+    assert_int_equal(rf_step_compute(&m, &pre, &roof, &st, NULL), RF_OK);
+    ttft += st.floor_s;
+    near(common.ttft_s, ttft, 1e-12);
+    assert_true(casc.ttft_s == common.ttft_s && casc.ttft_s < plain.ttft_s);
+    /* decode: common kernels as without a prefix; cascade by hand */
+    assert_true(common.decode.floor_s == plain.decode.floor_s);
+    near(casc.decode.floor_s, (127 * w + kv * (127 * 768 + 8 * (138176 - 127 * 768))) / beta,
+         1e-12);
+    near(casc.tpot_first_s, (w + (768 + 8 * (1025 - 768)) * kv) / beta, 1e-12);
+    near(plain.tpot_first_s - casc.tpot_first_s, 704643072 / beta, 1e-9);
+    /* capacity: the prefix stored once */
+    rf_fit f;
+    assert_int_equal(rf_generate_fit(&m, &o, &casc, 80ull << 30, 0.92, 6ull << 30, &f, NULL),
+                     RF_OK);
+    assert_true(f.kv_bytes == 502267904ull);
+    assert_int_equal(rf_generate_fit(&m, &o, &plain, 80ull << 30, 0.92, 6ull << 30, &f, NULL),
+                     RF_OK);
+    assert_true(f.kv_bytes == 1206910976ull);
+    rf_err e;
+    px.shared = 1025;
+    assert_int_equal(rf_generate_prefix_compute(&m, &o, &roof, 1024, 128, &px, &casc, &e),
+                     RF_EINVAL);
+    assert_non_null(strstr(e.msg, "shared-prefix (1025)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(closed_form_matches_loop), cmocka_unit_test(cost_flat_in_n),
         cmocka_unit_test(llama_by_hand),            cmocka_unit_test(one_token_and_refusals),
-        cmocka_unit_test(speculative),
+        cmocka_unit_test(speculative),              cmocka_unit_test(mixed_equals_parts),
+        cmocka_unit_test(serve_steady_state),       cmocka_unit_test(prefix_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

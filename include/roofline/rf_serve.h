@@ -60,8 +60,17 @@ typedef struct rf_floor_sum {
 rf_status rf_floor_sum_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                                int64_t lo, int64_t hi, rf_floor_sum *out, rf_err *err);
 
+/* A prompt prefix shared by every request of the batch. */
+typedef struct rf_prefix {
+    int64_t shared;   /* P_s tokens (0: none)                               */
+    bool cascade;     /* decode reads the prefix once a step (a cascade or
+                         shared-prefix kernel); false: once a sequence, as
+                         the common kernels do                              */
+} rf_prefix;
+
 /* A static batch of o->batch requests generated to the end. */
 typedef struct rf_generate {
+    rf_prefix prefix;               /* what rf_generate_prefix_compute had  */
     int64_t batch, prompt, output;  /* B, P, N                              */
     double ttft_s;                  /* the prefill step floor               */
     double ttft_sum_of_max_s;       /* its sum-of-max floor                 */
@@ -82,6 +91,26 @@ typedef struct rf_generate {
  * (naming "prompt", "output" or "batch"); errors of the steps. */
 rf_status rf_generate_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                               int64_t prompt, int64_t output, rf_generate *out, rf_err *err);
+
+/* The same with a prompt prefix of P_s tokens shared by the B requests
+ * (prefix caching):
+ *     TTFT = prefill(1 x P_s, nothing cached) + prefill(B x (P - P_s) after
+ *            P_s cached)                      (the prefix computed once)
+ *     decode, common kernels: unchanged (each sequence reads the prefix)
+ *     decode, cascade: each attention's K/V read
+ *            B S x  ->  P_s x + B (S - P_s) x  (x: bytes a token and layer)
+ *     KV held (rf_generate_fit): kv_seq(P_s) + B (kv_seq(S) - kv_seq(P_s))
+ * Errors: RF_EINVAL for P_s outside [0, P], cascade without a prefix, a
+ * prefix on a model with sliding-window layers (not modelled). */
+rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o,
+                                     const rf_roof *roof, int64_t prompt, int64_t output,
+                                     const rf_prefix *px, rf_generate *out, rf_err *err);
+
+/* Whether the generation's end fits (rf_fit's rule), its shared prefix
+ * stored once: kv = kv_seq(P_s) + B (kv_seq(P + N - 1) - kv_seq(P_s)). */
+rf_status rf_generate_fit(const rf_model *m, const rf_step_opts *o, const rf_generate *g,
+                          uint64_t mem_bytes, double util, uint64_t reserve_bytes, rf_fit *out,
+                          rf_err *err);
 
 /* The step whose memory the generation needs at its end: a decode step at
  * context P + N - 1 (N >= 2), or the prefill of P tokens (N = 1), for
@@ -132,6 +161,73 @@ typedef struct rf_spec {
 rf_status rf_spec_compute(const rf_model *target, const rf_model *draft, const rf_step_opts *o,
                           const rf_step_opts *draft_o, const rf_roof *roof, const rf_generate *g,
                           int64_t k, double accept, rf_spec *out, rf_err *err);
+
+/* A mixed step (chunked prefill, as Sarathi-Serve and vLLM schedule it):
+ * B_d decode tokens, one a sequence at context S_d, and n_c prompt chunks
+ * of C tokens, each after S_c cached positions of its prompt, in one
+ * forward pass:
+ *     linear layers (and every other operator that is not attention) at
+ *       M = B_d + n_c C, their weights read once; lm_head, as a step counts
+ *       it, on one position a sequence: M = B_d + n_c;
+ *     decode attention of the B_d sequences at S_d (as a decode step);
+ *     chunk attention: C queries against S_c + C keys a chunk, K/V read once
+ *       (as a prefill step of n_c sequences of C tokens after S_c).
+ *     bytes = weights + the two attentions' KV (+ scores); under
+ *       RF_TRAFFIC_FULL the sum of every operator's bytes
+ *     floor = max(flops / pi, bytes / beta), tokens/s = (B_d + n_c C) / floor
+ * FLOPs are the parts' sum; bytes are the parts' sum less one copy of the
+ * weights. B_d = 0 is a chunk alone, n_c = 0 a decode step alone. MLA
+ * models are refused (their kv_b_proj expands the cached latents, a linear
+ * layer that depends on the context, which this split does not place). */
+typedef struct rf_mixed_opts {
+    int64_t decode_batch;    /* B_d (>= 0)                                 */
+    int64_t decode_context;  /* S_d                                        */
+    int64_t chunk;           /* C tokens a chunk (>= 1 when chunks > 0)    */
+    int64_t chunk_context;   /* S_c positions cached before the chunk      */
+    int64_t chunks;          /* n_c chunks (>= 0); B_d + n_c >= 1          */
+} rf_mixed_opts;
+
+/* o gives the dtypes and switches (its phase, batch, context and tokens are
+ * ignored). out->blended_intensity_limit and throughput_cap are 0. */
+rf_status rf_mixed_step_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                                const rf_mixed_opts *mo, rf_step *out, rf_err *err);
+
+/* Continuous batching in steady state (docs/accounting.md): B requests in
+ * flight, prompt P, output N, chunks of at most C prompt tokens:
+ *     every step: B decode tokens at the mean context S_d = P + floor(N/2)
+ *       and T_p = ceil(B P / N) prompt tokens (the rate that keeps B
+ *       requests in flight, rounded up to whole tokens), as
+ *       floor(T_p / C) chunks of C plus one of T_p mod C, each at the mean
+ *       cached context of a prompt's chunks, S_c = C floor((ceil(P/C) - 1) / 2)
+ *     TPOT = the step floor; tokens/s = B / floor (output tokens)
+ *     TTFT = ceil(P / C) steps at that floor (queueing not modelled)
+ *     KV in use = B sequences at S_d; the largest B the pool admits is
+ *       capacity's pool / kv_seq(S_d).
+ * max_batched_tokens T (0: none) caps a step's tokens: C becomes
+ * min(C, T - B), and T <= B is refused. */
+typedef struct rf_serve_opts {
+    int64_t concurrency;        /* B                                       */
+    int64_t prompt, output;     /* P, N                                    */
+    int64_t chunk;              /* C (0: whole prompts, C = P)             */
+    int64_t max_batched_tokens; /* T (0: no cap)                           */
+} rf_serve_opts;
+
+typedef struct rf_serve {
+    rf_serve_opts opts;
+    int64_t chunk;              /* C in force                              */
+    int64_t decode_context;     /* S_d                                     */
+    int64_t prompt_tokens;      /* T_p a step                              */
+    int64_t chunk_context;      /* S_c                                     */
+    int64_t full_chunks;        /* floor(T_p / C)                          */
+    int64_t tail_chunk;         /* T_p mod C                               */
+    rf_step step;               /* the steady-state mixed step (2 calls)   */
+    double tpot_s, tokens_per_s, ttft_s;
+    int64_t ttft_steps;         /* ceil(P / C)                             */
+} rf_serve;
+
+/* Errors: RF_EINVAL for B, P or N below 1, C or T negative, T <= B. */
+rf_status rf_serve_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                           const rf_serve_opts *so, rf_serve *out, rf_err *err);
 
 #ifdef __cplusplus
 }

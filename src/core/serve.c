@@ -23,15 +23,55 @@ typedef struct summer {
     const rf_roof *roof;
     rf_err *err;
     rf_step st;          /* scratch of rf_step_compute (~10 KB)           */
+    int64_t cascade;     /* decode only: a prefix of this many positions,
+                            shared by the B sequences, read once a step   */
     double floor_s, sum_of_max_s;
     size_t pieces, calls;
 } summer;
+
+/* A cascade (shared-prefix) kernel reads the prefix's K/V once for the
+ * batch, not once a sequence: each attention row's K/V read, B S x per
+ * token and layer, loses (B - 1) P_s x; the totals and floors follow. */
+static rf_status cascade(rf_step *st, const rf_step_opts *o, int64_t prefix, rf_err *err)
+{
+    uint64_t bs = (uint64_t)o->batch * (uint64_t)o->context, saved = 0;
+    for (size_t i = 0; i < st->n_ops; i++) {
+        rf_op *op = &st->ops[i];
+        if (op->kind != RF_OP_ATTN_DECODE || !op->kv_bytes)
+            continue;
+        if (op->kv_bytes % bs)
+            return rf_err_set(err, RF_EINVAL, "--prefix-kernel cascade: the KV dtype's bytes "
+                                              "are not a whole number a token");
+        uint64_t save = op->kv_bytes / bs * (uint64_t)(o->batch - 1) * (uint64_t)prefix;
+        op->kv_bytes -= save;
+        op->bytes -= save;
+        saved += op->count * save;
+    }
+    st->kv_bytes -= saved;
+    st->total_bytes -= saved;
+    st->op_bytes -= saved;
+    double som = 0;
+    for (size_t i = 0; i < st->n_ops; i++)
+        som += (double)st->ops[i].count *
+               rf_roof_place(&st->roof, (double)st->ops[i].flops, (double)st->ops[i].bytes).floor_s;
+    rf_point whole = rf_roof_place(&st->roof, (double)st->flops, (double)st->total_bytes);
+    st->floor_s = whole.floor_s;
+    st->regime = whole.regime;
+    st->floor_sum_of_max_s = som;
+    st->floor_aggregate_s = rf_roof_place(&st->roof, (double)st->flops, (double)st->op_bytes).floor_s;
+    st->intensity = st->op_bytes ? (double)st->flops / (double)st->op_bytes : 0;
+    st->step_intensity = st->total_bytes ? (double)st->flops / (double)st->total_bytes : 0;
+    st->tokens_per_s = (double)o->batch / whole.floor_s;
+    return RF_OK;
+}
 
 static rf_status at(summer *sm, int64_t s, point *p)
 {
     sm->o.context = s;
     sm->calls++;
     rf_status rc = rf_step_compute(sm->m, &sm->o, sm->roof, &sm->st, sm->err);
+    if (!rc && sm->cascade)
+        rc = cascade(&sm->st, &sm->o, sm->cascade, sm->err);
     if (rc)
         return rc;
     const rf_step *st = &sm->st;
@@ -113,14 +153,25 @@ static rf_status linear_range(summer *sm, const point *a, const point *b, int64_
     return RF_OK;
 }
 
+static rf_status floor_sum(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                           int64_t lo, int64_t hi, int64_t prefix, rf_floor_sum *out,
+                           rf_err *err);
+
 rf_status rf_floor_sum_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                                int64_t lo, int64_t hi, rf_floor_sum *out, rf_err *err)
+{
+    return floor_sum(m, o, roof, lo, hi, 0, out, err);
+}
+
+static rf_status floor_sum(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                           int64_t lo, int64_t hi, int64_t prefix, rf_floor_sum *out,
+                           rf_err *err)
 {
     if (lo < 0 || lo > hi)
         return rf_err_set(err, RF_EINVAL, "contexts %lld..%lld: need 0 <= first <= last",
                           (long long)lo, (long long)hi);
     static const size_t depth = 128; /* two ranges a halving of 2^40 */
-    summer sm = {.m = m, .o = *o, .roof = roof, .err = err};
+    summer sm = {.m = m, .o = *o, .roof = roof, .err = err, .cascade = prefix};
     rf_floor_sum r = {.steps = hi - lo + 1};
     point a, b, x;
     rf_status s;
@@ -196,32 +247,66 @@ static rf_status check_sizes(const rf_step_opts *o, int64_t prompt, int64_t outp
 rf_status rf_generate_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                               int64_t prompt, int64_t output, rf_generate *out, rf_err *err)
 {
+    rf_prefix none = {0};
+    return rf_generate_prefix_compute(m, o, roof, prompt, output, &none, out, err);
+}
+
+/* A prefill of B sequences of `tokens` after `context`, into *floor_s. */
+static rf_status prefill(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                         int64_t batch, int64_t tokens, int64_t context, double *floor_s,
+                         double *som_s, rf_regime *regime, rf_err *err)
+{
+    rf_step_opts pre = *o;
+    pre.phase = RF_PREFILL;
+    pre.batch = batch;
+    pre.context = context;
+    pre.tokens = tokens;
+    summer sm = {.m = m, .o = pre, .roof = roof, .err = err};
+    point p;
+    rf_status s = at(&sm, context, &p);
+    if (s)
+        return s;
+    *floor_s += p.floor_s;
+    *som_s += p.sum_of_max_s;
+    *regime = sm.st.regime;
+    return RF_OK;
+}
+
+rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o,
+                                     const rf_roof *roof, int64_t prompt, int64_t output,
+                                     const rf_prefix *px, rf_generate *out, rf_err *err)
+{
     rf_status s = check_sizes(o, prompt, output, err);
     if (s)
         return s;
+    int64_t ps = px->shared;
+    if (ps < 0 || ps > prompt)
+        return rf_err_set(err, RF_EINVAL,
+                          "shared-prefix (%lld) must be in [0, the prompt's %lld tokens]",
+                          (long long)ps, (long long)prompt);
+    if (ps && rf_model_sliding_layers(m))
+        return rf_err_set(err, RF_EINVAL, "%s: a shared prefix on sliding-window layers is not "
+                                          "modelled",
+                          m->name);
+    if (px->cascade && !ps)
+        return rf_err_set(err, RF_EINVAL, "prefix-kernel cascade needs a shared prefix");
     rf_generate g = {.batch = o->batch, .prompt = prompt, .output = output,
-                     .final_positions = prompt + output - 1};
+                     .final_positions = prompt + output - 1, .prefix = *px};
     static const rf_floor_sum none = {0};
-    {
-        rf_step_opts pre = *o;
-        pre.phase = RF_PREFILL;
-        pre.context = 0;
-        pre.tokens = prompt;
-        summer sm = {.m = m, .o = pre, .roof = roof, .err = err};
-        point p;
-        if ((s = at(&sm, 0, &p)))
-            return s;
-        g.ttft_s = p.floor_s;
-        g.ttft_sum_of_max_s = p.sum_of_max_s;
-        g.prefill_regime = sm.st.regime;
-    }
+    /* the prefix's prefill once, then the B suffixes after it */
+    if (ps && (s = prefill(m, o, roof, 1, ps, 0, &g.ttft_s, &g.ttft_sum_of_max_s,
+                           &g.prefill_regime, err)))
+        return s;
+    if (ps < prompt && (s = prefill(m, o, roof, o->batch, prompt - ps, ps, &g.ttft_s,
+                                    &g.ttft_sum_of_max_s, &g.prefill_regime, err)))
+        return s;
     g.decode = none;
     if (output >= 2) {
         rf_step_opts dec = *o;
         dec.phase = RF_DECODE;
         dec.tokens = 1;
-        if ((s = rf_floor_sum_compute(m, &dec, roof, prompt + 1, prompt + output - 1, &g.decode,
-                                      err)))
+        if ((s = floor_sum(m, &dec, roof, prompt + 1, prompt + output - 1,
+                           px->cascade ? ps : 0, &g.decode, err)))
             return s;
         g.tpot_mean_s = g.decode.floor_s / (double)(output - 1);
         g.tpot_first_s = g.decode.first_s;
@@ -319,5 +404,209 @@ rf_status rf_spec_compute(const rf_model *target, const rf_model *draft, const r
         r.break_even_accept = h;
     }
     *out = r;
+    return RF_OK;
+}
+
+/* ---- mixed steps and continuous batching -------------------------------- */
+
+typedef struct chunk_group {
+    int64_t tokens, context, count; /* count chunks of `tokens` after `context` */
+} chunk_group;
+
+static bool is_attention(const rf_op *op)
+{
+    return op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL;
+}
+
+/* Append st's attention operators to out; add their K/V and score bytes. */
+static rf_status take_attention(rf_step *out, const rf_step *st, rf_err *err)
+{
+    for (size_t i = 0; i < st->n_ops; i++) {
+        if (!is_attention(&st->ops[i]))
+            continue;
+        if (out->n_ops == RF_STEP_MAX_OPS)
+            return rf_err_set(err, RF_EINTERNAL, "a mixed step of more than %d operators",
+                              RF_STEP_MAX_OPS);
+        out->ops[out->n_ops++] = st->ops[i];
+    }
+    if (!rf_add_u64(out->kv_bytes, st->kv_bytes, &out->kv_bytes) ||
+        !rf_add_u64(out->extra_bytes, st->extra_bytes, &out->extra_bytes))
+        return rf_err_set(err, RF_ERANGE, "mixed step: KV bytes overflow 64 bits");
+    return RF_OK;
+}
+
+static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                       int64_t decode_batch, int64_t decode_context, const chunk_group *g,
+                       size_t n_groups, rf_step *out, rf_err *err)
+{
+    if (m->kv_lora_rank > 0)
+        return rf_err_set(err, RF_EINVAL, "%s: mixed steps of MLA models are not modelled "
+                                          "(kv_b_proj expands the cached latents)",
+                          m->name);
+    if (decode_batch < 0)
+        return rf_err_set(err, RF_EINVAL, "decode (%lld) must be >= 0", (long long)decode_batch);
+    int64_t tokens = decode_batch;
+    for (size_t i = 0; i < n_groups; i++) {
+        if (g[i].count < 0 || (g[i].count > 0 && g[i].tokens < 1))
+            return rf_err_set(err, RF_EINVAL, "chunk (%lld) must be >= 1", (long long)g[i].tokens);
+        if (g[i].count > 0 && g[i].tokens > (RF_DIM_MAX - tokens) / g[i].count)
+            return rf_err_set(err, RF_ERANGE, "mixed step: more than %lld tokens",
+                              (long long)RF_DIM_MAX);
+        tokens += g[i].count * g[i].tokens;
+    }
+    if (tokens < 1)
+        return rf_err_set(err, RF_EINVAL, "a mixed step needs a decode token or a chunk");
+    rf_step part; /* ~10 KB of scratch on the stack: core allocates nothing */
+    rf_step_opts lin = *o;
+    lin.phase = RF_PREFILL; /* every operator but attention at M = tokens */
+    lin.batch = 1;
+    lin.tokens = tokens;
+    lin.context = 0;
+    rf_status s = rf_step_compute(m, &lin, roof, out, err);
+    if (s)
+        return s;
+    /* lm_head, as in a step, on one position a sequence: the B_d decode
+     * tokens and each chunk's last */
+    int64_t seqs = decode_batch;
+    for (size_t i = 0; i < n_groups; i++)
+        seqs += g[i].count;
+    size_t n = 0;
+    for (size_t i = 0; i < out->n_ops; i++) {
+        rf_op *op = &out->ops[i];
+        if (is_attention(op))
+            continue;
+        if (!strcmp(op->name, "lm_head") &&
+            (s = rf_op_gemm(op->name, seqs, op->k, op->n, op->w, o->a, op, err)))
+            return s;
+        out->ops[n++] = *op;
+    }
+    out->n_ops = n;
+    out->kv_bytes = out->extra_bytes = 0;
+    if (decode_batch > 0) {
+        rf_step_opts d = *o;
+        d.phase = RF_DECODE;
+        d.batch = decode_batch;
+        d.context = decode_context;
+        d.tokens = 1;
+        if ((s = rf_step_compute(m, &d, roof, &part, err)) ||
+            (s = take_attention(out, &part, err)))
+            return s;
+    }
+    for (size_t i = 0; i < n_groups; i++) {
+        if (!g[i].count)
+            continue;
+        rf_step_opts c = *o;
+        c.phase = RF_PREFILL;
+        c.batch = g[i].count;
+        c.tokens = g[i].tokens;
+        c.context = g[i].context;
+        if ((s = rf_step_compute(m, &c, roof, &part, err)) ||
+            (s = take_attention(out, &part, err)))
+            return s;
+    }
+    /* the totals, as rf_step_compute forms them */
+    uint64_t flops = 0, op_bytes = 0, v;
+    double som = 0;
+    for (size_t i = 0; i < out->n_ops; i++) {
+        const rf_op *op = &out->ops[i];
+        if (!rf_mul_u64(op->count, op->flops, &v) || !rf_add_u64(flops, v, &flops) ||
+            !rf_mul_u64(op->count, op->bytes, &v) || !rf_add_u64(op_bytes, v, &op_bytes))
+            return rf_err_set(err, RF_ERANGE, "mixed step: totals overflow 64 bits");
+        som += (double)op->count * rf_roof_place(roof, (double)op->flops, (double)op->bytes).floor_s;
+    }
+    uint64_t total = op_bytes;
+    if (o->traffic != RF_TRAFFIC_FULL &&
+        (!rf_add_u64(out->weight_bytes, out->kv_bytes, &total) ||
+         !rf_add_u64(total, out->extra_bytes, &total)))
+        return rf_err_set(err, RF_ERANGE, "mixed step: bytes overflow 64 bits");
+    out->flops = flops;
+    out->op_bytes = op_bytes;
+    out->total_bytes = total;
+    out->intensity = op_bytes ? (double)flops / (double)op_bytes : 0;
+    out->step_intensity = total ? (double)flops / (double)total : 0;
+    rf_point whole = rf_roof_place(roof, (double)flops, (double)total);
+    out->floor_s = whole.floor_s;
+    out->regime = whole.regime;
+    out->floor_sum_of_max_s = som;
+    out->floor_aggregate_s = rf_roof_place(roof, (double)flops, (double)op_bytes).floor_s;
+    out->tokens_per_s = (double)tokens / whole.floor_s;
+    out->blended_intensity_limit = 0;
+    out->throughput_cap_tokens_per_s = 0;
+    return RF_OK;
+}
+
+rf_status rf_mixed_step_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                                const rf_mixed_opts *mo, rf_step *out, rf_err *err)
+{
+    chunk_group g = {mo->chunk, mo->chunk_context, mo->chunks};
+    return mixed(m, o, roof, mo->decode_batch, mo->decode_context, &g, 1, out, err);
+}
+
+rf_status rf_serve_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                           const rf_serve_opts *so, rf_serve *out, rf_err *err)
+{
+    rf_step_opts b = *o;
+    b.batch = so->concurrency;
+    rf_status s = check_sizes(&b, so->prompt, so->output, err);
+    if (s)
+        return s;
+    if (so->chunk < 0 || so->max_batched_tokens < 0)
+        return rf_err_set(err, RF_EINVAL, "chunk (%lld) and max-batched-tokens (%lld) must be "
+                                          ">= 1",
+                          (long long)so->chunk, (long long)so->max_batched_tokens);
+    int64_t bq = so->concurrency, p = so->prompt, n = so->output;
+    int64_t c = so->chunk ? so->chunk : p;
+    if (so->max_batched_tokens) {
+        if (so->max_batched_tokens <= bq)
+            return rf_err_set(err, RF_EINVAL,
+                              "max-batched-tokens (%lld) must exceed the concurrency (%lld): "
+                              "the decode tokens alone fill the step",
+                              (long long)so->max_batched_tokens, (long long)bq);
+        if (so->max_batched_tokens - bq < c)
+            c = so->max_batched_tokens - bq;
+    }
+    if (c > p)
+        c = p; /* a chunk never spans two prompts */
+    if (bq > RF_DIM_MAX / p)
+        return rf_err_set(err, RF_ERANGE, "concurrency x prompt passes %lld tokens",
+                          (long long)RF_DIM_MAX);
+    out->opts = *so;
+    out->chunk = c;
+    out->decode_context = p + n / 2;
+    out->prompt_tokens = (bq * p + n - 1) / n;
+    out->ttft_steps = (p + c - 1) / c;
+    out->chunk_context = c * ((out->ttft_steps - 1) / 2);
+    out->full_chunks = out->prompt_tokens / c;
+    out->tail_chunk = out->prompt_tokens % c;
+    chunk_group g[2] = {{c, out->chunk_context, out->full_chunks},
+                        {out->tail_chunk, out->chunk_context, out->tail_chunk ? 1 : 0}};
+    if ((s = mixed(m, o, roof, bq, out->decode_context, g, 2, &out->step, err)))
+        return s;
+    out->tpot_s = out->step.floor_s;
+    out->tokens_per_s = (double)bq / out->step.floor_s;
+    out->ttft_s = (double)out->ttft_steps * out->step.floor_s;
+    return RF_OK;
+}
+
+rf_status rf_generate_fit(const rf_model *m, const rf_step_opts *o, const rf_generate *g,
+                          uint64_t mem_bytes, double util, uint64_t reserve_bytes, rf_fit *out,
+                          rf_err *err)
+{
+    rf_step_opts last = rf_generate_final_step(o, g->prompt, g->output);
+    rf_status s = rf_step_fit(m, &last, mem_bytes, util, reserve_bytes, out, err);
+    if (s || !g->prefix.shared)
+        return s;
+    uint64_t shared, seq;
+    int64_t pos = rf_step_positions(&last);
+    if ((s = rf_model_kv_bytes(m, o->kv, g->prefix.shared, &shared, err)) ||
+        (s = rf_model_kv_bytes(m, o->kv, pos, &seq, err)))
+        return s;
+    /* seq >= shared (pos >= P_s); B - 1 copies of the prefix are not kept */
+    uint64_t copies;
+    if (!rf_mul_u64((uint64_t)(g->batch - 1), shared, &copies))
+        return rf_err_set(err, RF_ERANGE, "shared prefix bytes overflow 64 bits");
+    out->kv_bytes -= copies;
+    out->needed_bytes -= copies;
+    out->fits = (double)out->needed_bytes <= out->budget_bytes;
     return RF_OK;
 }
