@@ -24,6 +24,23 @@ extern "C" {
 #define RF_HW_NAME_MAX 64
 #define RF_HW_SOURCE_MAX 256
 
+/* How devices of this kind are joined (docs/accounting.md, "Many devices").
+ * Bandwidths are one direction of one device's link, bytes/s; latencies the
+ * alpha of one hop, seconds. A preset carries its vendor's figures; a
+ * profile none (0) until measured; --link-bw, --link-latency and
+ * --devices-per-node override, and `origin` says which. */
+#define RF_LINK_NAME_MAX 96
+typedef struct rf_hw_links {
+    char up_name[RF_LINK_NAME_MAX];  /* "NVLink 4 (18 links)"                 */
+    double up_bw_bytes_per_s;        /* within a node                          */
+    double up_latency_s;             /* alpha within a node                    */
+    char out_name[RF_LINK_NAME_MAX]; /* "InfiniBand NDR 400 Gb/s"              */
+    double out_bw_bytes_per_s;       /* between nodes, a device               */
+    double out_latency_s;            /* alpha between nodes                    */
+    int64_t devices_per_node;        /* devices the scale-up link joins        */
+    char origin[RF_HW_SOURCE_MAX];   /* where the figures came from            */
+} rf_hw_links;
+
 typedef struct rf_hw {
     char name[RF_HW_NAME_MAX];     /* "h100-sxm"                                 */
     char source[RF_HW_SOURCE_MAX]; /* where the figures come from                */
@@ -36,6 +53,7 @@ typedef struct rf_hw {
                                       which RF_HW_USABLE_RULE derives mem_bytes;
                                       0 for a profile                          */
     double ridge_override;         /* > 0: user gave the ridge (FLOP/byte)       */
+    rf_hw_links links;             /* devices joined: scale-up and scale-out     */
 } rf_hw;
 
 /* The roof for one math dtype, after user overrides. */

@@ -20,6 +20,17 @@
  * The 80 GB cards get 79.65 GiB exactly, to the byte as --mem 79.65GiB. */
 #define USABLE(gb) ((uint64_t)((gb) / 80.0 * 79.65 * GIB + 0.5))
 
+/* Links (docs/accounting.md, "Many devices"): one direction of one device's
+ * scale-up link, devices it joins, alpha 1 us a hop; between nodes the
+ * default scale-out of InfiniBand NDR 400 Gb/s = 50 GB/s a device, 5 us. */
+#define IB_NDR .out_name = "InfiniBand NDR 400 Gb/s", .out_bw_bytes_per_s = 50e9, \
+               .out_latency_s = 5e-6, .up_latency_s = 1e-6
+#define LINKS(nm, bw, dpn, src)                                                            \
+    .links = {.up_name = nm, .up_bw_bytes_per_s = (bw), .devices_per_node = (dpn), IB_NDR,   \
+              .origin = src}
+#define PCIE4 LINKS("PCIe Gen4 x16", 32e9, 8, "no NVLink: PCIe Gen4 x16, 32 GB/s a direction "\
+                    "(64 bidirectional), 8 cards a server assumed")
+
 /* Dense peaks at boost clock, per device. FP8 rows use the e4m3 slot; the
  * GeForce cards use the FP32-accumulate tensor rates (what cuBLAS runs). */
 static const rf_hw presets[] = {
@@ -30,39 +41,55 @@ static const rf_hw presets[] = {
                           [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 3.35 * T,
-     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true},
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true,
+     LINKS("NVLink 4", 450e9, 8,
+           "NVLink 4, 18 links: 450 GB/s a direction (900 bidirectional), H100 SXM5 "
+           "datasheet; 8 GPUs an HGX board")},
     {.name = "h100-pcie",
      .source = "NVIDIA H100 PCIe 80GB datasheet (sparse figures halved), HBM2e 2.0 TB/s",
      .peak_flops_per_s = {[RF_FP64] = 51 * T, [RF_FP32] = 51.2 * T, [RF_TF32] = 378 * T,
                           [RF_BF16] = 756 * T, [RF_FP16] = 756 * T, [RF_FP8_E4M3] = 1513 * T,
                           [RF_INT8] = 1513 * T},
      .bw_bytes_per_s = 2.0 * T,
-     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true},
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true,
+     LINKS("PCIe Gen5 x16", 64e9, 8,
+           "PCIe Gen5 x16, 64 GB/s a direction (128 bidirectional), H100 PCIe datasheet; the"
+           " NVLink bridge joins pairs only and is not used; 8 cards a server assumed")},
     {.name = "h200",
      .source = "NVIDIA H200 SXM 141GB (compute as H100 SXM; 4.8 TB/s HBM3e)",
      .peak_flops_per_s = {[RF_FP64] = 67 * T, [RF_FP32] = 67 * T, [RF_TF32] = 494.7 * T,
                           [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 4.8 * T,
-     .mem_bytes = USABLE(141), .mem_stated_gb = 141, .mem_usable = true},
+     .mem_bytes = USABLE(141), .mem_stated_gb = 141, .mem_usable = true,
+     LINKS("NVLink 4", 450e9, 8,
+           "NVLink 4, 18 links: 900 GB/s bidirectional, 450 a direction (MLCommons "
+           "H200-SXM-141GBx8 system description); 8 GPUs an HGX board")},
     {.name = "a100-80gb",
      .source = "NVIDIA A100 SXM4 80GB datasheet r4 (dense; no fp8), HBM2e 2.039 TB/s",
      .peak_flops_per_s = {[RF_FP64] = 19.5 * T, [RF_FP32] = 19.5 * T, [RF_TF32] = 156 * T,
                           [RF_BF16] = 312 * T, [RF_FP16] = 312 * T, [RF_INT8] = 624 * T},
      .bw_bytes_per_s = 2.039 * T,
-     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true},
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true,
+     LINKS("NVLink 3", 300e9, 8,
+           "NVLink 3, 12 links: 300 GB/s a direction (600 bidirectional), A100 datasheet; 8 "
+           "GPUs an HGX board")},
     {.name = "a100-40gb",
      .source = "NVIDIA A100 SXM4 40GB datasheet r4 (dense; no fp8), HBM2 1.555 TB/s",
      .peak_flops_per_s = {[RF_FP64] = 19.5 * T, [RF_FP32] = 19.5 * T, [RF_TF32] = 156 * T,
                           [RF_BF16] = 312 * T, [RF_FP16] = 312 * T, [RF_INT8] = 624 * T},
      .bw_bytes_per_s = 1.555 * T,
-     .mem_bytes = USABLE(40), .mem_stated_gb = 40, .mem_usable = true},
+     .mem_bytes = USABLE(40), .mem_stated_gb = 40, .mem_usable = true,
+     LINKS("NVLink 3", 300e9, 8,
+           "NVLink 3, 12 links: 300 GB/s a direction (600 bidirectional), A100 datasheet; 8 "
+           "GPUs an HGX board")},
     {.name = "l40s",
      .source = "NVIDIA L40S datasheet (unstarred = dense), 48 GB GDDR6 at 864 GB/s",
      .peak_flops_per_s = {[RF_FP32] = 91.6 * T, [RF_TF32] = 183 * T, [RF_BF16] = 362.05 * T,
                           [RF_FP16] = 362.05 * T, [RF_FP8_E4M3] = 733 * T, [RF_INT8] = 733 * T},
      .bw_bytes_per_s = 0.864 * T,
-     .mem_bytes = USABLE(48), .mem_stated_gb = 48, .mem_usable = true},
+     .mem_bytes = USABLE(48), .mem_stated_gb = 48, .mem_usable = true,
+     PCIE4},
     {.name = "rtx4090",
      .source = "NVIDIA RTX 4090, Ada third-party tables (FP32-accumulate tensor rates: "
                "bf16 165.2, fp8 330.3), 24 GB GDDR6X at 1.008 TB/s",
@@ -70,40 +97,56 @@ static const rf_hw presets[] = {
                           [RF_FP16] = 165.2 * T, [RF_FP8_E4M3] = 330.3 * T,
                           [RF_INT8] = 660.6 * T},
      .bw_bytes_per_s = 1.008 * T,
-     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true},
+     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true,
+     PCIE4},
     {.name = "rtx3090",
      .source = "NVIDIA RTX 3090, derived from GeForce Ampere ratios (FP32 accumulate; "
                "unverified), 24 GB GDDR6X at 0.936 TB/s",
      .peak_flops_per_s = {[RF_FP32] = 35.6 * T, [RF_TF32] = 35.6 * T, [RF_BF16] = 71 * T,
                           [RF_FP16] = 71 * T, [RF_INT8] = 284 * T},
      .bw_bytes_per_s = 0.936 * T,
-     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true},
+     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true,
+     LINKS("PCIe Gen4 x16", 32e9, 8,
+           "PCIe Gen4 x16, 32 GB/s a direction; the NVLink 3 bridge (56.25 GB/s a direction)"
+           " joins pairs only and is not used; 8 cards a server assumed")},
     {.name = "b200",
      .source = "NVIDIA HGX B200 1000 W spec sheet (sparse halved), HBM3e 7.7 TB/s, 180 GB",
      .peak_flops_per_s = {[RF_FP32] = 75 * T, [RF_TF32] = 1100 * T, [RF_BF16] = 2250 * T,
                           [RF_FP16] = 2250 * T, [RF_FP8_E4M3] = 4500 * T, [RF_INT8] = 4500 * T},
      .bw_bytes_per_s = 7.7 * T,
-     .mem_bytes = USABLE(180), .mem_stated_gb = 180, .mem_usable = true},
+     .mem_bytes = USABLE(180), .mem_stated_gb = 180, .mem_usable = true,
+     LINKS("NVLink 5", 900e9, 8,
+           "NVLink 5, 18 links: 900 GB/s a direction (1.8 TB/s bidirectional), HGX B200 spec"
+           " sheet; 8 GPUs an HGX board")},
     {.name = "mi300x",
      .source = "AMD Instinct MI300X, ROCm docs mi300.md (dense), HBM3 5.3 TB/s, 192 GB",
      .peak_flops_per_s = {[RF_FP64] = 163.4 * T, [RF_FP32] = 163.4 * T, [RF_TF32] = 653.7 * T,
                           [RF_BF16] = 1307.4 * T, [RF_FP16] = 1307.4 * T,
                           [RF_FP8_E4M3] = 2614.9 * T, [RF_INT8] = 2614.9 * T},
      .bw_bytes_per_s = 5.3 * T,
-     .mem_bytes = USABLE(192), .mem_stated_gb = 192, .mem_usable = true},
+     .mem_bytes = USABLE(192), .mem_stated_gb = 192, .mem_usable = true,
+     LINKS("Infinity Fabric", 448e9, 8,
+           "Infinity Fabric: 7 xGMI links x 64 GB/s = 448 GB/s a direction (ROCm mi300.md, "
+           "8-GPU OAM platform)")},
     {.name = "mi250x",
      .source = "AMD Instinct MI250X OAM (both GCDs; derived from per-CU rates), 128 GB HBM2e "
                "at 3.2 TB/s",
      .peak_flops_per_s = {[RF_FP64] = 95.7 * T, [RF_FP32] = 95.7 * T, [RF_BF16] = 383 * T,
                           [RF_FP16] = 383 * T, [RF_INT8] = 383 * T},
      .bw_bytes_per_s = 3.2 * T,
-     .mem_bytes = USABLE(128), .mem_stated_gb = 128, .mem_usable = true},
+     .mem_bytes = USABLE(128), .mem_stated_gb = 128, .mem_usable = true,
+     LINKS("Infinity Fabric", 350e9, 4,
+           "Infinity Fabric, 350 GB/s a direction all-to-all (ml-engineering network table; "
+           "50 GB/s a link); 4 OAMs a node assumed")},
     {.name = "tpu-v5e",
      .source = "Google Cloud TPU v5e chip docs: bf16 197 TFLOP/s, int8 393 TOP/s, 16 GB HBM2 "
                "at 819 GB/s",
      .peak_flops_per_s = {[RF_BF16] = 197 * T, [RF_INT8] = 393 * T},
      .bw_bytes_per_s = 0.819 * T,
-     .mem_bytes = USABLE(16), .mem_stated_gb = 16, .mem_usable = true},
+     .mem_bytes = USABLE(16), .mem_stated_gb = 16, .mem_usable = true,
+     LINKS("ICI", 100e9, 8,
+           "ICI 1600 Gbps a chip (Cloud TPU v5e docs) read as 200 GB/s over both directions,"
+           " 100 a direction (unverified); 8 chips a host")},
 };
 
 size_t rf_hw_preset_count(void) { return sizeof presets / sizeof presets[0]; }

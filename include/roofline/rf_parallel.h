@@ -1,0 +1,161 @@
+/* rf_parallel.h - one model served on many devices: tensor, pipeline,
+ * expert and data parallelism, with every collective as an operator row.
+ *
+ * docs/accounting.md ("Many devices") states the conventions; in short:
+ *   TP T: q, k, v, gate, up column-parallel (N / T), o, down row-parallel
+ *     (K / T); n_q / T query heads a device; n_kv / T KV heads when
+ *     n_kv >= T, else one KV head a device (replicated); lm_head and the
+ *     embedding split by vocabulary (the last shard takes the remainder, so
+ *     a device holds V - (T - 1) floor(V / T) rows, the largest shard).
+ *     Routed and shared experts split their width by T (without EP).
+ *     Collectives: tp_allreduce_attn and tp_allreduce_mlp a layer (M H b_a
+ *     bytes each), embed_allreduce (M H b_a) once, lm_head_allgather
+ *     (B V b_a logits) once.
+ *   PP P: contiguous stages, the first L % P one layer longer; embedding on
+ *     the first, final norm and lm_head on the last; pp_send of M H b_a
+ *     between consecutive stages.
+ *   EP E (MoE): spans the TP group (E == T); each device holds E_routed / E
+ *     whole experts; ep_dispatch and ep_combine (M k H b_a in all, each) a
+ *     MoE layer replace that layer's tp_allreduce_mlp; the router and the
+ *     shared experts replicated.
+ *   DP D: D replicas, no communication; throughput x D.
+ * Costs, ring algorithms under the alpha-beta model (n = bytes of the whole
+ * message, t = ranks, bw = one direction of a device's link):
+ *   all-reduce 2 (t-1)/t n / bw + 2 (t-1) alpha
+ *   all-gather (t-1)/t n / bw + (t-1) alpha; all-to-all the same
+ *   point-to-point n / bw + alpha
+ * A group of t devices uses the scale-up link when it fits in one node
+ * (t <= devices_per_node), else the scale-out link (its bottleneck).
+ * A device's floor = the sum-of-max of its own operators + its collectives
+ * (no overlap); the overlap bound max(operators, collectives) is reported
+ * beside it, labelled optimistic.
+ */
+#ifndef RF_PARALLEL_H
+#define RF_PARALLEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rf_error.h"
+#include "rf_hw.h"
+#include "rf_model.h"
+#include "rf_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RF_PAR_MAX_DEGREE 4096 /* any of T, P, E, D */
+#define RF_PAR_MAX_STAGES 64
+#define RF_PAR_MAX_COLL 8
+
+typedef struct rf_layout {
+    int64_t tp, pp, ep, dp; /* each >= 1 */
+} rf_layout;
+
+/* 1 x 1 x 1 x 1: one device, today's step. */
+rf_layout rf_layout_single(void);
+/* Devices the layout occupies: T P D (EP spans the TP group). */
+int64_t rf_layout_devices(const rf_layout *l);
+bool rf_layout_is_single(const rf_layout *l);
+
+/* Refuse a layout the model cannot be split by, with a line naming the
+ * constraint: a degree of 0 or beyond RF_PAR_MAX_DEGREE, n_q % T, T neither
+ * a divisor nor a multiple of n_kv, F_ff % T (and the experts' widths),
+ * E_routed % E, E without experts, E != T, P > L, TP of an MLA model. */
+rf_status rf_layout_validate(const rf_model *m, const rf_layout *l, rf_err *err);
+
+/* The model one TP rank of one stage runs: heads, widths and the vocabulary
+ * divided as above, layers [first, first + count) of m (per-layer flags
+ * carried over). The embedding and lm_head are still in it; rf_par_compute
+ * drops them from the stages that do not hold them. */
+rf_status rf_layout_shard(const rf_model *m, const rf_layout *l, int64_t first, int64_t count,
+                          rf_model *out, rf_err *err);
+
+/* Layers of stage s (0-based) of L over P: L / P, plus one for s < L % P. */
+int64_t rf_layout_stage_layers(int64_t layers, int64_t pp, int64_t s);
+
+typedef enum rf_coll_kind {
+    RF_COLL_ALLREDUCE = 0,
+    RF_COLL_ALLGATHER,
+    RF_COLL_ALLTOALL,
+    RF_COLL_P2P
+} rf_coll_kind;
+
+/* One collective operator row. */
+typedef struct rf_coll {
+    const char *name;      /* "tp_allreduce_attn", ...                       */
+    rf_coll_kind kind;
+    uint64_t count;        /* instances a step on this device (layers)       */
+    uint64_t bytes;        /* n: the whole message, one instance             */
+    int64_t ranks;         /* t                                              */
+    const char *link;      /* the link's name                                */
+    double bw_bytes_per_s, alpha_s;
+    double bw_s;           /* one instance: the bandwidth term               */
+    double latency_s;      /* one instance: the alpha term                   */
+    double time_s;         /* one instance: bw_s + latency_s                 */
+    bool latency_bound;    /* latency_s > bw_s                               */
+} rf_coll;
+
+/* The alpha-beta ring cost of one collective of n bytes over t ranks. */
+void rf_coll_cost(rf_coll *c);
+
+typedef struct rf_par_stage {
+    int64_t first_layer, layers;
+    rf_model shard;           /* the model one of its devices runs          */
+    rf_step step;             /* its operators (embed / lm_head rows of the
+                                 stages that do not hold them excluded from
+                                 the totals below)                         */
+    rf_coll coll[RF_PAR_MAX_COLL];
+    size_t n_coll;
+    uint64_t weight_bytes_resident; /* a device's shard of every weight      */
+    uint64_t weight_bytes_streamed; /* what a step streams                   */
+    uint64_t kv_bytes_resident;     /* its KV heads' cache, every sequence  */
+    uint64_t needed_bytes;          /* resident weights + KV                 */
+    double budget_bytes;            /* rf_fit's budget of one device         */
+    bool fits;
+    double ops_s;             /* sum-of-max of its operators                */
+    double comm_s;            /* sum of its collectives                      */
+    double floor_s;           /* ops_s + comm_s                              */
+    double overlap_floor_s;   /* max(ops_s, comm_s): optimistic             */
+} rf_par_stage;
+
+typedef struct rf_par_opts {
+    rf_layout layout;
+    rf_hw_links links;
+    double util;              /* rf_fit's memory fraction                   */
+    uint64_t reserve_bytes;
+    uint64_t mem_bytes;       /* one device's usable memory                 */
+} rf_par_opts;
+
+typedef struct rf_par {
+    rf_layout layout;
+    int64_t devices;
+    int64_t micro_batches;    /* in flight: min(P, B)                        */
+    int64_t micro_batch;      /* sequences each: ceil(B / micro_batches)     */
+    size_t n_stages;
+    rf_par_stage stages[RF_PAR_MAX_STAGES];
+    size_t slowest;           /* stage index                                 */
+    double send_s;            /* the pp_sends of one token, summed           */
+    double token_latency_s;   /* sum of stage floors + sends                 */
+    double cycle_s;           /* max(token latency, micro_batches x slowest) */
+    double bubble;            /* idle share of the slowest stage             */
+    double tokens_per_s;      /* the whole deployment (x D)                  */
+    double tokens_per_s_device;
+    double overlap_tokens_per_s;
+    double comm_share;        /* collectives' share of the slowest stage     */
+    bool fits;                /* every stage fits                            */
+    double min_margin_bytes;  /* smallest budget - needed over the stages    */
+} rf_par;
+
+/* Every stage of the layout. o is the step of one replica: o->batch
+ * sequences in all (split into micro-batches under PP). RF_EINVAL from
+ * rf_layout_validate, the link (a bandwidth or latency <= 0 or not
+ * finite, devices_per_node < 1), or rf_step_compute. */
+rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                         const rf_par_opts *po, rf_par *out, rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,367 @@
+/* parallel.c - tensor, pipeline, expert and data parallelism (rf_parallel.h).
+ *
+ * A device's step is today's step of a smaller model: the shard one TP rank
+ * of one stage runs (fewer heads, narrower MLP, a vocabulary shard, the
+ * stage's layers), computed by rf_step_compute unchanged. The collectives
+ * are rows of their own beside it, costed on the link they cross. */
+#include <math.h>
+#include <string.h>
+
+#include "roofline/rf_parallel.h"
+
+rf_layout rf_layout_single(void) { return (rf_layout){1, 1, 1, 1}; }
+
+int64_t rf_layout_devices(const rf_layout *l) { return l->tp * l->pp * l->dp; }
+
+bool rf_layout_is_single(const rf_layout *l)
+{
+    return l->tp == 1 && l->pp == 1 && l->ep == 1 && l->dp == 1;
+}
+
+int64_t rf_layout_stage_layers(int64_t layers, int64_t pp, int64_t s)
+{
+    return layers / pp + (s < layers % pp);
+}
+
+static rf_status degree(const char *opt, int64_t v, rf_err *err)
+{
+    if (v < 1 || v > RF_PAR_MAX_DEGREE)
+        return rf_err_set(err, RF_EINVAL, "%s %lld: a degree must be within [1, %d]", opt,
+                          (long long)v, RF_PAR_MAX_DEGREE);
+    return RF_OK;
+}
+
+/* Divisibility of one width by T, named by its config key. */
+static rf_status splits(const rf_model *m, const char *key, int64_t width, int64_t t,
+                        rf_err *err)
+{
+    if (width % t)
+        return rf_err_set(err, RF_EINVAL,
+                          "--tp %lld does not split %s: %s (%lld) %% %lld != 0", (long long)t,
+                          m->name, key, (long long)width, (long long)t);
+    return RF_OK;
+}
+
+rf_status rf_layout_validate(const rf_model *m, const rf_layout *l, rf_err *err)
+{
+    rf_status s;
+    if ((s = degree("--tp", l->tp, err)) || (s = degree("--pp", l->pp, err)) ||
+        (s = degree("--ep", l->ep, err)) || (s = degree("--dp", l->dp, err)))
+        return s;
+    int64_t t = l->tp;
+    if (t > 1 && m->kv_lora_rank > 0)
+        return rf_err_set(err, RF_EINVAL,
+                          "--tp %lld: tensor parallelism of an MLA model (%s) is not modelled",
+                          (long long)t, m->name);
+    if ((s = splits(m, "num_attention_heads", m->n_q, t, err)))
+        return s;
+    if (m->n_kv % t && t % m->n_kv)
+        return rf_err_set(err, RF_EINVAL,
+                          "--tp %lld does not split %s: num_key_value_heads (%lld) is neither a "
+                          "multiple nor a divisor of %lld",
+                          (long long)t, m->name, (long long)m->n_kv, (long long)t);
+    bool dense_layers = !m->n_experts || rf_model_moe_layers(m) < m->layers;
+    if (dense_layers && (s = splits(m, "intermediate_size", m->ffn, t, err)))
+        return s;
+    if (m->n_experts) {
+        int64_t shared = m->shared_ffn ? m->shared_ffn : m->moe_ffn;
+        if ((l->ep == 1 && (s = splits(m, "moe_intermediate_size", m->moe_ffn, t, err))) ||
+            (m->n_shared && (s = splits(m, "shared_expert_intermediate_size", shared, t, err))))
+            return s;
+    }
+    if (l->ep > 1) {
+        if (!m->n_experts)
+            return rf_err_set(err, RF_EINVAL, "--ep %lld: %s has no routed experts",
+                              (long long)l->ep, m->name);
+        if (m->n_experts % l->ep)
+            return rf_err_set(err, RF_EINVAL,
+                              "--ep %lld does not split %s: %lld routed experts %% %lld != 0",
+                              (long long)l->ep, m->name, (long long)m->n_experts,
+                              (long long)l->ep);
+        if (l->ep != t)
+            return rf_err_set(err, RF_EINVAL,
+                              "--ep %lld with --tp %lld: expert parallelism spans the "
+                              "tensor-parallel group, so --ep must equal --tp",
+                              (long long)l->ep, (long long)t);
+    }
+    if (l->pp > m->layers || l->pp > RF_PAR_MAX_STAGES)
+        return rf_err_set(err, RF_EINVAL,
+                          "--pp %lld: %s has %lld layers, and a stage holds at least one (at "
+                          "most %d stages)",
+                          (long long)l->pp, m->name, (long long)m->layers, RF_PAR_MAX_STAGES);
+    return RF_OK;
+}
+
+rf_status rf_layout_shard(const rf_model *m, const rf_layout *l, int64_t first, int64_t count,
+                          rf_model *out, rf_err *err)
+{
+    rf_status s = rf_layout_validate(m, l, err);
+    if (s)
+        return s;
+    if (first < 0 || count < 1 || first + count > m->layers)
+        return rf_err_set(err, RF_EINVAL, "%s: layers [%lld, %lld) are not in its %lld",
+                          m->name, (long long)first, (long long)(first + count),
+                          (long long)m->layers);
+    int64_t t = l->tp;
+    rf_model d = *m;
+    d.n_q = m->n_q / t;
+    d.n_kv = m->n_kv >= t ? m->n_kv / t : 1;
+    d.ffn = m->ffn % t ? m->ffn : m->ffn / t; /* all-MoE models: ffn unused */
+    d.vocab = m->vocab - (t - 1) * (m->vocab / t);
+    if (m->n_experts && l->ep == 1) { /* EP keeps whole experts: see ep_share */
+        d.moe_ffn = m->moe_ffn / t;
+        d.shared_ffn = (m->shared_ffn ? m->shared_ffn : m->moe_ffn) / t;
+    }
+    d.layers = count;
+    d.first_dense = 0;
+    d.moe_freq = 1;
+    memset(d.dense_mlp, 0, sizeof d.dense_mlp);
+    memset(d.sliding, 0, sizeof d.sliding);
+    for (int64_t i = 0; i < count; i++) {
+        d.dense_mlp[i] = m->n_experts && !rf_model_layer_is_moe(m, first + i);
+        d.sliding[i] = m->sliding[first + i];
+    }
+    *out = d;
+    return RF_OK;
+}
+
+void rf_coll_cost(rf_coll *c)
+{
+    double t = (double)c->ranks, n = (double)c->bytes, f = 1, hops = 1;
+    switch (c->kind) {
+    case RF_COLL_ALLREDUCE: f = 2 * (t - 1) / t; hops = 2 * (t - 1); break;
+    case RF_COLL_ALLGATHER:
+    case RF_COLL_ALLTOALL: f = (t - 1) / t; hops = t - 1; break;
+    case RF_COLL_P2P: f = 1; hops = 1; break;
+    }
+    c->bw_s = f * n / c->bw_bytes_per_s;
+    c->latency_s = hops * c->alpha_s;
+    c->time_s = c->bw_s + c->latency_s;
+    c->latency_bound = c->latency_s > c->bw_s;
+}
+
+static rf_status links_check(const rf_hw_links *k, rf_err *err)
+{
+    const struct { const char *what; double v; } f[] = {
+        {"--link-bw (scale-up link bandwidth)", k->up_bw_bytes_per_s},
+        {"scale-out link bandwidth", k->out_bw_bytes_per_s},
+        {"--link-latency (scale-up hop latency)", k->up_latency_s},
+        {"scale-out hop latency", k->out_latency_s},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!(f[i].v > 0 && isfinite(f[i].v)))
+            return rf_err_set(err, RF_EINVAL, "%s (%g) must be a positive figure", f[i].what,
+                              f[i].v);
+    if (k->devices_per_node < 1)
+        return rf_err_set(err, RF_EINVAL, "--devices-per-node (%lld) must be at least 1",
+                          (long long)k->devices_per_node);
+    return RF_OK;
+}
+
+/* A group of t consecutive devices: the scale-up link when it fits in one
+ * node, else the scale-out one. */
+static void on_link(rf_coll *c, const rf_hw_links *k, bool in_node)
+{
+    c->link = in_node ? k->up_name : k->out_name;
+    c->bw_bytes_per_s = in_node ? k->up_bw_bytes_per_s : k->out_bw_bytes_per_s;
+    c->alpha_s = in_node ? k->up_latency_s : k->out_latency_s;
+    rf_coll_cost(c);
+}
+
+static rf_status add_coll(rf_par_stage *st, const char *name, rf_coll_kind kind, uint64_t count,
+                          uint64_t bytes, int64_t ranks, const rf_hw_links *k, rf_err *err)
+{
+    if (!count)
+        return RF_OK;
+    if (st->n_coll == RF_PAR_MAX_COLL)
+        return rf_err_set(err, RF_ERANGE, "%s: too many collectives", name);
+    rf_coll *c = &st->coll[st->n_coll++];
+    *c = (rf_coll){.name = name, .kind = kind, .count = count, .bytes = bytes, .ranks = ranks};
+    on_link(c, k, ranks <= k->devices_per_node);
+    return RF_OK;
+}
+
+/* The stage's share of the step: an embed row only on the first stage, the
+ * lm_head and final norm only on the last. */
+static bool held(const rf_op *op, bool first, bool last)
+{
+    if (!strcmp(op->name, "embed"))
+        return first;
+    if (!strcmp(op->name, "lm_head") || !strcmp(op->name, "final_norm"))
+        return last;
+    return true;
+}
+
+static uint64_t elem_bytes(const rf_model *m, const rf_step_opts *o, rf_module mod, uint64_t n,
+                           rf_err *err, rf_status *s)
+{
+    uint64_t b = 0;
+    if (!*s)
+        *s = rf_dtype_bytes(rf_model_module_dtype(m, mod, o->w, o->w_all_modules), n, &b, err);
+    return b;
+}
+
+/* Under EP E a device holds E_routed / E whole experts and, with uniform
+ * routing, runs 1 / E of the M k token-expert pairs: each routed row keeps
+ * 1 / E of its FLOPs, pairs, streamed experts and bytes. */
+static void ep_share(rf_step *s, int64_t ep)
+{
+    uint64_t e = (uint64_t)ep;
+    for (size_t i = 0; i < s->n_ops; i++) {
+        rf_op *op = &s->ops[i];
+        if (!(op->experts > 0))
+            continue;
+        op->experts /= (double)ep;
+        op->m = (op->m + ep - 1) / ep;
+        op->flops = (op->flops + e - 1) / e;
+        op->weight_bytes = (op->weight_bytes + e - 1) / e;
+        op->act_bytes = (op->act_bytes + e - 1) / e;
+        op->bytes = op->weight_bytes + op->kv_bytes + op->act_bytes + op->extra_bytes;
+    }
+}
+
+static rf_status stage_totals(const rf_model *m, const rf_step_opts *o, const rf_par_opts *po,
+                              int64_t batch_all, bool first, bool last, rf_par_stage *st,
+                              rf_err *err)
+{
+    const rf_step *s = &st->step;
+    st->ops_s = 0;
+    st->weight_bytes_streamed = 0;
+    for (size_t i = 0; i < s->n_ops; i++) {
+        const rf_op *op = &s->ops[i];
+        if (!held(op, first, last))
+            continue;
+        rf_point p = rf_roof_place(&s->roof, (double)op->flops, (double)op->bytes);
+        st->ops_s += (double)op->count * p.floor_s;
+        if (op->kind != RF_OP_GATHER) /* rows gathered, as rf_step counts */
+            st->weight_bytes_streamed += op->count * op->weight_bytes;
+    }
+    rf_param_counts pc;
+    rf_status e = rf_model_params(&st->shard, &pc, err);
+    if (e)
+        return e;
+    uint64_t w = 0;
+    for (int i = 0; i < RF_MOD_COUNT && !e; i++) {
+        uint64_t n = pc.by_module[i];
+        if (i == RF_MOD_EMBED && !first)
+            n = 0;
+        if (i == RF_MOD_LM_HEAD && !last)
+            n = 0;
+        if (i == RF_MOD_EXPERTS)
+            n /= (uint64_t)po->layout.ep;
+        w += elem_bytes(&st->shard, o, (rf_module)i, n, err, &e);
+    }
+    /* tied: the last stage holds its own copy of the embedding for lm_head */
+    if (m->tied && last && !first)
+        w += elem_bytes(&st->shard, o, RF_MOD_EMBED, pc.embedding, err, &e);
+    uint64_t kv_seq = 0;
+    if (e || (e = rf_model_kv_bytes(&st->shard, o->kv, rf_step_positions(o), &kv_seq, err)))
+        return e;
+    st->weight_bytes_resident = w;
+    st->kv_bytes_resident = kv_seq * (uint64_t)batch_all;
+    st->needed_bytes = w + st->kv_bytes_resident;
+    rf_fit f;
+    if ((e = rf_fit_prepare(&st->shard, o, po->mem_bytes, po->util, po->reserve_bytes, &f, err)))
+        return e;
+    st->budget_bytes = f.budget_bytes;
+    st->fits = (double)st->needed_bytes <= f.budget_bytes;
+    return RF_OK;
+}
+
+rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                         const rf_par_opts *po, rf_par *out, rf_err *err)
+{
+    const rf_layout *l = &po->layout;
+    rf_status s;
+    if ((s = rf_layout_validate(m, l, err)) || (s = links_check(&po->links, err)))
+        return s;
+    if (o->batch < 1)
+        return rf_err_set(err, RF_EINVAL, "batch (%lld) must be at least 1",
+                          (long long)o->batch);
+    const rf_hw_links *k = &po->links;
+    out->layout = *l;
+    out->devices = rf_layout_devices(l);
+    out->micro_batches = l->pp < o->batch ? l->pp : o->batch;
+    out->micro_batch = (o->batch + out->micro_batches - 1) / out->micro_batches;
+    out->n_stages = (size_t)l->pp;
+    rf_step_opts so = *o;
+    so.batch = out->micro_batch;
+    uint64_t M = (uint64_t)so.batch * (uint64_t)(o->phase == RF_PREFILL ? o->tokens : 1);
+    uint64_t ba = (uint64_t)rf_dtype_bytes_per_elem(o->a); /* activations: whole bytes */
+    uint64_t msg = M * (uint64_t)m->hidden * ba;
+    int64_t t = l->tp, first = 0;
+    out->fits = true;
+    out->slowest = 0;
+    out->send_s = 0;
+    out->token_latency_s = 0;
+    for (size_t i = 0; i < out->n_stages; i++) {
+        rf_par_stage *st = &out->stages[i];
+        int64_t n = rf_layout_stage_layers(m->layers, l->pp, (int64_t)i);
+        bool is_first = i == 0, is_last = i + 1 == out->n_stages;
+        st->first_layer = first;
+        st->layers = n;
+        st->n_coll = 0;
+        if ((s = rf_layout_shard(m, l, first, n, &st->shard, err)) ||
+            (s = rf_step_compute(&st->shard, &so, roof, &st->step, err)) ||
+            (l->ep > 1 && (ep_share(&st->step, l->ep), false)) ||
+            (s = stage_totals(m, &so, po, o->batch, is_first, is_last, st, err)))
+            return s;
+        if (t > 1) {
+            uint64_t moe = l->ep > 1 ? (uint64_t)rf_model_moe_layers(&st->shard) : 0;
+            uint64_t ktok = M * (uint64_t)m->top_k * (uint64_t)m->hidden * ba;
+            if ((s = add_coll(st, "tp_allreduce_attn", RF_COLL_ALLREDUCE, (uint64_t)n, msg, t, k,
+                              err)) ||
+                (s = add_coll(st, "tp_allreduce_mlp", RF_COLL_ALLREDUCE, (uint64_t)n - moe, msg,
+                              t, k, err)) ||
+                (s = add_coll(st, "ep_dispatch", RF_COLL_ALLTOALL, moe, ktok, t, k, err)) ||
+                (s = add_coll(st, "ep_combine", RF_COLL_ALLTOALL, moe, ktok, t, k, err)) ||
+                (is_first && (s = add_coll(st, "embed_allreduce", RF_COLL_ALLREDUCE, 1, msg, t,
+                                           k, err))) ||
+                (is_last && (s = add_coll(st, "lm_head_allgather", RF_COLL_ALLGATHER, 1,
+                                          (uint64_t)so.batch * (uint64_t)m->vocab * ba, t, k,
+                                          err))))
+                return s;
+        }
+        st->comm_s = 0;
+        for (size_t c = 0; c < st->n_coll; c++)
+            st->comm_s += (double)st->coll[c].count * st->coll[c].time_s;
+        st->floor_s = st->ops_s + st->comm_s;
+        st->overlap_floor_s = st->ops_s > st->comm_s ? st->ops_s : st->comm_s;
+        if (!is_last) { /* to the next stage: does the boundary cross a node? */
+            int64_t a = ((int64_t)i + 1) * t - 1, b = a + 1;
+            rf_coll send = {.name = "pp_send", .kind = RF_COLL_P2P, .count = 1, .bytes = msg,
+                            .ranks = 2};
+            on_link(&send, k, a / k->devices_per_node == b / k->devices_per_node);
+            out->send_s += send.time_s;
+            if ((s = add_coll(st, "pp_send", RF_COLL_P2P, 1, msg, 2, k, err)))
+                return s;
+            st->coll[st->n_coll - 1] = send;
+        }
+        out->token_latency_s += st->floor_s;
+        if (st->floor_s > out->stages[out->slowest].floor_s)
+            out->slowest = i;
+        double margin = st->budget_bytes - (double)st->needed_bytes;
+        if (i == 0 || margin < out->min_margin_bytes)
+            out->min_margin_bytes = margin;
+        out->fits = out->fits && st->fits;
+        first += n;
+    }
+    const rf_par_stage *w = &out->stages[out->slowest];
+    out->token_latency_s += out->send_s;
+    double busy = (double)out->micro_batches * w->floor_s;
+    out->cycle_s = out->token_latency_s > busy ? out->token_latency_s : busy;
+    out->bubble = 1 - busy / out->cycle_s;
+    double seqs = (double)o->batch; /* each yields a token a cycle */
+    out->tokens_per_s = (double)l->dp * seqs *
+                        (double)(o->phase == RF_PREFILL ? o->tokens : 1) / out->cycle_s;
+    out->tokens_per_s_device = out->tokens_per_s / (double)out->devices;
+    double ov_busy = (double)out->micro_batches * w->overlap_floor_s;
+    double ov_lat = 0;
+    for (size_t i = 0; i < out->n_stages; i++)
+        ov_lat += out->stages[i].overlap_floor_s;
+    ov_lat += out->send_s;
+    out->overlap_tokens_per_s = out->tokens_per_s * out->cycle_s /
+                                (ov_lat > ov_busy ? ov_lat : ov_busy);
+    out->comm_share = w->floor_s > 0 ? w->comm_s / w->floor_s : 0;
+    return RF_OK;
+}

@@ -1,0 +1,397 @@
+/* test_parallel.c - many devices (rf_parallel.h): links of the presets, the
+ * sharded step under TP, PP stages, EP, replicated KV heads and every
+ * refused split. Each expected figure is derived by hand in the comment
+ * beside it from the conventions of docs/accounting.md ("Many devices"):
+ *   all-reduce 2 (t-1)/t n / bw + 2 (t-1) alpha, all-gather and all-to-all
+ *   (t-1)/t n / bw + (t-1) alpha, point-to-point n / bw + alpha;
+ *   H100 SXM: beta = 3.35e12 B/s, NVLink 4 bw = 450e9 B/s a direction,
+ *   alpha = 1e-6 s within a node of 8.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "roofline/rf_hw.h"
+#include "roofline/rf_model.h"
+#include "roofline/rf_parallel.h"
+#include "roofline/rf_reader.h"
+#include "roofline/rf_step.h"
+
+#define BETA 3.35e12
+#define NVL 450e9
+#define ALPHA 1e-6
+
+static void near(double a, double b, double rel)
+{
+    if (!(fabs(a - b) <= rel * fabs(b)))
+        fail_msg("%.15g is not within %.3g relative of %.15g", a, rel, b);
+}
+
+static rf_hw h100;
+static rf_roof roof;
+static rf_par par; /* ~600 KB: off the stack */
+static rf_step one;
+
+static void setup_hw(void)
+{
+    assert_int_equal(rf_hw_preset("h100-sxm", &h100, NULL), RF_OK);
+    assert_int_equal(rf_hw_roof(&h100, RF_BF16, &roof, NULL), RF_OK);
+}
+
+static rf_model load(const char *file)
+{
+    char path[1024];
+    rf_model m;
+    rf_err e;
+    snprintf(path, sizeof path, "%s/models/%s", RF_TEST_DATA, file);
+    if (rf_model_load(path, &m, &e))
+        fail_msg("%s: %s", path, e.msg);
+    return m;
+}
+
+static rf_model preset(const char *name)
+{
+    rf_model m;
+    assert_int_equal(rf_model_preset(name, &m, NULL), RF_OK);
+    return m;
+}
+
+static rf_par_opts popts(int64_t tp, int64_t pp, int64_t ep)
+{
+    return (rf_par_opts){.layout = {tp, pp, ep, 1}, .links = h100.links, .util = 0.9,
+                         .reserve_bytes = 0, .mem_bytes = h100.mem_bytes};
+}
+
+static rf_step_opts decode(int64_t batch, int64_t context)
+{
+    rf_step_opts o = rf_step_opts_default();
+    o.batch = batch;
+    o.context = context;
+    return o;
+}
+
+static const rf_coll *coll(const rf_par_stage *st, const char *name)
+{
+    for (size_t i = 0; i < st->n_coll; i++)
+        if (!strcmp(st->coll[i].name, name))
+            return &st->coll[i];
+    return NULL;
+}
+
+/* Links: every preset has a scale-up and a scale-out link, with a source. */
+static void preset_links(void **state)
+{
+    (void)state;
+    setup_hw();
+    assert_string_equal(h100.links.up_name, "NVLink 4");
+    near(h100.links.up_bw_bytes_per_s, 450e9, 0);
+    near(h100.links.out_bw_bytes_per_s, 50e9, 0); /* 400 Gb/s / 8 */
+    near(h100.links.up_latency_s, 1e-6, 0);
+    near(h100.links.out_latency_s, 5e-6, 0);
+    assert_int_equal(h100.links.devices_per_node, 8);
+    rf_hw b;
+    assert_int_equal(rf_hw_preset("b200", &b, NULL), RF_OK);
+    near(b.links.up_bw_bytes_per_s, 900e9, 0);
+    assert_int_equal(rf_hw_preset("mi300x", &b, NULL), RF_OK);
+    near(b.links.up_bw_bytes_per_s, 448e9, 0);
+    assert_int_equal(rf_hw_preset("l40s", &b, NULL), RF_OK);
+    near(b.links.up_bw_bytes_per_s, 32e9, 0); /* PCIe Gen4 x16 */
+    assert_int_equal(rf_hw_preset("h100-pcie", &b, NULL), RF_OK);
+    near(b.links.up_bw_bytes_per_s, 64e9, 0); /* PCIe Gen5 x16 */
+    for (size_t i = 0; i < rf_hw_preset_count(); i++) {
+        const rf_hw *h = rf_hw_preset_at(i);
+        assert_true(h->links.up_bw_bytes_per_s > 0 && h->links.out_bw_bytes_per_s > 0);
+        assert_true(h->links.devices_per_node >= 1 && h->links.origin[0]);
+    }
+}
+
+/* Llama-3-70B, TP 8 rank: n_q 64/8 = 8, n_kv 8/8 = 1, F 28672/8 = 3584,
+ * V 128256/8 = 16032, H 8192, d_h 128, 80 layers, bf16 (2 bytes).
+ * Matrix elements a layer: q 8192 x 1024 = 8,388,608; k and v 8192 x 128 =
+ * 1,048,576 each; o 8,388,608; gate, up, down 3 x 8192 x 3584 =
+ * 88,080,384; a layer 106,954,752, 80 layers 8,556,380,160. Embedding and
+ * lm_head 16032 x 8192 = 131,334,144 each. Resident a device:
+ * (8,556,380,160 + 2 x 131,334,144) x 2 = 17,638,096,896 bytes. */
+#define L70_LAYER_W 106954752ull
+#define L70_VOC_W 131334144ull
+#define L70_RESIDENT ((80 * L70_LAYER_W + 2 * L70_VOC_W) * 2)
+/* Activation bytes a token, all GEMMs of a layer: M (K + N) b_a summed,
+ * (9216 + 8320 + 8320 + 9216 + 3 x 11776) x 2 = 140,800; lm_head
+ * (8192 + 16032) x 2 = 48,448; the embedding gather reads H b_w = 16,384.
+ * KV a sequence at s = 4096: 2 n_kv d_h s b_kv L = 2 x 1 x 128 x 4096 x 2 x
+ * 80 = 167,772,160. Every operator is memory-bound (GEMM intensity < M,
+ * attention 4 n_q / (2 n_kv b_kv) = 8, both below the ridge 295), so the
+ * device's operators take (weights streamed + B (acts + KV + gather)) / beta,
+ * weights streamed = 80 layers + lm_head = (8,556,380,160 + 131,334,144) x 2. */
+static double l70_ops_s(double B)
+{
+    double w = (80.0 * L70_LAYER_W + L70_VOC_W) * 2;
+    return (w + B * (80 * 140800.0 + 48448 + 16384 + 167772160.0)) / BETA;
+}
+
+/* The TP 8 collectives at B, message n = B H b_a = B x 16,384:
+ * all-reduce over 8: 2 (7/8) n / 450e9 + 14 us; 160 of them (2 a layer),
+ * the embedding's one more; the lm_head all-gather of B V b_a = B x 256,512
+ * bytes: (7/8) n / 450e9 + 7 us. */
+static double l70_comm_s(double B)
+{
+    double ar = 2 * 7.0 / 8 * B * 16384 / NVL + 14 * ALPHA;
+    double ag = 7.0 / 8 * B * 256512 / NVL + 7 * ALPHA;
+    return 161 * ar + ag;
+}
+
+static void llama70_tp8(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = load("llama-3-70b.json");
+    rf_par_opts po = popts(8, 1, 1);
+    const double batches[] = {1, 64};
+    for (int i = 0; i < 2; i++) {
+        double B = batches[i];
+        rf_step_opts o = decode((int64_t)B, 4096);
+        assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
+        const rf_par_stage *st = &par.stages[0];
+        assert_int_equal(par.devices, 8);
+        assert_int_equal(st->weight_bytes_resident, L70_RESIDENT); /* 17,638,096,896 */
+        assert_int_equal(st->kv_bytes_resident, (uint64_t)B * 167772160ull);
+        const rf_coll *a = coll(st, "tp_allreduce_attn"), *mlp = coll(st, "tp_allreduce_mlp");
+        assert_non_null(a);
+        assert_non_null(mlp);
+        assert_int_equal(a->count, 80);
+        assert_int_equal(mlp->count, 80);
+        assert_int_equal(a->bytes, (uint64_t)B * 8192 * 2); /* M H b_a */
+        near(a->time_s, 2 * 7.0 / 8 * B * 16384 / NVL + 14e-6, 1e-12);
+        /* B = 1: 6.4e-8 s of bandwidth under 14 us of hops: latency-bound;
+         * B = 64: 4.08 us under 14 us: still latency-bound */
+        assert_true(a->latency_bound);
+        assert_string_equal(a->link, "NVLink 4");
+        near(st->ops_s, l70_ops_s(B), 1e-12);
+        near(st->comm_s, l70_comm_s(B), 1e-12);
+        /* B = 1: 5.2401 ms + 161 x 14.064 us + 7.50 us = 5.2401 + 2.2718 =
+         * 7.5119 ms, 133 tokens/s */
+        near(st->floor_s, l70_ops_s(B) + l70_comm_s(B), 1e-12);
+        near(par.tokens_per_s, B / (l70_ops_s(B) + l70_comm_s(B)), 1e-12);
+        near(par.tokens_per_s_device, par.tokens_per_s / 8, 1e-12);
+        near(par.comm_share, l70_comm_s(B) / (l70_ops_s(B) + l70_comm_s(B)), 1e-12);
+        near(st->overlap_floor_s, l70_ops_s(B), 1e-12); /* ops above comm */
+        assert_true(par.fits);
+    }
+    near(l70_ops_s(1), 5.2401e-3, 1e-4);
+    near(l70_comm_s(1), 2.2718e-3, 1e-4);
+}
+
+/* TP 4 x PP 2, B = 64 (two micro-batches of 32), s = 4096. A TP 4 rank:
+ * n_q 16, n_kv 2, F 7168, V 32064. A layer: q and o 8192 x 2048 each, k and
+ * v 8192 x 256 each, MLP 3 x 8192 x 7168: 213,909,504 elements; a stage of
+ * 40 layers 8,556,380,160; embedding (stage 0) or lm_head (stage 1)
+ * 32064 x 8192 = 262,668,288: resident (8,556,380,160 + 262,668,288) x 2 =
+ * 17,638,096,896 bytes on either stage. KV: 64 sequences x 2 x 2 x 128 x
+ * 4096 x 2 x 40 = 10,737,418,240 bytes a device.
+ * Operators at M = 32 (all memory-bound): per layer acts (10240 + 8448 x 2
+ * + 10240 + 15360 x 3) x 2 = 166,912 a token, KV 4,194,304 a sequence;
+ * stage 0 adds the gather 32 x 16,384, stage 1 the lm_head's weights
+ * 262,668,288 x 2 and acts 32 x (8192 + 32064) x 2.
+ * Collectives at n = 32 x 16,384 = 524,288: all-reduce over 4,
+ * 2 (3/4) n / 450e9 + 6 us, 2 x 40 a stage (+1 embedding on stage 0); the
+ * all-gather of 32 x 128,256 x 2 on stage 1, (3/4) n / 450e9 + 3 us; the
+ * pp_send n / 450e9 + 1 us (devices 3 and 4 share the node of 8).
+ * Token latency = both stages + the send; throughput = 64 / max(latency,
+ * 2 x the slowest stage). */
+static void llama70_tp4_pp2(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = load("llama-3-70b.json");
+    rf_par_opts po = popts(4, 2, 1);
+    rf_step_opts o = decode(64, 4096);
+    assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
+    assert_int_equal(par.devices, 8);
+    assert_int_equal(par.micro_batches, 2);
+    assert_int_equal(par.micro_batch, 32);
+    assert_int_equal(par.n_stages, 2);
+    double layer_w = 40.0 * 213909504 * 2, voc_w = 262668288.0 * 2;
+    double per_layers = 40 * 32 * (166912.0 + 4194304);
+    double ops0 = (layer_w + per_layers + 32 * 16384.0) / BETA;
+    double ops1 = (layer_w + voc_w + per_layers + 32 * (8192 + 32064) * 2.0) / BETA;
+    double ar = 2 * 0.75 * 524288 / NVL + 6 * ALPHA;
+    double ag = 0.75 * 32 * 128256 * 2.0 / NVL + 3 * ALPHA;
+    double send = 524288 / NVL + ALPHA;
+    for (int s = 0; s < 2; s++) {
+        const rf_par_stage *st = &par.stages[s];
+        assert_int_equal(st->layers, 40);
+        assert_int_equal(st->first_layer, 40 * s);
+        assert_int_equal(st->weight_bytes_resident, 17638096896ull);
+        assert_int_equal(st->kv_bytes_resident, 10737418240ull);
+    }
+    near(par.stages[0].ops_s, ops0, 1e-12);
+    near(par.stages[1].ops_s, ops1, 1e-12);
+    near(par.stages[0].comm_s, 81 * ar, 1e-12);
+    near(par.stages[1].comm_s, 80 * ar + ag, 1e-12);
+    near(coll(&par.stages[0], "pp_send")->time_s, send, 1e-12);
+    assert_null(coll(&par.stages[1], "pp_send"));
+    assert_null(coll(&par.stages[1], "embed_allreduce"));
+    assert_null(coll(&par.stages[0], "lm_head_allgather"));
+    double f0 = ops0 + 81 * ar, f1 = ops1 + 80 * ar + ag;
+    assert_int_equal(par.slowest, 1);
+    near(par.token_latency_s, f0 + f1 + send, 1e-12);
+    double cycle = fmax(f0 + f1 + send, 2 * f1);
+    near(par.tokens_per_s, 64 / cycle, 1e-12);
+    near(par.bubble, 1 - 2 * f1 / cycle, 1e-9);
+}
+
+/* Mixtral-8x7B, TP 8 with EP 8, B = 1, s = 0: each device holds 8 / 8 = 1
+ * expert of 3 x 4096 x 14336 elements a layer, 32 layers: 32 x 176,160,768
+ * x 2 = 11,274,289,152 bytes of experts. Touched a device at M = 1:
+ * (8/8) (1 - (1 - 2/8)^1) = 0.25. ep_dispatch and ep_combine a layer, each
+ * M k H b_a = 1 x 2 x 4096 x 2 = 16,384 bytes in all, all-to-all over 8:
+ * (7/8) 16384 / 450e9 + 7 us; no tp_allreduce_mlp (every layer MoE). */
+static void mixtral_ep8(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = preset("mixtral-8x7b");
+    rf_par_opts po = popts(8, 1, 8);
+    rf_step_opts o = decode(1, 0);
+    assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
+    const rf_par_stage *st = &par.stages[0];
+    rf_param_counts pc;
+    assert_int_equal(rf_model_params(&st->shard, &pc, NULL), RF_OK);
+    assert_int_equal(pc.by_module[RF_MOD_EXPERTS] / 8 * 2, 11274289152ull);
+    const rf_coll *d = coll(st, "ep_dispatch"), *c = coll(st, "ep_combine");
+    assert_non_null(d);
+    assert_non_null(c);
+    assert_int_equal(d->count, 32);
+    assert_int_equal(d->bytes, 16384);
+    near(d->time_s, 7.0 / 8 * 16384 / NVL + 7e-6, 1e-12);
+    assert_null(coll(st, "tp_allreduce_mlp"));
+    assert_int_equal(coll(st, "tp_allreduce_attn")->count, 32);
+    int routed = 0;
+    for (size_t i = 0; i < st->step.n_ops; i++)
+        if (st->step.ops[i].experts > 0) {
+            near(st->step.ops[i].experts, 0.25, 1e-12);
+            routed++;
+        }
+    assert_true(routed > 0);
+}
+
+/* Llama-3.1-405B (128 query, 8 KV heads) under TP 16: 16 > 8, so each device
+ * keeps one KV head (each of the 8 held by 16 / 8 = 2 devices): KV a token
+ * a device 2 x 1 x 128 x 126 layers x 2 = 64,512 bytes, and 128 / 16 = 8
+ * query heads. 16 devices span two nodes of 8: the all-reduces cross
+ * InfiniBand (50e9 B/s, 5 us a hop); at B = 1 the message is M H b_a =
+ * 16384 x 2 = 32,768 bytes. */
+static void replicated_kv(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = load("llama-3.1-405b.json");
+    rf_layout l = {16, 1, 1, 1};
+    rf_model d;
+    assert_int_equal(rf_layout_shard(&m, &l, 0, m.layers, &d, NULL), RF_OK);
+    assert_int_equal(d.n_kv, 1);
+    assert_int_equal(d.n_q, 8);
+    assert_int_equal(rf_model_kv_elems_per_layer(&d) * d.layers * 2, 64512);
+    rf_par_opts po = popts(16, 1, 1);
+    rf_step_opts o = decode(1, 0);
+    assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
+    const rf_coll *a = coll(&par.stages[0], "tp_allreduce_attn");
+    assert_string_equal(a->link, "InfiniBand NDR 400 Gb/s");
+    /* 2 (15/16) x 32768 / 50e9 + 30 x 5 us = 1.2288 + 150 us */
+    near(a->time_s, 2 * 15.0 / 16 * 32768 / 50e9 + 30 * 5e-6, 1e-12);
+}
+
+/* TP 1 is today's step: the same operators, and a floor of the sum-of-max. */
+static void tp1_unchanged(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = preset("llama-3-8b");
+    rf_par_opts po = popts(1, 1, 1);
+    rf_step_opts o = decode(16, 2048);
+    assert_int_equal(rf_step_compute(&m, &o, &roof, &one, NULL), RF_OK);
+    assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
+    const rf_par_stage *st = &par.stages[0];
+    assert_int_equal(st->step.n_ops, one.n_ops);
+    for (size_t i = 0; i < one.n_ops; i++) {
+        assert_string_equal(st->step.ops[i].name, one.ops[i].name);
+        assert_int_equal(st->step.ops[i].bytes, one.ops[i].bytes);
+        assert_int_equal(st->step.ops[i].flops, one.ops[i].flops);
+    }
+    assert_int_equal(st->n_coll, 0);
+    near(st->floor_s, one.floor_sum_of_max_s, 1e-12);
+    assert_int_equal(st->weight_bytes_streamed, one.weight_bytes);
+    uint64_t w;
+    assert_int_equal(rf_model_weight_bytes(&m, &o, &w, NULL), RF_OK);
+    assert_int_equal(st->weight_bytes_resident, w);
+    near(par.tokens_per_s, 16 / one.floor_sum_of_max_s, 1e-12);
+}
+
+static void refused(const rf_model *m, rf_layout l, const char *needle)
+{
+    rf_err e;
+    assert_int_equal(rf_layout_validate(m, &l, &e), RF_EINVAL);
+    if (!strstr(e.msg, needle))
+        fail_msg("'%s' does not name '%s'", e.msg, needle);
+}
+
+/* Every refused split names its constraint. */
+static void refused_splits(void **state)
+{
+    (void)state;
+    rf_model l8 = preset("llama-3-8b"), q7 = preset("qwen2.5-7b-instruct");
+    rf_model mx = preset("mixtral-8x7b");
+    refused(&l8, (rf_layout){0, 1, 1, 1}, "--tp 0");
+    refused(&l8, (rf_layout){1, 1, 1, 0}, "--dp 0");
+    refused(&l8, (rf_layout){3, 1, 1, 1}, "num_attention_heads (32) % 3");
+    /* qwen2.5-7b: 28 query heads split by 14, but 4 KV heads neither divide
+     * 14 nor are a multiple of it */
+    refused(&q7, (rf_layout){14, 1, 1, 1}, "num_key_value_heads (4) is neither");
+    rf_model odd = l8; /* an intermediate size of 14337 is odd */
+    odd.ffn = 14337;
+    refused(&odd, (rf_layout){2, 1, 1, 1}, "intermediate_size (14337) % 2");
+    refused(&mx, (rf_layout){1, 1, 3, 1}, "8 routed experts % 3");
+    refused(&mx, (rf_layout){2, 1, 4, 1}, "--ep must equal --tp");
+    refused(&l8, (rf_layout){1, 1, 2, 1}, "no routed experts");
+    refused(&l8, (rf_layout){1, 100, 1, 1}, "has 32 layers");
+    rf_model dsv2 = preset("deepseek-v2-lite");
+    refused(&dsv2, (rf_layout){2, 1, 1, 1}, "MLA");
+    rf_layout ok = {8, 4, 1, 2};
+    assert_int_equal(rf_layout_validate(&l8, &ok, NULL), RF_OK);
+    assert_int_equal(rf_layout_devices(&ok), 64);
+    setup_hw();
+    rf_par_opts po = popts(2, 1, 1);
+    po.links.up_bw_bytes_per_s = -1;
+    rf_step_opts o = decode(1, 0);
+    rf_err e;
+    assert_int_equal(rf_par_compute(&l8, &o, &roof, &po, &par, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "--link-bw"));
+}
+
+/* Uneven stages: 80 layers over 3 = 27, 27, 26 (the first 80 % 3 = 2 one
+ * longer). */
+static void uneven_stages(void **state)
+{
+    (void)state;
+    assert_int_equal(rf_layout_stage_layers(80, 3, 0), 27);
+    assert_int_equal(rf_layout_stage_layers(80, 3, 1), 27);
+    assert_int_equal(rf_layout_stage_layers(80, 3, 2), 26);
+    assert_int_equal(rf_layout_stage_layers(32, 32, 31), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(preset_links),   cmocka_unit_test(llama70_tp8),
+        cmocka_unit_test(llama70_tp4_pp2), cmocka_unit_test(mixtral_ep8),
+        cmocka_unit_test(replicated_kv),  cmocka_unit_test(tp1_unchanged),
+        cmocka_unit_test(refused_splits), cmocka_unit_test(uneven_stages),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
