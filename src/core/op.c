@@ -342,7 +342,8 @@ rf_status rf_op_softmax(const char *name, int64_t rows, int64_t keys, bool decod
 static bool add_bytes(rf_op *out, uint64_t *field, rf_dtype dt, uint64_t n)
 {
     uint64_t b;
-    return elems(dt, n, &b) && rf_add_u64(*field, b, field) && rf_add_u64(out->bytes, b, &out->bytes);
+    return elems(dt, n, &b) && rf_add_u64(*field, b, field) &&
+           rf_add_u64(out->bytes, b, &out->bytes);
 }
 
 rf_status rf_op_attention_full(const char *const names[3], const rf_attn_desc *d, rf_dtype kv,
