@@ -105,6 +105,8 @@ int cmd_crossover(int argc, char **argv)
                             "uniform|all] [--causal]", opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if ((rc = cli_refuse_unused(&ctx, CLI_G_MEM, "crossing points need no memory size")))
+        return rc;
     rf_model m;
     rf_roof roof;
     rf_err e;
@@ -116,6 +118,10 @@ int cmd_crossover(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (a.square && (rc = cli_range(&ctx, "--square", a.square, RF_DIM_MAX, &ds, &nd))))
         goto out;
+    if ((ctx.step_given & CLI_GIVEN_MOE) && !m.n_experts) {
+        rc = cli_fail(&ctx, RF_EXIT_USAGE, "--moe-experts: %s has no routed experts", m.name);
+        goto out;
+    }
     if (rf_crossover_compute(&m, &o, &roof, &cx, &e)) {
         rc = cli_fail_err(&ctx, &e);
         goto out;

@@ -8,6 +8,9 @@ int cmd_gemm(int argc, char **argv)
     int pos, rc = cli_parse(&ctx, argc, argv, "gemm M K N [options]", NULL, NULL, NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if ((rc = cli_refuse_unused(&ctx, CLI_G_KVDT, "a GEMM reads no KV cache")) ||
+        (rc = cli_refuse_unused(&ctx, CLI_G_MEM, "a GEMM's floor needs no memory size")))
+        return rc;
     if (argc - pos != 3)
         return cli_fail(&ctx, RF_EXIT_USAGE, "expected M K N (got %d arguments)", argc - pos);
     int64_t d[3];

@@ -149,6 +149,10 @@ int cmd_info(int argc, char **argv)
                             NULL, NULL, NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if ((rc = cli_refuse_unused(&ctx, CLI_G_ROOF, "info reads the model alone, no hardware")) ||
+        (rc = cli_refuse_unused(&ctx, CLI_G_ADT, "info counts weights and KV; activations are "
+                                                 "not stored")))
+        return rc;
     rf_model m;
     rf_roof roof;
     rf_err e;

@@ -7,6 +7,9 @@ int cmd_models(int argc, char **argv)
     int pos, rc = cli_parse(&ctx, argc, argv, "models [--json|--csv]", NULL, NULL, NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if ((rc = cli_refuse_unused(&ctx, CLI_G_ROOF | CLI_G_DTYPES,
+                                "models lists the built-in models as their configs give them")))
+        return rc;
     if (pos < argc)
         return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
     rf_report *r = rf_report_new("built-in models (from their HuggingFace config.json)");
@@ -57,6 +60,9 @@ int cmd_hw(int argc, char **argv)
     int pos, rc = cli_parse(&ctx, argc, argv, "hw [--json|--csv]", NULL, NULL, NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if ((rc = cli_refuse_unused(&ctx, CLI_G_ROOF | CLI_G_DTYPES,
+                                "hw lists the built-in presets as their datasheets give them")))
+        return rc;
     if (pos < argc)
         return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
     rf_report *r = rf_report_new("built-in hardware (datasheet, dense peaks)");

@@ -81,6 +81,29 @@ int cli_fail_err(const cli_ctx *ctx, const rf_err *err)
     return cli_fail(ctx, cli_exit_for(err->status), "%s", err->msg);
 }
 
+int cli_refuse_unused(const cli_ctx *ctx, unsigned unused, const char *why)
+{
+    const struct {
+        unsigned bit;
+        const char *name;
+        bool given;
+    } g[] = {
+        {CLI_G_HW, "--hw", ctx->hw_name != NULL},
+        {CLI_G_RIDGE, "--ridge", ctx->ridge > 0},
+        {CLI_G_PEAK, "--peak", ctx->peak_tflops > 0},
+        {CLI_G_BW, "--bw", ctx->bw_tbps > 0},
+        {CLI_G_MEM, "--mem", ctx->mem_bytes != 0},
+        {CLI_G_WDT, "--weight-dtype", ctx->w_given},
+        {CLI_G_ADT, "--act-dtype", ctx->a_given},
+        {CLI_G_KVDT, "--kv-dtype", ctx->kv_given},
+        {CLI_G_GROUP, "--group-size", ctx->group_size != 0},
+    };
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+        if ((unused & g[i].bit) && g[i].given)
+            return cli_fail(ctx, RF_EXIT_USAGE, "%s: %s", g[i].name, why);
+    return RF_EXIT_OK;
+}
+
 static void print_opts(const cli_opt *o, size_t n)
 {
     for (size_t i = 0; i < n && o[i].name; i++) {
