@@ -4,17 +4,20 @@
 
 #include "cli.h"
 
-static const cli_opt opts[] = {CLI_STEP_OPTS, CLI_BUDGET_OPTS, {0}};
+static const cli_opt opts[] = {CLI_STEP_OPTS, CLI_BUDGET_OPTS, CLI_PAR_OPTS, {0}};
 
 typedef struct args {
     rf_step_opts o;
     cli_budget budget; /* for the memory fit */
+    cli_par par;       /* many devices */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
     int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+    if (rc == CLI_NOT_MINE)
+        rc = cli_par_opt(ctx, id, arg, &a->par);
     return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
 }
 
@@ -97,10 +100,45 @@ static void totals(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
     }
 }
 
+/* The step of a layout: a device's operators (those of the slowest stage),
+ * then the layout's section. */
+static int step_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                       const rf_roof *roof, const args *a)
+{
+    static rf_par par; /* every stage's step: off the stack */
+    static rf_step dev;
+    rf_err e;
+    int rc = cli_par_check(ctx, m, &a->par);
+    if (rc)
+        return rc;
+    if (cli_par_compute(ctx, m, o, roof, &a->budget, &a->par, &par, &e))
+        return cli_fail_err(ctx, &e);
+    const rf_par_stage *w = &par.stages[par.slowest];
+    dev = w->step;
+    dev.n_ops = 0;
+    for (size_t i = 0; i < w->step.n_ops; i++)
+        if (rf_par_stage_holds(&par, par.slowest, &w->step.ops[i]))
+            dev.ops[dev.n_ops++] = w->step.ops[i];
+    char title[256], label[128];
+    snprintf(title, sizeof title, "%s step: %s on %lld x %s", o->phase == RF_DECODE ? "decode"
+             : "prefill", m->name, (long long)par.devices, ctx->hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    cli_assume_step(ctx, r, &w->shard, o, &dev);
+    snprintf(label, sizeof label, "operators of a device of stage %zu (the slowest; summed "
+             "over 'count')", par.slowest);
+    cli_op_table(r, "ops", label, &dev);
+    cli_par_section(ctx, r, &par, &a->par);
+    rc = cli_emit(ctx, r);
+    rf_report_free(r);
+    return rc;
+}
+
 int cmd_step(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT};
+    args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT};
     rf_step_opts o;
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "step MODEL [--phase decode|prefill] [--batch B] [--context S] "
@@ -118,6 +156,8 @@ int cmd_step(int argc, char **argv)
         return rc;
     if (rf_step_compute(&m, &o, &roof, &st, &e))
         return cli_step_fail(&ctx, &m, &o, &roof, &e, NULL);
+    if (cli_par_wanted(&a.par))
+        return step_layout(&ctx, &m, &o, &roof, &a);
 
     char title[256];
     snprintf(title, sizeof title, "%s step: %s on %s", o.phase == RF_DECODE ? "decode" : "prefill",

@@ -23,6 +23,7 @@ static const command commands[] = {
     {"serve", cmd_serve, "continuous batching in steady state, chunked prefill"},
     {"crossover", cmd_crossover, "where each operator crosses the ridge"},
     {"capacity", cmd_capacity, "KV-cache capacity: tokens and sequences"},
+    {"plan", cmd_plan, "how many devices, split how (TP, PP, EP, DP): the layouts that fit"},
     {"sweep", cmd_sweep, "decode floors over batch x context, one row a point"},
     {"models", cmd_models, "list built-in models"},
     {"hw", cmd_hw, "list built-in hardware"},

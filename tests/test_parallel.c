@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -385,6 +386,43 @@ static void uneven_stages(void **state)
     assert_int_equal(rf_layout_stage_layers(32, 32, 31), 1);
 }
 
+/* plan: Llama-3.1-405B, 32 sequences at 8192 positions on H100 SXM. A
+ * device's budget is 0.92 x 79.65 GiB - 6 GiB = 72.24 GB. On 8 devices the
+ * best split (TP 4 x PP 2: 1/8 of the 405.8 G parameters' 811.7 GB plus a
+ * vocabulary shard, and 1/8 of the KV, 32 x 8192 x 516,096 bytes = 135.3
+ * GB) needs about 118 GB a device: 8 are not enough. 16 devices (TP 8 x
+ * PP 2) need about 59 GB: the smallest deployment that fits. Computed in
+ * well under 100 ms of CPU (84 layouts). */
+static rf_plan plan;
+
+static void plan_405b(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = load("llama-3.1-405b.json");
+    rf_par_opts po = popts(1, 1, 1);
+    po.util = 0.92;
+    po.reserve_bytes = 6ull << 30;
+    rf_step_opts o = decode(32, 8192);
+    clock_t t0 = clock();
+    assert_int_equal(rf_plan_compute(&m, &o, &roof, &po, 64, RF_OBJ_COST, &plan, NULL), RF_OK);
+    double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    if (cpu > 0.1)
+        fail_msg("plan took %.3f s of CPU", cpu);
+    assert_true(plan.n_rows > 0);
+    assert_int_equal(plan.rows[0].devices, 16);
+    assert_int_equal(plan.rows[0].layout.tp, 8);
+    assert_int_equal(plan.rows[0].layout.pp, 2);
+    assert_true(plan.n_short == 4); /* 1, 2, 4 and 8 devices */
+    const rf_plan_row *eight = &plan.short_of[3];
+    assert_int_equal(eight->devices, 8);
+    assert_false(eight->fits);
+    near(eight->needed_bytes, 118.4e9, 1e-3);
+    near(eight->budget_bytes, 0.92 * 79.65 * 1073741824.0 - 6.0 * 1073741824.0, 1e-9);
+    for (size_t i = 1; i < plan.n_rows; i++)
+        assert_true(plan.rows[i].devices >= plan.rows[i - 1].devices);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +430,7 @@ int main(void)
         cmocka_unit_test(llama70_tp4_pp2), cmocka_unit_test(mixtral_ep8),
         cmocka_unit_test(replicated_kv),  cmocka_unit_test(tp1_unchanged),
         cmocka_unit_test(refused_splits), cmocka_unit_test(uneven_stages),
+        cmocka_unit_test(plan_405b),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

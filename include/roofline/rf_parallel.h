@@ -130,6 +130,7 @@ typedef struct rf_par_opts {
 
 typedef struct rf_par {
     rf_layout layout;
+    rf_hw_links links;        /* the links used (each rf_coll.link names one) */
     int64_t devices;
     int64_t micro_batches;    /* in flight: min(P, B)                        */
     int64_t micro_batch;      /* sequences each: ceil(B / micro_batches)     */
@@ -154,6 +155,47 @@ typedef struct rf_par {
  * finite, devices_per_node < 1), or rf_step_compute. */
 rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                          const rf_par_opts *po, rf_par *out, rf_err *err);
+
+/* Whether stage `stage` of p runs op: the embedding only on the first, the
+ * final norm and lm_head only on the last, every layer operator anywhere. */
+bool rf_par_stage_holds(const rf_par *p, size_t stage, const rf_op *op);
+
+/* `plan`: every layout of powers of two (T, P, D; E = T on a MoE model,
+ * and E = 1) up to max_devices that fits o->batch sequences at o's context
+ * (a replica of DP D runs ceil(B / D) of them), ranked. */
+typedef enum rf_objective {
+    RF_OBJ_COST = 0,   /* fewest devices, then the most tokens/s a device */
+    RF_OBJ_LATENCY,    /* the shortest token latency                      */
+    RF_OBJ_THROUGHPUT  /* the most tokens/s in all                        */
+} rf_objective;
+
+typedef struct rf_plan_row {
+    rf_layout layout;
+    int64_t devices;
+    bool fits;
+    double margin_bytes;      /* smallest budget - needed over the stages  */
+    double needed_bytes;      /* the most any device needs                 */
+    double budget_bytes;      /* one device's budget                       */
+    double floor_s;           /* the slowest stage's                       */
+    double token_latency_s;
+    double tokens_per_s, tokens_per_s_device, comm_share, bubble;
+} rf_plan_row;
+
+#define RF_PLAN_MAX 512
+typedef struct rf_plan {
+    rf_plan_row rows[RF_PLAN_MAX]; /* fitting layouts, ranked              */
+    size_t n_rows;
+    /* For each device count below the smallest that fits (powers of two),
+     * its layout with the largest margin: why that many are not enough. */
+    rf_plan_row short_of[16];
+    size_t n_short;
+    size_t n_tried;                 /* layouts evaluated                   */
+    rf_par scratch;                 /* each layout's figures, in turn      */
+} rf_plan;
+
+rf_status rf_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                          const rf_par_opts *po, int64_t max_devices, rf_objective obj,
+                          rf_plan *out, rf_err *err);
 
 #ifdef __cplusplus
 }
