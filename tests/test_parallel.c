@@ -423,6 +423,38 @@ static void plan_405b(void **state)
         assert_true(plan.rows[i].devices >= plan.rows[i - 1].devices);
 }
 
+/* The sweep of a layout equals rf_par_compute at every context: Llama-3-70B
+ * TP 4 x PP 2 at B = 16, contexts 0 to 8192. */
+static rf_par_sweep psw;
+static rf_par ref;
+
+static void sweep_equals_compute(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = load("llama-3-70b.json");
+    const int64_t layouts[][2] = {{4, 2}, {8, 1}, {2, 3}};
+    for (size_t l = 0; l < 3; l++) {
+        rf_par_opts po = popts(layouts[l][0], layouts[l][1], 1);
+        rf_step_opts o = decode(16, 0);
+        assert_int_equal(rf_par_sweep_prepare(&psw, &m, &o, &roof, &po, NULL), RF_OK);
+        for (int64_t s = 0; s <= 8192; s += 1024 + 7) {
+            rf_par_point p;
+            assert_int_equal(rf_par_sweep_eval(&psw, s, &p, NULL), RF_OK);
+            o.context = s;
+            assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &ref, NULL), RF_OK);
+            near(p.floor_s, ref.stages[ref.slowest].floor_s, 1e-12);
+            near(p.token_latency_s, ref.token_latency_s, 1e-12);
+            near(p.tokens_per_s, ref.tokens_per_s, 1e-12);
+            near(p.bubble + 1, ref.bubble + 1, 1e-12);
+        }
+    }
+    rf_model mx = preset("mixtral-8x7b");
+    rf_par_opts po = popts(8, 1, 8);
+    rf_step_opts o = decode(1, 0);
+    assert_int_equal(rf_par_sweep_prepare(&psw, &mx, &o, &roof, &po, NULL), RF_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,7 +462,7 @@ int main(void)
         cmocka_unit_test(llama70_tp4_pp2), cmocka_unit_test(mixtral_ep8),
         cmocka_unit_test(replicated_kv),  cmocka_unit_test(tp1_unchanged),
         cmocka_unit_test(refused_splits), cmocka_unit_test(uneven_stages),
-        cmocka_unit_test(plan_405b),
+        cmocka_unit_test(plan_405b),       cmocka_unit_test(sweep_equals_compute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,6 +160,30 @@ rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof
  * final norm and lm_head only on the last, every layer operator anywhere. */
 bool rf_par_stage_holds(const rf_par *p, size_t stage, const rf_op *op);
 
+/* Many decode contexts of one layout at one batch, O(P) a point: each
+ * stage's shard is an rf_sweep (O(1) a point), and what a stage adds to it
+ * does not depend on the context (its collectives, less the embed or
+ * lm_head rows it does not hold), so it is taken once. Every point equals
+ * rf_par_compute at that context (tested). EP is refused (its expert rows
+ * are rescaled after the step, which the sweep's totals do not see). */
+typedef struct rf_par_sweep {
+    rf_par par;                              /* at the prepared context   */
+    rf_sweep stage[RF_PAR_MAX_STAGES];
+    double fixed_s[RF_PAR_MAX_STAGES];       /* comm - ops not held       */
+    int64_t batch;                           /* B of the replica          */
+} rf_par_sweep;
+
+typedef struct rf_par_point {
+    int64_t batch, context;
+    double floor_s;            /* the slowest stage's                      */
+    double token_latency_s, cycle_s, bubble;
+    double tokens_per_s, tokens_per_s_device, comm_share;
+} rf_par_point;
+
+rf_status rf_par_sweep_prepare(rf_par_sweep *ps, const rf_model *m, const rf_step_opts *o,
+                               const rf_roof *roof, const rf_par_opts *po, rf_err *err);
+rf_status rf_par_sweep_eval(rf_par_sweep *ps, int64_t context, rf_par_point *p, rf_err *err);
+
 /* `plan`: every layout of powers of two (T, P, D; E = T on a MoE model,
  * and E = 1) up to max_devices that fits o->batch sequences at o's context
  * (a replica of DP D runs ceil(B / D) of them), ranked. */

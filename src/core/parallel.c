@@ -462,3 +462,59 @@ rf_status rf_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roo
             out->short_of[out->n_short++] = best_at[k];
     return RF_OK;
 }
+
+rf_status rf_par_sweep_prepare(rf_par_sweep *ps, const rf_model *m, const rf_step_opts *o,
+                               const rf_roof *roof, const rf_par_opts *po, rf_err *err)
+{
+    if (po->layout.ep > 1)
+        return rf_err_set(err, RF_EINVAL, "--ep %lld: a sweep under expert parallelism is not "
+                          "modelled yet (use step)", (long long)po->layout.ep);
+    if (o->phase != RF_DECODE)
+        return rf_err_set(err, RF_EINVAL, "a sweep of many devices is of decode steps");
+    rf_par *par = &ps->par;
+    rf_status s = rf_par_compute(m, o, roof, po, par, err);
+    if (s)
+        return s;
+    ps->batch = o->batch;
+    rf_step_opts so = *o;
+    so.batch = par->micro_batch;
+    for (size_t i = 0; i < par->n_stages; i++) {
+        const rf_par_stage *st = &par->stages[i];
+        double dropped = 0;
+        for (size_t k = 0; k < st->step.n_ops; k++) {
+            const rf_op *op = &st->step.ops[k];
+            if (rf_par_stage_holds(par, i, op))
+                continue;
+            rf_point pt = rf_roof_place(&st->step.roof, (double)op->flops, (double)op->bytes);
+            dropped += (double)op->count * pt.floor_s;
+        }
+        ps->fixed_s[i] = st->comm_s - dropped;
+        if ((s = rf_sweep_prepare(&ps->stage[i], &st->shard, &so, roof, err)))
+            return s;
+    }
+    return RF_OK;
+}
+
+rf_status rf_par_sweep_eval(rf_par_sweep *ps, int64_t context, rf_par_point *p, rf_err *err)
+{
+    const rf_par *par = &ps->par;
+    double lat = par->send_s, slow = 0, slow_comm = 0;
+    for (size_t i = 0; i < par->n_stages; i++) {
+        rf_sweep_point sp;
+        rf_status s = rf_sweep_eval(&ps->stage[i], context, &sp, err);
+        if (s)
+            return s;
+        double f = sp.floor_sum_of_max_s + ps->fixed_s[i];
+        lat += f;
+        if (f > slow)
+            slow = f, slow_comm = par->stages[i].comm_s;
+    }
+    double busy = (double)par->micro_batches * slow;
+    double cycle = lat > busy ? lat : busy;
+    *p = (rf_par_point){.batch = ps->batch, .context = context, .floor_s = slow,
+                        .token_latency_s = lat, .cycle_s = cycle, .bubble = 1 - busy / cycle,
+                        .comm_share = slow > 0 ? slow_comm / slow : 0};
+    p->tokens_per_s = (double)par->layout.dp * (double)ps->batch / cycle;
+    p->tokens_per_s_device = p->tokens_per_s / (double)par->devices;
+    return RF_OK;
+}
