@@ -107,7 +107,7 @@ if [ -s "$OUT/bench.json" ] && [ -s "$OUT/profile.json" ]; then
         -o "$OUT/figure1-measured.svg"
 fi
 
-# 5. Targets (issue 6) against the measurement, last.
+# 5. Targets against the measurement, last.
 summarize() {
     python3 - "$OUT/profile.json" "$OUT/bench.json" <<'EOF'
 import json, sys
@@ -128,7 +128,7 @@ def target(what, want, got, passed):
     verdict = "n/a" if passed is None else "PASS" if passed else "FAIL"
     rows.append((what, want, got, verdict))
 
-# Issue 6's targets for an H200 (hardware.md: 4.8 TB/s HBM3e, 989.4 TFLOP/s
+# The targets for an H200 (its datasheet: 4.8 TB/s HBM3e, 989.4 TFLOP/s
 # dense bf16): a copy at >= 4.0 TB/s is 83% of the datasheet bandwidth; a
 # cuBLASLt bf16 peak >= 700 TFLOP/s is 71% of the dense peak; a bf16 GEMV at
 # M = 1 streams W at 2 FLOPs a 2-byte weight, 1 FLOP/byte, so its memory roof

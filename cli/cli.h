@@ -353,8 +353,8 @@ int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *in
 
 /* ---- budget.c: the memory budget and fit ---------------------------------- */
 
-/* The KV budget of capacity and report: --util and --reserve, with seed
- * 003's defaults (0.92 of memory, a 6 GiB reserve). */
+/* The KV budget of capacity and report: --util and --reserve, with the
+ * book chapter's defaults (0.92 of memory, a 6 GiB reserve). */
 typedef struct cli_budget {
     double util;
     uint64_t reserve_bytes;

@@ -79,8 +79,9 @@ static void figures(rf_report *r, const rf_capacity *c)
 int cmd_capacity(int argc, char **argv)
 {
     cli_ctx ctx;
-    /* Seed 003's budget: 0.92 x 79.65 GiB - weights - 6 GiB (its 8k context
-     * is --context 8192; the default is every command's CLI_DEFAULT_CONTEXT) */
+    /* The book chapter's budget: 0.92 x 79.65 GiB - weights - 6 GiB (its
+     * 8k context is --context 8192; the default is every command's
+     * CLI_DEFAULT_CONTEXT) */
     args a = {CLI_BUDGET_DEFAULT, CLI_DEFAULT_CONTEXT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "capacity MODEL [--util U] [--reserve SIZE] [--context S]", opts,

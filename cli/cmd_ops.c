@@ -1,6 +1,6 @@
-/* cmd_ops.c - `roofline ops MODEL`: the per-operator table of seed 000
- * section 4: every distinct linear layer at each M, and attention in decode
- * and prefill at each context. */
+/* cmd_ops.c - `roofline ops MODEL`: the course lesson's per-operator
+ * table (its section 4): every distinct linear layer at each M, and
+ * attention in decode and prefill at each context. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,7 @@ typedef struct command {
 static const command commands[] = {
     {"gemm", cmd_gemm, "one GEMM: FLOPs, bytes, intensity, regime, floor"},
     {"attn", cmd_attn, "one attention layer, decode or prefill, flash or naive"},
-    {"ops", cmd_ops, "per-operator intensities of a model (seed 000 table)"},
+    {"ops", cmd_ops, "per-operator intensities of a model (the course lesson's table)"},
     {"step", cmd_step, "a whole prefill or decode step: operators and totals"},
     {"generate", cmd_generate, "whole requests: TTFT, TPOT, latency, tokens/s, speculation"},
     {"serve", cmd_serve, "continuous batching in steady state, chunked prefill"},

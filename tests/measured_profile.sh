@@ -1,6 +1,6 @@
 #!/bin/bash
 # A measured CPU profile feeds every analysis command with no dtype option
-# (issue 12.1): `measure --quick` once, then step, ops, gemm, attn,
+# `measure --quick` once, then step, ops, gemm, attn,
 # crossover, sweep, capacity, report and plot against it. A CPU profile
 # measures fp32 and fp64 peaks only, so every command with a compute roof
 # runs its bf16 math on the fp32 peak and says so; capacity needs no peak.

@@ -1,8 +1,9 @@
-/* test_core.c - every figure the seeds print, through the library.
+/* test_core.c - every figure the course lesson and the book
+ * chapter print, through the library.
  *
- * Seed 000 (Qwen2.5-7B on an RTX 4090, ridge 165) and seed 003 (Llama-3-8B
- * on an H100 SXM, 989.4 TFLOP/s bf16, 3.35 TB/s). Each expected value is
- * either printed in a seed (quoted) or derived in the comment beside it.
+ * The course lesson (Qwen2.5-7B on an RTX 4090, ridge 165) and the book
+ * chapter (Llama-3-8B on an H100 SXM, 989.4 TFLOP/s bf16, 3.35 TB/s). Each expected value is
+ * either printed in one of them (quoted) or derived in the comment beside it.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -61,7 +62,7 @@ static double gemm_i(int64_t m, int64_t k, int64_t n, rf_dtype w)
     return rf_op_intensity(&op);
 }
 
-/* ---- seed 000, section 4: the expected-output table ----------------- */
+/* ---- the course lesson, section 4: the expected-output table ------------- */
 static void seed000_gemm_table(void **state)
 {
     (void)state;
@@ -127,7 +128,7 @@ static void seed000_attention(void **state)
     printed(m, 2, 181.73);
 }
 
-/* ---- seed 003 --------------------------------------------------------- */
+/* ---- the book chapter ---------------------------------------------------- */
 static void seed003_ridge(void **state)
 {
     (void)state;
@@ -302,7 +303,7 @@ static void seed003_capacity(void **state)
     printed(c.pool_bytes / 1073741824.0, 2, 52.32);
     printed(c.tokens / 1000.0, 0, 429);
     printed(c.sequences, 0, 52);
-    /* too little memory is an answer (issue 12.2): 0.92 x 16 GiB - 6 GiB =
+    /* too little memory is an answer: 0.92 x 16 GiB - 6 GiB =
      * 8.72 GiB leaves no room for 14.96 GiB of weights: no token, no sequence */
     assert_int_equal(rf_capacity_compute(&m, &o, 16ull << 30, 0.92, 6ull << 30, 8192, &c, NULL),
                      RF_OK);
@@ -310,7 +311,7 @@ static void seed003_capacity(void **state)
     assert_true(c.tokens == 0 && c.sequences == 0 && c.pool_bytes < 0);
 }
 
-/* Issue 12.2: the memory fit of a step is capacity's pool rule for its
+/* The memory fit of a step is capacity's pool rule for its
  * batch. Llama-3-8B on the H100 SXM: budget = 0.92 x 85,523,536,282 -
  * 6 GiB = 72,239,202,435.4 B; weights 16,059,990,016 B leave the pool of
  * seed003_capacity, 56,179,212,419.4 B = 418.57 sequences of 1,024
@@ -507,7 +508,7 @@ static void dtypes(void **state)
                      RF_FP8_E4M3);
 }
 
-/* ---- issue 12.5: an expert row is reproducible from its own columns --- */
+/* ---- an expert row is reproducible from its own columns ------------------ */
 static const rf_op *op_named(const rf_step *st, const char *name)
 {
     for (size_t i = 0; i < st->n_ops; i++)
@@ -557,7 +558,7 @@ static void moe_rows_reproducible(void **state)
     expert_row_is_a_gemm(op_named(&st, "expert_gate"), 16.365234375, 18);
 }
 
-/* Issue 12.1: a math dtype the hardware has no peak for falls back to the
+/* A math dtype the hardware has no peak for falls back to the
  * fastest float that holds its values, unless the user named it. */
 static void hw_math_fallback(void **state)
 {
@@ -599,7 +600,7 @@ static void hw_math_fallback(void **state)
     assert_int_equal(used, RF_FP32);
 }
 
-/* ---- issue 12.4: an expert's M* in tokens an expert and in flight ----- */
+/* ---- an expert's M* in tokens an expert and in flight -------------------- */
 static const rf_cross *cross_named(const rf_crossover *cx, const char *name)
 {
     for (size_t i = 0; i < cx->n_ops; i++)
@@ -652,7 +653,7 @@ static void moe_crossover_in_flight(void **state)
     near(g->tokens_star, g->m_star * 64 / 6, 1e-9);
 }
 
-/* ---- issue 12.6: causal masking counts the triangle, diagonal included - */
+/* ---- causal masking counts the triangle, diagonal included --------------- */
 static void causal_pairs(void **state)
 {
     (void)state;
@@ -740,7 +741,7 @@ static void causal_prefill(void **state)
     printed(cx.attn_prefill_s_star, 1, 73.8);
 }
 
-/* ---- issue 12.9: a block-scaled dtype is described as its tile -------- */
+/* ---- a block-scaled dtype is described as its tile ----------------------- */
 static void dtype_describe_blocks(void **state)
 {
     (void)state;
@@ -763,7 +764,7 @@ static void dtype_describe_blocks(void **state)
     assert_string_equal(rf_dtype_describe(d, out, sizeof out), "int4 (group 128, 2-byte scales)");
 }
 
-/* Issue 12.18: an overflow names the size behind it. Llama-3-8B:
+/* An overflow names the size behind it. Llama-3-8B:
  * q_proj's F = 2 B 4096^2 = 3.4e19 > 2^64 at B = 10^12; prefill T = 10^12
  * the same through M = B T; B = 10^6 at s = 10^9: attention's
  * 4 n_q B S d_h = 4 x 32 x 10^15 x 128 = 1.6e19 a layer, x 32 layers,
@@ -787,11 +788,12 @@ static void step_range_blame(void **state)
     assert_int_equal(rf_step_range_blame(&m, &o, &roof), RF_STEP_BATCH | RF_STEP_CONTEXT);
 }
 
-/* ---- issue 12.8: one rule for every preset's usable memory ----------- */
+/* ---- one rule for every preset's usable memory --------------------------- */
 static void preset_memory_rule(void **state)
 {
     (void)state;
-    /* Seed 003's 79.65 GiB of the H100's 80 GB: the stated capacity read
+    /* The book chapter's 79.65 GiB of the H100's 80 GB: the stated capacity
+     * read
      * as GiB, less the share a CUDA process is not shown. Every 80 GB card
      * gets the same 79.65 x 2^30 = 85,523,536,281.6 -> 85,523,536,282 B */
     const char *eighty[] = {"h100-sxm", "h100-pcie", "a100-80gb"};

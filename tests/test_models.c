@@ -569,7 +569,7 @@ static void test_dense_families(void **state)
     assert_int_equal(file_m.weight_dtype.kind, RF_FP32);
 
     /* a folder holding config.json: named after the folder; Llama-3-8B's
-     * shapes, so seed 003's 15.01 GB streamed (15,009,316,864 bytes) */
+     * shapes, so the book chapter's 15.01 GB streamed (15,009,316,864 bytes) */
     load_data("folder-model", &file_m);
     assert_string_equal(file_m.name, "folder-model");
     decode(&file_m, NULL, 1, 0, &st);

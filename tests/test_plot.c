@@ -199,7 +199,7 @@ static void golden_qwen_rtx4090(void **state)
     (void)state;
     build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, NULL);
     const double pi = 165.2e12, beta = 1.008e12; /* the RTX 4090 preset, bf16 FP32-acc */
-    assert_float_equal(fig.ridge, pi / beta, 1e-9); /* 163.9, "the ridge ~165" of seed 000 */
+    assert_float_equal(fig.ridge, pi / beta, 1e-9); /* 163.9, the course lesson's "ridge ~165" */
 
     /* Axes: smallest intensity = decode q_proj 3584/3586 = 0.9994, so x_min =
      * 10^floor(log10(0.9994) - 0.25) = 0.1; largest = prefill attention
@@ -219,24 +219,24 @@ static void golden_qwen_rtx4090(void **state)
     find_marker(svg, "ridge", NULL, &x, &y);
     at_px("ridge", x, y, px_x(pi / beta), px_y(pi));
 
-    /* decode q_proj: M = 1, K = N = 3584 -> I = 0.9994 (seed 000: "I = 1.0"),
+    /* decode q_proj: M = 1, K = N = 3584 -> I = 0.9994 (the course lesson: "I = 1.0"),
      * memory-bound: on the slope at I beta */
     double i = gemm_i(1, 3584, 3584);
     find_marker(svg, "pt decode", "q_proj", &x, &y);
     at_px("decode q_proj", x, y, px_x(i), px_y(i * beta));
 
-    /* decode attention: 2 (n_q / n_kv) / b = 2 x 28 / 4 / 2 = 7 (seed 000) */
+    /* decode attention: 2 (n_q / n_kv) / b = 2 x 28 / 4 / 2 = 7 (the course lesson) */
     find_marker(svg, "pt decode", "attention", &x, &y);
     at_px("decode attention", x, y, px_x(7.0), px_y(7.0 * beta));
 
-    /* prefill gate_proj: M = 256, K = 3584, N = 18944 -> 236.0 (seed 000),
+    /* prefill gate_proj: M = 256, K = 3584, N = 18944 -> 236.0 (the course lesson),
      * right of the ridge: on the compute roof */
     i = gemm_i(256, 3584, 18944);
     assert_float_equal(i, 236.0, 0.05);
     find_marker(svg, "pt prefill", "gate_proj", &x, &y);
     at_px("prefill gate_proj", x, y, px_x(i), px_y(pi));
 
-    /* prefill k_proj: N = 512 -> 162.9 (seed 000), just left of the ridge */
+    /* prefill k_proj: N = 512 -> 162.9 (the course lesson), just left of the ridge */
     i = gemm_i(256, 3584, 512);
     assert_float_equal(i, 162.9, 0.05);
     assert_true(i < fig.ridge);
@@ -586,7 +586,7 @@ static void html_page(void **state)
 }
 
 
-/* ---- Figure 1 on large and mixed models (issue 12, point 11) ---------------- */
+/* ---- Figure 1 on large and mixed models ---------------------------------- */
 /* The heading fits the canvas: each line, measured as the layout measures
  * text, ends left of the right edge, and the lines together hold the whole
  * subtitle. DeepSeek-V3 in its fp8 checkpoint dtypes has the longest one
@@ -909,7 +909,7 @@ static void marker_area(void **state)
     marker_area_one("mixtral-8x7b", "h100-sxm");
 }
 
-/* ---- fitting is total (issue 12, point 12) ----------------------------------- */
+/* ---- fitting is total ---------------------------------------------------- */
 /* Whatever figures come in, rf_plot_fit ends, the axes are finite powers
  * of ten at most 12 decades apart (RF_PLOT_MAX_DECADES) plus the quarter
  * decade margins, and the SVG holds finite numbers only, every drawn

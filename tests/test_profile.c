@@ -303,7 +303,7 @@ static int remove_tmpdir(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-/* ---- every reader: all the bytes, the same bounds (issue 12.12, 12.13) - */
+/* ---- every reader: all the bytes, the same bounds ------------------------ */
 
 /* A NUL inside the text is refused by each reader given the length (the
  * profile reader used to stop at it); byte counts stop at 2^60 (as --mem);

@@ -22,7 +22,7 @@ static void units(void **state)
 {
     (void)state;
     /* the seeds' own spellings of their figures; 7.04 ms is this project's
-     * exact 23,599,251,456 B / 3.35 TB/s = 7.0446 ms (seed 003 prints 7.05 ms,
+     * exact 23,599,251,456 B / 3.35 TB/s = 7.0446 ms (the book chapter prints 7.05 ms,
      * dividing its rounded 23.6 GB: 23.6 / 3.35 = 7.045) */
     fmt_is(15009316864.0, RF_U_BYTES, "15.01 GB");
     fmt_is(15143534592.0, RF_U_BYTES, "15.14 GB");

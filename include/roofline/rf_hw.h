@@ -5,8 +5,9 @@
  * A roofline point: attainable = min(pi, I * beta); the time floor of a
  * kernel is max(F / pi, Q / beta).
  *
- * Presets come from shared/hardware.md (datasheet, dense) and each carries
- * a source line. A measured profile (rf_hw_profile.h) converts to an rf_hw too.
+ * Presets come from the vendors' datasheets (dense peaks) and each carries
+ * its source line (`roofline hw`). A measured profile (rf_hw_profile.h)
+ * converts to an rf_hw too.
  */
 #ifndef RF_HW_H
 #define RF_HW_H
@@ -87,8 +88,8 @@ typedef struct rf_point {
  * capacity, for headers and assumption lines. */
 #define RF_HW_USABLE_RULE                                                                      \
     "usable memory = the stated capacity read in GiB (80 GB of HBM is 80 GiB of DRAM) less "  \
-    "what the driver and ECC keep, at the fraction seed 003 gives the H100 SXM (79.65 of 80 "  \
-    "GiB) for every preset: stated x 79.65 / 80 GiB"
+    "what the driver and ECC keep, at the fraction the book chapter gives the H100 SXM (79.65 "  \
+    "of 80 GiB) for every preset: stated x 79.65 / 80 GiB"
 
 size_t rf_hw_preset_count(void);
 const rf_hw *rf_hw_preset_at(size_t i);

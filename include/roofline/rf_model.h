@@ -117,7 +117,8 @@ typedef struct rf_model {
     char notes[1024];     /* assumptions applied while reading, for output   */
 } rf_model;
 
-/* Built-in presets (from shared/models/ configs), in a stable order. */
+/* Built-in presets (from the real config.json files in
+ * tests/data/models/), in a stable order. */
 size_t rf_model_preset_count(void);
 const rf_model *rf_model_preset_at(size_t i);
 rf_status rf_model_preset(const char *name, rf_model *out, rf_err *err);

@@ -74,7 +74,7 @@ typedef enum rf_unit {
     RF_U_BW,        /* B/s: GB/s, TB/s                              */
     RF_U_SECONDS,   /* s, ms, us, ns (3 significant)                */
     RF_U_TOK_RATE,  /* tokens/s, integer with separators            */
-    RF_U_INTENSITY, /* FLOP/byte, 1 decimal (the seed 000 table)    */
+    RF_U_INTENSITY, /* FLOP/byte, 1 decimal (the lesson's table)    */
     RF_U_INTENSITY4,/* FLOP/byte, 4 significant (0.9996)            */
     RF_U_RATIO,     /* 0.xx, percent-free                           */
     RF_U_PERCENT,   /* 0..1 shown as 12.3%                          */

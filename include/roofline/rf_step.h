@@ -195,7 +195,7 @@ rf_status rf_crossover_compute(const rf_model *m, const rf_step_opts *o,
                                const rf_roof *roof, rf_crossover *out, rf_err *err);
 
 /* T* of a square d x d projection in cx's dtypes: rf_gemm_mstar(d, d, ...),
- * which is seed 003's I* b d / (2 (d - I* b)) when b_w = b_a = b. False
+ * which is the book chapter's I* b d / (2 (d - I* b)) when b_w = b_a = b. False
  * ("never") for d <= cx->square_never_below_d. */
 bool rf_crossover_square(const rf_crossover *cx, int64_t d, double *t_star);
 

@@ -14,8 +14,8 @@
 /* Usable memory, one rule for every preset (RF_HW_USABLE_RULE). A vendor's
  * "80 GB" of HBM or GDDR is 80 GiB of DRAM, since memory parts come in
  * powers of two; a CUDA process is shown less, what the driver and ECC
- * leave. Seed 003 budgets the H100 SXM at 79.65 GiB of its 80, and every
- * preset keeps that same fraction of its stated capacity:
+ * leave. The book chapter budgets the H100 SXM at 79.65 GiB of its 80, and
+ * every preset keeps that same fraction of its stated capacity:
  *     usable = stated GB, read as GiB, x 79.65 / 80.
  * The 80 GB cards get 79.65 GiB exactly, to the byte as --mem 79.65GiB. */
 #define USABLE(gb) ((uint64_t)((gb) / 80.0 * 79.65 * GIB + 0.5))
@@ -36,7 +36,7 @@
 static const rf_hw presets[] = {
     {.name = "h100-sxm",
      .source = "NVIDIA H100 SXM5 80GB datasheet/whitepaper (dense, 1830 MHz boost); "
-               "80 GB HBM3, 79.65 GiB usable as seed 003 budgets",
+               "80 GB HBM3, 79.65 GiB usable as the book chapter budgets",
      .peak_flops_per_s = {[RF_FP64] = 67 * T, [RF_FP32] = 66.9 * T, [RF_TF32] = 494.7 * T,
                           [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},

@@ -1,5 +1,5 @@
 /* model_presets.c - built-in models, each from its real config.json in
- * shared/models/ (the test suite reads those files and compares). */
+ * tests/data/models/ (the test suite reads those files and compares). */
 #include <stdio.h>
 #include <string.h>
 
