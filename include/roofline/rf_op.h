@@ -97,7 +97,8 @@ typedef struct rf_attn_desc {
 } rf_attn_desc;
 
 /* Query-key pairs a sequence scores: q min(S, w) without causal masking
- * (every query against every key it may see: the seeds' full square);
+ * (every query against every key it may see: the full square the lesson
+ * and the chapter count);
  * causal, the query at position p (1-based, p = S - q + 1 .. S) scores
  * min(p, w) keys, so with no window
  *     pairs = q (S - q) + q (q + 1) / 2      (S (S + 1) / 2 when q = S),

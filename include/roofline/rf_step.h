@@ -63,8 +63,9 @@ typedef enum rf_moe_routing {
 } rf_moe_routing;
 
 /* What the bytes count (docs/accounting.md, "Full traffic"):
- *   RF_TRAFFIC_COMPULSORY (default) the seeds' model: weights, the K/V read,
- *     each GEMM's X read and Y write; step bytes = weights + KV (+ scores).
+ *   RF_TRAFFIC_COMPULSORY (default) the lesson's and the chapter's model:
+ *     weights, the K/V read, each GEMM's X read and Y write; step bytes =
+ *     weights + KV (+ scores).
  *   RF_TRAFFIC_FULL every kernel of the forward pass: the norms, RoPE, the
  *     KV write, the residual adds, the MLP activation, the biases a config
  *     has, the final norm, attention's Q read and O write (naive: qk,
@@ -319,9 +320,9 @@ rf_status rf_sweep_prepare(rf_sweep *sw, const rf_model *m, const rf_step_opts *
                            const rf_roof *roof, rf_err *err);
 rf_status rf_sweep_eval(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err *err);
 
-/* The seed's composition example, generalised: n sequential kernels of F_i
- * FLOPs over Q_i bytes. sum_of_max = sum_i max(F_i/pi, Q_i/beta);
- * aggregate = max(sum F / pi, sum Q / beta). */
+/* The book chapter's composition example (3 ms + 4 ms), generalised: n
+ * sequential kernels of F_i FLOPs over Q_i bytes. sum_of_max = sum_i
+ * max(F_i/pi, Q_i/beta); aggregate = max(sum F / pi, sum Q / beta). */
 void rf_roof_compose(const rf_roof *roof, const double *flops, const double *bytes, size_t n,
                      double *sum_of_max_s, double *aggregate_s);
 
