@@ -109,9 +109,7 @@ int cmd_plan(int argc, char **argv)
         return rc;
     if (!ctx.hw.mem_bytes)
         return cli_fail(&ctx, RF_EXIT_USAGE, "%s has no memory size: give --mem", ctx.hw.name);
-    rf_par_opts po = {.util = a.budget.util, .reserve_bytes = a.budget.reserve_bytes,
-                      .mem_bytes = ctx.hw.mem_bytes};
-    cli_par_links(&ctx, &a.par, &po.links);
+    rf_par_opts po = cli_par_opts(&ctx, &a.budget, &a.par);
     if (rf_plan_compute(&m, &o, &roof, &po, a.max_devices, a.obj, &plan, &e))
         return cli_fail_err(&ctx, &e);
 

@@ -19,6 +19,7 @@ static const cli_opt opts[] = {
     CLI_TRAFFIC_OPTS,
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
     CLI_BUDGET_OPTS,
+    CLI_PAR_OPTS,
     {0},
 };
 
@@ -26,6 +27,7 @@ typedef struct args {
     const char *batch, *context;
     rf_step_opts o;
     cli_budget budget; /* for each point's memory fit */
+    cli_par par;       /* many devices: each point's floor is the layout's */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -39,6 +41,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     }
     else {
         int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+        if (rc == CLI_NOT_MINE)
+            rc = cli_par_opt(ctx, id, arg, &a->par);
         return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
     }
     return RF_EXIT_OK;
@@ -69,6 +73,7 @@ typedef struct sweep_run {
     size_t nb, ns;
     int64_t s_max;    /* the largest context                        */
     rf_sweep *sw;
+    rf_par_sweep *ps; /* under a layout (cli_par_wanted), else NULL */
     rf_report *head;  /* title and assumption lines                 */
     rf_fit fit;       /* each point's memory fit, when judged       */
     bool judged;
@@ -142,6 +147,20 @@ static int assume_points(sweep_run *s)
                               "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");
     s->judged = rf_fit_prepare(&s->m, &s->a.o, s->ctx.hw.mem_bytes, s->a.budget.util,
                                s->a.budget.reserve_bytes, &s->fit, &e) == RF_OK;
+    if (cli_par_wanted(&s->a.par)) { /* many devices */
+        rf_par_opts po = cli_par_opts(&s->ctx, &s->a.budget, &s->a.par);
+        int rc = cli_par_check(&s->ctx, &s->m, &s->a.par);
+        if (rc)
+            return rc;
+        if (!(s->ps = malloc(sizeof *s->ps)))
+            return cli_fail(&s->ctx, RF_EXIT_FAIL, "out of memory");
+        cli_par_assume(s->head, &po.links, &po.layout);
+        rf_report_assume(s->head, "under the layout: floor = the slowest stage's; tokens/s = "
+                                  "D B / cycle, the whole deployment; FLOP/B, step bytes, KV "
+                                  "bytes and sum-of-max stay the whole model's on one device; "
+                                  "memory fit: see step");
+        s->judged = false;
+    }
     if (s->judged)
         cli_assume_fit(s->head, &s->fit, &s->ctx);
     else
@@ -157,8 +176,12 @@ static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
     rf_err e;
     for (size_t j = 0; j < s->ns; j++) {
         rf_sweep_point p;
-        if (rf_sweep_eval(s->sw, s->ss[j], &p, &e))
+        rf_par_point lp;
+        if (rf_sweep_eval(s->sw, s->ss[j], &p, &e) ||
+            (s->ps && rf_par_sweep_eval(s->ps, s->ss[j], &lp, &e)))
             return cli_fail_err(&s->ctx, &e);
+        if (s->ps)
+            p.floor_s = lp.floor_s, p.tokens_per_s = lp.tokens_per_s;
         if (s->judged && rf_fit_at(&s->fit, &s->m, s->a.o.kv, p.batch, p.context, &e))
             return cli_fail_err(&s->ctx, &e);
         rf_cell c[N_COLS] = {
@@ -191,6 +214,11 @@ static int stream_points(sweep_run *s, cli_out *o)
         s->a.o.batch = s->bs[i];
         if (i && rf_sweep_prepare(s->sw, &s->m, &s->a.o, &s->roof, &e))
             return cli_fail_err(&s->ctx, &e);
+        if (s->ps) {
+            rf_par_opts po = cli_par_opts(&s->ctx, &s->a.budget, &s->a.par);
+            if (rf_par_sweep_prepare(s->ps, &s->m, &s->a.o, &s->roof, &po, &e))
+                return cli_fail_err(&s->ctx, &e);
+        }
         rc = stream_batch(s, o, &w);
     }
     if (!rc)
@@ -201,7 +229,7 @@ static int stream_points(sweep_run *s, cli_out *o)
 int cmd_sweep(int argc, char **argv)
 {
     sweep_run s = {.a = {NULL, CLI_STR(CLI_DEFAULT_CONTEXT), rf_step_opts_default(),
-                         CLI_BUDGET_DEFAULT}};
+                         CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT}};
     cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
     int pos, rc = cli_parse(&s.ctx, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]",
                             opts, on_opt, &s.a, &pos);
@@ -217,6 +245,7 @@ int cmd_sweep(int argc, char **argv)
     rc = cli_out_close(&o, rc);
     rf_report_free(s.head);
     free(s.sw);
+    free(s.ps);
     free(s.bs);
     free(s.ss);
     return rc;

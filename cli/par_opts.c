@@ -144,13 +144,19 @@ static void stage_table(rf_report *r, const rf_par *par)
     }
 }
 
-rf_status cli_par_compute(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                          const rf_roof *roof, const cli_budget *b, const cli_par *p,
-                          rf_par *out, rf_err *err)
+rf_par_opts cli_par_opts(const cli_ctx *ctx, const cli_budget *b, const cli_par *p)
 {
     rf_par_opts po = {.layout = p->layout, .util = b->util, .reserve_bytes = b->reserve_bytes,
                       .mem_bytes = ctx->hw.mem_bytes};
     cli_par_links(ctx, p, &po.links);
+    return po;
+}
+
+rf_status cli_par_compute(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                          const rf_roof *roof, const cli_budget *b, const cli_par *p,
+                          rf_par *out, rf_err *err)
+{
+    rf_par_opts po = cli_par_opts(ctx, b, p);
     if (!po.mem_bytes)
         return rf_err_set(err, RF_EINVAL, "%s has no memory size: give --mem", ctx->hw.name);
     return rf_par_compute(m, o, roof, &po, out, err);
