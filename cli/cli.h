@@ -390,6 +390,7 @@ int cmd_ops(int argc, char **argv);
 int cmd_step(int argc, char **argv);
 int cmd_generate(int argc, char **argv); /* cmd_generate.c: rf_serve.h */
 int cmd_serve(int argc, char **argv);    /* cmd_serve.c: rf_serve.h */
+int cmd_frontier(int argc, char **argv); /* cmd_frontier.c: rf_serve.h */
 int cmd_crossover(int argc, char **argv);
 int cmd_capacity(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

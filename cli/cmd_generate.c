@@ -6,19 +6,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "request.h"
 #include "roofline/rf_serve.h"
 
-enum { O_PROMPT = 1000, O_OUTPUT, O_DRAFT, O_SPEC_K, O_ACCEPT, O_PREFIX, O_PREFIX_KERNEL };
+enum { O_DRAFT = 1000, O_SPEC_K, O_ACCEPT, O_PREFIX, O_PREFIX_KERNEL };
 
 static const cli_opt opts[] = {
-    {"prompt", 1, O_PROMPT, "P", "prompt tokens a request (required)"},
-    {"output", 1, O_OUTPUT, "N", "output tokens a request (required; -o names a file)"},
+    CLI_REQUEST_LEN_OPTS,
     {"batch", 1, CLI_O_BATCH, "B", "identical requests in the static batch (default 1)"},
-    {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},
-    CLI_CAUSAL_OPT,
-    CLI_TRAFFIC_OPTS,
-    {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
-    CLI_BUDGET_OPTS,
+    CLI_REQUEST_STEP_OPTS,
     {"draft", 1, O_DRAFT, "MODEL", "speculative decoding with this draft (the model itself: self)"},
     {"spec-k", 1, O_SPEC_K, "K", "--draft: tokens speculated an iteration (default 4)"},
     {"accept", 1, O_ACCEPT, "ALPHA", "--draft: acceptance a token, in [0, 1] (default 0.8)"},
@@ -29,9 +25,8 @@ static const cli_opt opts[] = {
 };
 
 typedef struct args {
-    rf_step_opts o;
-    cli_budget budget;
-    int64_t prompt, output, spec_k;
+    cli_request rq;
+    int64_t spec_k;
     double accept;
     const char *draft;
     bool k_given, accept_given, kernel_given;
@@ -42,10 +37,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
     switch (id) {
-    case O_PROMPT:
-        return cli_i64(ctx, "--prompt", arg, 1, RF_DIM_MAX, &a->prompt);
-    case O_OUTPUT:
-        return cli_i64(ctx, "--output", arg, 1, RF_DIM_MAX, &a->output);
     case O_PREFIX:
         return cli_i64(ctx, "--shared-prefix", arg, 1, RF_DIM_MAX, &a->prefix.shared);
     case O_PREFIX_KERNEL:
@@ -65,10 +56,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_ACCEPT:
         a->accept_given = true;
         return cli_f64(ctx, "--accept", arg, 0, 1, &a->accept);
-    default: {
-        int rc = cli_budget_opt(ctx, id, arg, &a->budget);
-        return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
-    }
+    default:
+        return cli_request_opt(ctx, id, arg, &a->rq);
     }
 }
 
@@ -149,27 +138,26 @@ static void speculative(rf_report *r, const rf_model *d, const rf_spec *sp)
 int cmd_generate(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {.o = rf_step_opts_default(), .budget = CLI_BUDGET_DEFAULT, .spec_k = 4,
-              .accept = 0.8};
+    args a = {.rq = CLI_REQUEST_DEFAULT, .spec_k = 4, .accept = 0.8};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "generate MODEL --prompt P --output N [--batch B] "
                             "[--draft MODEL [--spec-k K] [--accept ALPHA]] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if (!a.prompt || !a.output)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "give --prompt P and --output N (tokens a request)");
+    if ((rc = cli_request_check(&ctx, &a.rq)))
+        return rc;
     if (!a.draft && (a.k_given || a.accept_given))
         return cli_fail(&ctx, RF_EXIT_USAGE, "--spec-k and --accept need --draft MODEL");
     if (a.kernel_given && !a.prefix.shared)
         return cli_fail(&ctx, RF_EXIT_USAGE, "--prefix-kernel needs --shared-prefix P_s");
-    if (a.prefix.shared > a.prompt)
+    if (a.prefix.shared > a.rq.prompt)
         return cli_fail(&ctx, RF_EXIT_USAGE,
                         "--shared-prefix: %lld tokens is longer than the prompt (%lld)",
-                        (long long)a.prefix.shared, (long long)a.prompt);
+                        (long long)a.prefix.shared, (long long)a.rq.prompt);
     if (a.prefix.shared && a.draft)
         return cli_fail(&ctx, RF_EXIT_USAGE, "--shared-prefix and --draft: give one");
-    rf_step_opts o = a.o, draft_o = a.o;
+    rf_step_opts o = a.rq.o, draft_o = a.rq.o;
     rf_model m, d;
     rf_roof roof;
     rf_err e;
@@ -178,7 +166,7 @@ int cmd_generate(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
-    if (rf_generate_prefix_compute(&m, &o, &roof, a.prompt, a.output, &a.prefix, &g, &e))
+    if (rf_generate_prefix_compute(&m, &o, &roof, a.rq.prompt, a.rq.output, &a.prefix, &g, &e))
         return cli_fail_err(&ctx, &e);
     if (a.draft) {
         if ((rc = cli_resolve_model(&ctx, a.draft, &d)))
@@ -197,7 +185,7 @@ int cmd_generate(int argc, char **argv)
     rf_report_section(r, NULL, "generation");
     rf_fit fit;
     char text[160];
-    if (rf_generate_fit(&m, &o, &g, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes,
+    if (rf_generate_fit(&m, &o, &g, ctx.hw.mem_bytes, a.rq.budget.util, a.rq.budget.reserve_bytes,
                         &fit, &e)) {
         rf_report_null(r, "fits", "memory",
                        ctx.hw.mem_bytes ? e.msg : "- (no memory size: give --mem)");

@@ -6,27 +6,22 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "request.h"
 #include "roofline/rf_serve.h"
 
-enum { O_PROMPT = 1000, O_OUTPUT, O_CONCURRENCY, O_CHUNK, O_MAX_TOKENS };
+enum { O_CONCURRENCY = 1000, O_CHUNK, O_MAX_TOKENS };
 
 static const cli_opt opts[] = {
-    {"prompt", 1, O_PROMPT, "P", "prompt tokens a request (required)"},
-    {"output", 1, O_OUTPUT, "N", "output tokens a request (required; -o names a file)"},
+    CLI_REQUEST_LEN_OPTS,
     {"concurrency", 1, O_CONCURRENCY, "B", "requests in flight (required)"},
     {"chunk", 1, O_CHUNK, "C", "prompt tokens a chunk at most (default the whole prompt)"},
     {"max-batched-tokens", 1, O_MAX_TOKENS, "T", "tokens a step at most, decode included"},
-    {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},
-    CLI_CAUSAL_OPT,
-    CLI_TRAFFIC_OPTS,
-    {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
-    CLI_BUDGET_OPTS,
+    CLI_REQUEST_STEP_OPTS,
     {0},
 };
 
 typedef struct args {
-    rf_step_opts o;
-    cli_budget budget;
+    cli_request rq;
     rf_serve_opts so;
 } args;
 
@@ -34,10 +29,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
     switch (id) {
-    case O_PROMPT:
-        return cli_i64(ctx, "--prompt", arg, 1, RF_DIM_MAX, &a->so.prompt);
-    case O_OUTPUT:
-        return cli_i64(ctx, "--output", arg, 1, RF_DIM_MAX, &a->so.output);
     case O_CONCURRENCY:
         return cli_i64(ctx, "--concurrency", arg, 1, RF_DIM_MAX, &a->so.concurrency);
     case O_CHUNK:
@@ -45,10 +36,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_MAX_TOKENS:
         return cli_i64(ctx, "--max-batched-tokens", arg, 1, RF_DIM_MAX,
                        &a->so.max_batched_tokens);
-    default: {
-        int rc = cli_budget_opt(ctx, id, arg, &a->budget);
-        return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
-    }
+    default:
+        return cli_request_opt(ctx, id, arg, &a->rq);
     }
 }
 
@@ -81,17 +70,20 @@ static void assume(rf_report *r, const rf_serve *sv)
 int cmd_serve(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {.o = rf_step_opts_default(), .budget = CLI_BUDGET_DEFAULT};
+    args a = {.rq = CLI_REQUEST_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "serve MODEL --prompt P --output N --concurrency B [--chunk C] "
                             "[--max-batched-tokens T] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if (!a.so.prompt || !a.so.output || !a.so.concurrency)
-        return cli_fail(&ctx, RF_EXIT_USAGE,
-                        "give --prompt P, --output N and --concurrency B");
-    rf_step_opts o = a.o;
+    if ((rc = cli_request_check(&ctx, &a.rq)))
+        return rc;
+    if (!a.so.concurrency)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "give --concurrency B (requests in flight)");
+    a.so.prompt = a.rq.prompt;
+    a.so.output = a.rq.output;
+    rf_step_opts o = a.rq.o;
     rf_model m;
     rf_roof roof;
     rf_err e;
@@ -117,7 +109,7 @@ int cmd_serve(int argc, char **argv)
     held.batch = a.so.concurrency;
     held.context = sv.decode_context;
     rf_fit fit;
-    if (cli_fit(&ctx, r, &m, &held, &a.budget, &fit) == RF_OK)
+    if (cli_fit(&ctx, r, &m, &held, &a.rq.budget, &fit) == RF_OK)
         cli_assume_fit(r, &fit, &ctx);
     cli_context_check(&ctx, r, &m, a.so.prompt + a.so.output - 1, CLI_CTX_LINES | CLI_CTX_KEY);
     rf_report_int(r, "concurrency", "requests in flight", (uint64_t)a.so.concurrency, RF_U_INT);
@@ -137,7 +129,7 @@ int cmd_serve(int argc, char **argv)
     rf_report_num(r, "tokens_per_s", "output tokens/s", sv.tokens_per_s, RF_U_TOK_RATE);
     rf_capacity cap;
     if (ctx.hw.mem_bytes &&
-        rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.budget.util, a.budget.reserve_bytes,
+        rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.rq.budget.util, a.rq.budget.reserve_bytes,
                             sv.decode_context, &cap, &e) == RF_OK)
         rf_report_int(r, "max_concurrency", "largest concurrency the KV pool admits",
                       (uint64_t)floor(cap.sequences), RF_U_INT);

@@ -21,6 +21,7 @@ static const command commands[] = {
     {"step", cmd_step, "a whole prefill or decode step: operators and totals"},
     {"generate", cmd_generate, "whole requests: TTFT, TPOT, latency, tokens/s, speculation"},
     {"serve", cmd_serve, "continuous batching in steady state, chunked prefill"},
+    {"frontier", cmd_frontier, "latency against throughput over batch sizes, Pareto fronts"},
     {"crossover", cmd_crossover, "where each operator crosses the ridge"},
     {"capacity", cmd_capacity, "KV-cache capacity: tokens and sequences"},
     {"plan", cmd_plan, "how many devices, split how (TP, PP, EP, DP): the layouts that fit"},

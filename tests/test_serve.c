@@ -413,6 +413,61 @@ static void prefix_cache(void **state)
     assert_non_null(strstr(e.msg, "shared-prefix (1025)"));
 }
 
+
+/* Pareto fronts. By hand, six points (latency, throughput):
+ *   (1, 10) on: nothing is faster;  (2, 30) on: nothing as fast does more;
+ *   (2, 25) off: (2, 30);  (3, 20) off: (2, 30);  (4, 40) on;
+ *   (5, 40) off: (4, 40) is as good and faster.
+ * Llama-3-8B, P = 1024, N = 128, B = 1..4: TPOT, TTFT and tokens/s all
+ * rise with B (memory-bound decode, W dominating), so every point is on
+ * both fronts; on 64 batch sizes the linear marking agrees with the pairwise
+ * one. Weights stop dominating where B kv_seq(1024 + 64) >= W:
+ * 15,009,316,864 / (1088 x 131,072) = 105.25, so B = 106. */
+static void frontier(void **state)
+{
+    (void)state;
+    const double lat[] = {1, 2, 2, 3, 4, 5}, thr[] = {10, 30, 25, 20, 40, 40};
+    const bool want[] = {true, true, false, false, true, false};
+    bool on[6];
+    rf_pareto_mark(lat, thr, 6, on);
+    for (int i = 0; i < 6; i++)
+        assert_true(on[i] == want[i]);
+
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    static rf_frontier_point pts[64];
+    assert_int_equal(rf_frontier_compute(&m, &o, &roof, 1024, 128, pts, 4, NULL), RF_OK);
+    for (int i = 0; i < 4; i++) {
+        rf_generate g;
+        o.batch = i + 1;
+        assert_int_equal(rf_generate_compute(&m, &o, &roof, 1024, 128, &g, NULL), RF_OK);
+        assert_true(pts[i].tpot_s == g.tpot_mean_s && pts[i].tokens_per_s == g.tokens_per_s);
+        assert_true(pts[i].pareto_tpot && pts[i].pareto_ttft);
+        assert_true(pts[i].kv_bytes == (uint64_t)(i + 1) * 1151 * 131072);
+    }
+    o.batch = 1;
+    assert_int_equal(rf_frontier_compute(&m, &o, &roof, 1024, 128, pts, 64, NULL), RF_OK);
+    double l[64], t[64];
+    bool pair[64];
+    for (int which = 0; which < 2; which++) {
+        for (int i = 0; i < 64; i++) {
+            l[i] = which ? pts[i].ttft_s : pts[i].tpot_s;
+            t[i] = pts[i].tokens_per_s;
+        }
+        rf_pareto_mark(l, t, 64, pair);
+        for (int i = 0; i < 64; i++)
+            assert_true(pair[i] == (which ? pts[i].pareto_ttft : pts[i].pareto_tpot));
+    }
+    int64_t cross;
+    assert_int_equal(rf_frontier_weights_cross(&m, &o, &roof, 1024, 128, &cross, NULL), RF_OK);
+    assert_int_equal(cross, 106);
+    /* $2 an hour at 1,000 tokens/s: 2 / 3.6e6 x 1e6 = $0.5556 a million;
+     * 700 W: 0.7 J a token */
+    near(rf_cost_per_mtok(2, 1, 1000), 2.0 / 3.6, 1e-12);
+    near(rf_energy_per_token_j(700, 1, 1000), 0.7, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +475,7 @@ int main(void)
         cmocka_unit_test(llama_by_hand),            cmocka_unit_test(one_token_and_refusals),
         cmocka_unit_test(speculative),              cmocka_unit_test(mixed_equals_parts),
         cmocka_unit_test(serve_steady_state),       cmocka_unit_test(prefix_cache),
+        cmocka_unit_test(frontier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -229,6 +229,45 @@ typedef struct rf_serve {
 rf_status rf_serve_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                            const rf_serve_opts *so, rf_serve *out, rf_err *err);
 
+/* ---- the latency-throughput frontier ------------------------------------
+ * A static batch of B requests for every B in 1..n (rf_generate_compute):
+ * each point's TTFT, TPOT mean and output tokens/s (B N / latency, one
+ * device). A point is on a Pareto front when no other point has a latency
+ * at most its own and a throughput at least its own, one of them strictly
+ * better; two fronts: (TPOT, tokens/s) and (TTFT, tokens/s). */
+typedef struct rf_frontier_point {
+    int64_t batch;
+    double ttft_s, tpot_s, latency_s, tokens_per_s;
+    uint64_t kv_bytes;         /* B kv_seq(P + N - 1): what the end holds    */
+    bool pareto_tpot, pareto_ttft;
+} rf_frontier_point;
+
+/* Fill out[0..n-1] for B = 1..n and mark both fronts. */
+rf_status rf_frontier_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                              int64_t prompt, int64_t output, rf_frontier_point *out,
+                              size_t n, rf_err *err);
+
+/* Mark on[i] for the points (latency[i], throughput[i]) no other point
+ * dominates (latency <= and throughput >=, one strictly); O(n^2), for small
+ * sets (rf_frontier_compute marks its points in O(n) when their latency
+ * rises with B, as it does). */
+void rf_pareto_mark(const double *latency, const double *throughput, size_t n, bool *on);
+
+/* The smallest B at which the KV read at the mean decode context,
+ * B kv_seq(P + N/2), reaches the weight bytes W a decode step streams
+ * (rf_step.weight_bytes): where the weights stop dominating its bytes. */
+rf_status rf_frontier_weights_cross(const rf_model *m, const rf_step_opts *o,
+                                    const rf_roof *roof, int64_t prompt, int64_t output,
+                                    int64_t *batch, rf_err *err);
+
+/* Cost and energy of a throughput (docs/accounting.md):
+ *     USD per million output tokens = price_per_hour devices /
+ *                                     (tokens/s x 3600) x 1e6
+ *     joules per token (an upper bound at board power) = watts devices /
+ *                                     tokens/s */
+double rf_cost_per_mtok(double price_per_hour, int64_t devices, double tokens_per_s);
+double rf_energy_per_token_j(double watts, int64_t devices, double tokens_per_s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -610,3 +610,117 @@ rf_status rf_generate_fit(const rf_model *m, const rf_step_opts *o, const rf_gen
     out->fits = (double)out->needed_bytes <= out->budget_bytes;
     return RF_OK;
 }
+
+/* ---- the latency-throughput frontier ------------------------------------ */
+
+void rf_pareto_mark(const double *latency, const double *throughput, size_t n, bool *on)
+{
+    for (size_t i = 0; i < n; i++) {
+        on[i] = true;
+        for (size_t j = 0; j < n && on[i]; j++)
+            if (j != i && latency[j] <= latency[i] && throughput[j] >= throughput[i] &&
+                (latency[j] < latency[i] || throughput[j] > throughput[i]))
+                on[i] = false;
+    }
+}
+
+static double lat_of(const rf_frontier_point *p, int which)
+{
+    return which ? p->ttft_s : p->tpot_s;
+}
+
+/* One front over out[]: in latency order (as B rises) a point is on it when
+ * its throughput beats every point of lower latency, and ties of latency
+ * keep only their best throughput; out of order, every pair is compared. */
+static void mark_front(rf_frontier_point *out, size_t n, int which)
+{
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; i++)
+        sorted = lat_of(&out[i], which) >= lat_of(&out[i - 1], which);
+    double best = -1;
+    for (size_t i = 0; i < n; i++) {
+        bool on = true;
+        if (!sorted) {
+            for (size_t j = 0; j < n && on; j++)
+                if (j != i && lat_of(&out[j], which) <= lat_of(&out[i], which) &&
+                    out[j].tokens_per_s >= out[i].tokens_per_s &&
+                    (lat_of(&out[j], which) < lat_of(&out[i], which) ||
+                     out[j].tokens_per_s > out[i].tokens_per_s))
+                    on = false;
+        } else {
+            size_t j = i; /* the run of equal latency i..j */
+            while (j + 1 < n && lat_of(&out[j + 1], which) == lat_of(&out[i], which))
+                j++;
+            double top = out[i].tokens_per_s;
+            for (size_t k = i; k <= j; k++)
+                top = out[k].tokens_per_s > top ? out[k].tokens_per_s : top;
+            for (size_t k = i; k <= j; k++) {
+                bool o = out[k].tokens_per_s == top && top > best;
+                if (which)
+                    out[k].pareto_ttft = o;
+                else
+                    out[k].pareto_tpot = o;
+            }
+            best = top > best ? top : best;
+            i = j;
+            continue;
+        }
+        if (which)
+            out[i].pareto_ttft = on;
+        else
+            out[i].pareto_tpot = on;
+    }
+}
+
+rf_status rf_frontier_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                              int64_t prompt, int64_t output, rf_frontier_point *out,
+                              size_t n, rf_err *err)
+{
+    rf_status s;
+    uint64_t seq;
+    if ((s = rf_model_kv_bytes(m, o->kv, prompt + output - 1, &seq, err)))
+        return s;
+    for (size_t i = 0; i < n; i++) {
+        rf_step_opts b = *o;
+        b.batch = (int64_t)i + 1;
+        rf_generate g;
+        if ((s = rf_generate_compute(m, &b, roof, prompt, output, &g, err)))
+            return s;
+        rf_frontier_point *p = &out[i];
+        *p = (rf_frontier_point){.batch = b.batch, .ttft_s = g.ttft_s, .tpot_s = g.tpot_mean_s,
+                                 .latency_s = g.latency_s, .tokens_per_s = g.tokens_per_s};
+        if (!rf_mul_u64(seq, (uint64_t)b.batch, &p->kv_bytes))
+            return rf_err_set(err, RF_ERANGE, "KV of %lld sequences overflows 64 bits",
+                              (long long)b.batch);
+    }
+    mark_front(out, n, 0);
+    mark_front(out, n, 1);
+    return RF_OK;
+}
+
+rf_status rf_frontier_weights_cross(const rf_model *m, const rf_step_opts *o,
+                                    const rf_roof *roof, int64_t prompt, int64_t output,
+                                    int64_t *batch, rf_err *err)
+{
+    rf_step_opts d = *o;
+    d.phase = RF_DECODE;
+    d.batch = 1;
+    d.context = 0;
+    rf_step st; /* ~10 KB of scratch on the stack */
+    uint64_t seq;
+    rf_status s = rf_step_compute(m, &d, roof, &st, err);
+    if (s || (s = rf_model_kv_bytes(m, o->kv, prompt + output / 2, &seq, err)))
+        return s;
+    *batch = seq ? (int64_t)((st.weight_bytes + seq - 1) / seq) : 0;
+    return RF_OK;
+}
+
+double rf_cost_per_mtok(double price_per_hour, int64_t devices, double tokens_per_s)
+{
+    return price_per_hour * (double)devices / (tokens_per_s * 3600) * 1e6;
+}
+
+double rf_energy_per_token_j(double watts, int64_t devices, double tokens_per_s)
+{
+    return watts * (double)devices / tokens_per_s;
+}

@@ -1,0 +1,183 @@
+/* cmd_frontier.c - `roofline frontier MODEL --prompt P --output N`: static
+ * batches of 1..B requests (rf_frontier_compute): TTFT, TPOT, tokens/s a
+ * device, the two Pareto fronts, optionally cost and an SVG figure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "request.h"
+#include "roofline/rf_frontier_svg.h"
+#include "roofline/rf_serve.h"
+
+enum { O_MAX_BATCH = 1000, O_SVG, O_PRICE };
+
+static const cli_opt opts[] = {
+    CLI_REQUEST_LEN_OPTS,
+    {"max-batch", 1, O_MAX_BATCH, "B", "largest batch (default the KV pool's limit)"},
+    {"svg", 1, O_SVG, "FILE", "also write the figure: tokens/s against TPOT and TTFT"},
+    {"price-per-hour", 1, O_PRICE, "USD", "a device's price an hour: USD per million tokens"},
+    CLI_REQUEST_STEP_OPTS,
+    {0},
+};
+
+typedef struct args {
+    cli_request rq;
+    int64_t max_batch;
+    const char *svg;
+    double price;
+} args;
+
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    switch (id) {
+    case O_MAX_BATCH:
+        return cli_i64(ctx, "--max-batch", arg, 1, 1 << 20, &a->max_batch);
+    case O_SVG:
+        a->svg = arg;
+        return RF_EXIT_OK;
+    case O_PRICE:
+        return cli_f64(ctx, "--price-per-hour", arg, 1e-9, 1e9, &a->price);
+    default:
+        return cli_request_opt(ctx, id, arg, &a->rq);
+    }
+}
+
+static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t cap, double price)
+{
+    rf_report_table(r, "points", "static batches (one device)");
+    rf_report_col(r, "batch", "B", RF_U_INT);
+    rf_report_col(r, "ttft_s", "TTFT", RF_U_SECONDS);
+    rf_report_col(r, "tpot_s", "TPOT", RF_U_SECONDS);
+    rf_report_col(r, "latency_s", "latency", RF_U_SECONDS);
+    rf_report_col(r, "tokens_per_s", "tokens/s", RF_U_TOK_RATE);
+    rf_report_col(r, "front_tpot", "front (TPOT)", RF_U_NONE);
+    rf_report_col(r, "front_ttft", "front (TTFT)", RF_U_NONE);
+    rf_report_col(r, "fits", "fits", RF_U_NONE);
+    if (price > 0)
+        rf_report_col(r, "usd_per_mtok", "USD / M tokens", RF_U_SIG3);
+    for (size_t i = 0; i < n; i++) {
+        rf_report_row(r);
+        rf_report_cell_int(r, (uint64_t)p[i].batch);
+        rf_report_cell_num(r, p[i].ttft_s);
+        if (p[i].tpot_s > 0)
+            rf_report_cell_num(r, p[i].tpot_s);
+        else
+            rf_report_cell_null(r, "-");
+        rf_report_cell_num(r, p[i].latency_s);
+        rf_report_cell_num(r, p[i].tokens_per_s);
+        rf_report_cell_str(r, p[i].pareto_tpot ? "yes" : "no");
+        rf_report_cell_str(r, p[i].pareto_ttft ? "yes" : "no");
+        rf_report_cell_str(r, cap < 0 ? "?" : p[i].batch <= cap ? "yes" : "no");
+        if (price > 0)
+            rf_report_cell_num(r, rf_cost_per_mtok(price, 1, p[i].tokens_per_s));
+    }
+}
+
+int cmd_frontier(int argc, char **argv)
+{
+    cli_ctx ctx;
+    args a = {.rq = CLI_REQUEST_DEFAULT};
+    int pos, rc = cli_parse(&ctx, argc, argv,
+                            "frontier MODEL --prompt P --output N [--max-batch B] [--svg FILE] "
+                            "[--price-per-hour USD] [options]",
+                            opts, on_opt, &a, &pos);
+    if (rc)
+        return rc < 0 ? RF_EXIT_OK : rc;
+    if ((rc = cli_request_check(&ctx, &a.rq)))
+        return rc;
+    const char *inputs[] = {NULL};
+    if ((rc = cli_check_output(&ctx, a.svg, inputs)))
+        return rc;
+    rf_step_opts o = a.rq.o;
+    rf_model m;
+    rf_roof roof;
+    rf_err e;
+    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
+        (rc = cli_step_defaults(&ctx, &m, &o, false)))
+        return rc;
+    /* the KV limit at the end of the requests */
+    int64_t cap = -1, cross = 0;
+    rf_capacity c;
+    if (ctx.hw.mem_bytes &&
+        rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.rq.budget.util, a.rq.budget.reserve_bytes,
+                            a.rq.prompt + a.rq.output - 1, &c, &e) == RF_OK)
+        cap = (int64_t)floor(c.sequences);
+    int64_t n = a.max_batch ? a.max_batch : cap;
+    if (n < 1)
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        cap == 0 ? "no request of %lld positions fits the KV pool (see "
+                                   "capacity); give --max-batch to draw it anyway"
+                                 : "no memory size for the KV limit (%lld positions): give "
+                                   "--max-batch or --mem",
+                        (long long)(a.rq.prompt + a.rq.output - 1));
+    if (n > (1 << 20))
+        n = 1 << 20;
+    rf_frontier_point *p = calloc((size_t)n, sizeof *p);
+    if (!p)
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    if (rf_frontier_compute(&m, &o, &roof, a.rq.prompt, a.rq.output, p, (size_t)n, &e) ||
+        rf_frontier_weights_cross(&m, &o, &roof, a.rq.prompt, a.rq.output, &cross, &e)) {
+        free(p);
+        return cli_fail_err(&ctx, &e);
+    }
+    char title[256];
+    snprintf(title, sizeof title, "frontier: %s on %s, prompt %lld, output %lld", m.name,
+             ctx.hw.name, (long long)a.rq.prompt, (long long)a.rq.output);
+    rf_report *r = rf_report_new(title);
+    if (!r) {
+        free(p);
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    }
+    cli_assume_model(r, &m, &o, NULL);
+    cli_assume_roof(&ctx, r, &o, &roof);
+    rf_report_assume(r, "each point: a static batch of B identical requests run to the end, as "
+                        "`generate` counts it (TTFT the prefill, TPOT the mean of the decode "
+                        "floors summed exactly, tokens/s = B N / latency, one device)");
+    rf_report_assume(r, "Pareto front: no other batch has a latency at most this one's and a "
+                        "throughput at least its own (one strictly); one front for TPOT, one "
+                        "for TTFT");
+    if (cap >= 0)
+        rf_report_assume(r, "KV limit: %lld requests of %lld positions fit the pool (util x "
+                            "memory - weights - reserve, as `capacity`)",
+                         (long long)cap, (long long)(a.rq.prompt + a.rq.output - 1));
+    if (a.price > 0)
+        rf_report_assume(r, "cost: USD per million output tokens = %g USD an hour / (tokens/s "
+                            "x 3600) x 1e6, one device",
+                         a.price);
+    rf_report_section(r, NULL, "frontier");
+    rf_report_int(r, "batches", "batch sizes", (uint64_t)n, RF_U_INT);
+    if (cap >= 0)
+        rf_report_int(r, "kv_limit_batch", "largest batch the KV pool admits", (uint64_t)cap,
+                      RF_U_INT);
+    else
+        rf_report_null(r, "kv_limit_batch", "largest batch the KV pool admits",
+                       "- (no memory size: give --mem)");
+    rf_report_int(r, "weights_cross_batch", "batch where the KV read reaches the weights",
+                  (uint64_t)cross, RF_U_INT);
+    uint64_t on_tpot = 0, on_ttft = 0;
+    for (int64_t i = 0; i < n; i++) {
+        on_tpot += p[i].pareto_tpot;
+        on_ttft += p[i].pareto_ttft;
+    }
+    rf_report_int(r, "front_tpot_points", "on the TPOT front", on_tpot, RF_U_INT);
+    rf_report_int(r, "front_ttft_points", "on the TTFT front", on_ttft, RF_U_INT);
+    table(r, p, (size_t)n, cap, a.price);
+    rc = RF_EXIT_OK;
+    if (a.svg) {
+        rf_buf b;
+        rf_buf_init(&b);
+        rf_frontier_marks mk = {title, cap > 0 && cap <= n ? cap : 0, cross <= n ? cross : 0};
+        if (rf_frontier_svg_write(p, (size_t)n, &mk, &b, &e))
+            rc = cli_fail_err(&ctx, &e);
+        else
+            rc = cli_write_file(&ctx, a.svg, b.data, b.len);
+        rf_buf_free(&b);
+    }
+    if (!rc)
+        rc = cli_emit(&ctx, r);
+    rf_report_free(r);
+    free(p);
+    return rc;
+}
