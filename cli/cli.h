@@ -231,7 +231,7 @@ int cli_out_close(cli_out *o, int rc);
 /* ---- step_opts.c: the step options ---------------------------------------- */
 
 /* The one documented default context and prefill length of every command
- * (step, sweep, plot, report, capacity, profile): the seeds' 1024, which is
+ * (step, sweep, plot, report, capacity, profile): the book chapter's 1024, which is
  * also SGLang's default input length. Clamped to a model's
  * max_position_embeddings where that is smaller (and said so). */
 #define CLI_DEFAULT_CONTEXT 1024
@@ -252,7 +252,8 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
        CLI_O_MOE, CLI_O_CAUSAL, CLI_O_TRAFFIC, CLI_O_FUSE_ELEMENTWISE };
 #define CLI_NOT_MINE (-2)
 /* --causal: prefill attention scores the causal triangle, S (S + 1) / 2
- * query-key pairs, not the seeds' full S x S (off by default) */
+ * query-key pairs, not the full S x S the lesson and the chapter count (off
+ * by default) */
 #define CLI_CAUSAL_OPT                                                                         \
     {"causal", 0, CLI_O_CAUSAL, NULL, "prefill attention causal: S (S + 1) / 2 pairs, not S^2"}
 /* --traffic compulsory|full and --fuse-elementwise (full only): what the
