@@ -31,7 +31,7 @@
 #include "roofline/rf_report.h"
 #include "roofline/rf_step.h"
 
-/* Documented exit codes (README, `roofline --help`). */
+/* Documented exit codes (docs/cli.md, `roofline --help`). */
 enum {
     RF_EXIT_OK = 0,
     RF_EXIT_FAIL = 1,    /* a runtime failure: a check failed, memory    */
@@ -260,7 +260,7 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
  * bytes count (rf_traffic in rf_step.h) */
 #define CLI_TRAFFIC_OPTS                                                                       \
     {"traffic", 1, CLI_O_TRAFFIC, "compulsory|full",                                           \
-     "bytes counted (default compulsory): the seeds' model, or every kernel"},                 \
+     "bytes counted (default compulsory): GEMM and attention only, or every kernel"},          \
     {"fuse-elementwise", 0, CLI_O_FUSE_ELEMENTWISE, NULL,                                      \
      "--traffic full: norms fused into the next GEMM's read, residuals into the norm"}
 #define CLI_STEP_OPTS                                                                          \

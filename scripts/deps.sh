@@ -5,9 +5,10 @@ set -eu
 
 # Version-free names only: libclang-rt-dev is llvm-defaults' package for
 # the default clang's runtime (libFuzzer), whatever version that clang is.
-# scdoc renders the man page (man/roofline.1.scd).
+# scdoc renders the man page (man/roofline.1.scd); python3 runs the docs
+# examples and the layer check (tests/doc_examples.py, tests/check_layers.py).
 PKGS="cmake make gcc pkg-config libjansson-dev libopenblas-dev libcmocka-dev \
-libxml2-utils clang libclang-rt-dev valgrind scdoc chromium"
+libxml2-utils clang libclang-rt-dev valgrind scdoc python3 chromium"
 
 missing=""
 for p in $PKGS; do

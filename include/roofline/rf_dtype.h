@@ -7,7 +7,7 @@
  * so int4 with group 128 and bf16 scales costs 0.5 + 2/128 bytes an element.
  *
  * Weights, activations and the KV cache each carry their own dtype
- * (ACCOUNTING.md: b_w, b_a, b_kv). The math dtype, which selects the compute
+ * (docs/accounting.md: b_w, b_a, b_kv). The math dtype, which selects the compute
  * roof, follows the activations: weight-only quantization keeps the bf16
  * peak, W8A8 fp8 uses the fp8 peak (see rf_dtype_math).
  */

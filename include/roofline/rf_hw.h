@@ -1,6 +1,6 @@
 /* rf_hw.h - hardware: compute peaks, bandwidth, memory; the roof.
  *
- * ACCOUNTING.md: pi = peak FLOP/s of the math dtype in use (dense, never the
+ * docs/accounting.md: pi = peak FLOP/s of the math dtype in use (dense, never the
  * 2:4-sparse figure), beta = memory bandwidth in B/s, ridge I* = pi / beta.
  * A roofline point: attainable = min(pi, I * beta); the time floor of a
  * kernel is max(F / pi, Q / beta).

@@ -1,7 +1,7 @@
 /* rf_hw_profile.h - a measured hardware profile (CPU or CUDA device).
  *
  * `roofline measure` fills one of these and writes it as JSON with the
- * stable keys documented in the README:
+ * stable keys documented in docs/measure.md:
  *   name, cpu, device, threads, clock_hz, date, bandwidth_bytes_per_s (the
  *   memory roof), peak_flops_per_s {fp32, fp64, bf16, ...}, levels [{name,
  *   bandwidth_bytes_per_s, bytes}], kernels [{name, level, bytes, best,

@@ -1,7 +1,7 @@
 /* rf_model.h - a decoder-only transformer described by its shapes.
  *
  * One struct covers the families in use; fields that a family does not have
- * stay 0. Per layer (ACCOUNTING.md, dense Llama/Qwen2/Mistral shapes):
+ * stay 0. Per layer (docs/accounting.md, dense Llama/Qwen2/Mistral shapes):
  *   q_proj  H -> n_q d_h      k_proj, v_proj  H -> n_kv d_h
  *   o_proj  n_q d_h -> H      gate_proj, up_proj  H -> F_ff
  *   down_proj  F_ff -> H      attention

@@ -1,6 +1,6 @@
 /* rf_op.h - one operator: its FLOPs and bytes from shapes alone.
  *
- * GEMM  Y[M,N] = X[M,K] W[K,N], M = tokens in flight (ACCOUNTING.md):
+ * GEMM  Y[M,N] = X[M,K] W[K,N], M = tokens in flight (docs/accounting.md):
  *     F = 2 M K N
  *     Q = M K b_a + K N b_w + M N b_a        (read X, read W, write Y)
  *

@@ -1,6 +1,6 @@
 /* rf_step.h - whole prefill and decode steps, crossing points, KV capacity.
  *
- * A decode step (ACCOUNTING.md): B sequences, each at context s, one new
+ * A decode step (docs/accounting.md): B sequences, each at context s, one new
  * token each. Every linear layer runs with M = B and its weights are read
  * once per step. KV bytes per token kv_tok = 2 L n_kv d_h b_kv.
  *     total_bytes = weight_bytes + kv_bytes (+ naive score bytes if asked);
@@ -19,7 +19,7 @@
  * (generally: FLOPs per sequence over KV bytes per sequence).
  * Throughput cap at context s: beta / (s kv_tok) tokens/s, whatever B.
  *
- * Architectures (the README ("Models")):
+ * Architectures (docs/models.md):
  *   MoE: per MoE layer a router H -> E (+1 for a shared-expert gate), the
  *     shared experts, and routed experts: FLOPs of all M k token-expert
  *     pairs; weights of touched = E (1 - (1 - k/E)^M) experts under uniform

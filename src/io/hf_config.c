@@ -4,7 +4,7 @@
  * multimodal wrapper), find the family, read the shapes, then the MoE, MLA
  * and sliding-window fields of that family, the dtype and the quantization,
  * and finally validate. Every default below is the one the family's
- * configuration class in HF transformers applies; the README ("Models") lists them.
+ * configuration class in HF transformers applies; docs/models.md lists them.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
