@@ -7,17 +7,20 @@
 #include "cli.h"
 #include "roofline/rf_parse.h"
 
-static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_BUDGET_OPTS, {0}};
+static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_BUDGET_OPTS, CLI_PAR_OPTS, {0}};
 
 typedef struct args {
     cli_figure *fig;
     cli_budget budget;
+    cli_par par; /* many devices: a section for the layout */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
     int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+    if (rc == CLI_NOT_MINE)
+        rc = cli_par_opt(ctx, id, arg, &a->par);
     return rc == CLI_NOT_MINE ? cli_figure_opt(ctx, id, arg, a->fig) : rc;
 }
 
@@ -193,7 +196,7 @@ int cmd_report(int argc, char **argv)
     static cli_figure f; /* ~60 KB: keep it off the stack */
     static rf_crossover cx;
     static rf_batch_chart chart;
-    args a = {&f, CLI_BUDGET_DEFAULT};
+    args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT};
     int rc = cli_figure_start(&ctx, argc, argv,
                               "report MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--util U] [--reserve SIZE] "
@@ -216,6 +219,16 @@ int cmd_report(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     assume_report(&ctx, r, &f, &a.budget);
     sections(&ctx, r, &f, &a.budget, &cx, &chart, cap_s, &cap, &cap_err);
+    if (cli_par_wanted(&a.par)) { /* the decode step on the layout */
+        static rf_par par;
+        if ((rc = cli_par_check(&ctx, &f.model, &a.par)) ||
+            (cli_par_compute(&ctx, &f.model, &f.decode, &f.roof, &a.budget, &a.par, &par, &e) &&
+             (rc = cli_fail_err(&ctx, &e)))) {
+            rf_report_free(r);
+            return rc;
+        }
+        cli_par_section(&ctx, r, &par, &a.par);
+    }
     rc = write_page(&ctx, r, &f, &chart);
     rf_report_free(r);
     return rc;
