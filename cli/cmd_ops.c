@@ -15,6 +15,7 @@ static const cli_opt opts[] = {
     CLI_CAUSAL_OPT,
     CLI_TRAFFIC_OPTS,
     CLI_BUDGET_OPTS,
+    {"tp", 1, CLI_O_TP, "T", "the shard one of T tensor-parallel devices runs (default 1)"},
     {0},
 };
 
@@ -23,13 +24,14 @@ typedef struct args {
     bool causal;
     rf_step_opts traffic; /* --traffic, --fuse-elementwise */
     cli_budget budget; /* the memory fit at the largest S */
+    cli_par par;       /* --tp */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
     int rc = cli_budget_opt(ctx, id, arg, &a->budget);
-    if (rc != CLI_NOT_MINE)
+    if (rc != CLI_NOT_MINE || (rc = cli_par_opt(ctx, id, arg, &a->par)) != CLI_NOT_MINE)
         return rc;
     if (id == CLI_O_TRAFFIC || id == CLI_O_FUSE_ELEMENTWISE)
         return cli_step_opt(ctx, id, arg, &a->traffic);
@@ -103,7 +105,8 @@ static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
 int cmd_ops(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {"1,256", "128,512,2048", false, rf_step_opts_default(), CLI_BUDGET_DEFAULT};
+    args a = {"1,256", "128,512,2048", false, rf_step_opts_default(), CLI_BUDGET_DEFAULT,
+              CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "ops MODEL [--tokens LIST] [--context LIST] [--causal]", opts,
                             on_opt, &a, &pos);
@@ -121,8 +124,14 @@ int cmd_ops(int argc, char **argv)
     o.fuse_elementwise = a.traffic.fuse_elementwise;
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_range(&ctx, "--tokens", a.tokens, RF_DIM_MAX, &toks, &nt)) ||
-        (rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ctxs, &nc)))
+        (rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ctxs, &nc)) ||
+        (rc = cli_par_check(&ctx, &m, &a.par)))
         goto out;
+    rf_err pe;
+    if (a.par.layout.tp > 1 && rf_layout_shard(&m, &a.par.layout, 0, m.layers, &m, &pe)) {
+        rc = cli_fail_err(&ctx, &pe);
+        goto out;
+    }
     char title[256];
     snprintf(title, sizeof title, "operator intensities: %s (one layer, one sequence)", m.name);
     if (!(r = rf_report_new(title))) {
@@ -135,6 +144,12 @@ int cmd_ops(int argc, char **argv)
                         "decode = 1 query against S keys, prefill = S queries against S keys, "
                         "K/V read once (flash)");
     cli_assume_attn(r, &o, true);
+    if (a.par.layout.tp > 1)
+        rf_report_assume(r, "one of %lld tensor-parallel devices: %lld query heads, %lld KV "
+                            "heads, MLP width %lld, vocabulary shard %lld (the collectives: "
+                            "`step --tp`)",
+                         (long long)a.par.layout.tp, (long long)m.n_q, (long long)m.n_kv,
+                         (long long)m.ffn, (long long)m.vocab);
     if (o.traffic == RF_TRAFFIC_FULL)
         rf_report_assume(r, "traffic full (--traffic full): each M also has the step's "
                             "element-wise rows at M tokens (norms, rope, kv_write, residuals, "
