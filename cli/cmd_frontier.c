@@ -44,7 +44,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     }
 }
 
-static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t cap, double price)
+static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t cap, double price,
+                  double watts)
 {
     rf_report_table(r, "points", "static batches (one device)");
     rf_report_col(r, "batch", "B", RF_U_INT);
@@ -57,6 +58,8 @@ static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t ca
     rf_report_col(r, "fits", "fits", RF_U_NONE);
     if (price > 0)
         rf_report_col(r, "usd_per_mtok", "USD / M tokens", RF_U_SIG3);
+    if (watts > 0)
+        rf_report_col(r, "energy_per_token_j", "J / token", RF_U_SIG3);
     for (size_t i = 0; i < n; i++) {
         rf_report_row(r);
         rf_report_cell_int(r, (uint64_t)p[i].batch);
@@ -72,6 +75,8 @@ static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t ca
         rf_report_cell_str(r, cap < 0 ? "?" : p[i].batch <= cap ? "yes" : "no");
         if (price > 0)
             rf_report_cell_num(r, rf_cost_per_mtok(price, 1, p[i].tokens_per_s));
+        if (watts > 0)
+            rf_report_cell_num(r, rf_energy_per_token_j(watts, 1, p[i].tokens_per_s));
     }
 }
 
@@ -146,6 +151,10 @@ int cmd_frontier(int argc, char **argv)
         rf_report_assume(r, "cost: USD per million output tokens = %g USD an hour / (tokens/s "
                             "x 3600) x 1e6, one device",
                          a.price);
+    if (ctx.hw.board_power_w > 0)
+        rf_report_assume(r, "energy a token = board power %g W (the TDP, an upper bound) / "
+                            "output tokens/s, joules",
+                         ctx.hw.board_power_w);
     rf_report_section(r, NULL, "frontier");
     rf_report_int(r, "batches", "batch sizes", (uint64_t)n, RF_U_INT);
     if (cap >= 0)
@@ -163,7 +172,7 @@ int cmd_frontier(int argc, char **argv)
     }
     rf_report_int(r, "front_tpot_points", "on the TPOT front", on_tpot, RF_U_INT);
     rf_report_int(r, "front_ttft_points", "on the TTFT front", on_ttft, RF_U_INT);
-    table(r, p, (size_t)n, cap, a.price);
+    table(r, p, (size_t)n, cap, a.price, ctx.hw.board_power_w);
     rc = RF_EXIT_OK;
     if (a.svg) {
         rf_buf b;

@@ -84,6 +84,10 @@ static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
                          g->decode.pieces, g->decode.pieces == 1 ? "piece" : "pieces");
     else
         rf_report_assume(r, "decode: none (one output token, made by the prefill)");
+    if (ctx->hw.board_power_w > 0)
+        rf_report_assume(r, "energy a token = board power %g W (the TDP, an upper bound: the "
+                            "device rarely draws it all) / output tokens/s, joules",
+                         ctx->hw.board_power_w);
     rf_report_assume(r, "floors: each step's floor max(F/pi, Q/beta) of its totals, as `step` "
                         "prints it (sum-of-max beside); latency = TTFT + the decode floors; "
                         "tokens/s = B N / latency; memory fit at the end, %lld positions a "
@@ -216,6 +220,12 @@ int cmd_generate(int argc, char **argv)
     rf_report_num(r, "decode_s", "decode time", g.decode.floor_s, RF_U_SECONDS);
     rf_report_num(r, "latency_s", "latency", g.latency_s, RF_U_SECONDS);
     rf_report_num(r, "tokens_per_s", "output tokens/s", g.tokens_per_s, RF_U_TOK_RATE);
+    if (ctx.hw.board_power_w > 0)
+        rf_report_num(r, "energy_per_token_j", "energy a token (J, at TDP)",
+                      rf_energy_per_token_j(ctx.hw.board_power_w, 1, g.tokens_per_s), RF_U_SIG3);
+    else
+        rf_report_null(r, "energy_per_token_j", "energy a token (J, at TDP)",
+                       "- (no board power for this hardware)");
     rf_report_num(r, "ttft_sum_of_max_s", "TTFT, sum-of-max", g.ttft_sum_of_max_s, RF_U_SECONDS);
     rf_report_num(r, "decode_sum_of_max_s", "decode time, sum-of-max", g.decode.sum_of_max_s,
                   RF_U_SECONDS);

@@ -466,6 +466,14 @@ static void frontier(void **state)
      * 700 W: 0.7 J a token */
     near(rf_cost_per_mtok(2, 1, 1000), 2.0 / 3.6, 1e-12);
     near(rf_energy_per_token_j(700, 1, 1000), 0.7, 1e-12);
+    /* the presets' TDP (the datasheets' maximum board power) */
+    rf_hw h;
+    assert_int_equal(rf_hw_preset("h100-sxm", &h, NULL), RF_OK);
+    assert_true(h.board_power_w == 700);
+    assert_int_equal(rf_hw_preset("b200", &h, NULL), RF_OK);
+    assert_true(h.board_power_w == 1000);
+    assert_int_equal(rf_hw_preset("tpu-v5e", &h, NULL), RF_OK);
+    assert_true(h.board_power_w == 0);
 }
 
 int main(void)

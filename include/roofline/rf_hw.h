@@ -53,6 +53,9 @@ typedef struct rf_hw {
     double mem_stated_gb;          /* presets: the vendor's capacity in GB, from
                                       which RF_HW_USABLE_RULE derives mem_bytes;
                                       0 for a profile                          */
+    double board_power_w;          /* presets: the vendor's TDP (maximum board
+                                      power), for energy a token as an upper
+                                      bound; 0 when not known                  */
     double ridge_override;         /* > 0: user gave the ridge (FLOP/byte)       */
     rf_hw_links links;             /* devices joined: scale-up and scale-out     */
 } rf_hw;

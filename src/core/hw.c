@@ -32,7 +32,10 @@
                     "(64 bidirectional), 8 cards a server assumed")
 
 /* Dense peaks at boost clock, per device. FP8 rows use the e4m3 slot; the
- * GeForce cards use the FP32-accumulate tensor rates (what cuBLAS runs). */
+ * GeForce cards use the FP32-accumulate tensor rates (what cuBLAS runs).
+ * board_power_w is the TDP of the same datasheets, the top of a stated range
+ * (H100 PCIe 300-350 W, H200 "up to 700 W", MI250X 500-560 W); the AMD
+ * figures (MI300X 750 W, MI250X) are not from a datasheet we could read. */
 static const rf_hw presets[] = {
     {.name = "h100-sxm",
      .source = "NVIDIA H100 SXM5 80GB datasheet/whitepaper (dense, 1830 MHz boost); "
@@ -41,7 +44,7 @@ static const rf_hw presets[] = {
                           [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 3.35 * T,
-     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true,
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true, .board_power_w = 700,
      LINKS("NVLink 4", 450e9, 8,
            "NVLink 4, 18 links: 450 GB/s a direction (900 bidirectional), H100 SXM5 "
            "datasheet; 8 GPUs an HGX board")},
@@ -51,7 +54,7 @@ static const rf_hw presets[] = {
                           [RF_BF16] = 756 * T, [RF_FP16] = 756 * T, [RF_FP8_E4M3] = 1513 * T,
                           [RF_INT8] = 1513 * T},
      .bw_bytes_per_s = 2.0 * T,
-     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true,
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true, .board_power_w = 350,
      LINKS("PCIe Gen5 x16", 64e9, 8,
            "PCIe Gen5 x16, 64 GB/s a direction (128 bidirectional), H100 PCIe datasheet; the"
            " NVLink bridge joins pairs only and is not used; 8 cards a server assumed")},
@@ -61,7 +64,7 @@ static const rf_hw presets[] = {
                           [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 4.8 * T,
-     .mem_bytes = USABLE(141), .mem_stated_gb = 141, .mem_usable = true,
+     .mem_bytes = USABLE(141), .mem_stated_gb = 141, .mem_usable = true, .board_power_w = 700,
      LINKS("NVLink 4", 450e9, 8,
            "NVLink 4, 18 links: 900 GB/s bidirectional, 450 a direction (MLCommons "
            "H200-SXM-141GBx8 system description); 8 GPUs an HGX board")},
@@ -70,7 +73,7 @@ static const rf_hw presets[] = {
      .peak_flops_per_s = {[RF_FP64] = 19.5 * T, [RF_FP32] = 19.5 * T, [RF_TF32] = 156 * T,
                           [RF_BF16] = 312 * T, [RF_FP16] = 312 * T, [RF_INT8] = 624 * T},
      .bw_bytes_per_s = 2.039 * T,
-     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true,
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true, .board_power_w = 400,
      LINKS("NVLink 3", 300e9, 8,
            "NVLink 3, 12 links: 300 GB/s a direction (600 bidirectional), A100 datasheet; 8 "
            "GPUs an HGX board")},
@@ -79,7 +82,7 @@ static const rf_hw presets[] = {
      .peak_flops_per_s = {[RF_FP64] = 19.5 * T, [RF_FP32] = 19.5 * T, [RF_TF32] = 156 * T,
                           [RF_BF16] = 312 * T, [RF_FP16] = 312 * T, [RF_INT8] = 624 * T},
      .bw_bytes_per_s = 1.555 * T,
-     .mem_bytes = USABLE(40), .mem_stated_gb = 40, .mem_usable = true,
+     .mem_bytes = USABLE(40), .mem_stated_gb = 40, .mem_usable = true, .board_power_w = 400,
      LINKS("NVLink 3", 300e9, 8,
            "NVLink 3, 12 links: 300 GB/s a direction (600 bidirectional), A100 datasheet; 8 "
            "GPUs an HGX board")},
@@ -88,7 +91,7 @@ static const rf_hw presets[] = {
      .peak_flops_per_s = {[RF_FP32] = 91.6 * T, [RF_TF32] = 183 * T, [RF_BF16] = 362.05 * T,
                           [RF_FP16] = 362.05 * T, [RF_FP8_E4M3] = 733 * T, [RF_INT8] = 733 * T},
      .bw_bytes_per_s = 0.864 * T,
-     .mem_bytes = USABLE(48), .mem_stated_gb = 48, .mem_usable = true,
+     .mem_bytes = USABLE(48), .mem_stated_gb = 48, .mem_usable = true, .board_power_w = 350,
      PCIE4},
     {.name = "rtx4090",
      .source = "NVIDIA RTX 4090, Ada third-party tables (FP32-accumulate tensor rates: "
@@ -97,7 +100,7 @@ static const rf_hw presets[] = {
                           [RF_FP16] = 165.2 * T, [RF_FP8_E4M3] = 330.3 * T,
                           [RF_INT8] = 660.6 * T},
      .bw_bytes_per_s = 1.008 * T,
-     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true,
+     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true, .board_power_w = 450,
      PCIE4},
     {.name = "rtx3090",
      .source = "NVIDIA RTX 3090, derived from GeForce Ampere ratios (FP32 accumulate; "
@@ -105,7 +108,7 @@ static const rf_hw presets[] = {
      .peak_flops_per_s = {[RF_FP32] = 35.6 * T, [RF_TF32] = 35.6 * T, [RF_BF16] = 71 * T,
                           [RF_FP16] = 71 * T, [RF_INT8] = 284 * T},
      .bw_bytes_per_s = 0.936 * T,
-     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true,
+     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true, .board_power_w = 350,
      LINKS("PCIe Gen4 x16", 32e9, 8,
            "PCIe Gen4 x16, 32 GB/s a direction; the NVLink 3 bridge (56.25 GB/s a direction)"
            " joins pairs only and is not used; 8 cards a server assumed")},
@@ -114,7 +117,7 @@ static const rf_hw presets[] = {
      .peak_flops_per_s = {[RF_FP32] = 75 * T, [RF_TF32] = 1100 * T, [RF_BF16] = 2250 * T,
                           [RF_FP16] = 2250 * T, [RF_FP8_E4M3] = 4500 * T, [RF_INT8] = 4500 * T},
      .bw_bytes_per_s = 7.7 * T,
-     .mem_bytes = USABLE(180), .mem_stated_gb = 180, .mem_usable = true,
+     .mem_bytes = USABLE(180), .mem_stated_gb = 180, .mem_usable = true, .board_power_w = 1000,
      LINKS("NVLink 5", 900e9, 8,
            "NVLink 5, 18 links: 900 GB/s a direction (1.8 TB/s bidirectional), HGX B200 spec"
            " sheet; 8 GPUs an HGX board")},
@@ -124,7 +127,7 @@ static const rf_hw presets[] = {
                           [RF_BF16] = 1307.4 * T, [RF_FP16] = 1307.4 * T,
                           [RF_FP8_E4M3] = 2614.9 * T, [RF_INT8] = 2614.9 * T},
      .bw_bytes_per_s = 5.3 * T,
-     .mem_bytes = USABLE(192), .mem_stated_gb = 192, .mem_usable = true,
+     .mem_bytes = USABLE(192), .mem_stated_gb = 192, .mem_usable = true, .board_power_w = 750,
      LINKS("Infinity Fabric", 448e9, 8,
            "Infinity Fabric: 7 xGMI links x 64 GB/s = 448 GB/s a direction (ROCm mi300.md, "
            "8-GPU OAM platform)")},
@@ -134,7 +137,7 @@ static const rf_hw presets[] = {
      .peak_flops_per_s = {[RF_FP64] = 95.7 * T, [RF_FP32] = 95.7 * T, [RF_BF16] = 383 * T,
                           [RF_FP16] = 383 * T, [RF_INT8] = 383 * T},
      .bw_bytes_per_s = 3.2 * T,
-     .mem_bytes = USABLE(128), .mem_stated_gb = 128, .mem_usable = true,
+     .mem_bytes = USABLE(128), .mem_stated_gb = 128, .mem_usable = true, .board_power_w = 560,
      LINKS("Infinity Fabric", 350e9, 4,
            "Infinity Fabric, 350 GB/s a direction all-to-all (ml-engineering network table; "
            "50 GB/s a link); 4 OAMs a node assumed")},
