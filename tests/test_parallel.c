@@ -455,6 +455,31 @@ static void sweep_equals_compute(void **state)
     assert_int_equal(rf_par_sweep_prepare(&psw, &mx, &o, &roof, &po, NULL), RF_EINVAL);
 }
 
+/* Capacity of Llama-3-70B on TP 4 x PP 2 H100s: a device holds
+ * 17,638,096,896 bytes of weights (llama70_tp4_pp2), budget 0.9 x 79.65 GiB
+ * (85,523,536,282 bytes) = 76,971,182,654 (popts' util, no reserve): pool
+ * 59,333,085,758 bytes; a token's KV on a device 2 x 2 KV heads x 128 x 2
+ * bytes x 40 layers = 40,960 bytes: 1,448,561.7 tokens, 353.65 sequences
+ * at 4096. */
+static void capacity_tp4_pp2(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = load("llama-3-70b.json");
+    rf_par_opts po = popts(4, 2, 1);
+    rf_step_opts o = decode(1, 0);
+    rf_par_capacity c;
+    assert_int_equal(rf_par_capacity_compute(&m, &o, &po, 4096, &c, NULL), RF_OK);
+    assert_int_equal(c.resident_bytes, 17638096896ull);
+    double budget = 0.9 * (double)h100.mem_bytes;
+    near(c.budget_bytes, budget, 1e-12);
+    near(c.pool_bytes, budget - 17638096896.0, 1e-12);
+    near(c.tokens, (budget - 17638096896.0) / 40960, 1e-12);
+    near(c.sequences, (budget - 17638096896.0) / (40960.0 * 4096), 1e-12);
+    near(c.sequences, 353.65, 1e-4);
+    assert_true(c.weights_fit);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,6 +488,7 @@ int main(void)
         cmocka_unit_test(replicated_kv),  cmocka_unit_test(tp1_unchanged),
         cmocka_unit_test(refused_splits), cmocka_unit_test(uneven_stages),
         cmocka_unit_test(plan_405b),       cmocka_unit_test(sweep_equals_compute),
+        cmocka_unit_test(capacity_tp4_pp2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

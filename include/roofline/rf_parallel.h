@@ -160,6 +160,28 @@ rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof
  * final norm and lm_head only on the last, every layer operator anywhere. */
 bool rf_par_stage_holds(const rf_par *p, size_t stage, const rf_op *op);
 
+/* KV capacity of a layout, per device (vLLM style, on rf_fit's budget):
+ * for each stage, pool = budget - its device's resident weights; tokens =
+ * pool / its device's KV a token (its KV heads, its layers); sequences =
+ * pool / KV a sequence at `context`. The figures are the stage with the
+ * least (it bounds the pipeline); sequences_total x D replicas. */
+typedef struct rf_par_capacity {
+    rf_layout layout;
+    double budget_bytes;       /* one device's util x memory - reserve     */
+    int64_t stage;             /* the stage whose pool is smallest          */
+    uint64_t resident_bytes;   /* its device's weights                      */
+    double pool_bytes;         /* its pool (negative: weights do not fit)  */
+    bool weights_fit;
+    double tokens;             /* the fewest positions a stage holds        */
+    int64_t context;
+    double sequences;          /* of a replica, at context; 0 without one   */
+    double sequences_total;    /* x D                                       */
+} rf_par_capacity;
+
+rf_status rf_par_capacity_compute(const rf_model *m, const rf_step_opts *o,
+                                  const rf_par_opts *po, int64_t context,
+                                  rf_par_capacity *out, rf_err *err);
+
 /* Many decode contexts of one layout at one batch, O(P) a point: each
  * stage's shard is an rf_sweep (O(1) a point), and what a stage adds to it
  * does not depend on the context (its collectives, less the embed or

@@ -222,6 +222,34 @@ static void ep_share(rf_step *s, int64_t ep)
     }
 }
 
+/* A device's resident weights: its shard of every class in its dtype, the
+ * embedding on the first stage, lm_head on the last (a tied embedding held
+ * by both when they differ), 1 / E of the routed experts. */
+static rf_status stage_resident(const rf_model *m, const rf_step_opts *o, int64_t ep,
+                                const rf_model *shard, bool first, bool last, uint64_t *out,
+                                rf_err *err)
+{
+    rf_param_counts pc;
+    rf_status e = rf_model_params(shard, &pc, err);
+    if (e)
+        return e;
+    uint64_t w = 0;
+    for (int i = 0; i < RF_MOD_COUNT && !e; i++) {
+        uint64_t n = pc.by_module[i];
+        if (i == RF_MOD_EMBED && !first)
+            n = 0;
+        if (i == RF_MOD_LM_HEAD && !last)
+            n = 0;
+        if (i == RF_MOD_EXPERTS)
+            n /= (uint64_t)ep;
+        w += elem_bytes(shard, o, (rf_module)i, n, err, &e);
+    }
+    if (m->tied && last && !first)
+        w += elem_bytes(shard, o, RF_MOD_EMBED, pc.embedding, err, &e);
+    *out = w;
+    return e;
+}
+
 static rf_status stage_totals(const rf_model *m, const rf_step_opts *o, const rf_par_opts *po,
                               int64_t batch_all, bool first, bool last, rf_par_stage *st,
                               rf_err *err)
@@ -238,24 +266,8 @@ static rf_status stage_totals(const rf_model *m, const rf_step_opts *o, const rf
         if (op->kind != RF_OP_GATHER) /* rows gathered, as rf_step counts */
             st->weight_bytes_streamed += op->count * op->weight_bytes;
     }
-    rf_param_counts pc;
-    rf_status e = rf_model_params(&st->shard, &pc, err);
-    if (e)
-        return e;
     uint64_t w = 0;
-    for (int i = 0; i < RF_MOD_COUNT && !e; i++) {
-        uint64_t n = pc.by_module[i];
-        if (i == RF_MOD_EMBED && !first)
-            n = 0;
-        if (i == RF_MOD_LM_HEAD && !last)
-            n = 0;
-        if (i == RF_MOD_EXPERTS)
-            n /= (uint64_t)po->layout.ep;
-        w += elem_bytes(&st->shard, o, (rf_module)i, n, err, &e);
-    }
-    /* tied: the last stage holds its own copy of the embedding for lm_head */
-    if (m->tied && last && !first)
-        w += elem_bytes(&st->shard, o, RF_MOD_EMBED, pc.embedding, err, &e);
+    rf_status e = stage_resident(m, o, po->layout.ep, &st->shard, first, last, &w, err);
     uint64_t kv_seq = 0;
     if (e || (e = rf_model_kv_bytes(&st->shard, o->kv, rf_step_positions(o), &kv_seq, err)))
         return e;
@@ -516,5 +528,46 @@ rf_status rf_par_sweep_eval(rf_par_sweep *ps, int64_t context, rf_par_point *p, 
                         .comm_share = slow > 0 ? slow_comm / slow : 0};
     p->tokens_per_s = (double)par->layout.dp * (double)ps->batch / cycle;
     p->tokens_per_s_device = p->tokens_per_s / (double)par->devices;
+    return RF_OK;
+}
+
+rf_status rf_par_capacity_compute(const rf_model *m, const rf_step_opts *o,
+                                  const rf_par_opts *po, int64_t context,
+                                  rf_par_capacity *out, rf_err *err)
+{
+    const rf_layout *l = &po->layout;
+    rf_status s = rf_layout_validate(m, l, err);
+    if (s)
+        return s;
+    rf_fit f;
+    if ((s = rf_fit_prepare(m, o, po->mem_bytes, po->util, po->reserve_bytes, &f, err)))
+        return s;
+    *out = (rf_par_capacity){.layout = *l, .budget_bytes = f.budget_bytes, .context = context};
+    int64_t first = 0;
+    for (int64_t i = 0; i < l->pp; i++) {
+        int64_t n = rf_layout_stage_layers(m->layers, l->pp, i);
+        rf_model sh;
+        uint64_t w, tok, seq = 0;
+        if ((s = rf_layout_shard(m, l, first, n, &sh, err)) ||
+            (s = stage_resident(m, o, l->ep, &sh, i == 0, i + 1 == l->pp, &w, err)) ||
+            (s = rf_model_kv_bytes(&sh, o->kv, 1, &tok, err)) ||
+            (context && (s = rf_model_kv_bytes(&sh, o->kv, context, &seq, err))))
+            return s;
+        double pool = f.budget_bytes - (double)w;
+        double tokens = pool > 0 ? pool / (double)tok : 0;
+        double seqs = pool > 0 && seq ? pool / (double)seq : 0;
+        if (i == 0 || pool < out->pool_bytes) {
+            out->pool_bytes = pool;
+            out->resident_bytes = w;
+            out->stage = i;
+        }
+        if (i == 0 || tokens < out->tokens)
+            out->tokens = tokens;
+        if (i == 0 || seqs < out->sequences)
+            out->sequences = seqs;
+        first += n;
+    }
+    out->weights_fit = out->pool_bytes > 0;
+    out->sequences_total = out->sequences * (double)l->dp;
     return RF_OK;
 }
