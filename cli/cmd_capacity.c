@@ -10,12 +10,17 @@ static const cli_opt opts[] = {
     CLI_BUDGET_OPTS,
     {"context", 1, O_CONTEXT, "S",
      "context a sequence, for the sequence count (default " CLI_STR(CLI_DEFAULT_CONTEXT) ")"},
+    {"tp", 1, CLI_O_TP, "T", "tensor-parallel devices (default 1)"},
+    {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1)"},
+    {"ep", 1, CLI_O_EP, "E", "expert-parallel devices, the TP group's (default 1)"},
+    {"dp", 1, CLI_O_DP, "D", "data-parallel replicas (default 1)"},
     {0},
 };
 
 typedef struct args {
     cli_budget budget;
     int64_t context;
+    cli_par par; /* a layout: the pool a device */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -25,7 +30,31 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         ctx->step_given |= CLI_GIVEN_CONTEXT;
         return cli_i64(ctx, "--context", arg, 0, RF_DIM_MAX, &a->context);
     }
-    return cli_budget_opt(ctx, id, arg, &a->budget);
+    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+    return rc == CLI_NOT_MINE ? cli_par_opt(ctx, id, arg, &a->par) : rc;
+}
+
+/* The pool a device of the layout: the stage with the least bounds it. */
+static void layout_figures(rf_report *r, const rf_par_capacity *c)
+{
+    const rf_layout *l = &c->layout;
+    rf_report_assume(r, "layout: TP %lld x PP %lld x EP %lld x DP %lld = %lld devices; each "
+                        "device's pool = util x memory - reserve - its shard of the weights, "
+                        "its KV a token that of its KV heads and layers; the stage with the "
+                        "smallest pool bounds the pipeline",
+                     (long long)l->tp, (long long)l->pp, (long long)l->ep, (long long)l->dp,
+                     (long long)rf_layout_devices(l));
+    rf_report_section(r, "layout", "a device of the layout");
+    rf_report_int(r, "devices", "devices", (uint64_t)rf_layout_devices(l), RF_U_INT);
+    rf_report_int(r, "stage", "stage with the smallest pool", (uint64_t)c->stage, RF_U_INT);
+    rf_report_int(r, "resident_bytes", "resident weights a device", c->resident_bytes,
+                  RF_U_BYTES_BIN);
+    rf_report_num(r, "pool_bytes", "KV pool a device", c->pool_bytes, RF_U_BYTES_BIN);
+    rf_report_bool(r, "fits", "weights fit", c->weights_fit, c->weights_fit ? "yes" : "no");
+    rf_report_num(r, "tokens", "tokens a replica holds", c->tokens, RF_U_SIG3);
+    if (c->context)
+        rf_report_num(r, "sequences_total", "sequences at this context, all replicas",
+                      c->sequences_total, RF_U_RATIO);
 }
 
 /* The assumption lines: the pool's rule and dtypes, where the memory
@@ -82,7 +111,7 @@ int cmd_capacity(int argc, char **argv)
     /* The book chapter's budget: 0.92 x 79.65 GiB - weights - 6 GiB (its
      * 8k context is --context 8192; the default is every command's
      * CLI_DEFAULT_CONTEXT) */
-    args a = {CLI_BUDGET_DEFAULT, CLI_DEFAULT_CONTEXT};
+    args a = {CLI_BUDGET_DEFAULT, CLI_DEFAULT_CONTEXT, CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "capacity MODEL [--util U] [--reserve SIZE] [--context S]", opts,
                             on_opt, &a, &pos);
@@ -113,6 +142,15 @@ int cmd_capacity(int argc, char **argv)
     assume_capacity(&ctx, r, &m, &o, &c);
     cli_context_check(&ctx, r, &m, c.context, CLI_CTX_LINES | CLI_CTX_KEY);
     figures(r, &c);
+    if (cli_par_wanted(&a.par)) {
+        rf_par_capacity pc;
+        rf_par_opts po = cli_par_opts(&ctx, &a.budget, &a.par);
+        if (rf_par_capacity_compute(&m, &o, &po, a.context, &pc, &e)) {
+            rf_report_free(r);
+            return cli_fail_err(&ctx, &e);
+        }
+        layout_figures(r, &pc);
+    }
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;
