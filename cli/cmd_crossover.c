@@ -14,12 +14,14 @@ static const cli_opt opts[] = {
     {"moe-experts", 1, CLI_O_MOE, "uniform|all",
      "routing that turns an expert's M* into tokens in flight (default uniform)"},
     CLI_CAUSAL_OPT,
+    {"tp", 1, CLI_O_TP, "T", "the shard one of T tensor-parallel devices runs (default 1)"},
     {0},
 };
 
 typedef struct args {
     const char *square;
     rf_step_opts o;
+    cli_par par; /* --tp */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -29,7 +31,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         a->square = arg;
         return RF_EXIT_OK;
     }
-    return cli_step_opt(ctx, id, arg, &a->o);
+    int rc = cli_par_opt(ctx, id, arg, &a->par);
+    return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
 }
 
 /* The rule that gave an expert GEMM's tokens in flight, from the routing
@@ -100,7 +103,7 @@ void cli_crossover_tables(rf_report *r, const rf_crossover *cx, const rf_model *
 int cmd_crossover(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {NULL, rf_step_opts_default()};
+    args a = {NULL, rf_step_opts_default(), CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv, "crossover MODEL [--square LIST] [--moe-experts "
                             "uniform|all] [--causal]", opts, on_opt, &a, &pos);
     if (rc)
@@ -116,8 +119,13 @@ int cmd_crossover(int argc, char **argv)
     size_t nd = 0;
     rf_step_opts o = a.o;
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
-        (a.square && (rc = cli_range(&ctx, "--square", a.square, RF_DIM_MAX, &ds, &nd))))
+        (a.square && (rc = cli_range(&ctx, "--square", a.square, RF_DIM_MAX, &ds, &nd))) ||
+        (rc = cli_par_check(&ctx, &m, &a.par)))
         goto out;
+    if (a.par.layout.tp > 1 && rf_layout_shard(&m, &a.par.layout, 0, m.layers, &m, &e)) {
+        rc = cli_fail_err(&ctx, &e);
+        goto out;
+    }
     if ((ctx.step_given & CLI_GIVEN_MOE) && !m.n_experts) {
         rc = cli_fail(&ctx, RF_EXIT_USAGE, "--moe-experts: %s has no routed experts", m.name);
         goto out;
@@ -142,6 +150,10 @@ int cmd_crossover(int argc, char **argv)
                      rf_dtype_describe(cx.square_w, wd, sizeof wd));
     cli_assume_attn(r, &o, true); /* S* is prefill's */
     cli_assume_arch(r, &m, &o);
+    if (a.par.layout.tp > 1)
+        rf_report_assume(r, "the shapes one of %lld tensor-parallel devices runs (q/k/v, gate "
+                         "and up split by N, o and down by K, lm_head by vocabulary)",
+                         (long long)a.par.layout.tp);
     cli_crossover_tables(r, &cx, &m, "ops", NULL);
     rf_report_num(r, "square_never_below_d", "square GEMMs never cross for d <=",
                   cx.square_never_below_d, RF_U_INTENSITY);
