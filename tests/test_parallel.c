@@ -280,6 +280,7 @@ static void mixtral_ep8(void **state)
             routed++;
         }
     assert_true(routed > 0);
+    near(st->step.experts_touched, 0.25, 1e-12);
 }
 
 /* Llama-3.1-405B (128 query, 8 KV heads) under TP 16: 16 > 8, so each device

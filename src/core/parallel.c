@@ -209,6 +209,7 @@ static uint64_t elem_bytes(const rf_model *m, const rf_step_opts *o, rf_module m
 static void ep_share(rf_step *s, int64_t ep)
 {
     uint64_t e = (uint64_t)ep;
+    s->experts_touched /= (double)ep; /* a device's, of its E_routed / E */
     for (size_t i = 0; i < s->n_ops; i++) {
         rf_op *op = &s->ops[i];
         if (!(op->experts > 0))
