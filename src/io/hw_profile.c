@@ -313,6 +313,89 @@ rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_pr
     return rf_hw_profile_parse(text, strlen(text), origin, out, err);
 }
 
+/* The named fields of the top level: strings, figures, counts, the two
+ * dtype tables, the levels and the kernels, each checked as it is read. */
+static rf_status read_fields(reader *r, json_t *root, rf_hw_profile *out)
+{
+    rf_status s;
+    if ((s = get_string(r, root, "name", "name", true, out->name, sizeof out->name)) ||
+        (s = get_string(r, root, "cpu", "cpu", false, out->cpu, sizeof out->cpu)) ||
+        (s = get_string(r, root, "device", "device", false, out->device, sizeof out->device)) ||
+        (s = get_string(r, root, "isa", "isa", false, out->isa, sizeof out->isa)) ||
+        (s = get_string(r, root, "date", "date", false, out->date, sizeof out->date)) ||
+        (s = get_string(r, root, "flags", "flags", false, out->flags, sizeof out->flags)) ||
+        (s = get_figure(r, root, "bandwidth_bytes_per_s", "bandwidth_bytes_per_s", true,
+                        &out->bandwidth_bytes_per_s)) ||
+        (s = get_figure(r, root, "clock_hz", "clock_hz", false, &out->clock_hz)) ||
+        (s = rf__figure_check(r->origin, "clock_hz", out->clock_hz, RF__FIG_CLOCK, true, r->err)) ||
+        (s = get_figure(r, root, "spread", "spread", false, &out->spread)) ||
+        (s = get_count(r, root, "mem_bytes", "mem_bytes", false, &out->mem_bytes)) ||
+        (s = get_count(r, root, "l2_bytes", "l2_bytes", false, &out->l2_bytes)) ||
+        (s = get_dtype_figures(r, root, "peak_flops_per_s", true, out->peak_flops_per_s)) ||
+        (s = get_dtype_figures(r, root, "theoretical_flops_per_s", false,
+                               out->theoretical_flops_per_s)))
+        return s;
+    if ((s = get_items(r, root, "levels", level_fields,
+                       sizeof level_fields / sizeof level_fields[0], out->levels,
+                       sizeof out->levels[0], RF_HW_PROFILE_MAX_LEVELS, &out->n_levels)))
+        return s;
+    return get_items(r, root, "kernels", kernel_fields,
+                     sizeof kernel_fields / sizeof kernel_fields[0], out->kernels,
+                     sizeof out->kernels[0], RF_HW_PROFILE_MAX_KERNELS, &out->n_kernels);
+}
+
+/* threads, cores and sm_count (at most 2^20), and the caches the system
+ * reported. */
+static rf_status read_counts(reader *r, json_t *root, rf_hw_profile *out)
+{
+    rf_status s;
+    const char *ints[] = {"threads", "cores", "sm_count"};
+    int *dst[] = {&out->threads, &out->cores, &out->sm_count};
+    for (size_t i = 0; i < 3; i++) {
+        uint64_t v = 0;
+        if ((s = get_count(r, root, ints[i], ints[i], false, &v)))
+            return s;
+        if (v > 1u << 20)
+            return fail(r, "%s is implausibly large (%llu)", ints[i], (unsigned long long)v);
+        *dst[i] = (int)v;
+    }
+    json_t *caches = json_object_get(root, "caches_reported_bytes");
+    if (!caches)
+        return RF_OK;
+    const char *names[] = {"l1d", "l2", "l3"};
+    for (size_t i = 0; i < 3; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "caches_reported_bytes.%s", names[i]);
+        if ((s = get_count(r, caches, names[i], path, false, &out->cache_bytes[i])))
+            return s;
+    }
+    return RF_OK;
+}
+
+/* The figures a roof needs: a bandwidth in range, every peak in range,
+ * and at least one positive peak. */
+static rf_status check_roof(reader *r, const rf_hw_profile *out)
+{
+    rf_status s;
+    double peaks_any = 0;
+    if (!(out->bandwidth_bytes_per_s > 0))
+        return fail(r, "bandwidth_bytes_per_s must be positive (0)");
+    if ((s = bandwidth_in_range(r, "bandwidth_bytes_per_s", out->bandwidth_bytes_per_s, false)))
+        return s;
+    for (int k = 0; k < RF_DTYPE_COUNT; k++) {
+        char path[64];
+        for (int t = 0; t < 2; t++) {
+            snprintf(path, sizeof path, "%s.%s", t ? "theoretical_flops_per_s" : "peak_flops_per_s",
+                     rf_dtype_name((rf_dtype_kind)k));
+            double v = t ? out->theoretical_flops_per_s[k] : out->peak_flops_per_s[k];
+            if ((s = rf__figure_check(r->origin, path, v, RF__FIG_PEAK, true, r->err)))
+                return s;
+        }
+        peaks_any += out->peak_flops_per_s[k];
+    }
+    return peaks_any > 0 ? RF_OK : fail(r, "peak_flops_per_s has no positive figure");
+}
+
 rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
                               rf_hw_profile *out, rf_err *err)
 {
@@ -322,76 +405,10 @@ rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
     rf_status s = rf__json_parse(text, len, r.origin, &root, err);
     if (s)
         return s;
-    double peaks_any = 0;
-    if (!json_is_object(root)) {
+    if (!json_is_object(root))
         s = fail(&r, "the top level must be an object");
-        goto done;
-    }
-    if ((s = get_string(&r, root, "name", "name", true, out->name, sizeof out->name)) ||
-        (s = get_string(&r, root, "cpu", "cpu", false, out->cpu, sizeof out->cpu)) ||
-        (s = get_string(&r, root, "device", "device", false, out->device, sizeof out->device)) ||
-        (s = get_string(&r, root, "isa", "isa", false, out->isa, sizeof out->isa)) ||
-        (s = get_string(&r, root, "date", "date", false, out->date, sizeof out->date)) ||
-        (s = get_string(&r, root, "flags", "flags", false, out->flags, sizeof out->flags)) ||
-        (s = get_figure(&r, root, "bandwidth_bytes_per_s", "bandwidth_bytes_per_s", true,
-                        &out->bandwidth_bytes_per_s)) ||
-        (s = get_figure(&r, root, "clock_hz", "clock_hz", false, &out->clock_hz)) ||
-        (s = rf__figure_check(r.origin, "clock_hz", out->clock_hz, RF__FIG_CLOCK, true, err)) ||
-        (s = get_figure(&r, root, "spread", "spread", false, &out->spread)) ||
-        (s = get_count(&r, root, "mem_bytes", "mem_bytes", false, &out->mem_bytes)) ||
-        (s = get_count(&r, root, "l2_bytes", "l2_bytes", false, &out->l2_bytes)) ||
-        (s = get_dtype_figures(&r, root, "peak_flops_per_s", true, out->peak_flops_per_s)) ||
-        (s = get_dtype_figures(&r, root, "theoretical_flops_per_s", false,
-                               out->theoretical_flops_per_s)) ||
-        (s = get_items(&r, root, "levels", level_fields,
-                       sizeof level_fields / sizeof level_fields[0], out->levels,
-                       sizeof out->levels[0], RF_HW_PROFILE_MAX_LEVELS, &out->n_levels)) ||
-        (s = get_items(&r, root, "kernels", kernel_fields,
-                       sizeof kernel_fields / sizeof kernel_fields[0], out->kernels,
-                       sizeof out->kernels[0], RF_HW_PROFILE_MAX_KERNELS, &out->n_kernels)))
-        goto done;
-    const char *ints[] = {"threads", "cores", "sm_count"};
-    int *dst[] = {&out->threads, &out->cores, &out->sm_count};
-    for (size_t i = 0; i < 3; i++) {
-        uint64_t v = 0;
-        if ((s = get_count(&r, root, ints[i], ints[i], false, &v)))
-            goto done;
-        if (v > 1u << 20) {
-            s = fail(&r, "%s is implausibly large (%llu)", ints[i], (unsigned long long)v);
-            goto done;
-        }
-        *dst[i] = (int)v;
-    }
-    json_t *caches = json_object_get(root, "caches_reported_bytes");
-    if (caches) {
-        const char *names[] = {"l1d", "l2", "l3"};
-        for (size_t i = 0; i < 3; i++) {
-            char path[64];
-            snprintf(path, sizeof path, "caches_reported_bytes.%s", names[i]);
-            if ((s = get_count(&r, caches, names[i], path, false, &out->cache_bytes[i])))
-                goto done;
-        }
-    }
-    if (!(out->bandwidth_bytes_per_s > 0)) {
-        s = fail(&r, "bandwidth_bytes_per_s must be positive (0)");
-        goto done;
-    }
-    if ((s = bandwidth_in_range(&r, "bandwidth_bytes_per_s", out->bandwidth_bytes_per_s, false)))
-        goto done;
-    for (int k = 0; k < RF_DTYPE_COUNT; k++) {
-        char path[64];
-        for (int t = 0; t < 2; t++) {
-            snprintf(path, sizeof path, "%s.%s", t ? "theoretical_flops_per_s" : "peak_flops_per_s",
-                     rf_dtype_name((rf_dtype_kind)k));
-            double v = t ? out->theoretical_flops_per_s[k] : out->peak_flops_per_s[k];
-            if ((s = rf__figure_check(r.origin, path, v, RF__FIG_PEAK, true, err)))
-                goto done;
-        }
-        peaks_any += out->peak_flops_per_s[k];
-    }
-    if (!(peaks_any > 0))
-        s = fail(&r, "peak_flops_per_s has no positive figure");
-done:
+    else if (!(s = read_fields(&r, root, out)) && !(s = read_counts(&r, root, out)))
+        s = check_roof(&r, out);
     json_decref(root);
     return s;
 }
