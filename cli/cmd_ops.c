@@ -102,6 +102,64 @@ static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
     return RF_EXIT_OK;
 }
 
+/* The assumption lines: the roof, how a GEMM and attention are counted,
+ * the tensor-parallel shard, the full traffic model's extra rows. */
+static void assume_ops(const cli_ctx *ctx, rf_report *r, const rf_model *m,
+                       const rf_step_opts *o, const rf_roof *roof, const cli_par *par)
+{
+    cli_assume_roof(ctx, r, o, roof);
+    cli_assume_math(r, m, o, roof);
+    rf_report_assume(r, "GEMM: M = tokens in flight, Q = M K b_a + K N b_w + M N b_a; attention: "
+                        "decode = 1 query against S keys, prefill = S queries against S keys, "
+                        "K/V read once (flash)");
+    cli_assume_attn(r, o, true);
+    if (par->layout.tp > 1)
+        rf_report_assume(r, "one of %lld tensor-parallel devices: %lld query heads, %lld KV "
+                            "heads, MLP width %lld, vocabulary shard %lld (the collectives: "
+                            "`step --tp`)",
+                         (long long)par->layout.tp, (long long)m->n_q, (long long)m->n_kv,
+                         (long long)m->ffn, (long long)m->vocab);
+    if (o->traffic == RF_TRAFFIC_FULL)
+        rf_report_assume(r, "traffic full (--traffic full): each M also has the step's "
+                            "element-wise rows at M tokens (norms, rope, kv_write, residuals, "
+                            "act, biases; final_norm on the M rows lm_head reads), attention "
+                            "also reads Q and writes O; `step --traffic full` says what each "
+                            "counts%s",
+                         o->fuse_elementwise ? "; --fuse-elementwise: a norm reads only its "
+                                              "weights" : "");
+}
+
+static void op_columns(rf_report *r, bool moe)
+{
+    rf_report_table(r, "ops", NULL);
+    rf_report_col(r, "name", "operator", RF_U_NONE);
+    rf_report_col(r, "m", "M", RF_U_INT);
+    cli_expert_cols(r, moe);
+    rf_report_col(r, "k", "K", RF_U_INT);
+    rf_report_col(r, "n", "N", RF_U_INT);
+    rf_report_col(r, "flops", "FLOPs", RF_U_INT);
+    rf_report_col(r, "bytes", "bytes", RF_U_INT);
+    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
+    rf_report_col(r, "regime", "regime", RF_U_NONE);
+}
+
+/* The model's memory fit: one sequence (the table's) at the largest S. */
+static void memory_fit(const cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts o,
+                       const int64_t *ctxs, size_t nc, const cli_budget *b)
+{
+    o.context = 0;
+    for (size_t i = 0; i < nc; i++)
+        o.context = ctxs[i] > o.context ? ctxs[i] : o.context;
+    char label[96];
+    snprintf(label, sizeof label, "memory fit: the weights and one sequence at context %lld",
+             (long long)o.context);
+    rf_report_section(r, "memory", label);
+    rf_fit fit;
+    if (cli_fit(ctx, r, m, &o, b, &fit) == RF_OK)
+        cli_assume_fit(r, &fit, ctx);
+    cli_context_check(ctx, r, m, o.context, CLI_CTX_LINES | CLI_CTX_KEY);
+}
+
 int cmd_ops(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -138,52 +196,13 @@ int cmd_ops(int argc, char **argv)
         rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
         goto out;
     }
-    cli_assume_roof(&ctx, r, &o, &roof);
-    cli_assume_math(r, &m, &o, &roof);
-    rf_report_assume(r, "GEMM: M = tokens in flight, Q = M K b_a + K N b_w + M N b_a; attention: "
-                        "decode = 1 query against S keys, prefill = S queries against S keys, "
-                        "K/V read once (flash)");
-    cli_assume_attn(r, &o, true);
-    if (a.par.layout.tp > 1)
-        rf_report_assume(r, "one of %lld tensor-parallel devices: %lld query heads, %lld KV "
-                            "heads, MLP width %lld, vocabulary shard %lld (the collectives: "
-                            "`step --tp`)",
-                         (long long)a.par.layout.tp, (long long)m.n_q, (long long)m.n_kv,
-                         (long long)m.ffn, (long long)m.vocab);
-    if (o.traffic == RF_TRAFFIC_FULL)
-        rf_report_assume(r, "traffic full (--traffic full): each M also has the step's "
-                            "element-wise rows at M tokens (norms, rope, kv_write, residuals, "
-                            "act, biases; final_norm on the M rows lm_head reads), attention "
-                            "also reads Q and writes O; `step --traffic full` says what each "
-                            "counts%s",
-                         o.fuse_elementwise ? "; --fuse-elementwise: a norm reads only its "
-                                              "weights" : "");
-    rf_report_table(r, "ops", NULL);
-    rf_report_col(r, "name", "operator", RF_U_NONE);
-    rf_report_col(r, "m", "M", RF_U_INT);
-    cli_expert_cols(r, m.n_experts > 0);
-    rf_report_col(r, "k", "K", RF_U_INT);
-    rf_report_col(r, "n", "N", RF_U_INT);
-    rf_report_col(r, "flops", "FLOPs", RF_U_INT);
-    rf_report_col(r, "bytes", "bytes", RF_U_INT);
-    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
-    rf_report_col(r, "regime", "regime", RF_U_NONE);
+    assume_ops(&ctx, r, &m, &o, &roof, &a.par);
+    op_columns(r, m.n_experts > 0);
     for (size_t i = 0; i < nt && !rc; i++)
         rc = gemm_rows(&ctx, r, &m, o, toks[i], &roof, &st);
     for (size_t i = 0; i < nc && !rc; i++)
         rc = attn_rows(&ctx, r, &m, o, ctxs[i], &roof, &st);
-    /* the model's memory fit: one sequence (the table's) at the largest S */
-    o.context = 0;
-    for (size_t i = 0; i < nc; i++)
-        o.context = ctxs[i] > o.context ? ctxs[i] : o.context;
-    char label[96];
-    snprintf(label, sizeof label, "memory fit: the weights and one sequence at context %lld",
-             (long long)o.context);
-    rf_report_section(r, "memory", label);
-    rf_fit fit;
-    if (cli_fit(&ctx, r, &m, &o, &a.budget, &fit) == RF_OK)
-        cli_assume_fit(r, &fit, &ctx);
-    cli_context_check(&ctx, r, &m, o.context, CLI_CTX_LINES | CLI_CTX_KEY);
+    memory_fit(&ctx, r, &m, o, ctxs, nc, &a.budget);
     if (!rc)
         rc = cli_emit(&ctx, r);
 out:
