@@ -80,6 +80,124 @@ static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t ca
     }
 }
 
+/* The largest batch the KV pool admits at the requests' last position, or
+ * -1 when the hardware gives no memory size (or the count fails). */
+static int64_t kv_limit(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                        const args *a)
+{
+    rf_capacity c;
+    rf_err e;
+    if (ctx->hw.mem_bytes &&
+        rf_capacity_compute(m, o, ctx->hw.mem_bytes, a->rq.budget.util, a->rq.budget.reserve_bytes,
+                            a->rq.prompt + a->rq.output - 1, &c, &e) == RF_OK)
+        return (int64_t)floor(c.sequences);
+    return -1;
+}
+
+/* Batches 1..n to draw: --max-batch, else the KV limit; none is an error. */
+static int batch_count(cli_ctx *ctx, const args *a, int64_t cap, int64_t *n)
+{
+    *n = a->max_batch ? a->max_batch : cap;
+    if (*n < 1)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        cap == 0 ? "no request of %lld positions fits the KV pool (see "
+                                   "capacity); give --max-batch to draw it anyway"
+                                 : "no memory size for the KV limit (%lld positions): give "
+                                   "--max-batch or --mem",
+                        (long long)(a->rq.prompt + a->rq.output - 1));
+    if (*n > (1 << 20))
+        *n = 1 << 20;
+    return RF_EXIT_OK;
+}
+
+static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                   const rf_roof *roof, const args *a, int64_t cap)
+{
+    cli_assume_model(r, m, o, NULL);
+    cli_assume_roof(ctx, r, o, roof);
+    rf_report_assume(r, "each point: a static batch of B identical requests run to the end, as "
+                        "`generate` counts it (TTFT the prefill, TPOT the mean of the decode "
+                        "floors summed exactly, tokens/s = B N / latency, one device)");
+    rf_report_assume(r, "Pareto front: no other batch has a latency at most this one's and a "
+                        "throughput at least its own (one strictly); one front for TPOT, one "
+                        "for TTFT");
+    if (cap >= 0)
+        rf_report_assume(r, "KV limit: %lld requests of %lld positions fit the pool (util x "
+                            "memory - weights - reserve, as `capacity`)",
+                         (long long)cap, (long long)(a->rq.prompt + a->rq.output - 1));
+    if (a->price > 0)
+        rf_report_assume(r, "cost: USD per million output tokens = %g USD an hour / (tokens/s "
+                            "x 3600) x 1e6, one device",
+                         a->price);
+    if (ctx->hw.board_power_w > 0)
+        rf_report_assume(r, "energy a token = board power %g W (the TDP, an upper bound) / "
+                            "output tokens/s, joules",
+                         ctx->hw.board_power_w);
+}
+
+/* The frontier section: the batch count, the KV limit, the weights
+ * crossing and how many points each front holds. */
+static void summary(rf_report *r, const rf_frontier_point *p, int64_t n, int64_t cap,
+                    int64_t cross)
+{
+    rf_report_section(r, NULL, "frontier");
+    rf_report_int(r, "batches", "batch sizes", (uint64_t)n, RF_U_INT);
+    if (cap >= 0)
+        rf_report_int(r, "kv_limit_batch", "largest batch the KV pool admits", (uint64_t)cap,
+                      RF_U_INT);
+    else
+        rf_report_null(r, "kv_limit_batch", "largest batch the KV pool admits",
+                       "- (no memory size: give --mem)");
+    rf_report_int(r, "weights_cross_batch", "batch where the KV read reaches the weights",
+                  (uint64_t)cross, RF_U_INT);
+    uint64_t on_tpot = 0, on_ttft = 0;
+    for (int64_t i = 0; i < n; i++) {
+        on_tpot += p[i].pareto_tpot;
+        on_ttft += p[i].pareto_ttft;
+    }
+    rf_report_int(r, "front_tpot_points", "on the TPOT front", on_tpot, RF_U_INT);
+    rf_report_int(r, "front_ttft_points", "on the TTFT front", on_ttft, RF_U_INT);
+}
+
+/* --svg FILE: the figure, marking the KV limit and the weights crossing
+ * where they fall inside the batches drawn. */
+static int write_svg(cli_ctx *ctx, const char *path, const rf_frontier_point *p, int64_t n,
+                     const char *title, int64_t cap, int64_t cross)
+{
+    rf_buf b;
+    rf_err e;
+    int rc;
+    rf_buf_init(&b);
+    rf_frontier_marks mk = {title, cap > 0 && cap <= n ? cap : 0, cross <= n ? cross : 0};
+    if (rf_frontier_svg_write(p, (size_t)n, &mk, &b, &e))
+        rc = cli_fail_err(ctx, &e);
+    else
+        rc = cli_write_file(ctx, path, b.data, b.len);
+    rf_buf_free(&b);
+    return rc;
+}
+
+/* The report of batches 1..n: title, assumptions, the summary, the table. */
+static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                  const args *a, const rf_frontier_point *p, int64_t n, int64_t cap,
+                  int64_t cross)
+{
+    char title[256];
+    snprintf(title, sizeof title, "frontier: %s on %s, prompt %lld, output %lld", m->name,
+             ctx->hw.name, (long long)a->rq.prompt, (long long)a->rq.output);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    assume(ctx, r, m, o, roof, a, cap);
+    summary(r, p, n, cap, cross);
+    table(r, p, (size_t)n, cap, a->price, ctx->hw.board_power_w);
+    int rc = a->svg ? write_svg(ctx, a->svg, p, n, title, cap, cross) : RF_EXIT_OK;
+    if (!rc)
+        rc = cli_emit(ctx, r);
+    rf_report_free(r);
+    return rc;
+}
+
 int cmd_frontier(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -102,91 +220,17 @@ int cmd_frontier(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
-    /* the KV limit at the end of the requests */
-    int64_t cap = -1, cross = 0;
-    rf_capacity c;
-    if (ctx.hw.mem_bytes &&
-        rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.rq.budget.util, a.rq.budget.reserve_bytes,
-                            a.rq.prompt + a.rq.output - 1, &c, &e) == RF_OK)
-        cap = (int64_t)floor(c.sequences);
-    int64_t n = a.max_batch ? a.max_batch : cap;
-    if (n < 1)
-        return cli_fail(&ctx, RF_EXIT_USAGE,
-                        cap == 0 ? "no request of %lld positions fits the KV pool (see "
-                                   "capacity); give --max-batch to draw it anyway"
-                                 : "no memory size for the KV limit (%lld positions): give "
-                                   "--max-batch or --mem",
-                        (long long)(a.rq.prompt + a.rq.output - 1));
-    if (n > (1 << 20))
-        n = 1 << 20;
+    int64_t cap = kv_limit(&ctx, &m, &o, &a), n, cross = 0;
+    if ((rc = batch_count(&ctx, &a, cap, &n)))
+        return rc;
     rf_frontier_point *p = calloc((size_t)n, sizeof *p);
     if (!p)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     if (rf_frontier_compute(&m, &o, &roof, a.rq.prompt, a.rq.output, p, (size_t)n, &e) ||
-        rf_frontier_weights_cross(&m, &o, &roof, a.rq.prompt, a.rq.output, &cross, &e)) {
-        free(p);
-        return cli_fail_err(&ctx, &e);
-    }
-    char title[256];
-    snprintf(title, sizeof title, "frontier: %s on %s, prompt %lld, output %lld", m.name,
-             ctx.hw.name, (long long)a.rq.prompt, (long long)a.rq.output);
-    rf_report *r = rf_report_new(title);
-    if (!r) {
-        free(p);
-        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-    }
-    cli_assume_model(r, &m, &o, NULL);
-    cli_assume_roof(&ctx, r, &o, &roof);
-    rf_report_assume(r, "each point: a static batch of B identical requests run to the end, as "
-                        "`generate` counts it (TTFT the prefill, TPOT the mean of the decode "
-                        "floors summed exactly, tokens/s = B N / latency, one device)");
-    rf_report_assume(r, "Pareto front: no other batch has a latency at most this one's and a "
-                        "throughput at least its own (one strictly); one front for TPOT, one "
-                        "for TTFT");
-    if (cap >= 0)
-        rf_report_assume(r, "KV limit: %lld requests of %lld positions fit the pool (util x "
-                            "memory - weights - reserve, as `capacity`)",
-                         (long long)cap, (long long)(a.rq.prompt + a.rq.output - 1));
-    if (a.price > 0)
-        rf_report_assume(r, "cost: USD per million output tokens = %g USD an hour / (tokens/s "
-                            "x 3600) x 1e6, one device",
-                         a.price);
-    if (ctx.hw.board_power_w > 0)
-        rf_report_assume(r, "energy a token = board power %g W (the TDP, an upper bound) / "
-                            "output tokens/s, joules",
-                         ctx.hw.board_power_w);
-    rf_report_section(r, NULL, "frontier");
-    rf_report_int(r, "batches", "batch sizes", (uint64_t)n, RF_U_INT);
-    if (cap >= 0)
-        rf_report_int(r, "kv_limit_batch", "largest batch the KV pool admits", (uint64_t)cap,
-                      RF_U_INT);
+        rf_frontier_weights_cross(&m, &o, &roof, a.rq.prompt, a.rq.output, &cross, &e))
+        rc = cli_fail_err(&ctx, &e);
     else
-        rf_report_null(r, "kv_limit_batch", "largest batch the KV pool admits",
-                       "- (no memory size: give --mem)");
-    rf_report_int(r, "weights_cross_batch", "batch where the KV read reaches the weights",
-                  (uint64_t)cross, RF_U_INT);
-    uint64_t on_tpot = 0, on_ttft = 0;
-    for (int64_t i = 0; i < n; i++) {
-        on_tpot += p[i].pareto_tpot;
-        on_ttft += p[i].pareto_ttft;
-    }
-    rf_report_int(r, "front_tpot_points", "on the TPOT front", on_tpot, RF_U_INT);
-    rf_report_int(r, "front_ttft_points", "on the TTFT front", on_ttft, RF_U_INT);
-    table(r, p, (size_t)n, cap, a.price, ctx.hw.board_power_w);
-    rc = RF_EXIT_OK;
-    if (a.svg) {
-        rf_buf b;
-        rf_buf_init(&b);
-        rf_frontier_marks mk = {title, cap > 0 && cap <= n ? cap : 0, cross <= n ? cross : 0};
-        if (rf_frontier_svg_write(p, (size_t)n, &mk, &b, &e))
-            rc = cli_fail_err(&ctx, &e);
-        else
-            rc = cli_write_file(&ctx, a.svg, b.data, b.len);
-        rf_buf_free(&b);
-    }
-    if (!rc)
-        rc = cli_emit(&ctx, r);
-    rf_report_free(r);
+        rc = report(&ctx, &m, &o, &roof, &a, p, n, cap, cross);
     free(p);
     return rc;
 }
