@@ -2,7 +2,7 @@
 # Sweep throughput under the full traffic model: bench/sweep.sh (1,048,576
 # batch x context points, CSV to /dev/null, median CPU seconds and points
 # per second) with `--traffic full --naive` on every run, so each layer has
-# its three attention rows, each affine in the keys. Target (issue 14):
+# its three attention rows, each affine in the keys. Target:
 # above 1 M points/s, O(1) a point as under the compulsory model.
 # usage: bench/sweep-full.sh [ROOFLINE] [MODEL] [RUNS]
 set -eu

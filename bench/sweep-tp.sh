@@ -2,7 +2,7 @@
 # Sweep throughput on many devices: bench/sweep.sh (1,048,576 batch x context
 # points, CSV to /dev/null, median CPU seconds and points per second) with a
 # layout on every run, TP 4 x PP 2 by default: each point is each stage's
-# O(1) sweep plus its collectives, a constant. Target (issue 15): above 1 M
+# O(1) sweep plus its collectives, a constant. Target: above 1 M
 # points/s, as on one device.
 # usage: bench/sweep-tp.sh [ROOFLINE] [MODEL] [RUNS] [LAYOUT OPTIONS]
 set -eu
