@@ -435,9 +435,10 @@ static rf_status take_attention(rf_step *out, const rf_step *st, rf_err *err)
     return RF_OK;
 }
 
-static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                       int64_t decode_batch, int64_t decode_context, const chunk_group *g,
-                       size_t n_groups, rf_step *out, rf_err *err)
+/* The tokens a mixed step runs: B_d decode tokens plus every chunk's; checks
+ * the inputs on the way. */
+static rf_status mixed_tokens(const rf_model *m, int64_t decode_batch, const chunk_group *g,
+                              size_t n_groups, int64_t *tokens_out, rf_err *err)
 {
     if (m->kv_lora_rank > 0)
         return rf_err_set(err, RF_EINVAL, "%s: mixed steps of MLA models are not modelled "
@@ -456,20 +457,24 @@ static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *
     }
     if (tokens < 1)
         return rf_err_set(err, RF_EINVAL, "a mixed step needs a decode token or a chunk");
-    rf_step part; /* ~10 KB of scratch on the stack: core allocates nothing */
+    *tokens_out = tokens;
+    return RF_OK;
+}
+
+/* Every operator but attention, at M = tokens; lm_head, as in a step, on one
+ * position a sequence (`seqs`: the B_d decode tokens and each chunk's last).
+ * Leaves out's K/V and extra bytes at zero for the attention parts. */
+static rf_status mixed_linear(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                              int64_t tokens, int64_t seqs, rf_step *out, rf_err *err)
+{
     rf_step_opts lin = *o;
-    lin.phase = RF_PREFILL; /* every operator but attention at M = tokens */
+    lin.phase = RF_PREFILL;
     lin.batch = 1;
     lin.tokens = tokens;
     lin.context = 0;
     rf_status s = rf_step_compute(m, &lin, roof, out, err);
     if (s)
         return s;
-    /* lm_head, as in a step, on one position a sequence: the B_d decode
-     * tokens and each chunk's last */
-    int64_t seqs = decode_batch;
-    for (size_t i = 0; i < n_groups; i++)
-        seqs += g[i].count;
     size_t n = 0;
     for (size_t i = 0; i < out->n_ops; i++) {
         rf_op *op = &out->ops[i];
@@ -482,6 +487,18 @@ static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *
     }
     out->n_ops = n;
     out->kv_bytes = out->extra_bytes = 0;
+    return RF_OK;
+}
+
+/* Append the attention of the decode tokens, then of each chunk group, each
+ * as its own step forms it. */
+static rf_status mixed_attention(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                                 int64_t decode_batch, int64_t decode_context,
+                                 const chunk_group *g, size_t n_groups, rf_step *out,
+                                 rf_err *err)
+{
+    rf_step part; /* ~10 KB of scratch on the stack: core allocates nothing */
+    rf_status s;
     if (decode_batch > 0) {
         rf_step_opts d = *o;
         d.phase = RF_DECODE;
@@ -504,7 +521,13 @@ static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *
             (s = take_attention(out, &part, err)))
             return s;
     }
-    /* the totals, as rf_step_compute forms them */
+    return RF_OK;
+}
+
+/* out's totals from its operators, as rf_step_compute forms them. */
+static rf_status mixed_totals(const rf_step_opts *o, const rf_roof *roof, int64_t tokens,
+                              rf_step *out, rf_err *err)
+{
     uint64_t flops = 0, op_bytes = 0, v;
     double som = 0;
     for (size_t i = 0; i < out->n_ops; i++) {
@@ -533,6 +556,25 @@ static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *
     out->blended_intensity_limit = 0;
     out->throughput_cap_tokens_per_s = 0;
     return RF_OK;
+}
+
+/* One step that runs B_d decode tokens and the chunk groups together: the
+ * linear operators once at M = all tokens, the attention of each part. */
+static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                       int64_t decode_batch, int64_t decode_context, const chunk_group *g,
+                       size_t n_groups, rf_step *out, rf_err *err)
+{
+    int64_t tokens = 0;
+    rf_status s = mixed_tokens(m, decode_batch, g, n_groups, &tokens, err);
+    if (s)
+        return s;
+    int64_t seqs = decode_batch;
+    for (size_t i = 0; i < n_groups; i++)
+        seqs += g[i].count;
+    if ((s = mixed_linear(m, o, roof, tokens, seqs, out, err)) ||
+        (s = mixed_attention(m, o, roof, decode_batch, decode_context, g, n_groups, out, err)))
+        return s;
+    return mixed_totals(o, roof, tokens, out, err);
 }
 
 rf_status rf_mixed_step_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
