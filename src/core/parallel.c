@@ -283,6 +283,120 @@ static rf_status stage_totals(const rf_model *m, const rf_step_opts *o, const rf
     return RF_OK;
 }
 
+/* The step's rows M: B, or B T in prefill. */
+static uint64_t step_rows(const rf_step_opts *so)
+{
+    return (uint64_t)so->batch * (uint64_t)(so->phase == RF_PREFILL ? so->tokens : 1);
+}
+
+/* Bytes of one hidden-state message of the step: M rows of `hidden`
+ * activations, whole bytes an element. */
+static uint64_t hidden_msg_bytes(const rf_model *m, const rf_step_opts *so)
+{
+    return step_rows(so) * (uint64_t)m->hidden * (uint64_t)rf_dtype_bytes_per_elem(so->a);
+}
+
+/* The tensor-parallel collectives of a stage of n layers: two all-reduces a
+ * dense layer, the EP dispatch and combine of k routed rows on its MoE
+ * layers, the embedding's all-reduce on the first stage and lm_head's
+ * all-gather of the logits on the last. */
+static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const rf_layout *l,
+                                const rf_hw_links *k, bool is_first, bool is_last,
+                                rf_par_stage *st, rf_err *err)
+{
+    uint64_t M = step_rows(so);
+    uint64_t ba = (uint64_t)rf_dtype_bytes_per_elem(so->a); /* activations: whole bytes */
+    uint64_t msg = hidden_msg_bytes(m, so), n = (uint64_t)st->layers;
+    int64_t t = l->tp;
+    uint64_t moe = l->ep > 1 ? (uint64_t)rf_model_moe_layers(&st->shard) : 0;
+    uint64_t ktok = M * (uint64_t)m->top_k * (uint64_t)m->hidden * ba;
+    rf_status s;
+    if ((s = add_coll(st, "tp_allreduce_attn", RF_COLL_ALLREDUCE, n, msg, t, k, err)) ||
+        (s = add_coll(st, "tp_allreduce_mlp", RF_COLL_ALLREDUCE, n - moe, msg, t, k, err)) ||
+        (s = add_coll(st, "ep_dispatch", RF_COLL_ALLTOALL, moe, ktok, t, k, err)) ||
+        (s = add_coll(st, "ep_combine", RF_COLL_ALLTOALL, moe, ktok, t, k, err)) ||
+        (is_first &&
+         (s = add_coll(st, "embed_allreduce", RF_COLL_ALLREDUCE, 1, msg, t, k, err))) ||
+        (is_last && (s = add_coll(st, "lm_head_allgather", RF_COLL_ALLGATHER, 1,
+                                  (uint64_t)so->batch * (uint64_t)m->vocab * ba, t, k, err))))
+        return s;
+    return RF_OK;
+}
+
+/* Stage i's send of its hidden states to the next stage, over the scale-up
+ * link or across nodes as the boundary falls; added to out->send_s. */
+static rf_status pp_send(const rf_model *m, const rf_step_opts *so, size_t i, rf_par *out,
+                         rf_par_stage *st, rf_err *err)
+{
+    const rf_hw_links *k = &out->links;
+    uint64_t msg = hidden_msg_bytes(m, so);
+    int64_t t = out->layout.tp;
+    int64_t a = ((int64_t)i + 1) * t - 1, b = a + 1;
+    rf_coll send = {.name = "pp_send", .kind = RF_COLL_P2P, .count = 1, .bytes = msg,
+                    .ranks = 2};
+    on_link(&send, k, a / k->devices_per_node == b / k->devices_per_node);
+    out->send_s += send.time_s;
+    rf_status s = add_coll(st, "pp_send", RF_COLL_P2P, 1, msg, 2, k, err);
+    if (s)
+        return s;
+    st->coll[st->n_coll - 1] = send;
+    return RF_OK;
+}
+
+/* Stage i, from layer `first`: its shard's step (1 / E of the routed rows
+ * under EP), resident bytes, collectives and floors. */
+static rf_status stage_compute(const rf_model *m, const rf_step_opts *so, const rf_roof *roof,
+                               const rf_par_opts *po, int64_t batch_all, size_t i,
+                               int64_t first, rf_par *out, rf_err *err)
+{
+    const rf_layout *l = &po->layout;
+    rf_par_stage *st = &out->stages[i];
+    int64_t n = rf_layout_stage_layers(m->layers, l->pp, (int64_t)i);
+    bool is_first = i == 0, is_last = i + 1 == out->n_stages;
+    st->first_layer = first;
+    st->layers = n;
+    st->n_coll = 0;
+    rf_status s;
+    if ((s = rf_layout_shard(m, l, first, n, &st->shard, err)) ||
+        (s = rf_step_compute(&st->shard, so, roof, &st->step, err)) ||
+        (l->ep > 1 && (ep_share(&st->step, l->ep), false)) ||
+        (s = stage_totals(m, so, po, batch_all, is_first, is_last, st, err)))
+        return s;
+    if (l->tp > 1 && (s = tp_collectives(m, so, l, &out->links, is_first, is_last, st, err)))
+        return s;
+    st->comm_s = 0;
+    for (size_t c = 0; c < st->n_coll; c++)
+        st->comm_s += (double)st->coll[c].count * st->coll[c].time_s;
+    st->floor_s = st->ops_s + st->comm_s;
+    st->overlap_floor_s = st->ops_s > st->comm_s ? st->ops_s : st->comm_s;
+    if (!is_last && (s = pp_send(m, so, i, out, st, err)))
+        return s;
+    return RF_OK;
+}
+
+/* The pipeline's rates from its stages: a cycle is the longer of a token's
+ * latency and the slowest stage busy for every micro-batch. */
+static void pipeline_rates(const rf_step_opts *o, rf_par *out)
+{
+    const rf_par_stage *w = &out->stages[out->slowest];
+    out->token_latency_s += out->send_s;
+    double busy = (double)out->micro_batches * w->floor_s;
+    out->cycle_s = out->token_latency_s > busy ? out->token_latency_s : busy;
+    out->bubble = 1 - busy / out->cycle_s;
+    double seqs = (double)o->batch; /* each yields a token a cycle */
+    out->tokens_per_s = (double)out->layout.dp * seqs *
+                        (double)(o->phase == RF_PREFILL ? o->tokens : 1) / out->cycle_s;
+    out->tokens_per_s_device = out->tokens_per_s / (double)out->devices;
+    double ov_busy = (double)out->micro_batches * w->overlap_floor_s;
+    double ov_lat = 0;
+    for (size_t i = 0; i < out->n_stages; i++)
+        ov_lat += out->stages[i].overlap_floor_s;
+    ov_lat += out->send_s;
+    out->overlap_tokens_per_s = out->tokens_per_s * out->cycle_s /
+                                (ov_lat > ov_busy ? ov_lat : ov_busy);
+    out->comm_share = w->floor_s > 0 ? w->comm_s / w->floor_s : 0;
+}
+
 rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                          const rf_par_opts *po, rf_par *out, rf_err *err)
 {
@@ -294,7 +408,6 @@ rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof
         return rf_err_set(err, RF_EINVAL, "batch (%lld) must be at least 1",
                           (long long)o->batch);
     out->links = po->links;
-    const rf_hw_links *k = &out->links;
     out->layout = *l;
     out->devices = rf_layout_devices(l);
     out->micro_batches = l->pp < o->batch ? l->pp : o->batch;
@@ -302,57 +415,15 @@ rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof
     out->n_stages = (size_t)l->pp;
     rf_step_opts so = *o;
     so.batch = out->micro_batch;
-    uint64_t M = (uint64_t)so.batch * (uint64_t)(o->phase == RF_PREFILL ? o->tokens : 1);
-    uint64_t ba = (uint64_t)rf_dtype_bytes_per_elem(o->a); /* activations: whole bytes */
-    uint64_t msg = M * (uint64_t)m->hidden * ba;
-    int64_t t = l->tp, first = 0;
     out->fits = true;
     out->slowest = 0;
     out->send_s = 0;
     out->token_latency_s = 0;
+    int64_t first = 0;
     for (size_t i = 0; i < out->n_stages; i++) {
-        rf_par_stage *st = &out->stages[i];
-        int64_t n = rf_layout_stage_layers(m->layers, l->pp, (int64_t)i);
-        bool is_first = i == 0, is_last = i + 1 == out->n_stages;
-        st->first_layer = first;
-        st->layers = n;
-        st->n_coll = 0;
-        if ((s = rf_layout_shard(m, l, first, n, &st->shard, err)) ||
-            (s = rf_step_compute(&st->shard, &so, roof, &st->step, err)) ||
-            (l->ep > 1 && (ep_share(&st->step, l->ep), false)) ||
-            (s = stage_totals(m, &so, po, o->batch, is_first, is_last, st, err)))
+        if ((s = stage_compute(m, &so, roof, po, o->batch, i, first, out, err)))
             return s;
-        if (t > 1) {
-            uint64_t moe = l->ep > 1 ? (uint64_t)rf_model_moe_layers(&st->shard) : 0;
-            uint64_t ktok = M * (uint64_t)m->top_k * (uint64_t)m->hidden * ba;
-            if ((s = add_coll(st, "tp_allreduce_attn", RF_COLL_ALLREDUCE, (uint64_t)n, msg, t, k,
-                              err)) ||
-                (s = add_coll(st, "tp_allreduce_mlp", RF_COLL_ALLREDUCE, (uint64_t)n - moe, msg,
-                              t, k, err)) ||
-                (s = add_coll(st, "ep_dispatch", RF_COLL_ALLTOALL, moe, ktok, t, k, err)) ||
-                (s = add_coll(st, "ep_combine", RF_COLL_ALLTOALL, moe, ktok, t, k, err)) ||
-                (is_first && (s = add_coll(st, "embed_allreduce", RF_COLL_ALLREDUCE, 1, msg, t,
-                                           k, err))) ||
-                (is_last && (s = add_coll(st, "lm_head_allgather", RF_COLL_ALLGATHER, 1,
-                                          (uint64_t)so.batch * (uint64_t)m->vocab * ba, t, k,
-                                          err))))
-                return s;
-        }
-        st->comm_s = 0;
-        for (size_t c = 0; c < st->n_coll; c++)
-            st->comm_s += (double)st->coll[c].count * st->coll[c].time_s;
-        st->floor_s = st->ops_s + st->comm_s;
-        st->overlap_floor_s = st->ops_s > st->comm_s ? st->ops_s : st->comm_s;
-        if (!is_last) { /* to the next stage: does the boundary cross a node? */
-            int64_t a = ((int64_t)i + 1) * t - 1, b = a + 1;
-            rf_coll send = {.name = "pp_send", .kind = RF_COLL_P2P, .count = 1, .bytes = msg,
-                            .ranks = 2};
-            on_link(&send, k, a / k->devices_per_node == b / k->devices_per_node);
-            out->send_s += send.time_s;
-            if ((s = add_coll(st, "pp_send", RF_COLL_P2P, 1, msg, 2, k, err)))
-                return s;
-            st->coll[st->n_coll - 1] = send;
-        }
+        const rf_par_stage *st = &out->stages[i];
         out->token_latency_s += st->floor_s;
         if (st->floor_s > out->stages[out->slowest].floor_s)
             out->slowest = i;
@@ -360,25 +431,9 @@ rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof
         if (i == 0 || margin < out->min_margin_bytes)
             out->min_margin_bytes = margin;
         out->fits = out->fits && st->fits;
-        first += n;
+        first += st->layers;
     }
-    const rf_par_stage *w = &out->stages[out->slowest];
-    out->token_latency_s += out->send_s;
-    double busy = (double)out->micro_batches * w->floor_s;
-    out->cycle_s = out->token_latency_s > busy ? out->token_latency_s : busy;
-    out->bubble = 1 - busy / out->cycle_s;
-    double seqs = (double)o->batch; /* each yields a token a cycle */
-    out->tokens_per_s = (double)l->dp * seqs *
-                        (double)(o->phase == RF_PREFILL ? o->tokens : 1) / out->cycle_s;
-    out->tokens_per_s_device = out->tokens_per_s / (double)out->devices;
-    double ov_busy = (double)out->micro_batches * w->overlap_floor_s;
-    double ov_lat = 0;
-    for (size_t i = 0; i < out->n_stages; i++)
-        ov_lat += out->stages[i].overlap_floor_s;
-    ov_lat += out->send_s;
-    out->overlap_tokens_per_s = out->tokens_per_s * out->cycle_s /
-                                (ov_lat > ov_busy ? ov_lat : ov_busy);
-    out->comm_share = w->floor_s > 0 ? w->comm_s / w->floor_s : 0;
+    pipeline_rates(o, out);
     return RF_OK;
 }
 
