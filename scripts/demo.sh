@@ -25,11 +25,12 @@ say "Batching: the same step at batch 64 (weights read once, KV per sequence)" \
 say "Where each projection crosses the ridge" "crossover llama-3-8b --hw h100-sxm"
 "$rf" crossover llama-3-8b --hw h100-sxm
 
-say "How many sequences fit: the book chapter's KV budget" "capacity llama-3-8b --hw h100-sxm"
-"$rf" capacity llama-3-8b --hw h100-sxm
+say "How many sequences fit: the book chapter's KV budget, at its 8k context" \
+    "capacity llama-3-8b --hw h100-sxm --context 8192"
+"$rf" capacity llama-3-8b --hw h100-sxm --context 8192
 
 say "Figure 1 and the report: Qwen2.5-7B-Instruct on an RTX 4090, decode B = 1 at s = 2048, prefill T = 256" \
-    "plot qwen2.5-7b-instruct --hw rtx4090 -o $out/figure1.svg  (and: report ... -o $out/report.html)"
+    "plot qwen2.5-7b-instruct --hw rtx4090 --batch 1 --context 2048 --tokens 256 -o $out/figure1.svg  (and: report ... -o $out/report.html)"
 "$rf" plot qwen2.5-7b-instruct --hw rtx4090 --batch 1 --context 2048 --tokens 256 -o "$out/figure1.svg"
 "$rf" report qwen2.5-7b-instruct --hw rtx4090 --batch 1 --context 2048 --tokens 256 \
     -o "$out/report.html"

@@ -40,6 +40,8 @@ line '^ +64 +1,024 +7\.04 ms +9,085 tok/s .* 23\.60 GB '
 line '^  square d = 4096 projection, T\* +345\.1$'
 line '^  KV pool +52\.32 GiB$'
 line '^  tokens +428,613$'
+# 428,613 tokens / 8192 a sequence = 52.3: the book chapter's 52 sequences at 8k
+line '^  sequences at this context +52\.3$'
 
 svg=$tmp/files/figure1.svg html=$tmp/files/report.html
 for f in "$svg" "$html"; do
