@@ -139,6 +139,94 @@ static void speculative(rf_report *r, const rf_model *d, const rf_spec *sp)
                        "none (loses even at acceptance 1)");
 }
 
+/* The options that need another: --spec-k/--accept need --draft,
+ * --prefix-kernel needs --shared-prefix, which fits in the prompt and
+ * does not go with --draft. */
+static int check_args(cli_ctx *ctx, const args *a)
+{
+    if (!a->draft && (a->k_given || a->accept_given))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--spec-k and --accept need --draft MODEL");
+    if (a->kernel_given && !a->prefix.shared)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--prefix-kernel needs --shared-prefix P_s");
+    if (a->prefix.shared > a->rq.prompt)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--shared-prefix: %lld tokens is longer than the prompt (%lld)",
+                        (long long)a->prefix.shared, (long long)a->rq.prompt);
+    if (a->prefix.shared && a->draft)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--shared-prefix and --draft: give one");
+    return RF_EXIT_OK;
+}
+
+/* --draft MODEL: the draft d, in the request's dtypes, and the
+ * speculative decoding of the same requests. */
+static int speculate(cli_ctx *ctx, const args *a, const rf_model *m, const rf_step_opts *o,
+                     const rf_roof *roof, const rf_generate *g, rf_model *d, rf_spec *sp)
+{
+    rf_step_opts draft_o = a->rq.o;
+    rf_err e;
+    int rc;
+    if ((rc = cli_resolve_model(ctx, a->draft, d)))
+        return rc;
+    cli_apply_dtypes(ctx, d, &draft_o);
+    if (rf_spec_compute(m, d, o, &draft_o, roof, g, a->spec_k, a->accept, sp, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--draft: %s", e.msg);
+    return RF_EXIT_OK;
+}
+
+/* The memory fit at the last context, or why there is none. */
+static void memory_fit(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                       const args *a, const rf_generate *g)
+{
+    rf_fit fit;
+    rf_err e;
+    char text[160];
+    if (rf_generate_fit(m, o, g, ctx->hw.mem_bytes, a->rq.budget.util, a->rq.budget.reserve_bytes,
+                        &fit, &e)) {
+        rf_report_null(r, "fits", "memory",
+                       ctx->hw.mem_bytes ? e.msg : "- (no memory size: give --mem)");
+        rf_report_null(r, "memory_needed_bytes", "memory needed (weights + KV)", "-");
+    } else {
+        cli_assume_fit(r, &fit, ctx);
+        rf_report_bool(r, "fits", "memory", fit.fits, cli_fit_text(&fit, text, sizeof text));
+        rf_report_int(r, "memory_needed_bytes", "memory needed (weights + KV)", fit.needed_bytes,
+                      RF_U_BYTES_BIN);
+    }
+}
+
+/* The requests' times: TTFT, TPOT (mean, first, last), latency, tokens/s,
+ * the energy a token, and the sum-of-max figures beside. */
+static void timing(const cli_ctx *ctx, rf_report *r, const rf_generate *g)
+{
+    rf_report_int(r, "batch", "requests", (uint64_t)g->batch, RF_U_INT);
+    rf_report_int(r, "prompt", "prompt tokens", (uint64_t)g->prompt, RF_U_INT);
+    rf_report_int(r, "output", "output tokens", (uint64_t)g->output, RF_U_INT);
+    rf_report_num(r, "ttft_s", "TTFT", g->ttft_s, RF_U_SECONDS);
+    rf_report_str(r, "prefill_regime", "prefill regime", rf_regime_name(g->prefill_regime));
+    rf_report_int(r, "decode_steps", "decode steps", (uint64_t)g->decode.steps, RF_U_INT);
+    if (g->output >= 2) {
+        rf_report_num(r, "tpot_mean_s", "TPOT mean", g->tpot_mean_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_first_s", "TPOT first (j = 2)", g->tpot_first_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_last_s", "TPOT last (j = N)", g->tpot_last_s, RF_U_SECONDS);
+    } else {
+        const char *why = "- (one output token)";
+        rf_report_null(r, "tpot_mean_s", "TPOT mean", why);
+        rf_report_null(r, "tpot_first_s", "TPOT first (j = 2)", why);
+        rf_report_null(r, "tpot_last_s", "TPOT last (j = N)", why);
+    }
+    rf_report_num(r, "decode_s", "decode time", g->decode.floor_s, RF_U_SECONDS);
+    rf_report_num(r, "latency_s", "latency", g->latency_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "output tokens/s", g->tokens_per_s, RF_U_TOK_RATE);
+    if (ctx->hw.board_power_w > 0)
+        rf_report_num(r, "energy_per_token_j", "energy a token (J, at TDP)",
+                      rf_energy_per_token_j(ctx->hw.board_power_w, 1, g->tokens_per_s), RF_U_SIG3);
+    else
+        rf_report_null(r, "energy_per_token_j", "energy a token (J, at TDP)",
+                       "- (no board power for this hardware)");
+    rf_report_num(r, "ttft_sum_of_max_s", "TTFT, sum-of-max", g->ttft_sum_of_max_s, RF_U_SECONDS);
+    rf_report_num(r, "decode_sum_of_max_s", "decode time, sum-of-max", g->decode.sum_of_max_s,
+                  RF_U_SECONDS);
+}
+
 int cmd_generate(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -149,19 +237,9 @@ int cmd_generate(int argc, char **argv)
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if ((rc = cli_request_check(&ctx, &a.rq)))
+    if ((rc = cli_request_check(&ctx, &a.rq)) || (rc = check_args(&ctx, &a)))
         return rc;
-    if (!a.draft && (a.k_given || a.accept_given))
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--spec-k and --accept need --draft MODEL");
-    if (a.kernel_given && !a.prefix.shared)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--prefix-kernel needs --shared-prefix P_s");
-    if (a.prefix.shared > a.rq.prompt)
-        return cli_fail(&ctx, RF_EXIT_USAGE,
-                        "--shared-prefix: %lld tokens is longer than the prompt (%lld)",
-                        (long long)a.prefix.shared, (long long)a.rq.prompt);
-    if (a.prefix.shared && a.draft)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--shared-prefix and --draft: give one");
-    rf_step_opts o = a.rq.o, draft_o = a.rq.o;
+    rf_step_opts o = a.rq.o;
     rf_model m, d;
     rf_roof roof;
     rf_err e;
@@ -172,13 +250,8 @@ int cmd_generate(int argc, char **argv)
         return rc;
     if (rf_generate_prefix_compute(&m, &o, &roof, a.rq.prompt, a.rq.output, &a.prefix, &g, &e))
         return cli_fail_err(&ctx, &e);
-    if (a.draft) {
-        if ((rc = cli_resolve_model(&ctx, a.draft, &d)))
-            return rc;
-        cli_apply_dtypes(&ctx, &d, &draft_o);
-        if (rf_spec_compute(&m, &d, &o, &draft_o, &roof, &g, a.spec_k, a.accept, &sp, &e))
-            return cli_fail(&ctx, RF_EXIT_USAGE, "--draft: %s", e.msg);
-    }
+    if (a.draft && (rc = speculate(&ctx, &a, &m, &o, &roof, &g, &d, &sp)))
+        return rc;
 
     char title[256];
     snprintf(title, sizeof title, "generate: %s on %s", m.name, ctx.hw.name);
@@ -187,48 +260,9 @@ int cmd_generate(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     assume(&ctx, r, &m, &o, &roof, &a, &g);
     rf_report_section(r, NULL, "generation");
-    rf_fit fit;
-    char text[160];
-    if (rf_generate_fit(&m, &o, &g, ctx.hw.mem_bytes, a.rq.budget.util, a.rq.budget.reserve_bytes,
-                        &fit, &e)) {
-        rf_report_null(r, "fits", "memory",
-                       ctx.hw.mem_bytes ? e.msg : "- (no memory size: give --mem)");
-        rf_report_null(r, "memory_needed_bytes", "memory needed (weights + KV)", "-");
-    } else {
-        cli_assume_fit(r, &fit, &ctx);
-        rf_report_bool(r, "fits", "memory", fit.fits, cli_fit_text(&fit, text, sizeof text));
-        rf_report_int(r, "memory_needed_bytes", "memory needed (weights + KV)", fit.needed_bytes,
-                      RF_U_BYTES_BIN);
-    }
+    memory_fit(&ctx, r, &m, &o, &a, &g);
     cli_context_check(&ctx, r, &m, g.final_positions, CLI_CTX_LINES | CLI_CTX_KEY);
-    rf_report_int(r, "batch", "requests", (uint64_t)g.batch, RF_U_INT);
-    rf_report_int(r, "prompt", "prompt tokens", (uint64_t)g.prompt, RF_U_INT);
-    rf_report_int(r, "output", "output tokens", (uint64_t)g.output, RF_U_INT);
-    rf_report_num(r, "ttft_s", "TTFT", g.ttft_s, RF_U_SECONDS);
-    rf_report_str(r, "prefill_regime", "prefill regime", rf_regime_name(g.prefill_regime));
-    rf_report_int(r, "decode_steps", "decode steps", (uint64_t)g.decode.steps, RF_U_INT);
-    if (g.output >= 2) {
-        rf_report_num(r, "tpot_mean_s", "TPOT mean", g.tpot_mean_s, RF_U_SECONDS);
-        rf_report_num(r, "tpot_first_s", "TPOT first (j = 2)", g.tpot_first_s, RF_U_SECONDS);
-        rf_report_num(r, "tpot_last_s", "TPOT last (j = N)", g.tpot_last_s, RF_U_SECONDS);
-    } else {
-        const char *why = "- (one output token)";
-        rf_report_null(r, "tpot_mean_s", "TPOT mean", why);
-        rf_report_null(r, "tpot_first_s", "TPOT first (j = 2)", why);
-        rf_report_null(r, "tpot_last_s", "TPOT last (j = N)", why);
-    }
-    rf_report_num(r, "decode_s", "decode time", g.decode.floor_s, RF_U_SECONDS);
-    rf_report_num(r, "latency_s", "latency", g.latency_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "output tokens/s", g.tokens_per_s, RF_U_TOK_RATE);
-    if (ctx.hw.board_power_w > 0)
-        rf_report_num(r, "energy_per_token_j", "energy a token (J, at TDP)",
-                      rf_energy_per_token_j(ctx.hw.board_power_w, 1, g.tokens_per_s), RF_U_SIG3);
-    else
-        rf_report_null(r, "energy_per_token_j", "energy a token (J, at TDP)",
-                       "- (no board power for this hardware)");
-    rf_report_num(r, "ttft_sum_of_max_s", "TTFT, sum-of-max", g.ttft_sum_of_max_s, RF_U_SECONDS);
-    rf_report_num(r, "decode_sum_of_max_s", "decode time, sum-of-max", g.decode.sum_of_max_s,
-                  RF_U_SECONDS);
+    timing(&ctx, r, &g);
     if (a.draft)
         speculative(r, &d, &sp);
     rc = cli_emit(&ctx, r);
