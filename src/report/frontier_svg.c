@@ -61,11 +61,16 @@ static void tick_label(rf_buf *b, double s)
         rf_buf_printf(b, "%g us", s * 1e6);
 }
 
-rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n,
-                                const rf_frontier_marks *mk, rf_buf *out, rf_err *err)
+/* The plot area and its two log axes. */
+typedef struct frame {
+    axis ax, ay;            /* latency (s), output tokens/s */
+    double x0, x1, y0, y1; /* plot area, px: left, right, bottom, top */
+} frame;
+
+/* The axes that hold every point of both series; fails on a point that
+ * cannot sit on a log axis. */
+static rf_status fit_frame(const rf_frontier_point *p, size_t n, frame *f, rf_err *err)
 {
-    if (!n)
-        return rf_err_set(err, RF_EINVAL, "frontier figure: no points");
     double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
     for (size_t i = 0; i < n; i++)
         for (int w = 0; w < 2; w++) {
@@ -79,8 +84,13 @@ rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n,
                                   (long long)p[i].batch);
             xlo = fmin(xlo, x), xhi = fmax(xhi, x), ylo = fmin(ylo, y), yhi = fmax(yhi, y);
         }
-    axis ax = fit(xlo, xhi), ay = fit(ylo, yhi);
-    const double x0 = LEFT, x1 = W - RIGHT, y0 = H - BOTTOM, y1 = TOP;
+    *f = (frame){fit(xlo, xhi), fit(ylo, yhi), LEFT, W - RIGHT, H - BOTTOM, TOP};
+    return RF_OK;
+}
+
+/* The svg element, its white background and the title. */
+static void write_header(rf_buf *out, const rf_frontier_marks *mk)
+{
     rf_buf_printf(out,
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -89,22 +99,26 @@ rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n,
     rf_buf_printf(out, "<text x=\"%d\" y=\"24\" font-size=\"15\">", LEFT);
     text(out, mk && mk->title ? mk->title : "latency against throughput");
     rf_buf_puts(out, "</text>\n");
-    /* decades: grid and labels */
-    for (double d = ax.lo; d <= ax.hi; d++) {
-        double x = px(&ax, pow(10, d), x0, x1);
+}
+
+/* Decades of both axes (grid and labels), the frame and the axis titles. */
+static void write_axes(rf_buf *out, const frame *f)
+{
+    for (double d = f->ax.lo; d <= f->ax.hi; d++) {
+        double x = px(&f->ax, pow(10, d), f->x0, f->x1);
         rf_buf_printf(out,
                       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
                       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-                      x, y0, x, y1, x, y0 + 18);
+                      x, f->y0, x, f->y1, x, f->y0 + 18);
         tick_label(out, pow(10, d));
         rf_buf_puts(out, "</text>\n");
     }
-    for (double d = ay.lo; d <= ay.hi; d++) {
-        double y = px(&ay, pow(10, d), y0, y1);
+    for (double d = f->ay.lo; d <= f->ay.hi; d++) {
+        double y = px(&f->ay, pow(10, d), f->y0, f->y1);
         rf_buf_printf(out,
                       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
                       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-                      x0, y, x1, y, x0 - 6, y + 4, pow(10, d));
+                      f->x0, y, f->x1, y, f->x0 - 6, y + 4, pow(10, d));
     }
     rf_buf_printf(out,
                   "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
@@ -113,16 +127,22 @@ rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n,
                   "(blue), TTFT (orange); filled: on the Pareto front</text>\n"
                   "<text transform=\"translate(20 %.1f) rotate(-90)\" "
                   "text-anchor=\"middle\">output tokens/s (log)</text>\n",
-                  x0, y1, x1 - x0, y0 - y1, (x0 + x1) / 2, H - 22, (y0 + y1) / 2);
+                  f->x0, f->y1, f->x1 - f->x0, f->y0 - f->y1, (f->x0 + f->x1) / 2, H - 22,
+                  (f->y0 + f->y1) / 2);
+}
+
+/* Each series (TPOT, then TTFT): its front as a line, then every point,
+ * filled when on the front. */
+static void write_series(rf_buf *out, const frame *f, const rf_frontier_point *p, size_t n)
+{
     static const char *const color[2] = {"#1f77b4", "#ff7f0e"};
     for (int w = 0; w < 2; w++) {
-        /* the front as a line, then every point */
         rf_buf_printf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
                       color[w]);
         for (size_t i = 0; i < n; i++)
             if (front(&p[i], w) && lat(&p[i], w) > 0)
-                rf_buf_printf(out, "%.1f,%.1f ", px(&ax, lat(&p[i], w), x0, x1),
-                              px(&ay, p[i].tokens_per_s, y0, y1));
+                rf_buf_printf(out, "%.1f,%.1f ", px(&f->ax, lat(&p[i], w), f->x0, f->x1),
+                              px(&f->ay, p[i].tokens_per_s, f->y0, f->y1));
         rf_buf_puts(out, "\"/>\n");
         for (size_t i = 0; i < n; i++) {
             if (!(lat(&p[i], w) > 0))
@@ -130,25 +150,46 @@ rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n,
             rf_buf_printf(out,
                           "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" stroke=\"%s\" "
                           "fill=\"%s\"><title>B = %lld</title></circle>\n",
-                          px(&ax, lat(&p[i], w), x0, x1), px(&ay, p[i].tokens_per_s, y0, y1),
-                          color[w], front(&p[i], w) ? color[w] : "white",
-                          (long long)p[i].batch);
+                          px(&f->ax, lat(&p[i], w), f->x0, f->x1),
+                          px(&f->ay, p[i].tokens_per_s, f->y0, f->y1), color[w],
+                          front(&p[i], w) ? color[w] : "white", (long long)p[i].batch);
         }
     }
-    /* the two named batches, on the TPOT series */
+}
+
+/* The two named batches, ringed and labelled on the TPOT series. */
+static void write_marks(rf_buf *out, const frame *f, const rf_frontier_point *p, size_t n,
+                        const rf_frontier_marks *mk)
+{
     const int64_t mark[2] = {mk ? mk->capacity_batch : 0, mk ? mk->weights_batch : 0};
     static const char *const name[2] = {"KV capacity", "KV = weights"};
     for (int k = 0; k < 2; k++) {
         if (mark[k] < 1 || (size_t)mark[k] > n || !(p[mark[k] - 1].tpot_s > 0))
             continue;
         const rf_frontier_point *q = &p[mark[k] - 1];
-        double x = px(&ax, q->tpot_s, x0, x1), y = px(&ay, q->tokens_per_s, y0, y1);
+        double x = px(&f->ax, q->tpot_s, f->x0, f->x1);
+        double y = px(&f->ay, q->tokens_per_s, f->y0, f->y1);
         rf_buf_printf(out,
                       "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\" stroke=\"#333\"/>\n"
                       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s, B = %lld</text>\n",
                       x, y, k ? x + 10 : x - 10, k ? y + 22 : y - 10, k ? "start" : "end",
                       name[k], (long long)q->batch);
     }
+}
+
+rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n,
+                                const rf_frontier_marks *mk, rf_buf *out, rf_err *err)
+{
+    if (!n)
+        return rf_err_set(err, RF_EINVAL, "frontier figure: no points");
+    frame f = {0}; /* filled by fit_frame; zeroed for the compiler's flow analysis */
+    rf_status s = fit_frame(p, n, &f, err);
+    if (s)
+        return s;
+    write_header(out, mk);
+    write_axes(out, &f);
+    write_series(out, &f, p, n);
+    write_marks(out, &f, p, n, mk);
     rf_buf_puts(out, "</svg>\n");
     return out->failed ? rf_err_set(err, RF_EINTERNAL, "frontier figure: out of memory") : RF_OK;
 }
