@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "roofline/rf_serve.h"
+#include "step_internal.h"
 
 /* One term per operator, and a last one for the step's totals (its floor
  * is max(F/pi, Q/beta) of F = flops, Q = total_bytes). */
@@ -54,14 +55,8 @@ static rf_status cascade(rf_step *st, const rf_step_opts *o, int64_t prefix, rf_
     for (size_t i = 0; i < st->n_ops; i++)
         som += (double)st->ops[i].count *
                rf_roof_place(&st->roof, (double)st->ops[i].flops, (double)st->ops[i].bytes).floor_s;
-    rf_point whole = rf_roof_place(&st->roof, (double)st->flops, (double)st->total_bytes);
-    st->floor_s = whole.floor_s;
-    st->regime = whole.regime;
     st->floor_sum_of_max_s = som;
-    st->floor_aggregate_s = rf_roof_place(&st->roof, (double)st->flops, (double)st->op_bytes).floor_s;
-    st->intensity = st->op_bytes ? (double)st->flops / (double)st->op_bytes : 0;
-    st->step_intensity = st->total_bytes ? (double)st->flops / (double)st->total_bytes : 0;
-    st->tokens_per_s = (double)o->batch / whole.floor_s;
+    rf__step_floors(st, &st->roof, (double)o->batch);
     return RF_OK;
 }
 
@@ -545,14 +540,8 @@ static rf_status mixed_totals(const rf_step_opts *o, const rf_roof *roof, int64_
     out->flops = flops;
     out->op_bytes = op_bytes;
     out->total_bytes = total;
-    out->intensity = op_bytes ? (double)flops / (double)op_bytes : 0;
-    out->step_intensity = total ? (double)flops / (double)total : 0;
-    rf_point whole = rf_roof_place(roof, (double)flops, (double)total);
-    out->floor_s = whole.floor_s;
-    out->regime = whole.regime;
     out->floor_sum_of_max_s = som;
-    out->floor_aggregate_s = rf_roof_place(roof, (double)flops, (double)op_bytes).floor_s;
-    out->tokens_per_s = (double)tokens / whole.floor_s;
+    rf__step_floors(out, roof, (double)tokens);
     out->blended_intensity_limit = 0;
     out->throughput_cap_tokens_per_s = 0;
     return RF_OK;

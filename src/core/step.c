@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "roofline/rf_step.h"
+#include "step_internal.h"
 
 rf_step_opts rf_step_opts_default(void)
 {
@@ -535,15 +536,8 @@ rf_status rf_step_compute(const rf_model *md, const rf_step_opts *o, const rf_ro
     st->total_bytes = total;
     st->op_bytes = op_bytes;
     st->flops = flops;
-    st->intensity = op_bytes ? (double)flops / (double)op_bytes : 0;
-    st->step_intensity = total ? (double)flops / (double)total : 0;
-    rf_point whole = rf_roof_place(roof, (double)flops, (double)total);
-    st->floor_s = whole.floor_s;
-    st->regime = whole.regime;
     st->floor_sum_of_max_s = sum_of_max;
-    st->floor_aggregate_s = rf_roof_place(roof, (double)flops, (double)op_bytes).floor_s;
-    double new_tokens = (double)o->batch * (o->phase == RF_PREFILL ? (double)o->tokens : 1.0);
-    st->tokens_per_s = new_tokens / st->floor_s;
+    rf__step_floors(st, roof, (double)o->batch * (o->phase == RF_PREFILL ? (double)o->tokens : 1.0));
     /* FLOPs and KV bytes are both linear in B, so FLOPs / (KV + scores) at
      * any B is the B -> infinity limit of the blended intensity. */
     st->blended_intensity_limit = 0;
@@ -775,4 +769,15 @@ rf_status rf_model_weight_bytes(const rf_model *m, const rf_step_opts *o, uint64
     if (!s)
         *bytes = total;
     return s;
+}
+
+void rf__step_floors(rf_step *st, const rf_roof *roof, double new_tokens)
+{
+    rf_point whole = rf_roof_place(roof, (double)st->flops, (double)st->total_bytes);
+    st->floor_s = whole.floor_s;
+    st->regime = whole.regime;
+    st->floor_aggregate_s = rf_roof_place(roof, (double)st->flops, (double)st->op_bytes).floor_s;
+    st->intensity = st->op_bytes ? (double)st->flops / (double)st->op_bytes : 0;
+    st->step_intensity = st->total_bytes ? (double)st->flops / (double)st->total_bytes : 0;
+    st->tokens_per_s = new_tokens / st->floor_s;
 }
