@@ -433,6 +433,9 @@ enum { CLI_O_TP = 970, CLI_O_PP, CLI_O_EP, CLI_O_DP, CLI_O_OVERLAP, CLI_O_LINK_B
     {"ep", 1, CLI_O_EP, "E", "expert-parallel devices, the TP group's (default 1)"},          \
     {"dp", 1, CLI_O_DP, "D", "data-parallel replicas (default 1)"},                            \
     {"overlap", 0, CLI_O_OVERLAP, NULL, "also the bound where communication hides"},          \
+    CLI_LINK_OPTS
+/* The link overrides alone (plan, which chooses the layout itself). */
+#define CLI_LINK_OPTS                                                                          \
     {"link-bw", 1, CLI_O_LINK_BW, "GBPS", "scale-up link, GB/s a direction (the preset's unless given)"}, \
     {"link-latency", 1, CLI_O_LINK_LAT, "US", "latency of a hop within a node, us (default 1)"}, \
     {"devices-per-node", 1, CLI_O_DPN, "N", "devices the scale-up link joins (the preset's unless given)"}

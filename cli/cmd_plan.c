@@ -15,11 +15,7 @@ static const cli_opt opts[] = {
     {"objective", 1, O_OBJ, "latency|throughput|cost",
      "ranking (default cost: fewest devices, then tokens/s a device)"},
     CLI_BUDGET_OPTS,
-    {"link-bw", 1, CLI_O_LINK_BW, "GBPS",
-     "scale-up link, GB/s a direction (the preset's unless given)"},
-    {"link-latency", 1, CLI_O_LINK_LAT, "US", "latency of a hop within a node, us (default 1)"},
-    {"devices-per-node", 1, CLI_O_DPN, "N",
-     "devices the scale-up link joins (the preset's unless given)"},
+    CLI_LINK_OPTS,
     {0},
 };
 
