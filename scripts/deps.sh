@@ -7,8 +7,14 @@ set -eu
 # the default clang's runtime (libFuzzer), whatever version that clang is.
 # scdoc renders the man page (man/roofline.1.scd); python3 runs the docs
 # examples and the layer check (tests/doc_examples.py, tests/check_layers.py).
+# Open MPI measures clusters (measure --mpi); python3-pytest and python3-cffi
+# test the Python binding (python/); emscripten compiles the CLI to
+# WebAssembly for the report's explorer, and chromium runs the browser tests.
 PKGS="cmake make gcc pkg-config libjansson-dev libopenblas-dev libcmocka-dev \
-libxml2-utils clang libclang-rt-dev valgrind scdoc python3 chromium"
+libxml2-utils clang libclang-rt-dev valgrind scdoc python3 python3-pytest \
+python3-cffi python3-venv libopenmpi-dev openmpi-bin chromium emscripten"
+# The ones a build can go without (the tests that need them skip and say so).
+OPTIONAL="chromium emscripten"
 
 missing=""
 for p in $PKGS; do
@@ -25,9 +31,9 @@ fi
 echo "roofline: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-# chromium is only needed by the report screenshot test; do not fail the
-# whole install where it cannot be had (that test then skips and says so).
-core=$(echo "$missing" | tr ' ' '\n' | grep -v '^chromium$' | tr '\n' ' ')
+# The optional ones must not fail the whole install where they cannot be
+# had (the tests that need them then skip and say so).
+core=$(echo "$missing" | tr ' ' '\n' | grep -vxF "$(echo "$OPTIONAL" | tr ' ' '\n')" | tr '\n' ' ')
 # A release without the version-free runtime package: the one of the
 # clang just installed (libclang-rt-N-dev, or libclang-common-N-dev where
 # the runtime still lived there), never a hard-coded N.
@@ -41,6 +47,8 @@ if [ -n "$rt_by_clang" ]; then
   v=$(clang -dumpversion | cut -d. -f1)
   apt-get install -y -qq "libclang-rt-$v-dev" || apt-get install -y -qq "libclang-common-$v-dev"
 fi
-case "$missing" in *chromium*) apt-get install -y -qq chromium ||
-  echo "roofline: chromium could not be installed; the screenshot test will skip" >&2 ;; esac
+for p in $OPTIONAL; do
+  case " $missing " in *" $p "*) apt-get install -y -qq "$p" ||
+    echo "roofline: $p could not be installed; the tests that need it will skip" >&2 ;; esac
+done
 exit 0
