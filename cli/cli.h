@@ -459,5 +459,12 @@ void cli_par_assume(rf_report *r, const rf_hw_links *k, const rf_layout *l);
  * stage table and the collectives as operator rows. */
 void cli_par_section(const cli_ctx *ctx, rf_report *r, const rf_par *par, const cli_par *p);
 int cmd_plan(int argc, char **argv); /* cmd_plan.c: the layouts that fit, ranked */
+/* Figure 1 of a layout (plot, report; cmd_plot.c): both steps on it into
+ * dec and pre (static storage: large), and f->plot rebuilt from a device
+ * of the slowest stage, its operators and collectives on the link roofs
+ * (rf_plot_add_layout). rf_layout_validate's refusal or the compute's
+ * error printed; RF_EXIT_OK otherwise. */
+int cli_figure_layout(cli_ctx *ctx, cli_figure *f, const cli_budget *b, const cli_par *p,
+                      rf_par *dec, rf_par *pre);
 
 #endif

@@ -155,6 +155,23 @@ static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, cons
     sweep(r, chart);
 }
 
+/* Figure 1's caption; under a layout it says what a device's figure shows. */
+static const char *figure1_caption(const rf_plot *p)
+{
+    for (size_t i = 0; i < p->n_points; i++)
+        if (p->points[i].collective)
+            return "Figure 1. Every operator a device of the layout runs in one decode step "
+                   "(circles) and one prefill step (squares), its shard, at its arithmetic "
+                   "intensity and attainable throughput min(pi, I x beta); its collectives "
+                   "(triangles) on the roof of the link they cross, at I = 1 / (2 b_a) (an "
+                   "all-reduce's adds a byte moved) and I x the link bandwidth they attain, so "
+                   "latency-bound ones sit below their link's roof.";
+    return "Figure 1. Every operator of one decode step (circles) and one prefill step "
+           "(squares) at its arithmetic intensity and attainable throughput "
+           "min(pi, I x beta). Left of the ridge an operator is bound by memory "
+           "bandwidth, right of it by compute.";
+}
+
 /* The page: r with Figure 1 and the batch chart, written to -o. */
 static int write_page(const cli_ctx *ctx, const rf_report *r, const cli_figure *f,
                       const rf_batch_chart *chart)
@@ -170,11 +187,7 @@ static int write_page(const cli_ctx *ctx, const rf_report *r, const cli_figure *
         goto out;
     }
     rf_html_figure figs[] = {
-        {svg1.data, "Figure 1. Every operator of one decode step (circles) and one prefill step "
-                    "(squares) at its arithmetic intensity and attainable throughput "
-                    "min(pi, I x beta). Left of the ridge an operator is bound by memory "
-                    "bandwidth, right of it by compute.",
-         NULL},
+        {svg1.data, figure1_caption(&f->plot), NULL},
         {svg2.data, "Figure 2. Decode step floor and tokens/s ceiling against batch at this "
                     "context; the shaded region needs more KV cache than the memory holds.",
          "capacity"},
@@ -187,6 +200,18 @@ out:
     rf_buf_free(&svg1);
     rf_buf_free(&svg2);
     rf_buf_free(&html);
+    return rc;
+}
+
+/* Many devices: Figure 1 of a device of the layout (its operators and
+ * collectives on the link roofs) and the layout's section, from the decode
+ * step on it. */
+static int layout_section(cli_ctx *ctx, rf_report *r, cli_figure *f, const args *a)
+{
+    static rf_par dec, pre;
+    int rc = cli_figure_layout(ctx, f, &a->budget, &a->par, &dec, &pre);
+    if (!rc)
+        cli_par_section(ctx, r, &dec, &a->par);
     return rc;
 }
 
@@ -219,15 +244,9 @@ int cmd_report(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     assume_report(&ctx, r, &f, &a.budget);
     sections(&ctx, r, &f, &a.budget, &cx, &chart, cap_s, &cap, &cap_err);
-    if (cli_par_wanted(&a.par)) { /* the decode step on the layout */
-        static rf_par par;
-        if ((rc = cli_par_check(&ctx, &f.model, &a.par)) ||
-            (cli_par_compute(&ctx, &f.model, &f.decode, &f.roof, &a.budget, &a.par, &par, &e) &&
-             (rc = cli_fail_err(&ctx, &e)))) {
-            rf_report_free(r);
-            return rc;
-        }
-        cli_par_section(&ctx, r, &par, &a.par);
+    if (cli_par_wanted(&a.par) && (rc = layout_section(&ctx, r, &f, &a))) {
+        rf_report_free(r);
+        return rc;
     }
     rc = write_page(&ctx, r, &f, &chart);
     rf_report_free(r);

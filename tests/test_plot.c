@@ -1055,6 +1055,155 @@ static void names_sanitized(void **state)
     rf_report_free(r);
 }
 
+/* ---- many devices: the collectives on their links' roofs ------------------- */
+static rf_par par_dec, par_pre; /* large: static */
+
+/* Figure 1 of model (a test-data config) on h100-sxm under TP tp x PP pp,
+ * decode at B, s = at_context, prefill B x T = at_tokens, bf16, as the CLI
+ * builds it: rf_par_compute of both steps, rf_plot_add_layout of each. */
+static void build_layout(const char *model, int64_t tp, int64_t pp, int64_t batch)
+{
+    rf_model m;
+    rf_hw hw;
+    rf_roof roof;
+    rf_err e;
+    model_of(model, &m);
+    assert_int_equal(rf_hw_preset("h100-sxm", &hw, &e), RF_OK);
+    assert_int_equal(rf_hw_roof(&hw, RF_BF16, &roof, &e), RF_OK);
+    rf_step_opts d = rf_step_opts_default(), p = rf_step_opts_default();
+    d.phase = RF_DECODE, d.batch = batch, d.context = at_context;
+    p.phase = RF_PREFILL, p.batch = batch, p.tokens = at_tokens, p.context = 0;
+    rf_par_opts po = {.layout = {tp, pp, 1, 1}, .links = hw.links, .util = 0.92,
+                      .reserve_bytes = 6ull << 30, .mem_bytes = hw.mem_bytes};
+    if (rf_par_compute(&m, &d, &roof, &po, &par_dec, &e) ||
+        rf_par_compute(&m, &p, &roof, &po, &par_pre, &e))
+        fail_msg("%s", e.msg);
+    rf_plot_init(&fig, &hw, &roof);
+    rf_plot_describe(&fig, m.name, hw.name, &d, &p);
+    assert_int_equal(rf_plot_add_layout(&fig, &par_dec, RF_DECODE, 2, &e), RF_OK);
+    assert_int_equal(rf_plot_add_layout(&fig, &par_pre, RF_PREFILL, 2, &e), RF_OK);
+    rf_plot_fit(&fig);
+}
+
+static const rf_plot_point *point_of(const char *name, rf_plot_series s)
+{
+    for (size_t i = 0; i < fig.n_points; i++)
+        if (!strcmp(fig.points[i].name, name) && fig.points[i].series == s)
+            return &fig.points[i];
+    fail_msg("no %s point '%s'", s == RF_SERIES_DECODE ? "decode" : "prefill", name);
+    return NULL;
+}
+
+static const rf_plot_line *link_roof(const char *label)
+{
+    for (size_t i = 0; i < fig.n_lines; i++)
+        if (fig.lines[i].role == RF_PLOT_LINK && !strcmp(fig.lines[i].label, label))
+            return &fig.lines[i];
+    fail_msg("no link roof '%s'", label);
+    return NULL;
+}
+
+/* Llama-3-70B on 8 x H100 SXM, TP 8, decode B = 1 at s = 4096 (the
+ * figures of test_parallel's llama70_tp8, written out again):
+ *   a collective is drawn at x = 1 / (2 b_a) = 0.25 FLOP/byte, at height
+ *   x (bytes it moves) / (its time). tp_allreduce_attn: n = M H b_a =
+ *   16,384, over 8 ranks it moves 2 (7/8) n = 28,672 bytes in 28,672 /
+ *   450e9 + 14 x 1 us = 14.0637 us: y = 0.25 x 28,672 / 14.0637 us =
+ *   509.7 MFLOP/s, far under the NVLink roof 0.25 x 450e9 = 112.5 GFLOP/s
+ *   (latency-bound). lm_head_allgather: n = B V b_a = 256,512, moves (7/8)
+ *   n = 224,448 bytes in 224,448 / 450e9 + 7 us: 7.483 GFLOP/s.
+ *   Its marker's share: 80 of them over the device's floor, operators
+ *   ((80 x 106,954,752 + 131,334,144) x 2 + 80 x 140,800 + 48,448 + 16,384
+ *   + 167,772,160) / 3.35e12 = 5.2401 ms plus collectives 161 all-reduces +
+ *   the all-gather = 2.2718 ms: 80 x 14.0637 us / 7.5119 ms = 0.1498.
+ *   The device's q_proj is 8192 x 1024 at M = 1: I = 2 x 8192 x 1024 /
+ *   ((8192 + 8,388,608 + 1024) x 2) = 0.998780 (one device's 8192 x 8192
+ *   would be 0.999756).
+ *   The NVLink roof: 450e9 x I, up to the bf16 peak at I = 989.4e12 /
+ *   450e9 = 2198.7. */
+static void layout_collectives(void **state)
+{
+    (void)state;
+    at_context = 4096, at_tokens = 256;
+    build_layout("llama-3-70b.json", 8, 1, 1);
+    const rf_plot_line *nvl = link_roof("NVLink 4 450.0 GB/s");
+    assert_true(nvl->sloped);
+    assert_float_equal(nvl->value, 450e9, 1);
+    assert_float_equal(nvl->to_intensity, 989.4e12 / 450e9, 1e-6);
+    double ar_t = 28672 / 450e9 + 14e-6, ag_t = 224448 / 450e9 + 7e-6;
+    const rf_plot_point *ar = point_of("tp_allreduce_attn", RF_SERIES_DECODE);
+    assert_true(ar->collective);
+    assert_float_equal(ar->intensity, 0.25, 1e-15);
+    assert_float_equal(ar->flops_per_s / (0.25 * 28672 / ar_t), 1, 1e-12);
+    assert_float_equal(ar->flops_per_s, 509.7e6, 0.05e6);
+    const rf_plot_point *ag = point_of("lm_head_allgather", RF_SERIES_DECODE);
+    assert_float_equal(ag->flops_per_s / (0.25 * 224448 / ag_t), 1, 1e-12);
+    double ops = ((80 * 106954752.0 + 131334144) * 2 + 80 * 140800.0 + 48448 + 16384 +
+                  167772160) / 3.35e12;
+    double comm = 161 * ar_t + ag_t;
+    assert_float_equal(ar->share / (80 * ar_t / (ops + comm)), 1, 1e-9);
+    assert_float_equal(ar->share, 0.1498, 0.0001);
+    const rf_plot_point *q = point_of("q_proj", RF_SERIES_DECODE);
+    assert_false(q->collective);
+    assert_float_equal(q->intensity, 2.0 * 8192 * 1024 / ((8192 + 8388608.0 + 1024) * 2), 1e-12);
+    assert_non_null(strstr(fig.subtitle, "TP 8 x PP 1 x EP 1 x DP 1 = 8 devices"));
+    for (size_t i = 0; i < fig.n_points; i++)
+        assert_false(fig.points[i].off_axes);
+    /* every label placed, none over another, the link roof's among them */
+    no_overlap("llama-3-70b TP 8");
+    assert_string_equal(lay.unlabelled, "");
+    label_with("NVLink 4 450.0 GB/s");
+    label_with("tp_allreduce_attn");
+    /* the SVG: the triangle where the mapping puts it, the legend's rows */
+    size_t len;
+    char *svg = svg_of_fig(&len);
+    double x, y;
+    find_marker(svg, "pt decode coll", "tp_allreduce_attn", &x, &y);
+    at_px("tp_allreduce_attn", x, y, px_x(0.25), px_y(0.25 * 28672 / ar_t));
+    assert_non_null(strstr(svg, ">collectives, at I = 0.25<"));
+    assert_non_null(strstr(svg, ">link roofs (a direction)<"));
+    assert_non_null(strstr(fig.footnote, "collectives (triangles) at I = 0.25, an all-reduce"));
+    free(svg);
+}
+
+/* Llama-3.1-405B under TP 16 spans two nodes of 8: its all-reduces cross
+ * InfiniBand (50e9 B/s, 5 us a hop), whose roof is drawn instead of
+ * NVLink's. Prefill B = 1 x T = 256: n = 256 x 16,384 x 2 = 8,388,608
+ * bytes, moved 2 (15/16) n = 15,728,640 in 15,728,640 / 50e9 + 30 x 5 us
+ * = 464.57 us: y = 0.25 x 15,728,640 / 464.57 us = 8.464 GFLOP/s, under
+ * the InfiniBand roof 0.25 x 50e9 = 12.5 GFLOP/s (bandwidth-bound). Under
+ * TP 4 x PP 2 on 70B the subtitle names the slowest stage (the last, with
+ * lm_head, in decode at B = 64). */
+static void layout_links(void **state)
+{
+    (void)state;
+    at_context = 1024, at_tokens = 256;
+    build_layout("llama-3.1-405b.json", 16, 1, 1);
+    link_roof("InfiniBand NDR 400 Gb/s 50.00 GB/s");
+    for (size_t i = 0; i < fig.n_lines; i++)
+        assert_false(fig.lines[i].role == RF_PLOT_LINK && strstr(fig.lines[i].label, "NVLink"));
+    const rf_plot_point *ar = point_of("tp_allreduce_mlp", RF_SERIES_PREFILL);
+    double t = 15728640 / 50e9 + 30 * 5e-6;
+    assert_float_equal(ar->flops_per_s / (0.25 * 15728640 / t), 1, 1e-12);
+    assert_true(ar->flops_per_s < 0.25 * 50e9);
+    no_overlap("llama-3.1-405b TP 16");
+    assert_string_equal(lay.unlabelled, "");
+
+    at_context = 4096;
+    build_layout("llama-3-70b.json", 4, 2, 64);
+    assert_int_equal(par_dec.slowest, 1);
+    assert_non_null(strstr(fig.subtitle, "TP 4 x PP 2 x EP 1 x DP 1 = 8 devices; a device of "
+                                         "the slowest stage: decode stage 2"));
+    /* the last stage holds lm_head and its all-gather, not the embedding */
+    point_of("lm_head_allgather", RF_SERIES_DECODE);
+    for (size_t i = 0; i < fig.n_points; i++)
+        assert_false(fig.points[i].series == RF_SERIES_DECODE &&
+                     !strcmp(fig.points[i].name, "embed_allreduce"));
+    no_overlap("llama-3-70b TP 4 x PP 2");
+    assert_string_equal(lay.unlabelled, "");
+    at_context = 2048;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1075,6 +1224,8 @@ int main(void)
         cmocka_unit_test(marker_area),
         cmocka_unit_test(fit_total),
         cmocka_unit_test(names_sanitized),
+        cmocka_unit_test(layout_collectives),
+        cmocka_unit_test(layout_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

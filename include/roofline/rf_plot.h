@@ -52,6 +52,7 @@
 #include "rf_hw.h"
 #include "rf_measured.h"
 #include "rf_model.h"
+#include "rf_parallel.h"
 #include "rf_report.h"
 #include "rf_step.h"
 
@@ -64,7 +65,7 @@ extern "C" {
 #define RF_PLOT_MERGE_PX 7.0 /* markers closer than this share a label      */
 #define RF_PLOT_TEXT_MAX 512
 #define RF_PLOT_MAX_LINES 24
-#define RF_PLOT_MAX_POINTS (2 * RF_STEP_MAX_OPS + RF_MEASURED_MAX_OPS)
+#define RF_PLOT_MAX_POINTS (2 * (RF_STEP_MAX_OPS + RF_PAR_MAX_COLL) + RF_MEASURED_MAX_OPS)
 #define RF_PLOT_MAX_LABELS (RF_PLOT_MAX_POINTS + RF_PLOT_MAX_LINES + 3)
 #define RF_PLOT_LABEL_LINES 4 /* lines of one label at most                 */
 #define RF_PLOT_HEAD_LINES 6  /* the title and up to 5 lines of subtitle      */
@@ -92,7 +93,9 @@ double rf_plot_y_px(const rf_plot_axes *a, double flops_per_s);
 typedef enum rf_plot_role {
     RF_PLOT_MAIN = 0, /* the roof of the math dtype in use (dark)            */
     RF_PLOT_OTHER,    /* another dtype the hardware has (lighter)             */
-    RF_PLOT_MEASURED  /* from a measured file (dashed)                        */
+    RF_PLOT_MEASURED, /* from a measured file (dashed)                        */
+    RF_PLOT_LINK      /* a link's bandwidth, y = I x link bw (many devices:
+                         dash-dot, under the memory roof)                    */
 } rf_plot_role;
 
 /* One roof segment: sloped (y = I x bw) or flat (y = peak), drawn for
@@ -118,6 +121,8 @@ typedef struct rf_plot_point {
     char name[RF_MEASURED_NAME_MAX]; /* operator name                         */
     rf_plot_series series;
     bool measured;            /* hollow marker                                */
+    bool collective;          /* a collective of a layout (triangle): placed
+                                 by rf_plot_add_layout's convention          */
     double intensity;         /* F / Q, FLOP/byte (> 0)                       */
     double flops_per_s;       /* predicted: min(pi, I beta); measured: F / t  */
     int match;                /* measured: index of the predicted point with the
@@ -179,6 +184,30 @@ rf_status rf_plot_add_step(rf_plot *p, const rf_step *st, rf_phase phase, rf_err
  * per operator with FLOPs, joined to the predicted point of the same name
  * and phase. RF_ERANGE when full. */
 rf_status rf_plot_add_measured(rf_plot *p, const rf_measured *m, rf_err *err);
+
+/* A layout's step (rf_par_compute) instead of rf_plot_add_step: the
+ * operators a device of the slowest stage runs (its shard; the embedding
+ * and lm_head only where that stage holds them) and its collectives, in
+ * the series of phase. Each marker's share is of that device's floor,
+ * operators plus collectives (rf_par_stage.floor_s on this roof).
+ *
+ * Where a collective goes. It moves bytes over a link and adds little or
+ * nothing, so it has no intensity of its own worth a log axis; the figure
+ * uses one convention for all of them:
+ *   x = rf_plot_coll_intensity(b_a) = 1 / (2 b_a) FLOP/byte: an
+ *       all-reduce's adds per byte it moves (each device adds (t-1)/t n / b_a
+ *       elements while it sends 2 (t-1)/t n bytes); all-gathers,
+ *       all-to-alls and sends add nothing and stand in the same column;
+ *   y = x times the link bandwidth it attains, x bw bw_s / time_s (bytes
+ *       moved over its time): on the link's roof when bandwidth bounds it,
+ *       below it by the share its alpha terms take when latency does.
+ * Each link a collective crosses gets a roof of role RF_PLOT_LINK, sloped
+ * at its bandwidth (one direction) up to the main compute peak, labelled
+ * with its name and GB/s. The subtitle names the layout and the stage.
+ * RF_ERANGE when the figure is full. */
+double rf_plot_coll_intensity(double act_bytes);
+rf_status rf_plot_add_layout(rf_plot *p, const rf_par *par, rf_phase phase, double act_bytes,
+                             rf_err *err);
 
 /* Choose the axes: x from the power of ten at least a quarter decade left
  * of the smallest intensity (points and ridge) to the power of ten at least

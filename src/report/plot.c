@@ -262,33 +262,123 @@ double rf__marker_r(const rf_plot_point *q)
     return q->measured ? RF__MEASURED_R : rf_plot_marker_r(q->share);
 }
 
+/* The plot's main roof, as rf_roof_place takes it. */
+static rf_roof plot_roof(const rf_plot *p)
+{
+    return (rf_roof){.math = p->math, .peak_flops_per_s = p->peak_flops_per_s,
+                     .bw_bytes_per_s = p->bw_bytes_per_s, .ridge = p->ridge};
+}
+
+/* One operator's point in the series of phase, its share of floor_s; an
+ * operator with no FLOPs is named in p->unplaced instead. */
+static rf_status add_op(rf_plot *p, const rf_op *op, rf_phase phase, double floor_s, rf_err *err)
+{
+    rf_roof roof = plot_roof(p);
+    rf_point pt = rf_roof_place(&roof, (double)op->flops, (double)op->bytes);
+    if (!(pt.intensity > 0)) {
+        note_unplaced(p, op->name);
+        return RF_OK;
+    }
+    rf_plot_point *q = new_point(p, op->name, err);
+    if (!q)
+        return RF_ERANGE;
+    q->series = phase == RF_DECODE ? RF_SERIES_DECODE : RF_SERIES_PREFILL;
+    q->intensity = pt.intensity;
+    q->flops_per_s = pt.attainable_flops_per_s;
+    double share = (double)op->count * pt.floor_s / floor_s;
+    q->share = isfinite(share) && share > 0 ? fmin(share, 1) : 0;
+    return RF_OK;
+}
+
+/* count x max(F/pi, Q/beta) of op on p's roof. */
+static double op_floor_s(const rf_plot *p, const rf_op *op)
+{
+    rf_roof roof = plot_roof(p);
+    return (double)op->count * rf_roof_place(&roof, (double)op->flops, (double)op->bytes).floor_s;
+}
+
 rf_status rf_plot_add_step(rf_plot *p, const rf_step *st, rf_phase phase, rf_err *err)
 {
-    rf_roof roof = {.math = p->math, .peak_flops_per_s = p->peak_flops_per_s,
-                    .bw_bytes_per_s = p->bw_bytes_per_s, .ridge = p->ridge};
     /* The sum-of-max floor on this roof: sum_i count_i max(F_i/pi, Q_i/beta). */
     double floor_s = 0;
-    for (size_t i = 0; i < st->n_ops; i++) {
-        const rf_op *op = &st->ops[i];
-        floor_s += (double)op->count * rf_roof_place(&roof, (double)op->flops, (double)op->bytes).floor_s;
-    }
-    for (size_t i = 0; i < st->n_ops; i++) {
-        const rf_op *op = &st->ops[i];
-        rf_point pt = rf_roof_place(&roof, (double)op->flops, (double)op->bytes);
-        if (!(pt.intensity > 0)) {
-            note_unplaced(p, op->name);
-            continue;
-        }
-        rf_plot_point *q = new_point(p, op->name, err);
+    for (size_t i = 0; i < st->n_ops; i++)
+        floor_s += op_floor_s(p, &st->ops[i]);
+    rf_status s = RF_OK;
+    for (size_t i = 0; i < st->n_ops && !s; i++)
+        s = add_op(p, &st->ops[i], phase, floor_s, err);
+    return s;
+}
+
+/* ---- many devices ------------------------------------------------------------ */
+double rf_plot_coll_intensity(double act_bytes) { return act_bytes > 0 ? 1 / (2 * act_bytes) : 0.5; }
+
+/* The roof of the link c crosses, once a link: sloped at its bandwidth up
+ * to the main compute peak (a reduction's adds run on the device). */
+static void add_link_roof(rf_plot *p, const rf_coll *c)
+{
+    char label[sizeof p->lines[0].label], bw[48];
+    rf_fmt(c->bw_bytes_per_s, RF_U_BW, bw, sizeof bw);
+    snprintf(label, sizeof label, "%s %s", c->link, bw);
+    for (size_t i = 0; i < p->n_lines; i++)
+        if (p->lines[i].role == RF_PLOT_LINK && !strcmp(p->lines[i].label, label))
+            return;
+    add_line(p, RF_PLOT_LINK, true, c->bw_bytes_per_s, 0, p->peak_flops_per_s / c->bw_bytes_per_s,
+             label);
+}
+
+/* The subtitle's " \xc2\xb7 TP 8 x PP 1 x EP 1 x DP 1 = 8 devices: a device's
+ * share", or under PP "...; a device of the slowest of 2 stages: decode
+ * stage 2", then ", prefill stage 1". */
+static void note_layout(rf_plot *p, const rf_par *par, rf_phase phase)
+{
+    size_t n = strlen(p->subtitle), cap = sizeof p->subtitle;
+    const rf_layout *l = &par->layout;
+    bool first = !strstr(p->subtitle, " devices");
+    if (first)
+        n += (size_t)snprintf(p->subtitle + n, cap - n,
+                              " \xc2\xb7 TP %lld x PP %lld x EP %lld x DP %lld = %lld devices",
+                              (long long)l->tp, (long long)l->pp, (long long)l->ep,
+                              (long long)l->dp, (long long)par->devices);
+    if (n >= cap)
+        return;
+    const char *ph = phase == RF_DECODE ? "decode" : "prefill";
+    if (par->n_stages == 1 && first)
+        snprintf(p->subtitle + n, cap - n, ": a device's share");
+    else if (par->n_stages > 1)
+        snprintf(p->subtitle + n, cap - n, "%s%s stage %zu",
+                 first ? "; a device of the slowest stage: " : ", ", ph, par->slowest + 1);
+}
+
+rf_status rf_plot_add_layout(rf_plot *p, const rf_par *par, rf_phase phase, double act_bytes,
+                             rf_err *err)
+{
+    size_t k = par->slowest;
+    const rf_par_stage *st = &par->stages[k];
+    double floor_s = 0;
+    for (size_t i = 0; i < st->step.n_ops; i++)
+        if (rf_par_stage_holds(par, k, &st->step.ops[i]))
+            floor_s += op_floor_s(p, &st->step.ops[i]);
+    floor_s += st->comm_s;
+    rf_status s = RF_OK;
+    for (size_t i = 0; i < st->step.n_ops && !s; i++)
+        if (rf_par_stage_holds(par, k, &st->step.ops[i]))
+            s = add_op(p, &st->step.ops[i], phase, floor_s, err);
+    for (size_t i = 0; i < st->n_coll && !s; i++) {
+        const rf_coll *c = &st->coll[i];
+        rf_plot_point *q = new_point(p, c->name, err);
         if (!q)
             return RF_ERANGE;
+        add_link_roof(p, c);
         q->series = phase == RF_DECODE ? RF_SERIES_DECODE : RF_SERIES_PREFILL;
-        q->intensity = pt.intensity;
-        q->flops_per_s = pt.attainable_flops_per_s;
-        double share = (double)op->count * pt.floor_s / floor_s;
+        q->collective = true;
+        q->intensity = rf_plot_coll_intensity(act_bytes);
+        q->flops_per_s = q->intensity * c->bw_bytes_per_s * (c->time_s > 0 ? c->bw_s / c->time_s : 1);
+        double share = (double)c->count * c->time_s / floor_s;
         q->share = isfinite(share) && share > 0 ? fmin(share, 1) : 0;
     }
-    return RF_OK;
+    if (!s)
+        note_layout(p, par, phase);
+    return s;
 }
 
 rf_status rf_plot_add_measured(rf_plot *p, const rf_measured *m, rf_err *err)
@@ -470,8 +560,17 @@ static void fit_footnote(rf_plot *p, bool measured)
         n += (size_t)snprintf(p->footnote + n, cap - n, "%soff the axes, not drawn: %s",
                               n ? " \xc2\xb7 " : "", p->off_axes);
     if (measured && n < cap)
-        snprintf(p->footnote + n, cap - n, "%smeasured (dashed roofs, hollow markers): %s",
-                 n ? " \xc2\xb7 " : "", p->measured_name);
+        n += (size_t)snprintf(p->footnote + n, cap - n,
+                              "%smeasured (dashed roofs, hollow markers): %s",
+                              n ? " \xc2\xb7 " : "", p->measured_name);
+    for (size_t i = 0; i < p->n_points && n < cap; i++)
+        if (p->points[i].collective) { /* rf_plot_add_layout's convention */
+            snprintf(p->footnote + n, cap - n,
+                     "%scollectives (triangles) at I = %.3g, an all-reduce's adds a byte moved, "
+                     "and I x the link bandwidth they attain", n ? " \xc2\xb7 " : "",
+                     p->points[i].intensity);
+            break;
+        }
 }
 
 /* A canvas size from the caller, kept to what the layout can use. */

@@ -20,6 +20,7 @@ extern const char *const rf__series_color[3];
 #define RF__ROOF_MAIN "#222222"
 #define RF__ROOF_OTHER "#b0b0b0"
 #define RF__ROOF_MEASURED "#2a9d8f"
+#define RF__ROOF_LINK "#8a3ffc"
 
 /* Exponents beyond +-RF__LG_MAX are clamped: every log10 the figure takes
  * is finite, so every coordinate is, whatever the input. */
@@ -58,12 +59,13 @@ char *rf__ridge_text(double ridge, char out[32]);
 void rf__decade_label(int e, char kind, char *out, size_t cap);
 
 #define RF__LEGEND_ROW 160 /* bytes of one legend row */
-#define RF__LEGEND_ROWS 9  /* rows of the legend at most */
+#define RF__LEGEND_ROWS 11 /* rows of the legend at most */
 #define RF__LEGEND_SHARE 0.1 /* share of the legend's sample marker */
 
 /* The legend's rows of a figure: text and kind (0..2 a series, 3 measured
  * markers, 4 the main roof, 5 other dtypes, 6 measured roofs, 7 what a
- * marker's area means); returns how many (at most RF__LEGEND_ROWS). */
+ * marker's area means, 8 collectives, 9 link roofs); returns how many (at
+ * most RF__LEGEND_ROWS). */
 int rf__plot_legend(const rf_plot *p, char rows[][RF__LEGEND_ROW], int kinds[]);
 
 /* Radius (px) of a point's marker: rf_plot_marker_r of its share when

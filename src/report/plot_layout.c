@@ -338,14 +338,19 @@ static void cluster_label(const rf_plot *p, const int *member, size_t n, rf_plot
 int rf__plot_legend(const rf_plot *p, char rows[][RF__LEGEND_ROW], int kinds[])
 {
     bool series[3] = {false}, measured = false, other = false, mroof = false, area = false;
+    bool coll = false, link = false;
+    double coll_x = 0;
     for (size_t i = 0; i < p->n_points; i++) {
         series[p->points[i].series] = true;
         measured |= p->points[i].measured;
         area |= !p->points[i].measured;
+        coll |= p->points[i].collective;
+        coll_x = p->points[i].collective ? p->points[i].intensity : coll_x;
     }
     for (size_t i = 0; i < p->n_lines; i++) {
         other |= p->lines[i].role == RF_PLOT_OTHER;
         mroof |= p->lines[i].role == RF_PLOT_MEASURED;
+        link |= p->lines[i].role == RF_PLOT_LINK;
     }
     int n = 0;
     for (int s = 0; s < 3; s++)
@@ -374,6 +379,14 @@ int rf__plot_legend(const rf_plot *p, char rows[][RF__LEGEND_ROW], int kinds[])
     if (mroof) {
         snprintf(rows[n], RF__LEGEND_ROW, "measured roofs");
         kinds[n++] = 6;
+    }
+    if (coll) { /* where rf_plot_add_layout puts them: the footnote says why */
+        snprintf(rows[n], RF__LEGEND_ROW, "collectives, at I = %.3g", coll_x);
+        kinds[n++] = 8;
+    }
+    if (link) {
+        snprintf(rows[n], RF__LEGEND_ROW, "link roofs (a direction)");
+        kinds[n++] = 9;
     }
     return n;
 }
@@ -485,8 +498,12 @@ static void layout_markers(placer *pl)
     for (size_t i = 0; i < p->n_points; i++) {
         const rf_plot_point *q = &p->points[i];
         double d = 2 * rf__marker_r(q) + 1.4; /* the white outline too */
+        /* a collective's triangle (write_svg.c) reaches 1.347 r across and
+         * 1.555 r up from its centre */
+        double w = q->collective ? 2 * 1.347 * rf__marker_r(q) + 1.4 : d;
+        double h = q->collective ? 2 * 1.555 * rf__marker_r(q) + 1.4 : d;
         out->markers[i] = (rf_plot_box){.cx = rf_plot_x_px(a, q->intensity),
-                                        .cy = rf_plot_y_px(a, q->flops_per_s), .w = d, .h = d};
+                                        .cy = rf_plot_y_px(a, q->flops_per_s), .w = w, .h = h};
         if (q->off_axes) /* not drawn: nothing to keep clear of */
             out->markers[i] = (rf_plot_box){.cx = -1e4, .cy = -1e4};
         out->label_of[i] = -1;
@@ -654,10 +671,10 @@ static rf_status place_in_order(placer *pl, int order, rf_err *err)
 {
     int roofs = order % 3;
     if (roofs < 2)
-        place_roofs(pl, RF_PLOT_MAIN, roofs == 0 ? RF_PLOT_MEASURED : RF_PLOT_MAIN);
+        place_roofs(pl, RF_PLOT_MAIN, roofs == 0 ? RF_PLOT_LINK : RF_PLOT_MAIN);
     rf_status s = place_clusters(pl, order < 3, err);
     if (roofs > 0)
-        place_roofs(pl, roofs == 1 ? RF_PLOT_OTHER : RF_PLOT_MAIN, RF_PLOT_MEASURED);
+        place_roofs(pl, roofs == 1 ? RF_PLOT_OTHER : RF_PLOT_MAIN, RF_PLOT_LINK);
     return s;
 }
 

@@ -157,15 +157,29 @@ static void marker(rf_buf *b, rf_plot_series s, bool hollow, double r)
         rf_buf_printf(b, "<path d=\"M0 %.2f L%.2f 0 L0 %.2f L%.2f 0 Z\" %s/>", -d, d, d, -d, style);
 }
 
+/* A collective's marker: a triangle pointing up, of the area of a circle
+ * of radius r (circumradius r sqrt(4 pi / (3 sqrt 3)), centred on its
+ * centroid), filled in its series' colour. */
+static void coll_marker(rf_buf *b, rf_plot_series s, double r)
+{
+    double R = r * 1.555109, hx = R * 0.866025;
+    rf_buf_printf(b, "<path d=\"M0 %.2f L%.2f %.2f L%.2f %.2f Z\" fill=\"%s\" stroke=\"%s\" "
+                     "stroke-width=\"1\"/>",
+                  -R, hx, R / 2, -hx, R / 2, rf__series_color[s], RF__ROOF_LINK);
+}
+
 static void roof_style(rf_buf *b, rf_plot_role role)
 {
     if (role == RF_PLOT_MAIN)
         rf_buf_printf(b, " stroke=\"%s\" stroke-width=\"2.2\"", RF__ROOF_MAIN);
     else if (role == RF_PLOT_OTHER)
         rf_buf_printf(b, " stroke=\"%s\" stroke-width=\"1.3\"", RF__ROOF_OTHER);
-    else
+    else if (role == RF_PLOT_MEASURED)
         rf_buf_printf(b, " stroke=\"%s\" stroke-width=\"1.6\" stroke-dasharray=\"7 4\"",
                       RF__ROOF_MEASURED);
+    else
+        rf_buf_printf(b, " stroke=\"%s\" stroke-width=\"1.6\" stroke-dasharray=\"9 3 2 3\"",
+                      RF__ROOF_LINK);
 }
 
 /* The axes in the unit of the math dtype: FLOPs, or operations (OP) for
@@ -251,12 +265,17 @@ static void legend(rf_buf *b, const rf_plot *p, const rf_plot_box *box)
             rf_buf_printf(b, "<circle class=\"area-sample\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.2f\" "
                              "fill=\"#cfd8e3\" stroke=\"#1f66b3\"/>\n",
                           sx, cy, rf_plot_marker_r(RF__LEGEND_SHARE));
+        } else if (kinds[i] == 8) {
+            rf_buf_printf(b, "<g transform=\"translate(%.1f,%.1f)\">", sx, cy);
+            coll_marker(b, RF_SERIES_DECODE, RF__MEASURED_R);
+            rf_buf_puts(b, "</g>\n");
         } else {
             rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", sx - 10, cy,
                           sx + 10, cy);
-            roof_style(b, kinds[i] == 4 ? RF_PLOT_MAIN
+            roof_style(b, kinds[i] == 4   ? RF_PLOT_MAIN
                           : kinds[i] == 5 ? RF_PLOT_OTHER
-                                          : RF_PLOT_MEASURED);
+                          : kinds[i] == 6 ? RF_PLOT_MEASURED
+                                          : RF_PLOT_LINK);
             rf_buf_puts(b, "/>\n");
         }
         text(b, x + 32, cy + 4, RF__FONT_LABEL, NULL, "#222222", false, rows[i]);
@@ -271,9 +290,14 @@ static void point_title(rf_buf *b, const rf_plot_point *q)
     rf_fmt(q->flops_per_s, RF_U_FLOP_RATE, f, sizeof f);
     rf_buf_puts(b, "<title>");
     rf__xml_text(b, q->name);
-    rf_buf_printf(b, " (%s%s): I = %s FLOP/byte, %s %s</title>", q->measured ? "measured, " : "",
-                  q->series == RF_SERIES_OTHER ? "no phase" : series_class[q->series], i, f,
-                  q->measured ? "achieved" : "attainable");
+    if (q->collective)
+        rf_buf_printf(b, " (%s, collective): drawn at I = %s FLOP/byte, %s = I x the link "
+                         "bandwidth it attains</title>",
+                      series_class[q->series], i, f);
+    else
+        rf_buf_printf(b, " (%s%s): I = %s FLOP/byte, %s %s</title>", q->measured ? "measured, " : "",
+                      q->series == RF_SERIES_OTHER ? "no phase" : series_class[q->series], i, f,
+                      q->measured ? "achieved" : "attainable");
 }
 
 /* The roofs, the ridge's drop line, and each measured point's join to its
@@ -333,12 +357,15 @@ static void points(rf_buf *out, const rf_plot *p)
     for (size_t k = 0; k < n; k++) {
         const rf_plot_point *q = &p->points[order[k]];
         rf_buf_printf(out, "<g class=\"pt %s%s\" data-op=\"", series_class[q->series],
-                      q->measured ? " measured" : "");
+                      q->measured ? " measured" : q->collective ? " coll" : "");
         rf__xml_text(out, q->name);
         rf_buf_printf(out, "\" transform=\"translate(%.1f,%.1f)\">", rf_plot_x_px(a, q->intensity),
                       rf_plot_y_px(a, q->flops_per_s));
         point_title(out, q);
-        marker(out, q->series, q->measured, rf__marker_r(q));
+        if (q->collective)
+            coll_marker(out, q->series, rf__marker_r(q));
+        else
+            marker(out, q->series, q->measured, rf__marker_r(q));
         rf_buf_puts(out, "</g>\n");
     }
     char ridge[32];
