@@ -430,7 +430,7 @@ enum { CLI_O_TP = 970, CLI_O_PP, CLI_O_EP, CLI_O_DP, CLI_O_OVERLAP, CLI_O_LINK_B
 #define CLI_PAR_OPTS                                                                           \
     {"tp", 1, CLI_O_TP, "T", "tensor-parallel devices (default 1)"},                           \
     {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1)"},                                   \
-    {"ep", 1, CLI_O_EP, "E", "expert-parallel devices, the TP group's (default 1)"},          \
+    {"ep", 1, CLI_O_EP, "E", "expert-parallel devices: TP groups of E / T replicas (default 1)"}, \
     {"dp", 1, CLI_O_DP, "D", "data-parallel replicas (default 1)"},                            \
     {"overlap", 0, CLI_O_OVERLAP, NULL, "also the bound where communication hides"},          \
     CLI_LINK_OPTS
@@ -453,7 +453,8 @@ rf_par_opts cli_par_opts(const cli_ctx *ctx, const cli_budget *b, const cli_par 
 rf_status cli_par_compute(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                           const rf_roof *roof, const cli_budget *b, const cli_par *p,
                           rf_par *out, rf_err *err);
-/* The layout's assumption lines (links with their origin, the cost model). */
+/* The layout's assumption lines (links with their origin, the cost model);
+ * l NULL: of many layouts (plan). */
 void cli_par_assume(rf_report *r, const rf_hw_links *k, const rf_layout *l);
 /* The layout section: devices, fit, floors, tokens/s, bubble, share; the
  * stage table and the collectives as operator rows. */

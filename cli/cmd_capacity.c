@@ -12,7 +12,7 @@ static const cli_opt opts[] = {
      "context a sequence, for the sequence count (default " CLI_STR(CLI_DEFAULT_CONTEXT) ")"},
     {"tp", 1, CLI_O_TP, "T", "tensor-parallel devices (default 1)"},
     {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1)"},
-    {"ep", 1, CLI_O_EP, "E", "expert-parallel devices, the TP group's (default 1)"},
+    {"ep", 1, CLI_O_EP, "E", "expert-parallel devices: TP groups of E / T replicas (default 1)"},
     {"dp", 1, CLI_O_DP, "D", "data-parallel replicas (default 1)"},
     {0},
 };

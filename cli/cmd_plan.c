@@ -120,9 +120,10 @@ int cmd_plan(int argc, char **argv)
     cli_assume_roof(&ctx, r, &o, &roof);
     cli_assume_math(r, &m, &o, &roof);
     cli_assume_phase(r, &o);
-    cli_par_assume(r, &po.links, &(rf_layout){1, 1, 1, 1});
+    cli_par_assume(r, &po.links, NULL);
     rf_report_assume(r, "layouts tried: TP, PP and DP powers of two with TP x PP x DP <= %lld; "
-                        "EP = TP or 1 on a MoE model; a DP replica serves ceil(B / DP) "
+                        "on a MoE model EP 1 and TP x 1, 2, 4 ... DP; a DP replica serves "
+                        "ceil(B / DP) "
                         "sequences; fit: every device's weights and KV within util x memory "
                         "- reserve (%g x memory - %llu bytes)",
                      (long long)a.max_devices, a.budget.util,

@@ -67,6 +67,7 @@ void cli_par_links(const cli_ctx *ctx, const cli_par *p, rf_hw_links *out)
         snprintf(was, sizeof was, "%s", out->origin[0] ? out->origin : "none");
         snprintf(out->origin, sizeof out->origin, "given: %.96sthe rest: %.120s", given, was);
     }
+    rf_hw_links_defaults(out);
 }
 
 int cli_par_check(const cli_ctx *ctx, const rf_model *m, const cli_par *p)
@@ -164,13 +165,17 @@ rf_status cli_par_compute(const cli_ctx *ctx, const rf_model *m, const rf_step_o
 
 void cli_par_assume(rf_report *r, const rf_hw_links *k, const rf_layout *l)
 {
+    char what[160] = "layouts"; /* plan: many */
+    if (l)
+        snprintf(what, sizeof what, "layout: TP %lld x PP %lld x EP %lld x DP %lld = %lld devices",
+                 (long long)l->tp, (long long)l->pp, (long long)l->ep, (long long)l->dp,
+                 (long long)rf_layout_devices(l));
     rf_report_assume(r,
-                     "layout: TP %lld x PP %lld x EP %lld x DP %lld = %lld devices (EP spans "
-                     "the TP group); collectives as ring algorithms, alpha-beta: all-reduce "
-                     "2 (t-1)/t n / bw + 2 (t-1) alpha, all-gather and all-to-all (t-1)/t n / bw "
-                     "+ (t-1) alpha, a send n / bw + alpha",
-                     (long long)l->tp, (long long)l->pp, (long long)l->ep, (long long)l->dp,
-                     (long long)rf_layout_devices(l));
+                     "%s (an expert group: the TP groups of E / T replicas, attention "
+                     "data-parallel across them); collectives as ring algorithms, alpha-beta: "
+                     "all-reduce 2 (t-1)/t n / bw + 2 (t-1) alpha, all-gather and all-to-all "
+                     "(t-1)/t n / bw + (t-1) alpha, a send n / bw + alpha",
+                     what);
     rf_report_assume(r,
                      "links: %s %.4g GB/s a direction, %.3g us a hop, %lld devices a node; "
                      "between nodes %s %.4g GB/s a device, %.3g us a hop (%s)",

@@ -359,11 +359,18 @@ static void refused_splits(void **state)
     odd.ffn = 14337;
     refused(&odd, (rf_layout){2, 1, 1, 1}, "intermediate_size (14337) % 2");
     refused(&mx, (rf_layout){1, 1, 3, 1}, "8 routed experts % 3");
-    refused(&mx, (rf_layout){2, 1, 4, 1}, "--ep must equal --tp");
+    /* an expert group is TP groups of E / T replicas: EP 4 over TP 2 takes
+     * two replicas, EP 2 cannot split a TP group of 4 */
+    refused(&mx, (rf_layout){2, 1, 4, 1}, "spans 2 data-parallel replicas (attention "
+                                          "data-parallel), so --dp (1) must be a multiple of 2");
+    refused(&mx, (rf_layout){4, 1, 2, 2}, "so --ep must be a multiple of --tp");
     refused(&l8, (rf_layout){1, 1, 2, 1}, "no routed experts");
     refused(&l8, (rf_layout){1, 100, 1, 1}, "has 32 layers");
-    rf_model dsv2 = preset("deepseek-v2-lite");
-    refused(&dsv2, (rf_layout){2, 1, 1, 1}, "MLA");
+    rf_model dsv2 = preset("deepseek-v2-lite"); /* MLA: 16 heads, no KV-head rule */
+    refused(&dsv2, (rf_layout){3, 1, 1, 1}, "num_attention_heads (16) % 3");
+    rf_layout mla = {16, 1, 1, 1}, ep_dp = {1, 1, 8, 8};
+    assert_int_equal(rf_layout_validate(&dsv2, &mla, NULL), RF_OK);
+    assert_int_equal(rf_layout_validate(&mx, &ep_dp, NULL), RF_OK);
     rf_layout ok = {8, 4, 1, 2};
     assert_int_equal(rf_layout_validate(&l8, &ok, NULL), RF_OK);
     assert_int_equal(rf_layout_devices(&ok), 64);
@@ -450,10 +457,151 @@ static void sweep_equals_compute(void **state)
             near(p.bubble + 1, ref.bubble + 1, 1e-12);
         }
     }
+    /* under EP too (the expert rows' share does not change with s): EP 8
+     * over TP 8, and over 8 replicas of TP 1 (layout {1, 1, 8, 8}) */
     rf_model mx = preset("mixtral-8x7b");
-    rf_par_opts po = popts(8, 1, 8);
+    const rf_layout eps[] = {{8, 1, 8, 1}, {1, 1, 8, 8}, {2, 2, 4, 2}};
+    for (size_t l = 0; l < 3; l++) {
+        rf_par_opts po = popts(1, 1, 1);
+        po.layout = eps[l];
+        rf_step_opts o = decode(4, 0);
+        assert_int_equal(rf_par_sweep_prepare(&psw, &mx, &o, &roof, &po, NULL), RF_OK);
+        for (int64_t s = 0; s <= 8192; s += 1024 + 7) {
+            rf_par_point p;
+            assert_int_equal(rf_par_sweep_eval(&psw, s, &p, NULL), RF_OK);
+            o.context = s;
+            assert_int_equal(rf_par_compute(&mx, &o, &roof, &po, &ref, NULL), RF_OK);
+            near(p.floor_s, ref.stages[ref.slowest].floor_s, 1e-12);
+            near(p.tokens_per_s, ref.tokens_per_s, 1e-12);
+        }
+    }
+}
+
+/* Mixtral-8x7B with EP 8 over eight replicas of TP 1 (layout {1, 1, 8, 8}:
+ * attention data-parallel, each device its own sequence, B = 1 at s = 0).
+ * A device holds 8 / 8 = 1 expert a layer, 32 x 3 x 4096 x 14336 x 2 =
+ * 11,274,289,152 bytes, and the whole attention: 32 x (2 x 4096 x 4096 +
+ * 2 x 4096 x 1024) = 32 x 41,943,040 elements. The expert group routes
+ * the 8 replicas' tokens, g M = 8 x 1: 8 x 2 = 16 token-expert pairs, 2 a
+ * device (m = 2); touched in the group 8 (1 - (1 - 2/8)^8) = 7.199097, a
+ * device's 7.199097 / 8 = 0.899887 (against 0.25 when EP 8 spans one TP 8
+ * group of one sequence). expert_gate FLOPs a device 2 x 2 x 4096 x 14336 =
+ * 234,881,024; weights streamed 7.199097 x 4096 x 14336 x 2 / 8. No
+ * all-reduce (no TP); ep_dispatch and ep_combine a layer, each a replica's
+ * M k H b_a = 1 x 2 x 4096 x 2 = 16,384 bytes, all-to-all over the 8 of the
+ * group: (7/8) 16384 / 450e9 + 7 us. Every other row is the one-device
+ * step's at B = 1. tokens/s = D B / floor = 8 / (ops + 64 a2a). */
+static void mixtral_ep8_tp1(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = preset("mixtral-8x7b");
+    rf_par_opts po = popts(1, 1, 8);
+    po.layout.dp = 8;
     rf_step_opts o = decode(1, 0);
-    assert_int_equal(rf_par_sweep_prepare(&psw, &mx, &o, &roof, &po, NULL), RF_EINVAL);
+    assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
+    assert_int_equal(par.devices, 8);
+    const rf_par_stage *st = &par.stages[0];
+    rf_param_counts pc;
+    assert_int_equal(rf_model_params(&st->shard, &pc, NULL), RF_OK);
+    assert_int_equal(pc.by_module[RF_MOD_EXPERTS] / 8 * 2, 11274289152ull);
+    assert_int_equal(pc.by_module[RF_MOD_ATTN], 32ull * 41943040);
+    double touched = 8 * (1 - pow(0.75, 8));
+    near(touched, 7.199097, 1e-6);
+    near(st->step.experts_touched, touched / 8, 1e-12);
+    assert_int_equal(rf_step_compute(&m, &o, &roof, &one, NULL), RF_OK);
+    assert_int_equal(st->step.n_ops, one.n_ops);
+    int gates = 0;
+    for (size_t i = 0; i < one.n_ops; i++) {
+        const rf_op *op = &st->step.ops[i];
+        if (!strcmp(op->name, "expert_gate")) {
+            gates++;
+            assert_int_equal(op->m, 2);
+            assert_int_equal(op->flops, 234881024ull);
+            near((double)op->weight_bytes, touched * 4096 * 14336 * 2 / 8, 1e-9);
+        }
+        if (op->experts > 0)
+            continue;
+        assert_string_equal(op->name, one.ops[i].name);
+        assert_int_equal(op->bytes, one.ops[i].bytes);
+        assert_int_equal(op->flops, one.ops[i].flops);
+    }
+    assert_int_equal(gates, 1);
+    assert_null(coll(st, "tp_allreduce_attn"));
+    assert_null(coll(st, "tp_allreduce_mlp"));
+    assert_null(coll(st, "lm_head_allgather"));
+    const rf_coll *d = coll(st, "ep_dispatch");
+    assert_non_null(d);
+    assert_int_equal(d->count, 32);
+    assert_int_equal(d->bytes, 16384);
+    assert_int_equal(d->ranks, 8);
+    double a2a = 7.0 / 8 * 16384 / NVL + 7e-6;
+    near(d->time_s, a2a, 1e-12);
+    assert_int_equal(st->n_coll, 2);
+    near(st->comm_s, 64 * a2a, 1e-12);
+    near(par.tokens_per_s, 8 / (st->ops_s + 64 * a2a), 1e-12);
+}
+
+/* DeepSeek-V2-Lite (MLA: H 2048, 16 heads, kv_lora_rank 512, rope 64, nope
+ * 128, v 128, no q_lora, 27 layers) under TP 2. q_proj and kv_b_proj are
+ * column-parallel by heads, o_proj row-parallel; kv_a_proj (the compressed
+ * latent and k_rope, 512 + 64 = 576 wide) is replicated, and so is the
+ * latent cache (each rank's heads read all of it). A rank's shapes:
+ * q_proj 2048 x 8 x 192 = 2048 x 1536, kv_a_proj 2048 x 576, kv_b_proj
+ * 512 x 8 x (128 + 128) = 512 x 2048, o_proj 8 x 128 = 1024 x 2048; its
+ * attention weights 27 x (3,145,728 + 1,179,648 + 1,048,576 + 2,097,152) =
+ * 27 x 7,471,104 = 201,719,808 elements (one device: 27 x 13,762,560).
+ * KV a token 27 x 576 x 2 = 31,104 bytes on every rank. Decode attention
+ * (absorbed): half the heads, half the FLOPs, the same latent read. One
+ * all-reduce after o_proj and one after the MLP a layer, of M H b_a =
+ * 1 x 2048 x 2 = 4,096 bytes: 2 (1/2) 4096 / 450e9 + 2 us. */
+static void mla_tp2(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = preset("deepseek-v2-lite");
+    rf_par_opts po = popts(2, 1, 1);
+    rf_step_opts o = decode(1, 4096);
+    assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
+    const rf_par_stage *st = &par.stages[0];
+    assert_int_equal(rf_step_compute(&m, &o, &roof, &one, NULL), RF_OK);
+    const struct { const char *name; int64_t k, n; } shapes[] = {
+        {"q_proj", 2048, 1536}, {"kv_a_proj", 2048, 576}, {"kv_b_proj", 512, 2048},
+        {"o_proj", 1024, 2048}};
+    for (size_t k = 0; k < 4; k++) {
+        const rf_op *op = NULL;
+        for (size_t i = 0; i < st->step.n_ops && !op; i++)
+            op = !strcmp(st->step.ops[i].name, shapes[k].name) ? &st->step.ops[i] : NULL;
+        assert_non_null(op);
+        assert_int_equal(op->k, shapes[k].k);
+        assert_int_equal(op->n, shapes[k].n);
+    }
+    rf_param_counts pc, one_pc;
+    assert_int_equal(rf_model_params(&st->shard, &pc, NULL), RF_OK);
+    assert_int_equal(rf_model_params(&m, &one_pc, NULL), RF_OK);
+    assert_int_equal(pc.by_module[RF_MOD_ATTN], 201719808ull);
+    assert_int_equal(one_pc.by_module[RF_MOD_ATTN], 27ull * 13762560);
+    uint64_t kv_tok;
+    assert_int_equal(rf_model_kv_bytes(&st->shard, o.kv, 1, &kv_tok, NULL), RF_OK);
+    assert_int_equal(kv_tok, 31104);
+    int attn = 0;
+    for (size_t i = 0; i < one.n_ops; i++)
+        if (!strcmp(one.ops[i].name, "attention")) {
+            attn++;
+            assert_string_equal(st->step.ops[i].name, "attention");
+            assert_int_equal(st->step.ops[i].kv_bytes, one.ops[i].kv_bytes);
+            assert_int_equal(st->step.ops[i].flops * 2, one.ops[i].flops);
+        }
+    assert_int_equal(attn, 1);
+    const rf_coll *a = coll(st, "tp_allreduce_attn");
+    assert_int_equal(a->count, 27);
+    assert_int_equal(a->bytes, 4096);
+    near(a->time_s, 4096 / NVL + 2e-6, 1e-12);
+    assert_int_equal(coll(st, "tp_allreduce_mlp")->count, 27);
+    /* DeepSeek-V3 (128 heads) splits by 8 as well */
+    rf_model v3 = load("deepseek-v3.json");
+    rf_layout l8 = {8, 1, 1, 1};
+    assert_int_equal(rf_layout_validate(&v3, &l8, NULL), RF_OK);
 }
 
 /* Capacity of Llama-3-70B on TP 4 x PP 2 H100s: a device holds
@@ -489,7 +637,8 @@ int main(void)
         cmocka_unit_test(replicated_kv),  cmocka_unit_test(tp1_unchanged),
         cmocka_unit_test(refused_splits), cmocka_unit_test(uneven_stages),
         cmocka_unit_test(plan_405b),       cmocka_unit_test(sweep_equals_compute),
-        cmocka_unit_test(capacity_tp4_pp2),
+        cmocka_unit_test(capacity_tp4_pp2), cmocka_unit_test(mixtral_ep8_tp1),
+        cmocka_unit_test(mla_tp2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,16 +8,23 @@
  *     embedding split by vocabulary (the last shard takes the remainder, so
  *     a device holds V - (T - 1) floor(V / T) rows, the largest shard).
  *     Routed and shared experts split their width by T (without EP).
+ *     MLA: q_proj (or q_b_proj) and kv_b_proj column-parallel by heads,
+ *     o_proj row-parallel; q_a_proj, kv_a_proj and the latent cache
+ *     replicated on every rank (the heads of each rank read all of it).
  *     Collectives: tp_allreduce_attn and tp_allreduce_mlp a layer (M H b_a
  *     bytes each), embed_allreduce (M H b_a) once, lm_head_allgather
  *     (B V b_a logits) once.
  *   PP P: contiguous stages, the first L % P one layer longer; embedding on
  *     the first, final norm and lm_head on the last; pp_send of M H b_a
  *     between consecutive stages.
- *   EP E (MoE): spans the TP group (E == T); each device holds E_routed / E
- *     whole experts; ep_dispatch and ep_combine (M k H b_a in all, each) a
- *     MoE layer replace that layer's tp_allreduce_mlp; the router and the
- *     shared experts replicated.
+ *   EP E (MoE): the expert group is the TP groups of g = E / T data-parallel
+ *     replicas (E a multiple of T, g dividing D; attention stays TP within
+ *     a replica, data-parallel across the group, as vLLM's and SGLang's
+ *     expert parallelism run it); each device holds E_routed / E whole
+ *     experts and runs 1 / E of the group's g M k token-expert pairs;
+ *     ep_dispatch and ep_combine (a replica's M k H b_a, each, over the E
+ *     ranks) a MoE layer replace that layer's tp_allreduce_mlp; the router
+ *     and the shared experts replicated.
  *   DP D: D replicas, no communication; throughput x D.
  * Costs, ring algorithms under the alpha-beta model (n = bytes of the whole
  * message, t = ranks, bw = one direction of a device's link):
@@ -55,14 +62,16 @@ typedef struct rf_layout {
 
 /* 1 x 1 x 1 x 1: one device, today's step. */
 rf_layout rf_layout_single(void);
-/* Devices the layout occupies: T P D (EP spans the TP group). */
+/* Devices the layout occupies: T P D (an expert group is E / T of the
+ * D replicas' TP groups, so E adds none). */
 int64_t rf_layout_devices(const rf_layout *l);
 bool rf_layout_is_single(const rf_layout *l);
 
 /* Refuse a layout the model cannot be split by, with a line naming the
  * constraint: a degree of 0 or beyond RF_PAR_MAX_DEGREE, n_q % T, T neither
- * a divisor nor a multiple of n_kv, F_ff % T (and the experts' widths),
- * E_routed % E, E without experts, E != T, P > L, TP of an MLA model. */
+ * a divisor nor a multiple of n_kv (but MLA, which has no KV heads), F_ff
+ * % T (and the experts' widths), E_routed % E, E without experts, E % T,
+ * D % (E / T), P > L. */
 rf_status rf_layout_validate(const rf_model *m, const rf_layout *l, rf_err *err);
 
 /* The model one TP rank of one stage runs: heads, widths and the vocabulary
@@ -96,6 +105,14 @@ typedef struct rf_coll {
     double time_s;         /* one instance: bw_s + latency_s                 */
     bool latency_bound;    /* latency_s > bw_s                               */
 } rf_coll;
+
+/* Fill what a link description lacks, as a measured profile without
+ * measured links does (0 figures): the scale-out link InfiniBand NDR 400
+ * Gb/s (50e9 B/s a device, 5 us a hop), 1 us a hop within a node, 8
+ * devices a node; origin then ends "; defaults: " and names each filled.
+ * The scale-up bandwidth is never invented: rf_par_compute refuses a 0
+ * one, asking for --link-bw. */
+void rf_hw_links_defaults(rf_hw_links *k);
 
 /* The alpha-beta ring cost of one collective of n bytes over t ranks. */
 void rf_coll_cost(rf_coll *c);
@@ -185,9 +202,10 @@ rf_status rf_par_capacity_compute(const rf_model *m, const rf_step_opts *o,
 /* Many decode contexts of one layout at one batch, O(P) a point: each
  * stage's shard is an rf_sweep (O(1) a point), and what a stage adds to it
  * does not depend on the context (its collectives, less the embed or
- * lm_head rows it does not hold), so it is taken once. Every point equals
- * rf_par_compute at that context (tested). EP is refused (its expert rows
- * are rescaled after the step, which the sweep's totals do not see). */
+ * lm_head rows it does not hold, and under EP its expert rows' share), so
+ * it is taken once, as the stage's floor less its shard's sweep at the
+ * prepared context. Every point equals rf_par_compute at that context
+ * (tested, EP too). */
 typedef struct rf_par_sweep {
     rf_par par;                              /* at the prepared context   */
     rf_sweep stage[RF_PAR_MAX_STAGES];
@@ -206,9 +224,10 @@ rf_status rf_par_sweep_prepare(rf_par_sweep *ps, const rf_model *m, const rf_ste
                                const rf_roof *roof, const rf_par_opts *po, rf_err *err);
 rf_status rf_par_sweep_eval(rf_par_sweep *ps, int64_t context, rf_par_point *p, rf_err *err);
 
-/* `plan`: every layout of powers of two (T, P, D; E = T on a MoE model,
- * and E = 1) up to max_devices that fits o->batch sequences at o's context
- * (a replica of DP D runs ceil(B / D) of them), ranked. */
+/* `plan`: every layout of powers of two (T, P, D; on a MoE model E = 1 and
+ * E = T g for g = 1, 2, 4 ... D) up to max_devices that fits o->batch
+ * sequences at o's context (a replica of DP D runs ceil(B / D) of them),
+ * ranked. */
 typedef enum rf_objective {
     RF_OBJ_COST = 0,   /* fewest devices, then the most tokens/s a device */
     RF_OBJ_LATENCY,    /* the shortest token latency                      */

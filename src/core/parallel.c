@@ -5,6 +5,7 @@
  * stage's layers), computed by rf_step_compute unchanged. The collectives
  * are rows of their own beside it, costed on the link they cross. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "roofline/rf_parallel.h"
@@ -49,13 +50,10 @@ rf_status rf_layout_validate(const rf_model *m, const rf_layout *l, rf_err *err)
         (s = degree("--ep", l->ep, err)) || (s = degree("--dp", l->dp, err)))
         return s;
     int64_t t = l->tp;
-    if (t > 1 && m->kv_lora_rank > 0)
-        return rf_err_set(err, RF_EINVAL,
-                          "--tp %lld: tensor parallelism of an MLA model (%s) is not modelled",
-                          (long long)t, m->name);
     if ((s = splits(m, "num_attention_heads", m->n_q, t, err)))
         return s;
-    if (m->n_kv % t && t % m->n_kv)
+    /* MLA keeps no KV heads: its latent is replicated on every rank */
+    if (!m->kv_lora_rank && m->n_kv % t && t % m->n_kv)
         return rf_err_set(err, RF_EINVAL,
                           "--tp %lld does not split %s: num_key_value_heads (%lld) is neither a "
                           "multiple nor a divisor of %lld",
@@ -78,11 +76,19 @@ rf_status rf_layout_validate(const rf_model *m, const rf_layout *l, rf_err *err)
                               "--ep %lld does not split %s: %lld routed experts %% %lld != 0",
                               (long long)l->ep, m->name, (long long)m->n_experts,
                               (long long)l->ep);
-        if (l->ep != t)
+        if (l->ep % t)
             return rf_err_set(err, RF_EINVAL,
-                              "--ep %lld with --tp %lld: expert parallelism spans the "
-                              "tensor-parallel group, so --ep must equal --tp",
+                              "--ep %lld with --tp %lld: an expert group is whole "
+                              "tensor-parallel groups, so --ep must be a multiple of --tp",
                               (long long)l->ep, (long long)t);
+        int64_t k = l->ep / t;
+        if (l->dp % k)
+            return rf_err_set(err, RF_EINVAL,
+                              "--ep %lld with --tp %lld spans %lld data-parallel replicas "
+                              "(attention data-parallel), so --dp (%lld) must be a multiple "
+                              "of %lld",
+                              (long long)l->ep, (long long)t, (long long)k, (long long)l->dp,
+                              (long long)k);
     }
     if (l->pp > m->layers || l->pp > RF_PAR_MAX_STAGES)
         return rf_err_set(err, RF_EINVAL,
@@ -140,8 +146,41 @@ void rf_coll_cost(rf_coll *c)
     c->latency_bound = c->latency_s > c->bw_s;
 }
 
+void rf_hw_links_defaults(rf_hw_links *k)
+{
+    char filled[RF_HW_SOURCE_MAX] = "";
+    size_t n = 0;
+    if (!(k->out_bw_bytes_per_s > 0)) {
+        snprintf(k->out_name, sizeof k->out_name, "InfiniBand NDR 400 Gb/s");
+        k->out_bw_bytes_per_s = 50e9; /* 400 Gb/s a device */
+        k->out_latency_s = 5e-6;
+        n += (size_t)snprintf(filled + n, sizeof filled - n, "scale-out InfiniBand NDR 400 Gb/s "
+                              "= 50 GB/s, 5 us a hop; ");
+    }
+    if (!(k->up_latency_s > 0) && n < sizeof filled) {
+        k->up_latency_s = 1e-6;
+        n += (size_t)snprintf(filled + n, sizeof filled - n, "1 us a hop in a node; ");
+    }
+    if (k->devices_per_node < 1 && n < sizeof filled) {
+        k->devices_per_node = 8;
+        n += (size_t)snprintf(filled + n, sizeof filled - n, "8 devices a node; ");
+    }
+    if (!n)
+        return;
+    char was[RF_HW_SOURCE_MAX];
+    snprintf(was, sizeof was, "%s", k->origin[0] ? k->origin : "no links of its own");
+    snprintf(k->origin, sizeof k->origin, "%.120s; defaults: %.120s", was, filled);
+    size_t len = strlen(k->origin);
+    if (len >= 2 && !strcmp(k->origin + len - 2, "; "))
+        k->origin[len - 2] = '\0';
+}
+
 static rf_status links_check(const rf_hw_links *k, rf_err *err)
 {
+    if (k->up_bw_bytes_per_s == 0)
+        return rf_err_set(err, RF_EINVAL,
+                          "--link-bw: the scale-up link's bandwidth is not known (0: a measured "
+                          "profile holds links only from measure --mpi): give --link-bw GBPS");
     const struct { const char *what; double v; } f[] = {
         {"--link-bw (scale-up link bandwidth)", k->up_bw_bytes_per_s},
         {"scale-out link bandwidth", k->out_bw_bytes_per_s},
@@ -203,17 +242,37 @@ static uint64_t elem_bytes(const rf_model *m, const rf_step_opts *o, rf_module m
     return b;
 }
 
-/* Under EP E a device holds E_routed / E whole experts and, with uniform
- * routing, runs 1 / E of the M k token-expert pairs: each routed row keeps
- * 1 / E of its FLOPs, pairs, streamed experts and bytes. */
-static void ep_share(rf_step *s, int64_t ep)
+/* Under EP E the expert group is the TP groups of g = E / T replicas, each
+ * of M rows: its MoE layers route g M tokens, g M k token-expert pairs. A
+ * device holds E_routed / E whole experts and, with uniform routing, runs
+ * 1 / E of those pairs (M k / T of them): each routed row is the step's at
+ * g M rows with 1 / E of its FLOPs, pairs, streamed experts and bytes, so
+ * the experts a device touches are (E_routed / E)(1 - (1 - k / E_routed)^(g M)).
+ * With g = 1 (E = T) the rows are s's own. */
+static rf_status ep_share(const rf_model *shard, const rf_step_opts *so, const rf_roof *roof,
+                          const rf_layout *l, rf_step *s, rf_err *err)
 {
+    int64_t ep = l->ep, g = l->ep / l->tp;
     uint64_t e = (uint64_t)ep;
-    s->experts_touched /= (double)ep; /* a device's, of its E_routed / E */
+    const rf_step *src = s;
+    rf_step group;
+    if (g > 1) {
+        rf_step_opts go = *so;
+        go.batch = so->batch * g; /* g <= RF_PAR_MAX_DEGREE: rf_step_compute bounds it */
+        rf_status st = rf_step_compute(shard, &go, roof, &group, err);
+        if (st)
+            return st;
+        if (group.n_ops != s->n_ops) /* the operator list does not depend on B */
+            return rf_err_set(err, RF_ERANGE, "%s: the expert group's step differs",
+                              shard->name);
+        src = &group;
+    }
+    s->experts_touched = src->experts_touched / (double)ep; /* of its E_routed / E */
     for (size_t i = 0; i < s->n_ops; i++) {
         rf_op *op = &s->ops[i];
-        if (!(op->experts > 0))
+        if (!(src->ops[i].experts > 0))
             continue;
+        *op = src->ops[i];
         op->experts /= (double)ep;
         op->m = (op->m + ep - 1) / ep;
         op->flops = (op->flops + e - 1) / e;
@@ -221,6 +280,7 @@ static void ep_share(rf_step *s, int64_t ep)
         op->act_bytes = (op->act_bytes + e - 1) / e;
         op->bytes = op->weight_bytes + op->kv_bytes + op->act_bytes + op->extra_bytes;
     }
+    return RF_OK;
 }
 
 /* A device's resident weights: its shard of every class in its dtype, the
@@ -296,10 +356,11 @@ static uint64_t hidden_msg_bytes(const rf_model *m, const rf_step_opts *so)
     return step_rows(so) * (uint64_t)m->hidden * (uint64_t)rf_dtype_bytes_per_elem(so->a);
 }
 
-/* The tensor-parallel collectives of a stage of n layers: two all-reduces a
- * dense layer, the EP dispatch and combine of k routed rows on its MoE
- * layers, the embedding's all-reduce on the first stage and lm_head's
- * all-gather of the logits on the last. */
+/* The collectives of a stage of n layers: under TP two all-reduces a dense
+ * layer, the embedding's all-reduce on the first stage and lm_head's
+ * all-gather of the logits on the last; under EP, on its MoE layers, the
+ * dispatch and combine of a replica's M k routed rows over the E ranks of
+ * the expert group, in place of the MLP's all-reduce. */
 static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const rf_layout *l,
                                 const rf_hw_links *k, bool is_first, bool is_last,
                                 rf_par_stage *st, rf_err *err)
@@ -307,17 +368,19 @@ static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const
     uint64_t M = step_rows(so);
     uint64_t ba = (uint64_t)rf_dtype_bytes_per_elem(so->a); /* activations: whole bytes */
     uint64_t msg = hidden_msg_bytes(m, so), n = (uint64_t)st->layers;
-    int64_t t = l->tp;
-    uint64_t moe = l->ep > 1 ? (uint64_t)rf_model_moe_layers(&st->shard) : 0;
+    int64_t t = l->tp, ep = l->ep;
+    uint64_t moe = ep > 1 ? (uint64_t)rf_model_moe_layers(&st->shard) : 0;
     uint64_t ktok = M * (uint64_t)m->top_k * (uint64_t)m->hidden * ba;
+    bool tp = t > 1; /* no TP: no all-reduce (a count of 0 adds no row) */
     rf_status s;
-    if ((s = add_coll(st, "tp_allreduce_attn", RF_COLL_ALLREDUCE, n, msg, t, k, err)) ||
-        (s = add_coll(st, "tp_allreduce_mlp", RF_COLL_ALLREDUCE, n - moe, msg, t, k, err)) ||
-        (s = add_coll(st, "ep_dispatch", RF_COLL_ALLTOALL, moe, ktok, t, k, err)) ||
-        (s = add_coll(st, "ep_combine", RF_COLL_ALLTOALL, moe, ktok, t, k, err)) ||
-        (is_first &&
-         (s = add_coll(st, "embed_allreduce", RF_COLL_ALLREDUCE, 1, msg, t, k, err))) ||
-        (is_last && (s = add_coll(st, "lm_head_allgather", RF_COLL_ALLGATHER, 1,
+    if ((s = add_coll(st, "tp_allreduce_attn", RF_COLL_ALLREDUCE, tp ? n : 0, msg, t, k, err)) ||
+        (s = add_coll(st, "tp_allreduce_mlp", RF_COLL_ALLREDUCE, tp ? n - moe : 0, msg, t, k,
+                      err)) ||
+        (s = add_coll(st, "ep_dispatch", RF_COLL_ALLTOALL, moe, ktok, ep, k, err)) ||
+        (s = add_coll(st, "ep_combine", RF_COLL_ALLTOALL, moe, ktok, ep, k, err)) ||
+        (is_first && (s = add_coll(st, "embed_allreduce", RF_COLL_ALLREDUCE, tp, msg, t, k,
+                                   err))) ||
+        (is_last && (s = add_coll(st, "lm_head_allgather", RF_COLL_ALLGATHER, tp,
                                   (uint64_t)so->batch * (uint64_t)m->vocab * ba, t, k, err))))
         return s;
     return RF_OK;
@@ -330,7 +393,8 @@ static rf_status pp_send(const rf_model *m, const rf_step_opts *so, size_t i, rf
 {
     const rf_hw_links *k = &out->links;
     uint64_t msg = hidden_msg_bytes(m, so);
-    int64_t t = out->layout.tp;
+    /* a stage's devices: its TP group, or the expert group's when wider */
+    int64_t t = out->layout.ep > out->layout.tp ? out->layout.ep : out->layout.tp;
     int64_t a = ((int64_t)i + 1) * t - 1, b = a + 1;
     rf_coll send = {.name = "pp_send", .kind = RF_COLL_P2P, .count = 1, .bytes = msg,
                     .ranks = 2};
@@ -359,10 +423,11 @@ static rf_status stage_compute(const rf_model *m, const rf_step_opts *so, const 
     rf_status s;
     if ((s = rf_layout_shard(m, l, first, n, &st->shard, err)) ||
         (s = rf_step_compute(&st->shard, so, roof, &st->step, err)) ||
-        (l->ep > 1 && (ep_share(&st->step, l->ep), false)) ||
+        (l->ep > 1 && (s = ep_share(&st->shard, so, roof, l, &st->step, err))) ||
         (s = stage_totals(m, so, po, batch_all, is_first, is_last, st, err)))
         return s;
-    if (l->tp > 1 && (s = tp_collectives(m, so, l, &out->links, is_first, is_last, st, err)))
+    if ((l->tp > 1 || l->ep > 1) &&
+        (s = tp_collectives(m, so, l, &out->links, is_first, is_last, st, err)))
         return s;
     st->comm_s = 0;
     for (size_t c = 0; c < st->n_coll; c++)
@@ -483,10 +548,9 @@ rf_status rf_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roo
     for (int64_t tp = 1; tp <= max_devices; tp *= 2)
         for (int64_t pp = 1; tp * pp <= max_devices; pp *= 2)
             for (int64_t dp = 1; tp * pp * dp <= max_devices; dp *= 2)
-                for (int e = 0; e < 2; e++) {
-                    int64_t ep = e ? tp : 1;
-                    if (e && (!m->n_experts || tp == 1))
-                        continue;
+                /* EP 1, or an expert group of tp x 1, 2, 4 ... dp replicas */
+                for (int64_t ep = 1; ep <= tp * dp && (ep == 1 || m->n_experts);
+                     ep = ep == 1 ? (tp > 1 ? tp : 2) : 2 * ep) {
                     rf_par_opts p = *po;
                     p.layout = (rf_layout){tp, pp, ep, dp};
                     if (rf_layout_validate(m, &p.layout, NULL))
@@ -534,9 +598,6 @@ rf_status rf_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roo
 rf_status rf_par_sweep_prepare(rf_par_sweep *ps, const rf_model *m, const rf_step_opts *o,
                                const rf_roof *roof, const rf_par_opts *po, rf_err *err)
 {
-    if (po->layout.ep > 1)
-        return rf_err_set(err, RF_EINVAL, "--ep %lld: a sweep under expert parallelism is not "
-                          "modelled yet (use step)", (long long)po->layout.ep);
     if (o->phase != RF_DECODE)
         return rf_err_set(err, RF_EINVAL, "a sweep of many devices is of decode steps");
     rf_par *par = &ps->par;
@@ -546,19 +607,17 @@ rf_status rf_par_sweep_prepare(rf_par_sweep *ps, const rf_model *m, const rf_ste
     ps->batch = o->batch;
     rf_step_opts so = *o;
     so.batch = par->micro_batch;
+    /* What a stage's floor adds to its shard's sweep does not change with
+     * the context: its collectives, less the rows it does not hold, and
+     * under EP its expert rows' share (of the group's tokens, 1 / E of
+     * them); so it is the difference at the prepared context. */
     for (size_t i = 0; i < par->n_stages; i++) {
         const rf_par_stage *st = &par->stages[i];
-        double dropped = 0;
-        for (size_t k = 0; k < st->step.n_ops; k++) {
-            const rf_op *op = &st->step.ops[k];
-            if (rf_par_stage_holds(par, i, op))
-                continue;
-            rf_point pt = rf_roof_place(&st->step.roof, (double)op->flops, (double)op->bytes);
-            dropped += (double)op->count * pt.floor_s;
-        }
-        ps->fixed_s[i] = st->comm_s - dropped;
-        if ((s = rf_sweep_prepare(&ps->stage[i], &st->shard, &so, roof, err)))
+        rf_sweep_point sp;
+        if ((s = rf_sweep_prepare(&ps->stage[i], &st->shard, &so, roof, err)) ||
+            (s = rf_sweep_eval(&ps->stage[i], o->context, &sp, err)))
             return s;
+        ps->fixed_s[i] = st->floor_s - sp.floor_sum_of_max_s;
     }
     return RF_OK;
 }
