@@ -9,6 +9,8 @@
 #   4. roofline bench gemm MODEL --device cuda --hw profile.json, as a table
 #      and as JSON, and Figure 1 with that sweep drawn over it
 #      (figure1-measured.svg);
+#   4b. roofline measure --mpi on one rank: the node and its GPU (the CUDA
+#      path of a cluster measurement);
 #   5. a short table last: the issue's targets against what was measured.
 # Logs go to one folder (default gpu-check-<UTC time>). About 2-3 minutes on
 # an H200, most of it the build; every step has a time limit.
@@ -106,6 +108,27 @@ if [ -s "$OUT/bench.json" ] && [ -s "$OUT/profile.json" ]; then
         "$RF" plot "$MODEL" --hw "$OUT/profile.json" --measured "$OUT/bench.json" \
         -o "$OUT/figure1-measured.svg"
 fi
+
+# 4b. measure --mpi on one rank (outside mpirun, a singleton): the CPU lab
+# for the node and this rank's GPU through the CUDA path; the profile's roof
+# must be the GPU's and its node must count one device. Skipped (77) when
+# the build has no MPI (measure --mpi exits 3: Debian's libopenmpi-dev).
+mpi_one_rank() {
+    "$RF" measure --mpi --quick -o "$OUT/cluster.json"
+    local rc=$?
+    [ $rc = 3 ] && { echo "skipped: this build has no MPI (libopenmpi-dev)"; return 77; }
+    [ $rc = 0 ] || return $rc
+    python3 - "$OUT/cluster.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+c = p["cluster"]
+print(f"device {p['device']!r}, nodes {c['nodes']}")
+sys.exit(0 if p["device"] and c["ranks"] == 1 and c["nodes"][0]["devices"] == 1 else 1)
+EOF
+}
+export -f mpi_one_rank # timeout runs programs: the function through bash
+export RF OUT
+step "measure --mpi (1 rank, CUDA path)" 240 "$OUT/measure-mpi.txt" bash -c mpi_one_rank
 
 # 5. Targets against the measurement, last.
 summarize() {

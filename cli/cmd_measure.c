@@ -9,7 +9,7 @@
 #include "measure_view.h"
 #include "roofline/rf_measure.h"
 
-enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE };
+enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE, O_MPI, O_TIMEOUT };
 
 static const cli_opt opts[] = {
     {"threads", 1, O_THREADS, "N", "threads, pinned one per core (default: one per core)"},
@@ -17,6 +17,8 @@ static const cli_opt opts[] = {
     {"isa", 1, O_ISA, "NAME", "kernels: scalar, sse, avx2, avx512 (default: best by cpuid; "
                               "or RF_ISA)"},
     {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
+    {"mpi", 0, O_MPI, NULL, "a cluster, under mpirun: node roofs and links (cmd_measure_mpi.c)"},
+    {"timeout", 1, O_TIMEOUT, "S", "with --mpi: a rank still running after S seconds fails"},
     {0},
 };
 
@@ -25,6 +27,8 @@ typedef struct args {
     bool quick;
     const char *isa;
     const char *device;
+    bool mpi;
+    double timeout_s;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -39,6 +43,11 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_ISA:
         a->isa = arg;
         return RF_EXIT_OK;
+    case O_MPI:
+        a->mpi = true;
+        return RF_EXIT_OK;
+    case O_TIMEOUT:
+        return cli_f64(ctx, "--timeout", arg, 1e-3, 1e6, &a->timeout_s);
     default:
         a->device = arg;
         return RF_EXIT_OK;
@@ -158,6 +167,16 @@ int cmd_measure(int argc, char **argv)
     if (!p)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
 
+    if (a.timeout_s > 0 && !a.mpi)
+        return free(p), cli_fail(&ctx, RF_EXIT_USAGE, "--timeout: only with --mpi");
+    if (a.mpi && strcmp(a.device, "cpu"))
+        return free(p), cli_fail(&ctx, RF_EXIT_USAGE, "--device: with --mpi each rank "
+                                                      "measures its own GPU; give neither");
+    if (a.mpi) { /* cmd_measure_mpi.c; exit 3 without MPI */
+        cli_mpi_args ma = {a.threads, a.quick, a.isa ? a.isa : getenv("RF_ISA"), a.timeout_s};
+        rc = cli_mpi_measure(&ctx, &ma, p);
+        goto out;
+    }
     if (strcmp(a.device, "cpu")) { /* cmd_measure_cuda.c; exit 3 without a device */
         rc = cli_cuda_measure(&ctx, a.device, a.quick, p);
         goto out;

@@ -43,6 +43,10 @@ bool cli_par_wanted(const cli_par *p)
 void cli_par_links(const cli_ctx *ctx, const cli_par *p, rf_hw_links *out)
 {
     *out = ctx->hw.links;
+    if ((p->link_bw_gbps > 0 || p->link_latency_us > 0) && out->up_fit[0].bw_bytes_per_s > 0) {
+        memset(out->up_fit, 0, sizeof out->up_fit); /* given figures replace measured fits */
+        out->up_name[0] = 0;
+    }
     char given[RF_HW_SOURCE_MAX] = "";
     size_t n = 0;
     if (p->link_bw_gbps > 0) {

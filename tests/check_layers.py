@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_layers.py - the layers hold at the file level.
 
-    core  <-  io, report, measure  <-  cuda  <-  cli
+    core  <-  io, report, measure  <-  cuda, mpi  <-  cli
 
 usage: check_layers.py ROOT
 
@@ -15,6 +15,7 @@ cli/*.{c,h} under ROOT and fails (exit 1, one line per problem) on:
          report   core, report
          measure  core, measure        (src/kernels is part of measure)
          cuda     core, measure, cuda
+         mpi      core, measure, mpi
          cli      every layer
      A private header (src/<layer>/x.h, cli/x.h) is of its folder's layer. A
      public header (include/roofline/rf_x.h) is of the layer PUBLIC below
@@ -36,17 +37,18 @@ import os
 import re
 import sys
 
-LAYERS = ("core", "io", "report", "measure", "cuda", "cli")
+LAYERS = ("core", "io", "report", "measure", "cuda", "mpi", "cli")
 ALLOWED = {
     "core": {"core"},
     "io": {"core", "io"},
     "report": {"core", "report"},
     "measure": {"core", "measure"},
     "cuda": {"core", "measure", "cuda"},
+    "mpi": {"core", "measure", "mpi"},
     "cli": set(LAYERS),
 }
 SRC_LAYER = {"core": "core", "io": "io", "report": "report", "measure": "measure",
-             "kernels": "measure", "cuda": "cuda"}
+             "kernels": "measure", "cuda": "cuda", "mpi": "mpi"}
 
 # Public headers whose layer is not read off their functions: those that
 # declare none (types, macros, inline helpers). Every other header is

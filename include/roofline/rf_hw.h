@@ -31,6 +31,21 @@ extern "C" {
  * profile none (0) until measured; --link-bw, --link-latency and
  * --devices-per-node override, and `origin` says which. */
 #define RF_LINK_NAME_MAX 96
+
+/* One collective measured on a link (a cluster profile, rf_cluster.h):
+ * time = latency_s + f n / bw_bytes_per_s over messages of [min_bytes,
+ * max_bytes] on `ranks` ranks, f its kind's bus factor (rf_coll_cost's).
+ * bw 0: not measured. The names label a collective within the range and
+ * beyond it (extrapolated). */
+#define RF_LINK_FIT_KINDS 4 /* rf_coll_kind: all-reduce, all-gather, all-to-all, send */
+typedef struct rf_link_fit {
+    double bw_bytes_per_s, latency_s;
+    uint64_t min_bytes, max_bytes;
+    int64_t ranks;
+    char name[RF_LINK_NAME_MAX];   /* "MPI all-reduce, measured 8 B-64 MiB"   */
+    char beyond[RF_LINK_NAME_MAX]; /* "..., extrapolated past 8 B-64 MiB"     */
+} rf_link_fit;
+
 typedef struct rf_hw_links {
     char up_name[RF_LINK_NAME_MAX];  /* "NVLink 4 (18 links)"                 */
     double up_bw_bytes_per_s;        /* within a node                          */
@@ -40,6 +55,8 @@ typedef struct rf_hw_links {
     double out_latency_s;            /* alpha between nodes                    */
     int64_t devices_per_node;        /* devices the scale-up link joins        */
     char origin[RF_HW_SOURCE_MAX];   /* where the figures came from            */
+    rf_link_fit up_fit[RF_LINK_FIT_KINDS];  /* measured in a node, per kind    */
+    rf_link_fit out_fit[RF_LINK_FIT_KINDS]; /* measured between nodes          */
 } rf_hw_links;
 
 typedef struct rf_hw {

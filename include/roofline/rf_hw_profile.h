@@ -18,6 +18,7 @@
 
 #include "rf_dtype.h"
 #include "rf_error.h"
+#include "rf_cluster.h"
 #include "rf_hw.h"
 
 #ifdef __cplusplus
@@ -64,6 +65,8 @@ typedef struct rf_hw_profile {
     size_t n_levels;
     rf_hw_profile_kernel kernels[RF_HW_PROFILE_MAX_KERNELS];
     size_t n_kernels;
+    rf_cluster cluster;           /* measure --mpi: nodes and links (ranks 0:
+                                     none); the figures above are rank 0's node */
 } rf_hw_profile;
 
 /* Convert to the analytic hardware description (name, source line saying

@@ -15,5 +15,6 @@ rf_status rf_hw_profile_to_hw(const rf_hw_profile *p, rf_hw *out, rf_err *err)
         out->peak_flops_per_s[k] = p->peak_flops_per_s[k];
     out->bw_bytes_per_s = p->bandwidth_bytes_per_s;
     out->mem_bytes = p->mem_bytes;
+    rf_cluster_links(&p->cluster, &out->links); /* measure --mpi's links, when measured */
     return rf_hw_validate(out, err);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "roofline/rf_cluster.h"
 #include "roofline/rf_parallel.h"
 
 rf_layout rf_layout_single(void) { return (rf_layout){1, 1, 1, 1}; }
@@ -204,6 +205,7 @@ static void on_link(rf_coll *c, const rf_hw_links *k, bool in_node)
     c->link = in_node ? k->up_name : k->out_name;
     c->bw_bytes_per_s = in_node ? k->up_bw_bytes_per_s : k->out_bw_bytes_per_s;
     c->alpha_s = in_node ? k->up_latency_s : k->out_latency_s;
+    rf_link_fit_apply(&(in_node ? k->up_fit : k->out_fit)[c->kind], c); /* measured link */
     rf_coll_cost(c);
 }
 

@@ -10,6 +10,7 @@
 #include "roofline/rf_file.h"
 #include "roofline/rf_hw_profile_io.h"
 
+#include "cluster_io.h"
 #include "io_json.h"
 
 
@@ -92,6 +93,7 @@ static json_t *profile_json(const rf_hw_profile *p)
         kernels = NULL;
     }
     ok = ok && !put(o, "spread", json_real(p->spread));
+    ok = ok && (!p->cluster.ranks || !put(o, "cluster", rf__cluster_json(&p->cluster)));
     json_decref(levels);
     json_decref(kernels);
     if (!ok)
@@ -407,7 +409,8 @@ rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
         return s;
     if (!json_is_object(root))
         s = fail(&r, "the top level must be an object");
-    else if (!(s = read_fields(&r, root, out)) && !(s = read_counts(&r, root, out)))
+    else if (!(s = read_fields(&r, root, out)) && !(s = read_counts(&r, root, out)) &&
+             !(s = rf__cluster_read(r.origin, root, &out->cluster, err)))
         s = check_roof(&r, out);
     json_decref(root);
     return s;

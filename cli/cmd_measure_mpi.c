@@ -1,0 +1,290 @@
+/* cmd_measure_mpi.c - `measure --mpi`: a cluster measured with MPI (the
+ * session and collectives in src/mpi, mpi_measure.h). Every rank runs this;
+ * rank 0 writes the profile and the table. A rank that fails writes one
+ * line naming itself and the cause, then aborts every rank (MPI_Abort), so
+ * all exit non-zero and no profile is written (rank 0 writes it last,
+ * atomically). --timeout arms a watchdog on every rank. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "measure_view.h"
+#include "mpi_measure.h"
+#include "roofline/rf_cuda.h"
+#include "roofline/rf_measure.h"
+
+/* The watchdog's line, built before it is armed: a signal handler may only
+ * write() it. `stage` is what the rank is doing. */
+static char alarm_line[160];
+static size_t alarm_len;
+static volatile sig_atomic_t alarm_stage;
+static const char *const stages[] = {"starting", "measuring the node's roof",
+                                     "measuring the GPU", "gathering the nodes",
+                                     "timing the collectives", "writing the profile"};
+enum { S_START, S_ROOF, S_GPU, S_GATHER, S_LINKS, S_WRITE };
+static char roof_label[] = "node roof", links_label[] = "links";
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    const char *what = stages[alarm_stage];
+    if (write(STDERR_FILENO, alarm_line, alarm_len) < 0 ||
+        write(STDERR_FILENO, what, strlen(what)) < 0 || write(STDERR_FILENO, ")\n", 2) < 0)
+        _exit(RF_EXIT_FAIL);
+    _exit(RF_EXIT_FAIL); /* mpirun ends the other ranks of a job one left */
+}
+
+static void watchdog(const cli_ctx *ctx, int rank, double timeout_s)
+{
+    if (!(timeout_s > 0))
+        return;
+    alarm_len = (size_t)snprintf(alarm_line, sizeof alarm_line,
+                                 "roofline %s: rank %d: timed out after %g s (", ctx->cmd, rank,
+                                 timeout_s);
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)(timeout_s + 0.999));
+}
+
+/* One line naming the rank and the cause, then every rank ends. */
+static void rank_failed(rf_mpi *m, const cli_ctx *ctx, const rf_err *e)
+{
+    fprintf(stderr, "roofline %s: rank %d: %s\n", ctx->cmd, rf_mpi_rank(m), e->msg);
+    fflush(stderr);
+    rf_mpi_abort(m, RF_EXIT_FAIL);
+}
+
+/* A person is watching: stderr is a terminal, or, under mpirun (whose
+ * ranks write stderr into a pipe it forwards), the process still has its
+ * controlling terminal. */
+static bool at_terminal(void)
+{
+    if (isatty(STDERR_FILENO))
+        return true;
+    int fd = open("/dev/tty", O_RDONLY | O_NOCTTY);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+static void progress(void *user, int done, int total, const char *what)
+{
+    const char *stage = user;
+    fprintf(stderr, "\r  %s [%3d/%3d] %-44.44s", stage, done + 1, total, what);
+    fflush(stderr);
+}
+
+/* The rank's GPU (node rank i measures cuda:i when there is one), its
+ * roof into *gpu; false when this rank has none. */
+static bool measure_gpu(rf_mpi *m, const cli_ctx *ctx, bool quick, rf_hw_profile *gpu)
+{
+    int count = 0;
+    rf_err e;
+    if (!rf_cuda_built() || rf_cuda_device_count(&count, &e) || rf_mpi_node_rank(m) >= count)
+        return false;
+    char device[16];
+    snprintf(device, sizeof device, "cuda:%d", rf_mpi_node_rank(m));
+    rf_cuda_ctx *cu = NULL;
+    cli_cuda_talk talk;
+    rf_status s = rf_cuda_ctx_new(rf_mpi_node_rank(m), &cu, &e);
+    if (!s)
+        s = cli_cuda_profile(ctx, cu, device, quick, 0, quick ? 4096 : 8192, gpu, &talk, &e);
+    rf_cuda_ctx_free(cu);
+    if (s)
+        rank_failed(m, ctx, &e);
+    return true;
+}
+
+static void node_table(rf_report *r, const rf_cluster *c)
+{
+    rf_report_table(r, "nodes", "nodes (each roof measured once, by all its ranks as one team)");
+    rf_report_col(r, "name", "node", RF_U_NONE);
+    rf_report_col(r, "ranks", "ranks", RF_U_INT);
+    rf_report_col(r, "devices", "GPUs", RF_U_INT);
+    rf_report_col(r, "bandwidth_bytes_per_s", "memory roof", RF_U_BW);
+    rf_report_col(r, "peak_fp32", "fp32 peak", RF_U_FLOP_RATE);
+    rf_report_col(r, "peak_fp64", "fp64 peak", RF_U_FLOP_RATE);
+    for (size_t i = 0; i < c->n_nodes; i++) {
+        const rf_cluster_node *n = &c->nodes[i];
+        rf_report_row(r);
+        rf_report_cell_str(r, n->name);
+        rf_report_cell_int(r, (uint64_t)n->ranks);
+        rf_report_cell_int(r, (uint64_t)n->devices);
+        rf_report_cell_num(r, n->bandwidth_bytes_per_s);
+        rf_report_cell_num(r, n->peak_flops_per_s[RF_FP32]);
+        rf_report_cell_num(r, n->peak_flops_per_s[RF_FP64]);
+    }
+}
+
+static void link_tables(rf_report *r, const rf_cluster *c)
+{
+    rf_report_table(r, "links", "links: t = latency + f n / bandwidth, fitted on relative error");
+    rf_report_col(r, "class", "class", RF_U_NONE);
+    rf_report_col(r, "collective", "collective", RF_U_NONE);
+    rf_report_col(r, "ranks", "ranks", RF_U_INT);
+    rf_report_col(r, "latency_s", "latency", RF_U_SECONDS);
+    rf_report_col(r, "bandwidth_bytes_per_s", "bus bandwidth", RF_U_BW);
+    rf_report_col(r, "residual", "rms residual", RF_U_PERCENT);
+    rf_report_col(r, "min_bytes", "from", RF_U_BYTES_BIN);
+    rf_report_col(r, "max_bytes", "to", RF_U_BYTES_BIN);
+    for (size_t i = 0; i < c->n_links; i++) {
+        const rf_cluster_link *l = &c->links[i];
+        rf_report_row(r);
+        rf_report_cell_str(r, rf_link_class_name(l->cls));
+        rf_report_cell_str(r, rf_cluster_kind_name(l->kind));
+        rf_report_cell_int(r, (uint64_t)l->ranks);
+        rf_report_cell_num(r, l->latency_s);
+        rf_report_cell_num(r, l->bw_bytes_per_s);
+        rf_report_cell_num(r, l->residual);
+        rf_report_cell_int(r, l->points[0].bytes);
+        rf_report_cell_int(r, l->points[l->n_points - 1].bytes);
+    }
+    rf_report_table(r, "points", "every size (best trial; busbw = algbw x f)");
+    rf_report_col(r, "class", "class", RF_U_NONE);
+    rf_report_col(r, "collective", "collective", RF_U_NONE);
+    rf_report_col(r, "bytes", "size", RF_U_BYTES_BIN);
+    rf_report_col(r, "iterations", "iterations", RF_U_INT);
+    rf_report_col(r, "time_s", "time", RF_U_SECONDS);
+    rf_report_col(r, "median_s", "median", RF_U_SECONDS);
+    rf_report_col(r, "algbw_bytes_per_s", "algbw", RF_U_BW);
+    rf_report_col(r, "busbw_bytes_per_s", "busbw", RF_U_BW);
+    rf_report_col(r, "fit_s", "fit", RF_U_SECONDS);
+    for (size_t i = 0; i < c->n_links; i++) {
+        const rf_cluster_link *l = &c->links[i];
+        double f = rf_cluster_bus_factor(l->kind, l->ranks);
+        for (size_t k = 0; k < l->n_points; k++) {
+            const rf_cluster_point *p = &l->points[k];
+            rf_report_row(r);
+            rf_report_cell_str(r, rf_link_class_name(l->cls));
+            rf_report_cell_str(r, rf_cluster_kind_name(l->kind));
+            rf_report_cell_int(r, p->bytes);
+            rf_report_cell_int(r, (uint64_t)p->iterations);
+            rf_report_cell_num(r, p->time_s);
+            rf_report_cell_num(r, p->median_s);
+            rf_report_cell_num(r, rf_cluster_algbw(p));
+            rf_report_cell_num(r, rf_cluster_busbw(l, p));
+            rf_report_cell_num(r, l->latency_s + f * (double)p->bytes / l->bw_bytes_per_s);
+        }
+    }
+}
+
+static rf_report *cluster_report(const rf_hw_profile *p, const rf_mpi_links_plan *plan,
+                                 bool gpu)
+{
+    const rf_cluster *c = &p->cluster;
+    char title[256], lo[32], hi[32];
+    snprintf(title, sizeof title, "measured cluster: %d rank%s on %zu node%s (%s)", c->ranks,
+             c->ranks == 1 ? "" : "s", c->n_nodes, c->n_nodes == 1 ? "" : "s", c->mpi);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return NULL;
+    rf_report_assume(r, "nodes: ranks grouped by shared memory (MPI_Comm_split_type); each "
+                        "node's roof measured once by its first rank with a team pinned over "
+                        "every core its ranks were bound to, the others waiting asleep; the "
+                        "profile's roof is rank 0's %s",
+                     gpu ? "GPU's" : "node's");
+    if (c->ranks == 1) {
+        rf_report_note(r, "one rank: a cluster of one node, its roof only and no links (start "
+                          "it with mpirun -np N for the collectives)");
+    } else {
+        rf_report_assume(r, "collectives: all-reduce (float sum), all-gather, all-to-all and "
+                            "a ring send (MPI_Sendrecv to the next rank), %s to %s doubling; "
+                            "in a node every node's ranks at once, between nodes one rank a "
+                            "node",
+                         rf_fmt((double)plan->min_bytes, RF_U_BYTES_BIN, lo, sizeof lo),
+                         rf_fmt((double)plan->max_bytes, RF_U_BYTES_BIN, hi, sizeof hi));
+        rf_report_assume(r, "timing (OSU, nccl-tests): warm-up, iterations doubled until a "
+                            "trial lasts >= %.0f ms on the slowest rank, then %d trials; an "
+                            "iteration is a barrier and the collective timed alone; a trial "
+                            "is the slowest rank's mean; time = the best trial",
+                         plan->min_time_s * 1e3, plan->trials);
+        rf_report_assume(r, "nccl-tests' figures: algbw = n / t; busbw = algbw x f, f = 2 "
+                            "(r-1)/r for all-reduce, (r-1)/r for all-gather and all-to-all, 1 "
+                            "for a send; n of an all-gather the gathered buffer, of an "
+                            "all-to-all what a rank sends");
+    }
+    rf_report_section(r, "roof", "roof (rank 0's node)");
+    rf_report_num(r, "bandwidth_bytes_per_s", "memory roof", p->bandwidth_bytes_per_s, RF_U_BW);
+    rf_report_num(r, "peak_fp32", "fp32 peak", p->peak_flops_per_s[RF_FP32], RF_U_FLOP_RATE);
+    node_table(r, c);
+    if (c->n_links)
+        link_tables(r, c);
+    return r;
+}
+
+/* Rank 0: the profile to -o FILE or stdout, and the table. Messages name
+ * the rank (ctx->cmd is "measure: rank 0"). */
+static int emit(const cli_ctx *ctx, const rf_hw_profile *p, const rf_mpi_links_plan *plan,
+                bool gpu)
+{
+    bool printed;
+    int rc = cli_profile_json(ctx, p, &printed);
+    if (rc || printed)
+        return rc;
+    rf_report *r = cluster_report(p, plan, gpu);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    rc = cli_profile_emit(ctx, r);
+    rf_report_free(r);
+    return rc;
+}
+
+int cli_mpi_measure(cli_ctx *ctx, const cli_mpi_args *a, rf_hw_profile *p)
+{
+    rf_mpi *m = NULL;
+    rf_err e;
+    if (rf_mpi_open(NULL, NULL, &m, &e))
+        return cli_fail_err(ctx, &e);
+    char cmd[48];
+    snprintf(cmd, sizeof cmd, "%s: rank %d", ctx->cmd, rf_mpi_rank(m));
+    cli_ctx rank_ctx = *ctx;
+    rank_ctx.cmd = cmd;
+    watchdog(ctx, rf_mpi_rank(m), a->timeout_s);
+    bool shown = rf_mpi_rank(m) == 0 && at_terminal();
+
+    alarm_stage = S_ROOF;
+    rf_measure_opts mo = {.threads = (int)a->threads, .quick = a->quick, .isa = a->isa,
+                          .progress = shown ? progress : NULL, .progress_user = roof_label};
+    if (rf_mpi_node_roof(m, &mo, p, &e))
+        rank_failed(m, ctx, &e);
+    rf_mpi_rank_roof mine = {.cpu = rf_mpi_node_rank(m) == 0};
+    mine.bandwidth_bytes_per_s = p->bandwidth_bytes_per_s;
+    memcpy(mine.peak_flops_per_s, p->peak_flops_per_s, sizeof mine.peak_flops_per_s);
+
+    alarm_stage = S_GPU;
+    rf_hw_profile *gpu = calloc(1, sizeof *gpu);
+    if (!gpu)
+        rank_failed(m, ctx, &(rf_err){.status = RF_ENOMEM, .msg = "out of memory"});
+    if ((mine.gpu = measure_gpu(m, ctx, a->quick, gpu))) {
+        mine.bandwidth_bytes_per_s = gpu->bandwidth_bytes_per_s;
+        memcpy(mine.peak_flops_per_s, gpu->peak_flops_per_s, sizeof mine.peak_flops_per_s);
+        if (rf_mpi_rank(m) == 0) /* the profile's roof: the device the model runs on */
+            *p = *gpu;
+    }
+    free(gpu);
+
+    alarm_stage = S_GATHER;
+    if (rf_mpi_gather_nodes(m, &mine, &p->cluster, &e))
+        rank_failed(m, ctx, &e);
+    alarm_stage = S_LINKS;
+    rf_mpi_links_plan plan = rf_mpi_links_plan_of(a->quick);
+    if (rf_mpi_links(m, &plan, shown ? progress : NULL, links_label, &p->cluster, &e))
+        rank_failed(m, ctx, &e);
+    if (shown)
+        fprintf(stderr, "\r%-78s\r", "");
+
+    if (rf_mpi_size(m) == 1)
+        fprintf(stderr, "roofline %s: one rank (not started by mpirun -np N): a cluster of one "
+                        "node, its roof only, no links\n", ctx->cmd);
+    alarm_stage = S_WRITE;
+    int rc = RF_EXIT_OK;
+    if (rf_mpi_rank(m) == 0 && (rc = emit(&rank_ctx, p, &plan, mine.gpu)))
+        rf_mpi_abort(m, rc); /* its line is written; no rank may end well */
+    alarm(0);
+    rf_mpi_close(m);
+    return rc;
+}

@@ -1,0 +1,330 @@
+/* cluster_io.c - the profile's "cluster" object (rf_cluster.h): written by
+ * `roofline measure --mpi`, read wherever --hw takes that profile. */
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cluster_io.h"
+#include "io_json.h"
+
+/* ---- writing ------------------------------------------------------------ */
+
+static int put(json_t *obj, const char *key, json_t *v)
+{
+    return v ? json_object_set_new(obj, key, v) : -1;
+}
+
+/* json_array_append_new takes v in every case; a NULL v is a failure. */
+static int append(json_t *a, json_t *v)
+{
+    return v ? json_array_append_new(a, v) : -1;
+}
+
+static json_t *node_json(const rf_cluster_node *n)
+{
+    json_t *o = json_object(), *peaks = json_object();
+    bool ok = o && peaks;
+    for (int k = 0; ok && k < RF_DTYPE_COUNT; k++)
+        if (n->peak_flops_per_s[k] > 0)
+            ok = !put(peaks, rf_dtype_name((rf_dtype_kind)k), json_real(n->peak_flops_per_s[k]));
+    ok = ok && !put(o, "name", json_string(n->name)) && !put(o, "ranks", json_integer(n->ranks)) &&
+         !put(o, "devices", json_integer(n->devices)) &&
+         !put(o, "bandwidth_bytes_per_s", json_real(n->bandwidth_bytes_per_s));
+    if (ok) {
+        ok = !put(o, "peak_flops_per_s", peaks);
+        peaks = NULL;
+    }
+    json_decref(peaks);
+    return ok ? o : (json_decref(o), NULL);
+}
+
+static json_t *point_json(const rf_cluster_link *l, const rf_cluster_point *p)
+{
+    json_t *o = json_object();
+    if (!o || put(o, "bytes", json_integer((json_int_t)p->bytes)) ||
+        put(o, "time_s", json_real(p->time_s)) || put(o, "median_s", json_real(p->median_s)) ||
+        put(o, "iterations", json_integer((json_int_t)p->iterations)) ||
+        put(o, "algbw_bytes_per_s", json_real(rf_cluster_algbw(p))) ||
+        put(o, "busbw_bytes_per_s", json_real(rf_cluster_busbw(l, p))))
+        return json_decref(o), NULL;
+    return o;
+}
+
+static json_t *link_json(const rf_cluster_link *l)
+{
+    json_t *o = json_object(), *pts = json_array();
+    bool ok = o && pts;
+    for (size_t i = 0; ok && i < l->n_points; i++)
+        ok = !append(pts, point_json(l, &l->points[i]));
+    ok = ok && !put(o, "class", json_string(rf_link_class_name(l->cls))) &&
+         !put(o, "collective", json_string(rf_cluster_kind_name(l->kind))) &&
+         !put(o, "ranks", json_integer(l->ranks)) &&
+         !put(o, "latency_s", json_real(l->latency_s)) &&
+         !put(o, "bandwidth_bytes_per_s", json_real(l->bw_bytes_per_s)) &&
+         !put(o, "residual", json_real(l->residual)) &&
+         !put(o, "min_bytes", json_integer(l->n_points ? (json_int_t)l->points[0].bytes : 0)) &&
+         !put(o, "max_bytes",
+              json_integer(l->n_points ? (json_int_t)l->points[l->n_points - 1].bytes : 0));
+    if (ok) {
+        ok = !put(o, "points", pts);
+        pts = NULL;
+    }
+    json_decref(pts);
+    return ok ? o : (json_decref(o), NULL);
+}
+
+json_t *rf__cluster_json(const rf_cluster *c)
+{
+    json_t *o = json_object(), *nodes = json_array(), *links = json_array();
+    bool ok = o && nodes && links;
+    for (size_t i = 0; ok && i < c->n_nodes; i++)
+        ok = !append(nodes, node_json(&c->nodes[i]));
+    for (size_t i = 0; ok && i < c->n_links; i++)
+        ok = !append(links, link_json(&c->links[i]));
+    ok = ok && !put(o, "ranks", json_integer(c->ranks)) && !put(o, "mpi", json_string(c->mpi));
+    if (ok) {
+        ok = !put(o, "nodes", nodes);
+        nodes = NULL;
+    }
+    if (ok) {
+        ok = !put(o, "links", links);
+        links = NULL;
+    }
+    json_decref(nodes);
+    json_decref(links);
+    return ok ? o : (json_decref(o), NULL);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct rd {
+    const char *origin;
+    rf_err *err;
+} rd;
+
+static rf_status bad(const rd *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static rf_status bad(const rd *r, const char *fmt, ...)
+{
+    char what[RF_ERR_MSG_MAX / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return rf_err_set(r->err, RF_EINVAL, "%s: %s", r->origin, what);
+}
+
+/* obj[key] as a finite number (any sign: the checks come after); at is the
+ * path up to the key. */
+static rf_status number(const rd *r, json_t *obj, const char *at, const char *key, double *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return bad(r, "%s%s is missing", at, key);
+    if (!json_is_number(v) || !isfinite(json_number_value(v)))
+        return bad(r, "%s%s must be a number", at, key);
+    *out = json_number_value(v);
+    return RF_OK;
+}
+
+/* obj[key] as a whole number within [lo, hi]. */
+static rf_status whole(const rd *r, json_t *obj, const char *at, const char *key, int64_t lo,
+                       int64_t hi, int64_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return bad(r, "%s%s is missing", at, key);
+    if (!json_is_integer(v))
+        return bad(r, "%s%s must be a whole number", at, key);
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi)
+        return bad(r, "%s%s (%lld) must be within [%lld, %lld]", at, key, (long long)x,
+                   (long long)lo, (long long)hi);
+    *out = x;
+    return RF_OK;
+}
+
+static rf_status text(const rd *r, json_t *obj, const char *at, const char *key, char *out,
+                      size_t cap)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return bad(r, "%s%s is missing", at, key);
+    if (!json_is_string(v))
+        return bad(r, "%s%s must be a string", at, key);
+    if (json_string_length(v) >= cap)
+        return bad(r, "%s%s is longer than %zu characters", at, key, cap - 1);
+    snprintf(out, cap, "%s", json_string_value(v));
+    return RF_OK;
+}
+
+static rf_status array(const rd *r, json_t *obj, const char *at, const char *key, size_t max,
+                       json_t **out)
+{
+    json_t *a = json_object_get(obj, key);
+    if (!a)
+        return bad(r, "%s%s is missing", at, key);
+    if (!json_is_array(a))
+        return bad(r, "%s%s must be an array", at, key);
+    if (json_array_size(a) > max)
+        return bad(r, "%s%s: more than %zu", at, key, max);
+    *out = a;
+    return RF_OK;
+}
+
+static rf_status read_node(const rd *r, json_t *o, const char *at, rf_cluster_node *n)
+{
+    int64_t ranks = 0, devices = 0;
+    rf_status s;
+    if (!json_is_object(o))
+        return bad(r, "%.*s must be an object", (int)strlen(at) - 1, at);
+    if ((s = text(r, o, at, "name", n->name, sizeof n->name)) ||
+        (s = whole(r, o, at, "ranks", 1, 1 << 20, &ranks)) ||
+        (s = whole(r, o, at, "devices", 0, 1 << 20, &devices)) ||
+        (s = number(r, o, at, "bandwidth_bytes_per_s", &n->bandwidth_bytes_per_s)))
+        return s;
+    char path[96];
+    snprintf(path, sizeof path, "%sbandwidth_bytes_per_s", at);
+    if ((s = rf__figure_check(r->origin, path, n->bandwidth_bytes_per_s, RF__FIG_BW, false,
+                              r->err)))
+        return s;
+    n->ranks = (int)ranks;
+    n->devices = (int)devices;
+    json_t *peaks = json_object_get(o, "peak_flops_per_s");
+    if (!peaks)
+        return RF_OK;
+    if (!json_is_object(peaks))
+        return bad(r, "%speak_flops_per_s must be an object keyed by dtype", at);
+    const char *key;
+    json_t *v;
+    json_object_foreach(peaks, key, v)
+    {
+        rf_dtype dt;
+        snprintf(path, sizeof path, "%speak_flops_per_s.", at);
+        if (rf_dtype_parse(key, &dt, NULL))
+            return bad(r, "%s: unknown dtype '%s'", path, key);
+        if ((s = number(r, peaks, path, key, &n->peak_flops_per_s[dt.kind])))
+            return s;
+        snprintf(path, sizeof path, "%speak_flops_per_s.%s", at, key);
+        if ((s = rf__figure_check(r->origin, path, n->peak_flops_per_s[dt.kind], RF__FIG_PEAK,
+                                  true, r->err)))
+            return s;
+    }
+    return RF_OK;
+}
+
+static rf_status read_point(const rd *r, json_t *o, const char *at, rf_cluster_point *p)
+{
+    int64_t bytes = 0;
+    rf_status s;
+    if (!json_is_object(o))
+        return bad(r, "%.*s must be an object", (int)strlen(at) - 1, at);
+    if ((s = whole(r, o, at, "bytes", 1, (int64_t)1 << 40, &bytes)) ||
+        (s = number(r, o, at, "time_s", &p->time_s)) ||
+        (s = number(r, o, at, "median_s", &p->median_s)) ||
+        (s = whole(r, o, at, "iterations", 1, (int64_t)1 << 40, &p->iterations)))
+        return s;
+    p->bytes = (uint64_t)bytes;
+    const struct { const char *key; double v; } times[] = {{"time_s", p->time_s},
+                                                          {"median_s", p->median_s}};
+    for (size_t i = 0; i < 2; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "%s%s", at, times[i].key);
+        if ((s = rf__figure_check(r->origin, path, times[i].v, RF__FIG_TIME, false, r->err)))
+            return s;
+    }
+    return RF_OK;
+}
+
+static rf_status read_link(const rd *r, json_t *o, const char *at, rf_cluster_link *l)
+{
+    char cls[24] = "", kind[24] = "";
+    int64_t ranks = 0;
+    rf_status s;
+    if (!json_is_object(o))
+        return bad(r, "%.*s must be an object", (int)strlen(at) - 1, at);
+    if ((s = text(r, o, at, "class", cls, sizeof cls)) ||
+        (s = text(r, o, at, "collective", kind, sizeof kind)))
+        return s;
+    l->cls = RF_LINK_CLASS_COUNT;
+    for (int c = 0; c < RF_LINK_CLASS_COUNT; c++)
+        if (!strcmp(cls, rf_link_class_name((rf_link_class)c)))
+            l->cls = (rf_link_class)c;
+    if (l->cls == RF_LINK_CLASS_COUNT)
+        return bad(r, "%sclass '%s' is neither intra-node nor inter-node", at, cls);
+    l->kind = RF_LINK_FIT_KINDS;
+    for (int k = 0; k < RF_LINK_FIT_KINDS; k++)
+        if (!strcmp(kind, rf_cluster_kind_name((rf_coll_kind)k)))
+            l->kind = (rf_coll_kind)k;
+    if ((int)l->kind == RF_LINK_FIT_KINDS)
+        return bad(r, "%scollective '%s' is not all-reduce, all-gather, all-to-all or send", at,
+                   kind);
+    /* what the link is, for every message below */
+    char named[64];
+    snprintf(named, sizeof named, "%.*s (%s, %s): ", (int)strlen(at) - 1, at, kind, cls);
+    json_t *pts = NULL;
+    if ((s = whole(r, o, named, "ranks", 0, 1 << 20, &ranks)) ||
+        (s = number(r, o, named, "latency_s", &l->latency_s)) ||
+        (s = number(r, o, named, "bandwidth_bytes_per_s", &l->bw_bytes_per_s)) ||
+        (s = number(r, o, named, "residual", &l->residual)) ||
+        (s = array(r, o, named, "points", RF_CLUSTER_MAX_POINTS, &pts)))
+        return s;
+    l->ranks = (int)ranks;
+    for (size_t i = 0; i < json_array_size(pts); i++) {
+        char pat[96];
+        snprintf(pat, sizeof pat, "%spoints[%zu].", at, i);
+        if ((s = read_point(r, json_array_get(pts, i), pat, &l->points[i])))
+            return s;
+        l->n_points = i + 1;
+    }
+    return RF_OK;
+}
+
+rf_status rf__cluster_read(const char *origin, json_t *root, rf_cluster *out, rf_err *err)
+{
+    rd r = {.origin = origin, .err = err};
+    json_t *c = json_object_get(root, "cluster"), *nodes = NULL, *links = NULL;
+    memset(out, 0, sizeof *out);
+    if (!c)
+        return RF_OK;
+    if (!json_is_object(c))
+        return bad(&r, "cluster must be an object");
+    int64_t ranks = 0;
+    rf_status s;
+    if ((s = whole(&r, c, "cluster.", "ranks", 1, 1 << 20, &ranks)) ||
+        (s = text(&r, c, "cluster.", "mpi", out->mpi, sizeof out->mpi)) ||
+        (s = array(&r, c, "cluster.", "nodes", RF_CLUSTER_MAX_NODES, &nodes)) ||
+        (s = array(&r, c, "cluster.", "links", RF_CLUSTER_MAX_LINKS, &links)))
+        return s;
+    out->ranks = (int)ranks;
+    for (size_t i = 0; i < json_array_size(nodes); i++) {
+        char at[48];
+        snprintf(at, sizeof at, "cluster.nodes[%zu].", i);
+        if ((s = read_node(&r, json_array_get(nodes, i), at, &out->nodes[i])))
+            return s;
+        out->n_nodes = i + 1;
+    }
+    for (size_t i = 0; i < json_array_size(links); i++) {
+        char at[48];
+        snprintf(at, sizeof at, "cluster.links[%zu].", i);
+        if ((s = read_link(&r, json_array_get(links, i), at, &out->links[i])))
+            return s;
+        out->n_links = i + 1;
+    }
+    rf_err e;
+    if (rf_cluster_validate(out, &e))
+        return bad(&r, "%s", e.msg);
+    for (size_t i = 0; i < out->n_links; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "cluster.links[%zu].bandwidth_bytes_per_s", i);
+        if ((s = rf__figure_check(origin, path, out->links[i].bw_bytes_per_s, RF__FIG_BW, false,
+                                  err)))
+            return s;
+    }
+    return RF_OK;
+}

@@ -1,0 +1,116 @@
+#!/bin/sh
+# mpi_measure.sh - `measure --mpi` end to end on this machine:
+#   1. mpirun -np 2 ... measure --mpi --quick -o c.json succeeds in < 60 s;
+#   2. the profile has 1 node with 2 ranks and the four collectives (in a
+#      node) with their points and fits; every latency fit < 100 us;
+#   3. its 64 MiB all-reduce bus bandwidth is within 2x of what the plain
+#      MPI_Allreduce loop (mpi_allreduce_loop.c) measures in the same run
+#      (the best of 3 runs of it: this machine is shared);
+#   4. step llama-3-8b --hw c.json --tp 2 --json costs its collectives on
+#      the measured link and says so;
+#   5. a rank past --timeout makes every rank exit non-zero, with a line
+#      naming the rank and the cause, and no profile is written;
+#   6. outside mpirun, --mpi measures a one-rank cluster and says so.
+# usage: mpi_measure.sh ROOFLINE LOOP MPIRUN PYTHON3
+# Exit 77 (skipped) without mpirun. Open MPI keeps some allocations to the
+# end of the process, which LeakSanitizer reports in a sanitizer build:
+# tests/mpi_lsan.supp names its libraries (LSAN_OPTIONS below).
+set -u
+roofline=$1
+loop=$2
+mpirun=$3
+py=$4
+here=$(cd "$(dirname "$0")" && pwd)
+if [ ! -x "$mpirun" ]; then
+    echo "mpi_measure: skipped: mpirun not found (Debian package openmpi-bin)"
+    exit 77
+fi
+export LSAN_OPTIONS="suppressions=$here/mpi_lsan.supp:print_suppressions=0"
+# as root mpirun refuses to start without --allow-run-as-root; 2 ranks on a
+# machine of fewer cores need --oversubscribe
+run="$mpirun --allow-run-as-root --oversubscribe -np 2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+start=$(date +%s)
+$run "$roofline" measure --mpi --quick -o "$tmp/c.json" > "$tmp/table.txt" 2> "$tmp/err.txt" ||
+    { cat "$tmp/err.txt"; fail "mpirun -np 2 roofline measure --mpi --quick exited $?"; }
+took=$(($(date +%s) - start))
+echo "measure --mpi --quick on 2 ranks: $took s"
+[ "$took" -lt 60 ] || fail "measure --mpi --quick took $took s (60 s allowed)"
+
+best=0
+for i in 1 2 3; do
+    b=$($run "$loop") || fail "mpi_allreduce_loop exited $?"
+    best=$(echo "$b $best" | awk '{print ($1 > $2) ? $1 : $2}')
+done
+echo "MPI_Allreduce loop, 64 MiB, best of 3: busbw $best B/s"
+
+"$py" - "$tmp/c.json" "$best" <<'EOF' || exit 1
+import json, sys
+c = json.load(open(sys.argv[1]))["cluster"]
+loop = float(sys.argv[2])
+def check(ok, what):
+    if not ok:
+        print("FAIL:", what)
+        sys.exit(1)
+check(c["ranks"] == 2, f"cluster.ranks {c['ranks']}, 2 expected")
+check(len(c["nodes"]) == 1 and c["nodes"][0]["ranks"] == 2,
+      f"nodes {c['nodes']}: one node of 2 ranks expected")
+check(c["nodes"][0]["bandwidth_bytes_per_s"] > 0, "the node has no measured roof")
+kinds = sorted(l["collective"] for l in c["links"])
+check(kinds == ["all-gather", "all-reduce", "all-to-all", "send"], f"collectives {kinds}")
+for l in c["links"]:
+    name = f"{l['collective']} ({l['class']})"
+    check(l["class"] == "intra-node" and l["ranks"] == 2, f"{name}: 2 ranks in a node expected")
+    # --quick: 8 B to 64 MiB doubling = 24 sizes
+    check(len(l["points"]) == 24, f"{name}: {len(l['points'])} points, 24 expected")
+    check(l["bandwidth_bytes_per_s"] > 0 and l["residual"] >= 0, f"{name}: no fit")
+    check(l["latency_s"] < 100e-6, f"{name}: latency fit {l['latency_s']} s, < 100 us expected")
+    print(f"{name}: latency {l['latency_s'] * 1e6:.2f} us, bus bandwidth "
+          f"{l['bandwidth_bytes_per_s'] / 1e9:.3f} GB/s, rms residual {l['residual']:.1%}")
+ar = next(l for l in c["links"] if l["collective"] == "all-reduce")
+p = next(p for p in ar["points"] if p["bytes"] == 64 << 20)
+ratio = p["busbw_bytes_per_s"] / loop
+print(f"all-reduce 64 MiB: busbw {p['busbw_bytes_per_s']:.4g} B/s, {ratio:.2f} x the loop's")
+check(0.5 <= ratio <= 2, f"64 MiB all-reduce busbw {ratio:.2f} x the plain loop's (0.5-2 allowed)")
+EOF
+
+"$roofline" step llama-3-8b --hw "$tmp/c.json" --tp 2 --json > "$tmp/step.json" ||
+    fail "step llama-3-8b --hw c.json --tp 2 --json exited $?"
+"$py" - "$tmp/step.json" <<'EOF' || exit 1
+import json, sys
+s = json.load(open(sys.argv[1]))
+text = json.dumps(s)
+rows = s["collectives"]
+if not rows:
+    print("FAIL: no collective rows in step --tp 2 --json")
+    sys.exit(1)
+for r in rows:
+    if "measured 8 B-64 MiB" not in r["link"]:
+        print(f"FAIL: {r.get('name')} is costed on '{r['link']}', not the measured link")
+        sys.exit(1)
+if "measured with MPI on 1 node, 2 ranks" not in text:
+    print("FAIL: step --tp 2 does not say where its links come from")
+    sys.exit(1)
+print(f"step --tp 2: {len(rows)} collectives on the measured link")
+EOF
+
+$run "$roofline" measure --mpi --quick --timeout 1 -o "$tmp/t.json" > /dev/null 2> "$tmp/t.err"
+rc=$?
+[ "$rc" -ne 0 ] || fail "a rank past --timeout 1: mpirun exited 0"
+grep -q "roofline measure: rank [01]: timed out after 1 s (measuring the node's roof)" \
+    "$tmp/t.err" || { cat "$tmp/t.err"; fail "no line naming the rank that timed out"; }
+[ ! -e "$tmp/t.json" ] || fail "a failed run left a profile"
+ls "$tmp" | grep -q '^\.' && fail "a failed run left a temporary file"
+echo "--timeout 1: exit $rc, $(grep -c 'timed out' "$tmp/t.err") rank(s) named, no profile"
+
+"$roofline" measure --mpi --quick -o "$tmp/one.json" > "$tmp/one.txt" 2> "$tmp/one.err" ||
+    { cat "$tmp/one.err"; fail "measure --mpi outside mpirun exited $?"; }
+grep -q "one rank (not started by mpirun -np N): a cluster of one node, its roof only, no links" \
+    "$tmp/one.err" || { cat "$tmp/one.err"; fail "outside mpirun --mpi does not say so"; }
+"$py" -c 'import json,sys; c=json.load(open(sys.argv[1]))["cluster"]; sys.exit(not (c["ranks"] == 1 and len(c["nodes"]) == 1 and c["links"] == []))' \
+    "$tmp/one.json" || fail "outside mpirun: not a one-rank cluster without links"
+echo "outside mpirun: a one-rank cluster, roof only"
+echo "mpi_measure: ok"
