@@ -243,13 +243,14 @@ int cli_out_close(cli_out *o, int rc);
  * applies only where none was given and an option that does nothing in the
  * chosen mode is refused (cli_step_defaults). */
 enum { CLI_GIVEN_CONTEXT = 1, CLI_GIVEN_TOKENS = 2, CLI_GIVEN_MOE = 4,
-       CLI_CLAMPED_CONTEXT = 8, CLI_CLAMPED_TOKENS = 16 }; /* a default cut to the model */
+       CLI_CLAMPED_CONTEXT = 8, CLI_CLAMPED_TOKENS = 16, /* a default cut to the model */
+       CLI_GIVEN_PREDICT = 32 };                          /* --predict                  */
 
 /* Step options shared by step, sweep, plot, report, profile: put
  * CLI_STEP_OPTS in a command's cli_opt array and pass unknown ids to
  * cli_step_opt, which returns CLI_NOT_MINE for an id it does not own. */
 enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE, CLI_O_FUSED,
-       CLI_O_MOE, CLI_O_CAUSAL, CLI_O_TRAFFIC, CLI_O_FUSE_ELEMENTWISE };
+       CLI_O_MOE, CLI_O_CAUSAL, CLI_O_TRAFFIC, CLI_O_FUSE_ELEMENTWISE, CLI_O_PREDICT };
 #define CLI_NOT_MINE (-2)
 /* --causal: prefill attention scores the causal triangle, S (S + 1) / 2
  * query-key pairs, not the full S x S the lesson and the chapter count (off
@@ -263,6 +264,11 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
      "bytes counted (default compulsory): GEMM and attention only, or every kernel"},          \
     {"fuse-elementwise", 0, CLI_O_FUSE_ELEMENTWISE, NULL,                                      \
      "--traffic full: norms fused into the next GEMM's read, residuals into the norm"}
+/* --predict: each operator's predicted time beside its floor, from the
+ * calibration of the --hw profile (cli_calib_load, measure_view.h) */
+#define CLI_PREDICT_OPT                                                                        \
+    {"predict", 0, CLI_O_PREDICT, NULL,                                                       \
+     "predicted times beside the floors, from the calibration of the --hw profile"}
 #define CLI_STEP_OPTS                                                                          \
     {"phase", 1, CLI_O_PHASE, "decode|prefill", "step phase (default decode)"},                \
     {"batch", 1, CLI_O_BATCH, "B", "sequences in the step (default 1)"},                      \
@@ -345,6 +351,12 @@ int cli_figure_start(cli_ctx *ctx, int argc, char **argv, const char *usage, con
  * bytes (summed over count), FLOP/B, regime, floor, bound by (cmd_step.c;
  * `report` prints the same columns). */
 void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st);
+/* The same with --predict's columns (predicted_s, count x one instance, and
+ * calibrated: yes or outside) when pr is not NULL (measure_view.h). */
+struct rf_step_pred;
+void cli_op_table_pred(rf_report *r, const char *key, const char *label, const rf_step *st,
+                       const struct rf_step_pred *pr);
+
 
 /* Check an output path before any work: its folder exists and takes a new
  * file, the path is not a folder, a device or an unwritable file, and not
@@ -481,5 +493,21 @@ typedef struct cli_mpi_args {
 } cli_mpi_args;
 struct rf_hw_profile;
 int cli_mpi_measure(cli_ctx *ctx, const cli_mpi_args *a, struct rf_hw_profile *p);
+
+/* ---- measure_view.c: --predict on step, report and sweep ------------------ */
+
+/* --predict where it is not supported (what names it): refused, exit 2. */
+int cli_predict_refuse(const cli_ctx *ctx, bool unsupported, const char *what);
+/* With --predict: the step predicted on the --hw profile's calibration
+ * (*out, static storage for two steps at a time), or a one-line refusal
+ * saying how to make one; without it *out = NULL. An exit code. */
+int cli_step_predict(const cli_ctx *ctx, const rf_step_opts *o, const rf_step *st,
+                     const struct rf_step_pred **out);
+/* The operator table's columns and cells (nothing when pr is NULL). */
+void cli_pred_cols(rf_report *r, const struct rf_step_pred *pr);
+void cli_pred_cells(rf_report *r, const struct rf_step_pred *pr, const rf_step *st, size_t i);
+/* The step's predicted time and tokens/s, in a section of their own
+ * (key prefix: "predicted"), labelled a prediction. */
+void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key);
 
 #endif

@@ -8,8 +8,9 @@
 
 #include "measure_view.h"
 #include "roofline/rf_measure.h"
+#include "roofline/rf_measure_calib.h"
 
-enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE, O_MPI, O_TIMEOUT };
+enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE, O_MPI, O_TIMEOUT, O_CALIBRATE };
 
 static const cli_opt opts[] = {
     {"threads", 1, O_THREADS, "N", "threads, pinned one per core (default: one per core)"},
@@ -19,6 +20,9 @@ static const cli_opt opts[] = {
     {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
     {"mpi", 0, O_MPI, NULL, "a cluster, under mpirun: node roofs and links (cmd_measure_mpi.c)"},
     {"timeout", 1, O_TIMEOUT, "S", "with --mpi: a rank still running after S seconds fails"},
+    {"calibrate", 0, O_CALIBRATE, NULL, "also time GEMMs, attention and element-wise kernels "
+                                        "over their shapes and fit them, for predictions (at "
+                                        "most 90 s; quick: 30 s)"},
     {0},
 };
 
@@ -29,6 +33,7 @@ typedef struct args {
     const char *device;
     bool mpi;
     double timeout_s;
+    bool calibrate;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -46,6 +51,9 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_MPI:
         a->mpi = true;
         return RF_EXIT_OK;
+    case O_CALIBRATE:
+        a->calibrate = true;
+        return RF_EXIT_OK;
     case O_TIMEOUT:
         return cli_f64(ctx, "--timeout", arg, 1e-3, 1e6, &a->timeout_s);
     default:
@@ -60,6 +68,27 @@ static void progress(void *user, int done, int total, const char *what)
     (void)user;
     fprintf(stderr, "\r  measuring [%2d/%2d] %-40s", done + 1, total, what);
     fflush(stderr);
+}
+
+static void calib_progress(void *user, int done, int total, const char *what)
+{
+    (void)user;
+    fprintf(stderr, "\r  calibrating [%3d/%3d] %-44s", done + 1, total, what);
+    fflush(stderr);
+}
+
+/* --calibrate: rf_calibrate_cpu on p's roof with progress on a terminal;
+ * fills p->calib. An exit code. */
+static int calibrate(const cli_ctx *ctx, rf_hw_profile *p, bool quick, const char *isa)
+{
+    bool tty = isatty(STDERR_FILENO);
+    rf_calibrate_opts o = {.threads = p->threads > 0 ? p->threads : 1, .quick = quick,
+                           .isa = isa, .progress = tty ? calib_progress : NULL};
+    rf_err e;
+    rf_status s = rf_calibrate_cpu(&o, p, &e);
+    if (tty)
+        fprintf(stderr, "\r%-76s\r", "");
+    return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
 static void level_table(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s)
@@ -122,6 +151,7 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
     rf_report_section(r, "roof", "roof");
     rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best DRAM read)",
                   p->bandwidth_bytes_per_s, RF_U_BW);
+    cli_sustained_row(r, p); /* the median DRAM read, which predictions use */
     const rf_dtype_kind dts[] = {RF_FP32, RF_FP64};
     for (size_t i = 0; i < 2; i++) {
         rf_dtype_kind k = dts[i];
@@ -146,6 +176,7 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
     cli_kernel_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
     cli_kernel_table(r, p, &s, "flops_per_s", "compute", "compute kernels", RF_U_FLOP_RATE);
     cli_unsteady_note(r, p, &s);
+    cli_calib_tables(r, p); /* --calibrate's fit and residuals */
     return r;
 }
 
@@ -154,7 +185,7 @@ int cmd_measure(int argc, char **argv)
     cli_ctx ctx;
     args a = {.device = "cpu"};
     int pos, rc = cli_parse(&ctx, argc, argv,
-                            "measure [--threads N] [--quick] [--isa NAME] [-o PROFILE.json] "
+                            "measure [--threads N] [--quick] [--calibrate] [--isa NAME] [-o PROFILE.json] "
                             "[--json]",
                             opts, on_opt, &a, &pos);
     if (rc)
@@ -194,6 +225,8 @@ int cmd_measure(int argc, char **argv)
         rc = cli_fail_err(&ctx, &e);
         goto out;
     }
+    if (a.calibrate && (rc = calibrate(&ctx, p, a.quick, mo.isa)))
+        goto out;
     bool printed;
     if ((rc = cli_profile_json(&ctx, p, &printed)) || printed)
         goto out;

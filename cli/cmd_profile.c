@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "measure_view.h"
 #include "roofline/rf_forward.h"
 #include "roofline/rf_measure.h"
+#include "roofline/rf_measure_calib.h"
 
 enum { O_LAYERS = 1000, O_DTYPE, O_THREADS, O_STEPS };
 
@@ -24,6 +26,7 @@ static const cli_opt opts[] = {
     {"dtype", 1, O_DTYPE, "fp32", "weights, activations and KV (only fp32 runs)"},
     {"threads", 1, O_THREADS, "N", "BLAS threads (default: one per core)"},
     {"steps", 1, O_STEPS, "N", "timed steps (default: as many as fill 2 s, 3 to 20)"},
+    CLI_PREDICT_OPT,
     {0},
 };
 
@@ -70,7 +73,8 @@ static void progress(void *user, int done, int total, const char *what)
 /* Operators with arithmetic go in "ops" (they sit on a log-log roofline,
  * which `roofline plot --measured` draws); pure data movement (embed,
  * kv_write: no FLOPs) in "moves", with the same columns. */
-static void op_table(rf_report *r, const rf_forward_run *run, bool moves)
+static void op_table(rf_report *r, const rf_forward_run *run, const rf_forward_pred *pr,
+                     bool moves)
 {
     if (moves)
         rf_report_table(r, "moves", "data movement (no FLOPs, so off a log roofline)");
@@ -88,7 +92,14 @@ static void op_table(rf_report *r, const rf_forward_run *run, bool moves)
     rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
     rf_report_col(r, "bound", "roof", RF_U_NONE);
     rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
+    if (pr)
+        rf_report_col(r, "predicted_s", "predicted", RF_U_SECONDS);
     rf_report_col(r, "measured_s", "measured", RF_U_SECONDS);
+    if (pr) {
+        rf_report_col(r, "predicted_error", "pred err", RF_U_PERCENT);
+        rf_report_col(r, "floor_error", "floor err", RF_U_PERCENT);
+        rf_report_col(r, "predicted_in_range", "calibrated", RF_U_NONE);
+    }
     rf_report_col(r, "flops_per_s", "achieved", RF_U_FLOP_RATE);
     rf_report_col(r, "bytes_per_s", "achieved", RF_U_BW);
     rf_report_col(r, "efficiency", "eff", RF_U_PERCENT);
@@ -111,7 +122,14 @@ static void op_table(rf_report *r, const rf_forward_run *run, bool moves)
         rf_report_cell_num(r, op->intensity);
         rf_report_cell_str(r, op->bound == RF_COMPUTE_BOUND ? "compute" : "memory");
         rf_report_cell_num(r, op->floor_s);
+        if (pr)
+            rf_report_cell_num(r, pr->op[i].time_s);
         rf_report_cell_num(r, op->measured_s);
+        if (pr) {
+            rf_report_cell_num(r, pr->op_error[i]);
+            rf_report_cell_num(r, pr->floor_error[i]);
+            rf_report_cell_str(r, pr->op[i].in_range ? "yes" : "outside");
+        }
         if (moves)
             rf_report_cell_null(r, "-");
         else
@@ -123,7 +141,8 @@ static void op_table(rf_report *r, const rf_forward_run *run, bool moves)
     }
 }
 
-static void step_section(rf_report *r, const rf_forward_run *run, const char *owners)
+static void step_section(rf_report *r, const rf_forward_run *run, const rf_forward_pred *pr,
+                         const char *owners)
 {
     const rf_forward_opts *o = &run->opts;
     char label[128];
@@ -134,6 +153,16 @@ static void step_section(rf_report *r, const rf_forward_run *run, const char *ow
     rf_report_num(r, "measured_min_s", "fastest step", run->measured_min_s, RF_U_SECONDS);
     rf_report_num(r, "measured_max_s", "slowest step", run->measured_max_s, RF_U_SECONDS);
     rf_report_num(r, "floor_s", "floor (as `roofline step`)", run->floor_s, RF_U_SECONDS);
+    if (pr) {
+        rf_report_num(r, "predicted_s", "PREDICTED (calibration, sum of the operators)",
+                      pr->step_s, RF_U_SECONDS);
+        rf_report_num(r, "predicted_error", "  |predicted - measured| / measured",
+                      pr->step_error, RF_U_PERCENT);
+        rf_report_num(r, "floor_error", "  |floor - measured| / measured", pr->step_floor_error,
+                      RF_U_PERCENT);
+        rf_report_int(r, "predicted_outside", "  operators outside the calibration",
+                      pr->n_outside, RF_U_INT);
+    }
     rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", run->floor_sum_of_max_s,
                   RF_U_SECONDS);
     rf_report_num(r, "ops_sum_of_max_s", "sum-of-max, element-wise operators included",
@@ -152,6 +181,12 @@ static void step_section(rf_report *r, const rf_forward_run *run, const char *ow
                   run->estimated_tokens_per_s, RF_U_TOK_RATE);
     rf_report_num(r, "model_floor_s", "floor of the whole model", run->model_floor_s,
                   RF_U_SECONDS);
+    if (pr) {
+        rf_report_num(r, "predicted_model_s", "PREDICTED whole model (layers x L / N + head)",
+                      pr->model_s, RF_U_SECONDS);
+        rf_report_num(r, "predicted_tokens_per_s", "PREDICTED tokens/s", pr->tokens_per_s,
+                      RF_U_TOK_RATE);
+    }
     rf_report_num(r, "model_floor_sum_of_max_s", "sum-of-max floor of the whole model",
                   run->model_floor_sum_of_max_s, RF_U_SECONDS);
 }
@@ -200,7 +235,8 @@ static void assumptions(const cli_ctx *ctx, rf_report *r, const rf_model *m,
         rf_report_assume(r, "%s", m->notes);
 }
 
-static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_run *run)
+static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_run *run,
+                        const rf_forward_pred *pr)
 {
     const rf_forward_opts *o = &run->opts;
     char title[256];
@@ -227,8 +263,8 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
     rf_report_section(r, "peak_flops_per_s", "compute roof");
     rf_report_num(r, "fp32", "fp32 peak", run->roof.peak_flops_per_s, RF_U_FLOP_RATE);
 
-    op_table(r, run, false);
-    op_table(r, run, true);
+    op_table(r, run, pr, false);
+    op_table(r, run, pr, true);
 
     char owners[256] = "", one[96], t[32];
     for (size_t i = 0; i < run->n_owners; i++) {
@@ -238,7 +274,13 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                  100 * run->owner_share[i]);
         strncat(owners, one, sizeof owners - strlen(owners) - 1);
     }
-    step_section(r, run, run->n_owners ? owners : "none (measured at or under the floor)");
+    step_section(r, run, pr, run->n_owners ? owners : "none (measured at or under the floor)");
+    if (pr)
+        rf_report_assume(r, "predicted: each operator's one instance from the calibration of "
+                            "the --hw profile (t = c0 + floor / eff on its sustained roof, eff "
+                            "interpolated in log space between calibrated shapes; calibrated = "
+                            "outside: the nearest edge's eff); the step's prediction is the sum "
+                            "of count x predicted over every operator run");
     char a[32], b[32];
     rf_report_note(r, "residual %s over the %s floor is the budget for overheads and slow "
                       "kernels; most of it sits in %s",
@@ -258,6 +300,24 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
     return r;
 }
 
+/* The calibration of a --hw profile that has one (*out, to free), NULL
+ * otherwise; --predict without one is refused before anything runs. */
+static int load_calibration(const cli_ctx *ctx, rf_calib **out)
+{
+    *out = NULL;
+    bool asked = ctx->step_given & CLI_GIVEN_PREDICT;
+    if (!asked && (!ctx->hw_name || !cli_hw_is_calibrated(ctx->hw_name)))
+        return RF_EXIT_OK;
+    if (!(*out = malloc(sizeof **out)))
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    int rc = cli_calib_load(ctx, *out);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 int cmd_profile(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -267,7 +327,7 @@ int cmd_profile(int argc, char **argv)
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "profile MODEL [--phase decode|prefill] [--batch B] [--context S] "
                             "[--tokens T] [--layers N] [--dtype fp32] [--threads N] [--steps N] "
-                            "[--hw PROFILE (default: measure now)] [--mem SIZE (a limit)]",
+                            "[--hw PROFILE (default: measure now)] [--predict] [--mem SIZE (a limit)]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
@@ -296,24 +356,36 @@ int cmd_profile(int argc, char **argv)
     if (rf_forward_fit(&m, o, 0, &e))
         return cli_fail_err(&ctx, &e);
     bool tty = isatty(STDERR_FILENO);
-    rf_roof roof;
-    if ((rc = cli_measured_roof(&ctx, o->threads, RF_FP32, &roof)))
+    rf_calib *cal = NULL;
+    if ((rc = load_calibration(&ctx, &cal)))
         return rc;
+    rf_roof roof;
+    if ((rc = cli_measured_roof(&ctx, o->threads, RF_FP32, &roof))) {
+        free(cal);
+        return rc;
+    }
     static char what[] = "profiling";
     o->progress = tty ? progress : NULL;
     o->progress_user = what;
     rf_forward_run *run = malloc(sizeof *run);
-    if (!run)
+    rf_forward_pred *pr = cal ? malloc(sizeof *pr) : NULL;
+    if (!run || (cal && !pr)) {
+        free(run), free(pr), free(cal);
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    }
     rf_status s = rf_forward_profile(&m, o, &roof, run, &e);
     if (tty)
         fprintf(stderr, "\r%-72s\r", "");
+    if (s == RF_OK && cal)
+        s = rf_calib_predict_forward(cal, run, pr, &e);
+    free(cal);
     if (s) {
-        free(run);
+        free(run), free(pr);
         return cli_fail_err(&ctx, &e);
     }
-    rf_report *r = build(&ctx, &m, run);
+    rf_report *r = build(&ctx, &m, run, pr);
     free(run);
+    free(pr);
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     rc = cli_emit(&ctx, r);

@@ -4,7 +4,8 @@
 
 #include "cli.h"
 
-static const cli_opt opts[] = {CLI_STEP_OPTS, CLI_BUDGET_OPTS, CLI_PAR_OPTS, {0}};
+static const cli_opt opts[] = {CLI_STEP_OPTS, CLI_PREDICT_OPT, CLI_BUDGET_OPTS, CLI_PAR_OPTS,
+                               {0}};
 
 typedef struct args {
     rf_step_opts o;
@@ -25,6 +26,13 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
  * (shared with `report`). */
 void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st)
 {
+    cli_op_table_pred(r, key, label, st, NULL);
+}
+
+void cli_op_table_pred(rf_report *r, const char *key, const char *label, const rf_step *st,
+                       const struct rf_step_pred *pr)
+{
+
     rf_report_table(r, key, label);
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "count", "count", RF_U_INT);
@@ -38,6 +46,7 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
     rf_report_col(r, "regime", "regime", RF_U_NONE);
     rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
     rf_report_col(r, "bound_by", "bound by", RF_U_NONE);
+    cli_pred_cols(r, pr); /* --predict: predicted_s and calibrated */
     for (size_t i = 0; i < st->n_ops; i++) {
         const rf_op *op = &st->ops[i];
         rf_point p = rf_roof_place(&st->roof, (double)op->flops, (double)op->bytes);
@@ -54,6 +63,7 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
         rf_report_cell_str(r, rf_regime_name(p.regime));
         rf_report_cell_num(r, (double)op->count * p.floor_s);
         rf_report_cell_str(r, p.regime == RF_COMPUTE_BOUND ? "compute" : "memory");
+        cli_pred_cells(r, pr, st, i);
     }
 }
 
@@ -154,6 +164,8 @@ int cmd_step(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
+    if ((rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")))
+        return rc;
     if (rf_step_compute(&m, &o, &roof, &st, &e))
         return cli_step_fail(&ctx, &m, &o, &roof, &e, NULL);
     if (cli_par_wanted(&a.par))
@@ -165,9 +177,15 @@ int cmd_step(int argc, char **argv)
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    const struct rf_step_pred *pr = NULL; /* --predict */
+    if ((rc = cli_step_predict(&ctx, &o, &st, &pr))) {
+        rf_report_free(r);
+        return rc;
+    }
     cli_assume_step(&ctx, r, &m, &o, &st);
-    cli_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &st);
+    cli_op_table_pred(r, "ops", "operators (figures summed over the layers in 'count')", &st, pr);
     totals(&ctx, r, &m, &st, &o, &a.budget);
+    cli_pred_totals(r, pr, "predicted");
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;

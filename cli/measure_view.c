@@ -2,11 +2,15 @@
  * branches of `measure` and `bench gemm` alike: the GEMM sweep's table, a
  * profile's kernel tables and its unsteady warning, and where a measured
  * profile goes (-o FILE, --json, the table). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "measure_view.h"
 #include "roofline/rf_hw_profile_io.h"
+#include "roofline/rf_calib.h"
 #include "roofline/rf_measure_stats.h"
 
 void cli_gemm_table(rf_report *r, bool with_dtype)
@@ -96,4 +100,192 @@ int cli_profile_emit(const cli_ctx *ctx, rf_report *r)
     cli_ctx to_stdout = *ctx;
     to_stdout.out_path = NULL;
     return cli_emit(&to_stdout, r);
+}
+
+/* ---- the sustained roof and the calibration ------------------------------ */
+
+void cli_sustained_row(rf_report *r, const rf_hw_profile *p)
+{
+    if (p->bandwidth_sustained_bytes_per_s > 0)
+        rf_report_num(r, "bandwidth_sustained_bytes_per_s",
+                      "memory roof, sustained (median read)", p->bandwidth_sustained_bytes_per_s,
+                      RF_U_BW);
+}
+
+/* "M 1 .. 2,048", "keys 64 .. 8,192" */
+static const char *x_label(rf_calib_kind k)
+{
+    return k == RF_CALIB_GEMM                                          ? "M"
+           : k == RF_CALIB_ATTN_DECODE || k == RF_CALIB_ATTN_PREFILL ? "keys"
+           : k == RF_CALIB_COPY                                        ? "bytes"
+                                                                       : "elements";
+}
+
+void cli_calib_tables(rf_report *r, const rf_hw_profile *p)
+{
+    const rf_calib *c = &p->calib;
+    if (!c->version)
+        return;
+    char bw[32], pk[32];
+    rf_report_assume(r, "calibration (version %d, %s): t = c0 + floor / eff per call, floor = "
+                        "max(F / pi, Q / beta) on the sustained roof %s and the fp32 peak %s; "
+                        "c0 and e fitted per kind (least squares of the relative error), each "
+                        "point's own eff kept and interpolated in log space for --predict",
+                     c->version, c->backend, rf_fmt(c->bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
+                     rf_fmt(c->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk));
+    rf_report_table(r, "calibration",
+                    "calibration: the fit per kind (residual = |fit - measured| / measured; "
+                    "left out = each inner point predicted from its neighbours)");
+    rf_report_col(r, "kind", "kind", RF_U_NONE);
+    rf_report_col(r, "points", "points", RF_U_INT);
+    rf_report_col(r, "overhead_s", "overhead c0", RF_U_SECONDS);
+    rf_report_col(r, "efficiency", "eff (one)", RF_U_PERCENT);
+    rf_report_col(r, "rms_residual", "rms resid", RF_U_PERCENT);
+    rf_report_col(r, "worst_residual", "worst resid", RF_U_PERCENT);
+    rf_report_col(r, "loo_median", "left out median", RF_U_PERCENT);
+    rf_report_col(r, "loo_worst", "left out worst", RF_U_PERCENT);
+    for (int k = 0; k < RF_CALIB_KIND_COUNT; k++) {
+        const rf_calib_fit *f = &c->fit[k];
+        rf_report_row(r);
+        rf_report_cell_str(r, rf_calib_kind_name((rf_calib_kind)k));
+        rf_report_cell_int(r, f->n_points);
+        rf_report_cell_num(r, f->overhead_s);
+        rf_report_cell_num(r, f->efficiency);
+        rf_report_cell_num(r, f->rms_residual);
+        rf_report_cell_num(r, f->worst_residual);
+        rf_report_cell_num(r, f->loo_median);
+        rf_report_cell_num(r, f->loo_worst);
+    }
+    rf_report_table(r, "calibration_series",
+                    "calibration: the series (eff = floor / (t - c0) at each point)");
+    rf_report_col(r, "kind", "kind", RF_U_NONE);
+    rf_report_col(r, "a", "K or d_h", RF_U_INT);
+    rf_report_col(r, "b", "N", RF_U_INT);
+    rf_report_col(r, "x", "over", RF_U_NONE);
+    rf_report_col(r, "x_from", "from", RF_U_INT);
+    rf_report_col(r, "x_to", "to", RF_U_INT);
+    rf_report_col(r, "points", "points", RF_U_INT);
+    rf_report_col(r, "time_from_s", "t first", RF_U_SECONDS);
+    rf_report_col(r, "time_to_s", "t last", RF_U_SECONDS);
+    rf_report_col(r, "eff_first", "eff first", RF_U_PERCENT);
+    rf_report_col(r, "eff_last", "eff last", RF_U_PERCENT);
+    rf_report_col(r, "eff_min", "eff min", RF_U_PERCENT);
+    rf_report_col(r, "eff_max", "eff max", RF_U_PERCENT);
+    for (size_t i = 0; i < c->n_series; i++) {
+        const rf_calib_series *s = &c->series[i];
+        double lo = s->pt[0].eff, hi = lo;
+        for (size_t j = 1; j < s->n; j++) {
+            lo = s->pt[j].eff < lo ? s->pt[j].eff : lo;
+            hi = s->pt[j].eff > hi ? s->pt[j].eff : hi;
+        }
+        rf_report_row(r);
+        rf_report_cell_str(r, rf_calib_kind_name(s->kind));
+        rf_report_cell_int(r, (uint64_t)s->a);
+        rf_report_cell_int(r, (uint64_t)s->b);
+        rf_report_cell_str(r, x_label(s->kind));
+        rf_report_cell_int(r, (uint64_t)s->pt[0].x);
+        rf_report_cell_int(r, (uint64_t)s->pt[s->n - 1].x);
+        rf_report_cell_int(r, s->n);
+        rf_report_cell_num(r, s->pt[0].time_s);
+        rf_report_cell_num(r, s->pt[s->n - 1].time_s);
+        rf_report_cell_num(r, s->pt[0].eff);
+        rf_report_cell_num(r, s->pt[s->n - 1].eff);
+        rf_report_cell_num(r, lo);
+        rf_report_cell_num(r, hi);
+    }
+}
+
+int cli_calib_load(const cli_ctx *ctx, rf_calib *out)
+{
+    static const char how[] = "make one with `roofline measure --calibrate -o calibrated.json` "
+                              "and pass --hw calibrated.json";
+    if (!ctx->hw_name || access(ctx->hw_name, F_OK) != 0)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--predict needs a calibrated profile: %s", how);
+    rf_hw_profile *p = malloc(sizeof *p);
+    if (!p)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    rf_err e;
+    int rc = RF_EXIT_OK;
+    if (rf_hw_profile_load(ctx->hw_name, p, &e))
+        rc = cli_fail_err(ctx, &e);
+    else if (!p->calib.version)
+        rc = cli_fail(ctx, RF_EXIT_USAGE, "--predict: %s has no calibration: %s", ctx->hw_name,
+                      how);
+    else
+        *out = p->calib;
+    free(p);
+    return rc;
+}
+
+bool cli_hw_is_calibrated(const char *path)
+{
+    rf_hw_profile *p = access(path, F_OK) == 0 ? malloc(sizeof *p) : NULL;
+    rf_err e;
+    bool yes = p && rf_hw_profile_load(path, p, &e) == RF_OK && p->calib.version;
+    free(p);
+    return yes;
+}
+
+/* ---- --predict on step, report and sweep ---------------------------------- */
+
+int cli_predict_refuse(const cli_ctx *ctx, bool unsupported, const char *what)
+{
+    if (unsupported && (ctx->step_given & CLI_GIVEN_PREDICT))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--predict: not for %s", what);
+    return RF_EXIT_OK;
+}
+
+int cli_step_predict(const cli_ctx *ctx, const rf_step_opts *o, const rf_step *st,
+                     const struct rf_step_pred **out)
+{
+    static rf_calib cal;
+    static rf_step_pred pool[2];
+    static unsigned next;
+    *out = NULL;
+    if (!(ctx->step_given & CLI_GIVEN_PREDICT))
+        return RF_EXIT_OK;
+    int rc = cli_calib_load(ctx, &cal);
+    if (rc)
+        return rc;
+    rf_step_pred *p = &pool[next++ % 2];
+    double tokens = (double)o->batch * (double)(o->phase == RF_PREFILL ? o->tokens : 1);
+    rf_err e;
+    if (rf_calib_predict_step(&cal, st, tokens, p, &e))
+        return cli_fail_err(ctx, &e);
+    *out = p;
+    return RF_EXIT_OK;
+}
+
+void cli_pred_cols(rf_report *r, const struct rf_step_pred *pr)
+{
+    if (!pr)
+        return;
+    rf_report_col(r, "predicted_s", "predicted", RF_U_SECONDS);
+    rf_report_col(r, "predicted_in_range", "calibrated", RF_U_NONE);
+}
+
+void cli_pred_cells(rf_report *r, const struct rf_step_pred *pr, const rf_step *st, size_t i)
+{
+    if (!pr)
+        return;
+    rf_report_cell_num(r, (double)st->ops[i].count * pr->op[i].time_s);
+    rf_report_cell_str(r, pr->op[i].in_range ? "yes" : "outside");
+}
+
+void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key)
+{
+    if (!pr)
+        return;
+    rf_report_assume(r, "predicted: each operator from the --hw profile's calibration (t = c0 + "
+                        "floor / eff on its sustained roof, eff interpolated in log space "
+                        "between calibrated shapes, the calibration's dtypes' efficiency "
+                        "assumed for these); the step = the sum of count x predicted, a "
+                        "PREDICTION, not a floor");
+    rf_report_section(r, key, "PREDICTED (from the calibration; the floors above are bounds)");
+    rf_report_num(r, "predicted_s", "predicted step (sum of the operators)", pr->time_s,
+                  RF_U_SECONDS);
+    rf_report_num(r, "predicted_tokens_per_s", "predicted tokens/s", pr->tokens_per_s,
+                  RF_U_TOK_RATE);
+    rf_report_int(r, "predicted_outside", "operators outside the calibration", pr->n_outside,
+                  RF_U_INT);
 }

@@ -33,6 +33,21 @@ void cli_unsteady_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profile
 int cli_profile_json(const cli_ctx *ctx, const rf_hw_profile *p, bool *printed);
 int cli_profile_emit(const cli_ctx *ctx, rf_report *r);
 
+/* ---- the sustained roof and the calibration (measure_view.c) ------------- */
+
+/* The roof section's sustained memory roof row, when the profile has one. */
+void cli_sustained_row(rf_report *r, const rf_hw_profile *p);
+
+/* The calibration's fit per kind (overhead, one efficiency, residuals) and
+ * its series, when p has one. */
+void cli_calib_tables(rf_report *r, const rf_hw_profile *p);
+
+/* --predict: the calibration of the profile --hw names. Refused (exit 2,
+ * one line saying how to make one) without a calibrated profile. */
+int cli_calib_load(const cli_ctx *ctx, rf_calib *out);
+/* Whether path is a profile file that loads and has a calibration. */
+bool cli_hw_is_calibrated(const char *path);
+
 /* ---- the --device cuda[:N] branches ------------------------------------- */
 
 /* measure (cmd_measure_cuda.c): fills *p and writes the profile and report

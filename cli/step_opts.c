@@ -41,6 +41,9 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o)
     case CLI_O_FUSE_ELEMENTWISE:
         o->fuse_elementwise = true;
         return RF_EXIT_OK;
+    case CLI_O_PREDICT:
+        ctx->step_given |= CLI_GIVEN_PREDICT;
+        return RF_EXIT_OK;
     case CLI_O_MOE:
         if (!strcmp(arg, "uniform") || !strcmp(arg, "all")) {
             ctx->step_given |= CLI_GIVEN_MOE;

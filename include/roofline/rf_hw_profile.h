@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rf_calib.h"
 #include "rf_dtype.h"
 #include "rf_error.h"
 #include "rf_cluster.h"
@@ -54,6 +55,8 @@ typedef struct rf_hw_profile {
     uint64_t mem_bytes;           /* memory size                               */
     uint64_t l2_bytes;            /* GPU L2 (CUDA)                             */
     double bandwidth_bytes_per_s; /* the memory roof                           */
+    double bandwidth_sustained_bytes_per_s; /* median of the DRAM read's pooled
+                                     bursts (0: not measured); predictions use it */
     double peak_flops_per_s[RF_DTYPE_COUNT]; /* measured peaks, 0 = not measured */
     double spread;                /* worst (best - median) / best over kernels */
     int cores;                    /* CPU: physical cores (0 = not recorded)    */
@@ -65,6 +68,7 @@ typedef struct rf_hw_profile {
     size_t n_levels;
     rf_hw_profile_kernel kernels[RF_HW_PROFILE_MAX_KERNELS];
     size_t n_kernels;
+    rf_calib calib;               /* measure --calibrate (version 0: none)     */
     rf_cluster cluster;           /* measure --mpi: nodes and links (ranks 0:
                                      none); the figures above are rank 0's node */
 } rf_hw_profile;

@@ -10,6 +10,7 @@
 #include "roofline/rf_file.h"
 #include "roofline/rf_hw_profile_io.h"
 
+#include "calib_io.h"
 #include "cluster_io.h"
 #include "io_json.h"
 
@@ -94,6 +95,7 @@ static json_t *profile_json(const rf_hw_profile *p)
     }
     ok = ok && !put(o, "spread", json_real(p->spread));
     ok = ok && (!p->cluster.ranks || !put(o, "cluster", rf__cluster_json(&p->cluster)));
+    ok = ok && !rf__calib_put(o, p); /* the sustained roof and --calibrate's data */
     json_decref(levels);
     json_decref(kernels);
     if (!ok)
@@ -412,6 +414,8 @@ rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
     else if (!(s = read_fields(&r, root, out)) && !(s = read_counts(&r, root, out)) &&
              !(s = rf__cluster_read(r.origin, root, &out->cluster, err)))
         s = check_roof(&r, out);
+    if (!s && json_is_object(root)) /* an older profile has neither */
+        s = rf__calib_get(root, r.origin, out, err);
     json_decref(root);
     return s;
 }

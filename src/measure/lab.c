@@ -255,6 +255,7 @@ static void figures(lab *l, rf_levels *lv, const rf_measurement *dram, size_t dr
     }
     lv->level[lv->n - 1].bandwidth_bytes_per_s = dram->rate.best;
     out->bandwidth_bytes_per_s = dram->rate.best;
+    out->bandwidth_sustained_bytes_per_s = dram->rate.median; /* the pooled bursts' */
     out->n_levels = lv->n;
     for (size_t i = 0; i < lv->n; i++)
         out->levels[i] = lv->level[i];

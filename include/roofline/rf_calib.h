@@ -1,0 +1,168 @@
+/* rf_calib.h - a calibration: what the parts of a forward pass achieved on
+ * a measured machine, and the prediction it turns a floor into.
+ *
+ * `roofline measure --calibrate` times the kinds of call a step is made of
+ * (GEMMs over M for a handful of (K, N) shapes, decode attention over the
+ * keys, prefill attention over the tokens, the element-wise kernels over
+ * their size) and keeps each timing as a point: its shape coordinate x, its
+ * FLOPs F and bytes Q, and the median time t of one call. The model, per
+ * kind:
+ *
+ *     t(shape) = c0 + floor(shape) / eff(shape)
+ *     floor    = max(F / pi, Q / beta_sustained)
+ *
+ * c0 is a fixed per-call overhead and eff the achieved fraction of the roof.
+ * rf_calib_fit fits c0 (and a single efficiency e, the fit whose residuals
+ * say how far one number per kind is from the truth) by least squares of the
+ * relative error over the kind's points, then keeps each point's own
+ * efficiency eff_i = floor_i / (t_i - c0). rf_calib_predict interpolates
+ * ln eff linearly in ln x between the points of a series, and between series
+ * of one kind by inverse-squared-distance weights in (ln a, ln b), so it
+ * returns t_i exactly at a calibrated shape; a shape outside the calibrated
+ * range takes the nearest edge's efficiency and is flagged, never silently.
+ *
+ * The roof of a calibration is the sustained one (the median of the DRAM
+ * read's pooled bursts, rf_hw_profile.bandwidth_sustained_bytes_per_s) and
+ * the fp32 FMA peak, copied in when it is measured, so a prediction needs
+ * nothing but this struct. Pure (core): no I/O, no allocation.
+ */
+#ifndef RF_CALIB_H
+#define RF_CALIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_error.h"
+#include "rf_op.h"
+#include "rf_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The schema's version ("calibration": {"version": 1, ...}). */
+#define RF_CALIB_VERSION 1
+#define RF_CALIB_MAX_SERIES 32
+#define RF_CALIB_MAX_POINTS 32
+
+typedef enum rf_calib_kind {
+    RF_CALIB_GEMM = 0,     /* x = M; series a = K, b = N (cblas_sgemv at
+                              M = 1, cblas_sgemm otherwise, W cold)       */
+    RF_CALIB_ATTN_DECODE,  /* x = keys S; a = d_h, b = 0                   */
+    RF_CALIB_ATTN_PREFILL, /* x = keys S (= tokens T after no context);
+                              a = d_h, b = 0                               */
+    RF_CALIB_NORM,         /* RMSNorm; x = elements (rows x width)         */
+    RF_CALIB_ROPE,         /* rotate-half RoPE on q and k; x = elements    */
+    RF_CALIB_ACT,          /* silu(gate) x up; x = elements                */
+    RF_CALIB_RESIDUAL,     /* residual add; x = elements                   */
+    RF_CALIB_COPY,         /* the embed gather and the KV write; x = bytes */
+    RF_CALIB_KIND_COUNT
+} rf_calib_kind;
+
+/* "gemm", "attn_decode", "attn_prefill", "norm", "rope", "act",
+ * "residual", "copy"; NULL outside the enum. */
+const char *rf_calib_kind_name(rf_calib_kind k);
+/* The kind of a name, or -1. */
+int rf_calib_kind_of_name(const char *name);
+
+typedef struct rf_calib_point {
+    int64_t x;            /* the series' coordinate (M, keys, elements)    */
+    double flops, bytes;  /* of one call                                   */
+    double time_s;        /* median of one call                            */
+    double eff;           /* rf_calib_fit: floor / (time_s - c0)           */
+} rf_calib_point;
+
+typedef struct rf_calib_series {
+    rf_calib_kind kind;
+    int64_t a, b;         /* the kind's shape besides x (0 when none)      */
+    size_t n;             /* points, x strictly increasing                 */
+    rf_calib_point pt[RF_CALIB_MAX_POINTS];
+} rf_calib_series;
+
+/* One kind's fit. */
+typedef struct rf_calib_fit {
+    size_t n_points;      /* over every series of the kind                 */
+    double overhead_s;    /* c0, within [0, 0.95 x the fastest call]     */
+    double efficiency;    /* e of t = c0 + floor / e (one number a kind)   */
+    double rms_residual;  /* of that fit: sqrt(mean ((t_fit - t) / t)^2)   */
+    double worst_residual;/* max |t_fit - t| / t                            */
+    double loo_median;    /* the interpolation with each inner point of a
+                             series left out, predicted from the others:
+                             median |pred - t| / t (0 with none)           */
+    double loo_worst;     /* and the worst                                 */
+} rf_calib_fit;
+
+typedef struct rf_calib {
+    int version;          /* RF_CALIB_VERSION; 0 = no calibration          */
+    char backend[48];     /* "cpu openblas, 2 threads", "cuda cublaslt"    */
+    char date[32];        /* ISO 8601 UTC                                  */
+    double bw_bytes_per_s;   /* the sustained memory roof the floors use  */
+    double peak_flops_per_s; /* the fp32 compute roof                     */
+    rf_calib_series series[RF_CALIB_MAX_SERIES];
+    size_t n_series;
+    rf_calib_fit fit[RF_CALIB_KIND_COUNT]; /* rf_calib_fit fills them      */
+} rf_calib;
+
+/* max(F / pi, Q / beta) on the calibration's roof. */
+double rf_calib_floor_s(const rf_calib *c, double flops, double bytes);
+
+/* Check a calibration and fit it: the version, a positive roof, at least
+ * one series of every kind, every series non-empty with x >= 1 strictly
+ * increasing, every point with F + Q > 0 and a time that is positive and
+ * finite. Then per kind c0 and e by least squares of the relative error,
+ * c0 kept within [0, 0.95 x the kind's fastest call] (an overhead is
+ * neither negative nor the whole call), each point's eff, and the
+ * residuals above. RF_EINVAL naming
+ * the series and point ("calibration: gemm K=4096 N=4096: M grid not
+ * increasing at point 3 (16 after 32)"). */
+rf_status rf_calib_fit_all(rf_calib *c, rf_err *err);
+
+/* A prediction. */
+typedef struct rf_calib_pred {
+    double time_s;        /* c0 + floor / eff                              */
+    double floor_s;       /* on the calibration's roof                     */
+    double eff;           /* interpolated                                  */
+    bool in_range;        /* false: x or (a, b) outside what was calibrated;
+                             the nearest edge's efficiency was used        */
+} rf_calib_pred;
+
+/* Predict one call of kind k at coordinate x and shape (a, b) moving F
+ * flops and Q bytes, on a fitted calibration. RF_EINVAL for x < 1, F + Q
+ * not positive, or a kind with no series. */
+rf_status rf_calib_predict(const rf_calib *c, rf_calib_kind k, int64_t x, int64_t a, int64_t b,
+                           double flops, double bytes, rf_calib_pred *out, rf_err *err);
+
+/* ---- operators and steps (predict.c) ---------------------------------- */
+
+/* The kind and coordinates an operator is predicted at: a GEMM at x = M,
+ * (a, b) = (K, N); decode or prefill attention at x = keys (op->n), a = d_h
+ * (op->k); the embed gather and the KV write as copy at x = bytes; the
+ * other element-wise operators by name (a name with "norm", "rope", "act",
+ * "residual") at x = rows x width. False for an operator no kind covers. */
+bool rf_calib_shape_of(const rf_op *op, rf_calib_kind *k, int64_t *x, int64_t *a, int64_t *b);
+
+/* One instance of op predicted (rf_calib_shape_of, then rf_calib_predict
+ * with the op's own FLOPs and bytes). RF_EINVAL for an operator no kind
+ * covers. */
+rf_status rf_calib_predict_op(const rf_calib *c, const rf_op *op, rf_calib_pred *out,
+                              rf_err *err);
+
+/* A step predicted: each operator's one instance, and the step as the sum
+ * of count x predicted over the operators (the time the operators take
+ * one after another, as a measured step is timed). */
+typedef struct rf_step_pred {
+    rf_calib_pred op[RF_STEP_MAX_OPS]; /* st->ops[i], one instance        */
+    double time_s;        /* sum count_i x op[i].time_s                    */
+    double tokens_per_s;  /* new tokens / time_s                           */
+    size_t n_outside;     /* operators predicted outside the calibration   */
+} rf_step_pred;
+
+/* new_tokens: B in decode, B T in prefill. Errors of rf_calib_predict_op. */
+rf_status rf_calib_predict_step(const rf_calib *c, const rf_step *st, double new_tokens,
+                                rf_step_pred *out, rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

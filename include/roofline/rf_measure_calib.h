@@ -1,0 +1,93 @@
+/* rf_measure_calib.h - `roofline measure --calibrate` on the CPU: the kinds
+ * of call a forward pass is made of, timed over the shapes that matter,
+ * into a calibration (rf_calib.h).
+ *
+ *   gemm          cblas_sgemv at M = 1, cblas_sgemm (X W^T, W stored (N, K)
+ *                 as nn.Linear keeps it) otherwise, as `roofline profile`
+ *                 calls them, over M = 1 .. 2048 for (K, N) shapes from a
+ *                 1B model's k_proj to an lm_head; W rotated over copies
+ *                 that together exceed 16 x the last-level cache (at least
+ *                 512 MiB), so no call finds W in cache. A point's call is
+ *                 at most RF_CALIB_GEMM_MAX_FLOPS (quick: a quarter): an
+ *                 lm_head-sized M = 2048 is left out, and predicted as
+ *                 outside the range.
+ *   attn_decode   `roofline profile`'s own decode pass (one layer of a
+ *                 synthetic decoder, d_h 64 and 128, g = 4) over keys
+ *                 S = 64 .. 16384 with B = 16384 / S sequences, so the K and
+ *                 V read, 64 MiB, come from memory as they do in a model;
+ *   attn_prefill  the same pass in prefill, B = 1, T = 16 .. 512 after no
+ *                 context;
+ *   norm, rope, act, residual, copy
+ *                 the element-wise operators of those passes (rows = B in
+ *                 decode, T in prefill; H = 1024, F_ff = 2816).
+ * Each point is the median of its calls (decode and prefill: of the steps
+ * of the pass, one warm-up first).
+ */
+#ifndef RF_MEASURE_CALIB_H
+#define RF_MEASURE_CALIB_H
+
+#include <stdbool.h>
+
+#include "rf_calib.h"
+#include "rf_error.h"
+#include "rf_forward.h"
+#include "rf_hw_profile.h"
+#include "rf_measure_lab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RF_CALIB_GEMM_MAX_FLOPS 3e10
+
+typedef struct rf_calibrate_opts {
+    int threads;             /* BLAS threads (>= 1)                         */
+    bool quick;              /* fewer shapes and calls (about a third)      */
+    bool tiny;               /* the test suite's grid: one small GEMM shape,
+                                two of each pass, 16 MiB of cold weights;
+                                seconds, figures of no use                  */
+    const char *isa;         /* the kernel table's override, as profile's   */
+    rf_progress_fn progress; /* NULL = silent                               */
+    void *progress_user;
+} rf_calibrate_opts;
+
+/* Time every kind above and fit it (rf_calib_fit_all) on the roof of p
+ * (its sustained memory roof, else its ceiling, and its fp32 peak): fills
+ * p->calib. Errors: RF_EINVAL for a profile with no fp32 peak, RF_ENOMEM,
+ * the forward pass's errors, RF_EUNAVAIL without CBLAS. */
+rf_status rf_calibrate_cpu(const rf_calibrate_opts *o, rf_hw_profile *p, rf_err *err);
+
+/* A forward pass's operator as an rf_op (its name, shape, FLOPs and bytes,
+ * and the kind its id runs as: GEMM, decode or prefill attention by the
+ * run's phase, the embed gather, element-wise), for rf_calib_shape_of and
+ * rf_calib_predict_op. */
+void rf_calib_forward_op(const rf_forward_run *run, const rf_forward_op *op, rf_op *out);
+
+/* A profiled forward pass predicted on a calibration: each operator's one
+ * instance, the step as the sum of count x predicted over every operator
+ * run (the element-wise ones and the data movement included: a measured
+ * step times them all), and the whole model as the run estimates it
+ * (layers x L / N + head). error = |predicted - measured| / measured; the
+ * floor's error is the same for `roofline step`'s floor (run->floor_s). */
+typedef struct rf_forward_pred {
+    rf_calib_pred op[RF_FWD_OP_COUNT]; /* run->ops[i]                      */
+    double op_error[RF_FWD_OP_COUNT];  /* against run->ops[i].measured_s   */
+    double floor_error[RF_FWD_OP_COUNT]; /* floor_s against measured_s     */
+    double step_s, layers_s, head_s;
+    double step_error, step_floor_error;
+    double model_s;           /* layers_s x L / N + head_s                 */
+    double tokens_per_s;      /* new tokens of the step / model_s          */
+    size_t n_outside;         /* operators outside the calibrated range     */
+} rf_forward_pred;
+
+/* |predicted - measured| / measured (0 when measured is not positive). */
+double rf_calib_error(double predicted_s, double measured_s);
+
+/* Errors of rf_calib_predict_op. */
+rf_status rf_calib_predict_forward(const rf_calib *c, const rf_forward_run *run,
+                                   rf_forward_pred *out, rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

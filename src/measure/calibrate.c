@@ -1,0 +1,366 @@
+/* calibrate.c - `roofline measure --calibrate` on the CPU
+ * (rf_measure_calib.h): GEMMs timed directly, attention and the
+ * element-wise operators through `roofline profile`'s own pass. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "measure_internal.h"
+#include "roofline/rf_forward.h"
+#include "roofline/rf_measure_calib.h"
+
+/* (K, N) shapes: a 1B-3B model's k_proj and q_proj, an 8B's k/q, the MLPs
+ * of both (gate/up, down), and lm_head-sized ones (V = 128k). */
+static const int64_t gemm_full[][2] = {
+    {2048, 256},  {2048, 2048}, {4096, 1024},   {4096, 4096},    {2048, 8192},
+    {8192, 2048}, {4096, 14336}, {14336, 4096}, {2048, 131072}, {4096, 131072},
+};
+static const int64_t gemm_quick[][2] = {{2048, 512}, {4096, 4096}, {4096, 14336}, {2048, 131072}};
+static const int64_t m_full[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048};
+static const int64_t m_quick[] = {1, 2, 8, 32, 128, 512};
+/* decode keys (B = RF_DECODE_KEYS / S) and prefill tokens */
+static const int64_t keys_full[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+static const int64_t keys_quick[] = {128, 1024, 4096, 16384};
+static const int64_t tokens_full[] = {16, 32, 64, 128, 256, 512};
+static const int64_t tokens_quick[] = {16, 64, 128, 512};
+static const int64_t head_dims[] = {64, 128};
+/* the test suite's grid: a few shapes a kind, seconds */
+static const int64_t gemm_tiny[][2] = {{256, 512}};
+static const int64_t m_tiny[] = {1, 4, 16};
+static const int64_t keys_tiny[] = {1024, 16384};
+static const int64_t tokens_tiny[] = {16, 32};
+#define DECODE_KEYS 16384 /* B S: 64 MiB of K and V a layer at n_kv 4, d_h 128 */
+#define COUNT(a) (sizeof a / sizeof a[0])
+#define LONG_CALL_S 0.05 /* a GEMM call this long needs no warm-up */
+
+typedef struct plan {
+    const int64_t (*gemm)[2];
+    size_t n_gemm;
+    const int64_t *m, *keys, *tokens;
+    size_t n_m, n_keys, n_tokens;
+    double max_flops;   /* a GEMM point's call at most               */
+    double budget_s;    /* calls of a GEMM point: about this long    */
+    int steps;          /* timed steps of a forward pass             */
+} plan;
+
+static plan plan_of(bool quick, bool tiny)
+{
+    if (tiny)
+        return (plan){gemm_tiny, COUNT(gemm_tiny), m_tiny, keys_tiny, tokens_tiny, COUNT(m_tiny),
+                      COUNT(keys_tiny), COUNT(tokens_tiny), 1e9, 0.002, 1};
+    if (quick)
+        return (plan){gemm_quick, COUNT(gemm_quick), m_quick, keys_quick, tokens_quick,
+                      COUNT(m_quick), COUNT(keys_quick), COUNT(tokens_quick),
+                      RF_CALIB_GEMM_MAX_FLOPS / 4, 0.05, 3};
+    return (plan){gemm_full, COUNT(gemm_full), m_full, keys_full, tokens_full, COUNT(m_full),
+                  COUNT(keys_full), COUNT(tokens_full), RF_CALIB_GEMM_MAX_FLOPS, 0.2, 4};
+}
+
+typedef struct calib_run {
+    const rf_calibrate_opts *o;
+    plan pl;
+    rf_calib *c;
+    int done, total;
+    float *cold;          /* the rotated copies of W                       */
+    uint64_t cold_elems;  /* floats in cold                                */
+    uint64_t cold_bytes;  /* the copies of one shape together at least     */
+} calib_run;
+
+static void progress(calib_run *r, const char *what)
+{
+    if (r->o->progress)
+        r->o->progress(r->o->progress_user, r->done, r->total, what);
+    r->done++;
+}
+
+static rf_calib_series *series_for(rf_calib *c, rf_calib_kind k, int64_t a, int64_t b)
+{
+    for (size_t i = 0; i < c->n_series; i++)
+        if (c->series[i].kind == k && c->series[i].a == a && c->series[i].b == b)
+            return &c->series[i];
+    if (c->n_series == RF_CALIB_MAX_SERIES)
+        return NULL;
+    rf_calib_series *s = &c->series[c->n_series++];
+    memset(s, 0, sizeof *s);
+    s->kind = k, s->a = a, s->b = b;
+    return s;
+}
+
+/* Add a point, keeping x increasing; a second point at the same x is
+ * dropped (the element-wise operators that run twice a layer). */
+static void add_point(rf_calib_series *s, int64_t x, double flops, double bytes, double t)
+{
+    size_t at = 0;
+    while (at < s->n && s->pt[at].x < x)
+        at++;
+    if ((at < s->n && s->pt[at].x == x) || s->n == RF_CALIB_MAX_POINTS)
+        return;
+    memmove(&s->pt[at + 1], &s->pt[at], (s->n - at) * sizeof s->pt[0]);
+    s->pt[at] = (rf_calib_point){.x = x, .flops = flops, .bytes = bytes, .time_s = t};
+    s->n++;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- GEMMs ---------------------------------------------------------------- */
+
+/* One call as `roofline profile` makes it (forward_pass.c's linear, no
+ * bias), on copy c of W. */
+static void linear(const float *w, const float *x, float *y, int64_t M, int64_t K, int64_t N)
+{
+    if (M == 1)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)N, (int)K, 1.0f, w, (int)K, x, 1, 0.0f, y,
+                    1);
+    else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, x,
+                    (int)K, w, (int)K, 0.0f, y, (int)N);
+}
+
+static rf_status gemm_shape(calib_run *r, int64_t K, int64_t N, rf_err *err)
+{
+    const plan *pl = &r->pl;
+    uint64_t w_elems = (uint64_t)K * (uint64_t)N;
+    uint64_t copies = (r->cold_bytes / 4 + w_elems - 1) / w_elems;
+    if (copies * w_elems > r->cold_elems)
+        copies = r->cold_elems / w_elems;
+    int64_t m_max = pl->m[pl->n_m - 1];
+    float *x = rf__alloc_untouched((uint64_t)m_max * (uint64_t)K * 4);
+    float *y = rf__alloc_untouched((uint64_t)m_max * (uint64_t)N * 4);
+    rf_calib_series *s = series_for(r->c, RF_CALIB_GEMM, K, N);
+    rf_status st = RF_OK;
+    if (!x || !y || !s) {
+        st = rf_err_set(err, x && y ? RF_EINTERNAL : RF_ENOMEM,
+                        "calibration: cannot hold GEMM K=%lld N=%lld", (long long)K, (long long)N);
+        goto done;
+    }
+    for (uint64_t i = 0; i < (uint64_t)m_max * (uint64_t)K; i++)
+        x[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
+    memset(y, 0, (size_t)m_max * (size_t)N * 4);
+    uint64_t next = 0;
+    for (size_t i = 0; i < pl->n_m; i++) {
+        int64_t M = pl->m[i];
+        double flops = 2.0 * (double)M * (double)K * (double)N;
+        char what[64];
+        snprintf(what, sizeof what, "gemm M=%lld K=%lld N=%lld", (long long)M, (long long)K,
+                 (long long)N);
+        progress(r, what);
+        if (flops > pl->max_flops)
+            continue;
+        /* The first call sets how many fit the budget (2 to 25); it is a
+         * warm-up, except for a long call, whose weights come from memory
+         * whichever call it is. */
+        double t[25];
+        int n = 0, want = 1;
+        for (int call = 0; n < want; call++) {
+            const float *w = r->cold + (next++ % copies) * w_elems;
+            double t0 = rf_time_now_s();
+            linear(w, x, y, M, K, N);
+            double dt = rf_time_now_s() - t0;
+            if (call == 0) {
+                want = (int)(pl->budget_s / dt);
+                want = want < 2 ? 2 : want > 25 ? 25 : want;
+                if (dt < LONG_CALL_S)
+                    continue;
+            }
+            t[n++] = dt;
+        }
+        if (!isfinite(y[0]) || !isfinite(y[(size_t)M * (size_t)N - 1])) {
+            st = rf_err_set(err, RF_EINTERNAL, "calibration: %s gave a non-finite output", what);
+            goto done;
+        }
+        qsort(t, (size_t)n, sizeof t[0], by_value);
+        double bytes = ((double)M * (double)K + (double)K * (double)N + (double)M * (double)N) * 4;
+        add_point(s, M, flops, bytes, n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2);
+    }
+done:
+    free(x);
+    free(y);
+    return st;
+}
+
+static rf_status gemms(calib_run *r, rf_err *err)
+{
+    uint64_t biggest = 0;
+    for (size_t i = 0; i < r->pl.n_gemm; i++) {
+        uint64_t e = (uint64_t)r->pl.gemm[i][0] * (uint64_t)r->pl.gemm[i][1];
+        biggest = e > biggest ? e : biggest;
+    }
+    r->cold_elems = r->cold_bytes / 4 > biggest ? r->cold_bytes / 4 : biggest;
+    r->cold = rf__alloc_untouched(r->cold_elems * 4);
+    if (!r->cold)
+        return rf_err_set(err, RF_ENOMEM, "calibration: cannot allocate %llu MiB of weights",
+                          (unsigned long long)(r->cold_elems >> 18));
+    /* values in [-0.5, 0.5): one block computed, the rest copied */
+    const uint64_t block = 1 << 20;
+    for (uint64_t i = 0; i < block && i < r->cold_elems; i++)
+        r->cold[i] = (float)((i * 40503u) % 1000) * 1e-3f - 0.5f;
+    for (uint64_t at = block; at < r->cold_elems; at += block)
+        memcpy(r->cold + at, r->cold,
+               (size_t)(r->cold_elems - at < block ? r->cold_elems - at : block) * 4);
+    openblas_set_num_threads(r->o->threads);
+    rf_status s = RF_OK;
+    for (size_t i = 0; s == RF_OK && i < r->pl.n_gemm; i++)
+        s = gemm_shape(r, r->pl.gemm[i][0], r->pl.gemm[i][1], err);
+    free(r->cold);
+    r->cold = NULL;
+    return s;
+}
+
+/* ---- attention and element-wise operators, through the forward pass ------- */
+
+void rf_calib_forward_op(const rf_forward_run *run, const rf_forward_op *op, rf_op *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = op->name;
+    out->m = op->m, out->k = op->k, out->n = op->n;
+    out->count = op->count;
+    out->flops = op->flops, out->bytes = op->bytes;
+    switch (op->id) {
+    case RF_FWD_Q_PROJ: case RF_FWD_K_PROJ: case RF_FWD_V_PROJ: case RF_FWD_O_PROJ:
+    case RF_FWD_GATE_PROJ: case RF_FWD_UP_PROJ: case RF_FWD_DOWN_PROJ: case RF_FWD_LM_HEAD:
+        out->kind = RF_OP_GEMM;
+        break;
+    case RF_FWD_ATTENTION: case RF_FWD_ATTENTION_SWA:
+        out->kind = run->opts.phase == RF_DECODE ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL;
+        break;
+    case RF_FWD_EMBED:
+        out->kind = RF_OP_GATHER;
+        break;
+    default:
+        out->kind = RF_OP_ELEMENTWISE;
+    }
+}
+
+/* A decoder shaped for the kinds: 16 query heads over 4 KV heads of d_h,
+ * H = 1024, F_ff = 2816, a small vocabulary; one layer. */
+static rf_model decoder(int64_t dh)
+{
+    rf_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "calibration decoder (d_h %lld)", (long long)dh);
+    snprintf(m.family, sizeof m.family, "llama");
+    m.hidden = 1024, m.layers = 1, m.n_q = 16, m.n_kv = 4, m.head_dim = dh, m.ffn = 2816;
+    m.vocab = 1024;
+    return m;
+}
+
+static rf_status pass(calib_run *r, int64_t dh, rf_phase phase, int64_t keys, rf_err *err)
+{
+    rf_model m = decoder(dh);
+    rf_forward_opts fo = rf_forward_opts_default();
+    fo.phase = phase;
+    fo.layers = 1;
+    fo.threads = r->o->threads;
+    fo.isa = r->o->isa;
+    fo.steps = r->pl.steps;
+    if (phase == RF_DECODE)
+        fo.batch = keys >= DECODE_KEYS ? 1 : DECODE_KEYS / keys, fo.context = keys;
+    else
+        fo.batch = 1, fo.context = 0, fo.tokens = keys;
+    char what[64];
+    snprintf(what, sizeof what, "%s d_h=%lld %s %lld", phase == RF_DECODE ? "decode" : "prefill",
+             (long long)dh, phase == RF_DECODE ? "keys" : "tokens", (long long)keys);
+    progress(r, what);
+    rf_roof roof = {.math = RF_FP32, .peak_flops_per_s = r->c->peak_flops_per_s,
+                    .bw_bytes_per_s = r->c->bw_bytes_per_s,
+                    .ridge = r->c->peak_flops_per_s / r->c->bw_bytes_per_s};
+    rf_forward_run *run = malloc(sizeof *run);
+    if (!run)
+        return rf_err_set(err, RF_ENOMEM, "calibration: out of memory");
+    rf_status s = rf_forward_profile(&m, &fo, &roof, run, err);
+    for (size_t i = 0; s == RF_OK && i < run->n_ops; i++) {
+        rf_op op;
+        rf_calib_kind k;
+        int64_t x, a, b;
+        rf_calib_forward_op(run, &run->ops[i], &op);
+        if (op.kind == RF_OP_GEMM || !rf_calib_shape_of(&op, &k, &x, &a, &b))
+            continue;
+        bool attention = k == RF_CALIB_ATTN_DECODE || k == RF_CALIB_ATTN_PREFILL;
+        if (!attention && dh != 128) /* the element-wise kinds from one decoder */
+            continue;
+        rf_calib_series *se = series_for(r->c, k, a, b);
+        if (!se)
+            s = rf_err_set(err, RF_EINTERNAL, "calibration: more than %d series",
+                           RF_CALIB_MAX_SERIES);
+        else if (run->ops[i].measured_s > 0)
+            add_point(se, x, (double)op.flops, (double)op.bytes, run->ops[i].measured_s);
+    }
+    free(run);
+    return s;
+}
+
+rf_status rf_calibrate_cpu(const rf_calibrate_opts *o, rf_hw_profile *p, rf_err *err)
+{
+    rf_calib *c = &p->calib;
+    memset(c, 0, sizeof *c);
+    if (!(p->peak_flops_per_s[RF_FP32] > 0) || !(p->bandwidth_bytes_per_s > 0))
+        return rf_err_set(err, RF_EINVAL, "calibration: the profile has no fp32 peak or memory roof");
+    c->version = RF_CALIB_VERSION;
+    c->bw_bytes_per_s = p->bandwidth_sustained_bytes_per_s > 0 ? p->bandwidth_sustained_bytes_per_s
+                                                              : p->bandwidth_bytes_per_s;
+    c->peak_flops_per_s = p->peak_flops_per_s[RF_FP32];
+    snprintf(c->backend, sizeof c->backend, "cpu openblas, %d thread%s", o->threads,
+             o->threads == 1 ? "" : "s");
+    snprintf(c->date, sizeof c->date, "%s", p->date);
+    calib_run r = {.o = o, .pl = plan_of(o->quick, o->tiny), .c = c};
+    uint64_t l3 = p->cache_bytes[2];
+    r.cold_bytes = o->tiny ? 16ull << 20 : 16 * l3 > (512ull << 20) ? 16 * l3 : 512ull << 20;
+    r.total = (int)(r.pl.n_gemm * r.pl.n_m + COUNT(head_dims) * (r.pl.n_keys + r.pl.n_tokens));
+    rf_status s = gemms(&r, err);
+    for (size_t d = 0; s == RF_OK && d < COUNT(head_dims); d++) {
+        for (size_t i = 0; s == RF_OK && i < r.pl.n_keys; i++)
+            s = pass(&r, head_dims[d], RF_DECODE, r.pl.keys[i], err);
+        for (size_t i = 0; s == RF_OK && i < r.pl.n_tokens; i++)
+            s = pass(&r, head_dims[d], RF_PREFILL, r.pl.tokens[i], err);
+    }
+    if (s == RF_OK)
+        s = rf_calib_fit_all(c, err);
+    if (s != RF_OK)
+        c->version = 0;
+    return s;
+}
+
+/* ---- a profiled pass predicted ------------------------------------------- */
+
+double rf_calib_error(double predicted_s, double measured_s)
+{
+    return measured_s > 0 ? fabs(predicted_s - measured_s) / measured_s : 0;
+}
+
+rf_status rf_calib_predict_forward(const rf_calib *c, const rf_forward_run *run,
+                                   rf_forward_pred *out, rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < run->n_ops; i++) {
+        const rf_forward_op *fo = &run->ops[i];
+        rf_op op;
+        rf_calib_forward_op(run, fo, &op);
+        rf_status s = rf_calib_predict_op(c, &op, &out->op[i], err);
+        if (s != RF_OK)
+            return s;
+        double t = (double)fo->count * out->op[i].time_s;
+        bool head = fo->id == RF_FWD_EMBED || fo->id == RF_FWD_FINAL_NORM ||
+                    fo->id == RF_FWD_LM_HEAD;
+        *(head ? &out->head_s : &out->layers_s) += t;
+        out->op_error[i] = rf_calib_error(out->op[i].time_s, fo->measured_s);
+        out->floor_error[i] = rf_calib_error(fo->floor_s, fo->measured_s);
+        out->n_outside += !out->op[i].in_range;
+    }
+    out->step_s = out->layers_s + out->head_s;
+    out->step_error = rf_calib_error(out->step_s, run->measured_s);
+    out->step_floor_error = rf_calib_error(run->floor_s, run->measured_s);
+    out->model_s = out->layers_s * (double)run->model_layers / (double)run->opts.layers +
+                   out->head_s;
+    double tokens = (double)run->opts.batch *
+                    (double)(run->opts.phase == RF_DECODE ? 1 : run->opts.tokens);
+    out->tokens_per_s = out->model_s > 0 ? tokens / out->model_s : 0;
+    return RF_OK;
+}

@@ -1,0 +1,358 @@
+/* test_calib.c - the calibration (rf_calib.h): the fit recovers known
+ * parameters, the interpolation is exact at calibrated shapes and flags a
+ * shape outside them, bad calibration data is refused, a calibrated
+ * profile round-trips through its file and an older profile still loads,
+ * steps and profiled passes are predicted, and `measure --calibrate`'s
+ * measurement runs on a tiny grid.
+ *
+ * `test_calib measure` runs only the measurement (a few seconds). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "roofline/rf_calib.h"
+#include "roofline/rf_hw_profile_io.h"
+#include "roofline/rf_measure_calib.h"
+#include "roofline/rf_model.h"
+#include "roofline/rf_step.h"
+
+/* A roof of round figures: 20 GB/s, 200 GFLOP/s. */
+#define BW 20e9
+#define PEAK 200e9
+
+static void put_point(rf_calib_series *s, int64_t x, double flops, double bytes, double t)
+{
+    s->pt[s->n++] = (rf_calib_point){.x = x, .flops = flops, .bytes = bytes, .time_s = t};
+}
+
+static rf_calib_series *add_series(rf_calib *c, rf_calib_kind k, int64_t a, int64_t b)
+{
+    rf_calib_series *s = &c->series[c->n_series++];
+    memset(s, 0, sizeof *s);
+    s->kind = k, s->a = a, s->b = b;
+    return s;
+}
+
+/* fp32 GEMM figures: F = 2 M K N, Q = (M K + K N + M N) 4. */
+static void gemm_point(rf_calib_series *s, int64_t M, double eff, double c0)
+{
+    double K = (double)s->a, N = (double)s->b, F = 2 * (double)M * K * N;
+    double Q = ((double)M * K + K * N + (double)M * N) * 4;
+    double floor = fmax(F / PEAK, Q / BW);
+    put_point(s, M, F, Q, c0 + floor / eff);
+}
+
+/* Every kind with points that follow t = c0 + floor / eff exactly: the GEMM
+ * with an efficiency that varies with M (0.9 at M = 1, 0.3 at 4, 0.6 at
+ * 16), the others with one efficiency each. */
+static void synthetic(rf_calib *c)
+{
+    memset(c, 0, sizeof *c);
+    c->version = RF_CALIB_VERSION;
+    snprintf(c->backend, sizeof c->backend, "synthetic");
+    c->bw_bytes_per_s = BW;
+    c->peak_flops_per_s = PEAK;
+    rf_calib_series *g = add_series(c, RF_CALIB_GEMM, 4096, 4096);
+    gemm_point(g, 1, 0.9, 0);
+    gemm_point(g, 4, 0.3, 0);
+    gemm_point(g, 16, 0.6, 0);
+    rf_calib_series *g2 = add_series(c, RF_CALIB_GEMM, 4096, 14336);
+    gemm_point(g2, 1, 0.8, 0);
+    gemm_point(g2, 16, 0.5, 0);
+    for (int k = RF_CALIB_ATTN_DECODE; k < RF_CALIB_KIND_COUNT; k++) {
+        rf_calib_series *s = add_series(c, (rf_calib_kind)k, k <= RF_CALIB_ATTN_PREFILL ? 128 : 0, 0);
+        /* c0 = 3 us, eff = 0.25 + 0.05 k; memory-bound: Q = 4 x bytes */
+        double c0 = 3e-6, eff = 0.25 + 0.05 * k;
+        for (int64_t x = 1024; x <= 1 << 20; x *= 8) {
+            double Q = 4.0 * (double)x, F = (double)x;
+            put_point(s, x, F, Q, c0 + fmax(F / PEAK, Q / BW) / eff);
+        }
+    }
+}
+
+/* c0 = 3 us and eff = 0.25 + 0.05 k are recovered for each single-efficiency
+ * kind, with no residual; each point's own efficiency is the one it was
+ * made with. */
+static void fit_recovers_parameters(void **state)
+{
+    (void)state;
+    rf_calib *c = malloc(sizeof *c);
+    rf_err e;
+    synthetic(c);
+    assert_int_equal(rf_calib_fit_all(c, &e), RF_OK);
+    for (int k = RF_CALIB_ATTN_DECODE; k < RF_CALIB_KIND_COUNT; k++) {
+        const rf_calib_fit *f = &c->fit[k];
+        assert_true(fabs(f->overhead_s - 3e-6) < 1e-12);
+        assert_true(fabs(f->efficiency - (0.25 + 0.05 * k)) < 1e-9);
+        assert_true(f->rms_residual < 1e-9);
+        assert_true(f->loo_worst < 1e-9); /* one efficiency: interpolation is exact too */
+        assert_int_equal(f->n_points, 4);
+    }
+    /* the GEMM's points: the efficiency each was made with (c0 = 0) */
+    assert_true(fabs(c->fit[RF_CALIB_GEMM].overhead_s) < 1e-12);
+    assert_true(fabs(c->series[0].pt[1].eff - 0.3) < 1e-9);
+    assert_true(fabs(c->series[1].pt[1].eff - 0.5) < 1e-9);
+    free(c);
+}
+
+static rf_calib *fitted(void)
+{
+    rf_calib *c = malloc(sizeof *c);
+    rf_err e;
+    synthetic(c);
+    assert_int_equal(rf_calib_fit_all(c, &e), RF_OK);
+    return c;
+}
+
+/* At each calibrated shape the prediction is the measured time, in range. */
+static void exact_at_calibrated_shapes(void **state)
+{
+    (void)state;
+    rf_calib *c = fitted();
+    rf_err e;
+    for (size_t i = 0; i < c->n_series; i++) {
+        const rf_calib_series *s = &c->series[i];
+        for (size_t p = 0; p < s->n; p++) {
+            rf_calib_pred pr;
+            assert_int_equal(rf_calib_predict(c, s->kind, s->pt[p].x, s->a, s->b, s->pt[p].flops,
+                                              s->pt[p].bytes, &pr, &e),
+                             RF_OK);
+            assert_true(fabs(pr.time_s - s->pt[p].time_s) <= 1e-12 * s->pt[p].time_s);
+            assert_true(pr.in_range);
+        }
+    }
+    free(c);
+}
+
+/* Between M = 1 (eff 0.9) and M = 4 (0.3), M = 2 lies halfway in ln M, so
+ * ln eff is the mean: eff = sqrt(0.9 x 0.3) = 0.5196. */
+static void log_space_between(void **state)
+{
+    (void)state;
+    rf_calib *c = fitted();
+    rf_err e;
+    rf_calib_pred pr;
+    double F = 2.0 * 2 * 4096 * 4096, Q = (2.0 * 4096 + 4096.0 * 4096 + 2.0 * 4096) * 4;
+    assert_int_equal(rf_calib_predict(c, RF_CALIB_GEMM, 2, 4096, 4096, F, Q, &pr, &e), RF_OK);
+    assert_true(fabs(pr.eff - sqrt(0.9 * 0.3)) < 1e-12);
+    assert_true(fabs(pr.time_s - Q / BW / sqrt(0.9 * 0.3)) < 1e-12);
+    assert_true(pr.in_range);
+    free(c);
+}
+
+/* M = 64 is past the last calibrated M (16): the last point's efficiency,
+ * flagged. K = 16384 is past every calibrated K (4096): flagged. N = 8192,
+ * between the two series' N at the same K, is in range. */
+static void outside_is_flagged(void **state)
+{
+    (void)state;
+    rf_calib *c = fitted();
+    rf_err e;
+    rf_calib_pred pr;
+    assert_int_equal(rf_calib_predict(c, RF_CALIB_GEMM, 64, 4096, 4096, 1e9, 1e8, &pr, &e), RF_OK);
+    assert_false(pr.in_range);
+    assert_true(fabs(pr.eff - 0.6) < 1e-12);
+    assert_int_equal(rf_calib_predict(c, RF_CALIB_GEMM, 4, 16384, 4096, 1e9, 1e8, &pr, &e), RF_OK);
+    assert_false(pr.in_range);
+    assert_int_equal(rf_calib_predict(c, RF_CALIB_GEMM, 4, 4096, 8192, 1e9, 1e8, &pr, &e), RF_OK);
+    assert_true(pr.in_range);
+    assert_true(pr.eff > 0.3 && pr.eff < 0.8);
+    /* below the smallest elementwise size (1024) */
+    assert_int_equal(rf_calib_predict(c, RF_CALIB_NORM, 16, 0, 0, 16, 64, &pr, &e), RF_OK);
+    assert_false(pr.in_range);
+    free(c);
+}
+
+static void refused(rf_calib *c, const char *needle)
+{
+    rf_err e;
+    assert_int_equal(rf_calib_fit_all(c, &e), RF_EINVAL);
+    if (!strstr(e.msg, needle))
+        fail_msg("'%s' does not say '%s'", e.msg, needle);
+}
+
+static void bad_data_refused(void **state)
+{
+    (void)state;
+    rf_calib *c = malloc(sizeof *c);
+    synthetic(c);
+    c->series[0].pt[1].time_s = -1e-3;
+    refused(c, "gemm K=4096 N=4096: point 1: time -0.001 s must be positive");
+    synthetic(c);
+    c->series[0].pt[2].x = 2; /* 1, 4, 2 */
+    refused(c, "gemm K=4096 N=4096: M grid not increasing at point 2 (2 after 4)");
+    synthetic(c);
+    c->n_series--; /* the last kind, copy, is gone */
+    refused(c, "calibration: no copy points");
+    synthetic(c);
+    c->series[3].pt[0].flops = c->series[3].pt[0].bytes = 0;
+    refused(c, "attn_prefill d_h=128 g=0: point 0: FLOPs and bytes");
+    synthetic(c);
+    c->version = 2;
+    refused(c, "version 2");
+    synthetic(c);
+    c->bw_bytes_per_s = 0;
+    refused(c, "the roof");
+    free(c);
+}
+
+/* A calibrated profile written and read back: the same points, the same
+ * fit; an edit in the file (a negative time) is refused naming the file. */
+static void round_trip(void **state)
+{
+    (void)state;
+    rf_hw_profile *p = calloc(1, sizeof *p), *q = calloc(1, sizeof *q);
+    rf_err e;
+    assert_int_equal(rf_hw_profile_load(RF_TEST_DATA "/profile/cpu-roof.json", p, &e), RF_OK);
+    p->bandwidth_sustained_bytes_per_s = 1.5e10;
+    synthetic(&p->calib);
+    assert_int_equal(rf_calib_fit_all(&p->calib, &e), RF_OK);
+    char path[] = "/tmp/rf_test_calib_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(rf_hw_profile_save(p, path, &e), RF_OK);
+    assert_int_equal(rf_hw_profile_load(path, q, &e), RF_OK);
+    assert_true(q->bandwidth_sustained_bytes_per_s == 1.5e10);
+    assert_int_equal(q->calib.version, RF_CALIB_VERSION);
+    assert_string_equal(q->calib.backend, "synthetic");
+    assert_int_equal(q->calib.n_series, p->calib.n_series);
+    for (size_t i = 0; i < p->calib.n_series; i++) {
+        const rf_calib_series *a = &p->calib.series[i], *b = &q->calib.series[i];
+        assert_int_equal(a->kind, b->kind);
+        assert_int_equal(a->a, b->a);
+        assert_int_equal(a->n, b->n);
+        for (size_t j = 0; j < a->n; j++) {
+            assert_int_equal(a->pt[j].x, b->pt[j].x);
+            assert_true(a->pt[j].time_s == b->pt[j].time_s);
+            assert_true(a->pt[j].eff == b->pt[j].eff);
+        }
+    }
+    for (int k = 0; k < RF_CALIB_KIND_COUNT; k++)
+        assert_true(p->calib.fit[k].overhead_s == q->calib.fit[k].overhead_s);
+
+    char *json = NULL;
+    assert_int_equal(rf_hw_profile_to_json(p, &json, &e), RF_OK);
+    char *at = strstr(json, "\"time_s\": [");
+    assert_non_null(at);
+    at += strlen("\"time_s\": [");
+    while (*at == ' ' || *at == '\n')
+        at++;
+    size_t head = (size_t)(at - json), n = strlen(json) + 2;
+    char *edited = malloc(n);
+    snprintf(edited, n, "%.*s-%s", (int)head, json, at); /* the first time made negative */
+    assert_int_equal(rf_hw_profile_from_json(edited, "edited.json", q, &e), RF_EINVAL);
+    free(edited);
+    if (!strstr(e.msg, "edited.json: calibration: gemm K=4096 N=4096: point 0: time"))
+        fail_msg("%s", e.msg);
+    free(json);
+    unlink(path);
+    free(p);
+    free(q);
+}
+
+/* A profile from before calibrations loads (no sustained roof, version 0)
+ * and converts to a roof as it did. */
+static void old_profile_loads(void **state)
+{
+    (void)state;
+    rf_hw_profile *p = calloc(1, sizeof *p);
+    rf_err e;
+    rf_hw hw;
+    assert_int_equal(rf_hw_profile_load(RF_TEST_DATA "/profile/cpu-roof.json", p, &e), RF_OK);
+    assert_int_equal(p->calib.version, 0);
+    assert_true(p->bandwidth_sustained_bytes_per_s == 0);
+    assert_int_equal(rf_hw_profile_to_hw(p, &hw, &e), RF_OK);
+    assert_true(hw.bw_bytes_per_s == 20e9); /* the file's figure */
+    free(p);
+}
+
+/* Operators map to their kinds, and a step's prediction is the sum of
+ * count x one instance's prediction. */
+static void step_predicted(void **state)
+{
+    (void)state;
+    rf_calib *c = fitted();
+    rf_model m;
+    rf_err e;
+    assert_int_equal(rf_model_preset("llama-3-8b", &m, &e), RF_OK);
+    rf_step_opts o = rf_step_opts_default();
+    o.context = 1024;
+    rf_roof roof = {.math = RF_BF16, .peak_flops_per_s = PEAK, .bw_bytes_per_s = BW,
+                    .ridge = PEAK / BW};
+    rf_step *st = malloc(sizeof *st);
+    rf_step_pred *pr = malloc(sizeof *pr);
+    assert_int_equal(rf_step_compute(&m, &o, &roof, st, &e), RF_OK);
+    assert_int_equal(rf_calib_predict_step(c, st, 1, pr, &e), RF_OK);
+    double sum = 0;
+    bool saw_q = false;
+    for (size_t i = 0; i < st->n_ops; i++) {
+        rf_calib_kind k;
+        int64_t x, a, b;
+        assert_true(rf_calib_shape_of(&st->ops[i], &k, &x, &a, &b));
+        if (!strcmp(st->ops[i].name, "q_proj")) {
+            saw_q = true;
+            assert_int_equal(k, RF_CALIB_GEMM);
+            assert_int_equal(x, 1);
+            assert_int_equal(a, 4096);
+            assert_int_equal(b, 4096);
+            /* calibrated at (4096, 4096), M = 1: eff 0.9, c0 0, floor Q / beta */
+            assert_true(fabs(pr->op[i].time_s - (double)st->ops[i].bytes / BW / 0.9) < 1e-15);
+        }
+        sum += (double)st->ops[i].count * pr->op[i].time_s;
+    }
+    assert_true(saw_q);
+    assert_true(fabs(pr->time_s - sum) <= 1e-12 * sum);
+    assert_true(fabs(pr->tokens_per_s - 1 / sum) <= 1e-9 / sum);
+    free(st);
+    free(pr);
+    free(c);
+}
+
+/* The measurement on the test grid: every kind present, the fit done, a
+ * GEMV's time within reason (it moved W at 1 MB/s to 10 TB/s). */
+static void measure_tiny(void **state)
+{
+    (void)state;
+    rf_hw_profile *p = calloc(1, sizeof *p);
+    rf_err e;
+    assert_int_equal(rf_hw_profile_load(RF_TEST_DATA "/profile/cpu-roof.json", p, &e), RF_OK);
+    rf_calibrate_opts o = {.threads = 1, .tiny = true};
+    rf_status s = rf_calibrate_cpu(&o, p, &e);
+    if (s != RF_OK)
+        fail_msg("%s", e.msg);
+    assert_int_equal(p->calib.version, RF_CALIB_VERSION);
+    bool seen[RF_CALIB_KIND_COUNT] = {false};
+    for (size_t i = 0; i < p->calib.n_series; i++)
+        seen[p->calib.series[i].kind] = true;
+    for (int k = 0; k < RF_CALIB_KIND_COUNT; k++)
+        assert_true(seen[k]);
+    const rf_calib_point *gemv = &p->calib.series[0].pt[0];
+    assert_int_equal(p->calib.series[0].kind, RF_CALIB_GEMM);
+    assert_int_equal(gemv->x, 1);
+    assert_true(gemv->bytes / gemv->time_s > 1e6 && gemv->bytes / gemv->time_s < 1e13);
+    free(p);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest all[] = {
+        cmocka_unit_test(fit_recovers_parameters), cmocka_unit_test(exact_at_calibrated_shapes),
+        cmocka_unit_test(log_space_between),       cmocka_unit_test(outside_is_flagged),
+        cmocka_unit_test(bad_data_refused),        cmocka_unit_test(round_trip),
+        cmocka_unit_test(old_profile_loads),       cmocka_unit_test(step_predicted),
+    };
+    const struct CMUnitTest measure[] = {cmocka_unit_test(measure_tiny)};
+    if (argc > 1 && !strcmp(argv[1], "measure"))
+        return cmocka_run_group_tests(measure, NULL, NULL);
+    return cmocka_run_group_tests(all, NULL, NULL);
+}
