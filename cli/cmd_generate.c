@@ -9,56 +9,24 @@
 #include "request.h"
 #include "roofline/rf_serve.h"
 
-enum { O_DRAFT = 1000, O_SPEC_K, O_ACCEPT, O_PREFIX, O_PREFIX_KERNEL };
-
 static const cli_opt opts[] = {
     CLI_REQUEST_LEN_OPTS,
     {"batch", 1, CLI_O_BATCH, "B", "identical requests in the static batch (default 1)"},
     CLI_REQUEST_STEP_OPTS,
-    {"draft", 1, O_DRAFT, "MODEL", "speculative decoding with this draft (the model itself: self)"},
-    {"spec-k", 1, O_SPEC_K, "K", "--draft: tokens speculated an iteration (default 4)"},
-    {"accept", 1, O_ACCEPT, "ALPHA", "--draft: acceptance a token, in [0, 1] (default 0.8)"},
-    {"shared-prefix", 1, O_PREFIX, "P_s", "prompt tokens every request shares (default 0)"},
-    {"prefix-kernel", 1, O_PREFIX_KERNEL, "common|cascade",
-     "--shared-prefix: decode reads it once a sequence or once a step (default common)"},
+    CLI_REQUEST_SPEC_OPTS,
     {0},
 };
 
 typedef struct args {
     cli_request rq;
-    int64_t spec_k;
-    double accept;
-    const char *draft;
-    bool k_given, accept_given, kernel_given;
-    rf_prefix prefix;
+    cli_spec sp;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    switch (id) {
-    case O_PREFIX:
-        return cli_i64(ctx, "--shared-prefix", arg, 1, RF_DIM_MAX, &a->prefix.shared);
-    case O_PREFIX_KERNEL:
-        a->kernel_given = true;
-        if (!strcmp(arg, "common") || !strcmp(arg, "cascade")) {
-            a->prefix.cascade = arg[1] == 'a';
-            return RF_EXIT_OK;
-        }
-        return cli_fail(ctx, RF_EXIT_USAGE, "--prefix-kernel: '%s' is not common or cascade",
-                        arg);
-    case O_DRAFT:
-        a->draft = arg;
-        return RF_EXIT_OK;
-    case O_SPEC_K:
-        a->k_given = true;
-        return cli_i64(ctx, "--spec-k", arg, 1, 64, &a->spec_k);
-    case O_ACCEPT:
-        a->accept_given = true;
-        return cli_f64(ctx, "--accept", arg, 0, 1, &a->accept);
-    default:
-        return cli_request_opt(ctx, id, arg, &a->rq);
-    }
+    int rc = cli_spec_opt(ctx, id, arg, &a->sp);
+    return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
 }
 
 static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
@@ -105,7 +73,7 @@ static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
                                              "+ B (S - P_s) kv_tok)"
                                            : "once a sequence, as the common kernels do "
                                              "(--prefix-kernel cascade reads it once a step)");
-    if (a->draft)
+    if (a->sp.draft)
         rf_report_assume(r, "speculative: an iteration at context S = K draft decode steps (at "
                             "S..S+K-1) + one target step verifying K + 1 tokens a sequence "
                             "(linear layers at M = B (K+1), attention K + 1 queries, KV read "
@@ -114,61 +82,17 @@ static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
                             "same roof; TTFT excluded from its tokens/s");
 }
 
-static void speculative(rf_report *r, const rf_model *d, const rf_spec *sp)
-{
-    rf_report_section(r, "speculative", "speculative decoding");
-    rf_report_str(r, "draft", "draft", d->name);
-    rf_report_int(r, "spec_k", "K speculated tokens", (uint64_t)sp->k, RF_U_INT);
-    rf_report_num(r, "accept", "acceptance a token", sp->accept, RF_U_RATIO);
-    rf_report_num(r, "tokens_per_iter", "tokens an iteration", sp->tokens_per_iter, RF_U_SIG3);
-    rf_report_num(r, "draft_s", "draft steps an iteration", sp->draft_s, RF_U_SECONDS);
-    rf_report_num(r, "verify_s", "verification step", sp->verify_s, RF_U_SECONDS);
-    rf_report_num(r, "iter_s", "iteration", sp->iter_s, RF_U_SECONDS);
-    rf_report_num(r, "tpot_s", "TPOT with speculation", sp->tpot_s, RF_U_SECONDS);
-    rf_report_num(r, "plain_tpot_s", "TPOT without", sp->plain_tpot_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "decode tokens/s with speculation", sp->tokens_per_s,
-                  RF_U_TOK_RATE);
-    rf_report_num(r, "plain_tokens_per_s", "decode tokens/s without", sp->plain_tokens_per_s,
-                  RF_U_TOK_RATE);
-    rf_report_num(r, "speedup", "speedup", sp->speedup, RF_U_SIG3);
-    if (sp->breaks_even)
-        rf_report_num(r, "break_even_accept", "break-even acceptance", sp->break_even_accept,
-                      RF_U_SIG3);
-    else
-        rf_report_null(r, "break_even_accept", "break-even acceptance",
-                       "none (loses even at acceptance 1)");
-}
-
-/* The options that need another: --spec-k/--accept need --draft,
- * --prefix-kernel needs --shared-prefix, which fits in the prompt and
- * does not go with --draft. */
-static int check_args(cli_ctx *ctx, const args *a)
-{
-    if (!a->draft && (a->k_given || a->accept_given))
-        return cli_fail(ctx, RF_EXIT_USAGE, "--spec-k and --accept need --draft MODEL");
-    if (a->kernel_given && !a->prefix.shared)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--prefix-kernel needs --shared-prefix P_s");
-    if (a->prefix.shared > a->rq.prompt)
-        return cli_fail(ctx, RF_EXIT_USAGE,
-                        "--shared-prefix: %lld tokens is longer than the prompt (%lld)",
-                        (long long)a->prefix.shared, (long long)a->rq.prompt);
-    if (a->prefix.shared && a->draft)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--shared-prefix and --draft: give one");
-    return RF_EXIT_OK;
-}
-
 /* --draft MODEL: the draft d, in the request's dtypes, and the
  * speculative decoding of the same requests. */
 static int speculate(cli_ctx *ctx, const args *a, const rf_model *m, const rf_step_opts *o,
                      const rf_roof *roof, const rf_generate *g, rf_model *d, rf_spec *sp)
 {
-    rf_step_opts draft_o = a->rq.o;
+    rf_step_opts draft_o;
     rf_err e;
     int rc;
-    if ((rc = cli_resolve_model(ctx, a->draft, d)))
+    if ((rc = cli_spec_draft(ctx, &a->sp, &a->rq.o, d, &draft_o)))
         return rc;
-    cli_apply_dtypes(ctx, d, &draft_o);
-    if (rf_spec_compute(m, d, o, &draft_o, roof, g, a->spec_k, a->accept, sp, &e))
+    if (rf_spec_compute(m, d, o, &draft_o, roof, g, a->sp.k, a->sp.accept, sp, &e))
         return cli_fail(ctx, RF_EXIT_USAGE, "--draft: %s", e.msg);
     return RF_EXIT_OK;
 }
@@ -230,14 +154,14 @@ static void timing(const cli_ctx *ctx, rf_report *r, const rf_generate *g)
 int cmd_generate(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {.rq = CLI_REQUEST_DEFAULT, .spec_k = 4, .accept = 0.8};
+    args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "generate MODEL --prompt P --output N [--batch B] "
                             "[--draft MODEL [--spec-k K] [--accept ALPHA]] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if ((rc = cli_request_check(&ctx, &a.rq)) || (rc = check_args(&ctx, &a)))
+    if ((rc = cli_request_check(&ctx, &a.rq)) || (rc = cli_spec_check(&ctx, &a.sp, a.rq.prompt)))
         return rc;
     rf_step_opts o = a.rq.o;
     rf_model m, d;
@@ -248,9 +172,9 @@ int cmd_generate(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
-    if (rf_generate_prefix_compute(&m, &o, &roof, a.rq.prompt, a.rq.output, &a.prefix, &g, &e))
+    if (rf_generate_prefix_compute(&m, &o, &roof, a.rq.prompt, a.rq.output, &a.sp.prefix, &g, &e))
         return cli_fail_err(&ctx, &e);
-    if (a.draft && (rc = speculate(&ctx, &a, &m, &o, &roof, &g, &d, &sp)))
+    if (a.sp.draft && (rc = speculate(&ctx, &a, &m, &o, &roof, &g, &d, &sp)))
         return rc;
 
     char title[256];
@@ -263,8 +187,8 @@ int cmd_generate(int argc, char **argv)
     memory_fit(&ctx, r, &m, &o, &a, &g);
     cli_context_check(&ctx, r, &m, g.final_positions, CLI_CTX_LINES | CLI_CTX_KEY);
     timing(&ctx, r, &g);
-    if (a.draft)
-        speculative(r, &d, &sp);
+    if (a.sp.draft)
+        cli_spec_section(r, "speculative decoding", &d, &sp);
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;

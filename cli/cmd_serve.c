@@ -17,12 +17,14 @@ static const cli_opt opts[] = {
     {"chunk", 1, O_CHUNK, "C", "prompt tokens a chunk at most (default the whole prompt)"},
     {"max-batched-tokens", 1, O_MAX_TOKENS, "T", "tokens a step at most, decode included"},
     CLI_REQUEST_STEP_OPTS,
+    CLI_REQUEST_SPEC_OPTS,
     {0},
 };
 
 typedef struct args {
     cli_request rq;
     rf_serve_opts so;
+    cli_spec sp;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -36,8 +38,10 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_MAX_TOKENS:
         return cli_i64(ctx, "--max-batched-tokens", arg, 1, RF_DIM_MAX,
                        &a->so.max_batched_tokens);
-    default:
-        return cli_request_opt(ctx, id, arg, &a->rq);
+    default: {
+        int rc = cli_spec_opt(ctx, id, arg, &a->sp);
+        return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
+    }
     }
 }
 
@@ -63,36 +67,137 @@ static void assume(rf_report *r, const rf_serve *sv)
                         "once), lm_head one position a sequence, decode attention and chunk "
                         "attention each reading its own KV once");
     rf_report_assume(r, "TPOT = the step floor; output tokens/s = B / floor; TTFT = "
-                        "ceil(P / C) = %lld steps at that floor, queueing not modelled",
-                     (long long)sv->ttft_steps);
+                        "ceil(%s / C) = %lld steps at that floor, queueing not modelled",
+                     so->prefix.shared ? "(P - P_s)" : "P", (long long)sv->ttft_steps);
+    if (so->prefix.shared)
+        rf_report_assume(r, "shared prefix: %lld of the %lld prompt tokens common to every "
+                            "request, computed once and held once: a request prefills its own "
+                            "%lld (P - P_s in the prompt tokens a step and in TTFT), its chunks "
+                            "after the prefix; decode reads it %s",
+                         (long long)so->prefix.shared, (long long)so->prompt,
+                         (long long)(so->prompt - so->prefix.shared),
+                         so->prefix.cascade ? "once a step (--prefix-kernel cascade: P_s kv_tok "
+                                              "+ B (S_d - P_s) kv_tok)"
+                                            : "once a sequence, as the common kernels do "
+                                              "(--prefix-kernel cascade reads it once a step)");
+}
+
+/* --draft: the speculative steady state beside the plain one. */
+static void speculative(rf_report *r, const rf_model *d, const rf_serve_spec *sp)
+{
+    rf_report_assume(r, "speculative: an iteration = K draft steps of the B sequences at S_d.."
+                        "S_d+K-1 (the first also prefills the iteration's prompt tokens into "
+                        "the draft's cache) + one target step verifying K + 1 tokens a sequence "
+                        "with the prompt chunks (linear layers at M = B (K+1) + T_p, attention "
+                        "K + 1 queries, KV read once, lm_head on all K + 1); T_p = ceil(B E P / "
+                        "N) keeps B in flight; tokens an iteration E = (1 - alpha^(K+1)) / (1 - "
+                        "alpha), acceptances independent; TTFT = ceil(P / C) iterations");
+    cli_spec_section(r, "speculative decoding (steady state)", d, &sp->spec);
+    rf_report_int(r, "prompt_tokens", "prompt tokens an iteration", (uint64_t)sp->prompt_tokens,
+                  RF_U_INT);
+    rf_report_num(r, "ttft_s", "TTFT with speculation", sp->ttft_s, RF_U_SECONDS);
+}
+
+/* --draft MODEL: the draft d in the request's dtypes, and the speculative
+ * steady state of the same requests. */
+static int speculate(cli_ctx *ctx, const args *a, const rf_model *m, const rf_step_opts *o,
+                     const rf_roof *roof, const rf_serve *sv, rf_model *d, rf_serve_spec *sp)
+{
+    rf_step_opts draft_o;
+    rf_err e;
+    int rc = cli_spec_draft(ctx, &a->sp, &a->rq.o, d, &draft_o);
+    if (rc)
+        return rc;
+    if (rf_serve_spec_compute(m, d, o, &draft_o, roof, sv, a->sp.k, a->sp.accept, sp, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--draft: %s", e.msg);
+    return RF_EXIT_OK;
+}
+
+/* The KV held against the pool (the shared prefix once), in the current
+ * section; *most gets the largest concurrency the pool admits, or -1. */
+static void kv_in_use(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                      const args *a, const rf_serve *sv, double *most)
+{
+    rf_fit fit;
+    rf_err e;
+    char text[160];
+    if (rf_serve_fit(m, o, sv, ctx->hw.mem_bytes, a->rq.budget.util, a->rq.budget.reserve_bytes,
+                     &fit, most, &e)) {
+        *most = -1;
+        rf_report_null(r, "fits", "memory",
+                       ctx->hw.mem_bytes ? e.msg : "- (no memory size: give --mem)");
+        rf_report_null(r, "memory_needed_bytes", "memory needed (weights + KV)", "-");
+        return;
+    }
+    cli_assume_fit(r, &fit, ctx);
+    rf_report_bool(r, "fits", "memory", fit.fits, cli_fit_text(&fit, text, sizeof text));
+    rf_report_int(r, "memory_needed_bytes", "memory needed (weights + KV)", fit.needed_bytes,
+                  RF_U_BYTES_BIN);
+}
+
+/* The steady state's section: the fit, the step and its rates. */
+static void steady_state(const cli_ctx *ctx, rf_report *r, const rf_model *m,
+                         const rf_step_opts *o, const args *a, const rf_serve *sv)
+{
+    double most;
+    rf_report_section(r, NULL, "steady state");
+    kv_in_use(ctx, r, m, o, a, sv, &most);
+    cli_context_check(ctx, r, m, a->so.prompt + a->so.output - 1, CLI_CTX_LINES | CLI_CTX_KEY);
+    rf_report_int(r, "concurrency", "requests in flight", (uint64_t)a->so.concurrency, RF_U_INT);
+    rf_report_int(r, "decode_context", "decode context (mean)", (uint64_t)sv->decode_context,
+                  RF_U_INT);
+    rf_report_int(r, "prompt_tokens", "prompt tokens a step", (uint64_t)sv->prompt_tokens,
+                  RF_U_INT);
+    rf_report_int(r, "chunk", "chunk", (uint64_t)sv->chunk, RF_U_INT);
+    rf_report_int(r, "chunk_context", "chunk context (mean)", (uint64_t)sv->chunk_context,
+                  RF_U_INT);
+    rf_report_int(r, "total_bytes", "step bytes", sv->step.total_bytes, RF_U_BYTES);
+    rf_report_int(r, "flops", "step FLOPs", sv->step.flops, RF_U_FLOPS);
+    rf_report_str(r, "regime", "regime", rf_regime_name(sv->step.regime));
+    rf_report_num(r, "floor_s", "step floor", sv->step.floor_s, RF_U_SECONDS);
+    rf_report_num(r, "tpot_s", "TPOT", sv->tpot_s, RF_U_SECONDS);
+    rf_report_num(r, "ttft_s", "TTFT (queueing excluded)", sv->ttft_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "output tokens/s", sv->tokens_per_s, RF_U_TOK_RATE);
+    if (most >= 0)
+        rf_report_int(r, "max_concurrency", "largest concurrency the KV pool admits",
+                      (uint64_t)most, RF_U_INT);
+    else
+        rf_report_null(r, "max_concurrency", "largest concurrency the KV pool admits",
+                       "- (no memory size: give --mem)");
 }
 
 int cmd_serve(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {.rq = CLI_REQUEST_DEFAULT};
+    args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "serve MODEL --prompt P --output N --concurrency B [--chunk C] "
-                            "[--max-batched-tokens T] [options]",
+                            "[--max-batched-tokens T] [--draft MODEL [--spec-k K] [--accept "
+                            "ALPHA]] [--shared-prefix P_s] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if ((rc = cli_request_check(&ctx, &a.rq)))
+    if ((rc = cli_request_check(&ctx, &a.rq)) ||
+        (rc = cli_spec_check(&ctx, &a.sp, a.rq.prompt)))
         return rc;
     if (!a.so.concurrency)
         return cli_fail(&ctx, RF_EXIT_USAGE, "give --concurrency B (requests in flight)");
     a.so.prompt = a.rq.prompt;
     a.so.output = a.rq.output;
+    a.so.prefix = a.sp.prefix;
     rf_step_opts o = a.rq.o;
-    rf_model m;
+    rf_model m, d;
     rf_roof roof;
     rf_err e;
     static rf_serve sv; /* holds a step (~10 KB): off the stack */
+    rf_serve_spec sp;
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
     if (rf_serve_compute(&m, &o, &roof, &a.so, &sv, &e))
         return cli_fail_err(&ctx, &e);
+    if (a.sp.draft && (rc = speculate(&ctx, &a, &m, &o, &roof, &sv, &d, &sp)))
+        return rc;
 
     char title[256];
     snprintf(title, sizeof title, "serve: %s on %s", m.name, ctx.hw.name);
@@ -103,39 +208,9 @@ int cmd_serve(int argc, char **argv)
     cli_assume_roof(&ctx, r, &o, &roof);
     assume(r, &sv);
     cli_op_table(r, "ops", "operators of the steady-state step (summed over 'count')", &sv.step);
-    rf_report_section(r, NULL, "steady state");
-    rf_step_opts held = o; /* B sequences at the mean context */
-    held.phase = RF_DECODE;
-    held.batch = a.so.concurrency;
-    held.context = sv.decode_context;
-    rf_fit fit;
-    if (cli_fit(&ctx, r, &m, &held, &a.rq.budget, &fit) == RF_OK)
-        cli_assume_fit(r, &fit, &ctx);
-    cli_context_check(&ctx, r, &m, a.so.prompt + a.so.output - 1, CLI_CTX_LINES | CLI_CTX_KEY);
-    rf_report_int(r, "concurrency", "requests in flight", (uint64_t)a.so.concurrency, RF_U_INT);
-    rf_report_int(r, "decode_context", "decode context (mean)", (uint64_t)sv.decode_context,
-                  RF_U_INT);
-    rf_report_int(r, "prompt_tokens", "prompt tokens a step", (uint64_t)sv.prompt_tokens,
-                  RF_U_INT);
-    rf_report_int(r, "chunk", "chunk", (uint64_t)sv.chunk, RF_U_INT);
-    rf_report_int(r, "chunk_context", "chunk context (mean)", (uint64_t)sv.chunk_context,
-                  RF_U_INT);
-    rf_report_int(r, "total_bytes", "step bytes", sv.step.total_bytes, RF_U_BYTES);
-    rf_report_int(r, "flops", "step FLOPs", sv.step.flops, RF_U_FLOPS);
-    rf_report_str(r, "regime", "regime", rf_regime_name(sv.step.regime));
-    rf_report_num(r, "floor_s", "step floor", sv.step.floor_s, RF_U_SECONDS);
-    rf_report_num(r, "tpot_s", "TPOT", sv.tpot_s, RF_U_SECONDS);
-    rf_report_num(r, "ttft_s", "TTFT (queueing excluded)", sv.ttft_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "output tokens/s", sv.tokens_per_s, RF_U_TOK_RATE);
-    rf_capacity cap;
-    if (ctx.hw.mem_bytes &&
-        rf_capacity_compute(&m, &o, ctx.hw.mem_bytes, a.rq.budget.util, a.rq.budget.reserve_bytes,
-                            sv.decode_context, &cap, &e) == RF_OK)
-        rf_report_int(r, "max_concurrency", "largest concurrency the KV pool admits",
-                      (uint64_t)floor(cap.sequences), RF_U_INT);
-    else
-        rf_report_null(r, "max_concurrency", "largest concurrency the KV pool admits",
-                       "- (no memory size: give --mem)");
+    steady_state(&ctx, r, &m, &o, &a, &sv);
+    if (a.sp.draft)
+        speculative(r, &d, &sp);
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;

@@ -1,21 +1,53 @@
 /* cmd_step.c - `roofline step MODEL`: every operator of one step, then the
  * totals (floors, tokens/s, sum-of-max, blended limit, throughput cap). */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "roofline/rf_serve.h"
 
-static const cli_opt opts[] = {CLI_STEP_OPTS, CLI_PREDICT_OPT, CLI_BUDGET_OPTS, CLI_PAR_OPTS,
-                               {0}};
+enum { O_DECODE = 1000, O_CHUNK, O_CHUNK_CONTEXT };
+
+static const cli_opt opts[] = {
+    CLI_STEP_OPTS,
+    {"decode", 1, O_DECODE, "B_d", "--phase mixed: decode tokens, one a sequence (at --context)"},
+    {"chunk", 1, O_CHUNK, "C", "--phase mixed: prompt tokens of the prefill chunk"},
+    {"chunk-context", 1, O_CHUNK_CONTEXT, "S_c",
+     "--phase mixed: positions of the chunk's prompt cached before it (default 0)"},
+    CLI_BUDGET_OPTS,
+    CLI_PAR_OPTS,
+    {0},
+};
 
 typedef struct args {
     rf_step_opts o;
     cli_budget budget; /* for the memory fit */
     cli_par par;       /* many devices */
+    bool mixed;        /* --phase mixed */
+    bool batch_given;
+    rf_mixed_opts mo;  /* --decode, --chunk, --chunk-context (-1: not given) */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    switch (id) {
+    case CLI_O_PHASE:
+        a->mixed = !strcmp(arg, "mixed");
+        if (a->mixed || !strcmp(arg, "decode") || !strcmp(arg, "prefill"))
+            return a->mixed ? RF_EXIT_OK : cli_step_opt(ctx, id, arg, &a->o);
+        return cli_fail(ctx, RF_EXIT_USAGE, "--phase: '%s' is not decode, prefill or mixed",
+                        arg);
+    case CLI_O_BATCH:
+        a->batch_given = true;
+        break;
+    case O_DECODE:
+        return cli_i64(ctx, "--decode", arg, 0, RF_DIM_MAX, &a->mo.decode_batch);
+    case O_CHUNK:
+        return cli_i64(ctx, "--chunk", arg, 1, RF_DIM_MAX, &a->mo.chunk);
+    case O_CHUNK_CONTEXT:
+        return cli_i64(ctx, "--chunk-context", arg, 0, RF_DIM_MAX, &a->mo.chunk_context);
+    }
     int rc = cli_budget_opt(ctx, id, arg, &a->budget);
     if (rc == CLI_NOT_MINE)
         rc = cli_par_opt(ctx, id, arg, &a->par);
@@ -26,13 +58,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
  * (shared with `report`). */
 void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st)
 {
-    cli_op_table_pred(r, key, label, st, NULL);
-}
-
-void cli_op_table_pred(rf_report *r, const char *key, const char *label, const rf_step *st,
-                       const struct rf_step_pred *pr)
-{
-
     rf_report_table(r, key, label);
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "count", "count", RF_U_INT);
@@ -46,7 +71,6 @@ void cli_op_table_pred(rf_report *r, const char *key, const char *label, const r
     rf_report_col(r, "regime", "regime", RF_U_NONE);
     rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
     rf_report_col(r, "bound_by", "bound by", RF_U_NONE);
-    cli_pred_cols(r, pr); /* --predict: predicted_s and calibrated */
     for (size_t i = 0; i < st->n_ops; i++) {
         const rf_op *op = &st->ops[i];
         rf_point p = rf_roof_place(&st->roof, (double)op->flops, (double)op->bytes);
@@ -63,8 +87,24 @@ void cli_op_table_pred(rf_report *r, const char *key, const char *label, const r
         rf_report_cell_str(r, rf_regime_name(p.regime));
         rf_report_cell_num(r, (double)op->count * p.floor_s);
         rf_report_cell_str(r, p.regime == RF_COMPUTE_BOUND ? "compute" : "memory");
-        cli_pred_cells(r, pr, st, i);
     }
+}
+
+/* The totals every step shows: scores, bytes, FLOPs, intensity, regime,
+ * the floor and the sum-of-max floor. */
+static void step_bytes_floors(rf_report *r, const rf_step *st)
+{
+    if (st->extra_bytes)
+        rf_report_int(r, "score_bytes", "attention scores (naive)", st->extra_bytes, RF_U_BYTES);
+    rf_report_int(r, "total_bytes", "step bytes", st->total_bytes, RF_U_BYTES);
+    rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
+    rf_report_int(r, "op_bytes", "bytes over all operators", st->op_bytes, RF_U_BYTES);
+    rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
+    rf_report_num(r, "ridge", "ridge", st->roof.ridge, RF_U_INTENSITY);
+    rf_report_str(r, "regime", "regime", rf_regime_name(st->regime));
+    rf_report_num(r, "floor_s", "step floor", st->floor_s, RF_U_SECONDS);
+    rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", st->floor_sum_of_max_s,
+                  RF_U_SECONDS);
 }
 
 static void totals(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step *st,
@@ -79,17 +119,7 @@ static void totals(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
     rf_report_int(r, "kv_bytes", "KV read", st->kv_bytes, RF_U_BYTES);
     rf_report_int(r, "kv_bytes_per_token", "KV a token (all layers)", st->kv_bytes_per_token,
                   RF_U_INT);
-    if (st->extra_bytes)
-        rf_report_int(r, "score_bytes", "attention scores (naive)", st->extra_bytes, RF_U_BYTES);
-    rf_report_int(r, "total_bytes", "step bytes", st->total_bytes, RF_U_BYTES);
-    rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
-    rf_report_int(r, "op_bytes", "bytes over all operators", st->op_bytes, RF_U_BYTES);
-    rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
-    rf_report_num(r, "ridge", "ridge", st->roof.ridge, RF_U_INTENSITY);
-    rf_report_str(r, "regime", "regime", rf_regime_name(st->regime));
-    rf_report_num(r, "floor_s", "step floor", st->floor_s, RF_U_SECONDS);
-    rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", st->floor_sum_of_max_s,
-                  RF_U_SECONDS);
+    step_bytes_floors(r, st);
     rf_report_num(r, "floor_aggregate_s", "aggregate floor", st->floor_aggregate_s, RF_U_SECONDS);
     rf_report_num(r, "tokens_per_s", "tokens/s ceiling", st->tokens_per_s, RF_U_TOK_RATE);
     if (o->phase == RF_DECODE && st->kv_bytes) {
@@ -145,17 +175,153 @@ static int step_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     return rc;
 }
 
+/* --phase mixed wants --decode and --chunk, and none of --batch, --tokens
+ * or a layout; the mixed options want --phase mixed. */
+static int mixed_check(const cli_ctx *ctx, const args *a)
+{
+    const rf_mixed_opts *mo = &a->mo;
+    bool given = mo->decode_batch >= 0 || mo->chunk >= 0 || mo->chunk_context >= 0;
+    if (!a->mixed)
+        return given ? cli_fail(ctx, RF_EXIT_USAGE, "--decode, --chunk and --chunk-context "
+                                                    "need --phase mixed")
+                     : RF_EXIT_OK;
+    if (mo->decode_batch < 0 || mo->chunk < 0)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--phase mixed: give --decode B_d and --chunk C");
+    if (a->batch_given || (ctx->step_given & CLI_GIVEN_TOKENS))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--phase mixed: --batch and --tokens are a plain "
+                                            "step's; give --decode B_d and --chunk C");
+    if (cli_par_wanted(&a->par))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--phase mixed on many devices is not modelled: "
+                                            "drop --tp/--pp/--ep/--dp and the link options");
+    return RF_EXIT_OK;
+}
+
+/* The mixed step's operator rows, each attention named by its part. */
+static void mixed_rows(const rf_step *st, rf_step *out)
+{
+    static char names[RF_STEP_MAX_OPS][48];
+    *out = *st;
+    for (size_t i = 0; i < out->n_ops; i++) {
+        rf_op *op = &out->ops[i];
+        if (op->kind != RF_OP_ATTN_DECODE && op->kind != RF_OP_ATTN_PREFILL)
+            continue;
+        snprintf(names[i], sizeof names[i], "%s (%s)", op->name,
+                 op->kind == RF_OP_ATTN_DECODE ? "decode" : "chunk");
+        op->name = names[i];
+    }
+}
+
+/* The KV read by the attention rows of one kind. */
+static uint64_t kv_of(const rf_step *st, rf_op_kind kind)
+{
+    uint64_t kv = 0;
+    for (size_t i = 0; i < st->n_ops; i++)
+        if (st->ops[i].kind == kind)
+            kv += st->ops[i].count * st->ops[i].kv_bytes; /* checked in the step */
+    return kv;
+}
+
+static void mixed_totals(const cli_ctx *ctx, rf_report *r, const rf_model *m,
+                         const rf_step_opts *o, const args *a, const rf_step *st)
+{
+    const rf_mixed_opts *mo = &a->mo;
+    rf_fit fit;
+    rf_err e;
+    char text[160];
+    rf_report_section(r, NULL, "mixed step totals");
+    if (rf_mixed_fit(m, o, mo, ctx->hw.mem_bytes, a->budget.util, a->budget.reserve_bytes, &fit,
+                     &e)) {
+        rf_report_null(r, "fits", "memory", ctx->hw.mem_bytes ? e.msg
+                                                    : "- (no memory size: give --mem)");
+        rf_report_null(r, "memory_needed_bytes", "memory needed (weights + KV)", "-");
+    } else {
+        cli_assume_fit(r, &fit, ctx);
+        rf_report_bool(r, "fits", "memory", fit.fits, cli_fit_text(&fit, text, sizeof text));
+        rf_report_int(r, "memory_needed_bytes", "memory needed (weights + KV)", fit.needed_bytes,
+                      RF_U_BYTES_BIN);
+    }
+    int64_t chunk_pos = mo->chunk_context + mo->chunk;
+    cli_context_check(ctx, r, m, chunk_pos > mo->decode_context ? chunk_pos : mo->decode_context,
+                      CLI_CTX_LINES | CLI_CTX_KEY);
+    rf_report_int(r, "decode_tokens", "decode tokens", (uint64_t)mo->decode_batch, RF_U_INT);
+    rf_report_int(r, "decode_context", "decode context", (uint64_t)mo->decode_context, RF_U_INT);
+    rf_report_int(r, "chunk_tokens", "chunk tokens", (uint64_t)mo->chunk, RF_U_INT);
+    rf_report_int(r, "chunk_context", "chunk context", (uint64_t)mo->chunk_context, RF_U_INT);
+    rf_report_int(r, "tokens", "tokens in the step (M)",
+                  (uint64_t)(mo->decode_batch + mo->chunk), RF_U_INT);
+    rf_report_int(r, "weight_bytes", "weights streamed", st->weight_bytes, RF_U_BYTES);
+    rf_report_int(r, "kv_bytes_decode", "KV read, decode attention",
+                  kv_of(st, RF_OP_ATTN_DECODE), RF_U_BYTES);
+    rf_report_int(r, "kv_bytes_chunk", "KV read, chunk attention", kv_of(st, RF_OP_ATTN_PREFILL),
+                  RF_U_BYTES);
+    rf_report_int(r, "kv_bytes", "KV read", st->kv_bytes, RF_U_BYTES);
+    step_bytes_floors(r, st);
+    rf_report_num(r, "tokens_per_s", "tokens/s ceiling (decode + chunk)", st->tokens_per_s,
+                  RF_U_TOK_RATE);
+}
+
+/* `step --phase mixed`: B_d decode tokens and one prefill chunk in one
+ * forward pass (rf_mixed_step_compute). */
+static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                      const rf_roof *roof, args *a)
+{
+    static rf_step st, shown; /* ~10 KB each: off the stack */
+    rf_err e;
+    a->mo.decode_context = o->context;
+    a->mo.chunk_context = a->mo.chunk_context < 0 ? 0 : a->mo.chunk_context;
+    a->mo.chunks = 1;
+    if (rf_mixed_step_compute(m, o, roof, &a->mo, &st, &e))
+        return cli_fail_err(ctx, &e);
+    const rf_mixed_opts *mo = &a->mo;
+    char title[256];
+    snprintf(title, sizeof title, "mixed step: %s on %s", m->name, ctx->hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    cli_assume_roof(ctx, r, o, roof);
+    cli_assume_math(r, m, o, roof);
+    rf_report_assume(r, "mixed: %lld decode %s at context %lld and a prefill chunk of %lld "
+                        "tokens after %lld cached, one forward pass (chunked prefill, as vLLM "
+                        "and Sarathi-Serve schedule it); linear layers at M = %lld + %lld = "
+                        "%lld, weights read once; lm_head on one position a sequence (%lld)",
+                     (long long)mo->decode_batch,
+                     cli_plural(mo->decode_batch, "token", "tokens"),
+                     (long long)mo->decode_context, (long long)mo->chunk,
+                     (long long)mo->chunk_context, (long long)mo->decode_batch,
+                     (long long)mo->chunk, (long long)(mo->decode_batch + mo->chunk),
+                     (long long)(mo->decode_batch + 1));
+    rf_report_assume(r, "attention by kind: (decode) rows are the %lld sequences' one query "
+                        "against their %lld keys, (chunk) rows the chunk's %lld queries against "
+                        "%lld + %lld keys; each reads its own KV once",
+                     (long long)mo->decode_batch, (long long)mo->decode_context,
+                     (long long)mo->chunk, (long long)mo->chunk_context, (long long)mo->chunk);
+    rf_step_opts chunk_o = *o; /* the attention line describes the chunk's */
+    chunk_o.phase = RF_PREFILL;
+    cli_assume_model(r, m, &chunk_o, &st);
+    mixed_rows(&st, &shown);
+    cli_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &shown);
+    mixed_totals(ctx, r, m, o, a, &st);
+    int rc = cli_emit(ctx, r);
+    rf_report_free(r);
+    return rc;
+}
+
 int cmd_step(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT};
+    args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, false,
+              {.decode_batch = -1, .chunk = -1, .chunk_context = -1}};
     rf_step_opts o;
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "step MODEL [--phase decode|prefill] [--batch B] [--context S] "
-                            "[--tokens T] [options]",
+                            "[--tokens T] [options]\n"
+                            "       roofline step MODEL --phase mixed --decode B_d [--context S] "
+                            "--chunk C [--chunk-context S_c] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if ((rc = mixed_check(&ctx, &a)))
+        return rc;
     o = a.o;
     rf_model m;
     rf_roof roof;
@@ -164,8 +330,8 @@ int cmd_step(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
-    if ((rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")))
-        return rc;
+    if (a.mixed)
+        return step_mixed(&ctx, &m, &o, &roof, &a);
     if (rf_step_compute(&m, &o, &roof, &st, &e))
         return cli_step_fail(&ctx, &m, &o, &roof, &e, NULL);
     if (cli_par_wanted(&a.par))
@@ -177,15 +343,9 @@ int cmd_step(int argc, char **argv)
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-    const struct rf_step_pred *pr = NULL; /* --predict */
-    if ((rc = cli_step_predict(&ctx, &o, &st, &pr))) {
-        rf_report_free(r);
-        return rc;
-    }
     cli_assume_step(&ctx, r, &m, &o, &st);
-    cli_op_table_pred(r, "ops", "operators (figures summed over the layers in 'count')", &st, pr);
+    cli_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &st);
     totals(&ctx, r, &m, &st, &o, &a.budget);
-    cli_pred_totals(r, pr, "predicted");
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;

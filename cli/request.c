@@ -1,4 +1,6 @@
 /* request.c - the options of generate, serve and frontier (request.h). */
+#include <string.h>
+
 #include "request.h"
 
 int cli_request_opt(cli_ctx *ctx, int id, const char *arg, cli_request *r)
@@ -25,4 +27,82 @@ int cli_request_check(const cli_ctx *ctx, const cli_request *r)
     if (!r->prompt || !r->output)
         return cli_fail(ctx, RF_EXIT_USAGE, "give --prompt P and --output N (tokens a request)");
     return RF_EXIT_OK;
+}
+
+int cli_spec_opt(cli_ctx *ctx, int id, const char *arg, cli_spec *sp)
+{
+    switch (id) {
+    case CLI_O_PREFIX:
+        return cli_i64(ctx, "--shared-prefix", arg, 1, RF_DIM_MAX, &sp->prefix.shared);
+    case CLI_O_PREFIX_KERNEL:
+        sp->kernel_given = true;
+        if (!strcmp(arg, "common") || !strcmp(arg, "cascade")) {
+            sp->prefix.cascade = arg[1] == 'a';
+            return RF_EXIT_OK;
+        }
+        return cli_fail(ctx, RF_EXIT_USAGE, "--prefix-kernel: '%s' is not common or cascade",
+                        arg);
+    case CLI_O_DRAFT:
+        sp->draft = arg;
+        return RF_EXIT_OK;
+    case CLI_O_SPEC_K:
+        sp->k_given = true;
+        return cli_i64(ctx, "--spec-k", arg, 1, 64, &sp->k);
+    case CLI_O_ACCEPT:
+        sp->accept_given = true;
+        return cli_f64(ctx, "--accept", arg, 0, 1, &sp->accept);
+    default:
+        return CLI_NOT_MINE;
+    }
+}
+
+int cli_spec_check(const cli_ctx *ctx, const cli_spec *sp, int64_t prompt)
+{
+    if (!sp->draft && (sp->k_given || sp->accept_given))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--spec-k and --accept need --draft MODEL");
+    if (sp->kernel_given && !sp->prefix.shared)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--prefix-kernel needs --shared-prefix P_s");
+    if (sp->prefix.shared > prompt)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--shared-prefix: %lld tokens is longer than the prompt (%lld)",
+                        (long long)sp->prefix.shared, (long long)prompt);
+    if (sp->prefix.shared && sp->draft)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--shared-prefix and --draft: give one");
+    return RF_EXIT_OK;
+}
+
+int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_step_opts *o, rf_model *d,
+                   rf_step_opts *draft_o)
+{
+    int rc = cli_resolve_model(ctx, sp->draft, d);
+    if (rc)
+        return rc;
+    *draft_o = *o;
+    cli_apply_dtypes(ctx, d, draft_o);
+    return RF_EXIT_OK;
+}
+
+void cli_spec_section(rf_report *r, const char *label, const rf_model *d, const rf_spec *sp)
+{
+    rf_report_section(r, "speculative", label);
+    rf_report_str(r, "draft", "draft", d->name);
+    rf_report_int(r, "spec_k", "K speculated tokens", (uint64_t)sp->k, RF_U_INT);
+    rf_report_num(r, "accept", "acceptance a token", sp->accept, RF_U_RATIO);
+    rf_report_num(r, "tokens_per_iter", "tokens an iteration", sp->tokens_per_iter, RF_U_SIG3);
+    rf_report_num(r, "draft_s", "draft steps an iteration", sp->draft_s, RF_U_SECONDS);
+    rf_report_num(r, "verify_s", "verification step", sp->verify_s, RF_U_SECONDS);
+    rf_report_num(r, "iter_s", "iteration", sp->iter_s, RF_U_SECONDS);
+    rf_report_num(r, "tpot_s", "TPOT with speculation", sp->tpot_s, RF_U_SECONDS);
+    rf_report_num(r, "plain_tpot_s", "TPOT without", sp->plain_tpot_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "decode tokens/s with speculation", sp->tokens_per_s,
+                  RF_U_TOK_RATE);
+    rf_report_num(r, "plain_tokens_per_s", "decode tokens/s without", sp->plain_tokens_per_s,
+                  RF_U_TOK_RATE);
+    rf_report_num(r, "speedup", "speedup", sp->speedup, RF_U_SIG3);
+    if (sp->breaks_even)
+        rf_report_num(r, "break_even_accept", "break-even acceptance", sp->break_even_accept,
+                      RF_U_SIG3);
+    else
+        rf_report_null(r, "break_even_accept", "break-even acceptance",
+                       "none (loses even at acceptance 1)");
 }

@@ -5,9 +5,11 @@
 #define RF_CLI_REQUEST_H
 
 #include "cli.h"
+#include "roofline/rf_serve.h"
 
 /* ids 1100s: a command's own start at 1000 */
-enum { CLI_O_PROMPT = 1100, CLI_O_OUTPUT };
+enum { CLI_O_PROMPT = 1100, CLI_O_OUTPUT, CLI_O_DRAFT, CLI_O_SPEC_K, CLI_O_ACCEPT, CLI_O_PREFIX,
+       CLI_O_PREFIX_KERNEL };
 
 #define CLI_REQUEST_LEN_OPTS                                                                   \
     {"prompt", 1, CLI_O_PROMPT, "P", "prompt tokens a request (required)"},                    \
@@ -18,6 +20,39 @@ enum { CLI_O_PROMPT = 1100, CLI_O_OUTPUT };
     CLI_TRAFFIC_OPTS,                                                                          \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
     CLI_BUDGET_OPTS
+
+/* Speculative decoding and prefix caching (generate and serve). */
+#define CLI_REQUEST_SPEC_OPTS                                                                  \
+    {"draft", 1, CLI_O_DRAFT, "MODEL", "speculative decoding with this draft (the model itself: self)"}, \
+    {"spec-k", 1, CLI_O_SPEC_K, "K", "--draft: tokens speculated an iteration (default 4)"},    \
+    {"accept", 1, CLI_O_ACCEPT, "ALPHA", "--draft: acceptance a token, in [0, 1] (default 0.8)"}, \
+    {"shared-prefix", 1, CLI_O_PREFIX, "P_s", "prompt tokens every request shares (default 0)"}, \
+    {"prefix-kernel", 1, CLI_O_PREFIX_KERNEL, "common|cascade",                               \
+     "--shared-prefix: decode reads it once a sequence or once a step (default common)"}
+
+typedef struct cli_spec {
+    const char *draft;        /* --draft MODEL, or NULL                    */
+    int64_t k;                /* --spec-k                                  */
+    double accept;            /* --accept                                  */
+    bool k_given, accept_given, kernel_given;
+    rf_prefix prefix;         /* --shared-prefix, --prefix-kernel          */
+} cli_spec;
+#define CLI_SPEC_DEFAULT {NULL, 4, 0.8, false, false, false, {0, false}}
+
+/* The ids of CLI_REQUEST_SPEC_OPTS; CLI_NOT_MINE for any other. */
+int cli_spec_opt(cli_ctx *ctx, int id, const char *arg, cli_spec *sp);
+/* The options that need another: --spec-k/--accept need --draft,
+ * --prefix-kernel needs --shared-prefix, which fits in the prompt and does
+ * not go with --draft. One line and RF_EXIT_USAGE, else RF_EXIT_OK. */
+int cli_spec_check(const cli_ctx *ctx, const cli_spec *sp, int64_t prompt);
+/* The draft model of --draft and its step options: o's switches, the
+ * draft's own dtypes. */
+int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_step_opts *o, rf_model *d,
+                   rf_step_opts *draft_o);
+
+/* The speculative section: the draft, K, alpha, E, the iteration's parts,
+ * TPOT and tokens/s with and without, the speedup, the break-even alpha. */
+void cli_spec_section(rf_report *r, const char *label, const rf_model *d, const rf_spec *sp);
 
 typedef struct cli_request {
     rf_step_opts o;         /* the switches; batch as the command sets it */

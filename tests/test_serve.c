@@ -476,6 +476,121 @@ static void frontier(void **state)
     assert_true(h.board_power_w == 0);
 }
 
+/* Speculative decoding in the steady state of serve_steady_state (B = 32,
+ * P = 2000, N = 500, C = 512), self-speculation K = 4, alpha = 0.8:
+ * E = 3.3616, T_p = ceil(32 x 3.3616 x 2000 / 500) = 431 prompt tokens an
+ * iteration (one chunk after 512 cached). Draft step 0 carries them beside
+ * the 32 decode tokens (memory-bound): (W + (32 x 2250 + 943) kv_tok) / beta;
+ * steps 1..3 plain decode steps at 2251..2253: (W + 32 S kv_tok) / beta.
+ * The verification, M = 32 x 5 + 431 = 591, is compute-bound:
+ *     F = 2 x 591 x 6,979,321,856        linear layers (218,103,808 x 32)
+ *       + 2 x 161 x 4096 x 128,256       lm_head: 5 positions x 32 + 1
+ *       + 4 x 32 x 128 x 5 x 2255 x 32 x 32   verify attention
+ *       + 4 x 32 x 128 x 431 x 943 x 32       chunk attention
+ *       = 8,820,967,866,368;  verify = F / pi.
+ * Even alpha = 1 loses (5 tokens for ~38.6 ms > 5 x 7.32 ms): no break-even.
+ * A 70B-shaped target (llama-3-8b with 80 layers, hidden kept: its step
+ * costs ~2.5 x the draft's) breaks even somewhere in (0, 1), where the TPOT
+ * with speculation equals the plain one. */
+static void serve_speculative(void **state)
+{
+    (void)state;
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    static rf_serve sv;
+    rf_serve_spec sp;
+    rf_serve_opts so = {.concurrency = 32, .prompt = 2000, .output = 500, .chunk = 512};
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
+    assert_int_equal(rf_serve_spec_compute(&m, &m, &o, &o, &roof, &sv, 4, 0.8, &sp, NULL), RF_OK);
+    const double w = 15009316864.0, kv = 131072.0, beta = 3.35e12;
+    assert_int_equal(sp.prompt_tokens, 431);
+    double draft = (w + (32 * 2250 + 943) * kv) / beta;
+    for (int i = 1; i <= 3; i++)
+        draft += (w + 32 * (2250 + i) * kv) / beta;
+    near(sp.spec.draft_s, draft, 1e-12);
+    double f = 2.0 * 591 * 6979321856.0 + 2.0 * 161 * 4096 * 128256 +
+               4.0 * 32 * 128 * 5 * 2255 * 32 * 32 + 4.0 * 32 * 128 * 431 * 943 * 32;
+    assert_true(f == 8820967866368.0);
+    near(sp.spec.verify_s, f / roof.peak_flops_per_s, 1e-12);
+    near(sp.spec.tpot_s, (draft + f / roof.peak_flops_per_s) / 3.3616, 1e-12);
+    near(sp.spec.tokens_per_s, 32 * 3.3616 / sp.spec.iter_s, 1e-12);
+    assert_true(sp.spec.plain_tpot_s == sv.tpot_s && !sp.spec.breaks_even);
+    assert_int_equal(sp.ttft_iters, 4);
+    /* the 80-layer target: at the break-even alpha the two TPOTs meet */
+    rf_model big = m;
+    big.layers = 80;
+    static rf_serve bsv;
+    rf_serve_spec at;
+    assert_int_equal(rf_serve_compute(&big, &o, &roof, &so, &bsv, NULL), RF_OK);
+    assert_int_equal(rf_serve_spec_compute(&big, &m, &o, &o, &roof, &bsv, 4, 0.8, &sp, NULL),
+                     RF_OK);
+    assert_true(sp.spec.breaks_even && sp.spec.break_even_accept > 0 && sp.spec.break_even_accept < 1);
+    assert_int_equal(rf_serve_spec_compute(&big, &m, &o, &o, &roof, &bsv, 4,
+                                           sp.spec.break_even_accept, &at, NULL),
+                     RF_OK);
+    near(at.spec.tpot_s, bsv.tpot_s, 1e-6); /* T_p steps in whole tokens: a kink */
+    rf_err e;
+    rf_model other = model("qwen2.5-3b-instruct");
+    assert_int_equal(rf_serve_spec_compute(&m, &other, &o, &o, &roof, &sv, 4, 0.8, &sp, &e),
+                     RF_EINVAL);
+    assert_non_null(strstr(e.msg, "vocabulary"));
+    /* max-batched-tokens must leave room beyond the B (K + 1) verified */
+    so.max_batched_tokens = 160;
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
+    assert_int_equal(rf_serve_spec_compute(&m, &m, &o, &o, &roof, &sv, 4, 0.8, &sp, &e),
+                     RF_EINVAL);
+}
+
+/* Prefix caching in the steady state: B = 32, P = 2000 of which P_s = 1000
+ * shared, N = 500, C = 512. A request prefills its own 1000 tokens:
+ * T_p = ceil(32 x 1000 / 500) = 64, TTFT ceil(1000 / 512) = 2 steps, chunk
+ * context 1000 + 512 floor(1 / 2) = 1000. Decode KV with a cascade kernel
+ * (1000 + 32 (2250 - 1000)) kv_tok = 41,000 kv_tok, common kernels
+ * 32 x 2250 = 72,000; the chunk reads 1064 kv_tok. Memory-bound:
+ *     cascade (W + 42,064 kv_tok) / beta,  common (W + 73,064 kv_tok) / beta.
+ * KV held 41,000 kv_tok = 5,373,952,000 B; the largest concurrency
+ * (budget - weights - 1000 kv_tok) / (1250 kv_tok). */
+static void serve_prefix(void **state)
+{
+    (void)state;
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    static rf_serve sv;
+    const double w = 15009316864.0, kv = 131072.0, beta = 3.35e12;
+    rf_serve_opts so = {.concurrency = 32, .prompt = 2000, .output = 500, .chunk = 512,
+                        .prefix = {.shared = 1000, .cascade = true}};
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
+    assert_int_equal(sv.prompt_tokens, 64);
+    assert_int_equal(sv.ttft_steps, 2);
+    assert_int_equal(sv.chunk_context, 1000);
+    near(sv.tpot_s, (w + 42064 * kv) / beta, 1e-12);
+    near(sv.ttft_s, 2 * (w + 42064 * kv) / beta, 1e-12);
+    rf_fit f;
+    double most;
+    uint64_t mem = 80ull << 30;
+    assert_int_equal(rf_serve_fit(&m, &o, &sv, mem, 0.92, 6ull << 30, &f, &most, NULL), RF_OK);
+    assert_true(f.kv_bytes == 5373952000ull);
+    assert_true(most == floor((f.budget_bytes - (double)f.weight_bytes - 1000 * kv) /
+                              (1250 * kv)));
+    so.prefix.cascade = false;
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
+    near(sv.tpot_s, (w + 73064 * kv) / beta, 1e-12);
+    /* no prefix: capacity's pool / kv_seq(S_d) */
+    so.prefix.shared = 0;
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
+    assert_int_equal(rf_serve_fit(&m, &o, &sv, mem, 0.92, 6ull << 30, &f, &most, NULL), RF_OK);
+    assert_true(f.kv_bytes == 32ull * 2250 * 131072);
+    assert_true(most == floor((f.budget_bytes - (double)f.weight_bytes) / (2250 * kv)));
+    rf_err e;
+    so.prefix.shared = 2000; /* the whole prompt: no own token to prefill */
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, &e), RF_EINVAL);
+    rf_model g = model("gemma-2-9b-it");
+    so.prefix.shared = 10;
+    assert_int_equal(rf_serve_compute(&g, &o, &roof, &so, &sv, &e), RF_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,7 +598,8 @@ int main(void)
         cmocka_unit_test(llama_by_hand),            cmocka_unit_test(one_token_and_refusals),
         cmocka_unit_test(speculative),              cmocka_unit_test(mixed_equals_parts),
         cmocka_unit_test(serve_steady_state),       cmocka_unit_test(prefix_cache),
-        cmocka_unit_test(frontier),
+        cmocka_unit_test(frontier),                 cmocka_unit_test(serve_speculative),
+        cmocka_unit_test(serve_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

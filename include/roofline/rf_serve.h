@@ -192,6 +192,15 @@ typedef struct rf_mixed_opts {
 rf_status rf_mixed_step_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                                 const rf_mixed_opts *mo, rf_step *out, rf_err *err);
 
+/* The memory a mixed step holds, by rf_fit's rule: the resident weights,
+ * B_d sequences at S_d positions and n_c prompts at S_c + C:
+ *     kv = B_d kv_seq(S_d) + n_c kv_seq(S_c + C);  needed = weights + kv
+ * out->batch is B_d + n_c, out->positions the larger of S_d and S_c + C.
+ * Errors: those of rf_fit_prepare and rf_fit_at; RF_ERANGE on overflow. */
+rf_status rf_mixed_fit(const rf_model *m, const rf_step_opts *o, const rf_mixed_opts *mo,
+                       uint64_t mem_bytes, double util, uint64_t reserve_bytes, rf_fit *out,
+                       rf_err *err);
+
 /* Continuous batching in steady state (docs/accounting.md): B requests in
  * flight, prompt P, output N, chunks of at most C prompt tokens:
  *     every step: B decode tokens at the mean context S_d = P + floor(N/2)
@@ -204,12 +213,20 @@ rf_status rf_mixed_step_compute(const rf_model *m, const rf_step_opts *o, const 
  *     KV in use = B sequences at S_d; the largest B the pool admits is
  *       capacity's pool / kv_seq(S_d).
  * max_batched_tokens T (0: none) caps a step's tokens: C becomes
- * min(C, T - B), and T <= B is refused. */
+ * min(C, T - B), and T <= B is refused.
+ * A shared prefix of P_s tokens (prefix caching, 0 <= P_s < P): its KV is
+ * computed once and held once, so only a request's own P - P_s tokens are
+ * prefilled: P becomes P - P_s in T_p and TTFT, and S_c starts after the
+ * prefix, S_c = P_s + C floor((ceil((P - P_s)/C) - 1) / 2). Decode reads
+ * the prefix once a sequence (the common kernels) or, cascade, once a step:
+ * decode KV bytes B S_d x -> P_s x + B (S_d - P_s) x (rf_serve_fit holds
+ * it once). */
 typedef struct rf_serve_opts {
     int64_t concurrency;        /* B                                       */
     int64_t prompt, output;     /* P, N                                    */
     int64_t chunk;              /* C (0: whole prompts, C = P)             */
     int64_t max_batched_tokens; /* T (0: no cap)                           */
+    rf_prefix prefix;           /* P_s shared by every request (0: none)   */
 } rf_serve_opts;
 
 typedef struct rf_serve {
@@ -225,9 +242,55 @@ typedef struct rf_serve {
     int64_t ttft_steps;         /* ceil(P / C)                             */
 } rf_serve;
 
-/* Errors: RF_EINVAL for B, P or N below 1, C or T negative, T <= B. */
+/* Errors: RF_EINVAL for B, P or N below 1, C or T negative, T <= B, P_s
+ * outside [0, P - 1], a prefix on sliding-window layers (not modelled),
+ * cascade without a prefix. */
 rf_status rf_serve_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                            const rf_serve_opts *so, rf_serve *out, rf_err *err);
+
+/* The KV the steady state holds and the largest concurrency the pool
+ * admits (rf_fit's budget), the shared prefix stored once:
+ *     kv  = kv_seq(P_s) + B (kv_seq(S_d) - kv_seq(P_s))
+ *     max = floor((budget - weights - kv_seq(P_s)) / (kv_seq(S_d) - kv_seq(P_s)))
+ * (P_s = 0: B kv_seq(S_d) and capacity's pool / kv_seq(S_d)). */
+rf_status rf_serve_fit(const rf_model *m, const rf_step_opts *o, const rf_serve *sv,
+                       uint64_t mem_bytes, double util, uint64_t reserve_bytes, rf_fit *out,
+                       double *max_concurrency, rf_err *err);
+
+/* Speculative decoding in the steady state of sv (rf_serve_compute of the
+ * same target and options; no shared prefix): an iteration is
+ *     K draft steps, the draft's B sequences at S_d + i (i = 0..K-1); the
+ *       first also prefills the iteration's prompt tokens (a mixed step of
+ *       the draft, chunked as the target's), since the draft keeps its own
+ *       cache of every prompt;
+ *     one target step: B (K + 1) verification tokens, K + 1 a sequence
+ *       after S_d cached (attention K + 1 queries against S_d + K + 1 keys,
+ *       KV read once; lm_head on all K + 1 positions), with the prompt
+ *       chunks in the same pass (a mixed step at M = B (K+1) + T_p);
+ *     T_p = ceil(B E (P - P_s) / N) prompt tokens: each iteration finishes
+ *       B E / N requests on average, and as many start.
+ *     TPOT = iter / E; tokens/s = B E / iter; TTFT = ceil(P / C) iterations
+ *     (queueing not modelled); max-batched-tokens caps C at T - B (K + 1).
+ * Break-even alpha: where TPOT with speculation equals the plain steady
+ * state's (sv's floor), by bisection (T_p moves with alpha); 0 when
+ * alpha = 0 already wins, none when alpha = 1 loses.
+ * Errors: those of rf_spec_compute's checks (K, alpha, the vocabularies),
+ * RF_EINVAL with a shared prefix, and those of the steps. */
+typedef struct rf_serve_spec {
+    rf_spec spec;                    /* K, alpha, E, draft_s (the K draft
+                                        steps), verify_s (the target's),
+                                        iter_s, TPOT, tokens/s with and
+                                        without, speedup, break-even      */
+    int64_t prompt_tokens;           /* T_p an iteration                    */
+    int64_t chunk;                   /* C in force                          */
+    double ttft_s;
+    int64_t ttft_iters;              /* ceil(P / C)                         */
+} rf_serve_spec;
+
+rf_status rf_serve_spec_compute(const rf_model *target, const rf_model *draft,
+                                const rf_step_opts *o, const rf_step_opts *draft_o,
+                                const rf_roof *roof, const rf_serve *sv, int64_t k,
+                                double accept, rf_serve_spec *out, rf_err *err);
 
 /* ---- the latency-throughput frontier ------------------------------------
  * A static batch of B requests for every B in 1..n (rf_generate_compute):

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "roofline/rf_serve.h"
+#include "serve_internal.h"
 #include "step_internal.h"
 
 /* One term per operator, and a last one for the step's totals (its floor
@@ -336,28 +337,36 @@ double rf_spec_tokens_per_iter(int64_t k, double alpha)
     return (1 - pow(alpha, (double)(k + 1))) / (1 - alpha);
 }
 
-rf_status rf_spec_compute(const rf_model *target, const rf_model *draft, const rf_step_opts *o,
-                          const rf_step_opts *draft_o, const rf_roof *roof, const rf_generate *g,
-                          int64_t k, double accept, rf_spec *out, rf_err *err)
+rf_status rf__spec_check(const rf_model *target, const rf_model *draft, int64_t output,
+                         int64_t k, double accept, rf_err *err)
 {
     if (k < 1 || k > 64)
         return rf_err_set(err, RF_EINVAL, "spec-k (%lld) must be in [1, 64]", (long long)k);
     if (!(accept >= 0 && accept <= 1))
         return rf_err_set(err, RF_EINVAL, "accept (%g) must be in [0, 1]", accept);
-    if (g->output < 2)
+    if (output < 2)
         return rf_err_set(err, RF_EINVAL,
                           "output (%lld): speculation needs at least 2 output tokens",
-                          (long long)g->output);
+                          (long long)output);
     if (draft->vocab != target->vocab)
         return rf_err_set(err, RF_EINVAL,
                           "draft %s has a vocabulary of %lld tokens, the target %s %lld",
                           draft->name, (long long)draft->vocab, target->name,
                           (long long)target->vocab);
+    return RF_OK;
+}
+
+rf_status rf_spec_compute(const rf_model *target, const rf_model *draft, const rf_step_opts *o,
+                          const rf_step_opts *draft_o, const rf_roof *roof, const rf_generate *g,
+                          int64_t k, double accept, rf_spec *out, rf_err *err)
+{
+    rf_status s = rf__spec_check(target, draft, g->output, k, accept, err);
+    if (s)
+        return s;
     rf_spec r = {.k = k, .accept = accept, .tokens_per_iter = rf_spec_tokens_per_iter(k, accept)};
     int64_t lo = g->prompt + 1, hi = g->prompt + g->output - 1;
     double steps = (double)(hi - lo + 1);
     rf_floor_sum f;
-    rf_status s;
     rf_step_opts d = *draft_o;
     d.phase = RF_DECODE;
     d.batch = o->batch;
@@ -404,10 +413,6 @@ rf_status rf_spec_compute(const rf_model *target, const rf_model *draft, const r
 
 /* ---- mixed steps and continuous batching -------------------------------- */
 
-typedef struct chunk_group {
-    int64_t tokens, context, count; /* count chunks of `tokens` after `context` */
-} chunk_group;
-
 static bool is_attention(const rf_op *op)
 {
     return op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL;
@@ -432,7 +437,7 @@ static rf_status take_attention(rf_step *out, const rf_step *st, rf_err *err)
 
 /* The tokens a mixed step runs: B_d decode tokens plus every chunk's; checks
  * the inputs on the way. */
-static rf_status mixed_tokens(const rf_model *m, int64_t decode_batch, const chunk_group *g,
+static rf_status mixed_tokens(const rf_model *m, int64_t decode_batch, const rf__chunk_group *g,
                               size_t n_groups, int64_t *tokens_out, rf_err *err)
 {
     if (m->kv_lora_rank > 0)
@@ -456,8 +461,8 @@ static rf_status mixed_tokens(const rf_model *m, int64_t decode_batch, const chu
     return RF_OK;
 }
 
-/* Every operator but attention, at M = tokens; lm_head, as in a step, on one
- * position a sequence (`seqs`: the B_d decode tokens and each chunk's last).
+/* Every operator but attention, at M = tokens; lm_head on `seqs` positions
+ * (the B_d decode tokens and each chunk's logits).
  * Leaves out's K/V and extra bytes at zero for the attention parts. */
 static rf_status mixed_linear(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                               int64_t tokens, int64_t seqs, rf_step *out, rf_err *err)
@@ -485,11 +490,12 @@ static rf_status mixed_linear(const rf_model *m, const rf_step_opts *o, const rf
     return RF_OK;
 }
 
-/* Append the attention of the decode tokens, then of each chunk group, each
- * as its own step forms it. */
+/* Append the attention of the decode tokens (a shared prefix of `prefix`
+ * positions read once when > 0), then of each chunk group, each as its own
+ * step forms it. */
 static rf_status mixed_attention(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                                 int64_t decode_batch, int64_t decode_context,
-                                 const chunk_group *g, size_t n_groups, rf_step *out,
+                                 int64_t decode_batch, int64_t decode_context, int64_t prefix,
+                                 const rf__chunk_group *g, size_t n_groups, rf_step *out,
                                  rf_err *err)
 {
     rf_step part; /* ~10 KB of scratch on the stack: core allocates nothing */
@@ -501,6 +507,7 @@ static rf_status mixed_attention(const rf_model *m, const rf_step_opts *o, const
         d.context = decode_context;
         d.tokens = 1;
         if ((s = rf_step_compute(m, &d, roof, &part, err)) ||
+            (prefix > 0 && (s = cascade(&part, &d, prefix, err))) ||
             (s = take_attention(out, &part, err)))
             return s;
     }
@@ -547,11 +554,9 @@ static rf_status mixed_totals(const rf_step_opts *o, const rf_roof *roof, int64_
     return RF_OK;
 }
 
-/* One step that runs B_d decode tokens and the chunk groups together: the
- * linear operators once at M = all tokens, the attention of each part. */
-static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                       int64_t decode_batch, int64_t decode_context, const chunk_group *g,
-                       size_t n_groups, rf_step *out, rf_err *err)
+rf_status rf__mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                    int64_t decode_batch, int64_t decode_context, int64_t cascade,
+                    const rf__chunk_group *g, size_t n_groups, rf_step *out, rf_err *err)
 {
     int64_t tokens = 0;
     rf_status s = mixed_tokens(m, decode_batch, g, n_groups, &tokens, err);
@@ -559,9 +564,10 @@ static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *
         return s;
     int64_t seqs = decode_batch;
     for (size_t i = 0; i < n_groups; i++)
-        seqs += g[i].count;
+        seqs += g[i].count * g[i].logits; /* at most the tokens: checked above */
     if ((s = mixed_linear(m, o, roof, tokens, seqs, out, err)) ||
-        (s = mixed_attention(m, o, roof, decode_batch, decode_context, g, n_groups, out, err)))
+        (s = mixed_attention(m, o, roof, decode_batch, decode_context, cascade, g, n_groups, out,
+                             err)))
         return s;
     return mixed_totals(o, roof, tokens, out, err);
 }
@@ -569,12 +575,62 @@ static rf_status mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *
 rf_status rf_mixed_step_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                                 const rf_mixed_opts *mo, rf_step *out, rf_err *err)
 {
-    chunk_group g = {mo->chunk, mo->chunk_context, mo->chunks};
-    return mixed(m, o, roof, mo->decode_batch, mo->decode_context, &g, 1, out, err);
+    rf__chunk_group g = {mo->chunk, mo->chunk_context, mo->chunks, 1};
+    return rf__mixed(m, o, roof, mo->decode_batch, mo->decode_context, 0, &g, 1, out, err);
 }
 
-rf_status rf_serve_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                           const rf_serve_opts *so, rf_serve *out, rf_err *err)
+rf_status rf_mixed_fit(const rf_model *m, const rf_step_opts *o, const rf_mixed_opts *mo,
+                       uint64_t mem_bytes, double util, uint64_t reserve_bytes, rf_fit *out,
+                       rf_err *err)
+{
+    rf_fit f, c;
+    int64_t chunk_pos = mo->chunk_context + mo->chunk;
+    rf_status s = rf_fit_prepare(m, o, mem_bytes, util, reserve_bytes, &f, err);
+    if (s)
+        return s;
+    c = f;
+    if ((s = rf_fit_at(&f, m, o->kv, mo->decode_batch, mo->decode_context, err)) ||
+        (s = rf_fit_at(&c, m, o->kv, mo->chunks, chunk_pos, err)))
+        return s;
+    if (!rf_add_u64(f.kv_bytes, c.kv_bytes, &f.kv_bytes) ||
+        !rf_add_u64(f.weight_bytes, f.kv_bytes, &f.needed_bytes))
+        return rf_err_set(err, RF_ERANGE, "mixed step: KV held overflows 64 bits");
+    f.batch = mo->decode_batch + mo->chunks;
+    f.positions = chunk_pos > mo->decode_context ? chunk_pos : mo->decode_context;
+    f.fits = (double)f.needed_bytes <= f.budget_bytes;
+    *out = f;
+    return RF_OK;
+}
+
+rf_status rf__serve_chunking(const rf_serve_opts *so, int64_t decode_tokens, int64_t *chunk,
+                             int64_t *steps, int64_t *chunk_context, rf_err *err)
+{
+    int64_t own = so->prompt - so->prefix.shared;
+    int64_t c = so->chunk ? so->chunk : own;
+    if (so->max_batched_tokens) {
+        if (so->max_batched_tokens <= decode_tokens)
+            return rf_err_set(err, RF_EINVAL,
+                              "max-batched-tokens (%lld) must exceed the %s (%lld): the %s "
+                              "tokens alone fill the step",
+                              (long long)so->max_batched_tokens,
+                              decode_tokens > so->concurrency ? "concurrency x (K + 1)"
+                                                              : "concurrency",
+                              (long long)decode_tokens,
+                              decode_tokens > so->concurrency ? "verified" : "decode");
+        if (so->max_batched_tokens - decode_tokens < c)
+            c = so->max_batched_tokens - decode_tokens;
+    }
+    if (c > own)
+        c = own; /* a chunk never spans two prompts */
+    *chunk = c;
+    *steps = (own + c - 1) / c;
+    *chunk_context = so->prefix.shared + c * ((*steps - 1) / 2);
+    return RF_OK;
+}
+
+/* The serving options' own checks: sizes, chunk and cap signs, the prefix. */
+static rf_status serve_check(const rf_model *m, const rf_step_opts *o, const rf_serve_opts *so,
+                             rf_err *err)
 {
     rf_step_opts b = *o;
     b.batch = so->concurrency;
@@ -585,37 +641,73 @@ rf_status rf_serve_compute(const rf_model *m, const rf_step_opts *o, const rf_ro
         return rf_err_set(err, RF_EINVAL, "chunk (%lld) and max-batched-tokens (%lld) must be "
                                           ">= 1",
                           (long long)so->chunk, (long long)so->max_batched_tokens);
-    int64_t bq = so->concurrency, p = so->prompt, n = so->output;
-    int64_t c = so->chunk ? so->chunk : p;
-    if (so->max_batched_tokens) {
-        if (so->max_batched_tokens <= bq)
-            return rf_err_set(err, RF_EINVAL,
-                              "max-batched-tokens (%lld) must exceed the concurrency (%lld): "
-                              "the decode tokens alone fill the step",
-                              (long long)so->max_batched_tokens, (long long)bq);
-        if (so->max_batched_tokens - bq < c)
-            c = so->max_batched_tokens - bq;
-    }
-    if (c > p)
-        c = p; /* a chunk never spans two prompts */
-    if (bq > RF_DIM_MAX / p)
+    if (so->concurrency > RF_DIM_MAX / so->prompt)
         return rf_err_set(err, RF_ERANGE, "concurrency x prompt passes %lld tokens",
                           (long long)RF_DIM_MAX);
+    int64_t ps = so->prefix.shared;
+    if (ps < 0 || ps >= so->prompt)
+        return rf_err_set(err, RF_EINVAL,
+                          "shared-prefix (%lld) must be in [0, %lld]: each request's own "
+                          "prompt tokens make its first output token",
+                          (long long)ps, (long long)(so->prompt - 1));
+    if (ps && rf_model_sliding_layers(m))
+        return rf_err_set(err, RF_EINVAL, "%s: a shared prefix on sliding-window layers is not "
+                                          "modelled",
+                          m->name);
+    if (so->prefix.cascade && !ps)
+        return rf_err_set(err, RF_EINVAL, "prefix-kernel cascade needs a shared prefix");
+    return RF_OK;
+}
+
+rf_status rf_serve_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                           const rf_serve_opts *so, rf_serve *out, rf_err *err)
+{
+    rf_status s = serve_check(m, o, so, err);
+    if (s)
+        return s;
+    int64_t bq = so->concurrency, own = so->prompt - so->prefix.shared, n = so->output;
     out->opts = *so;
-    out->chunk = c;
-    out->decode_context = p + n / 2;
-    out->prompt_tokens = (bq * p + n - 1) / n;
-    out->ttft_steps = (p + c - 1) / c;
-    out->chunk_context = c * ((out->ttft_steps - 1) / 2);
+    if ((s = rf__serve_chunking(so, bq, &out->chunk, &out->ttft_steps, &out->chunk_context,
+                                err)))
+        return s;
+    int64_t c = out->chunk;
+    out->decode_context = so->prompt + n / 2;
+    out->prompt_tokens = (bq * own + n - 1) / n;
     out->full_chunks = out->prompt_tokens / c;
     out->tail_chunk = out->prompt_tokens % c;
-    chunk_group g[2] = {{c, out->chunk_context, out->full_chunks},
-                        {out->tail_chunk, out->chunk_context, out->tail_chunk ? 1 : 0}};
-    if ((s = mixed(m, o, roof, bq, out->decode_context, g, 2, &out->step, err)))
+    rf__chunk_group g[2] = {{c, out->chunk_context, out->full_chunks, 1},
+                            {out->tail_chunk, out->chunk_context, out->tail_chunk ? 1 : 0, 1}};
+    if ((s = rf__mixed(m, o, roof, bq, out->decode_context,
+                       so->prefix.cascade ? so->prefix.shared : 0, g, 2, &out->step, err)))
         return s;
     out->tpot_s = out->step.floor_s;
     out->tokens_per_s = (double)bq / out->step.floor_s;
     out->ttft_s = (double)out->ttft_steps * out->step.floor_s;
+    return RF_OK;
+}
+
+rf_status rf_serve_fit(const rf_model *m, const rf_step_opts *o, const rf_serve *sv,
+                       uint64_t mem_bytes, double util, uint64_t reserve_bytes, rf_fit *out,
+                       double *max_concurrency, rf_err *err)
+{
+    rf_fit f;
+    uint64_t shared = 0, seq = 0, copies;
+    int64_t bq = sv->opts.concurrency, ps = sv->opts.prefix.shared;
+    rf_status s = rf_fit_prepare(m, o, mem_bytes, util, reserve_bytes, &f, err);
+    if (s || (s = rf_fit_at(&f, m, o->kv, bq, sv->decode_context, err)) ||
+        (s = rf_model_kv_bytes(m, o->kv, ps, &shared, err)) ||
+        (s = rf_model_kv_bytes(m, o->kv, sv->decode_context, &seq, err)))
+        return s;
+    /* B - 1 copies of the prefix are not kept; shared <= seq (P_s < S_d) */
+    if (!rf_mul_u64((uint64_t)(bq - 1), shared, &copies))
+        return rf_err_set(err, RF_ERANGE, "shared prefix bytes overflow 64 bits");
+    f.kv_bytes -= copies;
+    f.needed_bytes -= copies;
+    f.fits = (double)f.needed_bytes <= f.budget_bytes;
+    double pool = f.budget_bytes - (double)f.weight_bytes - (double)shared;
+    double per = (double)(seq - shared);
+    *max_concurrency = pool > 0 && per > 0 ? floor(pool / per) : 0;
+    *out = f;
     return RF_OK;
 }
 
