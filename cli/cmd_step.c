@@ -10,6 +10,7 @@ enum { O_DECODE = 1000, O_CHUNK, O_CHUNK_CONTEXT };
 
 static const cli_opt opts[] = {
     CLI_STEP_OPTS,
+    CLI_PREDICT_OPT,
     {"decode", 1, O_DECODE, "B_d", "--phase mixed: decode tokens, one a sequence (at --context)"},
     {"chunk", 1, O_CHUNK, "C", "--phase mixed: prompt tokens of the prefill chunk"},
     {"chunk-context", 1, O_CHUNK_CONTEXT, "S_c",
@@ -58,6 +59,13 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
  * (shared with `report`). */
 void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st)
 {
+    cli_op_table_pred(r, key, label, st, NULL);
+}
+
+void cli_op_table_pred(rf_report *r, const char *key, const char *label, const rf_step *st,
+                       const struct rf_step_pred *pr)
+{
+
     rf_report_table(r, key, label);
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "count", "count", RF_U_INT);
@@ -71,6 +79,7 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
     rf_report_col(r, "regime", "regime", RF_U_NONE);
     rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
     rf_report_col(r, "bound_by", "bound by", RF_U_NONE);
+    cli_pred_cols(r, pr); /* --predict: predicted_s and calibrated */
     for (size_t i = 0; i < st->n_ops; i++) {
         const rf_op *op = &st->ops[i];
         rf_point p = rf_roof_place(&st->roof, (double)op->flops, (double)op->bytes);
@@ -87,6 +96,7 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
         rf_report_cell_str(r, rf_regime_name(p.regime));
         rf_report_cell_num(r, (double)op->count * p.floor_s);
         rf_report_cell_str(r, p.regime == RF_COMPUTE_BOUND ? "compute" : "memory");
+        cli_pred_cells(r, pr, st, i);
     }
 }
 
@@ -330,6 +340,8 @@ int cmd_step(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
+    if ((rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")))
+        return rc;
     if (a.mixed)
         return step_mixed(&ctx, &m, &o, &roof, &a);
     if (rf_step_compute(&m, &o, &roof, &st, &e))
@@ -343,9 +355,15 @@ int cmd_step(int argc, char **argv)
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    const struct rf_step_pred *pr = NULL; /* --predict */
+    if ((rc = cli_step_predict(&ctx, &o, &st, &pr))) {
+        rf_report_free(r);
+        return rc;
+    }
     cli_assume_step(&ctx, r, &m, &o, &st);
-    cli_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &st);
+    cli_op_table_pred(r, "ops", "operators (figures summed over the layers in 'count')", &st, pr);
     totals(&ctx, r, &m, &st, &o, &a.budget);
+    cli_pred_totals(r, pr, "predicted");
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;
