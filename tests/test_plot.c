@@ -1173,7 +1173,8 @@ static void layout_collectives(void **state)
  * = 464.57 us: y = 0.25 x 15,728,640 / 464.57 us = 8.464 GFLOP/s, under
  * the InfiniBand roof 0.25 x 50e9 = 12.5 GFLOP/s (bandwidth-bound). Under
  * TP 4 x PP 2 on 70B the subtitle names the slowest stage (the last, with
- * lm_head, in decode at B = 64). */
+ * lm_head, in decode at B = 64), whose pipeline transfer is the send into
+ * it. */
 static void layout_links(void **state)
 {
     (void)state;
@@ -1194,8 +1195,14 @@ static void layout_links(void **state)
     assert_int_equal(par_dec.slowest, 1);
     assert_non_null(strstr(fig.subtitle, "TP 4 x PP 2 x EP 1 x DP 1 = 8 devices; a device of "
                                          "the slowest stage: decode stage 2"));
-    /* the last stage holds lm_head and its all-gather, not the embedding */
+    /* the last stage holds lm_head and its all-gather, not the embedding;
+     * it sends nothing on, so the send into it is drawn: n = 32 x 8192 x 2
+     * = 524,288 bytes (a micro-batch of 32) over NVLink in 524,288 / 450e9
+     * + 1 us = 2.1651 us: y = 0.25 x 524,288 / 2.1651 us = 60.54 GFLOP/s */
     point_of("lm_head_allgather", RF_SERIES_DECODE);
+    const rf_plot_point *send = point_of("pp_send", RF_SERIES_DECODE);
+    assert_float_equal(send->flops_per_s / (0.25 * 524288 / (524288 / 450e9 + 1e-6)), 1, 1e-12);
+    assert_float_equal(send->flops_per_s, 60.54e9, 0.01e9);
     for (size_t i = 0; i < fig.n_points; i++)
         assert_false(fig.points[i].series == RF_SERIES_DECODE &&
                      !strcmp(fig.points[i].name, "embed_allreduce"));

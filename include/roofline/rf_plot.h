@@ -189,7 +189,9 @@ rf_status rf_plot_add_measured(rf_plot *p, const rf_measured *m, rf_err *err);
  * operators a device of the slowest stage runs (its shard; the embedding
  * and lm_head only where that stage holds them) and its collectives, in
  * the series of phase. Each marker's share is of that device's floor,
- * operators plus collectives (rf_par_stage.floor_s on this roof).
+ * operators plus collectives (rf_par_stage.floor_s on this roof). Under
+ * PP a stage's collectives include its pp_send to the next stage; the
+ * last stage, which sends none, shows the send into it instead.
  *
  * Where a collective goes. It moves bytes over a link and adds little or
  * nothing, so it has no intensity of its own worth a log axis; the figure

@@ -349,11 +349,34 @@ static void note_layout(rf_plot *p, const rf_par *par, rf_phase phase)
                  first ? "; a device of the slowest stage: " : ", ", ph, par->slowest + 1);
 }
 
+/* A collective's point (rf_plot.h: where it goes), its share of floor_s. */
+static rf_status add_coll_point(rf_plot *p, const rf_coll *c, rf_phase phase, double act_bytes,
+                                double floor_s, rf_err *err)
+{
+    rf_plot_point *q = new_point(p, c->name, err);
+    if (!q)
+        return RF_ERANGE;
+    add_link_roof(p, c);
+    q->series = phase == RF_DECODE ? RF_SERIES_DECODE : RF_SERIES_PREFILL;
+    q->collective = true;
+    q->intensity = rf_plot_coll_intensity(act_bytes);
+    q->flops_per_s = q->intensity * c->bw_bytes_per_s * (c->time_s > 0 ? c->bw_s / c->time_s : 1);
+    double share = (double)c->count * c->time_s / floor_s;
+    q->share = isfinite(share) && share > 0 ? fmin(share, 1) : 0;
+    return RF_OK;
+}
+
 rf_status rf_plot_add_layout(rf_plot *p, const rf_par *par, rf_phase phase, double act_bytes,
                              rf_err *err)
 {
     size_t k = par->slowest;
     const rf_par_stage *st = &par->stages[k];
+    /* the last stage sends nothing on: the send into it stands for its
+     * pipeline transfer (the others show their own send to the next) */
+    const rf_coll *into = NULL;
+    for (size_t i = 0; k > 0 && k + 1 == par->n_stages && i < par->stages[k - 1].n_coll; i++)
+        if (par->stages[k - 1].coll[i].kind == RF_COLL_P2P)
+            into = &par->stages[k - 1].coll[i];
     double floor_s = 0;
     for (size_t i = 0; i < st->step.n_ops; i++)
         if (rf_par_stage_holds(par, k, &st->step.ops[i]))
@@ -363,19 +386,10 @@ rf_status rf_plot_add_layout(rf_plot *p, const rf_par *par, rf_phase phase, doub
     for (size_t i = 0; i < st->step.n_ops && !s; i++)
         if (rf_par_stage_holds(par, k, &st->step.ops[i]))
             s = add_op(p, &st->step.ops[i], phase, floor_s, err);
-    for (size_t i = 0; i < st->n_coll && !s; i++) {
-        const rf_coll *c = &st->coll[i];
-        rf_plot_point *q = new_point(p, c->name, err);
-        if (!q)
-            return RF_ERANGE;
-        add_link_roof(p, c);
-        q->series = phase == RF_DECODE ? RF_SERIES_DECODE : RF_SERIES_PREFILL;
-        q->collective = true;
-        q->intensity = rf_plot_coll_intensity(act_bytes);
-        q->flops_per_s = q->intensity * c->bw_bytes_per_s * (c->time_s > 0 ? c->bw_s / c->time_s : 1);
-        double share = (double)c->count * c->time_s / floor_s;
-        q->share = isfinite(share) && share > 0 ? fmin(share, 1) : 0;
-    }
+    for (size_t i = 0; i < st->n_coll && !s; i++)
+        s = add_coll_point(p, &st->coll[i], phase, act_bytes, floor_s, err);
+    if (!s && into)
+        s = add_coll_point(p, into, phase, act_bytes, floor_s, err);
     if (!s)
         note_layout(p, par, phase);
     return s;
