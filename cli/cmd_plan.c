@@ -48,10 +48,13 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
 }
 
+/* "TP 8 x PP 2 x DP 1", with ", EP 8" when experts are spread. */
 static void layout_text(const rf_layout *l, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "TP %lld x PP %lld%s x DP %lld", (long long)l->tp, (long long)l->pp,
-             l->ep > 1 ? " (EP = TP)" : "", (long long)l->dp);
+    int n = snprintf(buf, cap, "TP %lld x PP %lld x DP %lld", (long long)l->tp, (long long)l->pp,
+                     (long long)l->dp);
+    if (l->ep > 1 && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, ", EP %lld", (long long)l->ep);
 }
 
 static void rows_table(rf_report *r, const rf_plan *p)
