@@ -197,10 +197,13 @@ static rf_report *cluster_report(const rf_hw_profile *p, const rf_mpi_links_plan
                             "node",
                          rf_fmt((double)plan->min_bytes, RF_U_BYTES_BIN, lo, sizeof lo),
                          rf_fmt((double)plan->max_bytes, RF_U_BYTES_BIN, hi, sizeof hi));
-        rf_report_assume(r, "timing (OSU, nccl-tests): warm-up, iterations doubled until a "
-                            "trial lasts >= %.0f ms on the slowest rank, then %d trials; an "
-                            "iteration is a barrier and the collective timed alone; a trial "
-                            "is the slowest rank's mean; time = the best trial",
+        rf_report_assume(r, "timing (OSU, nccl-tests): a warm-up, then iterations doubled "
+                            "until a trial's collectives last >= %.0f ms on the slowest rank "
+                            "(or, from 16 iterations, the trial, barriers included, 4 x that), %d "
+                            "trials (the last of the calibration the first); an iteration is a "
+                            "barrier and the "
+                            "collective timed alone; a trial is the slowest rank's mean; time = "
+                            "the best trial, median beside it",
                          plan->min_time_s * 1e3, plan->trials);
         rf_report_assume(r, "nccl-tests' figures: algbw = n / t; busbw = algbw x f, f = 2 "
                             "(r-1)/r for all-reduce, (r-1)/r for all-gather and all-to-all, 1 "

@@ -10,7 +10,7 @@ rf_mpi_links_plan rf_mpi_links_plan_of(bool quick)
 {
     if (quick)
         return (rf_mpi_links_plan){.min_bytes = 8, .max_bytes = (uint64_t)64 << 20,
-                                   .min_time_s = 5e-3, .trials = 3, .max_iterations = 1 << 16};
+                                   .min_time_s = 2e-3, .trials = 3, .max_iterations = 1 << 16};
     return (rf_mpi_links_plan){.min_bytes = 8, .max_bytes = (uint64_t)256 << 20,
                                .min_time_s = 20e-3, .trials = 5, .max_iterations = 1 << 20};
 }
@@ -93,14 +93,14 @@ static rf_status point(const klass *k, rf_coll_kind kind, uint64_t n, const bufs
     rf_status s = trial(k, kind, n, b, 1, &t, &wall, err); /* warm-up */
     /* doubled until a trial's collectives last min_time_s at the best mean
      * seen so far (one preempted trial does not end the calibration early),
-     * or the trial, barriers and all, lasts 4 x that (a loaded machine's
-     * barriers do not make the run endless) */
+     * or, from 16 iterations on, the trial, barriers and all, lasts 4 x
+     * that (a loaded machine's barriers do not make the run endless) */
     for (bool first = true; !s; first = false, iters *= 2) {
         if ((s = trial(k, kind, n, b, iters, &t, &wall, err)))
             return s;
         best = first || t < best ? t : best;
-        if (best * (double)iters >= plan->min_time_s || wall >= 4 * plan->min_time_s ||
-            iters >= plan->max_iterations)
+        if (best * (double)iters >= plan->min_time_s ||
+            (wall >= 4 * plan->min_time_s && iters >= 16) || iters >= plan->max_iterations)
             break;
     }
     /* the trial that ended the calibration ran at the final count: the

@@ -88,7 +88,7 @@ typedef struct rf_mpi_links_plan {
 } rf_mpi_links_plan;
 
 /* full: 8 B .. 256 MiB, trials of >= 20 ms, 5 of them; quick: 8 B ..
- * 64 MiB, >= 5 ms, 3 (a 2-rank quick run takes seconds). */
+ * 64 MiB, >= 2 ms, 3 (a 2-rank quick run: 20-55 s on a shared 2-core VM). */
 rf_mpi_links_plan rf_mpi_links_plan_of(bool quick);
 
 typedef void (*rf_mpi_progress_fn)(void *user, int done, int total, const char *what);
@@ -100,8 +100,9 @@ typedef void (*rf_mpi_progress_fn)(void *user, int done, int total, const char *
  * node) when there are 2 nodes or more. Each size is timed as the OSU
  * benchmarks and nccl-tests do: one warm-up iteration, then calibration
  * (iterations doubled from 1 until the collectives of a trial last
- * min_time_s at the best mean seen, or the trial, barriers included, 4 x
- * that), whose last trial is the first of `trials`; an iteration is a
+ * min_time_s at the best mean seen, or, from 16 iterations on, the trial,
+ * barriers included, 4 x that), whose last trial is the first of
+ * `trials`; an iteration is a
  * barrier, then the collective timed alone (MPI_Wtime); a trial's time is
  * the slowest rank's mean iteration; the point is the best trial, the
  * median beside it.
