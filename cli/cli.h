@@ -150,6 +150,8 @@ void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o);
 /* The files this run has read (the model's config.json, a hardware
  * profile), NULL-terminated: an output never writes over one of them. */
 const char *const *cli_inputs(void);
+/* Forget them: the start of a command line run in this process (entry.c). */
+void cli_inputs_reset(void);
 
 /* ---- assume.c: assumption lines ------------------------------------------- */
 

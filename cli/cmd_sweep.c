@@ -163,7 +163,7 @@ static int assume_points(sweep_run *s)
     }
     if (s->judged)
         cli_assume_fit(s->head, &s->fit, &s->ctx);
-    else
+    else if (!cli_par_wanted(&s->a.par)) /* a layout's line said "see step" */
         rf_report_assume(s->head, "memory fit: not judged (%s)", e.msg);
     cli_context_check(&s->ctx, s->head, &s->m, s->s_max, CLI_CTX_LINES);
     return RF_EXIT_OK;

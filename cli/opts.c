@@ -242,7 +242,7 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
     ctx->cmd = argv[0];
     ctx->w = ctx->a = ctx->kv = rf_dtype_of(RF_BF16);
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc and musl reset all their scanning state */
     int c, idx;
     while ((c = getopt_long(argc, argv, ":ho:", lo, &idx)) != -1) {
         int rc;

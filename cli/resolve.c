@@ -15,7 +15,7 @@
 
 /* Files this run has read (slot 0: the model's config.json, slot 1: a
  * hardware profile). cli_write_file never writes over one of them. One
- * command runs per process, so a file-static list is enough. */
+ * command runs at a time: rf_cli_main empties the list before each. */
 enum { INPUT_MODEL, INPUT_PROFILE, N_INPUTS };
 static char read_files[N_INPUTS][4096];
 
@@ -24,6 +24,11 @@ static void note_input(int slot, const char *path)
     struct stat st;
     bool folder = stat(path, &st) == 0 && S_ISDIR(st.st_mode); /* a model folder */
     snprintf(read_files[slot], sizeof read_files[slot], folder ? "%s/config.json" : "%s", path);
+}
+
+void cli_inputs_reset(void)
+{
+    memset(read_files, 0, sizeof read_files);
 }
 
 const char *const *cli_inputs(void)

@@ -1,0 +1,185 @@
+/* entry.c - the subcommand table and the two ways in: rf_cli_main, which
+ * writes to the process's streams (the binary), and rf_cli_run, which
+ * captures them in memory. Each command lives in cmd_<name>.c. */
+#define _GNU_SOURCE /* open_memstream's declaration on glibc */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rf_cli.h"
+
+#ifndef RF_VERSION
+#define RF_VERSION "0.0.0"
+#endif
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"gemm", cmd_gemm, "one GEMM: FLOPs, bytes, intensity, regime, floor"},
+    {"attn", cmd_attn, "one attention layer, decode or prefill, flash or naive"},
+    {"ops", cmd_ops, "per-operator intensities of a model (the course lesson's table)"},
+    {"step", cmd_step, "a whole prefill or decode step: operators and totals"},
+    {"generate", cmd_generate, "whole requests: TTFT, TPOT, latency, tokens/s, speculation"},
+    {"serve", cmd_serve, "continuous batching in steady state, chunked prefill"},
+    {"frontier", cmd_frontier, "latency against throughput over batch sizes, Pareto fronts"},
+    {"crossover", cmd_crossover, "where each operator crosses the ridge"},
+    {"capacity", cmd_capacity, "KV-cache capacity: tokens and sequences"},
+    {"plan", cmd_plan, "how many devices, split how (TP, PP, EP, DP): the layouts that fit"},
+    {"sweep", cmd_sweep, "decode floors over batch x context, one row a point"},
+    {"models", cmd_models, "list built-in models"},
+    {"hw", cmd_hw, "list built-in hardware"},
+    {"plot", cmd_plot, "Figure 1: every operator on the roofline, as SVG"},
+    {"report", cmd_report, "one self-contained HTML report: figure, tables, sweep"},
+    {"info", cmd_info, "what a model (preset or config.json) holds: shapes, params, KV"},
+    {"measure", cmd_measure, "measure this machine's roofline into a profile (--hw FILE)"},
+    {"bench", cmd_bench, "bench gemm MODEL: time the model's GEMMs against the roofline"},
+    {"profile", cmd_profile, "run real decoder layers; every operator beside its floor"},
+};
+
+static int usage(FILE *f)
+{
+    fprintf(f, "usage: roofline [--version] [--help] <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'roofline <command> --help' lists a command's options.\n"
+               "exit codes: 0 ok, 1 runtime failure, 2 bad usage or input,\n"
+               "            3 backend or device unavailable, 4 output not written\n");
+    return ferror(f) ? RF_EXIT_IO : RF_EXIT_OK;
+}
+
+/* The command argv names, its exit code. */
+static int dispatch(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(stderr) ? RF_EXIT_IO : RF_EXIT_USAGE;
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
+        return usage(stdout);
+    if (!strcmp(argv[1], "--version")) {
+        printf("roofline %s\n", RF_VERSION);
+        return RF_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "roofline: unknown command '%s' (see 'roofline --help')\n", argv[1]);
+    return RF_EXIT_USAGE;
+}
+
+/* Flush stdout and report a failed write (`> /dev/full` must fail loudly):
+ * one line, and only when the command had not failed and said so already. */
+static int finish(int code)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (code)
+            return code;
+        fprintf(stderr, "roofline: error writing standard output\n");
+        return RF_EXIT_IO;
+    }
+    return code;
+}
+
+int rf_cli_main(int argc, char **argv)
+{
+    /* What an earlier call left: the files it read. The option scanner is
+     * reset by cli_parse, the commands' scratch buffers are filled afresh,
+     * and an output's temporary and its signal handlers end with the
+     * output (rf_file_writer_free). */
+    cli_inputs_reset();
+    return finish(dispatch(argc, argv));
+}
+
+void rf_cli_result_free(rf_cli_result *res)
+{
+    if (!res)
+        return;
+    free(res->out);
+    free(res->err);
+    memset(res, 0, sizeof *res);
+}
+
+/* A heap copy of text into *dst (NULL when out of memory). */
+static void set_text(char **dst, size_t *len, const char *text)
+{
+    *len = strlen(text);
+    if ((*dst = malloc(*len + 1)))
+        memcpy(*dst, text, *len + 1);
+    else
+        *len = 0;
+}
+
+/* A result that ran nothing: code and the one line saying why. */
+static int refuse(rf_cli_result *res, int code, const char *why)
+{
+    rf_cli_result_free(res);
+    set_text(&res->out, &res->out_len, "");
+    set_text(&res->err, &res->err_len, why);
+    res->code = code;
+    return code;
+}
+
+#if defined(__GLIBC__)
+/* glibc declares stdout and stderr as plain FILE pointers, so they can be
+ * pointed at memory streams for the call: every printf and fprintf of the
+ * commands (some thirty files) is captured unchanged, and a command cannot
+ * tell the difference but for isatty(fileno(stderr)), false on a memory
+ * stream (no progress line). */
+static int capture(int argc, char **argv, rf_cli_result *res)
+{
+    FILE *out = open_memstream(&res->out, &res->out_len);
+    FILE *err = out ? open_memstream(&res->err, &res->err_len) : NULL;
+    if (!err) {
+        if (out)
+            fclose(out);
+        return refuse(res, RF_EXIT_FAIL, "roofline: out of memory for the output\n");
+    }
+    fflush(stdout);
+    fflush(stderr);
+    FILE *real_out = stdout, *real_err = stderr;
+    stdout = out;
+    stderr = err;
+    int code = rf_cli_main(argc, argv);
+    stdout = real_out;
+    stderr = real_err;
+    /* closing a memory stream writes its last bytes and the NUL; it fails
+     * only when that memory cannot be had */
+    int lost = fclose(out) != 0;
+    lost |= fclose(err) != 0;
+    if (lost || !res->out || !res->err)
+        return refuse(res, RF_EXIT_FAIL, "roofline: out of memory for the output\n");
+    res->code = code;
+    return code;
+}
+#endif
+
+int rf_cli_run(int argc, const char *const *argv, rf_cli_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (argc < 1 || !argv)
+        return refuse(res, RF_EXIT_USAGE, "roofline: rf_cli_run: argc must be at least 1\n");
+#if defined(__GLIBC__)
+    /* getopt_long permutes the array it scans, and a command may keep
+     * pointers into it: the call scans copies, freed after it */
+    char **copy = calloc((size_t)argc + 1, sizeof *copy);
+    int code = copy ? RF_EXIT_OK : RF_EXIT_FAIL;
+    for (int i = 0; i < argc && !code; i++)
+        if (!(copy[i] = strdup(argv[i] ? argv[i] : "")))
+            code = RF_EXIT_FAIL;
+    if (code)
+        refuse(res, code, "roofline: out of memory for the arguments\n");
+    else
+        code = capture(argc, copy, res);
+    for (int i = 0; copy && i < argc; i++)
+        free(copy[i]);
+    free(copy);
+    return code;
+#else
+    return refuse(res, RF_EXIT_UNAVAIL,
+                  "roofline: rf_cli_run: capturing stdout and stderr needs glibc; call "
+                  "rf_cli_main and capture the streams outside\n");
+#endif
+}

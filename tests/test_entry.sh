@@ -1,0 +1,40 @@
+#!/bin/bash
+# The in-process entry (rf_cli_run) against the binary over every CLI table:
+# each tests/cli_*.txt (a glob: a table added later is picked up) is read
+# as tests/run_cli_cases.sh reads it (`args | exit | expected text`, # and
+# blank lines skipped, {DATA} {MODELS} {TMP} substituted, the args split as
+# a shell would), here with bash builtins alone so that reading ~700 rows
+# costs no process each; test_entry.c then runs every command line through
+# the binary and twice through rf_cli_run in one process, and compares.
+# Whether a row passes its own table is that table's test.
+# usage: test_entry.sh ROOFLINE TEST_ENTRY TESTS_DIR DATA_DIR MODELS_DIR
+set -u
+bin=$1 driver=$2 tests=$3 data=$4 models=$5
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+tables=() n=0
+# A table's command lines, appended to $log/rows as NUL-terminated fields:
+# "R", the table's {TMP} folder, the argument count, the arguments.
+record() {
+  local cases=$1 tmp=$2 line args
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in ''|'#'*) continue ;; esac
+    args=${line%% | *}
+    args=${args//\{DATA\}/$data}
+    args=${args//\{MODELS\}/$models}
+    args=${args//\{TMP\}/$tmp}
+    eval "set -- $args"
+    printf 'R\0%s\0%s\0' "$tmp" "$#"
+    [ $# = 0 ] || printf '%s\0' "$@"
+    n=$((n + 1))
+  done <"$cases" >>"$log/rows"
+}
+for t in "$tests"/cli_*.txt; do
+  [ -f "$t" ] || continue
+  tables+=("$(basename "$t")")
+  record "$t" "$log/tmp.${#tables[@]}"
+done
+[ ${#tables[@]} -gt 0 ] || { echo "FAIL: no tests/cli_*.txt in $tests"; exit 1; }
+[ "$n" -gt 0 ] || { echo "FAIL: the tables hold no command line"; exit 1; }
+echo "tables: ${tables[*]}"
+"$driver" "$bin" "$log/rows" "$log" </dev/null
