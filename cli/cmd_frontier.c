@@ -83,31 +83,104 @@ static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t ca
 /* The largest batch the KV pool admits at the requests' last position, or
  * -1 when the hardware gives no memory size (or the count fails). */
 static int64_t kv_limit(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                        const args *a)
+                        const cli_budget *b, int64_t positions)
 {
     rf_capacity c;
     rf_err e;
     if (ctx->hw.mem_bytes &&
-        rf_capacity_compute(m, o, ctx->hw.mem_bytes, a->rq.budget.util, a->rq.budget.reserve_bytes,
-                            a->rq.prompt + a->rq.output - 1, &c, &e) == RF_OK)
+        rf_capacity_compute(m, o, ctx->hw.mem_bytes, b->util, b->reserve_bytes, positions, &c,
+                            &e) == RF_OK)
         return (int64_t)floor(c.sequences);
     return -1;
 }
 
-/* Batches 1..n to draw: --max-batch, else the KV limit; none is an error. */
-static int batch_count(cli_ctx *ctx, const args *a, int64_t cap, int64_t *n)
+/* Batches 1..n to draw: max_batch, else the KV limit, else `fallback`;
+ * none is an error. */
+static int batch_count(const cli_ctx *ctx, int64_t max_batch, int64_t fallback, int64_t cap,
+                       int64_t positions, int64_t *n)
 {
-    *n = a->max_batch ? a->max_batch : cap;
+    *n = max_batch ? max_batch : cap > 0 ? cap : fallback;
     if (*n < 1)
         return cli_fail(ctx, RF_EXIT_USAGE,
                         cap == 0 ? "no request of %lld positions fits the KV pool (see "
                                    "capacity); give --max-batch to draw it anyway"
                                  : "no memory size for the KV limit (%lld positions): give "
                                    "--max-batch or --mem",
-                        (long long)(a->rq.prompt + a->rq.output - 1));
+                        (long long)positions);
     if (*n > (1 << 20))
         *n = 1 << 20;
     return RF_EXIT_OK;
+}
+
+int cli_frontier_build(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                       const rf_roof *roof, const cli_budget *b, int64_t prompt, int64_t output,
+                       int64_t max_batch, int64_t fallback, cli_frontier *fr)
+{
+    rf_err e;
+    int64_t positions = prompt + output - 1;
+    *fr = (cli_frontier){.prompt = prompt, .output = output,
+                         .cap = kv_limit(ctx, m, o, b, positions)};
+    int rc = batch_count(ctx, max_batch, fallback, fr->cap, positions, &fr->n);
+    if (rc)
+        return rc;
+    if (!(fr->points = calloc((size_t)fr->n, sizeof *fr->points)))
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    if (rf_frontier_compute(m, o, roof, prompt, output, fr->points, (size_t)fr->n, &e) ||
+        rf_frontier_weights_cross(m, o, roof, prompt, output, &fr->cross, &e)) {
+        cli_frontier_free(fr);
+        return cli_fail_err(ctx, &e);
+    }
+    return RF_EXIT_OK;
+}
+
+void cli_frontier_free(cli_frontier *fr)
+{
+    free(fr->points);
+    fr->points = NULL;
+}
+
+void cli_frontier_summary(rf_report *r, const char *key, const char *label,
+                          const cli_frontier *fr)
+{
+    rf_report_section(r, key, label);
+    rf_report_int(r, "batches", "batch sizes", (uint64_t)fr->n, RF_U_INT);
+    if (fr->cap >= 0)
+        rf_report_int(r, "kv_limit_batch", "largest batch the KV pool admits", (uint64_t)fr->cap,
+                      RF_U_INT);
+    else
+        rf_report_null(r, "kv_limit_batch", "largest batch the KV pool admits",
+                       "- (no memory size: give --mem)");
+    rf_report_int(r, "weights_cross_batch", "batch where the KV read reaches the weights",
+                  (uint64_t)fr->cross, RF_U_INT);
+    uint64_t on_tpot = 0, on_ttft = 0;
+    for (int64_t i = 0; i < fr->n; i++) {
+        on_tpot += fr->points[i].pareto_tpot;
+        on_ttft += fr->points[i].pareto_ttft;
+    }
+    rf_report_int(r, "front_tpot_points", "on the TPOT front", on_tpot, RF_U_INT);
+    rf_report_int(r, "front_ttft_points", "on the TTFT front", on_ttft, RF_U_INT);
+}
+
+int cli_frontier_svg(const cli_ctx *ctx, const cli_frontier *fr, const char *title, rf_buf *out)
+{
+    rf_err e;
+    int64_t n = fr->n;
+    rf_frontier_marks mk = {title, fr->cap > 0 && fr->cap <= n ? fr->cap : 0,
+                            fr->cross <= n ? fr->cross : 0};
+    return rf_frontier_svg_write(fr->points, (size_t)n, &mk, out, &e) ? cli_fail_err(ctx, &e)
+                                                                       : RF_EXIT_OK;
+}
+
+/* --svg FILE: the figure. */
+static int write_svg(cli_ctx *ctx, const char *path, const cli_frontier *fr, const char *title)
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    int rc = cli_frontier_svg(ctx, fr, title, &b);
+    if (!rc)
+        rc = cli_write_file(ctx, path, b.data, b.len);
+    rf_buf_free(&b);
+    return rc;
 }
 
 static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
@@ -135,52 +208,9 @@ static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
                          ctx->hw.board_power_w);
 }
 
-/* The frontier section: the batch count, the KV limit, the weights
- * crossing and how many points each front holds. */
-static void summary(rf_report *r, const rf_frontier_point *p, int64_t n, int64_t cap,
-                    int64_t cross)
-{
-    rf_report_section(r, NULL, "frontier");
-    rf_report_int(r, "batches", "batch sizes", (uint64_t)n, RF_U_INT);
-    if (cap >= 0)
-        rf_report_int(r, "kv_limit_batch", "largest batch the KV pool admits", (uint64_t)cap,
-                      RF_U_INT);
-    else
-        rf_report_null(r, "kv_limit_batch", "largest batch the KV pool admits",
-                       "- (no memory size: give --mem)");
-    rf_report_int(r, "weights_cross_batch", "batch where the KV read reaches the weights",
-                  (uint64_t)cross, RF_U_INT);
-    uint64_t on_tpot = 0, on_ttft = 0;
-    for (int64_t i = 0; i < n; i++) {
-        on_tpot += p[i].pareto_tpot;
-        on_ttft += p[i].pareto_ttft;
-    }
-    rf_report_int(r, "front_tpot_points", "on the TPOT front", on_tpot, RF_U_INT);
-    rf_report_int(r, "front_ttft_points", "on the TTFT front", on_ttft, RF_U_INT);
-}
-
-/* --svg FILE: the figure, marking the KV limit and the weights crossing
- * where they fall inside the batches drawn. */
-static int write_svg(cli_ctx *ctx, const char *path, const rf_frontier_point *p, int64_t n,
-                     const char *title, int64_t cap, int64_t cross)
-{
-    rf_buf b;
-    rf_err e;
-    int rc;
-    rf_buf_init(&b);
-    rf_frontier_marks mk = {title, cap > 0 && cap <= n ? cap : 0, cross <= n ? cross : 0};
-    if (rf_frontier_svg_write(p, (size_t)n, &mk, &b, &e))
-        rc = cli_fail_err(ctx, &e);
-    else
-        rc = cli_write_file(ctx, path, b.data, b.len);
-    rf_buf_free(&b);
-    return rc;
-}
-
 /* The report of batches 1..n: title, assumptions, the summary, the table. */
 static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                  const args *a, const rf_frontier_point *p, int64_t n, int64_t cap,
-                  int64_t cross)
+                  const args *a, const cli_frontier *fr)
 {
     char title[256];
     snprintf(title, sizeof title, "frontier: %s on %s, prompt %lld, output %lld", m->name,
@@ -188,10 +218,10 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    assume(ctx, r, m, o, roof, a, cap);
-    summary(r, p, n, cap, cross);
-    table(r, p, (size_t)n, cap, a->price, ctx->hw.board_power_w);
-    int rc = a->svg ? write_svg(ctx, a->svg, p, n, title, cap, cross) : RF_EXIT_OK;
+    assume(ctx, r, m, o, roof, a, fr->cap);
+    cli_frontier_summary(r, NULL, "frontier", fr);
+    table(r, fr->points, (size_t)fr->n, fr->cap, a->price, ctx->hw.board_power_w);
+    int rc = a->svg ? write_svg(ctx, a->svg, fr, title) : RF_EXIT_OK;
     if (!rc)
         rc = cli_emit(ctx, r);
     rf_report_free(r);
@@ -216,21 +246,13 @@ int cmd_frontier(int argc, char **argv)
     rf_step_opts o = a.rq.o;
     rf_model m;
     rf_roof roof;
-    rf_err e;
+    cli_frontier fr;
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
-        (rc = cli_step_defaults(&ctx, &m, &o, false)))
+        (rc = cli_step_defaults(&ctx, &m, &o, false)) ||
+        (rc = cli_frontier_build(&ctx, &m, &o, &roof, &a.rq.budget, a.rq.prompt, a.rq.output,
+                                 a.max_batch, 0, &fr)))
         return rc;
-    int64_t cap = kv_limit(&ctx, &m, &o, &a), n, cross = 0;
-    if ((rc = batch_count(&ctx, &a, cap, &n)))
-        return rc;
-    rf_frontier_point *p = calloc((size_t)n, sizeof *p);
-    if (!p)
-        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-    if (rf_frontier_compute(&m, &o, &roof, a.rq.prompt, a.rq.output, p, (size_t)n, &e) ||
-        rf_frontier_weights_cross(&m, &o, &roof, a.rq.prompt, a.rq.output, &cross, &e))
-        rc = cli_fail_err(&ctx, &e);
-    else
-        rc = report(&ctx, &m, &o, &roof, &a, p, n, cap, cross);
-    free(p);
+    rc = report(&ctx, &m, &o, &roof, &a, &fr);
+    cli_frontier_free(&fr);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "request.h"
 #include "roofline/rf_parse.h"
 
 static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_BUDGET_OPTS, CLI_PAR_OPTS, {0}};
@@ -155,6 +156,43 @@ static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, cons
     sweep(r, chart);
 }
 
+/* The frontier's prompt and output: the report's prefill (--tokens) and
+ * this many output tokens. */
+enum { FRONTIER_OUTPUT = 128 };
+
+/* Figure 3 and its section: the latency-throughput frontier of static
+ * batches up to the KV limit (64 when none fits or it is unknown; at most
+ * 1024), one device, at P = the prefill's tokens and N = FRONTIER_OUTPUT,
+ * as `frontier` draws it. Its SVG goes into svg. */
+static int frontier_section(const cli_ctx *ctx, rf_report *r, const cli_figure *f,
+                            const cli_budget *b, rf_buf *svg)
+{
+    cli_frontier fr;
+    char title[256];
+    int64_t p = f->prefill.tokens;
+    rf_buf_init(svg);
+    int rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, p, FRONTIER_OUTPUT, 0,
+                                64, &fr);
+    if (!rc && fr.n > 1024) { /* a figure's worth */
+        cli_frontier_free(&fr);
+        rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, p, FRONTIER_OUTPUT,
+                                1024, 64, &fr);
+    }
+    if (rc)
+        return rc;
+    rf_report_assume(r, "frontier (Figure 3): static batches 1..%lld of requests of %lld prompt "
+                        "tokens (the prefill's) and %d output tokens on one device, as "
+                        "`roofline frontier` counts them",
+                     (long long)fr.n, (long long)p, FRONTIER_OUTPUT);
+    cli_frontier_summary(r, "frontier", "latency-throughput frontier", &fr);
+    snprintf(title, sizeof title, "frontier: %s on %s, prompt %lld, output %d", f->model.name,
+             ctx->hw.name, (long long)p, FRONTIER_OUTPUT);
+    if ((rc = cli_frontier_svg(ctx, &fr, title, svg)))
+        rf_buf_free(svg);
+    cli_frontier_free(&fr);
+    return rc;
+}
+
 /* Figure 1's caption; under a layout it says what a device's figure shows. */
 static const char *figure1_caption(const rf_plot *p)
 {
@@ -174,6 +212,7 @@ static const char *figure1_caption(const rf_plot *p)
 
 /* The page: r with Figure 1 and the batch chart, written to -o. */
 static int write_page(const cli_ctx *ctx, const rf_report *r, const cli_figure *f,
+                      rf_buf *svg3,
                       const rf_batch_chart *chart)
 {
     rf_err e;
@@ -191,14 +230,19 @@ static int write_page(const cli_ctx *ctx, const rf_report *r, const cli_figure *
         {svg2.data, "Figure 2. Decode step floor and tokens/s ceiling against batch at this "
                     "context; the shaded region needs more KV cache than the memory holds.",
          "capacity"},
+        {svg3->data, "Figure 3. Output tokens/s against TPOT and TTFT for static batches of "
+                     "1, 2, ... requests (log axes); filled points are on the Pareto front, the "
+                     "KV limit and the batch where the KV read reaches the weights ringed.",
+         "frontier"},
     };
-    if (rf_report_write_html(r, figs, 2, &html, &e))
+    if (rf_report_write_html(r, figs, 3, &html, &e))
         rc = cli_fail_err(ctx, &e);
     else
         rc = cli_write_file(ctx, ctx->out_path, html.data, html.len);
 out:
     rf_buf_free(&svg1);
     rf_buf_free(&svg2);
+    rf_buf_free(svg3);
     rf_buf_free(&html);
     return rc;
 }
@@ -221,6 +265,7 @@ int cmd_report(int argc, char **argv)
     static cli_figure f; /* ~60 KB: keep it off the stack */
     static rf_crossover cx;
     static rf_batch_chart chart;
+    rf_buf svg3; /* Figure 3, the frontier */
     args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT};
     int rc = cli_figure_start(&ctx, argc, argv,
                               "report MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
@@ -248,7 +293,8 @@ int cmd_report(int argc, char **argv)
         rf_report_free(r);
         return rc;
     }
-    rc = write_page(&ctx, r, &f, &chart);
+    if (!(rc = frontier_section(&ctx, r, &f, &a.budget, &svg3)))
+        rc = write_page(&ctx, r, &f, &svg3, &chart);
     rf_report_free(r);
     return rc;
 }

@@ -54,6 +54,29 @@ int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_step_opts *o, rf_m
  * TPOT and tokens/s with and without, the speedup, the break-even alpha. */
 void cli_spec_section(rf_report *r, const char *label, const rf_model *d, const rf_spec *sp);
 
+/* The latency-throughput frontier of `frontier` (cmd_frontier.c), which
+ * `report` draws too: static batches 1..n, the KV limit, the batch where
+ * the KV read reaches the weights. */
+typedef struct cli_frontier {
+    int64_t prompt, output;      /* P, N                                    */
+    int64_t n;                   /* batches 1..n                            */
+    int64_t cap;                 /* the KV pool's largest batch; -1 unknown */
+    int64_t cross;               /* rf_frontier_weights_cross               */
+    rf_frontier_point *points;   /* n of them; cli_frontier_free frees      */
+} cli_frontier;
+/* n = max_batch, else the KV limit, else fallback (0: an error naming
+ * --max-batch or --mem). Prints its one-line error; returns the exit code. */
+int cli_frontier_build(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                       const rf_roof *roof, const cli_budget *b, int64_t prompt, int64_t output,
+                       int64_t max_batch, int64_t fallback, cli_frontier *fr);
+void cli_frontier_free(cli_frontier *fr);
+/* The frontier's section (key may be NULL): batches, KV limit, weights
+ * crossing, the points on each front. */
+void cli_frontier_summary(rf_report *r, const char *key, const char *label,
+                          const cli_frontier *fr);
+/* The figure (rf_frontier_svg_write, the limits marked where drawn). */
+int cli_frontier_svg(const cli_ctx *ctx, const cli_frontier *fr, const char *title, rf_buf *out);
+
 typedef struct cli_request {
     rf_step_opts o;         /* the switches; batch as the command sets it */
     cli_budget budget;
