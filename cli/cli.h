@@ -508,8 +508,9 @@ int cli_step_predict(const cli_ctx *ctx, const rf_step_opts *o, const rf_step *s
 /* The operator table's columns and cells (nothing when pr is NULL). */
 void cli_pred_cols(rf_report *r, const struct rf_step_pred *pr);
 void cli_pred_cells(rf_report *r, const struct rf_step_pred *pr, const rf_step *st, size_t i);
-/* The step's predicted time and tokens/s, in a section of their own
- * (key prefix: "predicted"), labelled a prediction. */
-void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key);
+/* The step's predicted time and tokens/s, in a section of their own (key,
+ * label), labelled a prediction. */
+void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key,
+                     const char *label);
 
 #endif

@@ -162,6 +162,9 @@ static void step_section(rf_report *r, const rf_forward_run *run, const rf_forwa
                       RF_U_PERCENT);
         rf_report_int(r, "predicted_outside", "  operators outside the calibration",
                       pr->n_outside, RF_U_INT);
+        rf_report_num(r, "predicted_bandwidth_bytes_per_s",
+                      "  sustained roof of the prediction (sampled around the run)",
+                      pr->bw_bytes_per_s, RF_U_BW);
     }
     rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", run->floor_sum_of_max_s,
                   RF_U_SECONDS);
@@ -279,8 +282,11 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
         rf_report_assume(r, "predicted: each operator's one instance from the calibration of "
                             "the --hw profile (t = c0 + floor / eff on its sustained roof, eff "
                             "interpolated in log space between calibrated shapes; calibrated = "
-                            "outside: the nearest edge's eff); the step's prediction is the sum "
-                            "of count x predicted over every operator run");
+                            "outside: the nearest edge's eff), the sustained roof the median of "
+                            "4 DRAM read bursts, 2 before the run and 2 after it (the "
+                            "calibration's efficiencies are fractions of a roof that moves on a "
+                            "shared machine); the step's prediction is the sum of count x "
+                            "predicted over every operator run");
     char a[32], b[32];
     rf_report_note(r, "residual %s over the %s floor is the budget for overheads and slow "
                       "kernels; most of it sits in %s",
@@ -298,6 +304,17 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                        (long long)m->layers,
                        rf_fmt(run->estimated_model_s, RF_U_SECONDS, a, sizeof a));
     return r;
+}
+
+/* The DRAM read sampled twice (opened on the first call): before the run
+ * and after it, so the sustained roof the prediction uses is the one the
+ * run saw, as a measured roof's bursts are spread over its run. */
+static rf_status sample_roof(const rf_measure_opts *mo, rf_dram_sampler **d, rf_err *e)
+{
+    rf_status s = *d ? RF_OK : rf_dram_sampler_open(mo, d, e);
+    for (int i = 0; s == RF_OK && i < 2; i++)
+        s = rf_dram_sampler_burst(*d, e);
+    return s;
 }
 
 /* The calibration of a --hw profile that has one (*out, to free), NULL
@@ -373,11 +390,19 @@ int cmd_profile(int argc, char **argv)
         free(run), free(pr), free(cal);
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     }
-    rf_status s = rf_forward_profile(&m, o, &roof, run, &e);
+    rf_dram_sampler *now = NULL; /* the sustained roof around the run */
+    rf_measure_opts mo = {.threads = o->threads, .quick = true, .isa = o->isa};
+    rf_status s = cal ? sample_roof(&mo, &now, &e) : RF_OK;
+    if (s == RF_OK)
+        s = rf_forward_profile(&m, o, &roof, run, &e);
     if (tty)
         fprintf(stderr, "\r%-72s\r", "");
     if (s == RF_OK && cal)
-        s = rf_calib_predict_forward(cal, run, pr, &e);
+        s = sample_roof(&mo, &now, &e);
+    if (s == RF_OK && cal)
+        s = rf_calib_predict_forward(cal, run, rf_dram_sampler_result(now, NULL)->rate.median,
+                                     pr, &e);
+    rf_dram_sampler_close(now);
     free(cal);
     if (s) {
         free(run), free(pr);

@@ -8,7 +8,8 @@
 #include "request.h"
 #include "roofline/rf_parse.h"
 
-static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_BUDGET_OPTS, CLI_PAR_OPTS, {0}};
+static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_PREDICT_OPT, CLI_BUDGET_OPTS, CLI_PAR_OPTS,
+                               {0}};
 
 typedef struct args {
     cli_figure *fig;
@@ -136,7 +137,8 @@ static void assume_report(const cli_ctx *ctx, rf_report *r, const cli_figure *f,
  * crossing points, the KV capacity and the batch sweep. */
 static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, const cli_budget *b,
                      const rf_crossover *cx, const rf_batch_chart *chart, rf_status cap_s,
-                     const rf_capacity *cap, const rf_err *cap_err)
+                     const rf_capacity *cap, const rf_err *cap_err,
+                     const struct rf_step_pred *const pred[2])
 {
     char label[160];
     phase_totals(ctx, r, "decode", "decode step: floors and throughput", f, &f->decode,
@@ -145,10 +147,12 @@ static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, cons
                  &f->prefill_step, b);
     snprintf(label, sizeof label, "decode operators (B = %lld at s = %lld)",
              (long long)f->decode.batch, (long long)f->decode.context);
-    cli_op_table(r, "decode_ops", label, &f->decode_step);
+    cli_op_table_pred(r, "decode_ops", label, &f->decode_step, pred[0]);
     snprintf(label, sizeof label, "prefill operators (B = %lld, T = %lld)",
              (long long)f->prefill.batch, (long long)f->prefill.tokens);
-    cli_op_table(r, "prefill_ops", label, &f->prefill_step);
+    cli_op_table_pred(r, "prefill_ops", label, &f->prefill_step, pred[1]);
+    cli_pred_totals(r, pred[0], "decode_predicted", "decode step PREDICTED (the calibration's)");
+    cli_pred_totals(r, pred[1], "prefill_predicted", "prefill step PREDICTED (the calibration's)");
     if (f->measured_path && f->measured.n_ops)
         measured(r, &f->plot);
     cli_crossover_tables(r, cx, &f->model, "crossover", "crossover_other");
@@ -282,13 +286,18 @@ int cmd_report(int argc, char **argv)
         rf_batch_chart_build(&chart, &f.model, &f.decode, &f.roof, 0,
                              cap_s ? -1 : cap.sequences, &e))
         return cli_fail_err(&ctx, &e);
+    const struct rf_step_pred *pred[2] = {NULL, NULL}; /* --predict: decode, prefill */
+    if ((rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")) ||
+        (rc = cli_step_predict(&ctx, &f.decode, &f.decode_step, &pred[0])) ||
+        (rc = cli_step_predict(&ctx, &f.prefill, &f.prefill_step, &pred[1])))
+        return rc;
     char title[300];
     snprintf(title, sizeof title, "Roofline report: %s on %s", f.model.name, ctx.hw.name);
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     assume_report(&ctx, r, &f, &a.budget);
-    sections(&ctx, r, &f, &a.budget, &cx, &chart, cap_s, &cap, &cap_err);
+    sections(&ctx, r, &f, &a.budget, &cx, &chart, cap_s, &cap, &cap_err, pred);
     if (cli_par_wanted(&a.par) && (rc = layout_section(&ctx, r, &f, &a))) {
         rf_report_free(r);
         return rc;

@@ -65,7 +65,6 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
 void cli_op_table_pred(rf_report *r, const char *key, const char *label, const rf_step *st,
                        const struct rf_step_pred *pr)
 {
-
     rf_report_table(r, key, label);
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "count", "count", RF_U_INT);
@@ -340,7 +339,8 @@ int cmd_step(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
-    if ((rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")))
+    if ((rc = cli_predict_refuse(&ctx, a.mixed || cli_par_wanted(&a.par),
+                                 "--phase mixed and layouts")))
         return rc;
     if (a.mixed)
         return step_mixed(&ctx, &m, &o, &roof, &a);
@@ -363,7 +363,8 @@ int cmd_step(int argc, char **argv)
     cli_assume_step(&ctx, r, &m, &o, &st);
     cli_op_table_pred(r, "ops", "operators (figures summed over the layers in 'count')", &st, pr);
     totals(&ctx, r, &m, &st, &o, &a.budget);
-    cli_pred_totals(r, pr, "predicted");
+    cli_pred_totals(r, pr, "predicted",
+                    "PREDICTED (from the calibration; the floors above are bounds)");
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;

@@ -272,7 +272,8 @@ void cli_pred_cells(rf_report *r, const struct rf_step_pred *pr, const rf_step *
     rf_report_cell_str(r, pr->op[i].in_range ? "yes" : "outside");
 }
 
-void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key)
+void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key,
+                     const char *label)
 {
     if (!pr)
         return;
@@ -281,7 +282,7 @@ void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *ke
                         "between calibrated shapes, the calibration's dtypes' efficiency "
                         "assumed for these); the step = the sum of count x predicted, a "
                         "PREDICTION, not a floor");
-    rf_report_section(r, key, "PREDICTED (from the calibration; the floors above are bounds)");
+    rf_report_section(r, key, label);
     rf_report_num(r, "predicted_s", "predicted step (sum of the operators)", pr->time_s,
                   RF_U_SECONDS);
     rf_report_num(r, "predicted_tokens_per_s", "predicted tokens/s", pr->tokens_per_s,

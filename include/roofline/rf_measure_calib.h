@@ -78,14 +78,18 @@ typedef struct rf_forward_pred {
     double model_s;           /* layers_s x L / N + head_s                 */
     double tokens_per_s;      /* new tokens of the step / model_s          */
     size_t n_outside;         /* operators outside the calibrated range     */
+    double bw_bytes_per_s;    /* the sustained roof the floors used         */
 } rf_forward_pred;
 
 /* |predicted - measured| / measured (0 when measured is not positive). */
 double rf_calib_error(double predicted_s, double measured_s);
 
-/* Errors of rf_calib_predict_op. */
+/* bw_now_bytes_per_s > 0: the floors on that sustained roof instead of the
+ * calibration's (the roof sampled around the run: the efficiencies are
+ * fractions of a roof that moves with a shared machine's neighbours);
+ * 0: the calibration's. Errors of rf_calib_predict_op, RF_ENOMEM. */
 rf_status rf_calib_predict_forward(const rf_calib *c, const rf_forward_run *run,
-                                   rf_forward_pred *out, rf_err *err);
+                                   double bw_now_bytes_per_s, rf_forward_pred *out, rf_err *err);
 
 #ifdef __cplusplus
 }

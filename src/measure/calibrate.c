@@ -335,17 +335,24 @@ double rf_calib_error(double predicted_s, double measured_s)
     return measured_s > 0 ? fabs(predicted_s - measured_s) / measured_s : 0;
 }
 
-rf_status rf_calib_predict_forward(const rf_calib *c, const rf_forward_run *run,
-                                   rf_forward_pred *out, rf_err *err)
+rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *run,
+                                   double bw_now_bytes_per_s, rf_forward_pred *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
+    rf_calib *c = malloc(sizeof *c);
+    if (!c)
+        return rf_err_set(err, RF_ENOMEM, "prediction: out of memory");
+    *c = *cal;
+    if (bw_now_bytes_per_s > 0)
+        c->bw_bytes_per_s = bw_now_bytes_per_s;
+    out->bw_bytes_per_s = c->bw_bytes_per_s;
+    rf_status s = RF_OK;
     for (size_t i = 0; i < run->n_ops; i++) {
         const rf_forward_op *fo = &run->ops[i];
         rf_op op;
         rf_calib_forward_op(run, fo, &op);
-        rf_status s = rf_calib_predict_op(c, &op, &out->op[i], err);
-        if (s != RF_OK)
-            return s;
+        if ((s = rf_calib_predict_op(c, &op, &out->op[i], err)) != RF_OK)
+            break;
         double t = (double)fo->count * out->op[i].time_s;
         bool head = fo->id == RF_FWD_EMBED || fo->id == RF_FWD_FINAL_NORM ||
                     fo->id == RF_FWD_LM_HEAD;
@@ -362,5 +369,6 @@ rf_status rf_calib_predict_forward(const rf_calib *c, const rf_forward_run *run,
     double tokens = (double)run->opts.batch *
                     (double)(run->opts.phase == RF_DECODE ? 1 : run->opts.tokens);
     out->tokens_per_s = out->model_s > 0 ? tokens / out->model_s : 0;
-    return RF_OK;
+    free(c);
+    return s;
 }
