@@ -15,13 +15,16 @@ static const cli_opt opts[] = {
      "routing that turns an expert's M* into tokens in flight (default uniform)"},
     CLI_CAUSAL_OPT,
     {"tp", 1, CLI_O_TP, "T", "the shard one of T tensor-parallel devices runs (default 1)"},
+    {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1): a stage runs the same shapes"},
+    {"ep", 1, CLI_O_EP, "E", "expert-parallel devices: TP groups of E / T replicas (default 1)"},
+    {"dp", 1, CLI_O_DP, "D", "data-parallel replicas (default 1)"},
     {0},
 };
 
 typedef struct args {
     const char *square;
     rf_step_opts o;
-    cli_par par; /* --tp */
+    cli_par par; /* --tp, --pp, --ep, --dp */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -122,7 +125,8 @@ int cmd_crossover(int argc, char **argv)
         (a.square && (rc = cli_range(&ctx, "--square", a.square, RF_DIM_MAX, &ds, &nd))) ||
         (rc = cli_par_check(&ctx, &m, &a.par)))
         goto out;
-    if (a.par.layout.tp > 1 && rf_layout_shard(&m, &a.par.layout, 0, m.layers, &m, &e)) {
+    const rf_layout *l = &a.par.layout;
+    if (!rf_layout_is_single(l) && rf_layout_shard(&m, l, 0, m.layers, &m, &e)) {
         rc = cli_fail_err(&ctx, &e);
         goto out;
     }
@@ -134,6 +138,11 @@ int cmd_crossover(int argc, char **argv)
         rc = cli_fail_err(&ctx, &e);
         goto out;
     }
+    /* under EP the expert group routes the tokens of its E / T replicas:
+     * B* of a replica is the group's over E / T */
+    for (size_t i = 0; i < cx.n_ops; i++)
+        if (cx.ops[i].expert)
+            cx.ops[i].tokens_star /= (double)(l->ep / l->tp);
     char title[256];
     snprintf(title, sizeof title, "crossing points: %s on %s (ridge %.1f FLOP/byte)", m.name,
              ctx.hw.name, roof.ridge);
@@ -150,10 +159,20 @@ int cmd_crossover(int argc, char **argv)
                      rf_dtype_describe(cx.square_w, wd, sizeof wd));
     cli_assume_attn(r, &o, true); /* S* is prefill's */
     cli_assume_arch(r, &m, &o);
-    if (a.par.layout.tp > 1)
+    if (l->tp > 1)
         rf_report_assume(r, "the shapes one of %lld tensor-parallel devices runs (q/k/v, gate "
                          "and up split by N, o and down by K, lm_head by vocabulary)",
-                         (long long)a.par.layout.tp);
+                         (long long)l->tp);
+    if (l->pp > 1 || l->dp > 1)
+        rf_report_assume(r, "PP %lld x DP %lld: every stage and replica runs these shapes",
+                         (long long)l->pp, (long long)l->dp);
+    if (l->ep > 1)
+        rf_report_assume(r, "EP %lld: a device holds whole experts (%lld of %lld); the expert "
+                         "group routes the tokens of %lld replicas, so an expert GEMM's B* is "
+                         "a replica's, the group's over %lld",
+                         (long long)l->ep, (long long)(m.n_experts / l->ep),
+                         (long long)m.n_experts, (long long)(l->ep / l->tp),
+                         (long long)(l->ep / l->tp));
     cli_crossover_tables(r, &cx, &m, "ops", NULL);
     rf_report_num(r, "square_never_below_d", "square GEMMs never cross for d <=",
                   cx.square_never_below_d, RF_U_INTENSITY);

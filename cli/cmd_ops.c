@@ -16,6 +16,9 @@ static const cli_opt opts[] = {
     CLI_TRAFFIC_OPTS,
     CLI_BUDGET_OPTS,
     {"tp", 1, CLI_O_TP, "T", "the shard one of T tensor-parallel devices runs (default 1)"},
+    {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1): a stage runs the same shapes"},
+    {"ep", 1, CLI_O_EP, "E", "expert-parallel devices: TP groups of E / T replicas (default 1)"},
+    {"dp", 1, CLI_O_DP, "D", "data-parallel replicas (default 1)"},
     {0},
 };
 
@@ -24,7 +27,8 @@ typedef struct args {
     bool causal;
     rf_step_opts traffic; /* --traffic, --fuse-elementwise */
     cli_budget budget; /* the memory fit at the largest S */
-    cli_par par;       /* --tp */
+    cli_par par;       /* --tp, --pp, --ep, --dp */
+    rf_model full;     /* the model before its shard (EP rows, a layout's fit) */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -63,15 +67,19 @@ static void row(rf_report *r, const rf_op *op, const char *name, const rf_roof *
     rf_report_cell_str(r, rf_regime_name(p.regime));
 }
 
-/* Rows for one M: each distinct (name) linear layer once, per layer. */
+/* Rows for one M: each distinct (name) linear layer once, per layer;
+ * under EP a device's share of its expert group's routed rows. */
 static int gemm_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts o, int64_t M,
-                     const rf_roof *roof, rf_step *st)
+                     const rf_roof *roof, rf_step *st, const args *a)
 {
     rf_err e;
+    rf_model shard;
     o.phase = RF_DECODE;
     o.batch = M;
     o.context = 0;
-    if (rf_step_compute(m, &o, roof, st, &e))
+    if (a->par.layout.ep > 1 ? rf_par_device_step(&a->full, &a->par.layout, 0, a->full.layers,
+                                                  &o, roof, &shard, st, &e)
+                             : rf_step_compute(m, &o, roof, st, &e))
         return cli_step_fail(ctx, m, &o, roof, &e, names);
     for (size_t i = 0; i < st->n_ops; i++)
         if (st->ops[i].kind == RF_OP_GEMM || st->ops[i].kind == RF_OP_ELEMENTWISE)
@@ -160,11 +168,43 @@ static void memory_fit(const cli_ctx *ctx, rf_report *r, const rf_model *m, rf_s
     cli_context_check(ctx, r, m, o.context, CLI_CTX_LINES | CLI_CTX_KEY);
 }
 
+/* Under PP or EP a device holds a stage's layers or 1 / E of the experts:
+ * its fit is the layout's (rf_par_compute of one sequence at the largest
+ * S), its most loaded device against one device's budget. */
+static void layout_fit(const cli_ctx *ctx, rf_report *r, rf_step_opts o, const rf_roof *roof,
+                       const int64_t *ctxs, size_t nc, const args *a)
+{
+    static rf_par par;
+    rf_err e;
+    o.context = 0;
+    for (size_t i = 0; i < nc; i++)
+        o.context = ctxs[i] > o.context ? ctxs[i] : o.context;
+    char label[128];
+    snprintf(label, sizeof label, "memory fit: a device, the weights and one sequence at "
+             "context %lld", (long long)o.context);
+    rf_report_section(r, "memory", label);
+    if (cli_par_compute(ctx, &a->full, &o, roof, &a->budget, &a->par, &par, &e)) {
+        rf_report_null(r, "fits", "fits", e.msg);
+        return;
+    }
+    const rf_par_stage *w = &par.stages[0];
+    for (size_t i = 1; i < par.n_stages; i++)
+        w = par.stages[i].needed_bytes > w->needed_bytes ? &par.stages[i] : w;
+    char need[32], budget[32], text[128];
+    rf_fmt((double)w->needed_bytes, RF_U_BYTES, need, sizeof need);
+    rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
+    snprintf(text, sizeof text, "%s: a device needs %s of a %s budget",
+             par.fits ? "fits" : "does not fit", need, budget);
+    rf_report_bool(r, "fits", "fits", par.fits, text);
+    rf_report_int(r, "memory_needed_bytes", "memory needed (the most loaded device)",
+                  w->needed_bytes, RF_U_BYTES);
+}
+
 int cmd_ops(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {"1,256", "128,512,2048", false, rf_step_opts_default(), CLI_BUDGET_DEFAULT,
-              CLI_PAR_DEFAULT};
+    args a = {.tokens = "1,256", .context = "128,512,2048", .traffic = rf_step_opts_default(),
+              .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "ops MODEL [--tokens LIST] [--context LIST] [--causal]", opts,
                             on_opt, &a, &pos);
@@ -186,7 +226,9 @@ int cmd_ops(int argc, char **argv)
         (rc = cli_par_check(&ctx, &m, &a.par)))
         goto out;
     rf_err pe;
-    if (a.par.layout.tp > 1 && rf_layout_shard(&m, &a.par.layout, 0, m.layers, &m, &pe)) {
+    a.full = m;
+    if (!rf_layout_is_single(&a.par.layout) &&
+        rf_layout_shard(&m, &a.par.layout, 0, m.layers, &m, &pe)) {
         rc = cli_fail_err(&ctx, &pe);
         goto out;
     }
@@ -199,10 +241,13 @@ int cmd_ops(int argc, char **argv)
     assume_ops(&ctx, r, &m, &o, &roof, &a.par);
     op_columns(r, m.n_experts > 0);
     for (size_t i = 0; i < nt && !rc; i++)
-        rc = gemm_rows(&ctx, r, &m, o, toks[i], &roof, &st);
+        rc = gemm_rows(&ctx, r, &m, o, toks[i], &roof, &st, &a);
     for (size_t i = 0; i < nc && !rc; i++)
         rc = attn_rows(&ctx, r, &m, o, ctxs[i], &roof, &st);
-    memory_fit(&ctx, r, &m, o, ctxs, nc, &a.budget);
+    if (a.par.layout.ep > 1 || a.par.layout.pp > 1)
+        layout_fit(&ctx, r, o, &roof, ctxs, nc, &a);
+    else
+        memory_fit(&ctx, r, &m, o, ctxs, nc, &a.budget);
     if (!rc)
         rc = cli_emit(&ctx, r);
 out:

@@ -81,6 +81,15 @@ rf_status rf_layout_validate(const rf_model *m, const rf_layout *l, rf_err *err)
 rf_status rf_layout_shard(const rf_model *m, const rf_layout *l, int64_t first, int64_t count,
                           rf_model *out, rf_err *err);
 
+/* The step a device of layout l runs for layers [first, first + count):
+ * rf_step_compute of its shard (rf_layout_shard, into *shard), and under EP
+ * each routed row its 1 / E share of the expert group's E / T replicas'
+ * tokens (as rf_par_compute counts it). Every row, the embedding and
+ * lm_head included (rf_par_stage_holds says which a stage keeps). */
+rf_status rf_par_device_step(const rf_model *m, const rf_layout *l, int64_t first,
+                             int64_t count, const rf_step_opts *o, const rf_roof *roof,
+                             rf_model *shard, rf_step *out, rf_err *err);
+
 /* Layers of stage s (0-based) of L over P: L / P, plus one for s < L % P. */
 int64_t rf_layout_stage_layers(int64_t layers, int64_t pp, int64_t s);
 

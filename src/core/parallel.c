@@ -409,6 +409,17 @@ static rf_status pp_send(const rf_model *m, const rf_step_opts *so, size_t i, rf
     return RF_OK;
 }
 
+rf_status rf_par_device_step(const rf_model *m, const rf_layout *l, int64_t first,
+                             int64_t count, const rf_step_opts *o, const rf_roof *roof,
+                             rf_model *shard, rf_step *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = rf_layout_shard(m, l, first, count, shard, err)) ||
+        (s = rf_step_compute(shard, o, roof, out, err)))
+        return s;
+    return l->ep > 1 ? ep_share(shard, o, roof, l, out, err) : RF_OK;
+}
+
 /* Stage i, from layer `first`: its shard's step (1 / E of the routed rows
  * under EP), resident bytes, collectives and floors. */
 static rf_status stage_compute(const rf_model *m, const rf_step_opts *so, const rf_roof *roof,
@@ -423,9 +434,7 @@ static rf_status stage_compute(const rf_model *m, const rf_step_opts *so, const 
     st->layers = n;
     st->n_coll = 0;
     rf_status s;
-    if ((s = rf_layout_shard(m, l, first, n, &st->shard, err)) ||
-        (s = rf_step_compute(&st->shard, so, roof, &st->step, err)) ||
-        (l->ep > 1 && (s = ep_share(&st->shard, so, roof, l, &st->step, err))) ||
+    if ((s = rf_par_device_step(m, l, first, n, so, roof, &st->shard, &st->step, err)) ||
         (s = stage_totals(m, so, po, batch_all, is_first, is_last, st, err)))
         return s;
     if ((l->tp > 1 || l->ep > 1) &&
