@@ -1,0 +1,163 @@
+"""test_roofline.py - the Python package against the `roofline` binary.
+
+Every helper's dict must equal the binary's --json for the same command
+line, parsed the same way: the package adds no figure of its own. Needs
+ROOFLINE_BIN (the binary) in the environment; the library is found as the
+package finds it (ctest sets ROOFLINE_CLI_LIB to the build's).
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import roofline
+
+BIN = os.environ.get("ROOFLINE_BIN")
+MODELS = Path(__file__).resolve().parents[2] / "tests" / "data" / "models"
+
+pytestmark = pytest.mark.skipif(not BIN, reason="ROOFLINE_BIN (the roofline binary) not set")
+
+
+def cli(*argv):
+    """The binary's stdout, stderr and exit code for argv."""
+    p = subprocess.run([BIN, *map(str, argv)], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    return p.stdout, p.stderr, p.returncode
+
+
+def cli_json(*argv):
+    out, err, code = cli(*argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+# (helper call, the same command line for the binary)
+CASES = [
+    (lambda: roofline.step("llama-3-8b", batch=64, context=1024),
+     ["step", "llama-3-8b", "--batch", "64", "--context", "1024"]),
+    (lambda: roofline.step("mixtral-8x7b", hw="a100-80gb", phase="prefill", tokens=512,
+                           kv_dtype="fp8"),
+     ["step", "mixtral-8x7b", "--hw", "a100-80gb", "--phase", "prefill", "--tokens", "512",
+      "--kv-dtype", "fp8"]),
+    (lambda: roofline.step("llama-3-8b", batch=8, naive=True, traffic="full"),
+     ["step", "llama-3-8b", "--batch", "8", "--naive", "--traffic", "full"]),
+    (lambda: roofline.ops("llama-3-8b", tokens=[1, 64], context=4096),
+     ["ops", "llama-3-8b", "--tokens", "1,64", "--context", "4096"]),
+    (lambda: roofline.sweep("llama-3-8b", batch=[1, 64], context=range(1024, 3073, 1024),
+                            frame=False),
+     ["sweep", "llama-3-8b", "--batch", "1,64", "--context", "1024,2048,3072"]),
+    (lambda: roofline.capacity("llama-3-8b", context=8192),
+     ["capacity", "llama-3-8b", "--context", "8192"]),
+    (lambda: roofline.crossover("llama-3-8b"), ["crossover", "llama-3-8b"]),
+    (lambda: roofline.gemm(1, 4096, 6144), ["gemm", "1", "4096", "6144"]),
+    (lambda: roofline.attn(32, 4096, kv_heads=8, phase="prefill"),
+     ["attn", "--heads", "32", "--context", "4096", "--kv-heads", "8", "--phase", "prefill"]),
+    (lambda: roofline.generate("llama-3-8b", 1024, 256, batch=8),
+     ["generate", "llama-3-8b", "--prompt", "1024", "--output", "256", "--batch", "8"]),
+    (lambda: roofline.serve("llama-3-8b", 1024, 256, 32),
+     ["serve", "llama-3-8b", "--prompt", "1024", "--output", "256", "--concurrency", "32"]),
+    (lambda: roofline.frontier("llama-3-8b", 512, 128, max_batch=64),
+     ["frontier", "llama-3-8b", "--prompt", "512", "--output", "128", "--max-batch", "64"]),
+    (lambda: roofline.plan("llama-3-8b", "h100-sxm", batch=32, context=8192),
+     ["plan", "llama-3-8b", "--hw", "h100-sxm", "--batch", "32", "--context", "8192"]),
+    (lambda: roofline.info(MODELS / "deepseek-v3.json"),
+     ["info", str(MODELS / "deepseek-v3.json")]),
+    (lambda: roofline.models(), ["models"]),
+    (lambda: roofline.hardware(), ["hw"]),
+]
+
+
+@pytest.mark.parametrize("call,argv", CASES, ids=[" ".join(a[:2]) for _, a in CASES])
+def test_helper_equals_cli_json(call, argv):
+    got = call()
+    want = cli_json(*argv)
+    if argv[0] == "sweep":
+        want = want["points"]
+    assert got == want
+
+
+def test_step_tokens_per_s_is_the_cli_figure():
+    # the acceptance line: the same figure as `roofline step ... --json`
+    got = roofline.step("llama-3-8b", batch=64, context=1024)["tokens_per_s"]
+    assert got == cli_json("step", "llama-3-8b", "--batch", "64", "--context", "1024")["tokens_per_s"]
+    # B / floor = 64 / 7.04455 ms (the book chapter's decode step at B 64)
+    assert abs(got - 9085.03) < 0.01
+
+
+def test_run_gives_the_binary_bytes():
+    for argv in (["--help"], ["gemm", "1", "4096", "4096"], ["step", "nope"], ["bogus"], []):
+        res = roofline.run(*argv)
+        assert isinstance(res, roofline.Result)
+        assert (res.stdout, res.stderr, res.code) == cli(*argv)
+
+
+def test_error_has_the_one_line_message_and_code():
+    with pytest.raises(roofline.Error) as e:
+        roofline.step("no-such-model")
+    out, err, code = cli("step", "no-such-model", "--json")
+    assert e.value.code == code == 2
+    assert str(e.value) == err.strip()
+    assert str(e.value).startswith("roofline step: unknown model 'no-such-model'")
+    with pytest.raises(roofline.Error) as e:
+        roofline.step("llama-3-8b", batch=0)
+    assert e.value.code == 2 and "--batch" in str(e.value)
+
+
+def test_options_map_to_flags():
+    # underscores to dashes, True a bare flag, None and False left out,
+    # lists joined with commas: the same output as the spelled-out argv
+    a = roofline.step("llama-3-8b", batch=4, kv_dtype="fp8", causal=True, naive=False,
+                      context=None, phase="prefill", tokens=128)
+    b = cli_json("step", "llama-3-8b", "--batch", "4", "--kv-dtype", "fp8", "--causal",
+                 "--phase", "prefill", "--tokens", "128")
+    assert a == b
+
+
+def test_sweep_data_frame_when_pandas_imports():
+    pandas = pytest.importorskip("pandas", reason="pandas not installed (python3-pandas)")
+    df = roofline.sweep("llama-3-8b", batch=[1, 64], context=[1024, 4096])
+    assert isinstance(df, pandas.DataFrame)
+    want = cli_json("sweep", "llama-3-8b", "--batch", "1,64", "--context", "1024,4096")
+    assert df.to_dict("records") == want["points"]
+    assert df.attrs["assumptions"] == want["assumptions"]
+
+
+def test_sweep_list_without_pandas():
+    # frame=None falls back to the list when pandas cannot be imported
+    code = ("import sys; sys.modules['pandas'] = None\n"
+            "import roofline\n"
+            "p = roofline.sweep('llama-3-8b', batch=[1, 2])\n"
+            "print(type(p).__name__, len(p))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=os.environ.copy())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "list 2"
+
+
+def test_output_file_is_written(tmp_path):
+    # -o FILE writes the file as the binary does; stdout stays empty
+    path = tmp_path / "fig.svg"
+    res = roofline.run("plot", "llama-3-8b", "-o", path)
+    assert res.code == 0 and res.stdout == "" and res.stderr == ""
+    want = tmp_path / "want.svg"
+    assert cli("plot", "llama-3-8b", "-o", want)[2] == 0
+    assert path.read_bytes() == want.read_bytes()
+
+
+def test_library_lookup_env_var_is_final():
+    # a wrong ROOFLINE_CLI_LIB is an error naming it, not a fall-back
+    env = dict(os.environ, ROOFLINE_CLI_LIB="/nonexistent/libroofline-cli.so")
+    code = "import roofline\ntry:\n    roofline.run('--version')\nexcept OSError as e:\n    print(e)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert "ROOFLINE_CLI_LIB=/nonexistent/libroofline-cli.so" in out.stdout
+
+
+def test_many_calls_one_process():
+    # no state survives a call: a failing call, then the first again
+    first = roofline.run("step", "llama-3-8b", "--batch", "64", "--json")
+    roofline.run("step", "llama-3-8b", "--bogus")
+    roofline.run("sweep", "llama-3-8b", "--batch", "1:64", "--csv")
+    assert roofline.run("step", "llama-3-8b", "--batch", "64", "--json") == first
