@@ -18,7 +18,7 @@ static const cli_opt opts[] = {
     {"isa", 1, O_ISA, "NAME", "kernels: scalar, sse, avx2, avx512 (default: best by cpuid; "
                               "or RF_ISA)"},
     {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
-    {"mpi", 0, O_MPI, NULL, "a cluster, under mpirun: node roofs and links (cmd_measure_mpi.c)"},
+    {"mpi", 0, O_MPI, NULL, "a cluster, under mpirun -np N: node roofs and the links between ranks"},
     {"timeout", 1, O_TIMEOUT, "S", "with --mpi: a rank still running after S seconds fails"},
     {"calibrate", 0, O_CALIBRATE, NULL, "also time GEMMs, attention and element-wise kernels "
                                         "over their shapes and fit them, for predictions (at "
@@ -81,7 +81,7 @@ static void calib_progress(void *user, int done, int total, const char *what)
  * fills p->calib. An exit code. */
 static int calibrate(const cli_ctx *ctx, rf_hw_profile *p, bool quick, const char *isa)
 {
-    bool tty = isatty(STDERR_FILENO);
+    bool tty = isatty(fileno(stderr));
     rf_calibrate_opts o = {.threads = p->threads > 0 ? p->threads : 1, .quick = quick,
                            .isa = isa, .progress = tty ? calib_progress : NULL};
     rf_err e;
@@ -216,7 +216,7 @@ int cmd_measure(int argc, char **argv)
         .threads = (int)a.threads,
         .quick = a.quick,
         .isa = a.isa ? a.isa : getenv("RF_ISA"),
-        .progress = isatty(STDERR_FILENO) ? progress : NULL,
+        .progress = isatty(fileno(stderr)) ? progress : NULL,
     };
     rf_status st = rf_measure_cpu(&mo, p, &e);
     if (mo.progress)
