@@ -359,7 +359,6 @@ struct rf_step_pred;
 void cli_op_table_pred(rf_report *r, const char *key, const char *label, const rf_step *st,
                        const struct rf_step_pred *pr);
 
-
 /* Check an output path before any work: its folder exists and takes a new
  * file, the path is not a folder, a device or an unwritable file, and not
  * one of the NULL-terminated inputs. One line and RF_EXIT_USAGE if not;
@@ -512,5 +511,10 @@ void cli_pred_cells(rf_report *r, const struct rf_step_pred *pr, const rf_step *
  * label), labelled a prediction. */
 void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key,
                      const char *label);
+/* The prediction's assumption line alone (sweep's head); a step's predicted
+ * time and tokens/s (0 when pr is NULL). */
+void cli_pred_assume(rf_report *r);
+double cli_pred_step_s(const struct rf_step_pred *pr);
+double cli_pred_tokens_per_s(const struct rf_step_pred *pr);
 
 #endif

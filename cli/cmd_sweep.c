@@ -20,6 +20,7 @@ static const cli_opt opts[] = {
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
     CLI_BUDGET_OPTS,
     CLI_PAR_OPTS,
+    CLI_PREDICT_OPT,
     {0},
 };
 
@@ -60,8 +61,11 @@ static const rf_rowcol cols[] = {
     {"floor_sum_of_max_s", "sum-of-max", RF_U_SECONDS, 10},
     {"fits", "fits", RF_U_NONE, 5},
     {"memory_needed_bytes", "memory", RF_U_BYTES_BIN, 10},
+    /* --predict only: */
+    {"predicted_s", "predicted", RF_U_SECONDS, 10},
+    {"predicted_tokens_per_s", "pred tok/s", RF_U_TOK_RATE, 12},
 };
-#define N_COLS (sizeof cols / sizeof cols[0])
+#define N_COLS (sizeof cols / sizeof cols[0] - 2)
 
 /* One sweep's state, from the parsed options to the streamed rows. */
 typedef struct sweep_run {
@@ -184,7 +188,18 @@ static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
             p.floor_s = lp.floor_s, p.tokens_per_s = lp.tokens_per_s;
         if (s->judged && rf_fit_at(&s->fit, &s->m, s->a.o.kv, p.batch, p.context, &e))
             return cli_fail_err(&s->ctx, &e);
-        rf_cell c[N_COLS] = {
+        const struct rf_step_pred *pr = NULL; /* --predict: the point's whole step */
+        if (s->ctx.step_given & CLI_GIVEN_PREDICT) {
+            static rf_step st;
+            rf_step_opts po = s->a.o;
+            po.context = s->ss[j];
+            int rc = rf_step_compute(&s->m, &po, &s->roof, &st, &e)
+                         ? cli_fail_err(&s->ctx, &e)
+                         : cli_step_predict(&s->ctx, &po, &st, &pr);
+            if (rc)
+                return rc;
+        }
+        rf_cell c[N_COLS + 2] = {
             {.kind = RF_CELL_INT, .i = (uint64_t)p.batch},
             {.kind = RF_CELL_INT, .i = (uint64_t)p.context},
             {.kind = RF_CELL_NUM, .num = p.floor_s},
@@ -196,6 +211,8 @@ static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
             {.kind = RF_CELL_NUM, .num = p.floor_sum_of_max_s},
             {.kind = s->judged ? RF_CELL_BOOL : RF_CELL_NULL, .i = s->fit.fits},
             {.kind = s->judged ? RF_CELL_INT : RF_CELL_NULL, .i = s->fit.needed_bytes},
+            {.kind = RF_CELL_NUM, .num = cli_pred_step_s(pr)},
+            {.kind = RF_CELL_NUM, .num = cli_pred_tokens_per_s(pr)},
         };
         rf_rows_add(w, &o->buf, c);
         if (o->buf.failed)
@@ -209,7 +226,10 @@ static int stream_points(sweep_run *s, cli_out *o)
     rf_rows w;
     rf_err e;
     int rc = RF_EXIT_OK;
-    rf_rows_begin(&w, &o->buf, s->ctx.format, s->head, "points", cols, N_COLS);
+    bool pred = s->ctx.step_given & CLI_GIVEN_PREDICT;
+    if (pred)
+        cli_pred_assume(s->head);
+    rf_rows_begin(&w, &o->buf, s->ctx.format, s->head, "points", cols, N_COLS + (pred ? 2 : 0));
     for (size_t i = 0; i < s->nb && !rc && !o->buf.failed; i++) {
         s->a.o.batch = s->bs[i];
         if (i && rf_sweep_prepare(s->sw, &s->m, &s->a.o, &s->roof, &e))
@@ -237,7 +257,8 @@ int cmd_sweep(int argc, char **argv)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (!s.a.batch)
         return cli_fail(&s.ctx, RF_EXIT_USAGE, "--batch RANGE is required");
-    if (!(rc = cli_model_setup(&s.ctx, argc, argv, pos, &s.m, &s.a.o, &s.roof)) &&
+    if (!(rc = cli_predict_refuse(&s.ctx, cli_par_wanted(&s.a.par), "layouts")) &&
+        !(rc = cli_model_setup(&s.ctx, argc, argv, pos, &s.m, &s.a.o, &s.roof)) &&
         !(rc = cli_step_defaults(&s.ctx, &s.m, &s.a.o, false)) && !(rc = read_ranges(&s)) &&
         !(rc = begin_report(&s)) && !(rc = try_corner(&s)) && !(rc = assume_points(&s)) &&
         !(rc = cli_out_open(&s.ctx, s.ctx.out_path, &o)))

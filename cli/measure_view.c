@@ -239,14 +239,19 @@ int cli_step_predict(const cli_ctx *ctx, const rf_step_opts *o, const rf_step *s
                      const struct rf_step_pred **out)
 {
     static rf_calib cal;
+    static char loaded[1024]; /* the profile cal came from: a sweep asks per point */
     static rf_step_pred pool[2];
     static unsigned next;
     *out = NULL;
     if (!(ctx->step_given & CLI_GIVEN_PREDICT))
         return RF_EXIT_OK;
-    int rc = cli_calib_load(ctx, &cal);
-    if (rc)
-        return rc;
+    if (!ctx->hw_name || strcmp(loaded, ctx->hw_name)) {
+        loaded[0] = 0;
+        int rc = cli_calib_load(ctx, &cal);
+        if (rc)
+            return rc;
+        snprintf(loaded, sizeof loaded, "%s", ctx->hw_name);
+    }
     rf_step_pred *p = &pool[next++ % 2];
     double tokens = (double)o->batch * (double)(o->phase == RF_PREFILL ? o->tokens : 1);
     rf_err e;
@@ -272,16 +277,28 @@ void cli_pred_cells(rf_report *r, const struct rf_step_pred *pr, const rf_step *
     rf_report_cell_str(r, pr->op[i].in_range ? "yes" : "outside");
 }
 
-void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key,
-                     const char *label)
+double cli_pred_step_s(const struct rf_step_pred *pr) { return pr ? pr->time_s : 0; }
+
+double cli_pred_tokens_per_s(const struct rf_step_pred *pr)
 {
-    if (!pr)
-        return;
+    return pr ? pr->tokens_per_s : 0;
+}
+
+void cli_pred_assume(rf_report *r)
+{
     rf_report_assume(r, "predicted: each operator from the --hw profile's calibration (t = c0 + "
                         "floor / eff on its sustained roof, eff interpolated in log space "
                         "between calibrated shapes, the calibration's dtypes' efficiency "
                         "assumed for these); the step = the sum of count x predicted, a "
                         "PREDICTION, not a floor");
+}
+
+void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key,
+                     const char *label)
+{
+    if (!pr)
+        return;
+    cli_pred_assume(r);
     rf_report_section(r, key, label);
     rf_report_num(r, "predicted_s", "predicted step (sum of the operators)", pr->time_s,
                   RF_U_SECONDS);
