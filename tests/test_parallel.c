@@ -477,6 +477,42 @@ static void sweep_equals_compute(void **state)
     }
 }
 
+/* plan: a DP replica serves ceil(B / D) >= 1 sequences, so D <= B: at B = 1
+ * every layout tried is one replica (a second would idle, yet once counted
+ * its own sequence); at B = 2 a DP 2 layout fits, DP 4 is not tried. On
+ * Mixtral at B = 64 the expert groups tried include EP 2 over two TP 1
+ * replicas. */
+static void plan_dp_within_batch(void **state)
+{
+    (void)state;
+    setup_hw();
+    rf_model m = preset("llama-3-8b");
+    rf_par_opts po = popts(1, 1, 1);
+    rf_step_opts o = decode(1, 1024);
+    assert_int_equal(rf_plan_compute(&m, &o, &roof, &po, 8, RF_OBJ_THROUGHPUT, &plan, NULL),
+                     RF_OK);
+    assert_true(plan.n_rows > 0);
+    for (size_t i = 0; i < plan.n_rows; i++)
+        assert_int_equal(plan.rows[i].layout.dp, 1);
+    o.batch = 2;
+    assert_int_equal(rf_plan_compute(&m, &o, &roof, &po, 8, RF_OBJ_THROUGHPUT, &plan, NULL),
+                     RF_OK);
+    bool dp2 = false;
+    for (size_t i = 0; i < plan.n_rows; i++) {
+        assert_true(plan.rows[i].layout.dp <= 2);
+        dp2 |= plan.rows[i].layout.dp == 2;
+    }
+    assert_true(dp2);
+    rf_model mx = preset("mixtral-8x7b");
+    o.batch = 64;
+    assert_int_equal(rf_plan_compute(&mx, &o, &roof, &po, 16, RF_OBJ_COST, &plan, NULL), RF_OK);
+    bool group = false;
+    for (size_t i = 0; i < plan.n_rows; i++)
+        group |= plan.rows[i].layout.tp == 1 && plan.rows[i].layout.ep == 2 &&
+                 plan.rows[i].layout.dp == 2;
+    assert_true(group);
+}
+
 /* Mixtral-8x7B with EP 8 over eight replicas of TP 1 (layout {1, 1, 8, 8}:
  * attention data-parallel, each device its own sequence, B = 1 at s = 0).
  * A device holds 8 / 8 = 1 expert a layer, 32 x 3 x 4096 x 14336 x 2 =
@@ -638,7 +674,7 @@ int main(void)
         cmocka_unit_test(refused_splits), cmocka_unit_test(uneven_stages),
         cmocka_unit_test(plan_405b),       cmocka_unit_test(sweep_equals_compute),
         cmocka_unit_test(capacity_tp4_pp2), cmocka_unit_test(mixtral_ep8_tp1),
-        cmocka_unit_test(mla_tp2),
+        cmocka_unit_test(mla_tp2),          cmocka_unit_test(plan_dp_within_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

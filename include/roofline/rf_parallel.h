@@ -235,8 +235,8 @@ rf_status rf_par_sweep_eval(rf_par_sweep *ps, int64_t context, rf_par_point *p, 
 
 /* `plan`: every layout of powers of two (T, P, D; on a MoE model E = 1 and
  * E = T g for g = 1, 2, 4 ... D) up to max_devices that fits o->batch
- * sequences at o's context (a replica of DP D runs ceil(B / D) of them),
- * ranked. */
+ * sequences at o's context (a replica of DP D runs ceil(B / D) of them, so
+ * D <= B: a replica with no sequence would idle), ranked. */
 typedef enum rf_objective {
     RF_OBJ_COST = 0,   /* fewest devices, then the most tokens/s a device */
     RF_OBJ_LATENCY,    /* the shortest token latency                      */

@@ -43,7 +43,8 @@ rf_status rf_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roo
     int64_t smallest = 0;
     for (int64_t tp = 1; tp <= max_devices; tp *= 2)
         for (int64_t pp = 1; tp * pp <= max_devices; pp *= 2)
-            for (int64_t dp = 1; tp * pp * dp <= max_devices; dp *= 2)
+            /* a replica serves at least one sequence: D <= B */
+            for (int64_t dp = 1; tp * pp * dp <= max_devices && dp <= o->batch; dp *= 2)
                 /* EP 1, or an expert group of tp x 1, 2, 4 ... dp replicas */
                 for (int64_t ep = 1; ep <= tp * dp && (ep == 1 || m->n_experts);
                      ep = ep == 1 ? (tp > 1 ? tp : 2) : 2 * ep) {
