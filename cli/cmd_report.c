@@ -2,10 +2,13 @@
  * page with Figure 1, the operator tables of both phases, step floors and
  * tokens/s, crossing points, KV capacity and a batch sweep. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "request.h"
+#include "roofline/rf_explorer.h"
+#include "roofline/rf_file.h"
 #include "roofline/rf_parse.h"
 
 static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_PREDICT_OPT, CLI_BUDGET_OPTS, CLI_PAR_OPTS,
@@ -214,10 +217,44 @@ static const char *figure1_caption(const rf_plot *p)
            "bandwidth, right of it by compute.";
 }
 
-/* The page: r with Figure 1 and the batch chart, written to -o. */
+/* The explorer into html: the arguments after "report" but -o FILE, and
+ * the files among them (a config.json, a profile: at most 8 of 256 KiB),
+ * which the page's module reads again. */
+static int add_explorer(const cli_ctx *ctx, rf_buf *html, int argc, char **argv)
+{
+    enum { MAX_ARGS = 128, MAX_FILES = 8, FILE_MAX_BYTES = 256 << 10 };
+    const char *kept[MAX_ARGS];
+    rf_explorer_file files[MAX_FILES];
+    char *texts[MAX_FILES] = {0};
+    size_t na = 0, nf = 0;
+    for (int i = 1; i < argc && na < MAX_ARGS; i++) {
+        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+            i++;
+            continue;
+        }
+        if (!strncmp(argv[i], "--output=", 9) || !strncmp(argv[i], "-o", 2))
+            continue;
+        kept[na++] = argv[i];
+        rf_err ignored;
+        size_t len;
+        if (nf < MAX_FILES && argv[i][0] != '-' &&
+            !rf_file_read_all(argv[i], FILE_MAX_BYTES, &texts[nf], &len, &ignored)) {
+            files[nf] = (rf_explorer_file){argv[i], texts[nf], len};
+            nf++;
+        }
+    }
+    rf_err e;
+    int rc = rf_explorer_append(html, kept, na, files, nf, &e) ? cli_fail_err(ctx, &e) : 0;
+    for (size_t i = 0; i < nf; i++)
+        free(texts[i]);
+    return rc;
+}
+
+/* The page: r with Figure 1 and the batch chart (and the explorer, where
+ * built), written to -o. */
 static int write_page(const cli_ctx *ctx, const rf_report *r, const cli_figure *f,
                       rf_buf *svg3,
-                      const rf_batch_chart *chart)
+                      const rf_batch_chart *chart, int argc, char **argv)
 {
     rf_err e;
     int rc;
@@ -241,7 +278,7 @@ static int write_page(const cli_ctx *ctx, const rf_report *r, const cli_figure *
     };
     if (rf_report_write_html(r, figs, 3, &html, &e))
         rc = cli_fail_err(ctx, &e);
-    else
+    else if (!rf_explorer_built() || !(rc = add_explorer(ctx, &html, argc, argv)))
         rc = cli_write_file(ctx, ctx->out_path, html.data, html.len);
 out:
     rf_buf_free(&svg1);
@@ -302,8 +339,10 @@ int cmd_report(int argc, char **argv)
         rf_report_free(r);
         return rc;
     }
+    if (rf_explorer_note())
+        rf_report_note(r, "%s", rf_explorer_note());
     if (!(rc = frontier_section(&ctx, r, &f, &a.budget, &svg3)))
-        rc = write_page(&ctx, r, &f, &svg3, &chart);
+        rc = write_page(&ctx, r, &f, &svg3, &chart, argc, argv);
     rf_report_free(r);
     return rc;
 }

@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+/* test_explorer_cli.js ROOFLINE ROWS LOGDIR: every CLI table's command line
+ * through the WebAssembly module (RF_WASM_MODULE, the explorer's
+ * roofline.js) under Node.js, one module for all of them, and through the
+ * native binary; the exit codes and the bytes on stdout and stderr must be
+ * the same. Run by test_entry.sh, which reads the tables (ROWS: "R", the
+ * row's {TMP} folder, the argument count, the arguments, NUL-separated).
+ *
+ * The module sees the real files through NODEFS: LOGDIR (the rows' {TMP}
+ * folders) and the folders of RF_TEST_DIRS (colon-separated: the test
+ * data), each mounted at its own path. A page from `report -o -` is
+ * compared without the explorer the binary adds (the module, running
+ * inside a page, adds none). Left out, and counted: the commands the module
+ * does not have (measure, bench, profile: they must exit 3 there), and rows
+ * that name a file outside those folders (/proc, /dev/full, ...), which the
+ * module's file system cannot hold, and a path through a regular file,
+ * which emscripten's NODEFS reports as ENOENT where the host says ENOTDIR. A second pass runs the rows again in
+ * reverse order in the same module: no state survives a call. */
+"use strict";
+const { spawnSync } = require("child_process");
+const fs = require("fs");
+const path = require("path");
+
+const [bin, rowsFile, logDir] = process.argv.slice(2);
+const modulePath = process.env.RF_WASM_MODULE;
+if (!modulePath || !fs.existsSync(modulePath)) {
+  console.log("SKIP: no WebAssembly module (built without emcc)");
+  process.exit(77);
+}
+const ABSENT = new Set(["measure", "bench", "profile"]);
+
+/* the rows: [{tmp, args}] */
+const fields = fs.readFileSync(rowsFile, "utf8").split("\0");
+const rows = [];
+for (let i = 0; i + 2 < fields.length && fields[i] === "R";) {
+  const tmp = fields[i + 1], n = Number(fields[i + 2]);
+  rows.push({ tmp: tmp, args: fields.slice(i + 3, i + 3 + n) });
+  i += 3 + n;
+}
+
+/* a report page as rf_report_write_html ends it: what follows its </main>
+ * up to </body> is the explorer */
+function withoutExplorer(b) {
+  const s = b.toString("latin1");
+  if (!s.includes('id="rf-explorer-state"')) return b;
+  const main = s.lastIndexOf("</main>\n") + 8, body = s.lastIndexOf("</body>");
+  return Buffer.from(s.slice(0, main) + s.slice(body), "latin1");
+}
+
+const out = [], err = [];
+require(path.resolve(modulePath))({
+  stdout: (b) => { if (b !== null) out.push(b & 255); },
+  stderr: (b) => { if (b !== null) err.push(b & 255); },
+}).then((m) => {
+  const roots = new Set();
+  /* a folder of the host at the same path in the module */
+  function mount(dir) {
+    if (roots.has(dir)) return;
+    let at = "";
+    for (const part of dir.split("/").filter(Boolean)) {
+      at += "/" + part;
+      try { m.FS.mkdir(at); } catch (e) { /* there already */ }
+    }
+    m.FS.mount(m.FS.filesystems.NODEFS, { root: dir }, dir);
+    roots.add(dir);
+  }
+  const dataDirs = [logDir].concat((process.env.RF_TEST_DIRS || "").split(":"))
+    .filter(Boolean).map((d) => fs.realpathSync(d));
+  function run(args) {
+    out.length = 0;
+    err.length = 0;
+    const argv = ["roofline"].concat(args);
+    const ptrs = argv.map((s) => {
+      const n = m.lengthBytesUTF8(s) + 1, p = m._malloc(n);
+      m.stringToUTF8(s, p, n);
+      return p;
+    });
+    const arr = m._malloc(4 * (ptrs.length + 1));
+    ptrs.forEach((p, i) => m.setValue(arr + 4 * i, p, "i32"));
+    m.setValue(arr + 4 * ptrs.length, 0, "i32");
+    const code = m._rf_cli_main(ptrs.length, arr);
+    ptrs.forEach((p) => m._free(p));
+    m._free(arr);
+    return { code: code, out: Buffer.from(out), err: Buffer.from(err) };
+  }
+  /* may this row run in the module: every absolute path it names lies in a
+   * mounted folder (the row's {TMP} or the test data) */
+  const inside = (a) => [...dataDirs].some((d) => a === d || a.startsWith(d + "/"));
+  let compared = 0, absent = 0, outside = 0, fsDiffers = 0, failed = 0;
+  for (const d of dataDirs) mount(d);
+  for (const pass of [rows, rows.slice().reverse()]) {
+    for (const row of pass) {
+      const word = row.args[0];
+      const paths = row.args.flatMap((a) => a.split("=")).filter((a) => a.startsWith("/"));
+      if (ABSENT.has(word)) {
+        const w = run(row.args);
+        if (w.code !== 3) {
+          console.log("FAIL: " + row.args.join(" ") + ": exit " + w.code + " in the module, not 3");
+          failed++;
+        }
+        absent++;
+        continue;
+      }
+      if (paths.some((p) => !inside(p))) {
+        outside++;
+        continue;
+      }
+      fs.rmSync(row.tmp, { recursive: true, force: true });
+      fs.mkdirSync(row.tmp, { recursive: true });
+      /* the binary once a row (the second pass reuses its answer) */
+      const n = row.native || (row.native = spawnSync(bin, row.args,
+        { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 }));
+      fs.rmSync(row.tmp, { recursive: true, force: true });
+      fs.mkdirSync(row.tmp, { recursive: true });
+      const w = run(row.args);
+      /* a path through a regular file: the host says ENOTDIR, emscripten's
+       * NODEFS maps it to ENOENT (the file system's word, not the tool's) */
+      if (String(n.stderr).includes(": Not a directory\n") &&
+          String(w.err).includes(": No such file or directory\n")) {
+        fsDiffers++;
+        continue;
+      }
+      compared++;
+      const same = n.status === w.code && withoutExplorer(n.stdout).equals(w.out) &&
+        n.stderr.equals(w.err);
+      if (!same && failed++ < 10) {
+        console.log("FAIL: " + row.args.join(" ") + "\n  native: exit " + n.status + ", " +
+          n.stdout.length + " bytes out, err " + JSON.stringify(String(n.stderr).slice(0, 200)) +
+          "\n  module: exit " + w.code + ", " + w.out.length + " bytes out, err " +
+          JSON.stringify(String(w.err).slice(0, 200)));
+      }
+    }
+  }
+  console.log("module = binary on " + compared + " command lines (two passes); left out: " +
+              absent + " of measure/bench/profile (exit 3 checked), " + outside +
+              " naming files outside the test folders, " + fsDiffers +
+              " where the file system's errno differs (ENOTDIR as ENOENT)");
+  process.exit(failed ? 1 : 0);
+});
