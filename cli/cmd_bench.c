@@ -185,7 +185,7 @@ static int sweep_run(cli_ctx *ctx, sweep *w)
                              .trials = w->a.trials_given ? (int)w->a.trials : 0,
                              .mem_avail_bytes = w->cpu.mem_avail_bytes,
                              .sampler = w->sampler,
-                             .progress = isatty(STDERR_FILENO) ? sweep_progress : NULL,
+                             .progress = isatty(fileno(stderr)) ? sweep_progress : NULL,
                              .progress_user = &names};
     if (rf_gemm_sweep(&sw, w->pts, w->n_pts, &e))
         return cli_fail_err(ctx, &e);

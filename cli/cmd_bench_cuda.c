@@ -228,7 +228,7 @@ static void sweep_point(cuda_sweep *w, rf_report *r, size_t s, size_t di, size_t
  * the GEMV kernel too; progress on a terminal. */
 static void sweep_all(cuda_sweep *w, rf_report *r)
 {
-    bool shown = isatty(STDERR_FILENO);
+    bool shown = isatty(fileno(stderr));
     for (size_t s = 0; s < w->n_shapes; s++)
         for (size_t di = 0; di < w->n_dts; di++)
             for (size_t ti = 0; ti < w->nt; ti++)

@@ -30,7 +30,7 @@ rf_status cli_cuda_profile(const cli_ctx *ctx, rf_cuda_ctx *cu, const char *devi
                            uint32_t dtype_mask, int64_t gemm_dim, rf_hw_profile *p,
                            cli_cuda_talk *talk, rf_err *err)
 {
-    *talk = (cli_cuda_talk){.device = device, .shown = isatty(STDERR_FILENO)};
+    *talk = (cli_cuda_talk){.device = device, .shown = isatty(fileno(stderr))};
     rf_cuda_measure_opts o = {.quick = quick, .dtype_mask = dtype_mask, .gemm_dim = gemm_dim,
                               .progress = talk->shown ? progress : NULL, .note = note,
                               .user = talk};

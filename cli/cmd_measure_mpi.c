@@ -62,7 +62,7 @@ static void rank_failed(rf_mpi *m, const cli_ctx *ctx, const rf_err *e)
  * controlling terminal. */
 static bool at_terminal(void)
 {
-    if (isatty(STDERR_FILENO))
+    if (isatty(fileno(stderr)))
         return true;
     int fd = open("/dev/tty", O_RDONLY | O_NOCTTY);
     if (fd < 0)

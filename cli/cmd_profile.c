@@ -372,7 +372,7 @@ int cmd_profile(int argc, char **argv)
     rf_err e;
     if (rf_forward_fit(&m, o, 0, &e))
         return cli_fail_err(&ctx, &e);
-    bool tty = isatty(STDERR_FILENO);
+    bool tty = isatty(fileno(stderr));
     rf_calib *cal = NULL;
     if ((rc = load_calibration(&ctx, &cal)))
         return rc;

@@ -157,7 +157,7 @@ int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *ro
     rf_hw_profile *p = malloc(sizeof *p);
     if (!p)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    bool tty = isatty(STDERR_FILENO);
+    bool tty = isatty(fileno(stderr));
     rf_measure_opts mo = {.threads = threads, .quick = true, .isa = getenv("RF_ISA"),
                           .progress = tty ? measure_progress : NULL};
     rf_err e;

@@ -161,3 +161,28 @@ def test_many_calls_one_process():
     roofline.run("step", "llama-3-8b", "--bogus")
     roofline.run("sweep", "llama-3-8b", "--batch", "1:64", "--csv")
     assert roofline.run("step", "llama-3-8b", "--batch", "64", "--json") == first
+
+
+def test_no_progress_line_when_captured(tmp_path):
+    # measure shows a progress line where its stderr is a terminal; run from
+    # a process whose own stderr is one (a pty), the captured stderr is a
+    # memory stream, not a terminal, so it holds no progress line
+    import pty
+    code = ("import sys, roofline\n"
+            "r = roofline.run('measure', '--quick', '--threads', '1', '-o', sys.argv[1])\n"
+            "print('progress' if '\\r' in r.stderr else 'none', r.code)")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(sys.executable, [sys.executable, "-c", code, str(tmp_path / "lab.json")],
+                  os.environ)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    assert out.decode(errors="replace").strip().endswith("none 0"), out
