@@ -516,5 +516,8 @@ void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *ke
 void cli_pred_assume(rf_report *r);
 double cli_pred_step_s(const struct rf_step_pred *pr);
 double cli_pred_tokens_per_s(const struct rf_step_pred *pr);
+/* Figure 1's second memory roof: the --hw profile's sustained one (the
+ * median DRAM read), dashed beside the best, when the profile has it. */
+void cli_plot_sustained(const cli_ctx *ctx, rf_plot *plot);
 
 #endif

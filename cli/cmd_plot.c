@@ -42,6 +42,7 @@ static rf_status figure_plot(const cli_ctx *ctx, cli_figure *f, const rf_par *de
                 : rf_plot_add_step(p, &f->prefill_step, RF_PREFILL, e);
     if (!s && f->measured_path)
         s = rf_plot_add_measured(p, &f->measured, e);
+    cli_plot_sustained(ctx, p); /* the profile's sustained memory roof, dashed */
     rf_plot_fit(p);
     return s;
 }

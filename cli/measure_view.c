@@ -217,13 +217,45 @@ int cli_calib_load(const cli_ctx *ctx, rf_calib *out)
     return rc;
 }
 
+/* The profile at path, when it is one that loads (to free), else NULL. */
+static rf_hw_profile *profile_at(const char *path)
+{
+    rf_hw_profile *p = path && access(path, F_OK) == 0 ? malloc(sizeof *p) : NULL;
+    rf_err e;
+    if (p && rf_hw_profile_load(path, p, &e) != RF_OK) {
+        free(p);
+        p = NULL;
+    }
+    return p;
+}
+
 bool cli_hw_is_calibrated(const char *path)
 {
-    rf_hw_profile *p = access(path, F_OK) == 0 ? malloc(sizeof *p) : NULL;
-    rf_err e;
-    bool yes = p && rf_hw_profile_load(path, p, &e) == RF_OK && p->calib.version;
+    rf_hw_profile *p = profile_at(path);
+    bool yes = p && p->calib.version;
     free(p);
     return yes;
+}
+
+void cli_plot_sustained(const cli_ctx *ctx, rf_plot *plot)
+{
+    rf_hw_profile *p = profile_at(ctx->hw_name);
+    double bw = p ? p->bandwidth_sustained_bytes_per_s : 0;
+    free(p);
+    if (!(bw > 0) || plot->n_lines >= RF_PLOT_MAX_LINES || !(plot->peak_flops_per_s > 0))
+        return;
+    rf_plot_line *l = &plot->lines[plot->n_lines++];
+    char rate[32];
+    memset(l, 0, sizeof *l);
+    l->role = RF_PLOT_MEASURED; /* dashed, as a measured roof */
+    l->sloped = true;
+    l->value = bw;
+    l->to_intensity = plot->peak_flops_per_s / bw; /* up to the compute roof */
+    snprintf(l->label, sizeof l->label, "sustained %s (median read)",
+             rf_fmt(bw, RF_U_BW, rate, sizeof rate));
+    if (!plot->measured_name[0])
+        snprintf(plot->measured_name, sizeof plot->measured_name,
+                 "the profile's sustained memory roof");
 }
 
 /* ---- --predict on step, report and sweep ---------------------------------- */
