@@ -192,11 +192,13 @@ static rf_report *cluster_report(const rf_hw_profile *p, const rf_mpi_links_plan
                           "it with mpirun -np N for the collectives)");
     } else {
         rf_report_assume(r, "collectives: all-reduce (float sum), all-gather, all-to-all and "
-                            "a ring send (MPI_Sendrecv to the next rank), %s to %s doubling; "
+                            "a ring send (MPI_Sendrecv to the next rank), %s to %s, x %llu a "
+                            "size; "
                             "in a node every node's ranks at once, between nodes one rank a "
                             "node",
                          rf_fmt((double)plan->min_bytes, RF_U_BYTES_BIN, lo, sizeof lo),
-                         rf_fmt((double)plan->max_bytes, RF_U_BYTES_BIN, hi, sizeof hi));
+                         rf_fmt((double)plan->max_bytes, RF_U_BYTES_BIN, hi, sizeof hi),
+                         (unsigned long long)plan->step);
         rf_report_assume(r, "timing (OSU, nccl-tests): a warm-up, then iterations doubled "
                             "until a trial's collectives last >= %.0f ms on the slowest rank "
                             "(or, from 16 iterations, the trial, barriers included, 4 x that), %d "

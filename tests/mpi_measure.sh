@@ -71,8 +71,8 @@ check(kinds == ["all-gather", "all-reduce", "all-to-all", "send"], f"collectives
 for l in c["links"]:
     name = f"{l['collective']} ({l['class']})"
     check(l["class"] == "intra-node" and l["ranks"] == 2, f"{name}: 2 ranks in a node expected")
-    # --quick: 8 B to 64 MiB doubling = 24 sizes
-    check(len(l["points"]) == 24, f"{name}: {len(l['points'])} points, 24 expected")
+    # --quick: 16 B to 64 MiB by 4 = 16 x 4^0 .. 16 x 4^11, 12 sizes
+    check(len(l["points"]) == 12, f"{name}: {len(l['points'])} points, 12 expected")
     check(l["bandwidth_bytes_per_s"] > 0 and l["residual"] >= 0, f"{name}: no fit")
     check(l["latency_s"] < 100e-6, f"{name}: latency fit {l['latency_s']} s, < 100 us expected")
     print(f"{name}: latency {l['latency_s'] * 1e6:.2f} us, bus bandwidth "
@@ -95,7 +95,7 @@ if not rows:
     print("FAIL: no collective rows in step --tp 2 --json")
     sys.exit(1)
 for r in rows:
-    if "measured 8 B-64 MiB" not in r["link"]:
+    if "measured 16 B-64 MiB" not in r["link"]:
         print(f"FAIL: {r.get('name')} is costed on '{r['link']}', not the measured link")
         sys.exit(1)
 if "measured with MPI on 1 node, 2 ranks" not in text:

@@ -9,9 +9,9 @@
 rf_mpi_links_plan rf_mpi_links_plan_of(bool quick)
 {
     if (quick)
-        return (rf_mpi_links_plan){.min_bytes = 8, .max_bytes = (uint64_t)64 << 20,
+        return (rf_mpi_links_plan){.min_bytes = 16, .max_bytes = (uint64_t)64 << 20, .step = 4,
                                    .min_time_s = 2e-3, .trials = 3, .max_iterations = 1 << 16};
-    return (rf_mpi_links_plan){.min_bytes = 8, .max_bytes = (uint64_t)256 << 20,
+    return (rf_mpi_links_plan){.min_bytes = 8, .max_bytes = (uint64_t)256 << 20, .step = 2,
                                .min_time_s = 20e-3, .trials = 5, .max_iterations = 1 << 20};
 }
 
@@ -131,7 +131,8 @@ static rf_status measure_class(run *u, const klass *k, const bufs *b, rf_cluster
 {
     for (int kind = 0; kind < RF_LINK_FIT_KINDS; kind++) {
         rf_cluster_link l = {.cls = k->cls, .kind = (rf_coll_kind)kind, .ranks = k->ranks};
-        for (uint64_t n = u->plan->min_bytes; n <= u->plan->max_bytes; n *= 2, u->done++) {
+        for (uint64_t n = u->plan->min_bytes; n <= u->plan->max_bytes;
+             n *= u->plan->step, u->done++) {
             if (u->report && u->progress) {
                 char what[96];
                 snprintf(what, sizeof what, "%s %s %llu B", rf_link_class_name(k->cls),
@@ -164,7 +165,7 @@ static rf_status measure_class(run *u, const klass *k, const bufs *b, rf_cluster
 static int sizes_of(const rf_mpi_links_plan *p)
 {
     int n = 0;
-    for (uint64_t b = p->min_bytes; b && b <= p->max_bytes; b *= 2)
+    for (uint64_t b = p->min_bytes; b && b <= p->max_bytes; b *= p->step)
         n++;
     return n;
 }
@@ -175,7 +176,7 @@ rf_status rf_mpi_links(rf_mpi *m, const rf_mpi_links_plan *plan, rf_mpi_progress
     bool intra = m->min_node_size >= 2, inter = m->nodes >= 2;
     if (!intra && !inter)
         return RF_OK;
-    if (plan->min_bytes < 8 || plan->max_bytes < plan->min_bytes ||
+    if (plan->min_bytes < 8 || plan->max_bytes < plan->min_bytes || plan->step < 2 ||
         plan->max_bytes > (uint64_t)1 << 30)
         return rf_err_set(err, RF_EINVAL, "message sizes %llu to %llu bytes: 8 B to 1 GiB allowed",
                           (unsigned long long)plan->min_bytes,

@@ -80,15 +80,17 @@ rf_status rf_mpi_gather_nodes(rf_mpi *m, const rf_mpi_rank_roof *mine, rf_cluste
 
 /* How the collectives are timed (rf_mpi_links_plan). */
 typedef struct rf_mpi_links_plan {
-    uint64_t min_bytes, max_bytes; /* doubling from min to max              */
+    uint64_t min_bytes, max_bytes; /* from min to max                       */
+    uint64_t step;                 /* each size this times the last: 2, 4   */
     double min_time_s;             /* a trial's iterations last at least this
                                       on the slowest rank                    */
     int trials;                    /* after the calibration; best and median */
     int64_t max_iterations;        /* calibration stops here                 */
 } rf_mpi_links_plan;
 
-/* full: 8 B .. 256 MiB, trials of >= 20 ms, 5 of them; quick: 8 B ..
- * 64 MiB, >= 2 ms, 3 (a 2-rank quick run: 20-55 s on a shared 2-core VM). */
+/* full: 8 B .. 256 MiB doubling, trials of >= 20 ms, 5 of them; quick:
+ * 16 B .. 64 MiB by 4 (12 sizes), >= 2 ms, 3 (a 2-rank quick run: 15-20 s
+ * on this 2-core VM when quiet, twice that and more when it is shared). */
 rf_mpi_links_plan rf_mpi_links_plan_of(bool quick);
 
 typedef void (*rf_mpi_progress_fn)(void *user, int done, int total, const char *what);
