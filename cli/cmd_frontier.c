@@ -18,6 +18,7 @@ static const cli_opt opts[] = {
     {"svg", 1, O_SVG, "FILE", "also write the figure: tokens/s against TPOT and TTFT"},
     {"price-per-hour", 1, O_PRICE, "USD", "a device's price an hour: USD per million tokens"},
     CLI_REQUEST_STEP_OPTS,
+    CLI_PAR_OPTS,
     {0},
 };
 
@@ -26,6 +27,7 @@ typedef struct args {
     int64_t max_batch;
     const char *svg;
     double price;
+    cli_par par; /* many devices */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -39,15 +41,18 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return RF_EXIT_OK;
     case O_PRICE:
         return cli_f64(ctx, "--price-per-hour", arg, 1e-9, 1e9, &a->price);
-    default:
-        return cli_request_opt(ctx, id, arg, &a->rq);
+    default: {
+        int rc = cli_par_opt(ctx, id, arg, &a->par);
+        return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
+    }
     }
 }
 
 static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t cap, double price,
-                  double watts)
+                  double watts, bool layout)
 {
-    rf_report_table(r, "points", "static batches (one device)");
+    rf_report_table(r, "points", layout ? "static batches a replica (tokens/s a device)"
+                                         : "static batches (one device)");
     rf_report_col(r, "batch", "B", RF_U_INT);
     rf_report_col(r, "ttft_s", "TTFT", RF_U_SECONDS);
     rf_report_col(r, "tpot_s", "TPOT", RF_U_SECONDS);
@@ -80,18 +85,39 @@ static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t ca
     }
 }
 
-/* The largest batch the KV pool admits at the requests' last position, or
- * -1 when the hardware gives no memory size (or the count fails). */
+/* The largest batch the KV pool admits at the requests' last position (a
+ * replica's on a layout po), or -1 when the hardware gives no memory size
+ * (or the count fails). */
 static int64_t kv_limit(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                        const cli_budget *b, int64_t positions)
+                        const cli_budget *b, const rf_par_opts *po, int64_t positions)
 {
     rf_capacity c;
+    rf_par_capacity pc;
     rf_err e;
-    if (ctx->hw.mem_bytes &&
-        rf_capacity_compute(m, o, ctx->hw.mem_bytes, b->util, b->reserve_bytes, positions, &c,
+    if (!ctx->hw.mem_bytes)
+        return -1;
+    if (po)
+        return rf_par_capacity_compute(m, o, po, positions, &pc, &e) ? -1
+                                                                      : (int64_t)floor(pc.sequences);
+    if (rf_capacity_compute(m, o, ctx->hw.mem_bytes, b->util, b->reserve_bytes, positions, &c,
                             &e) == RF_OK)
         return (int64_t)floor(c.sequences);
     return -1;
+}
+
+/* The points on a layout, and the weights crossing of a device of its
+ * first stage. */
+static rf_status layout_points(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                               const rf_par_opts *po, cli_frontier *fr, rf_err *err)
+{
+    static rf_par_sweep scratch; /* every stage's step: off the stack */
+    rf_model shard;
+    int64_t first = rf_layout_stage_layers(m->layers, po->layout.pp, 0);
+    rf_status s = rf_frontier_par_compute(m, o, roof, po, fr->prompt, fr->output, &scratch,
+                                          fr->points, (size_t)fr->n, err);
+    if (s || (s = rf_layout_shard(m, &po->layout, 0, first, &shard, err)))
+        return s;
+    return rf_frontier_weights_cross(&shard, o, roof, fr->prompt, fr->output, &fr->cross, err);
 }
 
 /* Batches 1..n to draw: max_batch, else the KV limit, else `fallback`;
@@ -113,20 +139,30 @@ static int batch_count(const cli_ctx *ctx, int64_t max_batch, int64_t fallback, 
 }
 
 int cli_frontier_build(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const cli_budget *b, int64_t prompt, int64_t output,
-                       int64_t max_batch, int64_t fallback, cli_frontier *fr)
+                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
+                       int64_t prompt, int64_t output, int64_t max_batch, int64_t fallback,
+                       cli_frontier *fr)
 {
     rf_err e;
     int64_t positions = prompt + output - 1;
-    *fr = (cli_frontier){.prompt = prompt, .output = output,
-                         .cap = kv_limit(ctx, m, o, b, positions)};
-    int rc = batch_count(ctx, max_batch, fallback, fr->cap, positions, &fr->n);
+    rf_par_opts po;
+    bool layout = par && cli_par_wanted(par);
+    int rc = layout ? cli_par_check(ctx, m, par) : RF_EXIT_OK;
     if (rc)
+        return rc;
+    if (layout)
+        po = cli_par_opts(ctx, b, par);
+    *fr = (cli_frontier){.prompt = prompt, .output = output,
+                         .cap = kv_limit(ctx, m, o, b, layout ? &po : NULL, positions)};
+    if (layout && !po.mem_bytes)
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s has no memory size: give --mem", ctx->hw.name);
+    if ((rc = batch_count(ctx, max_batch, fallback, fr->cap, positions, &fr->n)))
         return rc;
     if (!(fr->points = calloc((size_t)fr->n, sizeof *fr->points)))
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    if (rf_frontier_compute(m, o, roof, prompt, output, fr->points, (size_t)fr->n, &e) ||
-        rf_frontier_weights_cross(m, o, roof, prompt, output, &fr->cross, &e)) {
+    if (layout ? layout_points(m, o, roof, &po, fr, &e)
+               : rf_frontier_compute(m, o, roof, prompt, output, fr->points, (size_t)fr->n, &e) ||
+                     rf_frontier_weights_cross(m, o, roof, prompt, output, &fr->cross, &e)) {
         cli_frontier_free(fr);
         return cli_fail_err(ctx, &e);
     }
@@ -188,9 +224,20 @@ static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
 {
     cli_assume_model(r, m, o, NULL);
     cli_assume_roof(ctx, r, o, roof);
-    rf_report_assume(r, "each point: a static batch of B identical requests run to the end, as "
-                        "`generate` counts it (TTFT the prefill, TPOT the mean of the decode "
-                        "floors summed exactly, tokens/s = B N / latency, one device)");
+    if (cli_par_wanted(&a->par)) {
+        rf_par_opts po = cli_par_opts(ctx, &a->rq.budget, &a->par);
+        cli_par_assume(r, &po.links, &po.layout);
+        rf_report_assume(r, "each point: a static batch of B identical requests a replica run "
+                            "to the end, as `generate --tp ...` counts it (each step the "
+                            "layout's cycle), its tokens/s a device = D B N / latency / %lld "
+                            "devices; the KV limit a replica's, the weights crossing a device's "
+                            "of the first stage",
+                         (long long)rf_layout_devices(&po.layout));
+    } else
+        rf_report_assume(r, "each point: a static batch of B identical requests run to the end, "
+                            "as `generate` counts it (TTFT the prefill, TPOT the mean of the "
+                            "decode floors summed exactly, tokens/s = B N / latency, one "
+                            "device)");
     rf_report_assume(r, "Pareto front: no other batch has a latency at most this one's and a "
                         "throughput at least its own (one strictly); one front for TPOT, one "
                         "for TTFT");
@@ -220,7 +267,8 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     assume(ctx, r, m, o, roof, a, fr->cap);
     cli_frontier_summary(r, NULL, "frontier", fr);
-    table(r, fr->points, (size_t)fr->n, fr->cap, a->price, ctx->hw.board_power_w);
+    table(r, fr->points, (size_t)fr->n, fr->cap, a->price, ctx->hw.board_power_w,
+          cli_par_wanted(&a->par));
     int rc = a->svg ? write_svg(ctx, a->svg, fr, title) : RF_EXIT_OK;
     if (!rc)
         rc = cli_emit(ctx, r);
@@ -231,7 +279,7 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
 int cmd_frontier(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {.rq = CLI_REQUEST_DEFAULT};
+    args a = {.rq = CLI_REQUEST_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "frontier MODEL --prompt P --output N [--max-batch B] [--svg FILE] "
                             "[--price-per-hour USD] [options]",
@@ -249,8 +297,8 @@ int cmd_frontier(int argc, char **argv)
     cli_frontier fr;
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)) ||
-        (rc = cli_frontier_build(&ctx, &m, &o, &roof, &a.rq.budget, a.rq.prompt, a.rq.output,
-                                 a.max_batch, 0, &fr)))
+        (rc = cli_frontier_build(&ctx, &m, &o, &roof, &a.rq.budget, &a.par, a.rq.prompt,
+                                 a.rq.output, a.max_batch, 0, &fr)))
         return rc;
     rc = report(&ctx, &m, &o, &roof, &a, &fr);
     cli_frontier_free(&fr);

@@ -14,18 +14,22 @@ static const cli_opt opts[] = {
     {"batch", 1, CLI_O_BATCH, "B", "identical requests in the static batch (default 1)"},
     CLI_REQUEST_STEP_OPTS,
     CLI_REQUEST_SPEC_OPTS,
+    CLI_PAR_OPTS,
     {0},
 };
 
 typedef struct args {
     cli_request rq;
     cli_spec sp;
+    cli_par par; /* many devices */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
     int rc = cli_spec_opt(ctx, id, arg, &a->sp);
+    if (rc == CLI_NOT_MINE)
+        rc = cli_par_opt(ctx, id, arg, &a->par);
     return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
 }
 
@@ -151,10 +155,76 @@ static void timing(const cli_ctx *ctx, rf_report *r, const rf_generate *g)
                   RF_U_SECONDS);
 }
 
+/* The generation on a layout (rf_generate_par_compute): every time the
+ * layout's cycle, tokens/s of the deployment and of a device. */
+static int generate_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                           const rf_roof *roof, const args *a)
+{
+    static rf_par_sweep scratch; /* every stage's step: off the stack */
+    rf_generate_par g;
+    rf_err e;
+    char title[256];
+    int rc = cli_par_check(ctx, m, &a->par);
+    if (rc)
+        return rc;
+    if (a->sp.draft || a->sp.prefix.shared)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--draft and --shared-prefix on many devices are "
+                                            "not modelled: drop the layout options or them");
+    rf_par_opts po = cli_par_opts(ctx, &a->rq.budget, &a->par);
+    if (!po.mem_bytes)
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s has no memory size: give --mem", ctx->hw.name);
+    if (rf_generate_par_compute(m, o, roof, &po, a->rq.prompt, a->rq.output, &scratch, &g, &e))
+        return cli_fail_err(ctx, &e);
+    snprintf(title, sizeof title, "generate: %s on %lld x %s", m->name, (long long)g.devices,
+             ctx->hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    cli_assume_model(r, m, o, NULL);
+    cli_assume_roof(ctx, r, o, roof);
+    cli_par_assume(r, &po.links, &po.layout);
+    rf_report_assume(r, "requests: %lld identical %s of %lld prompt and %lld output tokens a "
+                        "replica, one static batch; each step takes the layout's cycle (a "
+                        "device's operators' sum-of-max + its collectives; under PP the longer "
+                        "of a token's latency and the slowest stage busy for every "
+                        "micro-batch); TTFT the prefill's, decode summed over contexts "
+                        "%lld..%lld %s; tokens/s = D B N / latency",
+                     (long long)g.batch, cli_plural(g.batch, "request", "requests"),
+                     (long long)g.prompt, (long long)g.output, (long long)(g.prompt + 1),
+                     (long long)(g.prompt + g.output - 1),
+                     g.closed_form ? "exactly in closed form" : "step by step (exact, O(N))");
+    rf_report_section(r, NULL, "generation");
+    rf_report_int(r, "devices", "devices", (uint64_t)g.devices, RF_U_INT);
+    rf_report_bool(r, "fits", "every device fits at the end", g.fits, g.fits ? "yes" : "no");
+    rf_report_num(r, "fit_margin_bytes", "smallest fit margin", g.min_margin_bytes, RF_U_BYTES);
+    cli_context_check(ctx, r, m, g.prompt + g.output - 1, CLI_CTX_LINES | CLI_CTX_KEY);
+    rf_report_int(r, "batch", "requests a replica", (uint64_t)g.batch, RF_U_INT);
+    rf_report_num(r, "ttft_s", "TTFT", g.ttft_s, RF_U_SECONDS);
+    rf_report_int(r, "decode_steps", "decode steps", (uint64_t)g.decode_steps, RF_U_INT);
+    if (g.output >= 2) {
+        rf_report_num(r, "tpot_mean_s", "TPOT mean", g.tpot_mean_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_first_s", "TPOT first (j = 2)", g.tpot_first_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_last_s", "TPOT last (j = N)", g.tpot_last_s, RF_U_SECONDS);
+    }
+    rf_report_num(r, "decode_s", "decode time", g.decode_s, RF_U_SECONDS);
+    rf_report_num(r, "latency_s", "latency", g.latency_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "output tokens/s, whole deployment", g.tokens_per_s,
+                  RF_U_TOK_RATE);
+    rf_report_num(r, "tokens_per_s_device", "output tokens/s a device", g.tokens_per_s_device,
+                  RF_U_TOK_RATE);
+    if (ctx->hw.board_power_w > 0)
+        rf_report_num(r, "energy_per_token_j", "energy a token (J, at TDP)",
+                      rf_energy_per_token_j(ctx->hw.board_power_w, g.devices, g.tokens_per_s),
+                      RF_U_SIG3);
+    rc = cli_emit(ctx, r);
+    rf_report_free(r);
+    return rc;
+}
+
 int cmd_generate(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT};
+    args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "generate MODEL --prompt P --output N [--batch B] "
                             "[--draft MODEL [--spec-k K] [--accept ALPHA]] [options]",
@@ -172,6 +242,8 @@ int cmd_generate(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
+    if (cli_par_wanted(&a.par))
+        return generate_layout(&ctx, &m, &o, &roof, &a);
     if (rf_generate_prefix_compute(&m, &o, &roof, a.rq.prompt, a.rq.output, &a.sp.prefix, &g, &e))
         return cli_fail_err(&ctx, &e);
     if (a.sp.draft && (rc = speculate(&ctx, &a, &m, &o, &roof, &g, &d, &sp)))

@@ -178,12 +178,12 @@ static int frontier_section(const cli_ctx *ctx, rf_report *r, const cli_figure *
     char title[256];
     int64_t p = f->prefill.tokens;
     rf_buf_init(svg);
-    int rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, p, FRONTIER_OUTPUT, 0,
-                                64, &fr);
+    int rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, NULL, p,
+                                FRONTIER_OUTPUT, 0, 64, &fr);
     if (!rc && fr.n > 1024) { /* a figure's worth */
         cli_frontier_free(&fr);
-        rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, p, FRONTIER_OUTPUT,
-                                1024, 64, &fr);
+        rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, NULL, p,
+                                FRONTIER_OUTPUT, 1024, 64, &fr);
     }
     if (rc)
         return rc;

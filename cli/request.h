@@ -65,10 +65,13 @@ typedef struct cli_frontier {
     rf_frontier_point *points;   /* n of them; cli_frontier_free frees      */
 } cli_frontier;
 /* n = max_batch, else the KV limit, else fallback (0: an error naming
- * --max-batch or --mem). Prints its one-line error; returns the exit code. */
+ * --max-batch or --mem). par (NULL or none wanted: one device) puts every
+ * point on its layout (rf_frontier_par_compute: tokens/s a device, a
+ * replica's KV limit). Prints its one-line error; returns the exit code. */
 int cli_frontier_build(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const cli_budget *b, int64_t prompt, int64_t output,
-                       int64_t max_batch, int64_t fallback, cli_frontier *fr);
+                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
+                       int64_t prompt, int64_t output, int64_t max_batch, int64_t fallback,
+                       cli_frontier *fr);
 void cli_frontier_free(cli_frontier *fr);
 /* The frontier's section (key may be NULL): batches, KV limit, weights
  * crossing, the points on each front. */

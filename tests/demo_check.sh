@@ -2,7 +2,7 @@
 # demo_check.sh ROOFLINE: `make demo`'s script (scripts/demo.sh) run end to
 # end, and checked for what it is for: every command it runs exits 0 and
 # prints nothing on stderr, the figures it shows are the published ones, and
-# the two files it writes exist, are well-formed and hold both figures.
+# the two files it writes exist, are well-formed and hold their figures.
 # The expected figures are the ones docs/accounting.md reproduces:
 #   ops   q_proj of Qwen2.5-7B-Instruct at M = 256: I = 2 M K N / ((M K + K N
 #         + M N) b) = 2*256*3584^2 / ((256*3584 + 3584^2 + 256*3584) * 2) = 224.0
@@ -58,10 +58,11 @@ grep -qF 'qwen2.5-7b-instruct on rtx4090' "$svg" || bad "figure1.svg does not na
 for op in q_proj gate_proj down_proj lm_head; do
   grep -qF ">$op" "$svg" || grep -qF "<title>$op " "$svg" || bad "figure1.svg has no $op marker"
 done
-# the report holds both figures inline, each with its caption
-[ "$(grep -o '<svg' "$html" | wc -l)" = 2 ] || bad "report.html does not hold two inline figures"
+# the report holds its three figures inline, each with its caption
+[ "$(grep -o '<svg' "$html" | wc -l)" = 3 ] || bad "report.html does not hold three inline figures"
 grep -qF 'Figure 1.' "$html" || bad "report.html has no Figure 1 caption"
 grep -qF 'Figure 2.' "$html" || bad "report.html has no Figure 2 caption"
+grep -qF 'Figure 3.' "$html" || bad "report.html has no Figure 3 caption"
 grep -qF 'qwen2.5-7b-instruct' "$html" || bad "report.html does not name the model"
 
 [ "$fail" = 0 ] && echo "demo: every command ran, the figures and both files are as expected"

@@ -12,6 +12,7 @@
 
 #include "roofline/rf_hw.h"
 #include "roofline/rf_model.h"
+#include "roofline/rf_parallel.h"
 #include "roofline/rf_serve.h"
 #include "roofline/rf_step.h"
 
@@ -591,6 +592,94 @@ static void serve_prefix(void **state)
     assert_int_equal(rf_serve_compute(&g, &o, &roof, &so, &sv, &e), RF_EINVAL);
 }
 
+/* Whole requests on a layout: the decode cycles summed in closed form (no
+ * PP) equal rf_par_compute's cycle at every context, summed one by one, to
+ * 1e-9 relative, across TP, EP, DP, MLA under TP and a sliding window
+ * crossed (gemma-2's 4096: P = 4000, N = 200); under PP the step-by-step
+ * sum is rf_par_compute's too. On the single-device layout every figure is
+ * generate's sum-of-max one (a device's floor is its operators' sum-of-max);
+ * DP 2 doubles the deployment's tokens/s at the same latency; TTFT is the
+ * prefill's cycle. */
+static void generate_on_layouts(void **state)
+{
+    (void)state;
+    static rf_par par;
+    static rf_par_sweep ps;
+    rf_hw h;
+    assert_int_equal(rf_hw_preset("h100-sxm", &h, NULL), RF_OK);
+    rf_roof roof = roof_of("h100-sxm");
+    static const struct {
+        const char *model;
+        rf_layout l;
+        int64_t b, p, n;
+    } cases[] = {
+        {"llama-3-8b", {2, 1, 1, 1}, 8, 100, 300},  {"llama-3-8b", {4, 1, 1, 2}, 64, 1000, 50},
+        {"mixtral-8x7b", {2, 1, 2, 1}, 4, 500, 40}, {"gemma-2-9b-it", {2, 1, 1, 1}, 2, 4000, 200},
+        {"deepseek-v2-lite", {2, 1, 1, 1}, 16, 64, 30}, {"llama-3-8b", {2, 2, 1, 1}, 4, 200, 20},
+        {"llama-3-8b", {1, 1, 1, 1}, 512, 10, 100},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        rf_model m = model(cases[c].model);
+        rf_step_opts o = rf_step_opts_for_model(&m);
+        o.batch = cases[c].b;
+        rf_par_opts po = {.layout = cases[c].l, .links = h.links, .util = 0.92,
+                          .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+        rf_generate_par g;
+        rf_err e;
+        int64_t p = cases[c].p, n = cases[c].n;
+        if (rf_generate_par_compute(&m, &o, &roof, &po, p, n, &ps, &g, &e))
+            fail_msg("%s: %s", cases[c].model, e.msg);
+        assert_true(g.closed_form == (cases[c].l.pp == 1));
+        double loop = 0, first = 0, last = 0;
+        rf_step_opts d = o;
+        d.phase = RF_DECODE;
+        for (int64_t s = p + 1; s <= p + n - 1; s++) {
+            d.context = s;
+            assert_int_equal(rf_par_compute(&m, &d, &roof, &po, &par, NULL), RF_OK);
+            loop += par.cycle_s;
+            first = s == p + 1 ? par.cycle_s : first;
+            last = par.cycle_s;
+        }
+        near(g.decode_s, loop, 1e-9);
+        near(g.tpot_first_s, first, 1e-9);
+        near(g.tpot_last_s, last, 1e-9);
+        rf_step_opts pre = o;
+        pre.phase = RF_PREFILL;
+        pre.tokens = p;
+        pre.context = 0;
+        assert_int_equal(rf_par_compute(&m, &pre, &roof, &po, &par, NULL), RF_OK);
+        assert_true(g.ttft_s == par.cycle_s);
+        near(g.tokens_per_s, (double)cases[c].l.dp * (double)(o.batch * n) / (g.ttft_s + loop),
+             1e-9);
+    }
+    /* one device: generate's sum-of-max figures; DP 2: twice the tokens/s */
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    o.batch = 8;
+    rf_generate one;
+    rf_generate_par g, g2;
+    assert_int_equal(rf_generate_compute(&m, &o, &roof, 1024, 128, &one, NULL), RF_OK);
+    rf_par_opts po = {.layout = {1, 1, 1, 1}, .links = h.links, .util = 0.92,
+                      .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+    assert_int_equal(rf_generate_par_compute(&m, &o, &roof, &po, 1024, 128, &ps, &g, NULL), RF_OK);
+    near(g.decode_s, one.decode.sum_of_max_s, 1e-12);
+    near(g.ttft_s, one.ttft_sum_of_max_s, 1e-12);
+    po.layout.dp = 2;
+    assert_int_equal(rf_generate_par_compute(&m, &o, &roof, &po, 1024, 128, &ps, &g2, NULL), RF_OK);
+    assert_true(g2.latency_s == g.latency_s && g2.devices == 2);
+    near(g2.tokens_per_s, 2 * g.tokens_per_s, 1e-15);
+    near(g2.tokens_per_s_device, g.tokens_per_s_device, 1e-15);
+    /* the frontier on TP 2: tokens/s a device, each point a generation */
+    static rf_frontier_point pts[6];
+    po.layout = (rf_layout){2, 1, 1, 1};
+    assert_int_equal(rf_frontier_par_compute(&m, &o, &roof, &po, 1024, 128, &ps, pts, 6, NULL),
+                     RF_OK);
+    o.batch = 6;
+    assert_int_equal(rf_generate_par_compute(&m, &o, &roof, &po, 1024, 128, &ps, &g, NULL), RF_OK);
+    assert_true(pts[5].tokens_per_s == g.tokens_per_s_device && pts[5].tpot_s == g.tpot_mean_s);
+    assert_true(pts[5].pareto_tpot && pts[0].pareto_ttft);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -599,7 +688,7 @@ int main(void)
         cmocka_unit_test(speculative),              cmocka_unit_test(mixed_equals_parts),
         cmocka_unit_test(serve_steady_state),       cmocka_unit_test(prefix_cache),
         cmocka_unit_test(frontier),                 cmocka_unit_test(serve_speculative),
-        cmocka_unit_test(serve_prefix),
+        cmocka_unit_test(serve_prefix),             cmocka_unit_test(generate_on_layouts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,7 @@
 #include "rf_error.h"
 #include "rf_hw.h"
 #include "rf_model.h"
+#include "rf_parallel.h"
 #include "rf_step.h"
 
 #ifdef __cplusplus
@@ -330,6 +331,47 @@ rf_status rf_frontier_weights_cross(const rf_model *m, const rf_step_opts *o,
  *                                     tokens/s */
 double rf_cost_per_mtok(double price_per_hour, int64_t devices, double tokens_per_s);
 double rf_energy_per_token_j(double watts, int64_t devices, double tokens_per_s);
+
+/* ---- whole requests on many devices (rf_parallel.h) ---------------------
+ * A static batch of B requests a replica on the layout of po: every figure
+ * is the layout's step time, rf_par_compute's cycle (a device's operators'
+ * sum-of-max plus its collectives, the pipeline's cycle under PP):
+ *     TTFT       = the cycle of the prefill of B x P tokens
+ *     decode     = sum over S = P+1..P+N-1 of the decode cycle at S
+ *     tokens/s   = D B N / latency (the deployment), / devices a device
+ * Without PP a device's cycle is its stage's floor, som(S) + c: som(S) the
+ * sum-of-max of its shard's step (rf_floor_sum_compute, exact in closed
+ * form) and c what the layout adds at every context alike (collectives, the
+ * rows a stage does not hold, the expert rows under EP), taken once from
+ * rf_par_compute at S = P + 1. Under PP the cycle is the larger of the
+ * token's latency and the slowest stage busy for every micro-batch, summed
+ * step by step (rf_par_sweep: exact, O(N P)).
+ * scratch (large: hold it static) is the work space. Errors: those of
+ * rf_generate_compute's sizes, rf_layout_validate and rf_par_compute. */
+typedef struct rf_generate_par {
+    rf_layout layout;
+    int64_t devices, batch, prompt, output;
+    double ttft_s;
+    int64_t decode_steps;           /* N - 1                               */
+    double decode_s, tpot_mean_s, tpot_first_s, tpot_last_s, latency_s;
+    double tokens_per_s;            /* the deployment's: D B N / latency    */
+    double tokens_per_s_device;
+    bool closed_form;               /* PP 1: summed in closed form          */
+    bool fits;                      /* every device at P + N - 1            */
+    double min_margin_bytes;        /* its smallest budget - needed         */
+} rf_generate_par;
+
+rf_status rf_generate_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                                  const rf_par_opts *po, int64_t prompt, int64_t output,
+                                  rf_par_sweep *scratch, rf_generate_par *out, rf_err *err);
+
+/* The frontier on a layout: B = 1..n requests a replica, each point
+ * rf_generate_par_compute's (tokens/s a device), the fronts marked as
+ * rf_frontier_compute marks them; kv_bytes is a replica's B kv_seq(P+N-1). */
+rf_status rf_frontier_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                                  const rf_par_opts *po, int64_t prompt, int64_t output,
+                                  rf_par_sweep *scratch, rf_frontier_point *out, size_t n,
+                                  rf_err *err);
 
 #ifdef __cplusplus
 }

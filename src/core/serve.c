@@ -223,6 +223,13 @@ static rf_status floor_sum(const rf_model *m, const rf_step_opts *o, const rf_ro
     return RF_OK;
 }
 
+static rf_status check_sizes(const rf_step_opts *o, int64_t prompt, int64_t output, rf_err *err);
+
+rf_status rf__serve_sizes(const rf_step_opts *o, int64_t prompt, int64_t output, rf_err *err)
+{
+    return check_sizes(o, prompt, output, err);
+}
+
 static rf_status check_sizes(const rf_step_opts *o, int64_t prompt, int64_t output, rf_err *err)
 {
     if (o->batch < 1 || o->batch > RF_DIM_MAX)
@@ -816,9 +823,14 @@ rf_status rf_frontier_compute(const rf_model *m, const rf_step_opts *o, const rf
             return rf_err_set(err, RF_ERANGE, "KV of %lld sequences overflows 64 bits",
                               (long long)b.batch);
     }
+    rf__frontier_mark(out, n);
+    return RF_OK;
+}
+
+void rf__frontier_mark(rf_frontier_point *out, size_t n)
+{
     mark_front(out, n, 0);
     mark_front(out, n, 1);
-    return RF_OK;
 }
 
 rf_status rf_frontier_weights_cross(const rf_model *m, const rf_step_opts *o,

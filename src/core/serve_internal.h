@@ -35,4 +35,10 @@ rf_status rf__serve_chunking(const rf_serve_opts *so, int64_t decode_tokens, int
 rf_status rf__spec_check(const rf_model *target, const rf_model *draft, int64_t output,
                          int64_t k, double accept, rf_err *err);
 
+/* B, P and N within range (naming "batch", "prompt", "output"). */
+rf_status rf__serve_sizes(const rf_step_opts *o, int64_t prompt, int64_t output, rf_err *err);
+
+/* Mark both fronts of out[0..n-1] (rf_frontier_compute's rule). */
+void rf__frontier_mark(rf_frontier_point *out, size_t n);
+
 #endif
