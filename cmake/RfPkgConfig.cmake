@@ -42,3 +42,6 @@ endif()
 
 configure_file(${CMAKE_CURRENT_LIST_DIR}/roofline.pc.in ${PROJECT_BINARY_DIR}/roofline.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/roofline.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# roofline-cli.pc: the command line's library (cli/CMakeLists.txt)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/roofline-cli.pc.in ${PROJECT_BINARY_DIR}/roofline-cli.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/roofline-cli.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
