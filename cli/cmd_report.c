@@ -11,18 +11,31 @@
 #include "roofline/rf_file.h"
 #include "roofline/rf_parse.h"
 
-static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_PREDICT_OPT, CLI_BUDGET_OPTS, CLI_PAR_OPTS,
-                               {0}};
+enum { O_PART = 1000 };
+
+static const cli_opt opts[] = {
+    CLI_FIGURE_OPTS, CLI_PREDICT_OPT, CLI_BUDGET_OPTS, CLI_PAR_OPTS,
+    {"part", 1, O_PART, "step",
+     "write only the page's step sections (both phases' totals and operator tables; no "
+     "figures, no explorer): the explorer's fast path"},
+    {0}};
 
 typedef struct args {
     cli_figure *fig;
     cli_budget budget;
     cli_par par; /* many devices: a section for the layout */
+    bool step_part; /* --part step */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    if (id == O_PART) {
+        if (strcmp(arg, "step"))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--part: '%s' is not a part (step)", arg);
+        a->step_part = true;
+        return RF_EXIT_OK;
+    }
     int rc = cli_budget_opt(ctx, id, arg, &a->budget);
     if (rc == CLI_NOT_MINE)
         rc = cli_par_opt(ctx, id, arg, &a->par);
@@ -137,7 +150,8 @@ static void assume_report(const cli_ctx *ctx, rf_report *r, const cli_figure *f,
 }
 
 /* Both phases' totals and operators, the measured operators, the
- * crossing points, the KV capacity and the batch sweep. */
+ * crossing points, the KV capacity and the batch sweep; without a chart
+ * (--part step) the totals and operators alone. */
 static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, const cli_budget *b,
                      const rf_crossover *cx, const rf_batch_chart *chart, rf_status cap_s,
                      const rf_capacity *cap, const rf_err *cap_err,
@@ -156,11 +170,43 @@ static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, cons
     cli_op_table_pred(r, "prefill_ops", label, &f->prefill_step, pred[1]);
     cli_pred_totals(r, pred[0], "decode_predicted", "decode step PREDICTED (the calibration's)");
     cli_pred_totals(r, pred[1], "prefill_predicted", "prefill step PREDICTED (the calibration's)");
+    if (!chart) /* --part step: these sections only */
+        return;
     if (f->measured_path && f->measured.n_ops)
         measured(r, &f->plot);
     cli_crossover_tables(r, cx, &f->model, "crossover", "crossover_other");
     capacity(r, cap_s, cap, cap_err);
     sweep(r, chart);
+}
+
+/* --part step: the page of the two phases' totals and operator tables
+ * alone (what the explorer swaps into the page at once, before the whole
+ * report follows), with the report's title. */
+static int step_part(cli_ctx *ctx, const cli_figure *f, const args *a)
+{
+    const cli_budget *b = &a->budget;
+    const struct rf_step_pred *pred[2] = {NULL, NULL};
+    int rc;
+    if ((rc = cli_predict_refuse(ctx, cli_par_wanted(&a->par), "layouts")) ||
+        (rc = cli_step_predict(ctx, &f->decode, &f->decode_step, &pred[0])) ||
+        (rc = cli_step_predict(ctx, &f->prefill, &f->prefill_step, &pred[1])))
+        return rc;
+    char title[300];
+    snprintf(title, sizeof title, "Roofline report: %s on %s", f->model.name, ctx->hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    sections(ctx, r, f, b, NULL, NULL, RF_OK, NULL, NULL, pred);
+    rf_err e;
+    rf_buf html;
+    rf_buf_init(&html);
+    if (rf_report_write_html(r, NULL, 0, &html, &e))
+        rc = cli_fail_err(ctx, &e);
+    else
+        rc = cli_write_file(ctx, ctx->out_path, html.data, html.len);
+    rf_buf_free(&html);
+    rf_report_free(r);
+    return rc;
 }
 
 /* The frontier's prompt and output: the report's prefill (--tokens) and
@@ -307,14 +353,16 @@ int cmd_report(int argc, char **argv)
     static rf_crossover cx;
     static rf_batch_chart chart;
     rf_buf svg3; /* Figure 3, the frontier */
-    args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT};
+    args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false};
     int rc = cli_figure_start(&ctx, argc, argv,
                               "report MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--util U] [--reserve SIZE] "
-                              "[-o FILE.html]",
+                              "[--part step] [-o FILE.html]",
                               opts, on_opt, &a, &f);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if (a.step_part)
+        return step_part(&ctx, &f, &a);
     rf_err e, cap_err;
     rf_capacity cap;
     rf_status cap_s = rf_capacity_compute(&f.model, &f.decode, ctx.hw.mem_bytes, a.budget.util,

@@ -5,15 +5,18 @@
  * change builds the `roofline report` command line the controls say, runs
  * it in the page (the command line compiled to WebAssembly, createRoofline,
  * inlined before this script), and puts the new page's figures and tables
- * in place of the ones shown, Figure 1 first; it also runs `step --json`
- * for the phase chosen, whose floor and tokens/s the panel shows. A command that fails
+ * in place of the ones shown: Figure 1 and the step sections (both
+ * phases' totals and operator tables, `report --part step`) first; it also
+ * runs `step --json` for the phase chosen, whose floor and tokens/s the
+ * panel shows. A command that fails
  * shows its one-line error and leaves the last figures, dimmed.
  * Nothing is fetched: the module, the state and any dropped file are in
  * the page or in the module's in-memory file system.
  *
  * window.rfExplorer is for tests and the curious: run(argv) runs one
  * command line; args() is the current one; lastMs the time the last
- * change took, from the input event to the new Figure 1 in the page;
+ * change took, from the input event to the new Figure 1, totals and
+ * operator tables in the page;
  * pending is true until the rest of the report has followed it, wholeMs
  * the time from the input event to that.
  */
@@ -195,10 +198,12 @@
   }
 
   /* ---- one change ----
-   * In two steps: at once, Figure 1 (`plot`, the report's own figure) and
-   * the summary (`step --json`); then, in a task of its own, the whole
-   * report (`report -o -`: the tables, totals and the other figures) in
-   * place of the view. A newer change drops an older one's second step. */
+   * In two steps: at once, Figure 1 (`plot`, the report's own figure), the
+   * step sections (`report --part step`: both phases' totals and operator
+   * tables, the page's first sections) and the summary (`step --json`);
+   * then, in a task of its own, the whole report (`report -o -`: the
+   * other tables and figures) in place of the view. A newer change drops
+   * an older one's second step. */
   let generation = 0;
   const firstLine = (r, cmd) => r.err.split("\n")[0] || "roofline " + cmd + ": exit " + r.code;
 
@@ -209,12 +214,23 @@
     window.rfExplorer.pending = true;
     const plot = run(["roofline", "plot"].concat(args(), ["-o", "-"]));
     if (plot.code !== 0) return fail(firstLine(plot, "plot"));
+    const part = run(["roofline", "report"].concat(args(), ["--part", "step", "-o", "-"]));
+    if (part.code !== 0) return fail(firstLine(part, "report"));
     const phase = controls.phase.value;
     const st = run(["roofline", "step"].concat(stepArgs(phase)));
     if (st.code !== 0) return fail(firstLine(st, "step"));
     const svg = document.createElement("template");
     svg.innerHTML = plot.out.replace(/^<\?xml[^>]*\?>\s*/, "");
     view.querySelector("figure svg").replaceWith(svg.content.firstElementChild);
+    /* the part's sections are the page's first ones, in the same order */
+    const fresh = document.createElement("template");
+    fresh.innerHTML = mainOf(part.out);
+    const shown = view.querySelectorAll("section");
+    fresh.content.querySelectorAll("section").forEach((s, i) => {
+      if (shown[i]) shown[i].replaceWith(s);
+    });
+    view.querySelector("h1").textContent = fresh.content.querySelector("h1").textContent;
+    document.title = view.querySelector("h1").textContent;
     error.hidden = true;
     showSummary(phase, st.out);
     window.rfExplorer.lastMs = performance.now() - t0;
@@ -224,16 +240,17 @@
   /* The page on standard output (this emscripten's file system loses a
    * file renamed over another, which an -o FILE would be from the second
    * change on), its <main> parsed once, straight into the view. */
+  const mainOf = (page) => page.slice(page.indexOf("<main>") + 6, page.lastIndexOf("</main>"));
   function wholeReport(t0) {
     const rep = run(["roofline", "report"].concat(args(), ["-o", "-"]));
     if (rep.code !== 0) return fail(firstLine(rep, "report"));
-    const from = rep.out.indexOf("<main>") + 6, to = rep.out.lastIndexOf("</main>");
-    view.innerHTML = rep.out.slice(from, to);
+    view.innerHTML = mainOf(rep.out);
     document.title = view.querySelector("h1").textContent;
     main.classList.remove("rf-stale");
     window.rfExplorer.pending = false;
     window.rfExplorer.wholeMs = performance.now() - t0;
-    status.textContent = "explorer: Figure 1 in " + window.rfExplorer.lastMs.toFixed(1) +
+    status.textContent = "explorer: Figure 1, totals and operators in " +
+      window.rfExplorer.lastMs.toFixed(1) +
       " ms, the whole report in " + window.rfExplorer.wholeMs.toFixed(1) + " ms";
   }
 
@@ -324,7 +341,10 @@
       command.textContent = commandLine();
       /* two quiet runs of the page's own command line: the engine compiles
        * the module's hot code optimized before the first real change */
-      for (let i = 0; i < 2; i++) run(["roofline", "report"].concat(args(), ["-o", "/dev/null"]));
+      for (let i = 0; i < 2; i++) {
+        run(["roofline", "report"].concat(args(), ["-o", "/dev/null"]));
+        run(["roofline", "report"].concat(args(), ["--part", "step", "-o", "/dev/null"]));
+      }
       const st = run(["roofline", "step"].concat(stepArgs(controls.phase.value)));
       if (st.code) fail(st.err.split("\n")[0]);
       else showSummary(controls.phase.value, st.out);
