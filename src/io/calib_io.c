@@ -111,30 +111,15 @@ int rf__calib_put(json_t *o, const rf_hw_profile *p)
 
 /* ---- reading ------------------------------------------------------------ */
 
-static rf_status fail(rf_err *err, const char *origin, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static rf_status fail(rf_err *err, const char *origin, const char *fmt, ...)
-{
-    char what[RF_ERR_MSG_MAX / 2];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return rf_err_set(err, RF_EINVAL, "%s: %s", origin, what);
-}
-
 /* obj[key], a number (required) into *out. */
 static rf_status number(json_t *obj, const char *key, const char *path, const char *origin,
                         double *out, rf_err *err)
 {
     json_t *v = json_object_get(obj, key);
     if (!v)
-        return fail(err, origin, "%s.%s is missing", path, key);
+        return rf__json_fail(err, origin, "%s.%s is missing", path, key);
     if (!json_is_number(v))
-        return fail(err, origin, "%s.%s must be a number", path, key);
+        return rf__json_fail(err, origin, "%s.%s must be a number", path, key);
     *out = json_number_value(v);
     return RF_OK;
 }
@@ -145,10 +130,10 @@ static rf_status whole(json_t *obj, const char *key, const char *path, const cha
 {
     json_t *v = json_object_get(obj, key);
     if (!v)
-        return fail(err, origin, "%s.%s is missing", path, key);
+        return rf__json_fail(err, origin, "%s.%s is missing", path, key);
     if (!json_is_integer(v) || json_integer_value(v) < 0 ||
         json_integer_value(v) > ((json_int_t)1 << 40))
-        return fail(err, origin, "%s.%s must be a whole number in 0 .. 2^40", path, key);
+        return rf__json_fail(err, origin, "%s.%s must be a whole number in 0 .. 2^40", path, key);
     *out = (int64_t)json_integer_value(v);
     return RF_OK;
 }
@@ -160,11 +145,12 @@ static rf_status read_series(json_t *o, size_t i, const char *origin, rf_calib_s
     char path[48];
     snprintf(path, sizeof path, "calibration.series[%zu]", i);
     if (!json_is_object(o))
-        return fail(err, origin, "%s must be an object", path);
+        return rf__json_fail(err, origin, "%s must be an object", path);
     json_t *kind = json_object_get(o, "kind");
     int k = json_is_string(kind) ? rf_calib_kind_of_name(json_string_value(kind)) : -1;
     if (k < 0)
-        return fail(err, origin, "%s.kind must be one of gemm, attn_decode, attn_prefill, norm, "
+        return rf__json_fail(err, origin,
+                             "%s.kind must be one of gemm, attn_decode, attn_prefill, norm, "
                                  "rope, act, residual, copy",
                     path);
     s->kind = (rf_calib_kind)k;
@@ -176,24 +162,26 @@ static rf_status read_series(json_t *o, size_t i, const char *origin, rf_calib_s
     for (int c = 0; c < 4; c++) {
         col[c] = json_object_get(o, columns[c]);
         if (!json_is_array(col[c]))
-            return fail(err, origin, "%s.%s must be an array", path, columns[c]);
+            return rf__json_fail(err, origin, "%s.%s must be an array", path, columns[c]);
         if (json_array_size(col[c]) != json_array_size(col[0]))
-            return fail(err, origin, "%s.%s has %zu entries, x has %zu", path, columns[c],
+            return rf__json_fail(err, origin, "%s.%s has %zu entries, x has %zu", path, columns[c],
                         json_array_size(col[c]), json_array_size(col[0]));
     }
     s->n = json_array_size(col[0]);
     if (s->n > RF_CALIB_MAX_POINTS)
-        return fail(err, origin, "%s: %zu points (at most %d)", path, s->n, RF_CALIB_MAX_POINTS);
+        return rf__json_fail(err, origin,
+                             "%s: %zu points (at most %d)", path, s->n, RF_CALIB_MAX_POINTS);
     for (size_t p = 0; p < s->n; p++) {
         json_t *x = json_array_get(col[0], p);
         if (!json_is_integer(x) || json_integer_value(x) > ((json_int_t)1 << 40))
-            return fail(err, origin, "%s.x[%zu] must be a whole number", path, p);
+            return rf__json_fail(err, origin, "%s.x[%zu] must be a whole number", path, p);
         s->pt[p].x = (int64_t)json_integer_value(x);
         double *dst[] = {&s->pt[p].flops, &s->pt[p].bytes, &s->pt[p].time_s};
         for (int c = 1; c < 4; c++) {
             json_t *v = json_array_get(col[c], p);
             if (!json_is_number(v))
-                return fail(err, origin, "%s.%s[%zu] must be a number", path, columns[c], p);
+                return rf__json_fail(err, origin,
+                                     "%s.%s[%zu] must be a number", path, columns[c], p);
             *dst[c - 1] = json_number_value(v);
         }
     }
@@ -203,13 +191,14 @@ static rf_status read_series(json_t *o, size_t i, const char *origin, rf_calib_s
 static rf_status read_calib(json_t *o, const char *origin, rf_calib *c, rf_err *err)
 {
     if (!json_is_object(o))
-        return fail(err, origin, "calibration must be an object");
+        return rf__json_fail(err, origin, "calibration must be an object");
     int64_t version = 0;
     rf_status s;
     if ((s = whole(o, "version", "calibration", origin, &version, err)))
         return s;
     if (version != RF_CALIB_VERSION)
-        return fail(err, origin, "calibration.version %lld is not one this build reads (%d)",
+        return rf__json_fail(err, origin,
+                             "calibration.version %lld is not one this build reads (%d)",
                     (long long)version, RF_CALIB_VERSION);
     c->version = (int)version;
     const char *texts[] = {"backend", "date"};
@@ -218,7 +207,8 @@ static rf_status read_calib(json_t *o, const char *origin, rf_calib *c, rf_err *
     for (int i = 0; i < 2; i++) {
         json_t *v = json_object_get(o, texts[i]);
         if (v && (!json_is_string(v) || json_string_length(v) >= cap[i]))
-            return fail(err, origin, "calibration.%s must be a string of at most %zu characters",
+            return rf__json_fail(err, origin,
+                                 "calibration.%s must be a string of at most %zu characters",
                         texts[i], cap[i] - 1);
         if (v)
             snprintf(dst[i], cap[i], "%s", json_string_value(v));
@@ -232,9 +222,9 @@ static rf_status read_calib(json_t *o, const char *origin, rf_calib *c, rf_err *
         return s;
     json_t *series = json_object_get(o, "series");
     if (!json_is_array(series))
-        return fail(err, origin, "calibration.series must be an array");
+        return rf__json_fail(err, origin, "calibration.series must be an array");
     if (json_array_size(series) > RF_CALIB_MAX_SERIES)
-        return fail(err, origin, "calibration.series: more than %d", RF_CALIB_MAX_SERIES);
+        return rf__json_fail(err, origin, "calibration.series: more than %d", RF_CALIB_MAX_SERIES);
     c->n_series = json_array_size(series);
     for (size_t i = 0; i < c->n_series; i++)
         if ((s = read_series(json_array_get(series, i), i, origin, &c->series[i], err)))
@@ -249,7 +239,7 @@ rf_status rf__calib_get(json_t *root, const char *origin, rf_hw_profile *out, rf
     json_t *v = json_object_get(root, "bandwidth_sustained_bytes_per_s");
     if (v) {
         if (!json_is_number(v))
-            return fail(err, origin, "bandwidth_sustained_bytes_per_s must be a number");
+            return rf__json_fail(err, origin, "bandwidth_sustained_bytes_per_s must be a number");
         out->bandwidth_sustained_bytes_per_s = json_number_value(v);
         rf_status s = rf__figure_check(origin, "bandwidth_sustained_bytes_per_s",
                                        out->bandwidth_sustained_bytes_per_s, RF__FIG_BW, true, err);

@@ -104,30 +104,15 @@ typedef struct rd {
     rf_err *err;
 } rd;
 
-static rf_status bad(const rd *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static rf_status bad(const rd *r, const char *fmt, ...)
-{
-    char what[RF_ERR_MSG_MAX / 2];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return rf_err_set(r->err, RF_EINVAL, "%s: %s", r->origin, what);
-}
-
 /* obj[key] as a finite number (any sign: the checks come after); at is the
  * path up to the key. */
 static rf_status number(const rd *r, json_t *obj, const char *at, const char *key, double *out)
 {
     json_t *v = json_object_get(obj, key);
     if (!v)
-        return bad(r, "%s%s is missing", at, key);
+        return rf__json_fail(r->err, r->origin, "%s%s is missing", at, key);
     if (!json_is_number(v) || !isfinite(json_number_value(v)))
-        return bad(r, "%s%s must be a number", at, key);
+        return rf__json_fail(r->err, r->origin, "%s%s must be a number", at, key);
     *out = json_number_value(v);
     return RF_OK;
 }
@@ -138,12 +123,13 @@ static rf_status whole(const rd *r, json_t *obj, const char *at, const char *key
 {
     json_t *v = json_object_get(obj, key);
     if (!v)
-        return bad(r, "%s%s is missing", at, key);
+        return rf__json_fail(r->err, r->origin, "%s%s is missing", at, key);
     if (!json_is_integer(v))
-        return bad(r, "%s%s must be a whole number", at, key);
+        return rf__json_fail(r->err, r->origin, "%s%s must be a whole number", at, key);
     json_int_t x = json_integer_value(v);
     if (x < lo || x > hi)
-        return bad(r, "%s%s (%lld) must be within [%lld, %lld]", at, key, (long long)x,
+        return rf__json_fail(r->err, r->origin,
+                             "%s%s (%lld) must be within [%lld, %lld]", at, key, (long long)x,
                    (long long)lo, (long long)hi);
     *out = x;
     return RF_OK;
@@ -154,11 +140,12 @@ static rf_status text(const rd *r, json_t *obj, const char *at, const char *key,
 {
     json_t *v = json_object_get(obj, key);
     if (!v)
-        return bad(r, "%s%s is missing", at, key);
+        return rf__json_fail(r->err, r->origin, "%s%s is missing", at, key);
     if (!json_is_string(v))
-        return bad(r, "%s%s must be a string", at, key);
+        return rf__json_fail(r->err, r->origin, "%s%s must be a string", at, key);
     if (json_string_length(v) >= cap)
-        return bad(r, "%s%s is longer than %zu characters", at, key, cap - 1);
+        return rf__json_fail(r->err, r->origin,
+                             "%s%s is longer than %zu characters", at, key, cap - 1);
     snprintf(out, cap, "%s", json_string_value(v));
     return RF_OK;
 }
@@ -168,11 +155,11 @@ static rf_status array(const rd *r, json_t *obj, const char *at, const char *key
 {
     json_t *a = json_object_get(obj, key);
     if (!a)
-        return bad(r, "%s%s is missing", at, key);
+        return rf__json_fail(r->err, r->origin, "%s%s is missing", at, key);
     if (!json_is_array(a))
-        return bad(r, "%s%s must be an array", at, key);
+        return rf__json_fail(r->err, r->origin, "%s%s must be an array", at, key);
     if (json_array_size(a) > max)
-        return bad(r, "%s%s: more than %zu", at, key, max);
+        return rf__json_fail(r->err, r->origin, "%s%s: more than %zu", at, key, max);
     *out = a;
     return RF_OK;
 }
@@ -182,7 +169,7 @@ static rf_status read_node(const rd *r, json_t *o, const char *at, rf_cluster_no
     int64_t ranks = 0, devices = 0;
     rf_status s;
     if (!json_is_object(o))
-        return bad(r, "%.*s must be an object", (int)strlen(at) - 1, at);
+        return rf__json_fail(r->err, r->origin, "%.*s must be an object", (int)strlen(at) - 1, at);
     if ((s = text(r, o, at, "name", n->name, sizeof n->name)) ||
         (s = whole(r, o, at, "ranks", 1, 1 << 20, &ranks)) ||
         (s = whole(r, o, at, "devices", 0, 1 << 20, &devices)) ||
@@ -199,7 +186,8 @@ static rf_status read_node(const rd *r, json_t *o, const char *at, rf_cluster_no
     if (!peaks)
         return RF_OK;
     if (!json_is_object(peaks))
-        return bad(r, "%speak_flops_per_s must be an object keyed by dtype", at);
+        return rf__json_fail(r->err, r->origin,
+                             "%speak_flops_per_s must be an object keyed by dtype", at);
     const char *key;
     json_t *v;
     json_object_foreach(peaks, key, v)
@@ -207,7 +195,7 @@ static rf_status read_node(const rd *r, json_t *o, const char *at, rf_cluster_no
         rf_dtype dt;
         snprintf(path, sizeof path, "%speak_flops_per_s.", at);
         if (rf_dtype_parse(key, &dt, NULL))
-            return bad(r, "%s: unknown dtype '%s'", path, key);
+            return rf__json_fail(r->err, r->origin, "%s: unknown dtype '%s'", path, key);
         if ((s = number(r, peaks, path, key, &n->peak_flops_per_s[dt.kind])))
             return s;
         snprintf(path, sizeof path, "%speak_flops_per_s.%s", at, key);
@@ -223,7 +211,7 @@ static rf_status read_point(const rd *r, json_t *o, const char *at, rf_cluster_p
     int64_t bytes = 0;
     rf_status s;
     if (!json_is_object(o))
-        return bad(r, "%.*s must be an object", (int)strlen(at) - 1, at);
+        return rf__json_fail(r->err, r->origin, "%.*s must be an object", (int)strlen(at) - 1, at);
     if ((s = whole(r, o, at, "bytes", 1, (int64_t)1 << 40, &bytes)) ||
         (s = number(r, o, at, "time_s", &p->time_s)) ||
         (s = number(r, o, at, "median_s", &p->median_s)) ||
@@ -247,7 +235,7 @@ static rf_status read_link(const rd *r, json_t *o, const char *at, rf_cluster_li
     int64_t ranks = 0;
     rf_status s;
     if (!json_is_object(o))
-        return bad(r, "%.*s must be an object", (int)strlen(at) - 1, at);
+        return rf__json_fail(r->err, r->origin, "%.*s must be an object", (int)strlen(at) - 1, at);
     if ((s = text(r, o, at, "class", cls, sizeof cls)) ||
         (s = text(r, o, at, "collective", kind, sizeof kind)))
         return s;
@@ -256,13 +244,15 @@ static rf_status read_link(const rd *r, json_t *o, const char *at, rf_cluster_li
         if (!strcmp(cls, rf_link_class_name((rf_link_class)c)))
             l->cls = (rf_link_class)c;
     if (l->cls == RF_LINK_CLASS_COUNT)
-        return bad(r, "%sclass '%s' is neither intra-node nor inter-node", at, cls);
+        return rf__json_fail(r->err, r->origin,
+                             "%sclass '%s' is neither intra-node nor inter-node", at, cls);
     l->kind = RF_LINK_FIT_KINDS;
     for (int k = 0; k < RF_LINK_FIT_KINDS; k++)
         if (!strcmp(kind, rf_cluster_kind_name((rf_coll_kind)k)))
             l->kind = (rf_coll_kind)k;
     if ((int)l->kind == RF_LINK_FIT_KINDS)
-        return bad(r, "%scollective '%s' is not all-reduce, all-gather, all-to-all or send", at,
+        return rf__json_fail(r->err, r->origin,
+                             "%scollective '%s' is not all-reduce, all-gather, all-to-all or send", at,
                    kind);
     /* what the link is, for every message below */
     char named[64];
@@ -293,7 +283,7 @@ rf_status rf__cluster_read(const char *origin, json_t *root, rf_cluster *out, rf
     if (!c)
         return RF_OK;
     if (!json_is_object(c))
-        return bad(&r, "cluster must be an object");
+        return rf__json_fail(r.err, r.origin, "cluster must be an object");
     int64_t ranks = 0;
     rf_status s;
     if ((s = whole(&r, c, "cluster.", "ranks", 1, 1 << 20, &ranks)) ||
@@ -318,7 +308,7 @@ rf_status rf__cluster_read(const char *origin, json_t *root, rf_cluster *out, rf
     }
     rf_err e;
     if (rf_cluster_validate(out, &e))
-        return bad(&r, "%s", e.msg);
+        return rf__json_fail(r.err, r.origin, "%s", e.msg);
     for (size_t i = 0; i < out->n_links; i++) {
         char path[64];
         snprintf(path, sizeof path, "cluster.links[%zu].bandwidth_bytes_per_s", i);

@@ -141,21 +141,6 @@ typedef struct reader {
     rf_err *err;
 } reader;
 
-static rf_status fail(const reader *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static rf_status fail(const reader *r, const char *fmt, ...)
-{
-    char what[RF_ERR_MSG_MAX / 2];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return rf_err_set(r->err, RF_EINVAL, "%s: %s", r->origin, what);
-}
-
 /* A figure: present, a number, not negative. */
 static rf_status get_figure(const reader *r, json_t *obj, const char *key, const char *path,
                             bool required, double *out)
@@ -163,14 +148,14 @@ static rf_status get_figure(const reader *r, json_t *obj, const char *key, const
     json_t *v = json_object_get(obj, key);
     if (!v) {
         if (required)
-            return fail(r, "%s is missing", path);
+            return rf__json_fail(r->err, r->origin, "%s is missing", path);
         return RF_OK;
     }
     if (!json_is_number(v))
-        return fail(r, "%s must be a number", path);
+        return rf__json_fail(r->err, r->origin, "%s must be a number", path);
     double x = json_number_value(v);
     if (x < 0)
-        return fail(r, "%s is negative (%g)", path, x);
+        return rf__json_fail(r->err, r->origin, "%s is negative (%g)", path, x);
     *out = x;
     return RF_OK;
 }
@@ -182,11 +167,12 @@ static rf_status get_count(const reader *r, json_t *obj, const char *key, const 
 {
     json_t *v = json_object_get(obj, key);
     if (!v)
-        return required ? fail(r, "%s is missing", path) : RF_OK;
+        return required ? rf__json_fail(r->err, r->origin, "%s is missing", path) : RF_OK;
     if (!json_is_integer(v))
-        return fail(r, "%s must be a whole number", path);
+        return rf__json_fail(r->err, r->origin, "%s must be a whole number", path);
     if (json_integer_value(v) < 0)
-        return fail(r, "%s is negative (%lld)", path, (long long)json_integer_value(v));
+        return rf__json_fail(r->err, r->origin,
+                             "%s is negative (%lld)", path, (long long)json_integer_value(v));
     *out = (uint64_t)json_integer_value(v);
     return rf__bytes_check(r->origin, path, *out, r->err);
 }
@@ -197,11 +183,11 @@ static rf_status get_string(const reader *r, json_t *obj, const char *key, const
 {
     json_t *v = json_object_get(obj, key);
     if (!v)
-        return required ? fail(r, "%s is missing", path) : RF_OK;
+        return required ? rf__json_fail(r->err, r->origin, "%s is missing", path) : RF_OK;
     if (!json_is_string(v))
-        return fail(r, "%s must be a string", path);
+        return rf__json_fail(r->err, r->origin, "%s must be a string", path);
     if (json_string_length(v) >= cap)
-        return fail(r, "%s is longer than %zu characters", path, cap - 1);
+        return rf__json_fail(r->err, r->origin, "%s is longer than %zu characters", path, cap - 1);
     snprintf(out, cap, "%s", json_string_value(v));
     return RF_OK;
 }
@@ -211,9 +197,10 @@ static rf_status get_dtype_figures(const reader *r, json_t *obj, const char *key
 {
     json_t *m = json_object_get(obj, key);
     if (!m)
-        return required ? fail(r, "%s is missing", key) : RF_OK;
+        return required ? rf__json_fail(r->err, r->origin, "%s is missing", key) : RF_OK;
     if (!json_is_object(m))
-        return fail(r, "%s must be an object keyed by dtype (\"fp32\": ...)", key);
+        return rf__json_fail(r->err, r->origin,
+                             "%s must be an object keyed by dtype (\"fp32\": ...)", key);
     const char *name;
     json_t *v;
     json_object_foreach(m, name, v)
@@ -225,7 +212,7 @@ static rf_status get_dtype_figures(const reader *r, json_t *obj, const char *key
             if (!strcmp(name, rf_dtype_name((rf_dtype_kind)k)))
                 kind = k;
         if (kind < 0)
-            return fail(r, "%s: unknown dtype '%s'", path, name);
+            return rf__json_fail(r->err, r->origin, "%s: unknown dtype '%s'", path, name);
         rf_status s = get_figure(r, m, name, path, true, &out[kind]);
         if (s != RF_OK)
             return s;
@@ -281,15 +268,15 @@ static rf_status get_items(const reader *r, json_t *root, const char *key,
     if (!a)
         return RF_OK;
     if (!json_is_array(a))
-        return fail(r, "%s must be an array", key);
+        return rf__json_fail(r->err, r->origin, "%s must be an array", key);
     if (json_array_size(a) > max)
-        return fail(r, "%s: more than %zu", key, max);
+        return rf__json_fail(r->err, r->origin, "%s: more than %zu", key, max);
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *o = json_array_get(a, i);
         char base[32], path[96];
         snprintf(base, sizeof base, "%s[%zu]", key, i);
         if (!json_is_object(o))
-            return fail(r, "%s must be an object", base);
+            return rf__json_fail(r->err, r->origin, "%s must be an object", base);
         char *item = (char *)items + i * item_size;
         for (size_t f = 0; f < n_fields; f++) {
             const item_field *fd = &fields[f];
@@ -360,7 +347,8 @@ static rf_status read_counts(reader *r, json_t *root, rf_hw_profile *out)
         if ((s = get_count(r, root, ints[i], ints[i], false, &v)))
             return s;
         if (v > 1u << 20)
-            return fail(r, "%s is implausibly large (%llu)", ints[i], (unsigned long long)v);
+            return rf__json_fail(r->err, r->origin,
+                                 "%s is implausibly large (%llu)", ints[i], (unsigned long long)v);
         *dst[i] = (int)v;
     }
     json_t *caches = json_object_get(root, "caches_reported_bytes");
@@ -383,7 +371,7 @@ static rf_status check_roof(reader *r, const rf_hw_profile *out)
     rf_status s;
     double peaks_any = 0;
     if (!(out->bandwidth_bytes_per_s > 0))
-        return fail(r, "bandwidth_bytes_per_s must be positive (0)");
+        return rf__json_fail(r->err, r->origin, "bandwidth_bytes_per_s must be positive (0)");
     if ((s = bandwidth_in_range(r, "bandwidth_bytes_per_s", out->bandwidth_bytes_per_s, false)))
         return s;
     for (int k = 0; k < RF_DTYPE_COUNT; k++) {
@@ -397,7 +385,8 @@ static rf_status check_roof(reader *r, const rf_hw_profile *out)
         }
         peaks_any += out->peak_flops_per_s[k];
     }
-    return peaks_any > 0 ? RF_OK : fail(r, "peak_flops_per_s has no positive figure");
+    return peaks_any > 0 ? RF_OK : rf__json_fail(r->err, r->origin,
+                         "peak_flops_per_s has no positive figure");
 }
 
 rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
@@ -410,7 +399,7 @@ rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
     if (s)
         return s;
     if (!json_is_object(root))
-        s = fail(&r, "the top level must be an object");
+        s = rf__json_fail(r.err, r.origin, "the top level must be an object");
     else if (!(s = read_fields(&r, root, out)) && !(s = read_counts(&r, root, out)) &&
              !(s = rf__cluster_read(r.origin, root, &out->cluster, err)))
         s = check_roof(&r, out);

@@ -24,6 +24,14 @@
 rf_status rf__json_parse(const char *text, size_t len, const char *origin, json_t **root,
                          rf_err *err);
 
+/* RF_EINVAL with "ORIGIN: " and the formatted text: every reader's refusal
+ * of a field ("lab.json: cluster.links[0] ...: points is missing"). */
+rf_status rf__json_fail(rf_err *err, const char *origin, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* A reader's parse function, out its result (rf_model, rf_hw_profile,
  * rf_measured). */
 typedef rf_status (*rf__parse_fn)(const char *text, size_t len, const char *origin, void *out,

@@ -1,4 +1,5 @@
 /* json_text.c - the one JSON reading of the io readers (io_json.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,4 +88,14 @@ rf_status rf__json_load(const char *path, rf__parse_fn parse, void *out, rf_err 
         s = parse(text, len, path, out, err);
     free(text);
     return s;
+}
+
+rf_status rf__json_fail(rf_err *err, const char *origin, const char *fmt, ...)
+{
+    char what[RF_ERR_MSG_MAX / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return rf_err_set(err, RF_EINVAL, "%s: %s", origin, what);
 }
