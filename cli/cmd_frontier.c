@@ -1,13 +1,17 @@
 /* cmd_frontier.c - `roofline frontier MODEL --prompt P --output N`: static
  * batches of 1..B requests (rf_frontier_compute): TTFT, TPOT, tokens/s a
- * device, the two Pareto fronts, optionally cost and an SVG figure. */
+ * device, the two Pareto fronts, optionally cost and an SVG figure; with
+ * --predict every point predicted on the --hw profile's calibration and
+ * both fronts marked again on the predicted figures (rf_predict.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "measure_view.h"
 #include "request.h"
 #include "roofline/rf_frontier_svg.h"
+#include "roofline/rf_predict.h"
 #include "roofline/rf_serve.h"
 
 enum { O_MAX_BATCH = 1000, O_SVG, O_PRICE };
@@ -18,6 +22,7 @@ static const cli_opt opts[] = {
     {"svg", 1, O_SVG, "FILE", "also write the figure: tokens/s against TPOT and TTFT"},
     {"price-per-hour", 1, O_PRICE, "USD", "a device's price an hour: USD per million tokens"},
     CLI_REQUEST_STEP_OPTS,
+    CLI_PREDICT_OPT,
     CLI_PAR_OPTS,
     {0},
 };
@@ -41,6 +46,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return RF_EXIT_OK;
     case O_PRICE:
         return cli_f64(ctx, "--price-per-hour", arg, 1e-9, 1e9, &a->price);
+    case CLI_O_PREDICT:
+        return cli_step_opt(ctx, id, arg, &a->rq.o);
     default: {
         int rc = cli_par_opt(ctx, id, arg, &a->par);
         return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
@@ -48,8 +55,46 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     }
 }
 
+/* --predict: the points predicted and each one's operators outside the
+ * calibration (NULL without it). */
+typedef struct predicted {
+    rf_frontier_point *points;
+    size_t *outside;
+} predicted;
+
+/* The predicted columns of point i (none without --predict). */
+static void pred_cols(rf_report *r, const predicted *pr)
+{
+    if (!pr->points)
+        return;
+    rf_report_col(r, "predicted_ttft_s", "pred TTFT", RF_U_SECONDS);
+    rf_report_col(r, "predicted_tpot_s", "pred TPOT", RF_U_SECONDS);
+    rf_report_col(r, "predicted_latency_s", "pred latency", RF_U_SECONDS);
+    rf_report_col(r, "predicted_tokens_per_s", "pred tok/s", RF_U_TOK_RATE);
+    rf_report_col(r, "predicted_front_tpot", "pred front (TPOT)", RF_U_NONE);
+    rf_report_col(r, "predicted_front_ttft", "pred front (TTFT)", RF_U_NONE);
+    rf_report_col(r, "predicted_outside", "outside", RF_U_INT);
+}
+
+static void pred_cells(rf_report *r, const predicted *pr, size_t i)
+{
+    if (!pr->points)
+        return;
+    const rf_frontier_point *p = &pr->points[i];
+    rf_report_cell_num(r, p->ttft_s);
+    if (p->tpot_s > 0)
+        rf_report_cell_num(r, p->tpot_s);
+    else
+        rf_report_cell_null(r, "-");
+    rf_report_cell_num(r, p->latency_s);
+    rf_report_cell_num(r, p->tokens_per_s);
+    rf_report_cell_str(r, p->pareto_tpot ? "yes" : "no");
+    rf_report_cell_str(r, p->pareto_ttft ? "yes" : "no");
+    rf_report_cell_int(r, pr->outside[i]);
+}
+
 static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t cap, double price,
-                  double watts, bool layout)
+                  double watts, bool layout, const predicted *pr)
 {
     rf_report_table(r, "points", layout ? "static batches a replica (tokens/s a device)"
                                          : "static batches (one device)");
@@ -65,6 +110,7 @@ static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t ca
         rf_report_col(r, "usd_per_mtok", "USD / M tokens", RF_U_SIG3);
     if (watts > 0)
         rf_report_col(r, "energy_per_token_j", "J / token", RF_U_SIG3);
+    pred_cols(r, pr);
     for (size_t i = 0; i < n; i++) {
         rf_report_row(r);
         rf_report_cell_int(r, (uint64_t)p[i].batch);
@@ -82,6 +128,7 @@ static void table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t ca
             rf_report_cell_num(r, rf_cost_per_mtok(price, 1, p[i].tokens_per_s));
         if (watts > 0)
             rf_report_cell_num(r, rf_energy_per_token_j(watts, 1, p[i].tokens_per_s));
+        pred_cells(r, pr, i);
     }
 }
 
@@ -255,9 +302,55 @@ static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
                          ctx->hw.board_power_w);
 }
 
+/* --predict: every batch predicted (pr->points and pr->outside, n of
+ * each, to free), both fronts marked on the predicted figures. */
+static int predict(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                   const rf_roof *roof, const args *a, const cli_frontier *fr, predicted *pr)
+{
+    static rf_calib cal; /* ~40 KB: off the stack */
+    rf_err e;
+    int rc = cli_calib_load(ctx, &cal);
+    if (rc)
+        return rc;
+    pr->points = calloc((size_t)fr->n, sizeof *pr->points);
+    pr->outside = calloc((size_t)fr->n, sizeof *pr->outside);
+    if (!pr->points || !pr->outside)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    if (rf_calib_predict_frontier(&cal, m, o, roof, a->rq.prompt, a->rq.output, pr->points,
+                                  pr->outside, (size_t)fr->n, &e))
+        return cli_fail_err(ctx, &e);
+    return RF_EXIT_OK;
+}
+
+/* The predicted part of the head: how the points are predicted, and the
+ * points on each predicted front. */
+static void pred_summary(rf_report *r, const predicted *pr, int64_t n)
+{
+    if (!pr->points)
+        return;
+    cli_pred_assume(r);
+    rf_report_assume(r, "predicted points: each batch's generation as `generate --predict` sums "
+                        "it (TTFT the prefill predicted, the decode steps predicted at every "
+                        "context); the Pareto fronts marked a second time on the predicted "
+                        "TPOT, TTFT and tokens/s ('pred front' columns); the 'front' columns "
+                        "are the floors'");
+    uint64_t on_tpot = 0, on_ttft = 0, outside = 0;
+    for (int64_t i = 0; i < n; i++) {
+        on_tpot += pr->points[i].pareto_tpot;
+        on_ttft += pr->points[i].pareto_ttft;
+        outside += pr->outside[i] > 0;
+    }
+    rf_report_int(r, "predicted_front_tpot_points", "on the predicted TPOT front", on_tpot,
+                  RF_U_INT);
+    rf_report_int(r, "predicted_front_ttft_points", "on the predicted TTFT front", on_ttft,
+                  RF_U_INT);
+    rf_report_int(r, "predicted_outside_points", "points with operators outside the calibration",
+                  outside, RF_U_INT);
+}
+
 /* The report of batches 1..n: title, assumptions, the summary, the table. */
 static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                  const args *a, const cli_frontier *fr)
+                  const args *a, const cli_frontier *fr, const predicted *pr)
 {
     char title[256];
     snprintf(title, sizeof title, "frontier: %s on %s, prompt %lld, output %lld", m->name,
@@ -267,8 +360,9 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     assume(ctx, r, m, o, roof, a, fr->cap);
     cli_frontier_summary(r, NULL, "frontier", fr);
+    pred_summary(r, pr, fr->n);
     table(r, fr->points, (size_t)fr->n, fr->cap, a->price, ctx->hw.board_power_w,
-          cli_par_wanted(&a->par));
+          cli_par_wanted(&a->par), pr);
     int rc = a->svg ? write_svg(ctx, a->svg, fr, title) : RF_EXIT_OK;
     if (!rc)
         rc = cli_emit(ctx, r);
@@ -286,7 +380,8 @@ int cmd_frontier(int argc, char **argv)
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if ((rc = cli_request_check(&ctx, &a.rq)))
+    if ((rc = cli_request_check(&ctx, &a.rq)) ||
+        (rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")))
         return rc;
     const char *inputs[] = {NULL};
     if ((rc = cli_check_output(&ctx, a.svg, inputs)))
@@ -295,12 +390,17 @@ int cmd_frontier(int argc, char **argv)
     rf_model m;
     rf_roof roof;
     cli_frontier fr;
+    predicted pr = {NULL, NULL};
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)) ||
         (rc = cli_frontier_build(&ctx, &m, &o, &roof, &a.rq.budget, &a.par, a.rq.prompt,
                                  a.rq.output, a.max_batch, 0, &fr)))
         return rc;
-    rc = report(&ctx, &m, &o, &roof, &a, &fr);
+    if (!(ctx.step_given & CLI_GIVEN_PREDICT) ||
+        !(rc = predict(&ctx, &m, &o, &roof, &a, &fr, &pr)))
+        rc = report(&ctx, &m, &o, &roof, &a, &fr, &pr);
+    free(pr.points);
+    free(pr.outside);
     cli_frontier_free(&fr);
     return rc;
 }

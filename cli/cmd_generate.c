@@ -1,12 +1,16 @@
 /* cmd_generate.c - `roofline generate MODEL --prompt P --output N`: a static
  * batch of B identical requests to the end (rf_serve.h): TTFT, TPOT (mean,
- * first, last), latency, tokens/s, the memory fit at the last context, and
- * with --draft a speculative decoding of the same requests. */
+ * first, last), latency, tokens/s, the memory fit at the last context,
+ * with --draft a speculative decoding of the same requests, and with
+ * --predict the same figures predicted on the --hw profile's calibration
+ * (rf_predict.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "measure_view.h"
 #include "request.h"
+#include "roofline/rf_predict.h"
 #include "roofline/rf_serve.h"
 
 static const cli_opt opts[] = {
@@ -14,6 +18,7 @@ static const cli_opt opts[] = {
     {"batch", 1, CLI_O_BATCH, "B", "identical requests in the static batch (default 1)"},
     CLI_REQUEST_STEP_OPTS,
     CLI_REQUEST_SPEC_OPTS,
+    CLI_PREDICT_OPT,
     CLI_PAR_OPTS,
     {0},
 };
@@ -27,6 +32,8 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    if (id == CLI_O_PREDICT)
+        return cli_step_opt(ctx, id, arg, &a->rq.o);
     int rc = cli_spec_opt(ctx, id, arg, &a->sp);
     if (rc == CLI_NOT_MINE)
         rc = cli_par_opt(ctx, id, arg, &a->par);
@@ -155,6 +162,56 @@ static void timing(const cli_ctx *ctx, rf_report *r, const rf_generate *g)
                   RF_U_SECONDS);
 }
 
+/* --predict: the generation predicted, rows labelled so, beside the
+ * floors' section. */
+static int predicted(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                     const rf_roof *roof, const args *a)
+{
+    static rf_calib cal; /* ~40 KB: off the stack */
+    rf_generate_pred p;
+    rf_err e;
+    int rc = cli_calib_load(ctx, &cal);
+    if (rc)
+        return rc;
+    if (rf_calib_predict_generate(&cal, m, o, roof, a->rq.prompt, a->rq.output, &a->sp.prefix,
+                                  &p, &e))
+        return cli_fail_err(ctx, &e);
+    cli_pred_assume(r);
+    if (p.output >= 2)
+        rf_report_assume(r, "predicted decode: the decode step predicted at every context "
+                            "%lld..%lld and summed (not one average step), over %zu %s of "
+                            "contexts (a range where every operator's shape is affine in S): "
+                            "the %zu %s that do not move with S predicted once a piece, the %zu "
+                            "that %s (attention: its keys and K/V read) at every context",
+                         (long long)(p.prompt + 1), (long long)(p.prompt + p.output - 1),
+                         p.pieces, p.pieces == 1 ? "piece" : "pieces", p.ops_fixed,
+                         p.ops_fixed == 1 ? "operator" : "operators", p.ops_varying,
+                         p.ops_varying == 1 ? "does" : "do");
+    rf_report_section(r, "predicted", "PREDICTED (from the calibration; the floors above are "
+                                      "bounds)");
+    rf_report_num(r, "ttft_s", "predicted TTFT", p.ttft_s, RF_U_SECONDS);
+    if (p.output >= 2) {
+        rf_report_num(r, "tpot_mean_s", "predicted TPOT mean", p.tpot_mean_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_first_s", "predicted TPOT first (j = 2)", p.tpot_first_s,
+                      RF_U_SECONDS);
+        rf_report_num(r, "tpot_last_s", "predicted TPOT last (j = N)", p.tpot_last_s,
+                      RF_U_SECONDS);
+    } else {
+        const char *why = "- (one output token)";
+        rf_report_null(r, "tpot_mean_s", "predicted TPOT mean", why);
+        rf_report_null(r, "tpot_first_s", "predicted TPOT first (j = 2)", why);
+        rf_report_null(r, "tpot_last_s", "predicted TPOT last (j = N)", why);
+    }
+    rf_report_num(r, "decode_s", "predicted decode time", p.decode_s, RF_U_SECONDS);
+    rf_report_num(r, "latency_s", "predicted latency", p.latency_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", p.tokens_per_s, RF_U_TOK_RATE);
+    rf_report_int(r, "outside_prefill", "prefill operators outside the calibration",
+                  p.outside_prefill, RF_U_INT);
+    rf_report_int(r, "outside_decode", "decode operators outside the calibration",
+                  p.outside_decode, RF_U_INT);
+    return RF_EXIT_OK;
+}
+
 /* The generation on a layout (rf_generate_par_compute): every time the
  * layout's cycle, tokens/s of the deployment and of a device. */
 static int generate_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
@@ -242,6 +299,11 @@ int cmd_generate(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
+    if ((rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")) ||
+        (rc = cli_predict_refuse(&ctx, a.sp.draft != NULL, "speculative decoding (--draft)")) ||
+        (rc = cli_predict_refuse(&ctx, a.sp.prefix.cascade, "--prefix-kernel cascade (a kernel "
+                                                            "the calibration did not time)")))
+        return rc;
     if (cli_par_wanted(&a.par))
         return generate_layout(&ctx, &m, &o, &roof, &a);
     if (rf_generate_prefix_compute(&m, &o, &roof, a.rq.prompt, a.rq.output, &a.sp.prefix, &g, &e))
@@ -261,7 +323,9 @@ int cmd_generate(int argc, char **argv)
     timing(&ctx, r, &g);
     if (a.sp.draft)
         cli_spec_section(r, "speculative decoding", &d, &sp);
-    rc = cli_emit(&ctx, r);
+    rc = ctx.step_given & CLI_GIVEN_PREDICT ? predicted(&ctx, r, &m, &o, &roof, &a) : RF_EXIT_OK;
+    if (!rc)
+        rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;
 }
