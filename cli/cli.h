@@ -138,9 +138,14 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof);
  * no compute peak (capacity); fills ctx->hw. */
 int cli_resolve_hw(cli_ctx *ctx);
 
+/* The math dtype was named by the user (--act-dtype, or --weight-dtype
+ * where the math follows the weights, W8A8): no fallback for it. */
+bool cli_math_given(const cli_ctx *ctx, rf_dtype_kind math);
+
 /* The roof of commands that run on this machine (bench, profile): --hw when
  * given (as cli_resolve_roof), else this CPU measured now with --quick on
- * `threads` threads (RF_ISA honoured, progress on a terminal). */
+ * `threads` threads (RF_ISA honoured, progress on a terminal). Defined in
+ * lab_roof.c, with the lab's commands. */
 int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *roof);
 
 /* Dtypes for a model: the user's if given, else the model's weights dtype

@@ -1,5 +1,8 @@
-/* main.c - the `roofline` binary: the command line library's rf_cli_main
- * (entry.c) on the process's own streams, and stdout closed and checked. */
+/* main.c - the `roofline` and `roofline-lab` binaries: the command line
+ * library's rf_cli_main (entry.c) on the process's own streams, and stdout
+ * closed and checked. roofline-lab has every command; roofline has the
+ * analytic ones and runs roofline-lab for measure, bench and profile
+ * (lab_exec.c), so that it starts without the lab's libraries. */
 #include <stdio.h>
 
 #include "cli.h"

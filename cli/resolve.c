@@ -1,6 +1,6 @@
 /* resolve.c - MODEL and --hw made into a model and a roof: presets,
- * config.json files, measured profiles, the overrides, and this machine's
- * roof measured now; the files a run has read. */
+ * config.json files, measured profiles, the overrides; the files a run has
+ * read. (This machine's roof measured now is lab_roof.c's: the lab's.) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "roofline/rf_hw_profile_io.h"
-#include "roofline/rf_measure.h"
 #include "roofline/rf_reader.h"
 
 /* Files this run has read (slot 0: the model's config.json, slot 1: a
@@ -80,9 +79,7 @@ int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, r
     return rc ? rc : cli_resolve_roof(ctx, rf_dtype_math(o->w, o->a), roof);
 }
 
-/* The math dtype was named by the user (--act-dtype, or --weight-dtype
- * where the math follows the weights, W8A8): no fallback for it. */
-static bool math_given(const cli_ctx *ctx, rf_dtype_kind math)
+bool cli_math_given(const cli_ctx *ctx, rf_dtype_kind math)
 {
     return (ctx->a_given && ctx->a.kind == math) || (ctx->w_given && ctx->w.kind == math);
 }
@@ -95,7 +92,7 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
         return rc;
     if (ctx->peak_tflops > 0)
         ctx->hw.peak_flops_per_s[rf_hw_peak_kind(math)] = ctx->peak_tflops * 1e12;
-    if (rf_hw_roof_for(&ctx->hw, math, math_given(ctx, math), roof, &e))
+    if (rf_hw_roof_for(&ctx->hw, math, cli_math_given(ctx, math), roof, &e))
         return cli_fail_err(ctx, &e);
     return RF_EXIT_OK;
 }
@@ -137,42 +134,6 @@ int cli_resolve_hw(cli_ctx *ctx)
     if (rf_hw_validate(&ctx->hw, &e))
         return cli_fail_err(ctx, &e);
     return RF_EXIT_OK;
-}
-
-static void measure_progress(void *user, int done, int total, const char *what)
-{
-    (void)user;
-    fprintf(stderr, "\r  measuring the roof [%2d/%2d] %-40s", done + 1, total, what);
-    fflush(stderr);
-}
-
-int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *roof)
-{
-    if (ctx->hw_name)
-        return cli_resolve_roof(ctx, math, roof);
-    if (ctx->peak_tflops > 0 || ctx->bw_tbps > 0 || ctx->ridge > 0)
-        return cli_fail(ctx, RF_EXIT_USAGE,
-                        "--peak, --bw and --ridge adjust a roof given by --hw; without --hw the "
-                        "roof is measured now");
-    rf_hw_profile *p = malloc(sizeof *p);
-    if (!p)
-        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    bool tty = isatty(fileno(stderr));
-    rf_measure_opts mo = {.threads = threads, .quick = true, .isa = getenv("RF_ISA"),
-                          .progress = tty ? measure_progress : NULL};
-    rf_err e;
-    rf_status s = rf_measure_cpu(&mo, p, &e);
-    if (tty)
-        fprintf(stderr, "\r%-78s\r", "");
-    if (s == RF_OK)
-        s = rf_hw_profile_to_hw(p, &ctx->hw, &e);
-    if (s == RF_OK)
-        s = rf_hw_roof_for(&ctx->hw, math, math_given(ctx, math), roof, &e);
-    snprintf(ctx->hw_origin, sizeof ctx->hw_origin,
-             "measured now (measure --quick, %d thread%s; give --hw PROFILE for a full one)",
-             p->threads, p->threads == 1 ? "" : "s");
-    free(p);
-    return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
 void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o)

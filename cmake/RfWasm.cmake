@@ -14,12 +14,13 @@ set(RF_EXPLORER_BUILT 0)
 if(RF_WASM)
   find_program(RF_EMCMAKE emcmake)
   find_program(RF_EMCC emcc)
-  # the command line's sources as cli/CMakeLists.txt lists them
-  get_property(cli_sources GLOBAL PROPERTY RF_CLI_SOURCES)
+  # the command line's analytic sources as cli/CMakeLists.txt lists them
+  # (less measure, bench and profile, which time the machine)
+  get_property(cli_sources GLOBAL PROPERTY RF_CLI_ANALYTIC_SOURCES)
   if(RF_EMCMAKE AND RF_EMCC AND cli_sources)
     set(RF_EXPLORER_BUILT 1)
   elseif(RF_EMCMAKE AND RF_EMCC)
-    message(STATUS "roofline: cli/CMakeLists.txt publishes no RF_CLI_SOURCES; "
+    message(STATUS "roofline: cli/CMakeLists.txt publishes no RF_CLI_ANALYTIC_SOURCES; "
                    "roofline report writes a static page")
   else()
     message(STATUS "roofline: emcc not found; roofline report writes a static page "
@@ -31,7 +32,7 @@ set(rf_explorer_sources ${PROJECT_SOURCE_DIR}/src/report/explorer.c)
 if(RF_EXPLORER_BUILT)
   include(ExternalProject)
   # The sources: the layers' own lists (what the native build compiles),
-  # the command line's less what times the machine.
+  # the command line's analytic commands (the native `roofline` binary's).
   set(wasm_sources "")
   foreach(lib rf_core rf_io rf_report)
     get_target_property(srcs ${lib} SOURCES)
@@ -39,7 +40,6 @@ if(RF_EXPLORER_BUILT)
     list(TRANSFORM srcs PREPEND ${dir}/)
     list(APPEND wasm_sources ${srcs})
   endforeach()
-  list(FILTER cli_sources EXCLUDE REGEX "/(cmd_measure[a-z_]*|cmd_bench[a-z_]*|cmd_profile)\\.c$")
   list(APPEND wasm_sources ${cli_sources} ${PROJECT_SOURCE_DIR}/src/io/json_lite.c
     ${PROJECT_SOURCE_DIR}/src/report/explorer.c)
   set(wasm_bin ${CMAKE_BINARY_DIR}/wasm)

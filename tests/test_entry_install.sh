@@ -5,6 +5,9 @@
 # --json` with rf_cli_run and must print the binary's bytes and exit code;
 # the shared library must export rf_cli_main, rf_cli_run and
 # rf_cli_result_free and nothing else (the layers' archives stay inside).
+# The two binaries: roofline in bin, roofline-lab out of PATH (libexec),
+# and the installed roofline's measure --help runs the installed lab (the
+# same bytes as the build's roofline-lab).
 # usage: test_entry_install.sh BUILD_DIR LIBDIR CC ROOFLINE
 set -eu
 build=$1 libdir=$2 cc=$3 bin=$4
@@ -17,6 +20,19 @@ for f in "$lib/libroofline-cli.so.0" "$lib/libroofline-cli.a" \
          "$tmp/prefix/include/roofline/rf_cli.h" "$lib/pkgconfig/roofline-cli.pc"; do
   [ -e "$f" ] || { echo "FAIL: ${f#"$tmp/prefix/"} not installed"; exit 1; }
 done
+inst_bin=$(find "$tmp/prefix" -type f -name roofline)
+inst_lab=$(find "$tmp/prefix" -type f -name roofline-lab)
+[ -n "$inst_bin" ] && [ -x "$inst_bin" ] || { echo "FAIL: roofline not installed"; exit 1; }
+[ -n "$inst_lab" ] && [ -x "$inst_lab" ] || { echo "FAIL: roofline-lab not installed"; exit 1; }
+[ "$(dirname "$inst_lab")" != "$(dirname "$inst_bin")" ] ||
+  { echo "FAIL: roofline-lab installed beside roofline (on PATH)"; exit 1; }
+echo "installed: ${inst_bin#"$tmp/prefix/"}, ${inst_lab#"$tmp/prefix/"}"
+"$inst_bin" measure --help >"$tmp/help" 2>&1 ||
+  { echo "FAIL: the installed roofline measure --help exited $?"; cat "$tmp/help"; exit 1; }
+"$(dirname "$bin")/roofline-lab" measure --help >"$tmp/lab_help" 2>&1
+cmp -s "$tmp/help" "$tmp/lab_help" ||
+  { echo "FAIL: the installed roofline measure --help is not roofline-lab's"; exit 1; }
+echo "installed roofline measure --help: $(wc -l <"$tmp/help") lines, roofline-lab's"
 exports=$(nm -D --defined-only "$lib/libroofline-cli.so.0" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' ')
 [ "$exports" = "rf_cli_main rf_cli_result_free rf_cli_run " ] ||
   { echo "FAIL: libroofline-cli.so exports: $exports"; exit 1; }
