@@ -467,6 +467,10 @@ void cli_par_links(const cli_ctx *ctx, const cli_par *p, rf_hw_links *out);
 int cli_par_check(const cli_ctx *ctx, const rf_model *m, const cli_par *p);
 /* The layout, links (overrides applied) and ctx->hw's memory under b. */
 rf_par_opts cli_par_opts(const cli_ctx *ctx, const cli_budget *b, const cli_par *p);
+/* cli_par_check, then cli_par_opts into *po, refusing a device without a
+ * memory size (one line, exit 2); RF_EXIT_OK otherwise. */
+int cli_par_setup(const cli_ctx *ctx, const rf_model *m, const cli_budget *b, const cli_par *p,
+                  rf_par_opts *po);
 /* rf_par_compute on ctx->hw's memory under budget b. */
 rf_status cli_par_compute(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                           const rf_roof *roof, const cli_budget *b, const cli_par *p,

@@ -1,7 +1,8 @@
 /* cmd_serve.c - `roofline serve MODEL --prompt P --output N --concurrency B`:
  * continuous batching in steady state with chunked prefill (rf_serve.h):
  * the mixed step every iteration runs, TPOT, TTFT, tokens/s, the KV in use
- * against the pool and the largest concurrency the pool admits. */
+ * against the pool and the largest concurrency the pool admits; with
+ * --tp/--pp/--ep/--dp the same steady state on a layout (rf_serve_par). */
 #include <math.h>
 #include <stdio.h>
 
@@ -18,6 +19,7 @@ static const cli_opt opts[] = {
     {"max-batched-tokens", 1, O_MAX_TOKENS, "T", "tokens a step at most, decode included"},
     CLI_REQUEST_STEP_OPTS,
     CLI_REQUEST_SPEC_OPTS,
+    CLI_PAR_OPTS,
     {0},
 };
 
@@ -25,6 +27,7 @@ typedef struct args {
     cli_request rq;
     rf_serve_opts so;
     cli_spec sp;
+    cli_par par; /* many devices */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -40,12 +43,15 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
                        &a->so.max_batched_tokens);
     default: {
         int rc = cli_spec_opt(ctx, id, arg, &a->sp);
+        if (rc == CLI_NOT_MINE)
+            rc = cli_par_opt(ctx, id, arg, &a->par);
         return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
     }
     }
 }
 
-static void assume(rf_report *r, const rf_serve *sv)
+/* pv: the layout's steady state (NULL: one device). */
+static void assume(rf_report *r, const rf_serve *sv, const rf_serve_par *pv)
 {
     const rf_serve_opts *so = &sv->opts;
     rf_report_assume(r, "continuous batching, steady state: %lld requests in flight, each "
@@ -66,9 +72,27 @@ static void assume(rf_report *r, const rf_serve *sv)
     rf_report_assume(r, "mixed step: linear layers at M = decode + prompt tokens (weights read "
                         "once), lm_head one position a sequence, decode attention and chunk "
                         "attention each reading its own KV once");
-    rf_report_assume(r, "TPOT = the step floor; output tokens/s = B / floor; TTFT = "
-                        "ceil(%s / C) = %lld steps at that floor, queueing not modelled",
-                     so->prefix.shared ? "(P - P_s)" : "P", (long long)sv->ttft_steps);
+    if (!pv)
+        rf_report_assume(r, "TPOT = the step floor; output tokens/s = B / floor; TTFT = "
+                            "ceil(%s / C) = %lld steps at that floor, queueing not modelled",
+                         so->prefix.shared ? "(P - P_s)" : "P", (long long)sv->ttft_steps);
+    else
+        rf_report_assume(r, "on the layout: every device runs its shard's mixed step; the "
+                            "all-reduces, the embedding's, EP's dispatch and combine and the "
+                            "pipeline's sends carry all M = decode + prompt tokens of a "
+                            "micro-batch (%lld), lm_head's all-gather its L = %lld logit rows "
+                            "(decode tokens + one a chunk); PP cuts the step into %lld "
+                            "micro-%s of ceil(B / m) = %lld decode and ceil(T_p / m) = %lld "
+                            "prompt tokens; TPOT = the cycle = max(a micro-batch's latency "
+                            "through the stages and sends, m x the slowest stage's floor); "
+                            "TTFT = ceil(%s / C) = %lld %s, queueing not modelled; "
+                            "tokens/s = D B / cycle",
+                         (long long)pv->rows, (long long)pv->logit_rows,
+                         (long long)pv->micro_batches,
+                         pv->micro_batches == 1 ? "batch" : "batches",
+                         (long long)pv->micro_decode, (long long)pv->micro_prompt_tokens,
+                         so->prefix.shared ? "(P - P_s)" : "P", (long long)pv->ttft_steps,
+                         cli_plural(pv->ttft_steps, "cycle", "cycles"));
     if (so->prefix.shared)
         rf_report_assume(r, "shared prefix: %lld of the %lld prompt tokens common to every "
                             "request, computed once and held once: a request prefills its own "
@@ -166,10 +190,68 @@ static void steady_state(const cli_ctx *ctx, rf_report *r, const rf_model *m,
                        "- (no memory size: give --mem)");
 }
 
+/* The steady state on a layout: the layout's section (stages, collectives),
+ * then TPOT, TTFT and tokens/s of the deployment and a device. */
+static int serve_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                        const rf_roof *roof, const args *a)
+{
+    static rf_par par; /* every stage's step: off the stack */
+    static rf_serve sv;
+    rf_serve_par pv;
+    rf_err e;
+    char title[256];
+    rf_par_opts po;
+    int rc = cli_par_setup(ctx, m, &a->rq.budget, &a->par, &po);
+    if (rc)
+        return rc;
+    if (a->sp.draft)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--draft on many devices is not modelled (the "
+                                            "draft's own layout is not given): drop the "
+                                            "layout options or --draft");
+    if (rf_serve_par_compute(m, o, roof, &po, &a->so, &sv, &par, &pv, &e))
+        return cli_fail_err(ctx, &e);
+    snprintf(title, sizeof title, "serve: %s on %lld x %s", m->name, (long long)pv.devices,
+             ctx->hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    cli_assume_model(r, m, o, &sv.step);
+    cli_assume_roof(ctx, r, o, roof);
+    assume(r, &sv, &pv);
+    cli_par_section(ctx, r, &par, &a->par);
+    rf_report_section(r, NULL, "steady state");
+    rf_report_bool(r, "fits", "every device fits", pv.fits, pv.fits ? "yes" : "no");
+    cli_context_check(ctx, r, m, a->so.prompt + a->so.output - 1, CLI_CTX_LINES | CLI_CTX_KEY);
+    rf_report_int(r, "concurrency", "requests in flight a replica", (uint64_t)a->so.concurrency,
+                  RF_U_INT);
+    rf_report_int(r, "decode_context", "decode context (mean)", (uint64_t)sv.decode_context,
+                  RF_U_INT);
+    rf_report_int(r, "prompt_tokens", "prompt tokens a step", (uint64_t)sv.prompt_tokens,
+                  RF_U_INT);
+    rf_report_int(r, "chunk", "chunk", (uint64_t)sv.chunk, RF_U_INT);
+    rf_report_int(r, "chunk_context", "chunk context (mean)", (uint64_t)sv.chunk_context,
+                  RF_U_INT);
+    rf_report_int(r, "rows", "rows a collective (M)", (uint64_t)pv.rows, RF_U_INT);
+    rf_report_int(r, "logit_rows", "logit rows (L)", (uint64_t)pv.logit_rows, RF_U_INT);
+    rf_report_num(r, "tpot_s", "TPOT", pv.tpot_s, RF_U_SECONDS);
+    rf_report_num(r, "ttft_s", "TTFT (queueing excluded)", pv.ttft_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "output tokens/s, whole deployment", pv.tokens_per_s,
+                  RF_U_TOK_RATE);
+    rf_report_num(r, "tokens_per_s_device", "output tokens/s a device", pv.tokens_per_s_device,
+                  RF_U_TOK_RATE);
+    rf_report_int(r, "max_concurrency", "largest concurrency a replica's KV admits",
+                  (uint64_t)pv.max_concurrency, RF_U_INT);
+    rf_report_int(r, "max_concurrency_total", "largest concurrency, all replicas",
+                  (uint64_t)pv.max_concurrency * (uint64_t)pv.layout.dp, RF_U_INT);
+    rc = cli_emit(ctx, r);
+    rf_report_free(r);
+    return rc;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT};
+    args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "serve MODEL --prompt P --output N --concurrency B [--chunk C] "
                             "[--max-batched-tokens T] [--draft MODEL [--spec-k K] [--accept "
@@ -194,6 +276,8 @@ int cmd_serve(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
+    if (cli_par_wanted(&a.par))
+        return serve_layout(&ctx, &m, &o, &roof, &a);
     if (rf_serve_compute(&m, &o, &roof, &a.so, &sv, &e))
         return cli_fail_err(&ctx, &e);
     if (a.sp.draft && (rc = speculate(&ctx, &a, &m, &o, &roof, &sv, &d, &sp)))
@@ -206,7 +290,7 @@ int cmd_serve(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     cli_assume_model(r, &m, &o, &sv.step);
     cli_assume_roof(&ctx, r, &o, &roof);
-    assume(r, &sv);
+    assume(r, &sv, NULL);
     cli_op_table(r, "ops", "operators of the steady-state step (summed over 'count')", &sv.step);
     steady_state(&ctx, r, &m, &o, &a, &sv);
     if (a.sp.draft)

@@ -157,6 +157,18 @@ rf_par_opts cli_par_opts(const cli_ctx *ctx, const cli_budget *b, const cli_par 
     return po;
 }
 
+int cli_par_setup(const cli_ctx *ctx, const rf_model *m, const cli_budget *b, const cli_par *p,
+                  rf_par_opts *po)
+{
+    int rc = cli_par_check(ctx, m, p);
+    if (rc)
+        return rc;
+    *po = cli_par_opts(ctx, b, p);
+    if (!po->mem_bytes)
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s has no memory size: give --mem", ctx->hw.name);
+    return RF_EXIT_OK;
+}
+
 rf_status cli_par_compute(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                           const rf_roof *roof, const cli_budget *b, const cli_par *p,
                           rf_par *out, rf_err *err)

@@ -231,7 +231,9 @@ static void speculative(void **state)
             step_at(&d, o, &roof, s + i, &f, &q);
             draft += f;
         }
-        rf_step_opts v = o;
+        rf_step_opts v = o; /* memory-bound at B = 4: lm_head's 4 more rows a
+                               sequence (verify_scores_every_token) move
+                               only its FLOPs, not this floor */
         v.phase = RF_PREFILL;
         v.tokens = 5;
         step_at(&t, v, &roof, s, &f, &q);
@@ -680,6 +682,194 @@ static void generate_on_layouts(void **state)
     assert_true(pts[5].pareto_tpot && pts[0].pareto_ttft);
 }
 
+/* The target's verification step scores every one of its K + 1 query
+ * tokens: lm_head at M = B (K + 1) rows, not the prefill's B. Llama-3-8B
+ * (H = 4,096, V = 128,256) on the H100 SXM, B = 256, P = 512, N = 2 (one
+ * context, S = 513), K = 4: the prefill of 256 x 5 tokens after 513 is
+ * compute-bound (~2 x 8e9 x 1,280 = 20 TFLOP, ~20 ms, against 15 GB of
+ * weights, 4.5 ms), and lm_head's 4 more rows a sequence add
+ *     2 x 256 x 4 x 4,096 x 128,256 = 1,075,889,307,648 FLOPs (~1.09 ms)
+ * while the compulsory bytes stay (its weights are read once either way):
+ *     verify = max((F_prefill + 1,075,889,307,648) / pi, Q_prefill / beta).
+ * The old step (lm_head on the last position only) gives F_prefill / pi. */
+static void verify_scores_every_token(void **state)
+{
+    (void)state;
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model t = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&t);
+    o.batch = 256;
+    rf_generate g;
+    rf_spec sp;
+    assert_int_equal(rf_generate_compute(&t, &o, &roof, 512, 2, &g, NULL), RF_OK);
+    assert_int_equal(rf_spec_compute(&t, &t, &o, &o, &roof, &g, 4, 0.8, &sp, NULL), RF_OK);
+    rf_step_opts v = o;
+    v.phase = RF_PREFILL;
+    v.tokens = 5;
+    v.context = 513;
+    assert_int_equal(rf_step_compute(&t, &v, &roof, &st, NULL), RF_OK);
+    assert_true(st.regime == RF_COMPUTE_BOUND);
+    double f = (double)st.flops + 1075889307648.0;
+    near(sp.verify_s, fmax(f / roof.peak_flops_per_s, (double)st.total_bytes / roof.bw_bytes_per_s),
+         1e-12);
+    assert_true(sp.verify_s > st.floor_s + 1e-3); /* the 1.09 ms the old count missed */
+}
+
+/* Looks up a collective of stage 0 by name (NULL when it has none). */
+static const rf_coll *coll_named(const rf_par *p, size_t stage, const char *name)
+{
+    for (size_t i = 0; i < p->stages[stage].n_coll; i++)
+        if (!strcmp(p->stages[stage].coll[i].name, name))
+            return &p->stages[stage].coll[i];
+    return NULL;
+}
+
+/* serve on a layout. Llama-3-8B (H = 4,096, V = 128,256, 32 layers) on the
+ * H100 SXM (NVLink 4, 450 GB/s a direction, 1 us a hop), B = 32, P = 2000,
+ * N = 500, C = 512: the steady state of serve_steady_state, B = 32 decode
+ * tokens at S_d = 2250 and one chunk of T_p = 128 after S_c = 512, so every
+ * collective counts M = 32 + 128 = 160 rows and the logits L = 32 + 1 = 33.
+ * TP 2, one stage (first and last), ring costs with t = 2:
+ *     all-reduce n = 160 x 4,096 x 2 = 1,310,720 B:
+ *       2 (1/2) n / 450e9 + 2 x 1 us = 2.91271 + 2 = 4.91271 us,
+ *       64 of them (attention and MLP, 32 layers) + the embedding's;
+ *     all-gather n = 33 x 128,256 x 2 = 8,464,896 B:
+ *       (1/2) n / 450e9 + 1 us = 9.40544 + 1 = 10.40544 us;
+ *     collectives = 65 x 4.91271 + 10.40544 = 329.73 us.
+ * The device's operators are its shard's mixed step (16 query heads, 4 KV
+ * heads, ffn 7,168, vocabulary 64,128: rf_layout_shard) summed as
+ * sum-of-max, so TPOT = som(shard's mixed step) + 329.73 us; the all-reduce
+ * is the one `step --tp 2 --phase prefill --tokens 160` counts (M = 160).
+ * DP 2 doubles the deployment's tokens/s at the same TPOT; TP 1 x DP 1 is
+ * the single device's step summed as sum-of-max. */
+static void serve_on_layouts(void **state)
+{
+    (void)state;
+    static rf_par par, pre;
+    static rf_serve sv, plain;
+    static rf_step shard_mix;
+    rf_hw h;
+    assert_int_equal(rf_hw_preset("h100-sxm", &h, NULL), RF_OK);
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_serve_opts so = {.concurrency = 32, .prompt = 2000, .output = 500, .chunk = 512};
+    rf_par_opts po = {.layout = {2, 1, 1, 1}, .links = h.links, .util = 0.92,
+                      .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+    rf_serve_par pv, pv2;
+    assert_int_equal(rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, &par, &pv, NULL), RF_OK);
+    assert_int_equal(pv.rows, 160);
+    assert_int_equal(pv.logit_rows, 33);
+    const rf_coll *ar = coll_named(&par, 0, "tp_allreduce_attn");
+    const rf_coll *ag = coll_named(&par, 0, "lm_head_allgather");
+    assert_non_null(ar);
+    assert_non_null(ag);
+    assert_true(ar->bytes == 1310720 && ar->count == 32);
+    assert_true(ag->bytes == 8464896 && ag->count == 1);
+    assert_true(coll_named(&par, 0, "tp_allreduce_mlp")->count == 32);
+    assert_true(coll_named(&par, 0, "embed_allreduce")->count == 1);
+    double t_ar = 1310720 / 450e9 + 2e-6, t_ag = 8464896 / 2 / 450e9 + 1e-6;
+    near(par.stages[0].comm_s, 65 * t_ar + t_ag, 1e-12);
+    assert_true(round(par.stages[0].comm_s * 1e8) == 32973); /* 329.73 us */
+    rf_model shard;
+    assert_int_equal(rf_layout_shard(&m, &po.layout, 0, 32, &shard, NULL), RF_OK);
+    assert_true(shard.n_q == 16 && shard.n_kv == 4 && shard.ffn == 7168 && shard.vocab == 64128);
+    rf_mixed_opts mo = {.decode_batch = 32, .decode_context = 2250, .chunk = 128,
+                        .chunk_context = 512, .chunks = 1};
+    assert_int_equal(rf_mixed_step_compute(&shard, &o, &roof, &mo, &shard_mix, NULL), RF_OK);
+    near(pv.tpot_s, shard_mix.floor_sum_of_max_s + 65 * t_ar + t_ag, 1e-12);
+    near(pv.ttft_s, 4 * pv.tpot_s, 1e-15);
+    near(pv.tokens_per_s, 32 / pv.tpot_s, 1e-15);
+    near(pv.tokens_per_s_device, 16 / pv.tpot_s, 1e-15);
+    /* step --tp 2 at the same M: the prefill of 1 x 160 tokens */
+    rf_step_opts p160 = o;
+    p160.phase = RF_PREFILL;
+    p160.tokens = 160;
+    assert_int_equal(rf_par_compute(&m, &p160, &roof, &po, &pre, NULL), RF_OK);
+    assert_true(coll_named(&pre, 0, "tp_allreduce_attn")->time_s == ar->time_s);
+    /* KV a replica: 4 KV heads a device, kv_tok 65,536 B; the pool holds
+     * floor(pool / (2250 x 65,536)) sequences */
+    rf_par_capacity cap;
+    assert_int_equal(rf_par_capacity_compute(&m, &o, &po, 2250, &cap, NULL), RF_OK);
+    assert_true(pv.max_concurrency == floor(cap.sequences) && pv.fits);
+    assert_true(par.stages[0].kv_bytes_resident == 32ull * 2250 * 65536);
+
+    /* DP 2: the same step, twice the deployment's tokens/s */
+    po.layout.dp = 2;
+    assert_int_equal(rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, &par, &pv2, NULL), RF_OK);
+    assert_true(pv2.tpot_s == pv.tpot_s && pv2.devices == 4);
+    near(pv2.tokens_per_s, 2 * pv.tokens_per_s, 1e-15);
+    near(pv2.tokens_per_s_device, pv.tokens_per_s_device, 1e-15);
+
+    /* TP 1 x DP 1: the single device's steady state, its sum-of-max floor */
+    po.layout = rf_layout_single();
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &plain, NULL), RF_OK);
+    assert_int_equal(rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, &par, &pv, NULL), RF_OK);
+    assert_true(pv.tpot_s == plain.step.floor_sum_of_max_s && par.stages[0].n_coll == 0);
+    assert_true(sv.step.flops == plain.step.flops && par.stages[0].step.flops == plain.step.flops);
+    assert_true(pv.rows == 160 && pv.logit_rows == 33);
+
+    /* TP 2 x PP 2: two micro-batches of 16 decode and 64 prompt tokens
+     * (M = 80, L = 17); TPOT the cycle, the longer of a micro-batch's trip
+     * through both stages and their send and 2 x the slowest stage */
+    po.layout = (rf_layout){2, 2, 1, 1};
+    assert_int_equal(rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, &par, &pv, NULL), RF_OK);
+    assert_true(pv.micro_batches == 2 && pv.micro_decode == 16 && pv.micro_prompt_tokens == 64);
+    assert_true(pv.rows == 80 && pv.logit_rows == 17);
+    assert_true(coll_named(&par, 0, "pp_send")->bytes == 80 * 4096 * 2);
+    assert_true(coll_named(&par, 1, "lm_head_allgather")->bytes == 17 * 128256 * 2);
+    assert_null(coll_named(&par, 0, "lm_head_allgather"));
+    assert_true(pv.tpot_s == fmax(par.token_latency_s, 2 * par.stages[par.slowest].floor_s));
+    assert_true(par.token_latency_s == par.stages[0].floor_s + par.stages[1].floor_s + par.send_s);
+
+    /* a shared prefix of 1,000 tokens, held once: a device's KV
+     * 65,536 x (1,000 + 32 x (2,250 - 1,000)) = 2,686,976,000 B; the pool
+     * admits floor((tokens - 1,000) / 1,250) requests */
+    po.layout = (rf_layout){2, 1, 1, 1};
+    so.prefix = (rf_prefix){1000, true};
+    assert_int_equal(rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, &par, &pv, NULL), RF_OK);
+    assert_true(par.stages[0].kv_bytes_resident == 2686976000ull);
+    assert_true(pv.max_concurrency == floor((cap.tokens - 1000) / 1250));
+    assert_true(pv.ttft_steps == 2); /* ceil(1,000 / 512) */
+    so.prefix = (rf_prefix){0, false};
+
+    /* EP: Mixtral-8x7B (top-2 of 8, H = 4,096) on TP 2 x EP 2: each MoE
+     * layer's dispatch and combine carry M k H b_a = 160 x 2 x 4,096 x 2 =
+     * 2,621,440 B in place of the MLP's all-reduce */
+    rf_model mx = model("mixtral-8x7b");
+    rf_step_opts ox = rf_step_opts_for_model(&mx);
+    po.layout = (rf_layout){2, 1, 2, 1};
+    assert_int_equal(rf_serve_par_compute(&mx, &ox, &roof, &po, &so, &sv, &par, &pv, NULL),
+                     RF_OK);
+    assert_true(coll_named(&par, 0, "ep_dispatch")->bytes == 2621440);
+    assert_true(coll_named(&par, 0, "ep_combine")->count == 32);
+    assert_null(coll_named(&par, 0, "tp_allreduce_mlp"));
+    /* EP 2 across two replicas of TP 1 (g = 2): the group's 2 x 160 rows
+     * route, a replica still sends its own 160 x 2 rows */
+    po.layout = (rf_layout){1, 1, 2, 2};
+    assert_int_equal(rf_serve_par_compute(&mx, &ox, &roof, &po, &so, &sv, &par, &pv, NULL),
+                     RF_OK);
+    assert_true(coll_named(&par, 0, "ep_dispatch")->bytes == 2621440 && pv.devices == 2);
+    /* a sliding window (gemma-2) runs; MLA (deepseek-v2-lite) is refused,
+     * as the single device's mixed step refuses it */
+    rf_model gm = model("gemma-2-9b-it");
+    rf_step_opts og = rf_step_opts_for_model(&gm);
+    po.layout = (rf_layout){2, 1, 1, 1};
+    assert_int_equal(rf_serve_par_compute(&gm, &og, &roof, &po, &so, &sv, &par, &pv, NULL),
+                     RF_OK);
+    assert_true(pv.tpot_s > 0 && pv.rows == 160);
+    rf_err e;
+    rf_model mla = model("deepseek-v2-lite");
+    rf_step_opts om = rf_step_opts_for_model(&mla);
+    assert_int_equal(rf_serve_par_compute(&mla, &om, &roof, &po, &so, &sv, &par, &pv, &e),
+                     RF_EINVAL);
+    assert_non_null(strstr(e.msg, "MLA"));
+    po.layout = (rf_layout){3, 1, 1, 1};
+    assert_int_equal(rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, &par, &pv, &e),
+                     RF_EINVAL);
+    assert_non_null(strstr(e.msg, "--tp 3"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -689,6 +879,7 @@ int main(void)
         cmocka_unit_test(serve_steady_state),       cmocka_unit_test(prefix_cache),
         cmocka_unit_test(frontier),                 cmocka_unit_test(serve_speculative),
         cmocka_unit_test(serve_prefix),             cmocka_unit_test(generate_on_layouts),
+        cmocka_unit_test(verify_scores_every_token), cmocka_unit_test(serve_on_layouts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

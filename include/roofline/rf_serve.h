@@ -373,6 +373,50 @@ rf_status rf_frontier_par_compute(const rf_model *m, const rf_step_opts *o, cons
                                   rf_par_sweep *scratch, rf_frontier_point *out, size_t n,
                                   rf_err *err);
 
+/* Continuous batching in steady state on the layout of po (rf_serve_compute's
+ * rule, docs/accounting.md "Serving" and "Many devices"): every device runs
+ * the steady-state mixed step of its shard (rf_par_compute's split: heads,
+ * widths, vocabulary by T, layers by stage, 1 / E of the expert group's
+ * routed pairs under EP), and its collectives count every row of the step:
+ *     M = B + T_p rows (decode tokens and prompt chunk tokens) in each
+ *       all-reduce after attention and the MLP, the embedding's all-reduce,
+ *       EP's dispatch and combine (M k rows) and the pipeline's sends;
+ *     L = B + the chunks' logit rows (one a chunk, as the single-device
+ *       mixed step puts lm_head on them) in lm_head's all-gather.
+ * Under PP the step is cut into m = min(P, B) micro-batches of ceil(B / m)
+ * decode and ceil(T_p / m) prompt tokens (chunked by C as the step's), and
+ *     TPOT = the cycle = max(a micro-batch's latency through every stage and
+ *            send, m x the slowest stage's floor)     (rf_par.cycle_s)
+ * (PP 1: the one stage's floor, its operators' sum-of-max + collectives).
+ *     TTFT = ceil((P - P_s) / C) cycles (queueing not modelled)
+ *     tokens/s = D B / cycle (the deployment), / (T P D) a device
+ *     max_concurrency: a replica's, the least a stage's KV pool admits at
+ *       S_d (rf_par_capacity_compute; a shared prefix held once: floor((
+ *       tokens - P_s) / (S_d - P_s)) of the stage's positions)
+ * sv gets rf_serve_compute of the single device (the chunking, T_p, S_d,
+ * S_c), par the layout's step. Errors: those of rf_serve_compute (MLA
+ * refused), rf_layout_validate, rf_par_compute, a 0 memory size. */
+typedef struct rf_serve_par {
+    rf_layout layout;
+    int64_t devices;
+    int64_t micro_batches;        /* m = min(P, B)                        */
+    int64_t micro_decode;         /* decode tokens a micro-batch          */
+    int64_t micro_prompt_tokens;  /* prompt tokens a micro-batch          */
+    int64_t rows;                 /* M of a micro-batch's collectives     */
+    int64_t logit_rows;           /* L of its logits' all-gather          */
+    double tpot_s;                /* the cycle                            */
+    double ttft_s;
+    int64_t ttft_steps;
+    double tokens_per_s;          /* the deployment's output tokens/s     */
+    double tokens_per_s_device;
+    bool fits;                    /* every device, the prefix held once   */
+    double max_concurrency;       /* a replica's                          */
+} rf_serve_par;
+
+rf_status rf_serve_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                               const rf_par_opts *po, const rf_serve_opts *so, rf_serve *sv,
+                               rf_par *par, rf_serve_par *out, rf_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 
 #include "roofline/rf_cluster.h"
 #include "roofline/rf_parallel.h"
+#include "serve_internal.h"
 
 rf_layout rf_layout_single(void) { return (rf_layout){1, 1, 1, 1}; }
 
@@ -244,6 +245,16 @@ static uint64_t elem_bytes(const rf_model *m, const rf_step_opts *o, rf_module m
     return b;
 }
 
+/* The step of a shard: o's, or the mixed step mix when not NULL. */
+static rf_status shard_step(const rf_model *shard, const rf_step_opts *o, const rf__mix *mix,
+                            const rf_roof *roof, rf_step *out, rf_err *err)
+{
+    if (!mix)
+        return rf_step_compute(shard, o, roof, out, err);
+    return rf__mixed(shard, o, roof, mix->decode_batch, mix->decode_context, mix->cascade,
+                     mix->groups, mix->n_groups, out, err);
+}
+
 /* Under EP E the expert group is the TP groups of g = E / T replicas, each
  * of M rows: its MoE layers route g M tokens, g M k token-expert pairs. A
  * device holds E_routed / E whole experts and, with uniform routing, runs
@@ -251,8 +262,8 @@ static uint64_t elem_bytes(const rf_model *m, const rf_step_opts *o, rf_module m
  * g M rows with 1 / E of its FLOPs, pairs, streamed experts and bytes, so
  * the experts a device touches are (E_routed / E)(1 - (1 - k / E_routed)^(g M)).
  * With g = 1 (E = T) the rows are s's own. */
-static rf_status ep_share(const rf_model *shard, const rf_step_opts *so, const rf_roof *roof,
-                          const rf_layout *l, rf_step *s, rf_err *err)
+static rf_status ep_share(const rf_model *shard, const rf_step_opts *so, const rf__mix *mix,
+                          const rf_roof *roof, const rf_layout *l, rf_step *s, rf_err *err)
 {
     int64_t ep = l->ep, g = l->ep / l->tp;
     uint64_t e = (uint64_t)ep;
@@ -261,7 +272,14 @@ static rf_status ep_share(const rf_model *shard, const rf_step_opts *so, const r
     if (g > 1) {
         rf_step_opts go = *so;
         go.batch = so->batch * g; /* g <= RF_PAR_MAX_DEGREE: rf_step_compute bounds it */
-        rf_status st = rf_step_compute(shard, &go, roof, &group, err);
+        rf__mix gm;
+        if (mix) { /* every decode sequence and chunk g times */
+            gm = *mix;
+            gm.decode_batch *= g;
+            for (size_t i = 0; i < gm.n_groups; i++)
+                gm.groups[i].count *= g;
+        }
+        rf_status st = shard_step(shard, &go, mix ? &gm : NULL, roof, &group, err);
         if (st)
             return st;
         if (group.n_ops != s->n_ops) /* the operator list does not depend on B */
@@ -345,17 +363,25 @@ static rf_status stage_totals(const rf_model *m, const rf_step_opts *o, const rf
     return RF_OK;
 }
 
-/* The step's rows M: B, or B T in prefill. */
-static uint64_t step_rows(const rf_step_opts *so)
+/* The step's rows M: B, or B T in prefill; a mixed step's every token. */
+static uint64_t step_rows(const rf_step_opts *so, const rf__mix *mix)
 {
-    return (uint64_t)so->batch * (uint64_t)(so->phase == RF_PREFILL ? so->tokens : 1);
+    return mix ? (uint64_t)rf__mix_tokens(mix)
+               : (uint64_t)so->batch * (uint64_t)(so->phase == RF_PREFILL ? so->tokens : 1);
+}
+
+/* The rows lm_head scores: one a sequence (B), or a mixed step's B_d and
+ * each chunk's logits, as rf__mixed counts them. */
+static uint64_t logit_rows(const rf_step_opts *so, const rf__mix *mix)
+{
+    return mix ? (uint64_t)rf__mix_logits(mix) : (uint64_t)so->batch;
 }
 
 /* Bytes of one hidden-state message of the step: M rows of `hidden`
  * activations, whole bytes an element. */
-static uint64_t hidden_msg_bytes(const rf_model *m, const rf_step_opts *so)
+static uint64_t hidden_msg_bytes(const rf_model *m, const rf_step_opts *so, const rf__mix *mix)
 {
-    return step_rows(so) * (uint64_t)m->hidden * (uint64_t)rf_dtype_bytes_per_elem(so->a);
+    return step_rows(so, mix) * (uint64_t)m->hidden * (uint64_t)rf_dtype_bytes_per_elem(so->a);
 }
 
 /* The collectives of a stage of n layers: under TP two all-reduces a dense
@@ -363,13 +389,13 @@ static uint64_t hidden_msg_bytes(const rf_model *m, const rf_step_opts *so)
  * all-gather of the logits on the last; under EP, on its MoE layers, the
  * dispatch and combine of a replica's M k routed rows over the E ranks of
  * the expert group, in place of the MLP's all-reduce. */
-static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const rf_layout *l,
-                                const rf_hw_links *k, bool is_first, bool is_last,
-                                rf_par_stage *st, rf_err *err)
+static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const rf__mix *mix,
+                                const rf_layout *l, const rf_hw_links *k, bool is_first,
+                                bool is_last, rf_par_stage *st, rf_err *err)
 {
-    uint64_t M = step_rows(so);
+    uint64_t M = step_rows(so, mix);
     uint64_t ba = (uint64_t)rf_dtype_bytes_per_elem(so->a); /* activations: whole bytes */
-    uint64_t msg = hidden_msg_bytes(m, so), n = (uint64_t)st->layers;
+    uint64_t msg = hidden_msg_bytes(m, so, mix), n = (uint64_t)st->layers;
     int64_t t = l->tp, ep = l->ep;
     uint64_t moe = ep > 1 ? (uint64_t)rf_model_moe_layers(&st->shard) : 0;
     uint64_t ktok = M * (uint64_t)m->top_k * (uint64_t)m->hidden * ba;
@@ -383,18 +409,18 @@ static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const
         (is_first && (s = add_coll(st, "embed_allreduce", RF_COLL_ALLREDUCE, tp, msg, t, k,
                                    err))) ||
         (is_last && (s = add_coll(st, "lm_head_allgather", RF_COLL_ALLGATHER, tp,
-                                  (uint64_t)so->batch * (uint64_t)m->vocab * ba, t, k, err))))
+                                  logit_rows(so, mix) * (uint64_t)m->vocab * ba, t, k, err))))
         return s;
     return RF_OK;
 }
 
 /* Stage i's send of its hidden states to the next stage, over the scale-up
  * link or across nodes as the boundary falls; added to out->send_s. */
-static rf_status pp_send(const rf_model *m, const rf_step_opts *so, size_t i, rf_par *out,
-                         rf_par_stage *st, rf_err *err)
+static rf_status pp_send(const rf_model *m, const rf_step_opts *so, const rf__mix *mix, size_t i,
+                         rf_par *out, rf_par_stage *st, rf_err *err)
 {
     const rf_hw_links *k = &out->links;
-    uint64_t msg = hidden_msg_bytes(m, so);
+    uint64_t msg = hidden_msg_bytes(m, so, mix);
     /* a stage's devices: its TP group, or the expert group's when wider */
     int64_t t = out->layout.ep > out->layout.tp ? out->layout.ep : out->layout.tp;
     int64_t a = ((int64_t)i + 1) * t - 1, b = a + 1;
@@ -409,22 +435,31 @@ static rf_status pp_send(const rf_model *m, const rf_step_opts *so, size_t i, rf
     return RF_OK;
 }
 
+/* A device's step of layers [first, first + count): o's step, or the mixed
+ * step mix (NULL: none), of the shard; under EP its expert rows' share. */
+static rf_status device_step(const rf_model *m, const rf_layout *l, int64_t first,
+                             int64_t count, const rf_step_opts *o, const rf__mix *mix,
+                             const rf_roof *roof, rf_model *shard, rf_step *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = rf_layout_shard(m, l, first, count, shard, err)) ||
+        (s = shard_step(shard, o, mix, roof, out, err)))
+        return s;
+    return l->ep > 1 ? ep_share(shard, o, mix, roof, l, out, err) : RF_OK;
+}
+
 rf_status rf_par_device_step(const rf_model *m, const rf_layout *l, int64_t first,
                              int64_t count, const rf_step_opts *o, const rf_roof *roof,
                              rf_model *shard, rf_step *out, rf_err *err)
 {
-    rf_status s;
-    if ((s = rf_layout_shard(m, l, first, count, shard, err)) ||
-        (s = rf_step_compute(shard, o, roof, out, err)))
-        return s;
-    return l->ep > 1 ? ep_share(shard, o, roof, l, out, err) : RF_OK;
+    return device_step(m, l, first, count, o, NULL, roof, shard, out, err);
 }
 
 /* Stage i, from layer `first`: its shard's step (1 / E of the routed rows
  * under EP), resident bytes, collectives and floors. */
-static rf_status stage_compute(const rf_model *m, const rf_step_opts *so, const rf_roof *roof,
-                               const rf_par_opts *po, int64_t batch_all, size_t i,
-                               int64_t first, rf_par *out, rf_err *err)
+static rf_status stage_compute(const rf_model *m, const rf_step_opts *so, const rf__mix *mix,
+                               const rf_roof *roof, const rf_par_opts *po, int64_t batch_all,
+                               size_t i, int64_t first, rf_par *out, rf_err *err)
 {
     const rf_layout *l = &po->layout;
     rf_par_stage *st = &out->stages[i];
@@ -434,18 +469,18 @@ static rf_status stage_compute(const rf_model *m, const rf_step_opts *so, const 
     st->layers = n;
     st->n_coll = 0;
     rf_status s;
-    if ((s = rf_par_device_step(m, l, first, n, so, roof, &st->shard, &st->step, err)) ||
+    if ((s = device_step(m, l, first, n, so, mix, roof, &st->shard, &st->step, err)) ||
         (s = stage_totals(m, so, po, batch_all, is_first, is_last, st, err)))
         return s;
     if ((l->tp > 1 || l->ep > 1) &&
-        (s = tp_collectives(m, so, l, &out->links, is_first, is_last, st, err)))
+        (s = tp_collectives(m, so, mix, l, &out->links, is_first, is_last, st, err)))
         return s;
     st->comm_s = 0;
     for (size_t c = 0; c < st->n_coll; c++)
         st->comm_s += (double)st->coll[c].count * st->coll[c].time_s;
     st->floor_s = st->ops_s + st->comm_s;
     st->overlap_floor_s = st->ops_s > st->comm_s ? st->ops_s : st->comm_s;
-    if (!is_last && (s = pp_send(m, so, i, out, st, err)))
+    if (!is_last && (s = pp_send(m, so, mix, i, out, st, err)))
         return s;
     return RF_OK;
 }
@@ -473,8 +508,16 @@ static void pipeline_rates(const rf_step_opts *o, rf_par *out)
     out->comm_share = w->floor_s > 0 ? w->comm_s / w->floor_s : 0;
 }
 
-rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                         const rf_par_opts *po, rf_par *out, rf_err *err)
+int64_t rf__par_micro_batches(const rf_layout *l, int64_t batch)
+{
+    return l->pp < batch ? l->pp : batch;
+}
+
+/* rf_par_compute, of o's step or (mix not NULL) of the mixed step mix a
+ * micro-batch runs, o then the replica's decode (rf__par_mixed). */
+static rf_status par_compute(const rf_model *m, const rf_step_opts *o, const rf__mix *mix,
+                             const rf_roof *roof, const rf_par_opts *po, rf_par *out,
+                             rf_err *err)
 {
     const rf_layout *l = &po->layout;
     rf_status s;
@@ -486,7 +529,7 @@ rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof
     out->links = po->links;
     out->layout = *l;
     out->devices = rf_layout_devices(l);
-    out->micro_batches = l->pp < o->batch ? l->pp : o->batch;
+    out->micro_batches = rf__par_micro_batches(l, o->batch);
     out->micro_batch = (o->batch + out->micro_batches - 1) / out->micro_batches;
     out->n_stages = (size_t)l->pp;
     rf_step_opts so = *o;
@@ -497,7 +540,7 @@ rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof
     out->token_latency_s = 0;
     int64_t first = 0;
     for (size_t i = 0; i < out->n_stages; i++) {
-        if ((s = stage_compute(m, &so, roof, po, o->batch, i, first, out, err)))
+        if ((s = stage_compute(m, &so, mix, roof, po, o->batch, i, first, out, err)))
             return s;
         const rf_par_stage *st = &out->stages[i];
         out->token_latency_s += st->floor_s;
@@ -511,6 +554,20 @@ rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof
     }
     pipeline_rates(o, out);
     return RF_OK;
+}
+
+rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                         const rf_par_opts *po, rf_par *out, rf_err *err)
+{
+    return par_compute(m, o, NULL, roof, po, out, err);
+}
+
+rf_status rf__par_mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                        const rf_par_opts *po, const rf__mix *mix, rf_par *out, rf_err *err)
+{
+    if (o->phase != RF_DECODE)
+        return rf_err_set(err, RF_EINVAL, "a mixed step on many devices is given as its decode");
+    return par_compute(m, o, mix, roof, po, out, err);
 }
 
 bool rf_par_stage_holds(const rf_par *p, size_t stage, const rf_op *op)

@@ -27,6 +27,8 @@ typedef struct summer {
     rf_step st;          /* scratch of rf_step_compute (~10 KB)           */
     int64_t cascade;     /* decode only: a prefix of this many positions,
                             shared by the B sequences, read once a step   */
+    bool every_logit;    /* prefill only: lm_head scores every one of the
+                            T positions (a speculative verification)      */
     double floor_s, sum_of_max_s;
     size_t pieces, calls;
 } summer;
@@ -61,6 +63,29 @@ static rf_status cascade(rf_step *st, const rf_step_opts *o, int64_t prefix, rf_
     return RF_OK;
 }
 
+static rf_status mixed_totals(const rf_step_opts *o, const rf_roof *roof, int64_t tokens,
+                              rf_step *out, rf_err *err);
+
+/* A verification step scores all T query positions of a sequence (each
+ * checks a speculated token), not only the last as a prefill does: lm_head
+ * at M = B T rows, its weights read once as before; the totals follow. */
+static rf_status every_logit(rf_step *st, const rf_step_opts *o, const rf_roof *roof,
+                             rf_err *err)
+{
+    int64_t rows = o->batch * o->tokens; /* <= RF_DIM_MAX: the step checked its tokens */
+    for (size_t i = 0; i < st->n_ops; i++) {
+        rf_op *op = &st->ops[i];
+        if (!op->name || strcmp(op->name, "lm_head"))
+            continue;
+        uint64_t count = op->count;
+        rf_status s = rf_op_gemm(op->name, rows, op->k, op->n, op->w, o->a, op, err);
+        if (s)
+            return s;
+        op->count = count;
+    }
+    return mixed_totals(o, roof, rows, st, err);
+}
+
 static rf_status at(summer *sm, int64_t s, point *p)
 {
     sm->o.context = s;
@@ -68,6 +93,8 @@ static rf_status at(summer *sm, int64_t s, point *p)
     rf_status rc = rf_step_compute(sm->m, &sm->o, sm->roof, &sm->st, sm->err);
     if (!rc && sm->cascade)
         rc = cascade(&sm->st, &sm->o, sm->cascade, sm->err);
+    if (!rc && sm->every_logit)
+        rc = every_logit(&sm->st, &sm->o, sm->roof, sm->err);
     if (rc)
         return rc;
     const rf_step *st = &sm->st;
@@ -150,24 +177,27 @@ static rf_status linear_range(summer *sm, const point *a, const point *b, int64_
 }
 
 static rf_status floor_sum(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                           int64_t lo, int64_t hi, int64_t prefix, rf_floor_sum *out,
-                           rf_err *err);
+                           int64_t lo, int64_t hi, int64_t prefix, bool every_logit,
+                           rf_floor_sum *out, rf_err *err);
 
 rf_status rf_floor_sum_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                                int64_t lo, int64_t hi, rf_floor_sum *out, rf_err *err)
 {
-    return floor_sum(m, o, roof, lo, hi, 0, out, err);
+    return floor_sum(m, o, roof, lo, hi, 0, false, out, err);
 }
 
+/* prefix: a cascade prefix of a decode (0: none); every_logit: lm_head on
+ * every position of a prefill (a verification step). */
 static rf_status floor_sum(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                           int64_t lo, int64_t hi, int64_t prefix, rf_floor_sum *out,
-                           rf_err *err)
+                           int64_t lo, int64_t hi, int64_t prefix, bool every_logit,
+                           rf_floor_sum *out, rf_err *err)
 {
     if (lo < 0 || lo > hi)
         return rf_err_set(err, RF_EINVAL, "contexts %lld..%lld: need 0 <= first <= last",
                           (long long)lo, (long long)hi);
     static const size_t depth = 128; /* two ranges a halving of 2^40 */
-    summer sm = {.m = m, .o = *o, .roof = roof, .err = err, .cascade = prefix};
+    summer sm = {.m = m, .o = *o, .roof = roof, .err = err, .cascade = prefix,
+                 .every_logit = every_logit};
     rf_floor_sum r = {.steps = hi - lo + 1};
     point a, b, x;
     rf_status s;
@@ -309,7 +339,7 @@ rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o,
         dec.phase = RF_DECODE;
         dec.tokens = 1;
         if ((s = floor_sum(m, &dec, roof, prompt + 1, prompt + output - 1,
-                           px->cascade ? ps : 0, &g.decode, err)))
+                           px->cascade ? ps : 0, false, &g.decode, err)))
             return s;
         g.tpot_mean_s = g.decode.floor_s / (double)(output - 1);
         g.tpot_first_s = g.decode.first_s;
@@ -384,10 +414,10 @@ rf_status rf_spec_compute(const rf_model *target, const rf_model *draft, const r
         r.draft_s += f.floor_s / steps;
         r.steps_computed += f.steps_computed;
     }
-    rf_step_opts v = *o;
+    rf_step_opts v = *o; /* K + 1 queries a sequence after S, every one scored */
     v.phase = RF_PREFILL;
     v.tokens = k + 1;
-    if ((s = rf_floor_sum_compute(target, &v, roof, lo, hi, &f, err)))
+    if ((s = floor_sum(target, &v, roof, lo, hi, 0, true, &f, err)))
         return s;
     r.verify_s = f.floor_s / steps;
     r.steps_computed += f.steps_computed;
@@ -559,6 +589,22 @@ static rf_status mixed_totals(const rf_step_opts *o, const rf_roof *roof, int64_
     out->blended_intensity_limit = 0;
     out->throughput_cap_tokens_per_s = 0;
     return RF_OK;
+}
+
+int64_t rf__mix_tokens(const rf__mix *x)
+{
+    int64_t t = x->decode_batch;
+    for (size_t i = 0; i < x->n_groups; i++)
+        t += x->groups[i].count * x->groups[i].tokens;
+    return t;
+}
+
+int64_t rf__mix_logits(const rf__mix *x)
+{
+    int64_t t = x->decode_batch;
+    for (size_t i = 0; i < x->n_groups; i++)
+        t += x->groups[i].count * x->groups[i].logits;
+    return t;
 }
 
 rf_status rf__mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,

@@ -22,6 +22,33 @@ rf_status rf__mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *roo
                     int64_t decode_batch, int64_t decode_context, int64_t cascade,
                     const rf__chunk_group *g, size_t n_groups, rf_step *out, rf_err *err);
 
+/* A mixed step's shape, as rf__mixed takes it: B_d decode tokens at S_d
+ * (a cascade prefix of `cascade` positions, 0: none) and the chunk groups. */
+#define RF__MIX_GROUPS 4
+typedef struct rf__mix {
+    int64_t decode_batch, decode_context, cascade;
+    rf__chunk_group groups[RF__MIX_GROUPS];
+    size_t n_groups;
+} rf__mix;
+
+/* Its tokens M = B_d + sum count x tokens, and the rows lm_head scores,
+ * B_d + sum count x logits (the inputs checked by rf__mixed). */
+int64_t rf__mix_tokens(const rf__mix *x);
+int64_t rf__mix_logits(const rf__mix *x);
+
+/* Micro-batches a pipeline of l runs a step of `batch` sequences in:
+ * min(P, B) (parallel.c; rf_par.micro_batches). */
+int64_t rf__par_micro_batches(const rf_layout *l, int64_t batch);
+
+/* rf_par_compute of a mixed step: every stage's device runs the mixed step
+ * `mb` of its shard (one micro-batch's: rf__mixed, EP's expert share of the
+ * group's g x mb), its collectives at M = rf__mix_tokens(mb) rows and the
+ * logits' all-gather at rf__mix_logits(mb) rows. o is the replica's decode
+ * (o->batch = B in flight at o->context = S_d: the micro-batches, the KV
+ * held, tokens/s = D B / cycle). RF_EINVAL unless o is a decode. */
+rf_status rf__par_mixed(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                        const rf_par_opts *po, const rf__mix *mb, rf_par *out, rf_err *err);
+
 /* The chunking of the steady state: C in force (C, or the whole own part
  * of the prompt when 0; cut to max-batched-tokens less `decode_tokens`, the
  * tokens a step spends on decoding), the steps a prompt's own P - P_s

@@ -1,5 +1,8 @@
-/* serve_par.c - whole requests on many devices (rf_generate_par_compute and
- * rf_frontier_par_compute in rf_serve.h), on rf_parallel.h's public API. */
+/* serve_par.c - whole requests on many devices (rf_generate_par_compute,
+ * rf_frontier_par_compute and rf_serve_par_compute in rf_serve.h), on
+ * rf_parallel.h's API and parallel.c's mixed step (rf__par_mixed). */
+#include <math.h>
+
 #include "serve_internal.h"
 
 /* The decode cycles of contexts lo..hi without PP: the shard's sum-of-max
@@ -110,4 +113,80 @@ rf_status rf_frontier_par_compute(const rf_model *m, const rf_step_opts *o, cons
     if (!s)
         rf__frontier_mark(out, n);
     return s;
+}
+
+/* A micro-batch's share of the steady state sv in m of them: ceil(B / m)
+ * decode tokens and ceil(T_p / m) prompt tokens, chunked by C as sv's. */
+static rf__mix micro_mix(const rf_serve *sv, int64_t m)
+{
+    int64_t bq = sv->opts.concurrency, c = sv->chunk;
+    int64_t tp = (sv->prompt_tokens + m - 1) / m;
+    return (rf__mix){.decode_batch = (bq + m - 1) / m, .decode_context = sv->decode_context,
+                     .cascade = sv->opts.prefix.cascade ? sv->opts.prefix.shared : 0,
+                     .groups = {{c, sv->chunk_context, tp / c, 1},
+                                {tp % c, sv->chunk_context, tp % c ? 1 : 0, 1}},
+                     .n_groups = 2};
+}
+
+/* A shared prefix is held once a device: each stage's KV less B - 1
+ * copies of the prefix's, and the fit redone. */
+static rf_status prefix_once(const rf_step_opts *o, int64_t shared, int64_t batch, rf_par *par,
+                             rf_err *err)
+{
+    par->fits = true;
+    for (size_t i = 0; i < par->n_stages; i++) {
+        rf_par_stage *st = &par->stages[i];
+        uint64_t kv = 0, copies;
+        rf_status s = rf_model_kv_bytes(&st->shard, o->kv, shared, &kv, err);
+        if (s)
+            return s;
+        if (!rf_mul_u64((uint64_t)(batch - 1), kv, &copies))
+            return rf_err_set(err, RF_ERANGE, "shared prefix bytes overflow 64 bits");
+        st->kv_bytes_resident -= copies; /* P_s < S_d: each sequence holds it */
+        st->needed_bytes -= copies;
+        st->fits = (double)st->needed_bytes <= st->budget_bytes;
+        double margin = st->budget_bytes - (double)st->needed_bytes;
+        if (i == 0 || margin < par->min_margin_bytes)
+            par->min_margin_bytes = margin;
+        par->fits = par->fits && st->fits;
+    }
+    return RF_OK;
+}
+
+rf_status rf_serve_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                               const rf_par_opts *po, const rf_serve_opts *so, rf_serve *sv,
+                               rf_par *par, rf_serve_par *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = rf_layout_validate(m, &po->layout, err)) ||
+        (s = rf_serve_compute(m, o, roof, so, sv, err)))
+        return s;
+    if (!po->mem_bytes)
+        return rf_err_set(err, RF_EINVAL, "%s on many devices: no memory size a device",
+                          m->name);
+    int64_t bq = so->concurrency, ps = so->prefix.shared, sd = sv->decode_context;
+    rf_step_opts dec = *o; /* the replica's B sequences at S_d */
+    dec.phase = RF_DECODE;
+    dec.batch = bq;
+    dec.context = sd;
+    dec.tokens = 1;
+    int64_t mbs = rf__par_micro_batches(&po->layout, bq);
+    rf__mix mb = micro_mix(sv, mbs);
+    rf_par_capacity cap;
+    if ((s = rf__par_mixed(m, &dec, roof, po, &mb, par, err)) ||
+        (ps && (s = prefix_once(o, ps, bq, par, err))) ||
+        (s = rf_par_capacity_compute(m, o, po, sd, &cap, err)))
+        return s;
+    double most = ps ? (cap.tokens - (double)ps) / (double)(sd - ps) : cap.sequences;
+    *out = (rf_serve_par){.layout = po->layout, .devices = par->devices,
+                          .micro_batches = par->micro_batches,
+                          .micro_decode = mb.decode_batch,
+                          .micro_prompt_tokens = (sv->prompt_tokens + mbs - 1) / mbs,
+                          .rows = rf__mix_tokens(&mb), .logit_rows = rf__mix_logits(&mb),
+                          .tpot_s = par->cycle_s, .ttft_steps = sv->ttft_steps,
+                          .ttft_s = (double)sv->ttft_steps * par->cycle_s,
+                          .tokens_per_s = par->tokens_per_s,
+                          .tokens_per_s_device = par->tokens_per_s_device, .fits = par->fits,
+                          .max_concurrency = most > 0 ? floor(most) : 0};
+    return RF_OK;
 }
