@@ -2,12 +2,15 @@
  * continuous batching in steady state with chunked prefill (rf_serve.h):
  * the mixed step every iteration runs, TPOT, TTFT, tokens/s, the KV in use
  * against the pool and the largest concurrency the pool admits; with
- * --tp/--pp/--ep/--dp the same steady state on a layout (rf_serve_par). */
+ * --tp/--pp/--ep/--dp the same steady state on a layout (rf_serve_par); with
+ * --predict its step predicted on the --hw profile's calibration (rf_predict.h). */
 #include <math.h>
 #include <stdio.h>
 
 #include "cli.h"
+#include "measure_view.h"
 #include "request.h"
+#include "roofline/rf_predict.h"
 #include "roofline/rf_serve.h"
 
 enum { O_CONCURRENCY = 1000, O_CHUNK, O_MAX_TOKENS };
@@ -19,6 +22,7 @@ static const cli_opt opts[] = {
     {"max-batched-tokens", 1, O_MAX_TOKENS, "T", "tokens a step at most, decode included"},
     CLI_REQUEST_STEP_OPTS,
     CLI_REQUEST_SPEC_OPTS,
+    CLI_PREDICT_OPT,
     CLI_PAR_OPTS,
     {0},
 };
@@ -41,6 +45,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_MAX_TOKENS:
         return cli_i64(ctx, "--max-batched-tokens", arg, 1, RF_DIM_MAX,
                        &a->so.max_batched_tokens);
+    case CLI_O_PREDICT:
+        return cli_step_opt(ctx, id, arg, &a->rq.o);
     default: {
         int rc = cli_spec_opt(ctx, id, arg, &a->sp);
         if (rc == CLI_NOT_MINE)
@@ -248,6 +254,37 @@ static int serve_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     return rc;
 }
 
+/* --predict: the steady-state step predicted on the --hw profile's
+ * calibration (rf_calib_predict_serve), or a one-line refusal. */
+static int predict(const cli_ctx *ctx, const rf_serve *sv, rf_serve_pred *out)
+{
+    static rf_calib cal; /* ~40 KB: off the stack */
+    rf_err e;
+    int rc = cli_calib_load(ctx, &cal);
+    if (rc)
+        return rc;
+    return rf_calib_predict_serve(&cal, sv, out, &e) ? cli_fail_err(ctx, &e) : RF_EXIT_OK;
+}
+
+/* The predicted steady state, labelled so, beside the floors' section. */
+static void predicted(rf_report *r, const rf_serve *sv, const rf_serve_pred *p)
+{
+    cli_pred_assume(r);
+    rf_report_assume(r, "predicted steady state: the mixed step's operators each predicted "
+                        "(linear layers at M = B + T_p = %lld, lm_head, decode attention at "
+                        "S_d, chunk attention), the step their sum; TPOT = that step, TTFT = "
+                        "%lld of it, tokens/s = B / TPOT",
+                     (long long)(sv->opts.concurrency + sv->prompt_tokens),
+                     (long long)sv->ttft_steps);
+    rf_report_section(r, "predicted", "PREDICTED (from the calibration; the floors above are "
+                                      "bounds)");
+    rf_report_num(r, "tpot_s", "predicted TPOT (the step)", p->tpot_s, RF_U_SECONDS);
+    rf_report_num(r, "ttft_s", "predicted TTFT (queueing excluded)", p->ttft_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", p->tokens_per_s,
+                  RF_U_TOK_RATE);
+    rf_report_int(r, "outside", "operators outside the calibration", p->n_outside, RF_U_INT);
+}
+
 int cmd_serve(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -276,11 +313,20 @@ int cmd_serve(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
+    if ((rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")) ||
+        (rc = cli_predict_refuse(&ctx, a.sp.draft != NULL, "speculative decoding (--draft)")) ||
+        (rc = cli_predict_refuse(&ctx, a.sp.prefix.cascade, "--prefix-kernel cascade (a kernel "
+                                                            "the calibration did not time)")))
+        return rc;
     if (cli_par_wanted(&a.par))
         return serve_layout(&ctx, &m, &o, &roof, &a);
     if (rf_serve_compute(&m, &o, &roof, &a.so, &sv, &e))
         return cli_fail_err(&ctx, &e);
     if (a.sp.draft && (rc = speculate(&ctx, &a, &m, &o, &roof, &sv, &d, &sp)))
+        return rc;
+    static rf_serve_pred pred; /* --predict: holds a step's predictions */
+    bool predicting = ctx.step_given & CLI_GIVEN_PREDICT;
+    if (predicting && (rc = predict(&ctx, &sv, &pred)))
         return rc;
 
     char title[256];
@@ -291,10 +337,13 @@ int cmd_serve(int argc, char **argv)
     cli_assume_model(r, &m, &o, &sv.step);
     cli_assume_roof(&ctx, r, &o, &roof);
     assume(r, &sv, NULL);
-    cli_op_table(r, "ops", "operators of the steady-state step (summed over 'count')", &sv.step);
+    cli_op_table_pred(r, "ops", "operators of the steady-state step (summed over 'count')",
+                      &sv.step, predicting ? &pred.step : NULL);
     steady_state(&ctx, r, &m, &o, &a, &sv);
     if (a.sp.draft)
         speculative(r, &d, &sp);
+    if (predicting)
+        predicted(r, &sv, &pred);
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;
