@@ -11,13 +11,20 @@
 #      (figure1-measured.svg);
 #   4b. roofline measure --mpi on one rank: the node and its GPU (the CUDA
 #      path of a cluster measurement);
+#   4c. the calibration: measure --device cuda --calibrate --quick -o
+#      cal.json, step MODEL --hw cal.json --predict, bench gemm MODEL --hw
+#      cal.json over M = 1 .. 2048, and step --predict --json at each of those
+#      M, whose GEMM predictions the last table sets against bench gemm's
+#      measured times (median and worst |predicted - measured| / measured);
 #   5. a short table last: the issue's targets against what was measured.
-# Logs go to one folder (default gpu-check-<UTC time>). About 2-3 minutes on
-# an H200, most of it the build; every step has a time limit.
+# Logs go to one folder (default gpu-check-<UTC time>). About 3-4 minutes on
+# an H200 (not yet run with step 4c), most of it the build; every step has a
+# time limit.
 #
 # usage: bench/gpu-check.sh [LOG_DIR]
 #   env: BUILD (build-gpu), MODEL (qwen2.5-7b-instruct), DEVICE (cuda:0),
-#        RF_CUDA_ARCHS (80;89;90), JOBS (nproc)
+#        RF_CUDA_ARCHS (80;89;90), JOBS (nproc), CAL_TOKENS (the calibrated
+#        bench's M list, 1,16,64,256,1024,2048)
 # exit: 0 when every step ran and every target was met, 1 otherwise.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -27,6 +34,7 @@ MODEL=${MODEL:-qwen2.5-7b-instruct}
 DEVICE=${DEVICE:-cuda:0}
 ARCHS=${RF_CUDA_ARCHS:-80;89;90}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+CAL_TOKENS=${CAL_TOKENS:-1,16,64,256,1024,2048}
 mkdir -p "$OUT" || exit 1
 SUMMARY=$OUT/summary.txt
 : >"$SUMMARY"
@@ -130,10 +138,33 @@ export -f mpi_one_rank # timeout runs programs: the function through bash
 export RF OUT
 step "measure --mpi (1 rank, CUDA path)" 240 "$OUT/measure-mpi.txt" bash -c mpi_one_rank
 
+# 4c. The calibration on the GPU, its predictions, and the GEMMs measured
+# against them (the last table's "calibrated GEMMs" row).
+step "measure --device $DEVICE --calibrate --quick" 240 "$OUT/calibrate.txt" \
+    "$RF" measure --device "$DEVICE" --calibrate --quick -o "$OUT/cal.json"
+if [ -s "$OUT/cal.json" ]; then
+    step "step $MODEL --hw cal.json --predict" 60 "$OUT/step-predict.txt" \
+        "$RF" step "$MODEL" --hw "$OUT/cal.json" --predict
+    step "bench gemm $MODEL --hw cal.json (json)" 300 "$OUT/bench-cal.log" \
+        "$RF" bench gemm "$MODEL" --device "$DEVICE" --hw "$OUT/cal.json" \
+        --tokens "$CAL_TOKENS" --json -o "$OUT/bench-cal.json"
+    predict_at_each_m() {
+        local m
+        for m in ${CAL_TOKENS//,/ }; do
+            "$RF" step "$MODEL" --hw "$OUT/cal.json" --predict --batch "$m" --json \
+                -o "$OUT/predict-B$m.json" || return 1
+        done
+    }
+    export -f predict_at_each_m # through bash, as timeout runs programs
+    export MODEL CAL_TOKENS
+    step "step $MODEL --predict at M = $CAL_TOKENS" 60 "$OUT/predict.log" \
+        bash -c predict_at_each_m
+fi
+
 # 5. Targets against the measurement, last.
 summarize() {
-    python3 - "$OUT/profile.json" "$OUT/bench.json" <<'EOF'
-import json, sys
+    python3 - "$OUT/profile.json" "$OUT/bench.json" "$OUT" <<'EOF'
+import glob, json, os, sys
 
 def load(path):
     try:
@@ -196,6 +227,43 @@ if gemv and bw:
                      f"{r['flops_per_s'] / (bw * 1.0) * 100:.0f}%", ""))
 elif bench is not None:
     target("M=1 bf16 K=3584 N=18944", ">= 70% of bw x 1 FLOP/B", "not in the sweep", False)
+
+# The calibration's GEMM predictions (step --predict at each M: predicted_s
+# is count x one call) against bench gemm's bf16 cuBLASLt times; shapes
+# the calibration flags outside its range are counted, not scored.
+cal_bench = load(os.path.join(sys.argv[3], "bench-cal.json"))
+pred = {}
+for path in glob.glob(os.path.join(sys.argv[3], "predict-B*.json")):
+    for op in (load(path) or {}).get("ops", []):
+        if op.get("predicted_s") and op.get("count"):
+            pred[(op["m"], op["k"], op["n"])] = (op["predicted_s"] / op["count"],
+                                                 op.get("predicted_in_range") == "yes")
+if cal_bench is not None:
+    errs, outside, missing = [], 0, 0
+    for r in cal_bench.get("gemm", []):
+        if r["dtype"] != "bf16" or r["routine"] != "cublasLt" or not r.get("time_s"):
+            continue
+        p = pred.get((r["m"], r["k"], r["n"]))
+        if p is None:
+            missing += 1
+        elif not p[1]:
+            outside += 1
+        else:
+            errs.append(abs(p[0] - r["time_s"]) / r["time_s"])
+    errs.sort()
+    if errs:
+        n = len(errs)
+        med = errs[n // 2] if n % 2 else (errs[n // 2 - 1] + errs[n // 2]) / 2
+        target("calibrated GEMMs: |pred - bench| / bench", "median <= 10%",
+               f"median {med * 100:.1f}%, worst {errs[-1] * 100:.1f}% ({n} shapes, "
+               f"{outside} outside, {missing} unmatched)", med <= 0.10)
+    else:
+        target("calibrated GEMMs: |pred - bench| / bench", "median <= 10%",
+               f"no shape to compare ({outside} outside, {missing} unmatched)", False)
+elif os.path.exists(os.path.join(sys.argv[3], "cal.json")):
+    target("bench-cal.json", "written", "missing", False)
+else:
+    target("cal.json (measure --calibrate)", "written", "missing", False)
 
 w = max(len(r[0]) for r in rows) if rows else 10
 print(f"\n{'figure':<{w}}  {'target':<26} {'measured':<34} verdict")

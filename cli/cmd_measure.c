@@ -209,7 +209,7 @@ int cmd_measure(int argc, char **argv)
         goto out;
     }
     if (strcmp(a.device, "cpu")) { /* cmd_measure_cuda.c; exit 3 without a device */
-        rc = cli_cuda_measure(&ctx, a.device, a.quick, p);
+        rc = cli_cuda_measure(&ctx, a.device, a.quick, a.calibrate, p);
         goto out;
     }
     rf_measure_opts mo = {

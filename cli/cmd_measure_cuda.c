@@ -103,6 +103,7 @@ static void roof_section(rf_report *r, const rf_hw_profile *p, const rf_hw_profi
     rf_report_section(r, "roof", "roof");
     rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best device-memory read)",
                   p->bandwidth_bytes_per_s, RF_U_BW);
+    cli_sustained_row(r, p); /* the median read, which predictions use */
     const char *mem = p->n_levels ? p->levels[p->n_levels - 1].name : "HBM";
     const rf_hw_profile_kernel *copy = kernel_named(p, "copy_v16", mem);
     if (copy)
@@ -155,10 +156,26 @@ static rf_report *measure_report(const rf_hw_profile *p, const rf_cuda_device *d
     cli_kernel_table(r, p, &s, "flops_per_s", "compute", "compute kernels (cuBLASLt)",
                      RF_U_FLOP_RATE);
     cli_unsteady_note(r, p, &s);
+    cli_calib_tables(r, p); /* --calibrate's fit and residuals */
     return r;
 }
 
-int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_hw_profile *p)
+/* --calibrate: rf_cuda_calibrate on the measured profile, progress on a
+ * terminal; fills p->calib. An exit code. */
+static int calibrate(cli_ctx *ctx, rf_cuda_ctx *cu, const cli_cuda_talk *talk, bool quick,
+                     rf_hw_profile *p)
+{
+    rf_cuda_calib_opts o = {.quick = quick, .progress = talk->shown ? progress : NULL,
+                            .user = (void *)talk};
+    rf_err e;
+    rf_status st = rf_cuda_calibrate(cu, &o, p, &e);
+    if (talk->shown)
+        fprintf(stderr, "\r%-80s\r", "");
+    return st == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
+}
+
+int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, bool calibrate_too,
+                     rf_hw_profile *p)
 {
     rf_cuda_ctx *cu = NULL;
     rf_report *r = NULL;
@@ -173,6 +190,8 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_hw_profile
         rc = cli_fail_err(ctx, &e);
         goto out;
     }
+    if (calibrate_too && (rc = calibrate(ctx, cu, &talk, quick, p)))
+        goto out;
     if ((rc = cli_profile_json(ctx, p, &printed)) || printed)
         goto out;
     if (!(r = measure_report(p, rf_cuda_ctx_device(cu), quick, dim))) {

@@ -50,12 +50,13 @@ bool cli_hw_is_calibrated(const char *path);
 
 /* ---- the --device cuda[:N] branches ------------------------------------- */
 
-/* measure (cmd_measure_cuda.c): fills *p and writes the profile and report
- * as the CPU branch does. bench (cmd_bench_cuda.c): sweeps M (tokens, NULL
- * for the default list) over the model's shapes in bf16 and fp8 (sm_89+),
+/* measure (cmd_measure_cuda.c): fills *p (with calibrate, p->calib too:
+ * rf_cuda_calibrate) and writes the profile and report as the CPU branch
+ * does. bench (cmd_bench_cuda.c): sweeps M (tokens, NULL for the default list) over the model's shapes in bf16 and fp8 (sm_89+),
  * or in *dtype when given; trials is --trials, or 0 for
  * rf_cuda_timing_default's. Both return an exit code (3: no device). */
-int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, rf_hw_profile *p);
+int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, bool calibrate,
+                     rf_hw_profile *p);
 int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                    const rf_dtype_kind *dtype, int trials, const rf_model *m);
 

@@ -6,9 +6,10 @@
  *                          and agreement with the CPU reference, never
  *                          absolute speed); exits 77 (ctest: skipped) with a
  *                          message when there is no usable device
- *   test_cuda cli EXE      `roofline measure --device cuda:1023` exits 3
- *                          with a message naming the device: no machine has
- *                          1024 GPUs, so this runs everywhere
+ *   test_cuda cli EXE      `roofline measure --device cuda:1023` (also with
+ *                          --calibrate) exits 3 with one line naming the
+ *                          device: no machine has 1024 GPUs, so this runs
+ *                          everywhere
  */
 #define _POSIX_C_SOURCE 200809L /* popen, pclose */
 #include <math.h>
@@ -130,6 +131,7 @@ static void unavailable(void **state)
         expect_unavail(rf_cuda_device_query(0, &dev, &err), &err, "rf_cuda_device_query");
         rf_hw_profile p;
         expect_unavail(rf_cuda_measure(NULL, NULL, &p, &err), &err, "rf_cuda_measure");
+        expect_unavail(rf_cuda_calibrate(NULL, NULL, &p, &err), &err, "rf_cuda_calibrate");
         rf_cuda_timing t = rf_cuda_timing_default(true);
         rf_cuda_gemm_result g;
         expect_unavail(rf_cuda_gemm_time(NULL, RF_CUDA_GEMM_CUBLASLT, RF_BF16, 1, 16, 16, &t,
@@ -336,12 +338,62 @@ static void measure_quick(void **state)
         assert_true(p.kernels[i].best >= p.kernels[i].median && p.kernels[i].min > 0);
 }
 
+/* A quick calibration on the device: every kind has a series, every point
+ * a positive time and, after the fit, an efficiency in (0, 1.2] (a fraction
+ * of the bf16 peak and the sustained read: a little above 1 only where L2
+ * serves what the floor counts from memory); the profile's roofs are the
+ * calibration's. Every kernel's result was checked inside. */
+static void calibrate_quick(void **state)
+{
+    rf_cuda_ctx *ctx = *state;
+    rf_cuda_measure_opts mo = {.quick = true, .dtype_mask = 1u << RF_BF16, .gemm_dim = 4096};
+    rf_cuda_calib_opts co = {.quick = true};
+    rf_hw_profile *p = calloc(1, sizeof *p);
+    rf_err err;
+    assert_non_null(p);
+    if (rf_cuda_measure(ctx, &mo, p, &err) != RF_OK)
+        fail_msg("measure: %s", err.msg);
+    assert_true(p->bandwidth_sustained_bytes_per_s > 0 &&
+                p->bandwidth_sustained_bytes_per_s <= p->bandwidth_bytes_per_s);
+    if (rf_cuda_calibrate(ctx, &co, p, &err) != RF_OK)
+        fail_msg("calibrate: %s", err.msg);
+    const rf_calib *c = &p->calib;
+    assert_int_equal(c->version, RF_CALIB_VERSION);
+    assert_true(c->peak_flops_per_s == p->peak_flops_per_s[RF_BF16]);
+    assert_true(c->bw_bytes_per_s == p->bandwidth_sustained_bytes_per_s);
+    bool seen[RF_CALIB_KIND_COUNT] = {false};
+    size_t points = 0;
+    for (size_t i = 0; i < c->n_series; i++) {
+        const rf_calib_series *s = &c->series[i];
+        seen[s->kind] = true;
+        for (size_t j = 0; j < s->n; j++) {
+            const rf_calib_point *pt = &s->pt[j];
+            if (!(pt->time_s > 0 && pt->eff > 0 && pt->eff <= 1.2))
+                fail_msg("%s a=%lld b=%lld x=%lld: time %g s, eff %g",
+                         rf_calib_kind_name(s->kind), (long long)s->a, (long long)s->b,
+                         (long long)pt->x, pt->time_s, pt->eff);
+            points++;
+        }
+    }
+    for (int k = 0; k < RF_CALIB_KIND_COUNT; k++)
+        if (!seen[k] || c->fit[k].n_points == 0)
+            fail_msg("no %s series", rf_calib_kind_name((rf_calib_kind)k));
+    rf_cuda_calib_plan pl = rf_cuda_calib_plan_of(true);
+    assert_int_equal(points, rf_cuda_calib_plan_points(&pl));
+    fprintf(stderr, "test_cuda: calibration: %zu points; gemm e %.2f c0 %.2g s, decode e %.2f, "
+                    "prefill e %.2f, copy e %.2f\n",
+            points, c->fit[RF_CALIB_GEMM].efficiency, c->fit[RF_CALIB_GEMM].overhead_s,
+            c->fit[RF_CALIB_ATTN_DECODE].efficiency, c->fit[RF_CALIB_ATTN_PREFILL].efficiency,
+            c->fit[RF_CALIB_COPY].efficiency);
+    free(p);
+}
+
 /* ---- CLI ---------------------------------------------------------------- */
 
-static int cli_no_device(const char *exe)
+static int cli_no_device_run(const char *exe, const char *extra)
 {
     char cmd[1024], out[4096] = "";
-    snprintf(cmd, sizeof cmd, "'%s' measure --device cuda:1023 2>&1 >/dev/null", exe);
+    snprintf(cmd, sizeof cmd, "'%s' measure --device cuda:1023%s 2>&1 >/dev/null", exe, extra);
     FILE *f = popen(cmd, "r");
     if (!f) {
         fprintf(stderr, "test_cuda: cannot run %s\n", exe);
@@ -351,12 +403,24 @@ static int cli_no_device(const char *exe)
     out[n] = '\0';
     int status = pclose(f);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    int ok = code == 3 && (strstr(out, "cuda:1023") || strstr(out, "CUDA"));
-    fprintf(stderr, "test_cuda: `roofline measure --device cuda:1023` exit %d: %s%s", code, out,
-            n && out[n - 1] == '\n' ? "" : "\n");
+    /* one line: the message and its newline, nothing after */
+    const char *nl = strchr(out, '\n');
+    int ok = code == 3 && (strstr(out, "cuda:1023") || strstr(out, "CUDA")) && nl && !nl[1];
+    fprintf(stderr, "test_cuda: `roofline measure --device cuda:1023%s` exit %d: %s%s", extra,
+            code, out, n && out[n - 1] == '\n' ? "" : "\n");
     if (!ok)
-        fprintf(stderr, "test_cuda: FAIL: expected exit 3 and a message naming the device\n");
+        fprintf(stderr, "test_cuda: FAIL: expected exit 3 and one line naming the device\n");
     return ok ? 0 : 1;
+}
+
+/* measure --device cuda:1023, and with --calibrate (--quick): exit 3, one
+ * line, before anything is timed. */
+static int cli_no_device(const char *exe)
+{
+    int bad = cli_no_device_run(exe, "");
+    bad |= cli_no_device_run(exe, " --calibrate");
+    bad |= cli_no_device_run(exe, " --calibrate --quick");
+    return bad;
 }
 
 int main(int argc, char **argv)
@@ -374,6 +438,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(identity),        cmocka_unit_test(gemm_against_cpu),
             cmocka_unit_test(gemm_refusals),   cmocka_unit_test(bandwidth_small),
             cmocka_unit_test(gemm_timed),      cmocka_unit_test(measure_quick),
+            cmocka_unit_test(calibrate_quick),
         };
         return cmocka_run_group_tests(tests, open_ctx, close_ctx);
     }

@@ -49,7 +49,9 @@
 #include "rf_error.h"
 #include "rf_hw.h"
 #include "rf_hw_profile.h"
+#include "rf_calib.h"
 #include "rf_measure_stats.h"
+#include "rf_op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -259,6 +261,113 @@ typedef struct rf_cuda_measure_opts {
  * Errors: those of the functions above; RF_EUNAVAIL when no dtype is left. */
 rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw_profile *out,
                           rf_err *err);
+
+/* ---- Calibration (`measure --device cuda --calibrate`) ---------------- */
+
+/* The same calibration as the CPU's (rf_calib.h, rf_measure_calib.h), on
+ * the GPU, in bf16 (inputs, outputs, weights and the KV cache):
+ *   gemm          cuBLASLt (rf_cuda_gemm_time: the fastest of the
+ *                 heuristic's candidates, spot-checked) over M = 1 .. 2048
+ *                 for the (K, N) shapes of the plan; buffer sets rotated
+ *                 until they exceed 4 x L2 (rf_cuda_rotation_copies), so W
+ *                 comes from device memory as it does in a model;
+ *   attn_decode   the backend's decode kernel (one block per sequence and
+ *                 KV head, and per slice of the keys when there are too few
+ *                 blocks to fill the SMs, then a combine kernel): 16 query
+ *                 heads over 4 KV heads, d_h 64 and 128, keys S = 64 ..
+ *                 32768, B sequences so that K and V exceed 4 x L2
+ *                 (rf_cuda_calib_decode_batch);
+ *   attn_prefill  the backend's causal prefill kernel (one warp per token
+ *                 and KV head), B = 1, T = 16 .. 4096 tokens after no
+ *                 context;
+ *   norm, rope, act, residual
+ *                 the backend's RMSNorm, rotate-half RoPE (in place),
+ *                 silu(gate) x up and add kernels over 2^10 .. 2^26
+ *                 elements (rows of min(x, 4096));
+ *   copy          copy_v16 moving x = 2^12 .. 2^28 bytes (read + write);
+ *                 the element-wise and copy buffers rotated past 4 x L2
+ *                 like the GEMMs', so what a call reads comes from memory.
+ * Every point is counted as `roofline step` counts the operator it stands
+ * for (rf_cuda_calib_op: the core's rf_op_* at the point's shape), timed
+ * with CUDA events around a CUDA graph of calls (the median trial), and
+ * checked against a CPU reference (attention at every point, the
+ * element-wise kernels at their first size). The roof is the bf16
+ * cuBLASLt peak and the sustained device-memory read (the median of its
+ * trials). */
+
+#define RF_CUDA_CALIB_NQ 16   /* query heads of the attention points      */
+#define RF_CUDA_CALIB_NKV 4   /* KV heads                                 */
+#define RF_CUDA_CALIB_WIDTH 4096 /* element-wise rows: min(x, this) wide   */
+#define RF_CUDA_MAX_COPIES 256 /* buffer sets a timed GEMM rotates through */
+
+typedef struct rf_cuda_calib_plan {
+    const int64_t (*gemm)[2];  /* (K, N) shapes                            */
+    size_t n_gemm;
+    const int64_t *m;          /* GEMM M grid                              */
+    size_t n_m;
+    const int64_t *head_dims;  /* attention d_h                            */
+    size_t n_head_dims;
+    const int64_t *keys;       /* decode S                                 */
+    size_t n_keys;
+    const int64_t *tokens;     /* prefill T                                */
+    size_t n_tokens;
+    const int64_t *elems;      /* norm, rope, act, residual: elements      */
+    size_t n_elems;
+    const int64_t *copy_bytes; /* copy: bytes moved                        */
+    size_t n_copy;
+} rf_cuda_calib_plan;
+
+/* The grid (quick: about a quarter of the points). Host only. */
+rf_cuda_calib_plan rf_cuda_calib_plan_of(bool quick);
+
+/* Points of the plan (GEMM, attention, element-wise, copy). */
+size_t rf_cuda_calib_plan_points(const rf_cuda_calib_plan *pl);
+
+/* Buffer sets of set_bytes a timed call rotates through so that together
+ * they hold >= 4 x l2_bytes: at least 1, at most RF_CUDA_MAX_COPIES, and
+ * no more than fit in free_bytes - reserve_bytes. Host only. */
+uint64_t rf_cuda_rotation_copies(uint64_t set_bytes, uint64_t l2_bytes, uint64_t free_bytes,
+                                 uint64_t reserve_bytes);
+
+/* Sequences of a decode point at keys S and head_dim: the fewest whose K
+ * and V (2 n_kv S d_h bf16 each) hold >= 4 x l2_bytes, at least 1. */
+int64_t rf_cuda_calib_decode_batch(int64_t keys, int64_t head_dim, uint64_t l2_bytes);
+
+/* Slices of the keys the decode kernel splits each (sequence, KV head)
+ * into: enough blocks for two per SM, each slice >= 256 keys, at most 64,
+ * and every slice non-empty. */
+int rf_cuda_attn_split(int64_t batch, int64_t n_kv, int64_t keys, int sm_count);
+
+/* The operator a point of kind k at coordinate x (a = d_h for attention,
+ * decode with batch sequences) stands for, as `roofline step` builds it in
+ * bf16: its name, shape, FLOPs and bytes; rf_calib_shape_of(out) gives back
+ * (k, x, a). Element-wise rows are min(x, RF_CUDA_CALIB_WIDTH) wide; a copy
+ * moves x bytes (kv_write). RF_EINVAL for a shape the kernels do not run
+ * (x not a multiple of the row, d_h not 64 or 128, GEMM here). */
+rf_status rf_cuda_calib_op(rf_calib_kind k, int64_t x, int64_t a, int64_t batch, rf_op *out,
+                           rf_err *err);
+
+/* One timed point into c: its series (kind, a, b), created when new, the
+ * point kept in x order; a point at an x already present is refused.
+ * RF_EINVAL naming the point; RF_ERANGE past RF_CALIB_MAX_SERIES or
+ * RF_CALIB_MAX_POINTS. Host only. */
+rf_status rf_cuda_calib_add(rf_calib *c, rf_calib_kind k, int64_t a, int64_t b, int64_t x,
+                            double flops, double bytes, double time_s, rf_err *err);
+
+typedef struct rf_cuda_calib_opts {
+    bool quick;
+    void (*progress)(void *user, const char *stage); /* or NULL            */
+    void *user;
+} rf_cuda_calib_opts;
+
+/* Time every point of the plan on ctx and fit it (rf_calib_fit_all) on the
+ * roof of p (a profile rf_cuda_measure filled: its bf16 peak, its
+ * sustained memory roof, else its best): fills p->calib. Errors:
+ * RF_EINVAL for a profile without a bf16 peak or memory roof; those of the
+ * timing and of the fit; RF_EINTERNAL when a kernel's result fails its
+ * check; RF_EUNAVAIL without the backend. */
+rf_status rf_cuda_calibrate(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_hw_profile *p,
+                            rf_err *err);
 
 #ifdef __cplusplus
 }

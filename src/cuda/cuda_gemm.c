@@ -20,7 +20,6 @@
 
 #define DIM_MAX ((int64_t)0x7fffffff)
 #define CHECK_MAX_MACS ((uint64_t)1 << 26)
-#define MAX_COPIES 64
 #define SPOT_CHECKS 16
 #define ALIGN 256
 #define FREE_RESERVE_BYTES ((uint64_t)256 << 20)
@@ -195,8 +194,8 @@ static void bufs_free(gemm_run *r)
     r->x = r->w = r->y = NULL;
 }
 
-/* Allocate X, W and Y; with rotate, as many copies (<= 64) as make the
- * working set >= 4 x L2 and fit the free memory. Inputs get fresh random
+/* Allocate X, W and Y; with rotate, as many copies as make the working set
+ * >= 4 x L2 and fit the free memory (rf_cuda_rotation_copies). Inputs get fresh random
  * values; Y is all-ones bits (NaN in every output format), so an output
  * the GEMM did not write fails the check. */
 static rf_status bufs_alloc(rf_cuda_ctx *ctx, gemm_run *r, bool rotate, rf_err *err)
@@ -226,13 +225,8 @@ static rf_status bufs_alloc(rf_cuda_ctx *ctx, gemm_run *r, bool rotate, rf_err *
                         (double)free_b / 1e9);
         goto done;
     }
-    uint64_t copies = 1;
-    if (rotate) {
-        copies = (4 * ctx->dev.l2_bytes + set - 1) / set;
-        copies = copies < 1 ? 1 : copies > MAX_COPIES ? MAX_COPIES : copies;
-        while (copies > 1 && copies * set + FREE_RESERVE_BYTES > free_b)
-            copies--;
-    }
+    uint64_t copies =
+        rotate ? rf_cuda_rotation_copies(set, ctx->dev.l2_bytes, free_b, FREE_RESERVE_BYTES) : 1;
     r->copies = (int)copies;
     RF__CUDA_TRY(cudaMalloc((void **)&r->x, copies * r->x_stride));
     RF__CUDA_TRY(cudaMalloc((void **)&r->w, copies * r->w_stride));

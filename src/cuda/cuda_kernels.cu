@@ -186,6 +186,215 @@ __global__ void __launch_bounds__(kGemvWarps * 32)
         y[row] = __float2bfloat16_rn(acc);
 }
 
+
+/* ---- Calibration kernels ------------------------------------------------- */
+
+constexpr int kAttnWarps = 4;
+constexpr int kAttnGroup = 4;
+constexpr int kRowBlock = 256;
+
+/* One warp's running softmax over some keys for the G query heads of a KV
+ * head: lane l holds dims [l E, l E + E) of each head. */
+template <int D, int G> struct attn_state {
+    float m[G], l[G], acc[G][D / 32];
+};
+
+__device__ __forceinline__ float bf(const __nv_bfloat16 v) { return __bfloat162float(v); }
+
+/* Keys begin, begin + step, ... < end of k and v (rows of D) against the
+ * G heads of q (G rows of D, scaled by scale). */
+template <int D, int G>
+__device__ void attend(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+                       const __nv_bfloat16 *__restrict__ v, int64_t begin, int64_t end,
+                       int64_t step, float scale, attn_state<D, G> &s)
+{
+    constexpr int E = D / 32;
+    const int lane = threadIdx.x & 31;
+    float qv[G][E];
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        s.m[g] = -INFINITY;
+        s.l[g] = 0.f;
+#pragma unroll
+        for (int e = 0; e < E; e++) {
+            qv[g][e] = bf(q[g * D + lane * E + e]) * scale;
+            s.acc[g][e] = 0.f;
+        }
+    }
+    for (int64_t j = begin; j < end; j += step) {
+        float kv[E], vv[E];
+#pragma unroll
+        for (int e = 0; e < E; e++) {
+            kv[e] = bf(k[j * D + lane * E + e]);
+            vv[e] = bf(v[j * D + lane * E + e]);
+        }
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            float d = 0.f;
+#pragma unroll
+            for (int e = 0; e < E; e++)
+                d = fmaf(qv[g][e], kv[e], d);
+            for (int o = 16; o > 0; o >>= 1)
+                d += __shfl_xor_sync(0xffffffffu, d, o);
+            float m = fmaxf(s.m[g], d);
+            float corr = __expf(s.m[g] - m); /* 0 for the first key (-inf) */
+            float p = __expf(d - m);
+            s.l[g] = s.l[g] * corr + p;
+#pragma unroll
+            for (int e = 0; e < E; e++)
+                s.acc[g][e] = fmaf(s.acc[g][e], corr, p * vv[e]);
+            s.m[g] = m;
+        }
+    }
+}
+
+template <int D, int G>
+__global__ void __launch_bounds__(kAttnWarps * 32)
+    attn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+                       const __nv_bfloat16 *__restrict__ v, float *__restrict__ part,
+                       int64_t S, int n_kv, int64_t chunk)
+{
+    constexpr int E = D / 32;
+    __shared__ float sm_m[kAttnWarps][G], sm_l[kAttnWarps][G];
+    __shared__ float sm_acc[kAttnWarps][G][D];
+    const int64_t bh = blockIdx.x; /* b n_kv + h */
+    const int split = gridDim.y, sp = blockIdx.y;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int64_t begin = (int64_t)sp * chunk;
+    const int64_t end = begin + chunk < S ? begin + chunk : S;
+    attn_state<D, G> s;
+    attend<D, G>(q + bh * G * D, k + bh * S * D, v + bh * S * D, begin + warp, end, kAttnWarps,
+                 rsqrtf((float)D), s);
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        if (lane == 0) {
+            sm_m[warp][g] = s.m[g];
+            sm_l[warp][g] = s.l[g];
+        }
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            sm_acc[warp][g][lane * E + e] = s.acc[g][e];
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < G * D; t += blockDim.x) {
+        const int g = t / D, d = t % D;
+        float M = -INFINITY;
+        for (int w = 0; w < kAttnWarps; w++)
+            M = fmaxf(M, sm_m[w][g]);
+        float L = 0.f, A = 0.f;
+        for (int w = 0; w < kAttnWarps; w++) {
+            float c = sm_m[w][g] == -INFINITY ? 0.f : __expf(sm_m[w][g] - M);
+            L = fmaf(sm_l[w][g], c, L);
+            A = fmaf(sm_acc[w][g][d], c, A);
+        }
+        float *o = part + ((bh * G + g) * split + sp) * (D + 2);
+        o[d] = A;
+        if (d == 0) {
+            o[D] = M;
+            o[D + 1] = L;
+        }
+    }
+}
+
+/* One block per (sequence, query head) row of out, D threads. */
+template <int D>
+__global__ void attn_combine_kernel(const float *__restrict__ part, __nv_bfloat16 *__restrict__ out,
+                                    int split)
+{
+    const int64_t row = blockIdx.x;
+    const int d = threadIdx.x;
+    const float *p = part + row * split * (D + 2);
+    float M = -INFINITY;
+    for (int s = 0; s < split; s++)
+        M = fmaxf(M, p[s * (D + 2) + D]);
+    float L = 0.f, A = 0.f;
+    for (int s = 0; s < split; s++) {
+        float c = __expf(p[s * (D + 2) + D] - M);
+        L = fmaf(p[s * (D + 2) + D + 1], c, L);
+        A = fmaf(p[s * (D + 2) + d], c, A);
+    }
+    out[row * D + d] = __float2bfloat16_rn(A / L);
+}
+
+template <int D, int G>
+__global__ void __launch_bounds__(kAttnWarps * 32)
+    attn_prefill_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+                        const __nv_bfloat16 *__restrict__ v, __nv_bfloat16 *__restrict__ out,
+                        int64_t T, int n_kv)
+{
+    constexpr int E = D / 32;
+    const int64_t t = (int64_t)blockIdx.x * kAttnWarps + (threadIdx.x >> 5);
+    const int h = blockIdx.y, lane = threadIdx.x & 31;
+    if (t >= T)
+        return; /* the whole warp */
+    const int64_t row = (t * n_kv + h) * G; /* first query head of h at token t */
+    attn_state<D, G> s;
+    attend<D, G>(q + row * D, k + (int64_t)h * T * D, v + (int64_t)h * T * D, 0, t + 1, 1,
+                 rsqrtf((float)D), s);
+#pragma unroll
+    for (int g = 0; g < G; g++)
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            out[(row + g) * D + lane * E + e] = __float2bfloat16_rn(s.acc[g][e] / s.l[g]);
+}
+
+__global__ void __launch_bounds__(kRowBlock)
+    rmsnorm_kernel(const __nv_bfloat16 *__restrict__ x, const __nv_bfloat16 *__restrict__ w,
+                   __nv_bfloat16 *__restrict__ y, int64_t width)
+{
+    __shared__ float partial[kRowBlock / 32];
+    const __nv_bfloat16 *xr = x + (int64_t)blockIdx.x * width;
+    __nv_bfloat16 *yr = y + (int64_t)blockIdx.x * width;
+    float sq = 0.f;
+    for (int64_t i = threadIdx.x; i < width; i += blockDim.x) {
+        float a = bf(xr[i]);
+        sq = fmaf(a, a, sq);
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        sq += __shfl_xor_sync(0xffffffffu, sq, o);
+    if ((threadIdx.x & 31) == 0)
+        partial[threadIdx.x >> 5] = sq;
+    __syncthreads();
+    float total = 0.f;
+    for (int i = 0; i < kRowBlock / 32; i++)
+        total += partial[i];
+    const float r = rsqrtf(total / (float)width + 1e-6f);
+    for (int64_t i = threadIdx.x; i < width; i += blockDim.x)
+        yr[i] = __float2bfloat16_rn(bf(xr[i]) * r * bf(w[i]));
+}
+
+__global__ void rope_kernel(__nv_bfloat16 *x, int64_t rows, int64_t heads, int64_t d)
+{
+    const int64_t half = d / 2, pairs = rows * heads * half;
+    for (int64_t p = global_id(); p < pairs; p += grid_stride()) {
+        const int64_t i = p % half, rh = p / half, r = rh / heads;
+        const float theta = (float)(r + 1) * powf(10000.f, -2.f * (float)i / (float)d);
+        float sn, cs;
+        sincosf(theta, &sn, &cs);
+        __nv_bfloat16 *xp = x + rh * d;
+        const float a = bf(xp[i]), b = bf(xp[i + half]);
+        xp[i] = __float2bfloat16_rn(a * cs - b * sn);
+        xp[i + half] = __float2bfloat16_rn(b * cs + a * sn);
+    }
+}
+
+__global__ void silu_mul_kernel(const __nv_bfloat16 *__restrict__ g,
+                                const __nv_bfloat16 *__restrict__ u, __nv_bfloat16 *__restrict__ y,
+                                int64_t n)
+{
+    for (int64_t i = global_id(); i < n; i += grid_stride()) {
+        const float a = bf(g[i]);
+        y[i] = __float2bfloat16_rn(a / (1.f + __expf(-a)) * bf(u[i]));
+    }
+}
+
+__global__ void add_kernel(const __nv_bfloat16 *__restrict__ a, const __nv_bfloat16 *__restrict__ b,
+                           __nv_bfloat16 *__restrict__ y, int64_t n)
+{
+    for (int64_t i = global_id(); i < n; i += grid_stride())
+        y[i] = __float2bfloat16_rn(bf(a[i]) + bf(b[i]));
+}
+
 } /* namespace */
 
 extern "C" cudaError_t rf__cuda_fill_index(uint32_t *p, int64_t n_words, cudaStream_t stream)
@@ -267,6 +476,96 @@ extern "C" cudaError_t rf__cuda_gemv_bf16(const void *w, const void *x, void *y,
     gemv_bf16_kernel<<<(unsigned)blocks, kGemvWarps * 32, 0, stream>>>(
         static_cast<const __nv_bfloat16 *>(w), static_cast<const __nv_bfloat16 *>(x),
         static_cast<__nv_bfloat16 *>(y), n, k);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rf__cuda_attn_decode_bf16(const void *q, const void *k, const void *v,
+                                                 void *out, float *part, int64_t batch,
+                                                 int64_t keys, int n_kv, int group, int head_dim,
+                                                 int split, cudaStream_t stream)
+{
+    if (group != kAttnGroup || (head_dim != 64 && head_dim != 128) || split < 1 || keys < 1 ||
+        batch < 1 || n_kv < 1 || (int64_t)split > keys || batch * n_kv > 0x7fffffff)
+        return cudaErrorInvalidValue;
+    const int64_t chunk = (keys + split - 1) / split;
+    if ((int64_t)(split - 1) * chunk >= keys) /* an empty slice */
+        return cudaErrorInvalidValue;
+    const dim3 grid((unsigned)(batch * n_kv), (unsigned)split);
+    const auto *qb = static_cast<const __nv_bfloat16 *>(q);
+    const auto *kb = static_cast<const __nv_bfloat16 *>(k);
+    const auto *vb = static_cast<const __nv_bfloat16 *>(v);
+    auto *ob = static_cast<__nv_bfloat16 *>(out);
+    const unsigned rows = (unsigned)(batch * n_kv * group);
+    const int threads = kAttnWarps * 32;
+    if (head_dim == 64) {
+        attn_decode_kernel<64, kAttnGroup>
+            <<<grid, threads, 0, stream>>>(qb, kb, vb, part, keys, n_kv, chunk);
+        attn_combine_kernel<64><<<rows, 64, 0, stream>>>(part, ob, split);
+    } else {
+        attn_decode_kernel<128, kAttnGroup>
+            <<<grid, threads, 0, stream>>>(qb, kb, vb, part, keys, n_kv, chunk);
+        attn_combine_kernel<128><<<rows, 128, 0, stream>>>(part, ob, split);
+    }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rf__cuda_attn_prefill_bf16(const void *q, const void *k, const void *v,
+                                                  void *out, int64_t tokens, int n_kv, int group,
+                                                  int head_dim, cudaStream_t stream)
+{
+    if (group != kAttnGroup || (head_dim != 64 && head_dim != 128) || tokens < 1 || n_kv < 1 ||
+        n_kv > 65535)
+        return cudaErrorInvalidValue;
+    const dim3 grid((unsigned)((tokens + kAttnWarps - 1) / kAttnWarps), (unsigned)n_kv);
+    const auto *qb = static_cast<const __nv_bfloat16 *>(q);
+    const auto *kb = static_cast<const __nv_bfloat16 *>(k);
+    const auto *vb = static_cast<const __nv_bfloat16 *>(v);
+    auto *ob = static_cast<__nv_bfloat16 *>(out);
+    if (head_dim == 64)
+        attn_prefill_kernel<64, kAttnGroup><<<grid, kAttnWarps * 32, 0, stream>>>(qb, kb, vb, ob,
+                                                                                   tokens, n_kv);
+    else
+        attn_prefill_kernel<128, kAttnGroup><<<grid, kAttnWarps * 32, 0, stream>>>(qb, kb, vb, ob,
+                                                                                    tokens, n_kv);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rf__cuda_rmsnorm_bf16(const void *x, const void *w, void *y, int64_t rows,
+                                             int64_t width, cudaStream_t stream)
+{
+    if (rows < 1 || rows > 0x7fffffff || width < 1)
+        return cudaErrorInvalidValue;
+    rmsnorm_kernel<<<(unsigned)rows, kRowBlock, 0, stream>>>(
+        static_cast<const __nv_bfloat16 *>(x), static_cast<const __nv_bfloat16 *>(w),
+        static_cast<__nv_bfloat16 *>(y), width);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rf__cuda_rope_bf16(void *x, int64_t rows, int64_t heads, int64_t head_dim,
+                                          cudaStream_t stream)
+{
+    if (rows < 1 || heads < 1 || head_dim < 2 || head_dim % 2)
+        return cudaErrorInvalidValue;
+    rope_kernel<<<fill_grid(rows * heads * head_dim / 2), kFillBlock, 0, stream>>>(
+        static_cast<__nv_bfloat16 *>(x), rows, heads, head_dim);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rf__cuda_silu_mul_bf16(const void *g, const void *u, void *y, int64_t n,
+                                              cudaStream_t stream)
+{
+    silu_mul_kernel<<<fill_grid(n), kFillBlock, 0, stream>>>(
+        static_cast<const __nv_bfloat16 *>(g), static_cast<const __nv_bfloat16 *>(u),
+        static_cast<__nv_bfloat16 *>(y), n);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rf__cuda_add_bf16(const void *a, const void *b, void *y, int64_t n,
+                                         cudaStream_t stream)
+{
+    add_kernel<<<fill_grid(n), kFillBlock, 0, stream>>>(static_cast<const __nv_bfloat16 *>(a),
+                                                        static_cast<const __nv_bfloat16 *>(b),
+                                                        static_cast<__nv_bfloat16 *>(y), n);
     return cudaGetLastError();
 }
 

@@ -56,6 +56,43 @@ cudaError_t rf__cuda_read_v16(const void *src, int64_t n16, unsigned int *sum, i
 cudaError_t rf__cuda_gemv_bf16(const void *w, const void *x, void *y, int64_t n, int64_t k,
                                cudaStream_t stream);
 
+/* ---- Calibration kernels (bf16; cuda_calib.c) -------------------------- */
+
+/* Decode attention, GQA with group query heads per KV head (group 4 only),
+ * head_dim 64 or 128: q [B, n_kv group, d], k and v [B, n_kv, S, d], out
+ * [B, n_kv group, d]; scores scaled by 1/sqrt(d), softmax in fp32 (online).
+ * One block per (sequence, KV head) and slice of the keys (split slices of
+ * ceil(S / split) keys, none empty); each writes (acc[d], max, sum) per
+ * query head into part (B n_kv group split (d + 2) floats), and a combine
+ * kernel writes out. cudaErrorInvalidValue for another group or d. */
+cudaError_t rf__cuda_attn_decode_bf16(const void *q, const void *k, const void *v, void *out,
+                                      float *part, int64_t batch, int64_t keys, int n_kv,
+                                      int group, int head_dim, int split, cudaStream_t stream);
+
+/* Causal prefill attention of one sequence of T tokens after no context:
+ * q and out [T, n_kv group, d], k and v [n_kv, T, d]; token t attends to
+ * keys 0..t. One warp per (token, KV head). Same group and d as above. */
+cudaError_t rf__cuda_attn_prefill_bf16(const void *q, const void *k, const void *v, void *out,
+                                       int64_t tokens, int n_kv, int group, int head_dim,
+                                       cudaStream_t stream);
+
+/* y = x / sqrt(mean(x^2) + 1e-6) * w over rows of width: one block a row. */
+cudaError_t rf__cuda_rmsnorm_bf16(const void *x, const void *w, void *y, int64_t rows,
+                                  int64_t width, cudaStream_t stream);
+
+/* Rotate-half RoPE in place on x [rows, heads, d]: row r is position r + 1,
+ * pair (i, i + d/2) turned by (r + 1) 10000^(-2i/d). d even. */
+cudaError_t rf__cuda_rope_bf16(void *x, int64_t rows, int64_t heads, int64_t head_dim,
+                               cudaStream_t stream);
+
+/* y[i] = silu(g[i]) u[i] = g / (1 + e^-g) u. */
+cudaError_t rf__cuda_silu_mul_bf16(const void *g, const void *u, void *y, int64_t n,
+                                   cudaStream_t stream);
+
+/* y[i] = a[i] + b[i]. */
+cudaError_t rf__cuda_add_bf16(const void *a, const void *b, void *y, int64_t n,
+                              cudaStream_t stream);
+
 /* cudaSuccess when this build holds a kernel image the current device can
  * run; cudaErrorNoKernelImageForDevice (or similar) otherwise. */
 cudaError_t rf__cuda_kernels_probe(void);

@@ -183,8 +183,11 @@ static rf_status memory_figures(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
         RF__TRY(rf_cuda_bandwidth(ctx, (rf_cuda_bw_kind)kind, buf, t, &bw, err));
         uint64_t set = kind == RF_CUDA_BW_READ ? buf : 2 * buf;
         add_kernel(p, name, mem, set, "bytes_per_s", bw.bw_bytes_per_s);
-        if (kind == RF_CUDA_BW_READ)
+        if (kind == RF_CUDA_BW_READ) {
             roof = bw.bw_bytes_per_s.best;
+            /* the median trial: the sustained roof predictions use */
+            p->bandwidth_sustained_bytes_per_s = bw.bw_bytes_per_s.median;
+        }
     }
     uint64_t l2_set = d->l2_bytes / 2 / MIB * MIB;
     if (l2_set >= MIB) {

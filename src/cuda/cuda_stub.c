@@ -80,3 +80,9 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw
 {
     return not_built(err);
 }
+
+rf_status rf_cuda_calibrate(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_hw_profile *p,
+                            rf_err *err)
+{
+    return not_built(err);
+}
