@@ -370,7 +370,8 @@ static void calibrate_quick(void **state)
         seen[s->kind] = true;
         for (size_t j = 0; j < s->n; j++) {
             const rf_calib_point *pt = &s->pt[j];
-            double of_roof = rf_calib_point_floor_s(c, pt) / pt->time_s;
+            /* the GPU points carry no roofs of their own: the calibration's */
+            double of_roof = rf_calib_floor_s(c, pt->flops, pt->bytes) / pt->time_s;
             if (!(pt->time_s > 0 && of_roof > 0 && of_roof <= 1.2 && pt->eff > 0 &&
                   isfinite(pt->eff)))
                 fail_msg("%s a=%lld b=%lld x=%lld: time %g s, floor / t %g, eff %g",
