@@ -13,7 +13,9 @@
  *     replicated on every rank (the heads of each rank read all of it).
  *     Collectives: tp_allreduce_attn and tp_allreduce_mlp a layer (M H b_a
  *     bytes each), embed_allreduce (M H b_a) once, lm_head_allgather
- *     (B V b_a logits) once.
+ *     (B V b_a logits) once. M is every row of the step: B, B T in
+ *     prefill, decode + chunk tokens in serve's mixed step (whose
+ *     all-gather carries its B_d + one a chunk logit rows).
  *   PP P: contiguous stages, the first L % P one layer longer; embedding on
  *     the first, final norm and lm_head on the last; pp_send of M H b_a
  *     between consecutive stages.
@@ -176,7 +178,8 @@ typedef struct rf_par {
 } rf_par;
 
 /* Every stage of the layout. o is the step of one replica: o->batch
- * sequences in all (split into micro-batches under PP). RF_EINVAL from
+ * sequences in all (split into micro-batches under PP). serve's mixed step
+ * takes the same path (rf_serve_par_compute, rf_serve.h). RF_EINVAL from
  * rf_layout_validate, the link (a bandwidth or latency <= 0 or not
  * finite, devices_per_node < 1), or rf_step_compute. */
 rf_status rf_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
