@@ -163,8 +163,11 @@ static void step_section(rf_report *r, const rf_forward_run *run, const rf_forwa
         rf_report_int(r, "predicted_outside", "  operators outside the calibration",
                       pr->n_outside, RF_U_INT);
         rf_report_num(r, "predicted_bandwidth_bytes_per_s",
-                      "  sustained roof of the prediction (sampled around the run)",
+                      "  memory roof of the prediction",
                       pr->bw_bytes_per_s, RF_U_BW);
+        rf_report_num(r, "predicted_peak_flops_per_s",
+                      "  compute roof of the prediction",
+                      pr->peak_flops_per_s, RF_U_FLOP_RATE);
     }
     rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", run->floor_sum_of_max_s,
                   RF_U_SECONDS);
@@ -239,7 +242,7 @@ static void assumptions(const cli_ctx *ctx, rf_report *r, const rf_model *m,
 }
 
 static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_run *run,
-                        const rf_forward_pred *pr)
+                        const rf_forward_pred *pr, size_t samples, bool cal_bw, bool cal_peak)
 {
     const rf_forward_opts *o = &run->opts;
     char title[256];
@@ -278,15 +281,24 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
         strncat(owners, one, sizeof owners - strlen(owners) - 1);
     }
     step_section(r, run, pr, run->n_owners ? owners : "none (measured at or under the floor)");
-    if (pr)
+    if (pr) {
+        char bw[32], pk[32];
         rf_report_assume(r, "predicted: each operator's one instance from the calibration of "
-                            "the --hw profile (t = c0 + floor / eff on its sustained roof, eff "
-                            "interpolated in log space between calibrated shapes; calibrated = "
-                            "outside: the nearest edge's eff), the sustained roof the median of "
-                            "4 DRAM read bursts, 2 before the run and 2 after it (the "
-                            "calibration's efficiencies are fractions of a roof that moves on a "
-                            "shared machine); the step's prediction is the sum of count x "
-                            "predicted over every operator run");
+                            "the --hw profile (t = c0 + floor / eff, eff interpolated in log "
+                            "space between calibrated shapes; calibrated = outside: the nearest "
+                            "edge's eff); the step's prediction is the sum of count x predicted "
+                            "over every operator run");
+        rf_report_assume(r, "predicted on memory %s (%s) and fp32 %s (%s); sampled beside the "
+                            "run: medians of %zu samples, one before each timed step and one "
+                            "after the last, each a DRAM read burst and an FMA burst, as the "
+                            "calibration sampled them beside its points; a roof is the run's "
+                            "where the calibration set its points against their own, the "
+                            "calibration's where that made its rounds agree less",
+                         rf_fmt(pr->bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
+                         cal_bw ? "sampled beside the run" : "the calibration's",
+                         rf_fmt(pr->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
+                         cal_peak ? "sampled beside the run" : "the calibration's", samples);
+    }
     char a[32], b[32];
     rf_report_note(r, "residual %s over the %s floor is the budget for overheads and slow "
                       "kernels; most of it sits in %s",
@@ -304,17 +316,6 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                        (long long)m->layers,
                        rf_fmt(run->estimated_model_s, RF_U_SECONDS, a, sizeof a));
     return r;
-}
-
-/* The DRAM read sampled twice (opened on the first call): before the run
- * and after it, so the sustained roof the prediction uses is the one the
- * run saw, as a measured roof's bursts are spread over its run. */
-static rf_status sample_roof(const rf_measure_opts *mo, rf_dram_sampler **d, rf_err *e)
-{
-    rf_status s = *d ? RF_OK : rf_dram_sampler_open(mo, d, e);
-    for (int i = 0; s == RF_OK && i < 2; i++)
-        s = rf_dram_sampler_burst(*d, e);
-    return s;
 }
 
 /* The calibration of a --hw profile that has one (*out, to free), NULL
@@ -390,25 +391,36 @@ int cmd_profile(int argc, char **argv)
         free(run), free(pr), free(cal);
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     }
-    rf_dram_sampler *now = NULL; /* the sustained roof around the run */
-    rf_measure_opts mo = {.threads = o->threads, .quick = true, .isa = o->isa};
-    rf_status s = cal ? sample_roof(&mo, &now, &e) : RF_OK;
+    /* With a calibration, the roofs sampled as the calibration sampled them
+     * beside its points: before each timed step and after the last; the
+     * prediction is made on their medians, the machine as the run saw it. */
+    size_t pr_samples = 0;
+    rf_roof_probe_hook hook = {.next = o->progress, .next_user = o->progress_user};
+    rf_status s = cal ? rf_roof_probe_open(o->threads, o->isa, 0, &hook.probe, &e) : RF_OK;
+    if (s == RF_OK && cal)
+        o->progress = rf_roof_probe_progress, o->progress_user = &hook;
     if (s == RF_OK)
         s = rf_forward_profile(&m, o, &roof, run, &e);
     if (tty)
         fprintf(stderr, "\r%-72s\r", "");
+    if (s == RF_OK && cal && hook.status != RF_OK)
+        e = hook.err, s = hook.status;
     if (s == RF_OK && cal)
-        s = sample_roof(&mo, &now, &e);
-    if (s == RF_OK && cal)
-        s = rf_calib_predict_forward(cal, run, rf_dram_sampler_result(now, NULL)->rate.median,
-                                     pr, &e);
-    rf_dram_sampler_close(now);
+        s = rf_roof_probe_sample(hook.probe, &e);
+    if (s == RF_OK && cal) {
+        double bw, peak;
+        rf_roof_probe_median(hook.probe, 0, rf_roof_probe_count(hook.probe), &bw, &peak);
+        pr_samples = rf_roof_probe_count(hook.probe);
+        s = rf_calib_predict_forward(cal, run, bw, peak, pr, &e);
+    }
+    rf_roof_probe_close(hook.probe);
+    bool cal_bw = cal && cal->point_bw, cal_peak = cal && cal->point_peak;
     free(cal);
     if (s) {
         free(run), free(pr);
         return cli_fail_err(&ctx, &e);
     }
-    rf_report *r = build(&ctx, &m, run, pr);
+    rf_report *r = build(&ctx, &m, run, pr, pr_samples, cal_bw, cal_peak);
     free(run);
     free(pr);
     if (!r)

@@ -128,11 +128,20 @@ void cli_calib_tables(rf_report *r, const rf_hw_profile *p)
         return;
     char bw[32], pk[32];
     rf_report_assume(r, "calibration (version %d, %s): t = c0 + floor / eff per call, floor = "
-                        "max(F / pi, Q / beta) on the sustained roof %s and the fp32 peak %s; "
+                        "max(F / pi, Q / beta) on the memory roof %s and the fp32 peak %s; "
                         "c0 and e fitted per kind (least squares of the relative error), each "
                         "point's own eff kept and interpolated in log space for --predict",
                      c->version, c->backend, rf_fmt(c->bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
                      rf_fmt(c->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk));
+    if (c->version >= 2)
+        rf_report_assume(r, "calibration: roofs sampled beside every point (a DRAM read and an "
+                            "FMA burst); the GEMM rounds' median spread ln(max/min) of time on "
+                            "the calibration's roof / of eff on the points' own: memory %.3f / "
+                            "%.3f, so %s; compute %.3f / %.3f, so %s",
+                         c->round_spread[0][0], c->round_spread[0][1],
+                         c->point_bw ? "each point's own" : "the calibration's",
+                         c->round_spread[1][0], c->round_spread[1][1],
+                         c->point_peak ? "each point's own" : "the calibration's");
     rf_report_table(r, "calibration",
                     "calibration: the fit per kind (residual = |fit - measured| / measured; "
                     "left out = each inner point predicted from its neighbours)");

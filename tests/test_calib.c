@@ -172,6 +172,66 @@ static void outside_is_flagged(void **state)
     free(c);
 }
 
+/* Each point of a series measured under roofs that moved by a known
+ * factor while it ran (the bandwidth halved at M = 1, doubled at M = 4; a
+ * core lost at M = 16, so the FMA peak halved) and timed accordingly:
+ * t = floor on those roofs / 0.5. With each point's roofs kept beside it,
+ * every point's efficiency is the 0.5 it was made with, the kind's fit is
+ * c0 = 0, e = 0.5 with no residual, and a prediction at a calibrated shape
+ * on the calibration's own roofs is floor(BW, PEAK) / 0.5. The same times
+ * set against the global roofs alone give efficiencies off by the factors
+ * and a fit that misses. */
+static void per_point_roofs(void **state)
+{
+    (void)state;
+    rf_calib *c = malloc(sizeof *c);
+    rf_err e;
+    synthetic(c);
+    rf_calib_series *g = &c->series[0]; /* gemm 4096 x 4096 at M = 1, 4, 16 */
+    g->n = 0;
+    /* the kind's only series, so no other point moves its fit */
+    memmove(&c->series[1], &c->series[2], (c->n_series - 2) * sizeof c->series[0]);
+    c->n_series--;
+    const double bw_f[] = {0.5, 2.0, 1.0}, pk_f[] = {1.0, 1.0, 0.5};
+    const int64_t M[] = {1, 4, 16};
+    for (int p = 0; p < 3; p++) {
+        double Q = ((double)M[p] * 4096 * 2 + 4096.0 * 4096) * 4;
+        double F = p == 2 ? 1e3 * Q : 2.0 * (double)M[p] * 4096 * 4096; /* M = 16 compute-bound */
+        double beta = BW * bw_f[p], pi = PEAK * pk_f[p];
+        put_point(g, M[p], F, Q, fmax(F / pi, Q / beta) / 0.5);
+        g->pt[p].bw_bytes_per_s = beta;
+        g->pt[p].peak_flops_per_s = pi;
+    }
+    c->point_bw = c->point_peak = true;
+    assert_int_equal(rf_calib_fit_all(c, &e), RF_OK);
+    const rf_calib_fit *f = &c->fit[RF_CALIB_GEMM];
+    assert_true(fabs(f->overhead_s) < 1e-12);
+    assert_true(fabs(f->efficiency - 0.5) < 1e-9);
+    assert_true(f->rms_residual < 1e-9);
+    for (int p = 0; p < 3; p++) {
+        assert_true(fabs(g->pt[p].eff - 0.5) < 1e-9);
+        rf_calib_pred pr;
+        assert_int_equal(rf_calib_predict(c, RF_CALIB_GEMM, M[p], 4096, 4096, g->pt[p].flops,
+                                          g->pt[p].bytes, &pr, &e),
+                         RF_OK);
+        double floor = fmax(g->pt[p].flops / PEAK, g->pt[p].bytes / BW);
+        assert_true(fabs(pr.time_s - floor / 0.5) <= 1e-12 * pr.time_s);
+    }
+    /* without the points' roofs (none, or the calibration not using
+     * them): the times are 2x, 0.5x and 2x the global floor / 0.5, so no
+     * c0 and e fit them (an rms residual over 30%) */
+    c->point_bw = c->point_peak = false;
+    assert_int_equal(rf_calib_fit_all(c, &e), RF_OK);
+    assert_true(f->rms_residual > 0.3);
+    assert_true(fabs(g->pt[1].eff - 0.5) > 0.2);
+    c->point_bw = c->point_peak = true;
+    for (int p = 0; p < 3; p++)
+        g->pt[p].bw_bytes_per_s = g->pt[p].peak_flops_per_s = 0;
+    assert_int_equal(rf_calib_fit_all(c, &e), RF_OK);
+    assert_true(f->rms_residual > 0.3);
+    free(c);
+}
+
 static void refused(rf_calib *c, const char *needle)
 {
     rf_err e;
@@ -197,11 +257,17 @@ static void bad_data_refused(void **state)
     c->series[3].pt[0].flops = c->series[3].pt[0].bytes = 0;
     refused(c, "attn_prefill d_h=128 g=0: point 0: FLOPs and bytes");
     synthetic(c);
-    c->version = 2;
-    refused(c, "version 2");
+    c->version = RF_CALIB_VERSION + 1;
+    refused(c, "version 3 (this build reads 1 to 2)");
     synthetic(c);
     c->bw_bytes_per_s = 0;
     refused(c, "the roof");
+    synthetic(c);
+    c->series[1].pt[0].bw_bytes_per_s = -1e9; /* a point's own roof */
+    refused(c, "gemm K=4096 N=14336: point 0: its roofs (-1e+09 B/s, 0 FLOP/s) must be positive");
+    synthetic(c);
+    c->series[2].pt[1].peak_flops_per_s = NAN;
+    refused(c, "attn_decode d_h=128 g=0: point 1: its roofs");
     free(c);
 }
 
@@ -215,6 +281,11 @@ static void round_trip(void **state)
     assert_int_equal(rf_hw_profile_load(RF_TEST_DATA "/profile/cpu-roof.json", p, &e), RF_OK);
     p->bandwidth_sustained_bytes_per_s = 1.5e10;
     synthetic(&p->calib);
+    p->calib.series[0].pt[1].bw_bytes_per_s = 1.25e10; /* a point's own roofs */
+    p->calib.series[0].pt[1].peak_flops_per_s = 1.5e11;
+    p->calib.point_bw = true; /* the memory roof per point, the compute one not */
+    p->calib.round_spread[0][0] = 0.25, p->calib.round_spread[0][1] = 0.125;
+    p->calib.round_spread[1][0] = 0.5, p->calib.round_spread[1][1] = 0.75;
     assert_int_equal(rf_calib_fit_all(&p->calib, &e), RF_OK);
     char path[] = "/tmp/rf_test_calib_XXXXXX";
     int fd = mkstemp(path);
@@ -234,11 +305,17 @@ static void round_trip(void **state)
         for (size_t j = 0; j < a->n; j++) {
             assert_int_equal(a->pt[j].x, b->pt[j].x);
             assert_true(a->pt[j].time_s == b->pt[j].time_s);
+            assert_true(a->pt[j].bw_bytes_per_s == b->pt[j].bw_bytes_per_s);
+            assert_true(a->pt[j].peak_flops_per_s == b->pt[j].peak_flops_per_s);
             assert_true(a->pt[j].eff == b->pt[j].eff);
         }
     }
     for (int k = 0; k < RF_CALIB_KIND_COUNT; k++)
         assert_true(p->calib.fit[k].overhead_s == q->calib.fit[k].overhead_s);
+    assert_true(q->calib.series[0].pt[1].bw_bytes_per_s == 1.25e10);
+    assert_true(q->calib.point_bw && !q->calib.point_peak);
+    assert_memory_equal(q->calib.round_spread, p->calib.round_spread,
+                        sizeof p->calib.round_spread);
 
     char *json = NULL;
     assert_int_equal(rf_hw_profile_to_json(p, &json, &e), RF_OK);
@@ -274,6 +351,34 @@ static void old_profile_loads(void **state)
     assert_int_equal(rf_hw_profile_to_hw(p, &hw, &e), RF_OK);
     assert_true(hw.bw_bytes_per_s == 20e9); /* the file's figure */
     free(p);
+}
+
+/* A version 1 calibration (written before the points had roofs of their
+ * own) loads: no roof columns, every point on the calibration's roofs, the
+ * same efficiencies as when it was written. */
+static void version1_loads(void **state)
+{
+    (void)state;
+    rf_hw_profile *p = calloc(1, sizeof *p), *q = calloc(1, sizeof *q);
+    rf_err e;
+    assert_int_equal(rf_hw_profile_load(RF_TEST_DATA "/profile/cpu-roof.json", p, &e), RF_OK);
+    synthetic(&p->calib);
+    p->calib.version = 1;
+    assert_int_equal(rf_calib_fit_all(&p->calib, &e), RF_OK);
+    char *json = NULL;
+    assert_int_equal(rf_hw_profile_to_json(p, &json, &e), RF_OK);
+    assert_non_null(strstr(json, "\"version\": 1"));
+    assert_null(strstr(json, "\"peak_flops_per_s\": ["));
+    assert_int_equal(rf_hw_profile_from_json(json, "v1.json", q, &e), RF_OK);
+    assert_int_equal(q->calib.version, 1);
+    for (size_t i = 0; i < q->calib.n_series; i++)
+        for (size_t j = 0; j < q->calib.series[i].n; j++) {
+            assert_true(q->calib.series[i].pt[j].bw_bytes_per_s == 0);
+            assert_true(q->calib.series[i].pt[j].eff == p->calib.series[i].pt[j].eff);
+        }
+    free(json);
+    free(p);
+    free(q);
 }
 
 /* Operators map to their kinds, and a step's prediction is the sum of
@@ -340,6 +445,14 @@ static void measure_tiny(void **state)
     assert_int_equal(p->calib.series[0].kind, RF_CALIB_GEMM);
     assert_int_equal(gemv->x, 1);
     assert_true(gemv->bytes / gemv->time_s > 1e6 && gemv->bytes / gemv->time_s < 1e13);
+    /* every point has the roofs sampled beside it, and the calibration's
+     * are their medians */
+    for (size_t i = 0; i < p->calib.n_series; i++)
+        for (size_t j = 0; j < p->calib.series[i].n; j++) {
+            assert_true(p->calib.series[i].pt[j].bw_bytes_per_s > 1e6);
+            assert_true(p->calib.series[i].pt[j].peak_flops_per_s > 1e6);
+        }
+    assert_true(p->calib.bw_bytes_per_s != 20e9); /* not the file's roof */
     free(p);
 }
 
@@ -350,6 +463,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(log_space_between),       cmocka_unit_test(outside_is_flagged),
         cmocka_unit_test(bad_data_refused),        cmocka_unit_test(round_trip),
         cmocka_unit_test(old_profile_loads),       cmocka_unit_test(step_predicted),
+        cmocka_unit_test(per_point_roofs),         cmocka_unit_test(version1_loads),
     };
     const struct CMUnitTest measure[] = {cmocka_unit_test(measure_tiny)};
     if (argc > 1 && !strcmp(argv[1], "measure"))

@@ -21,10 +21,15 @@
  * returns t_i exactly at a calibrated shape; a shape outside the calibrated
  * range takes the nearest edge's efficiency and is flagged, never silently.
  *
- * The roof of a calibration is the sustained one (the median of the DRAM
- * read's pooled bursts, rf_hw_profile.bandwidth_sustained_bytes_per_s) and
- * the fp32 FMA peak, copied in when it is measured, so a prediction needs
- * nothing but this struct. Pure (core): no I/O, no allocation.
+ * The roofs are sampled beside every point (version 2): a short DRAM read
+ * burst and a short fp32 FMA burst before and after the point's calls, so
+ * each point's efficiency is a fraction of the roofs the machine had while
+ * it ran (a shared VM's bandwidth drifts by tens of percent over seconds).
+ * The calibration's own roofs (bw_bytes_per_s, peak_flops_per_s) are the
+ * medians of the points' (version 1: the sustained DRAM read and the fp32
+ * peak of the profile), and stand in for a point without its own. A
+ * prediction uses them, or the roofs sampled beside the run it predicts;
+ * it needs nothing but this struct. Pure (core): no I/O, no allocation.
  */
 #ifndef RF_CALIB_H
 #define RF_CALIB_H
@@ -41,8 +46,10 @@
 extern "C" {
 #endif
 
-/* The schema's version ("calibration": {"version": 1, ...}). */
-#define RF_CALIB_VERSION 1
+/* The schema's version ("calibration": {"version": 2, ...}). Version 2
+ * adds each point's own roofs; a version 1 calibration (every point on the
+ * calibration's roofs) still loads and fits. */
+#define RF_CALIB_VERSION 2
 #define RF_CALIB_MAX_SERIES 32
 #define RF_CALIB_MAX_POINTS 32
 
@@ -70,7 +77,13 @@ typedef struct rf_calib_point {
     int64_t x;            /* the series' coordinate (M, keys, elements)    */
     double flops, bytes;  /* of one call                                   */
     double time_s;        /* median of one call                            */
-    double eff;           /* rf_calib_fit: floor / (time_s - c0)           */
+    double bw_bytes_per_s;   /* version 2: the DRAM read sampled beside the
+                                point (bursts before and after its calls);
+                                0 = the calibration's bw_bytes_per_s       */
+    double peak_flops_per_s; /* version 2: the fp32 FMA sampled beside it;
+                                0 = the calibration's peak_flops_per_s     */
+    double eff;           /* rf_calib_fit: floor on the point's own roofs
+                             / (time_s - c0)                               */
 } rf_calib_point;
 
 typedef struct rf_calib_series {
@@ -97,8 +110,22 @@ typedef struct rf_calib {
     int version;          /* RF_CALIB_VERSION; 0 = no calibration          */
     char backend[48];     /* "cpu openblas, 2 threads", "cuda cublaslt"    */
     char date[32];        /* ISO 8601 UTC                                  */
-    double bw_bytes_per_s;   /* the sustained memory roof the floors use  */
-    double peak_flops_per_s; /* the fp32 compute roof                     */
+    double bw_bytes_per_s;   /* the memory roof: version 2 the median of
+                                the points' own, version 1 the sustained
+                                DRAM read (predictions use it unless the
+                                run's roofs are sampled)                  */
+    double peak_flops_per_s; /* the fp32 compute roof (the same)          */
+    /* Version 2: whether the fit sets each point against its own memory
+     * (compute) roof; false: against the calibration's, the points' own
+     * kept as data. `measure --calibrate` turns one on only when it made
+     * the GEMM grid's rounds agree better: round_spread[r][0] is the median
+     * over GEMM points bound by roof r (0 memory, 1 compute) of ln(max /
+     * min) of their time across the rounds, [r][1] the same of their
+     * efficiency on their own roofs (0 when not measured). A predicted run
+     * uses the roofs sampled beside it for the roofs turned on, and the
+     * calibration's for the others. */
+    bool point_bw, point_peak;
+    double round_spread[2][2];
     rf_calib_series series[RF_CALIB_MAX_SERIES];
     size_t n_series;
     rf_calib_fit fit[RF_CALIB_KIND_COUNT]; /* rf_calib_fit fills them      */
@@ -107,10 +134,19 @@ typedef struct rf_calib {
 /* max(F / pi, Q / beta) on the calibration's roof. */
 double rf_calib_floor_s(const rf_calib *c, double flops, double bytes);
 
+/* The same on the roofs of one point: its own where it has them (> 0)
+ * and the calibration uses them (point_bw, point_peak), the calibration's
+ * otherwise. The efficiency of a point is this floor
+ * over its time, so a point timed while a neighbour halved the machine's
+ * bandwidth (or took a core) keeps the efficiency it has on a quiet one. */
+double rf_calib_point_floor_s(const rf_calib *c, const rf_calib_point *pt);
+
 /* Check a calibration and fit it: the version, a positive roof, at least
  * one series of every kind, every series non-empty with x >= 1 strictly
- * increasing, every point with F + Q > 0 and a time that is positive and
- * finite. Then per kind c0 and e by least squares of the relative error,
+ * increasing, every point with F + Q > 0, a time that is positive and
+ * finite, and its own roofs 0 (none) or positive and finite (versions 1
+ * and 2 are read). Then per kind c0 and e by least squares of the relative
+ * error, every floor on the point's own roofs,
  * c0 kept within [0, 0.95 x the kind's fastest call] (an overhead is
  * neither negative nor the whole call), each point's eff, and the
  * residuals above. RF_EINVAL naming

@@ -27,6 +27,8 @@
 #define RF_MEASURE_CALIB_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "rf_calib.h"
 #include "rf_error.h"
@@ -78,18 +80,63 @@ typedef struct rf_forward_pred {
     double model_s;           /* layers_s x L / N + head_s                 */
     double tokens_per_s;      /* new tokens of the step / model_s          */
     size_t n_outside;         /* operators outside the calibrated range     */
-    double bw_bytes_per_s;    /* the sustained roof the floors used         */
+    double bw_bytes_per_s;    /* the memory roof the predictions used       */
+    double peak_flops_per_s;  /* and the compute roof                       */
 } rf_forward_pred;
 
 /* |predicted - measured| / measured (0 when measured is not positive). */
 double rf_calib_error(double predicted_s, double measured_s);
 
-/* bw_now_bytes_per_s > 0: the floors on that sustained roof instead of the
- * calibration's (the roof sampled around the run: the efficiencies are
- * fractions of a roof that moves with a shared machine's neighbours);
- * 0: the calibration's. Errors of rf_calib_predict_op, RF_ENOMEM. */
+/* bw_now_bytes_per_s, peak_now_flops_per_s > 0: the roofs sampled beside
+ * the run, as the calibration sampled them beside its points; the floors
+ * are on each of them where the calibration sets its points against their
+ * own roof of that kind (point_bw, point_peak: the efficiencies are then
+ * fractions of a roof that moves with a shared machine's neighbours), on
+ * the calibration's roof otherwise; 0: the calibration's. Errors of
+ * rf_calib_predict_op, RF_ENOMEM. */
 rf_status rf_calib_predict_forward(const rf_calib *c, const rf_forward_run *run,
-                                   double bw_now_bytes_per_s, rf_forward_pred *out, rf_err *err);
+                                   double bw_now_bytes_per_s, double peak_now_flops_per_s,
+                                   rf_forward_pred *out, rf_err *err);
+
+/* ---- the roofs sampled beside other work ---------------------------------- */
+
+/* A sample: one burst of the DRAM read (the lab's read kernel over a set
+ * of 16 x the last-level cache, 8 calls of 1/8 of it, each about 3 ms on
+ * the development VM: the whole set once) and one of the fp32 FMA (5
+ * trials of 1 ms), on a team of its own that sleeps between samples; each
+ * burst's figure is the median of its trials. `measure --calibrate` takes
+ * one before a GEMM shape's first point and one after each point, and one
+ * before every timed step of a pass and after its last; `profile` the same
+ * around its steps. About 40 ms a sample. */
+typedef struct rf_roof_probe rf_roof_probe;
+
+/* set_bytes 0: the DRAM set of the lab's roof (at most a quarter of the
+ * memory available). Errors of the team and the set (RF_ENOMEM, ...). */
+rf_status rf_roof_probe_open(int threads, const char *isa, uint64_t set_bytes,
+                             rf_roof_probe **out, rf_err *err);
+/* RF_ERANGE past 4096 samples; a kernel's errors. */
+rf_status rf_roof_probe_sample(rf_roof_probe *p, rf_err *err);
+size_t rf_roof_probe_count(const rf_roof_probe *p);
+/* The medians of samples [from, to) (to past the count: the count); both
+ * 0 when there are none. */
+void rf_roof_probe_median(const rf_roof_probe *p, size_t from, size_t to, double *bw,
+                          double *peak);
+void rf_roof_probe_close(rf_roof_probe *p);
+
+/* What rf_forward_profile's progress says before each timed step. */
+#define RF_FORWARD_TIMED_STEP "timed step"
+
+/* An rf_forward_opts.progress that samples the probe before each timed
+ * step (user: an rf_roof_probe_hook) and then calls next, if any. The
+ * first error stops the sampling and is kept in status and err. */
+typedef struct rf_roof_probe_hook {
+    rf_roof_probe *probe;
+    rf_progress_fn next;
+    void *next_user;
+    rf_status status;
+    rf_err err;
+} rf_roof_probe_hook;
+void rf_roof_probe_progress(void *user, int done, int total, const char *what);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,15 @@ double rf_calib_floor_s(const rf_calib *c, double flops, double bytes)
     return tf > tq ? tf : tq;
 }
 
+double rf_calib_point_floor_s(const rf_calib *c, const rf_calib_point *pt)
+{
+    double pi = c->point_peak && pt->peak_flops_per_s > 0 ? pt->peak_flops_per_s
+                                                           : c->peak_flops_per_s;
+    double beta = c->point_bw && pt->bw_bytes_per_s > 0 ? pt->bw_bytes_per_s : c->bw_bytes_per_s;
+    double tf = pt->flops / pi, tq = pt->bytes / beta;
+    return tf > tq ? tf : tq;
+}
+
 /* "gemm K=4096 N=4096", "attn_decode d_h=128 g=4", "norm". */
 static void series_label(const rf_calib_series *s, char *out, size_t cap)
 {
@@ -89,6 +98,12 @@ static rf_status check_series(const rf_calib_series *s, size_t i, rf_err *err)
                               "calibration: %s: point %zu: FLOPs and bytes must be non-negative, "
                               "not both 0",
                               what, p);
+        if (!(pt->bw_bytes_per_s >= 0) || !(pt->peak_flops_per_s >= 0) ||
+            !isfinite(pt->bw_bytes_per_s + pt->peak_flops_per_s))
+            return rf_err_set(err, RF_EINVAL,
+                              "calibration: %s: point %zu: its roofs (%g B/s, %g FLOP/s) must be "
+                              "positive (or 0: the calibration's)",
+                              what, p, pt->bw_bytes_per_s, pt->peak_flops_per_s);
     }
     return RF_OK;
 }
@@ -108,7 +123,7 @@ static void fit_kind(rf_calib *c, rf_calib_kind k)
     for (size_t i = 0; i < c->n_series; i++) {
         const rf_calib_series *s = &c->series[i];
         for (size_t p = 0; s->kind == k && p < s->n; p++) {
-            double t = s->pt[p].time_s, f = rf_calib_floor_s(c, s->pt[p].flops, s->pt[p].bytes);
+            double t = s->pt[p].time_s, f = rf_calib_point_floor_s(c, &s->pt[p]);
             double w = 1 / (t * t);
             sw += w, sf += w * f, sff += w * f * f, st += w * t, sft += w * f * t;
             tmin = t < tmin ? t : tmin;
@@ -136,7 +151,7 @@ static void fit_kind(rf_calib *c, rf_calib_kind k)
         rf_calib_series *s = &c->series[i];
         for (size_t p = 0; s->kind == k && p < s->n; p++) {
             rf_calib_point *pt = &s->pt[p];
-            double f = rf_calib_floor_s(c, pt->flops, pt->bytes);
+            double f = rf_calib_point_floor_s(c, pt);
             double r = fabs(c0 + f * u - pt->time_s) / pt->time_s;
             ss += r * r;
             fit->worst_residual = r > fit->worst_residual ? r : fit->worst_residual;
@@ -189,7 +204,7 @@ static void leave_one_out(rf_calib *c, rf_calib_kind k)
         for (size_t p = 1; s->kind == k && p + 1 < s->n; p++) {
             const rf_calib_point *pt = &s->pt[p];
             double eff = exp(between(s, p - 1, p + 1, log((double)pt->x)));
-            double pred = fit->overhead_s + rf_calib_floor_s(c, pt->flops, pt->bytes) / eff;
+            double pred = fit->overhead_s + rf_calib_point_floor_s(c, pt) / eff;
             err[n++] = fabs(pred - pt->time_s) / pt->time_s;
         }
     }
@@ -200,8 +215,8 @@ static void leave_one_out(rf_calib *c, rf_calib_kind k)
 
 rf_status rf_calib_fit_all(rf_calib *c, rf_err *err)
 {
-    if (c->version != RF_CALIB_VERSION)
-        return rf_err_set(err, RF_EINVAL, "calibration: version %d (this build reads %d)",
+    if (c->version < 1 || c->version > RF_CALIB_VERSION)
+        return rf_err_set(err, RF_EINVAL, "calibration: version %d (this build reads 1 to %d)",
                           c->version, RF_CALIB_VERSION);
     if (!(c->bw_bytes_per_s > 0) || !(c->peak_flops_per_s > 0) || !isfinite(c->bw_bytes_per_s) ||
         !isfinite(c->peak_flops_per_s))

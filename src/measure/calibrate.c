@@ -45,25 +45,42 @@ typedef struct plan {
     double max_flops;   /* a GEMM point's call at most               */
     double budget_s;    /* calls of a GEMM point: about this long    */
     int steps;          /* timed steps of a forward pass             */
+    int rounds;         /* the GEMM grid timed this many times over,
+                           a point the median of its rounds         */
 } plan;
 
 static plan plan_of(bool quick, bool tiny)
 {
     if (tiny)
         return (plan){gemm_tiny, COUNT(gemm_tiny), m_tiny, keys_tiny, tokens_tiny, COUNT(m_tiny),
-                      COUNT(keys_tiny), COUNT(tokens_tiny), 1e9, 0.002, 1};
+                      COUNT(keys_tiny), COUNT(tokens_tiny), 1e9, 0.002, 1, 2};
     if (quick)
         return (plan){gemm_quick, COUNT(gemm_quick), m_quick, keys_quick, tokens_quick,
                       COUNT(m_quick), COUNT(keys_quick), COUNT(tokens_quick),
-                      RF_CALIB_GEMM_MAX_FLOPS / 4, 0.05, 3};
+                      RF_CALIB_GEMM_MAX_FLOPS / 4, 0.05, 3, 2};
     return (plan){gemm_full, COUNT(gemm_full), m_full, keys_full, tokens_full, COUNT(m_full),
-                  COUNT(keys_full), COUNT(tokens_full), RF_CALIB_GEMM_MAX_FLOPS, 0.2, 4};
+                  COUNT(keys_full), COUNT(tokens_full), RF_CALIB_GEMM_MAX_FLOPS, 0.2, 4, 3};
 }
+
+#define MAX_GEMM_SHAPES 16
+#define MAX_M 16
+#define MAX_ROUNDS 4
+
+/* A GEMM point over the rounds: its median time and roofs in each. */
+typedef struct gemm_obs {
+    double t[MAX_ROUNDS], bw[MAX_ROUNDS], peak[MAX_ROUNDS];
+    int n;
+} gemm_obs;
+
+_Static_assert(COUNT(gemm_full) <= MAX_GEMM_SHAPES && COUNT(m_full) <= MAX_M,
+               "the GEMM grid fits the rounds' table");
 
 typedef struct calib_run {
     const rf_calibrate_opts *o;
     plan pl;
     rf_calib *c;
+    rf_roof_probe *probe; /* the roofs beside every point               */
+    gemm_obs obs[MAX_GEMM_SHAPES][MAX_M]; /* each GEMM point's rounds   */
     int done, total;
     float *cold;          /* the rotated copies of W                       */
     uint64_t cold_elems;  /* floats in cold                                */
@@ -91,23 +108,126 @@ static rf_calib_series *series_for(rf_calib *c, rf_calib_kind k, int64_t a, int6
 }
 
 /* Add a point, keeping x increasing; a second point at the same x is
- * dropped (the element-wise operators that run twice a layer). */
-static void add_point(rf_calib_series *s, int64_t x, double flops, double bytes, double t)
+ * dropped (the element-wise operators that run twice a layer). Its roofs:
+ * the medians of the probe's samples [from, to). */
+static size_t add_point(const calib_run *r, rf_calib_series *s, int64_t x, double flops,
+                        double bytes, double t, size_t from, size_t to)
 {
     size_t at = 0;
     while (at < s->n && s->pt[at].x < x)
         at++;
     if ((at < s->n && s->pt[at].x == x) || s->n == RF_CALIB_MAX_POINTS)
-        return;
+        return at;
     memmove(&s->pt[at + 1], &s->pt[at], (s->n - at) * sizeof s->pt[0]);
     s->pt[at] = (rf_calib_point){.x = x, .flops = flops, .bytes = bytes, .time_s = t};
+    rf_roof_probe_median(r->probe, from, to, &s->pt[at].bw_bytes_per_s,
+                         &s->pt[at].peak_flops_per_s);
     s->n++;
+    return at;
 }
 
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* ---- the roofs sampled beside the work ------------------------------------ */
+
+/* A burst: the DRAM read over the whole set once (8 chunks of 1/8, each a
+ * call of some 3 ms), and the fp32 FMA for about 5 ms. */
+#define PROBE_CHUNKS 8
+static const rf_timing probe_bw = {0.001, PROBE_CHUNKS};
+static const rf_timing probe_fma = {0.001, 5};
+#define PROBE_MAX 4096 /* samples kept for the medians */
+
+struct rf_roof_probe {
+    rf_cpu cpu;
+    rf_kernel_table kt;
+    rf_team *team;
+    rf_bw_set *set;
+    double bw[PROBE_MAX], peak[PROBE_MAX];
+    size_t n;
+};
+
+rf_status rf_roof_probe_open(int threads, const char *isa, uint64_t set_bytes,
+                             rf_roof_probe **out, rf_err *err)
+{
+    rf_roof_probe *p = calloc(1, sizeof *p);
+    *out = NULL;
+    if (!p)
+        return rf_err_set(err, RF_ENOMEM, "out of memory");
+    rf_status s = rf_cpu_query(&p->cpu, err);
+    if (s == RF_OK)
+        s = rf_kernels_choose(&p->cpu, isa, &p->kt, err);
+    if (s == RF_OK)
+        s = rf_team_new(&p->cpu, threads, &p->team, err);
+    uint64_t set = set_bytes ? set_bytes : rf_cpu_cold_bytes(&p->cpu);
+    if (!set_bytes && p->cpu.mem_avail_bytes && set > p->cpu.mem_avail_bytes / 4)
+        set = p->cpu.mem_avail_bytes / 4;
+    if (s == RF_OK)
+        s = rf_bw_open(p->team, &p->kt, RF_BW_READ, set, set / PROBE_CHUNKS, &p->set, err);
+    if (s != RF_OK) {
+        rf_roof_probe_close(p);
+        return s;
+    }
+    *out = p;
+    return RF_OK;
+}
+
+rf_status rf_roof_probe_sample(rf_roof_probe *p, rf_err *err)
+{
+    rf_measurement m;
+    rf_status s = rf_bw_time(p->set, probe_bw, &m, err);
+    double bw = m.rate.median;
+    if (s == RF_OK)
+        s = rf_fma_measure(p->team, &p->kt, RF_FP32, probe_fma, &m, err);
+    if (s != RF_OK)
+        return s;
+    if (p->n == PROBE_MAX)
+        return rf_err_set(err, RF_ERANGE, "roof probe: more than %d samples", PROBE_MAX);
+    p->bw[p->n] = bw;
+    p->peak[p->n++] = m.rate.median;
+    return RF_OK;
+}
+
+size_t rf_roof_probe_count(const rf_roof_probe *p) { return p->n; }
+
+static double median_of(const double *v, size_t n)
+{
+    double t[PROBE_MAX];
+    memcpy(t, v, n * sizeof *t);
+    qsort(t, n, sizeof *t, by_value);
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+void rf_roof_probe_median(const rf_roof_probe *p, size_t from, size_t to, double *bw,
+                          double *peak)
+{
+    to = to > p->n ? p->n : to;
+    *bw = *peak = 0;
+    if (from >= to)
+        return;
+    *bw = median_of(p->bw + from, to - from);
+    *peak = median_of(p->peak + from, to - from);
+}
+
+void rf_roof_probe_close(rf_roof_probe *p)
+{
+    if (!p)
+        return;
+    rf_bw_close(p->set);
+    rf_team_free(p->team);
+    free(p);
+}
+
+void rf_roof_probe_progress(void *user, int done, int total, const char *what)
+{
+    rf_roof_probe_hook *h = user;
+    if (h->status == RF_OK && !strcmp(what, RF_FORWARD_TIMED_STEP))
+        h->status = rf_roof_probe_sample(h->probe, &h->err);
+    if (h->next)
+        h->next(h->next_user, done, total, what);
 }
 
 /* ---- GEMMs ---------------------------------------------------------------- */
@@ -124,39 +244,53 @@ static void linear(const float *w, const float *x, float *y, int64_t M, int64_t 
                     (int)K, w, (int)K, 0.0f, y, (int)N);
 }
 
-static rf_status gemm_shape(calib_run *r, int64_t K, int64_t N, rf_err *err)
+/* The median of n sorted-in-place values. */
+static double median_sorted(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One round of one shape: every M of the grid timed (its calls' median)
+ * into obs, the roofs sampled before the first M and after each one (an
+ * M's roofs: the mean of the samples on either side of it). */
+static rf_status gemm_round(calib_run *r, size_t shape, int round, rf_err *err)
 {
     const plan *pl = &r->pl;
+    int64_t K = pl->gemm[shape][0], N = pl->gemm[shape][1];
     uint64_t w_elems = (uint64_t)K * (uint64_t)N;
     uint64_t copies = (r->cold_bytes / 4 + w_elems - 1) / w_elems;
     if (copies * w_elems > r->cold_elems)
         copies = r->cold_elems / w_elems;
-    int64_t m_max = pl->m[pl->n_m - 1];
+    int64_t m_max = 1; /* the largest M timed */
+    for (size_t i = 0; i < pl->n_m; i++)
+        if (2.0 * (double)pl->m[i] * (double)K * (double)N <= pl->max_flops)
+            m_max = pl->m[i];
     float *x = rf__alloc_untouched((uint64_t)m_max * (uint64_t)K * 4);
     float *y = rf__alloc_untouched((uint64_t)m_max * (uint64_t)N * 4);
-    rf_calib_series *s = series_for(r->c, RF_CALIB_GEMM, K, N);
     rf_status st = RF_OK;
-    if (!x || !y || !s) {
-        st = rf_err_set(err, x && y ? RF_EINTERNAL : RF_ENOMEM,
-                        "calibration: cannot hold GEMM K=%lld N=%lld", (long long)K, (long long)N);
+    if (!x || !y) {
+        st = rf_err_set(err, RF_ENOMEM, "calibration: cannot hold GEMM K=%lld N=%lld",
+                        (long long)K, (long long)N);
         goto done;
     }
     for (uint64_t i = 0; i < (uint64_t)m_max * (uint64_t)K; i++)
         x[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
     memset(y, 0, (size_t)m_max * (size_t)N * 4);
-    uint64_t next = 0;
+    uint64_t next = (uint64_t)round; /* each round starts on another copy */
+    if ((st = rf_roof_probe_sample(r->probe, err)))
+        goto done;
     for (size_t i = 0; i < pl->n_m; i++) {
         int64_t M = pl->m[i];
-        double flops = 2.0 * (double)M * (double)K * (double)N;
         char what[64];
-        snprintf(what, sizeof what, "gemm M=%lld K=%lld N=%lld", (long long)M, (long long)K,
-                 (long long)N);
+        snprintf(what, sizeof what, "gemm M=%lld K=%lld N=%lld (round %d)", (long long)M,
+                 (long long)K, (long long)N, round + 1);
         progress(r, what);
-        if (flops > pl->max_flops)
+        if (M > m_max)
             continue;
-        /* The first call sets how many fit the budget (2 to 25); it is a
-         * warm-up, except for a long call, whose weights come from memory
-         * whichever call it is. */
+        /* The first call sets how many fit the round's budget (1 to 25);
+         * it is a warm-up, except for a long call, whose weights come from
+         * memory whichever call it is. */
         double t[25];
         int n = 0, want = 1;
         for (int call = 0; n < want; call++) {
@@ -165,9 +299,11 @@ static rf_status gemm_shape(calib_run *r, int64_t K, int64_t N, rf_err *err)
             linear(w, x, y, M, K, N);
             double dt = rf_time_now_s() - t0;
             if (call == 0) {
-                want = (int)(pl->budget_s / dt);
+                want = (int)(pl->budget_s / pl->rounds / dt);
                 want = want < 2 ? 2 : want > 25 ? 25 : want;
-                if (dt < LONG_CALL_S)
+                if (dt >= LONG_CALL_S)
+                    want = want > 2 ? want - 1 : 1; /* this call counts */
+                else
                     continue;
             }
             t[n++] = dt;
@@ -176,14 +312,89 @@ static rf_status gemm_shape(calib_run *r, int64_t K, int64_t N, rf_err *err)
             st = rf_err_set(err, RF_EINTERNAL, "calibration: %s gave a non-finite output", what);
             goto done;
         }
-        qsort(t, (size_t)n, sizeof t[0], by_value);
-        double bytes = ((double)M * (double)K + (double)K * (double)N + (double)M * (double)N) * 4;
-        add_point(s, M, flops, bytes, n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2);
+        if ((st = rf_roof_probe_sample(r->probe, err)))
+            goto done;
+        double bw[2], pk[2];
+        size_t after = rf_roof_probe_count(r->probe);
+        rf_roof_probe_median(r->probe, after - 2, after - 1, &bw[0], &pk[0]);
+        rf_roof_probe_median(r->probe, after - 1, after, &bw[1], &pk[1]);
+        gemm_obs *o = &r->obs[shape][i];
+        o->t[round] = median_sorted(t, (size_t)n);
+        o->bw[round] = (bw[0] + bw[1]) / 2;
+        o->peak[round] = (pk[0] + pk[1]) / 2;
+        o->n = round + 1;
     }
 done:
     free(x);
     free(y);
     return st;
+}
+
+/* A shape's points: each M's time, and roofs, the medians over the rounds
+ * (a neighbour busy for a few seconds spoils one round, not the point). */
+static rf_status gemm_points(calib_run *r, size_t shape, rf_err *err)
+{
+    int64_t K = r->pl.gemm[shape][0], N = r->pl.gemm[shape][1];
+    rf_calib_series *s = series_for(r->c, RF_CALIB_GEMM, K, N);
+    if (!s)
+        return rf_err_set(err, RF_EINTERNAL, "calibration: more than %d series",
+                          RF_CALIB_MAX_SERIES);
+    for (size_t i = 0; i < r->pl.n_m; i++) {
+        gemm_obs *o = &r->obs[shape][i];
+        if (o->n == 0)
+            continue;
+        double M = (double)r->pl.m[i];
+        double bytes = (M * (double)K + (double)K * (double)N + M * (double)N) * 4;
+        size_t at = add_point(r, s, r->pl.m[i], 2 * M * (double)K * (double)N, bytes,
+                              median_sorted(o->t, (size_t)o->n), 0, 0);
+        s->pt[at].bw_bytes_per_s = median_sorted(o->bw, (size_t)o->n);
+        s->pt[at].peak_flops_per_s = median_sorted(o->peak, (size_t)o->n);
+    }
+    return RF_OK;
+}
+
+/* Whether the points' own roofs make the rounds agree: for the GEMM
+ * points bound by each roof (on the medians of every sample), the median
+ * over them of ln(max / min) across the rounds of their time, and of their
+ * efficiency on their own roofs; a roof is used per point only when the
+ * second is the smaller (a probe that does not follow what slows the
+ * GEMMs adds its own noise to every point). */
+static void round_spreads(calib_run *r)
+{
+    static double sp[2][2][MAX_GEMM_SHAPES * MAX_M], all[2][MAX_GEMM_SHAPES * MAX_M * MAX_ROUNDS];
+    size_t n[2] = {0, 0}, na = 0;
+    for (size_t i = 0; i < r->pl.n_gemm; i++)
+        for (size_t j = 0; j < r->pl.n_m; j++)
+            for (int k = 0; k < r->obs[i][j].n; k++) {
+                all[0][na] = r->obs[i][j].bw[k];
+                all[1][na++] = r->obs[i][j].peak[k];
+            }
+    if (!na)
+        return;
+    double bw0 = median_sorted(all[0], na), pk0 = median_sorted(all[1], na);
+    for (size_t i = 0; i < r->pl.n_gemm; i++)
+        for (size_t j = 0; j < r->pl.n_m; j++) {
+            const gemm_obs *o = &r->obs[i][j];
+            if (o->n < 2)
+                continue;
+            double K = (double)r->pl.gemm[i][0], N = (double)r->pl.gemm[i][1];
+            double M = (double)r->pl.m[j], F = 2 * M * K * N, Q = (M * K + K * N + M * N) * 4;
+            int b = Q / bw0 >= F / pk0 ? 0 : 1;
+            double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+            for (int k = 0; k < o->n; k++) {
+                double v[2] = {log(o->t[k]),
+                               log(o->t[k] / fmax(F / o->peak[k], Q / o->bw[k]))};
+                for (int w = 0; w < 2; w++)
+                    lo[w] = fmin(lo[w], v[w]), hi[w] = fmax(hi[w], v[w]);
+            }
+            sp[b][0][n[b]] = hi[0] - lo[0];
+            sp[b][1][n[b]++] = hi[1] - lo[1];
+        }
+    for (int b = 0; b < 2; b++)
+        for (int w = 0; n[b] && w < 2; w++)
+            r->c->round_spread[b][w] = median_sorted(sp[b][w], n[b]);
+    r->c->point_bw = n[0] && r->c->round_spread[0][1] < r->c->round_spread[0][0];
+    r->c->point_peak = n[1] && r->c->round_spread[1][1] < r->c->round_spread[1][0];
 }
 
 static rf_status gemms(calib_run *r, rf_err *err)
@@ -207,8 +418,13 @@ static rf_status gemms(calib_run *r, rf_err *err)
                (size_t)(r->cold_elems - at < block ? r->cold_elems - at : block) * 4);
     openblas_set_num_threads(r->o->threads);
     rf_status s = RF_OK;
+    for (int round = 0; s == RF_OK && round < r->pl.rounds; round++)
+        for (size_t i = 0; s == RF_OK && i < r->pl.n_gemm; i++)
+            s = gemm_round(r, i, round, err);
+    if (s == RF_OK)
+        round_spreads(r);
     for (size_t i = 0; s == RF_OK && i < r->pl.n_gemm; i++)
-        s = gemm_shape(r, r->pl.gemm[i][0], r->pl.gemm[i][1], err);
+        s = gemm_points(r, i, err);
     free(r->cold);
     r->cold = NULL;
     return s;
@@ -273,9 +489,23 @@ static rf_status pass(calib_run *r, int64_t dh, rf_phase phase, int64_t keys, rf
                     .bw_bytes_per_s = r->c->bw_bytes_per_s,
                     .ridge = r->c->peak_flops_per_s / r->c->bw_bytes_per_s};
     rf_forward_run *run = malloc(sizeof *run);
-    if (!run)
+    rf_roof_probe_hook *hook = malloc(sizeof *hook);
+    if (!run || !hook) {
+        free(run), free(hook);
         return rf_err_set(err, RF_ENOMEM, "calibration: out of memory");
+    }
+    /* the roofs sampled before each timed step and after the last: the
+     * pass's points share their medians */
+    *hook = (rf_roof_probe_hook){.probe = r->probe};
+    fo.progress = rf_roof_probe_progress;
+    fo.progress_user = hook;
+    size_t from = rf_roof_probe_count(r->probe);
     rf_status s = rf_forward_profile(&m, &fo, &roof, run, err);
+    if (s == RF_OK && hook->status != RF_OK)
+        *err = hook->err, s = hook->status;
+    if (s == RF_OK)
+        s = rf_roof_probe_sample(r->probe, err);
+    size_t to = rf_roof_probe_count(r->probe);
     for (size_t i = 0; s == RF_OK && i < run->n_ops; i++) {
         rf_op op;
         rf_calib_kind k;
@@ -291,10 +521,34 @@ static rf_status pass(calib_run *r, int64_t dh, rf_phase phase, int64_t keys, rf
             s = rf_err_set(err, RF_EINTERNAL, "calibration: more than %d series",
                            RF_CALIB_MAX_SERIES);
         else if (run->ops[i].measured_s > 0)
-            add_point(se, x, (double)op.flops, (double)op.bytes, run->ops[i].measured_s);
+            add_point(r, se, x, (double)op.flops, (double)op.bytes, run->ops[i].measured_s,
+                      from, to);
     }
     free(run);
+    free(hook);
     return s;
+}
+
+/* The calibration's roofs: the medians of its points' own, the machine as
+ * the calibration saw it (what a prediction uses when no roof is sampled
+ * beside the run it predicts). */
+static void calib_roofs(rf_calib *c)
+{
+    double *bw = malloc(RF_CALIB_MAX_SERIES * RF_CALIB_MAX_POINTS * 2 * sizeof *bw);
+    if (!bw)
+        return; /* the lab's roofs stay */
+    double *peak = bw + RF_CALIB_MAX_SERIES * RF_CALIB_MAX_POINTS;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_series; i++)
+        for (size_t j = 0; j < c->series[i].n; j++) {
+            bw[n] = c->series[i].pt[j].bw_bytes_per_s;
+            peak[n++] = c->series[i].pt[j].peak_flops_per_s;
+        }
+    qsort(bw, n, sizeof *bw, by_value);
+    qsort(peak, n, sizeof *peak, by_value);
+    if (n && bw[0] > 0 && peak[0] > 0)
+        c->bw_bytes_per_s = bw[n / 2], c->peak_flops_per_s = peak[n / 2];
+    free(bw);
 }
 
 rf_status rf_calibrate_cpu(const rf_calibrate_opts *o, rf_hw_profile *p, rf_err *err)
@@ -313,14 +567,20 @@ rf_status rf_calibrate_cpu(const rf_calibrate_opts *o, rf_hw_profile *p, rf_err 
     calib_run r = {.o = o, .pl = plan_of(o->quick, o->tiny), .c = c};
     uint64_t l3 = p->cache_bytes[2];
     r.cold_bytes = o->tiny ? 16ull << 20 : 16 * l3 > (512ull << 20) ? 16 * l3 : 512ull << 20;
-    r.total = (int)(r.pl.n_gemm * r.pl.n_m + COUNT(head_dims) * (r.pl.n_keys + r.pl.n_tokens));
-    rf_status s = gemms(&r, err);
+    r.total = (int)(r.pl.rounds * r.pl.n_gemm * r.pl.n_m +
+                    COUNT(head_dims) * (r.pl.n_keys + r.pl.n_tokens));
+    rf_status s = rf_roof_probe_open(o->threads, o->isa, o->tiny ? 32ull << 20 : 0, &r.probe, err);
+    if (s == RF_OK)
+        s = gemms(&r, err);
     for (size_t d = 0; s == RF_OK && d < COUNT(head_dims); d++) {
         for (size_t i = 0; s == RF_OK && i < r.pl.n_keys; i++)
             s = pass(&r, head_dims[d], RF_DECODE, r.pl.keys[i], err);
         for (size_t i = 0; s == RF_OK && i < r.pl.n_tokens; i++)
             s = pass(&r, head_dims[d], RF_PREFILL, r.pl.tokens[i], err);
     }
+    rf_roof_probe_close(r.probe);
+    if (s == RF_OK)
+        calib_roofs(c);
     if (s == RF_OK)
         s = rf_calib_fit_all(c, err);
     if (s != RF_OK)
@@ -336,16 +596,20 @@ double rf_calib_error(double predicted_s, double measured_s)
 }
 
 rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *run,
-                                   double bw_now_bytes_per_s, rf_forward_pred *out, rf_err *err)
+                                   double bw_now_bytes_per_s, double peak_now_flops_per_s,
+                                   rf_forward_pred *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
     rf_calib *c = malloc(sizeof *c);
     if (!c)
         return rf_err_set(err, RF_ENOMEM, "prediction: out of memory");
     *c = *cal;
-    if (bw_now_bytes_per_s > 0)
+    if (bw_now_bytes_per_s > 0 && c->point_bw)
         c->bw_bytes_per_s = bw_now_bytes_per_s;
+    if (peak_now_flops_per_s > 0 && c->point_peak)
+        c->peak_flops_per_s = peak_now_flops_per_s;
     out->bw_bytes_per_s = c->bw_bytes_per_s;
+    out->peak_flops_per_s = c->peak_flops_per_s;
     rf_status s = RF_OK;
     for (size_t i = 0; i < run->n_ops; i++) {
         const rf_forward_op *fo = &run->ops[i];

@@ -8,6 +8,7 @@
 #include "forward_internal.h"
 #include "measure_internal.h"
 #include "roofline/rf_measure.h"
+#include "roofline/rf_measure_calib.h"
 #include "roofline/rf_op.h"
 
 #define MIN_STEPS 3
@@ -53,7 +54,7 @@ rf_status rf_forward_profile(const rf_model *m, const rf_forward_opts *o, const 
         n = want < MIN_STEPS ? MIN_STEPS : want > MAX_STEPS ? MAX_STEPS : (int)want;
     }
     for (int k = 0; k < n; k++) {
-        progress(o, k, n, "timed step");
+        progress(o, k, n, RF_FORWARD_TIMED_STEP);
         if ((s = rf_forward_step(f, &t[k], err)))
             goto done;
     }
