@@ -128,7 +128,7 @@ void cli_calib_tables(rf_report *r, const rf_hw_profile *p)
         return;
     char bw[32], pk[32];
     rf_report_assume(r, "calibration (version %d, %s): t = c0 + floor / eff per call, floor = "
-                        "max(F / pi, Q / beta) on the memory roof %s and the fp32 peak %s; "
+                        "max(F / pi, Q / beta) on the memory roof %s and the compute peak %s; "
                         "c0 and e fitted per kind (least squares of the relative error), each "
                         "point's own eff kept and interpolated in log space for --predict",
                      c->version, c->backend, rf_fmt(c->bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
