@@ -215,28 +215,34 @@ enum { FRONTIER_OUTPUT = 128 };
 
 /* Figure 3 and its section: the latency-throughput frontier of static
  * batches up to the KV limit (64 when none fits or it is unknown; at most
- * 1024), one device, at P = the prefill's tokens and N = FRONTIER_OUTPUT,
- * as `frontier` draws it. Its SVG goes into svg. */
+ * 1024), at P = the prefill's tokens and N = FRONTIER_OUTPUT, as `frontier`
+ * draws it: on one device, or on the layout par names (a replica's KV
+ * limit, tokens/s a device). Its SVG goes into svg. */
 static int frontier_section(const cli_ctx *ctx, rf_report *r, const cli_figure *f,
-                            const cli_budget *b, rf_buf *svg)
+                            const cli_budget *b, const cli_par *par, rf_buf *svg)
 {
     cli_frontier fr;
     char title[256];
     int64_t p = f->prefill.tokens;
     rf_buf_init(svg);
-    int rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, NULL, p,
+    int rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, par, p,
                                 FRONTIER_OUTPUT, 0, 64, &fr);
     if (!rc && fr.n > 1024) { /* a figure's worth */
         cli_frontier_free(&fr);
-        rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, NULL, p,
+        rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, par, p,
                                 FRONTIER_OUTPUT, 1024, 64, &fr);
     }
     if (rc)
         return rc;
+    bool layout = par && cli_par_wanted(par);
     rf_report_assume(r, "frontier (Figure 3): static batches 1..%lld of requests of %lld prompt "
-                        "tokens (the prefill's) and %d output tokens on one device, as "
-                        "`roofline frontier` counts them",
-                     (long long)fr.n, (long long)p, FRONTIER_OUTPUT);
+                        "tokens (the prefill's) and %d output tokens %s, as "
+                        "`roofline frontier%s` counts them",
+                     (long long)fr.n, (long long)p, FRONTIER_OUTPUT,
+                     layout ? "on a replica of the layout (tokens/s a device, the KV limit a "
+                              "replica's)"
+                            : "on one device",
+                     layout ? " --tp ..." : "");
     cli_frontier_summary(r, "frontier", "latency-throughput frontier", &fr);
     snprintf(title, sizeof title, "frontier: %s on %s, prompt %lld, output %d", f->model.name,
              ctx->hw.name, (long long)p, FRONTIER_OUTPUT);
@@ -389,7 +395,7 @@ int cmd_report(int argc, char **argv)
     }
     if (rf_explorer_note())
         rf_report_note(r, "%s", rf_explorer_note());
-    if (!(rc = frontier_section(&ctx, r, &f, &a.budget, &svg3)))
+    if (!(rc = frontier_section(&ctx, r, &f, &a.budget, &a.par, &svg3)))
         rc = write_page(&ctx, r, &f, &svg3, &chart, argc, argv);
     rf_report_free(r);
     return rc;
