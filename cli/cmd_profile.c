@@ -290,7 +290,8 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                             "over every operator run");
         rf_report_assume(r, "predicted on memory %s (%s) and fp32 %s (%s); sampled beside the "
                             "run: medians of %zu samples, one before each timed step and one "
-                            "after the last, each a DRAM read burst and an FMA burst, as the "
+                            "after the last, each a burst of OpenBLAS GEMVs from DRAM and one of "
+                            "in-cache SGEMMs, as the "
                             "calibration sampled them beside its points; a roof is the run's "
                             "where the calibration set its points against their own, the "
                             "calibration's where that made its rounds agree less",
@@ -396,7 +397,7 @@ int cmd_profile(int argc, char **argv)
      * prediction is made on their medians, the machine as the run saw it. */
     size_t pr_samples = 0;
     rf_roof_probe_hook hook = {.next = o->progress, .next_user = o->progress_user};
-    rf_status s = cal ? rf_roof_probe_open(o->threads, o->isa, 0, &hook.probe, &e) : RF_OK;
+    rf_status s = cal ? rf_roof_probe_open(0, &hook.probe, &e) : RF_OK;
     if (s == RF_OK && cal)
         o->progress = rf_roof_probe_progress, o->progress_user = &hook;
     if (s == RF_OK)

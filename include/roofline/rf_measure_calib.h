@@ -100,21 +100,24 @@ rf_status rf_calib_predict_forward(const rf_calib *c, const rf_forward_run *run,
 
 /* ---- the roofs sampled beside other work ---------------------------------- */
 
-/* A sample: one burst of the DRAM read (the lab's read kernel over a set
- * of 16 x the last-level cache, 8 calls of 1/8 of it, each about 3 ms on
- * the development VM: the whole set once) and one of the fp32 FMA (5
- * trials of 1 ms), on a team of its own that sleeps between samples; each
- * burst's figure is the median of its trials. `measure --calibrate` takes
- * one before a GEMM shape's first point and one after each point, and one
- * before every timed step of a pass and after its last; `profile` the same
- * around its steps. About 40 ms a sample. */
+/* A sample: two bursts of OpenBLAS itself, on the threads the work around
+ * it has set (the calibration's, the profiled pass's), so that what slows
+ * the GEMMs slows the probe alike: the memory roof is the median of 8
+ * GEMVs (K = N = 4096, W a 64 MiB chunk of a set of 16 x the last-level
+ * cache, the chunks in turn: W from DRAM) as bytes of W / time, the
+ * compute roof the median of 8 in-cache SGEMMs (M = N = K = 256) as
+ * FLOP/s; some 30 ms together on the development VM. `measure
+ * --calibrate` takes one before a GEMM shape's first point and one after
+ * each point of each round, and one before every timed step of a pass and
+ * after its last; `profile` the same around its steps. (The lab's own
+ * DRAM read and FMA kernels, tried first, follow the contention that slows
+ * OpenBLAS's two synchronised threads far less: see docs/measure.md.) */
 typedef struct rf_roof_probe rf_roof_probe;
 
-/* set_bytes 0: the DRAM set of the lab's roof (at most a quarter of the
- * memory available). Errors of the team and the set (RF_ENOMEM, ...). */
-rf_status rf_roof_probe_open(int threads, const char *isa, uint64_t set_bytes,
-                             rf_roof_probe **out, rf_err *err);
-/* RF_ERANGE past 4096 samples; a kernel's errors. */
+/* set_bytes 0: 16 x the last-level cache (at most a quarter of the memory
+ * available); at least one chunk. RF_ENOMEM. */
+rf_status rf_roof_probe_open(uint64_t set_bytes, rf_roof_probe **out, rf_err *err);
+/* RF_ERANGE past 4096 samples; RF_EINTERNAL for a non-finite result. */
 rf_status rf_roof_probe_sample(rf_roof_probe *p, rf_err *err);
 size_t rf_roof_probe_count(const rf_roof_probe *p);
 /* The medians of samples [from, to) (to past the count: the count); both

@@ -134,60 +134,99 @@ static int by_value(const void *a, const void *b)
 
 /* ---- the roofs sampled beside the work ------------------------------------ */
 
-/* A burst: the DRAM read over the whole set once (8 chunks of 1/8, each a
- * call of some 3 ms), and the fp32 FMA for about 5 ms. */
+/* A sample is two bursts of OpenBLAS itself, on the threads the work
+ * around it has set: a GEMV (K = N = 4096, W a 64 MiB chunk of a set of
+ * 16 x the last-level cache, the chunks in turn, so W comes from DRAM) 8
+ * times, the set once, and an in-cache SGEMM (M = N = K = 256) 8 times;
+ * each burst's figure is its median call. */
 #define PROBE_CHUNKS 8
-static const rf_timing probe_bw = {0.001, PROBE_CHUNKS};
-static const rf_timing probe_fma = {0.001, 5};
+#define PROBE_CALLS 8
+#define PROBE_GEMV 4096
+#define PROBE_GEMM 256
 #define PROBE_MAX 4096 /* samples kept for the medians */
 
 struct rf_roof_probe {
-    rf_cpu cpu;
-    rf_kernel_table kt;
-    rf_team *team;
-    rf_bw_set *set;
+    float *set, *x, *y, *a, *b, *c;
+    uint64_t chunk;  /* floats a GEMV reads: one chunk of the set        */
+    uint64_t chunks; /* in the set                                       */
+    uint64_t next;
     double bw[PROBE_MAX], peak[PROBE_MAX];
     size_t n;
 };
 
-rf_status rf_roof_probe_open(int threads, const char *isa, uint64_t set_bytes,
-                             rf_roof_probe **out, rf_err *err)
+rf_status rf_roof_probe_open(uint64_t set_bytes, rf_roof_probe **out, rf_err *err)
 {
     rf_roof_probe *p = calloc(1, sizeof *p);
     *out = NULL;
     if (!p)
         return rf_err_set(err, RF_ENOMEM, "out of memory");
-    rf_status s = rf_cpu_query(&p->cpu, err);
-    if (s == RF_OK)
-        s = rf_kernels_choose(&p->cpu, isa, &p->kt, err);
-    if (s == RF_OK)
-        s = rf_team_new(&p->cpu, threads, &p->team, err);
-    uint64_t set = set_bytes ? set_bytes : rf_cpu_cold_bytes(&p->cpu);
-    if (!set_bytes && p->cpu.mem_avail_bytes && set > p->cpu.mem_avail_bytes / 4)
-        set = p->cpu.mem_avail_bytes / 4;
-    if (s == RF_OK)
-        s = rf_bw_open(p->team, &p->kt, RF_BW_READ, set, set / PROBE_CHUNKS, &p->set, err);
+    rf_cpu cpu;
+    rf_status s = set_bytes ? RF_OK : rf_cpu_query(&cpu, err);
+    uint64_t set = set_bytes;
+    if (!set_bytes) {
+        set = rf_cpu_cold_bytes(&cpu);
+        if (cpu.mem_avail_bytes && set > cpu.mem_avail_bytes / 4)
+            set = cpu.mem_avail_bytes / 4;
+    }
+    p->chunk = (uint64_t)PROBE_GEMV * PROBE_GEMV;
+    p->chunks = set / 4 / p->chunk < 1 ? 1 : set / 4 / p->chunk;
+    const uint64_t sq = (uint64_t)PROBE_GEMM * PROBE_GEMM;
+    if (s == RF_OK) {
+        p->set = rf__alloc_untouched(p->chunks * p->chunk * 4);
+        p->x = malloc(PROBE_GEMV * 4), p->y = malloc(PROBE_GEMV * 4);
+        p->a = malloc(sq * 4), p->b = malloc(sq * 4), p->c = malloc(sq * 4);
+        if (!p->set || !p->x || !p->y || !p->a || !p->b || !p->c)
+            s = rf_err_set(err, RF_ENOMEM, "roof probe: cannot allocate %llu MiB",
+                           (unsigned long long)(p->chunks * p->chunk >> 18));
+    }
     if (s != RF_OK) {
         rf_roof_probe_close(p);
         return s;
     }
+    for (uint64_t i = 0; i < p->chunks * p->chunk; i++)
+        p->set[i] = (float)(i % 1000) * 1e-3f - 0.5f;
+    for (uint64_t i = 0; i < PROBE_GEMV; i++)
+        p->x[i] = (float)(i % 7) * 0.1f;
+    for (uint64_t i = 0; i < sq; i++)
+        p->a[i] = p->b[i] = (float)(i % 11) * 0.1f - 0.5f;
     *out = p;
     return RF_OK;
 }
 
+/* The median call's rate: work / seconds. */
+static double median_rate(double *t, int n, double work)
+{
+    qsort(t, (size_t)n, sizeof *t, by_value);
+    double mid = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    return work / mid;
+}
+
 rf_status rf_roof_probe_sample(rf_roof_probe *p, rf_err *err)
 {
-    rf_measurement m;
-    rf_status s = rf_bw_time(p->set, probe_bw, &m, err);
-    double bw = m.rate.median;
-    if (s == RF_OK)
-        s = rf_fma_measure(p->team, &p->kt, RF_FP32, probe_fma, &m, err);
-    if (s != RF_OK)
-        return s;
     if (p->n == PROBE_MAX)
         return rf_err_set(err, RF_ERANGE, "roof probe: more than %d samples", PROBE_MAX);
+    double t[PROBE_CALLS];
+    for (int i = 0; i < PROBE_CALLS; i++) {
+        const float *w = p->set + (p->next++ % p->chunks) * p->chunk;
+        double t0 = rf_time_now_s();
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, PROBE_GEMV, PROBE_GEMV, 1.0f, w, PROBE_GEMV,
+                    p->x, 1, 0.0f, p->y, 1);
+        t[i] = rf_time_now_s() - t0;
+    }
+    double bw = median_rate(t, PROBE_CALLS, (double)p->chunk * 4);
+    const int n = PROBE_GEMM;
+    for (int i = 0; i <= PROBE_CALLS; i++) { /* the first call warms the cache */
+        double t0 = rf_time_now_s();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, p->a, n, p->b, n,
+                    0.0f, p->c, n);
+        if (i)
+            t[i - 1] = rf_time_now_s() - t0;
+    }
+    double peak = median_rate(t, PROBE_CALLS, 2.0 * n * n * n);
+    if (!isfinite(p->y[0]) || !isfinite(p->c[0]) || !(bw > 0) || !(peak > 0))
+        return rf_err_set(err, RF_EINTERNAL, "roof probe: a non-finite result or rate");
     p->bw[p->n] = bw;
-    p->peak[p->n++] = m.rate.median;
+    p->peak[p->n++] = peak;
     return RF_OK;
 }
 
@@ -216,8 +255,7 @@ void rf_roof_probe_close(rf_roof_probe *p)
 {
     if (!p)
         return;
-    rf_bw_close(p->set);
-    rf_team_free(p->team);
+    free(p->set), free(p->x), free(p->y), free(p->a), free(p->b), free(p->c);
     free(p);
 }
 
@@ -569,7 +607,7 @@ rf_status rf_calibrate_cpu(const rf_calibrate_opts *o, rf_hw_profile *p, rf_err 
     r.cold_bytes = o->tiny ? 16ull << 20 : 16 * l3 > (512ull << 20) ? 16 * l3 : 512ull << 20;
     r.total = (int)(r.pl.rounds * r.pl.n_gemm * r.pl.n_m +
                     COUNT(head_dims) * (r.pl.n_keys + r.pl.n_tokens));
-    rf_status s = rf_roof_probe_open(o->threads, o->isa, o->tiny ? 32ull << 20 : 0, &r.probe, err);
+    rf_status s = rf_roof_probe_open(o->tiny ? 128ull << 20 : 0, &r.probe, err);
     if (s == RF_OK)
         s = gemms(&r, err);
     for (size_t d = 0; s == RF_OK && d < COUNT(head_dims); d++) {
