@@ -168,6 +168,12 @@ static void step_section(rf_report *r, const rf_forward_run *run, const rf_forwa
         rf_report_num(r, "predicted_peak_flops_per_s",
                       "  compute roof of the prediction",
                       pr->peak_flops_per_s, RF_U_FLOP_RATE);
+        rf_report_num(r, "sampled_bandwidth_bytes_per_s",
+                      "  memory roof sampled beside the steps", pr->sampled_bw_bytes_per_s,
+                      RF_U_BW);
+        rf_report_num(r, "sampled_peak_flops_per_s",
+                      "  compute roof sampled beside the steps", pr->sampled_peak_flops_per_s,
+                      RF_U_FLOP_RATE);
     }
     rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", run->floor_sum_of_max_s,
                   RF_U_SECONDS);

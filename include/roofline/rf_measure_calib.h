@@ -82,6 +82,8 @@ typedef struct rf_forward_pred {
     size_t n_outside;         /* operators outside the calibrated range     */
     double bw_bytes_per_s;    /* the memory roof the predictions used       */
     double peak_flops_per_s;  /* and the compute roof                       */
+    double sampled_bw_bytes_per_s, sampled_peak_flops_per_s; /* the roofs
+                                 sampled beside the run (0: none)           */
 } rf_forward_pred;
 
 /* |predicted - measured| / measured (0 when measured is not positive). */

@@ -14,12 +14,13 @@
 #include "roofline/rf_measure_calib.h"
 
 /* (K, N) shapes: a 1B-3B model's k_proj and q_proj, an 8B's k/q, the MLPs
- * of both (gate/up, down), and lm_head-sized ones (V = 128k). */
+ * of both (gate/up, down), and lm_head-sized ones (V = 152k at K = 2048,
+ * so qwen2.5's 151936 and Llama's 128256 lie inside the grid; 128k at 4096). */
 static const int64_t gemm_full[][2] = {
     {2048, 256},  {2048, 2048}, {4096, 1024},   {4096, 4096},    {2048, 8192},
-    {8192, 2048}, {4096, 14336}, {14336, 4096}, {2048, 131072}, {4096, 131072},
+    {8192, 2048}, {4096, 14336}, {14336, 4096}, {2048, 151936}, {4096, 131072},
 };
-static const int64_t gemm_quick[][2] = {{2048, 512}, {4096, 4096}, {4096, 14336}, {2048, 131072}};
+static const int64_t gemm_quick[][2] = {{2048, 512}, {4096, 4096}, {4096, 14336}, {2048, 151936}};
 static const int64_t m_full[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048};
 static const int64_t m_quick[] = {1, 2, 8, 32, 128, 512};
 /* decode keys (B = RF_DECODE_KEYS / S) and prefill tokens */
@@ -648,6 +649,8 @@ rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *ru
         c->peak_flops_per_s = peak_now_flops_per_s;
     out->bw_bytes_per_s = c->bw_bytes_per_s;
     out->peak_flops_per_s = c->peak_flops_per_s;
+    out->sampled_bw_bytes_per_s = bw_now_bytes_per_s;
+    out->sampled_peak_flops_per_s = peak_now_flops_per_s;
     rf_status s = RF_OK;
     for (size_t i = 0; i < run->n_ops; i++) {
         const rf_forward_op *fo = &run->ops[i];
