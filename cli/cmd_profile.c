@@ -248,7 +248,7 @@ static void assumptions(const cli_ctx *ctx, rf_report *r, const rf_model *m,
 }
 
 static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_run *run,
-                        const rf_forward_pred *pr, size_t samples, bool cal_bw, bool cal_peak)
+                        const rf_forward_pred *pr, size_t samples)
 {
     const rf_forward_opts *o = &run->opts;
     char title[256];
@@ -294,17 +294,17 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                             "space between calibrated shapes; calibrated = outside: the nearest "
                             "edge's eff); the step's prediction is the sum of count x predicted "
                             "over every operator run");
-        rf_report_assume(r, "predicted on memory %s (%s) and fp32 %s (%s); sampled beside the "
-                            "run: medians of %zu samples, one before each timed step and one "
-                            "after the last, each a burst of OpenBLAS GEMVs from DRAM and one of "
-                            "in-cache SGEMMs, as the "
-                            "calibration sampled them beside its points; a roof is the run's "
-                            "where the calibration set its points against their own, the "
-                            "calibration's where that made its rounds agree less",
+        char sbw[32], spk[32];
+        rf_report_assume(r, "predicted on the calibration's roofs, memory %s and compute %s "
+                            "(the medians of the roofs sampled beside its points); sampled "
+                            "beside this run, not used: memory %s, compute %s (medians of %zu "
+                            "samples, one before each timed step and one after the last, each "
+                            "a burst of OpenBLAS GEMVs from DRAM and one of in-cache SGEMMs)",
                          rf_fmt(pr->bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
-                         cal_bw ? "sampled beside the run" : "the calibration's",
                          rf_fmt(pr->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
-                         cal_peak ? "sampled beside the run" : "the calibration's", samples);
+                         rf_fmt(pr->sampled_bw_bytes_per_s, RF_U_BW, sbw, sizeof sbw),
+                         rf_fmt(pr->sampled_peak_flops_per_s, RF_U_FLOP_RATE, spk, sizeof spk),
+                         samples);
     }
     char a[32], b[32];
     rf_report_note(r, "residual %s over the %s floor is the budget for overheads and slow "
@@ -399,8 +399,8 @@ int cmd_profile(int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     }
     /* With a calibration, the roofs sampled as the calibration sampled them
-     * beside its points: before each timed step and after the last; the
-     * prediction is made on their medians, the machine as the run saw it. */
+     * beside its points, before each timed step and after the last, and
+     * reported beside the prediction (which is on the calibration's). */
     size_t pr_samples = 0;
     rf_roof_probe_hook hook = {.next = o->progress, .next_user = o->progress_user};
     rf_status s = cal ? rf_roof_probe_open(0, &hook.probe, &e) : RF_OK;
@@ -421,13 +421,12 @@ int cmd_profile(int argc, char **argv)
         s = rf_calib_predict_forward(cal, run, bw, peak, pr, &e);
     }
     rf_roof_probe_close(hook.probe);
-    bool cal_bw = cal && cal->point_bw, cal_peak = cal && cal->point_peak;
     free(cal);
     if (s) {
         free(run), free(pr);
         return cli_fail_err(&ctx, &e);
     }
-    rf_report *r = build(&ctx, &m, run, pr, pr_samples, cal_bw, cal_peak);
+    rf_report *r = build(&ctx, &m, run, pr, pr_samples);
     free(run);
     free(pr);
     if (!r)

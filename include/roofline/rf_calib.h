@@ -21,15 +21,15 @@
  * returns t_i exactly at a calibrated shape; a shape outside the calibrated
  * range takes the nearest edge's efficiency and is flagged, never silently.
  *
- * The roofs are sampled beside every point (version 2): a short DRAM read
- * burst and a short fp32 FMA burst before and after the point's calls, so
- * each point's efficiency is a fraction of the roofs the machine had while
- * it ran (a shared VM's bandwidth drifts by tens of percent over seconds).
+ * The roofs are sampled beside every point (version 2): a short burst of
+ * GEMVs from DRAM and one of in-cache SGEMMs before and after the point's
+ * calls, so a point's efficiency can be a fraction of the roofs the
+ * machine had while it ran (a shared VM's roofs drift by tens of percent
+ * over seconds; point_bw, point_peak say whether it is).
  * The calibration's own roofs (bw_bytes_per_s, peak_flops_per_s) are the
  * medians of the points' (version 1: the sustained DRAM read and the fp32
  * peak of the profile), and stand in for a point without its own. A
- * prediction uses them, or the roofs sampled beside the run it predicts;
- * it needs nothing but this struct. Pure (core): no I/O, no allocation.
+ * prediction uses them: it needs nothing but this struct. Pure (core): no I/O, no allocation.
  */
 #ifndef RF_CALIB_H
 #define RF_CALIB_H
@@ -121,9 +121,9 @@ typedef struct rf_calib {
      * the GEMM grid's rounds agree better: round_spread[r][0] is the median
      * over GEMM points bound by roof r (0 memory, 1 compute) of ln(max /
      * min) of their time across the rounds, [r][1] the same of their
-     * efficiency on their own roofs (0 when not measured). A predicted run
-     * uses the roofs sampled beside it for the roofs turned on, and the
-     * calibration's for the others. */
+     * efficiency on their own roofs (0 when not measured). A run is
+     * predicted on the calibration's roofs either way (the medians of the
+     * points' own). */
     bool point_bw, point_peak;
     double round_spread[2][2];
     rf_calib_series series[RF_CALIB_MAX_SERIES];

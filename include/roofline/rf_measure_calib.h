@@ -80,7 +80,8 @@ typedef struct rf_forward_pred {
     double model_s;           /* layers_s x L / N + head_s                 */
     double tokens_per_s;      /* new tokens of the step / model_s          */
     size_t n_outside;         /* operators outside the calibrated range     */
-    double bw_bytes_per_s;    /* the memory roof the predictions used       */
+    double bw_bytes_per_s;    /* the memory roof the predictions used (the
+                                 calibration's)                             */
     double peak_flops_per_s;  /* and the compute roof                       */
     double sampled_bw_bytes_per_s, sampled_peak_flops_per_s; /* the roofs
                                  sampled beside the run (0: none)           */
@@ -89,12 +90,12 @@ typedef struct rf_forward_pred {
 /* |predicted - measured| / measured (0 when measured is not positive). */
 double rf_calib_error(double predicted_s, double measured_s);
 
-/* bw_now_bytes_per_s, peak_now_flops_per_s > 0: the roofs sampled beside
- * the run, as the calibration sampled them beside its points; the floors
- * are on each of them where the calibration sets its points against their
- * own roof of that kind (point_bw, point_peak: the efficiencies are then
- * fractions of a roof that moves with a shared machine's neighbours), on
- * the calibration's roof otherwise; 0: the calibration's. Errors of
+/* The floors are on the calibration's roofs (the medians of its points'
+ * own: a point set against its own roof has the calibration's as its
+ * expected value). bw_now_bytes_per_s, peak_now_flops_per_s: the roofs
+ * sampled beside the run, kept in out->sampled_* for the reader (0: none);
+ * the prediction does not use them: on this VM, predicting on them made
+ * the bench's errors larger (docs/measure.md). Errors of
  * rf_calib_predict_op, RF_ENOMEM. */
 rf_status rf_calib_predict_forward(const rf_calib *c, const rf_forward_run *run,
                                    double bw_now_bytes_per_s, double peak_now_flops_per_s,

@@ -643,10 +643,6 @@ rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *ru
     if (!c)
         return rf_err_set(err, RF_ENOMEM, "prediction: out of memory");
     *c = *cal;
-    if (bw_now_bytes_per_s > 0 && c->point_bw)
-        c->bw_bytes_per_s = bw_now_bytes_per_s;
-    if (peak_now_flops_per_s > 0 && c->point_peak)
-        c->peak_flops_per_s = peak_now_flops_per_s;
     out->bw_bytes_per_s = c->bw_bytes_per_s;
     out->peak_flops_per_s = c->peak_flops_per_s;
     out->sampled_bw_bytes_per_s = bw_now_bytes_per_s;
