@@ -133,9 +133,10 @@ void cli_calib_tables(rf_report *r, const rf_hw_profile *p)
                         "point's own eff kept and interpolated in log space for --predict",
                      c->version, c->backend, rf_fmt(c->bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
                      rf_fmt(c->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk));
-    if (c->version >= 2)
+    if (c->round_spread[0][0] > 0 || c->round_spread[1][0] > 0) /* sampled per point */
         rf_report_assume(r, "calibration: roofs sampled beside every point (an OpenBLAS GEMV "
-                            "from DRAM, an in-cache SGEMM); the GEMM rounds' median spread "
+                            "from DRAM, an in-cache SGEMM; the roofs above are their medians); "
+                            "the GEMM rounds' median spread "
                             "ln(max/min) of time on the calibration's roof / of eff on the "
                             "points' own: memory %.3f / "
                             "%.3f, so %s; compute %.3f / %.3f, so %s",
