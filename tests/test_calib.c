@@ -353,6 +353,39 @@ static void old_profile_loads(void **state)
     free(p);
 }
 
+/* The GEMVs pooled: four GEMM series, M = 1 first, W of 64 MiB and more
+ * (4096 x 4096, 4096 x 14336, 2048 x 151936) and one of 8 MiB (2048 x
+ * 1024); their bandwidths 20, 24, 12 (the scattered one) and 30 GB/s. The
+ * three large ones take the median, 20 GB/s: the 12 GB/s point's time
+ * becomes bytes / 20e9, the 24 GB/s one's too; the small one is left; the
+ * M = 4 points are left. With only two large series nothing moves. */
+static void gemv_pooled(void **state)
+{
+    (void)state;
+    rf_calib *c = calloc(1, sizeof *c);
+    const int64_t shape[][2] = {{4096, 4096}, {4096, 14336}, {2048, 151936}, {2048, 1024}};
+    const double gbs[] = {20e9, 24e9, 12e9, 30e9};
+    for (int i = 0; i < 4; i++) {
+        rf_calib_series *s = add_series(c, RF_CALIB_GEMM, shape[i][0], shape[i][1]);
+        double Q = ((double)shape[i][0] * (double)shape[i][1] + shape[i][0] + shape[i][1]) * 4;
+        put_point(s, 1, 2.0 * (double)shape[i][0] * (double)shape[i][1], Q, Q / gbs[i]);
+        put_point(s, 4, 8.0 * (double)shape[i][0] * (double)shape[i][1], Q, 4 * Q / gbs[i]);
+    }
+    assert_int_equal(rf_calib_pool_gemv(c, 64.0 * (1 << 20)), 3);
+    for (int i = 0; i < 4; i++) {
+        const rf_calib_point *p = &c->series[i].pt[0];
+        double want = i < 3 ? 20e9 : 30e9;
+        assert_true(fabs(p->bytes / p->time_s - want) < 1e-6 * want);
+        assert_true(fabs(c->series[i].pt[1].bytes / c->series[i].pt[1].time_s - gbs[i] / 4) <
+                    1e-6 * gbs[i]);
+    }
+    c->n_series = 2; /* 4096 x 4096 and 4096 x 14336 only */
+    c->series[0].pt[0].time_s = c->series[0].pt[0].bytes / 18e9;
+    assert_int_equal(rf_calib_pool_gemv(c, 64.0 * (1 << 20)), 0);
+    assert_true(fabs(c->series[0].pt[0].bytes / c->series[0].pt[0].time_s - 18e9) < 1e-3);
+    free(c);
+}
+
 /* A version 1 calibration (written before the points had roofs of their
  * own) loads: no roof columns, every point on the calibration's roofs, the
  * same efficiencies as when it was written. */
@@ -464,6 +497,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_data_refused),        cmocka_unit_test(round_trip),
         cmocka_unit_test(old_profile_loads),       cmocka_unit_test(step_predicted),
         cmocka_unit_test(per_point_roofs),         cmocka_unit_test(version1_loads),
+        cmocka_unit_test(gemv_pooled),
     };
     const struct CMUnitTest measure[] = {cmocka_unit_test(measure_tiny)};
     if (argc > 1 && !strcmp(argv[1], "measure"))

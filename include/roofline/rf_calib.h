@@ -154,6 +154,18 @@ double rf_calib_point_floor_s(const rf_calib *c, const rf_calib_point *pt);
  * increasing at point 3 (16 after 32)"). */
 rf_status rf_calib_fit_all(rf_calib *c, rf_err *err);
 
+/* The GEMVs from DRAM pooled: every GEMM series whose first point is at
+ * M = 1 with a weight of at least min_w_bytes (K N x 4) has that point's
+ * time set to bytes / the median of those points' bandwidths (bytes /
+ * time), when there are at least 3 of them; returns how many were set (0
+ * otherwise, nothing changed). A GEMV whose W is far above the cache reads
+ * it at one rate whatever its shape: on the development VM the same GEMVs
+ * in a profile agree within 5% (lm_head and gate_proj), while one
+ * calibration point of a kind scattered by 20 to 40%. The stored time is
+ * the pooled one, so a prediction stays exact at the stored points. Call
+ * before rf_calib_fit_all. */
+size_t rf_calib_pool_gemv(rf_calib *c, double min_w_bytes);
+
 /* A prediction. */
 typedef struct rf_calib_pred {
     double time_s;        /* c0 + floor / eff                              */

@@ -245,6 +245,30 @@ rf_status rf_calib_fit_all(rf_calib *c, rf_err *err)
     return RF_OK;
 }
 
+size_t rf_calib_pool_gemv(rf_calib *c, double min_w_bytes)
+{
+    double rate[RF_CALIB_MAX_SERIES];
+    rf_calib_point *pt[RF_CALIB_MAX_SERIES];
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_series && i < RF_CALIB_MAX_SERIES; i++) {
+        rf_calib_series *s = &c->series[i];
+        if (s->kind != RF_CALIB_GEMM || s->n == 0 || s->pt[0].x != 1 ||
+            (double)s->a * (double)s->b * 4 < min_w_bytes || !(s->pt[0].time_s > 0))
+            continue;
+        pt[n] = &s->pt[0];
+        rate[n++] = s->pt[0].bytes / s->pt[0].time_s;
+    }
+    if (n < 3)
+        return 0;
+    double sorted[RF_CALIB_MAX_SERIES];
+    memcpy(sorted, rate, n * sizeof *rate);
+    sort(sorted, n);
+    double mid = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    for (size_t i = 0; i < n; i++)
+        pt[i]->time_s = pt[i]->bytes / mid;
+    return n;
+}
+
 static double ln_dim(int64_t v) { return log((double)(v > 1 ? v : 1)); }
 
 rf_status rf_calib_predict(const rf_calib *c, rf_calib_kind k, int64_t x, int64_t a, int64_t b,

@@ -37,6 +37,7 @@ static const int64_t tokens_tiny[] = {16, 32};
 #define DECODE_KEYS 16384 /* B S: 64 MiB of K and V a layer at n_kv 4, d_h 128 */
 #define COUNT(a) (sizeof a / sizeof a[0])
 #define LONG_CALL_S 0.05 /* a GEMM call this long needs no warm-up */
+#define GEMV_POOL_BYTES (64.0 * (1 << 20)) /* a W this large: GEMVs pooled */
 
 typedef struct plan {
     const int64_t (*gemm)[2];
@@ -618,10 +619,11 @@ rf_status rf_calibrate_cpu(const rf_calibrate_opts *o, rf_hw_profile *p, rf_err 
             s = pass(&r, head_dims[d], RF_PREFILL, r.pl.tokens[i], err);
     }
     rf_roof_probe_close(r.probe);
-    if (s == RF_OK)
+    if (s == RF_OK) {
         calib_roofs(c);
-    if (s == RF_OK)
+        rf_calib_pool_gemv(c, GEMV_POOL_BYTES);
         s = rf_calib_fit_all(c, err);
+    }
     if (s != RF_OK)
         c->version = 0;
     return s;
