@@ -296,13 +296,14 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                             "over every operator run");
         char sbw[32], spk[32];
         rf_report_assume(r, "predicted on the calibration's roofs, memory %s and compute %s "
-                            "(the medians of the roofs sampled beside its points); sampled "
-                            "beside this run, not used: memory %s, compute %s (medians of %zu "
-                            "samples, one before each timed step and one after the last, each "
-                            "a burst of OpenBLAS GEMVs from DRAM and one of in-cache SGEMMs)",
+                            "(the medians of the roofs sampled beside its points), the GEMVs "
+                            "(M = 1) on the memory roof sampled beside this run, %s (compute "
+                            "sampled %s, not used; medians of %zu samples, one before each "
+                            "timed step and one after the last, each a burst of OpenBLAS GEMVs "
+                            "from DRAM and one of in-cache SGEMMs)",
                          rf_fmt(pr->bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
                          rf_fmt(pr->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
-                         rf_fmt(pr->sampled_bw_bytes_per_s, RF_U_BW, sbw, sizeof sbw),
+                         rf_fmt(pr->gemv_bw_bytes_per_s, RF_U_BW, sbw, sizeof sbw),
                          rf_fmt(pr->sampled_peak_flops_per_s, RF_U_FLOP_RATE, spk, sizeof spk),
                          samples);
     }

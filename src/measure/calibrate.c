@@ -641,11 +641,15 @@ rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *ru
                                    rf_forward_pred *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
-    rf_calib *c = malloc(sizeof *c);
+    rf_calib *c = malloc(2 * sizeof *c), *now = c + 1;
     if (!c)
         return rf_err_set(err, RF_ENOMEM, "prediction: out of memory");
     *c = *cal;
+    *now = *cal; /* the GEMVs' roof: the run's DRAM GEMVs, when sampled */
+    if (bw_now_bytes_per_s > 0)
+        now->bw_bytes_per_s = bw_now_bytes_per_s;
     out->bw_bytes_per_s = c->bw_bytes_per_s;
+    out->gemv_bw_bytes_per_s = now->bw_bytes_per_s;
     out->peak_flops_per_s = c->peak_flops_per_s;
     out->sampled_bw_bytes_per_s = bw_now_bytes_per_s;
     out->sampled_peak_flops_per_s = peak_now_flops_per_s;
@@ -654,7 +658,8 @@ rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *ru
         const rf_forward_op *fo = &run->ops[i];
         rf_op op;
         rf_calib_forward_op(run, fo, &op);
-        if ((s = rf_calib_predict_op(c, &op, &out->op[i], err)) != RF_OK)
+        bool gemv = op.kind == RF_OP_GEMM && op.m == 1;
+        if ((s = rf_calib_predict_op(gemv ? now : c, &op, &out->op[i], err)) != RF_OK)
             break;
         double t = (double)fo->count * out->op[i].time_s;
         bool head = fo->id == RF_FWD_EMBED || fo->id == RF_FWD_FINAL_NORM ||
