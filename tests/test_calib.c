@@ -386,6 +386,42 @@ static void gemv_pooled(void **state)
     free(c);
 }
 
+/* A profiled pass predicted: the GEMV (q_proj at M = 1, on the
+ * synthetic calibration's (4096, 4096) eff 0.9, c0 0, memory-bound) takes
+ * the memory roof sampled beside the run, here half the calibration's, so
+ * its prediction doubles: Q / (BW / 2) / 0.9; the same projection at
+ * M = 4 (eff 0.3) stays on the calibration's roof: floor / 0.3. */
+static void gemv_on_run_roof(void **state)
+{
+    (void)state;
+    rf_calib *c = fitted();
+    rf_forward_run *run = calloc(1, sizeof *run);
+    rf_forward_pred *pr = malloc(sizeof *pr);
+    rf_err e;
+    run->opts.phase = RF_DECODE, run->opts.layers = 1, run->opts.batch = 1;
+    run->model_layers = 1;
+    const int64_t M[] = {1, 4};
+    for (int i = 0; i < 2; i++) {
+        rf_forward_op *o = &run->ops[run->n_ops++];
+        o->id = RF_FWD_Q_PROJ, o->name = "q_proj", o->count = 1;
+        o->m = M[i], o->k = 4096, o->n = 4096;
+        o->flops = (uint64_t)(2 * M[i] * 4096 * 4096);
+        o->bytes = (uint64_t)((M[i] * 4096 * 2 + 4096 * 4096) * 4);
+        o->measured_s = 1e-3;
+    }
+    assert_int_equal(rf_calib_predict_forward(c, run, BW / 2, PEAK / 2, pr, &e), RF_OK);
+    double q1 = (double)run->ops[0].bytes, q4 = (double)run->ops[1].bytes;
+    double f4 = (double)run->ops[1].flops;
+    assert_true(fabs(pr->op[0].time_s - q1 / (BW / 2) / 0.9) < 1e-12 * pr->op[0].time_s);
+    assert_true(fabs(pr->op[1].time_s - fmax(f4 / PEAK, q4 / BW) / 0.3) <
+                1e-12 * pr->op[1].time_s);
+    assert_true(pr->gemv_bw_bytes_per_s == BW / 2 && pr->bw_bytes_per_s == BW);
+    assert_true(pr->sampled_peak_flops_per_s == PEAK / 2 && pr->peak_flops_per_s == PEAK);
+    free(run);
+    free(pr);
+    free(c);
+}
+
 /* A version 1 calibration (written before the points had roofs of their
  * own) loads: no roof columns, every point on the calibration's roofs, the
  * same efficiencies as when it was written. */
@@ -497,7 +533,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_data_refused),        cmocka_unit_test(round_trip),
         cmocka_unit_test(old_profile_loads),       cmocka_unit_test(step_predicted),
         cmocka_unit_test(per_point_roofs),         cmocka_unit_test(version1_loads),
-        cmocka_unit_test(gemv_pooled),
+        cmocka_unit_test(gemv_pooled),             cmocka_unit_test(gemv_on_run_roof),
     };
     const struct CMUnitTest measure[] = {cmocka_unit_test(measure_tiny)};
     if (argc > 1 && !strcmp(argv[1], "measure"))
