@@ -313,10 +313,7 @@ int cmd_serve(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
-    if ((rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")) ||
-        (rc = cli_predict_refuse(&ctx, a.sp.draft != NULL, "speculative decoding (--draft)")) ||
-        (rc = cli_predict_refuse(&ctx, a.sp.prefix.cascade, "--prefix-kernel cascade (a kernel "
-                                                            "the calibration did not time)")))
+    if ((rc = cli_spec_predict_refuse(&ctx, &a.sp, cli_par_wanted(&a.par))))
         return rc;
     if (cli_par_wanted(&a.par))
         return serve_layout(&ctx, &m, &o, &roof, &a);

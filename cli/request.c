@@ -71,6 +71,17 @@ int cli_spec_check(const cli_ctx *ctx, const cli_spec *sp, int64_t prompt)
     return RF_EXIT_OK;
 }
 
+int cli_spec_predict_refuse(const cli_ctx *ctx, const cli_spec *sp, bool layout)
+{
+    int rc;
+    if ((rc = cli_predict_refuse(ctx, layout, "layouts")) ||
+        (rc = cli_predict_refuse(ctx, sp->draft != NULL, "speculative decoding (--draft)")) ||
+        (rc = cli_predict_refuse(ctx, sp->prefix.cascade, "--prefix-kernel cascade (a kernel "
+                                                           "the calibration did not time)")))
+        return rc;
+    return RF_EXIT_OK;
+}
+
 int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_step_opts *o, rf_model *d,
                    rf_step_opts *draft_o)
 {

@@ -45,6 +45,10 @@ int cli_spec_opt(cli_ctx *ctx, int id, const char *arg, cli_spec *sp);
  * --prefix-kernel needs --shared-prefix, which fits in the prompt and does
  * not go with --draft. One line and RF_EXIT_USAGE, else RF_EXIT_OK. */
 int cli_spec_check(const cli_ctx *ctx, const cli_spec *sp, int64_t prompt);
+/* --predict on a request (generate, serve): refused, one line, on a layout,
+ * with --draft and with the cascade prefix kernel, which no calibration
+ * times. RF_EXIT_OK when none of them (or no --predict). */
+int cli_spec_predict_refuse(const cli_ctx *ctx, const cli_spec *sp, bool layout);
 /* The draft model of --draft and its step options: o's switches, the
  * draft's own dtypes. */
 int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_step_opts *o, rf_model *d,
