@@ -194,15 +194,11 @@ int cli_frontier_build(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
     int64_t positions = prompt + output - 1;
     rf_par_opts po;
     bool layout = par && cli_par_wanted(par);
-    int rc = layout ? cli_par_check(ctx, m, par) : RF_EXIT_OK;
+    int rc = layout ? cli_par_setup(ctx, m, b, par, &po) : RF_EXIT_OK;
     if (rc)
         return rc;
-    if (layout)
-        po = cli_par_opts(ctx, b, par);
     *fr = (cli_frontier){.prompt = prompt, .output = output,
                          .cap = kv_limit(ctx, m, o, b, layout ? &po : NULL, positions)};
-    if (layout && !po.mem_bytes)
-        return cli_fail(ctx, RF_EXIT_USAGE, "%s has no memory size: give --mem", ctx->hw.name);
     if ((rc = batch_count(ctx, max_batch, fallback, fr->cap, positions, &fr->n)))
         return rc;
     if (!(fr->points = calloc((size_t)fr->n, sizeof *fr->points)))

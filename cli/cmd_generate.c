@@ -221,15 +221,13 @@ static int generate_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *
     rf_generate_par g;
     rf_err e;
     char title[256];
-    int rc = cli_par_check(ctx, m, &a->par);
+    rf_par_opts po;
+    int rc = cli_par_setup(ctx, m, &a->rq.budget, &a->par, &po);
     if (rc)
         return rc;
     if (a->sp.draft || a->sp.prefix.shared)
         return cli_fail(ctx, RF_EXIT_USAGE, "--draft and --shared-prefix on many devices are "
                                             "not modelled: drop the layout options or them");
-    rf_par_opts po = cli_par_opts(ctx, &a->rq.budget, &a->par);
-    if (!po.mem_bytes)
-        return cli_fail(ctx, RF_EXIT_USAGE, "%s has no memory size: give --mem", ctx->hw.name);
     if (rf_generate_par_compute(m, o, roof, &po, a->rq.prompt, a->rq.output, &scratch, &g, &e))
         return cli_fail_err(ctx, &e);
     snprintf(title, sizeof title, "generate: %s on %lld x %s", m->name, (long long)g.devices,
