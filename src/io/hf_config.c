@@ -18,6 +18,7 @@
 #include "roofline/rf_op.h"
 #include "roofline/rf_reader.h"
 
+#include "hf_internal.h"
 #include "io_json.h"
 
 typedef enum sliding_rule {
@@ -89,176 +90,6 @@ static const family families[] = {
 /* A family we do not know: the standard dense fields, nothing else. */
 static const family other_family = {.type = NULL};
 
-/* What a field may be. An absent OPTIONAL field takes its default, which
- * is named in the "absent, FAMILY defaults" note unless QUIET (the caller
- * writes its own note, or the default is "none"). A null is refused unless
- * NULL_IS_ZERO (transformers' None for "no such part": q_lora_rank, ...). */
-enum { OPTIONAL = 0, REQUIRED = 1, NULL_IS_ZERO = 2, QUIET = 4 };
-
-typedef struct reader {
-    const char *origin; /* the file, for messages                         */
-    const json_t *cfg;  /* the decoder's fields (text_config when nested) */
-    const json_t *top;  /* the file's root                                */
-    rf_model *m;
-    rf_err *err;
-    char defaulted[640]; /* "key value, ..." of the defaults applied      */
-} reader;
-
-/* "origin: message", status s. */
-static rf_status fail(reader *r, rf_status s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static rf_status fail(reader *r, rf_status s, const char *fmt, ...)
-{
-    char msg[RF_ERR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return rf_err_set(r->err, s, "%s: %s", r->origin, msg);
-}
-
-/* Append one assumption to m->notes ("; " between them). */
-static void note(rf_model *m, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void note(rf_model *m, const char *fmt, ...)
-{
-    size_t used = strlen(m->notes), cap = sizeof m->notes;
-    if (used + 3 >= cap)
-        return;
-    if (used) {
-        memcpy(m->notes + used, "; ", 3);
-        used += 2;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->notes + used, cap - used, fmt, ap);
-    va_end(ap);
-}
-
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-        return "an integer";
-    case JSON_REAL:
-        return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    default:
-        return "null";
-    }
-}
-
-/* The field in the decoder's object, or (for fields a multimodal wrapper
- * keeps at its root: dtype, quantization, tying) in the root. */
-static const json_t *field(const reader *r, const char *key, bool root_too)
-{
-    const json_t *v = json_object_get(r->cfg, key);
-    if (!v && root_too && r->top != r->cfg)
-        v = json_object_get(r->top, key);
-    return v;
-}
-
-/* "key value" added to the defaults applied, for one note; how is the
- * rule when the value is derived ("" for the family's figure). */
-static void took_default(reader *r, const char *key, int64_t value, const char *how)
-{
-    size_t used = strlen(r->defaulted), cap = sizeof r->defaulted;
-    if (used < cap)
-        snprintf(r->defaulted + used, cap - used, "%s%s %lld%s", used ? ", " : "", key,
-                 (long long)value, how);
-}
-
-/* An integer field >= lo. Absent takes dflt (named, unless QUIET or 0:
- * "none of that part") or is refused when REQUIRED; null is refused, or
- * reads as 0 with NULL_IS_ZERO.
- * *given tells whether the config had a value (may be NULL). */
-static rf_status int_at(reader *r, const json_t *v, const char *key, int how, int64_t dflt,
-                        int64_t lo, int64_t *out, bool *given)
-{
-    if (given)
-        *given = false;
-    if (v && json_is_null(v)) {
-        if (!(how & NULL_IS_ZERO))
-            return fail(r, RF_EINVAL, "%s is null: give an integer or leave the field out", key);
-        *out = 0;
-        if (given)
-            *given = true;
-        return RF_OK;
-    }
-    if (!v) {
-        if (how & REQUIRED)
-            return fail(r, RF_EINVAL, "%s is missing (required)", key);
-        *out = dflt;
-        if (!(how & QUIET) && dflt)
-            took_default(r, key, dflt, "");
-        return RF_OK;
-    }
-    if (!json_is_integer(v))
-        return fail(r, RF_EINVAL, "%s must be an integer, not %s", key, json_kind(v));
-    json_int_t x = json_integer_value(v);
-    if (x < lo)
-        return fail(r, RF_EINVAL, "%s (%lld) must be at least %lld", key, (long long)x,
-                    (long long)lo);
-    if (x > RF_DIM_MAX)
-        return fail(r, RF_ERANGE, "%s (%lld) is beyond the accepted %lld", key, (long long)x,
-                    (long long)RF_DIM_MAX);
-    *out = (int64_t)x;
-    if (given)
-        *given = true;
-    return RF_OK;
-}
-
-static rf_status int_field(reader *r, const char *key, int how, int64_t dflt, int64_t lo,
-                           int64_t *out, bool *given)
-{
-    return int_at(r, field(r, key, false), key, how, dflt, lo, out, given);
-}
-
-static rf_status bool_field(reader *r, const char *key, bool root_too, bool dflt, bool *out,
-                            bool *given)
-{
-    const json_t *v = field(r, key, root_too);
-    if (given)
-        *given = v && !json_is_null(v);
-    if (!v || json_is_null(v)) {
-        *out = dflt;
-        return RF_OK;
-    }
-    if (!json_is_boolean(v))
-        return fail(r, RF_EINVAL, "%s must be true or false, not %s", key, json_kind(v));
-    *out = json_is_true(v);
-    return RF_OK;
-}
-
-/* A string field, or NULL when absent or null. */
-static rf_status str_field(reader *r, const json_t *obj, const char *key, const char **out)
-{
-    const json_t *v = json_object_get(obj, key);
-    *out = NULL;
-    if (!v || json_is_null(v))
-        return RF_OK;
-    if (!json_is_string(v))
-        return fail(r, RF_EINVAL, "%s must be a string, not %s", key, json_kind(v));
-    *out = json_string_value(v);
-    return RF_OK;
-}
-
 static const family *find_family(const char *type)
 {
     for (size_t i = 0; type && i < sizeof families / sizeof families[0]; i++)
@@ -272,7 +103,7 @@ static const family *find_family(const char *type)
 /* A shape field with the family's default (required when it has none). */
 static rf_status shape_field(reader *r, const char *key, int64_t dflt, int64_t *out)
 {
-    return int_field(r, key, dflt ? OPTIONAL : REQUIRED, dflt, 1, out, NULL);
+    return rf__hf_int_field(r, key, dflt ? OPTIONAL : REQUIRED, dflt, 1, out, NULL);
 }
 
 static rf_status read_shapes(reader *r, const family *f)
@@ -281,44 +112,44 @@ static rf_status read_shapes(reader *r, const family *f)
     rf_status s;
     bool given;
     /* hidden_size and num_hidden_layers size the model: never defaulted */
-    if ((s = int_field(r, "hidden_size", REQUIRED, 0, 1, &m->hidden, NULL)) ||
-        (s = int_field(r, "num_hidden_layers", REQUIRED, 0, 1, &m->layers, NULL)) ||
+    if ((s = rf__hf_int_field(r, "hidden_size", REQUIRED, 0, 1, &m->hidden, NULL)) ||
+        (s = rf__hf_int_field(r, "num_hidden_layers", REQUIRED, 0, 1, &m->layers, NULL)) ||
         (s = shape_field(r, "num_attention_heads", f->heads, &m->n_q)) ||
         (s = shape_field(r, "intermediate_size", f->ffn, &m->ffn)) ||
         (s = shape_field(r, "vocab_size", f->vocab, &m->vocab)))
         return s;
     /* the positions the model was built for (bounded by rf_model_validate);
      * a family we do not know has no default: 0, unknown */
-    if ((s = int_field(r, "max_position_embeddings", f->max_ctx ? OPTIONAL : QUIET, f->max_ctx,
+    if ((s = rf__hf_int_field(r, "max_position_embeddings", f->max_ctx ? OPTIONAL : QUIET, f->max_ctx,
                        1, &m->max_context, NULL)))
         return s;
     if (m->layers > RF_MODEL_MAX_LAYERS)
-        return fail(r, RF_ERANGE, "num_hidden_layers (%lld) is beyond the accepted %d",
+        return rf__hf_fail(r, RF_ERANGE, "num_hidden_layers (%lld) is beyond the accepted %d",
                     (long long)m->layers, RF_MODEL_MAX_LAYERS);
     /* absent: the family's figure, or as many as the query heads */
-    if ((s = int_field(r, "num_key_value_heads", f->kv_heads ? OPTIONAL : QUIET,
+    if ((s = rf__hf_int_field(r, "num_key_value_heads", f->kv_heads ? OPTIONAL : QUIET,
                        f->kv_heads ? f->kv_heads : m->n_q, 1, &m->n_kv, &given)))
         return s;
     if (!given && !f->kv_heads)
-        took_default(r, "num_key_value_heads", m->n_kv, " (num_attention_heads)");
+        rf__hf_took_default(r, "num_key_value_heads", m->n_kv, " (num_attention_heads)");
     if (m->n_q % m->n_kv)
-        return fail(r, RF_EINVAL, "num_key_value_heads (%lld) must divide num_attention_heads (%lld)",
+        return rf__hf_fail(r, RF_EINVAL, "num_key_value_heads (%lld) must divide num_attention_heads (%lld)",
                     (long long)m->n_kv, (long long)m->n_q);
-    if ((s = int_field(r, "head_dim", QUIET, f->head_dim, 1, &m->head_dim, &given)))
+    if ((s = rf__hf_int_field(r, "head_dim", QUIET, f->head_dim, 1, &m->head_dim, &given)))
         return s;
     if (given || f->mla) /* MLA: qk_nope_head_dim + qk_rope_head_dim (read_mla) */
         return RF_OK;
     if (f->head_dim) {
-        took_default(r, "head_dim", m->head_dim, "");
+        rf__hf_took_default(r, "head_dim", m->head_dim, "");
         return RF_OK;
     }
     if (m->hidden % m->n_q)
-        return fail(r, RF_EINVAL,
+        return rf__hf_fail(r, RF_EINVAL,
                     "num_attention_heads (%lld) must divide hidden_size (%lld) when head_dim is "
                     "absent",
                     (long long)m->n_q, (long long)m->hidden);
     m->head_dim = m->hidden / m->n_q;
-    took_default(r, "head_dim", m->head_dim, " (hidden_size / num_attention_heads)");
+    rf__hf_took_default(r, "head_dim", m->head_dim, " (hidden_size / num_attention_heads)");
     return RF_OK;
 }
 
@@ -328,13 +159,13 @@ static rf_status read_biases(reader *r, const family *f)
     rf_model *m = r->m;
     rf_status s;
     bool tied_given;
-    if ((s = bool_field(r, "tie_word_embeddings", true, f->tied, &m->tied, &tied_given)))
+    if ((s = rf__hf_bool_field(r, "tie_word_embeddings", true, f->tied, &m->tied, &tied_given)))
         return s;
     if (!tied_given && f->tied)
-        note(m, "tie_word_embeddings absent: %s ties its embeddings by default", f->type);
+        rf__hf_note(m, "tie_word_embeddings absent: %s ties its embeddings by default", f->type);
     bool attn_bias, mlp_bias;
-    if ((s = bool_field(r, "attention_bias", false, f->attn_bias, &attn_bias, NULL)) ||
-        (s = bool_field(r, "mlp_bias", false, f->moe == MOE_GPT_OSS, &mlp_bias, NULL)))
+    if ((s = rf__hf_bool_field(r, "attention_bias", false, f->attn_bias, &attn_bias, NULL)) ||
+        (s = rf__hf_bool_field(r, "mlp_bias", false, f->moe == MOE_GPT_OSS, &mlp_bias, NULL)))
         return s;
     m->qkv_bias = f->qkv_bias || attn_bias;
     m->o_bias = attn_bias;
@@ -350,21 +181,21 @@ static rf_status qwen_dense_layers(reader *r)
 {
     rf_model *m = r->m;
     int64_t step;
-    rf_status s = int_field(r, "decoder_sparse_step", OPTIONAL, 1, 1, &step, NULL);
+    rf_status s = rf__hf_int_field(r, "decoder_sparse_step", OPTIONAL, 1, 1, &step, NULL);
     if (s)
         return s;
     for (int64_t l = 0; l < m->layers; l++)
         m->dense_mlp[l] = (l + 1) % step != 0;
-    const json_t *only = field(r, "mlp_only_layers", false);
+    const json_t *only = rf__hf_field(r, "mlp_only_layers", false);
     if (!only || json_is_null(only))
         return RF_OK;
     if (!json_is_array(only))
-        return fail(r, RF_EINVAL, "mlp_only_layers must be an array, not %s", json_kind(only));
+        return rf__hf_fail(r, RF_EINVAL, "mlp_only_layers must be an array, not %s", rf__hf_json_kind(only));
     for (size_t i = 0; i < json_array_size(only); i++) {
         const json_t *v = json_array_get(only, i);
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
             json_integer_value(v) >= m->layers)
-            return fail(r, RF_EINVAL, "mlp_only_layers[%zu] must be a layer index in [0, %lld)",
+            return rf__hf_fail(r, RF_EINVAL, "mlp_only_layers[%zu] must be a layer index in [0, %lld)",
                         i, (long long)m->layers);
         m->dense_mlp[json_integer_value(v)] = 1;
     }
@@ -378,22 +209,22 @@ static rf_status read_moe(reader *r, const family *f)
     if (f->moe == MOE_NONE) {
         static const char *const keys[] = {"num_local_experts", "num_experts", "n_routed_experts"};
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-            const json_t *v = field(r, keys[i], false);
+            const json_t *v = rf__hf_field(r, keys[i], false);
             if (v && json_is_integer(v) && json_integer_value(v) > 0)
-                note(m, "%s (%lld) ignored: the family's expert layout is not known", keys[i],
+                rf__hf_note(m, "%s (%lld) ignored: the family's expert layout is not known", keys[i],
                      (long long)json_integer_value(v));
         }
         return RF_OK;
     }
     const char *ek = f->experts_key;
     const char *tk = "num_experts_per_tok";
-    if (f->moe == MOE_GPT_OSS && !field(r, tk, false) && field(r, "experts_per_token", false))
+    if (f->moe == MOE_GPT_OSS && !rf__hf_field(r, tk, false) && rf__hf_field(r, "experts_per_token", false))
         tk = "experts_per_token";
-    if ((s = int_field(r, ek, OPTIONAL, f->experts, 1, &m->n_experts, NULL)) ||
-        (s = int_field(r, tk, f->top_k ? OPTIONAL : REQUIRED, f->top_k, 1, &m->top_k, NULL)))
+    if ((s = rf__hf_int_field(r, ek, OPTIONAL, f->experts, 1, &m->n_experts, NULL)) ||
+        (s = rf__hf_int_field(r, tk, f->top_k ? OPTIONAL : REQUIRED, f->top_k, 1, &m->top_k, NULL)))
         return s;
     if (m->top_k > m->n_experts)
-        return fail(r, RF_EINVAL, "%s (%lld) must not exceed %s (%lld)", tk, (long long)m->top_k,
+        return rf__hf_fail(r, RF_EINVAL, "%s (%lld) must not exceed %s (%lld)", tk, (long long)m->top_k,
                     ek, (long long)m->n_experts);
     switch (f->moe) {
     case MOE_MIXTRAL:
@@ -401,31 +232,31 @@ static rf_status read_moe(reader *r, const family *f)
         m->moe_ffn = m->ffn; /* intermediate_size is the expert's width */
         return RF_OK;
     case MOE_QWEN:
-        if ((s = int_field(r, "moe_intermediate_size", OPTIONAL, f->moe_ffn, 1, &m->moe_ffn,
+        if ((s = rf__hf_int_field(r, "moe_intermediate_size", OPTIONAL, f->moe_ffn, 1, &m->moe_ffn,
                            NULL)) ||
-            (s = int_field(r, "shared_expert_intermediate_size", NULL_IS_ZERO, f->shared_ffn, 0,
+            (s = rf__hf_int_field(r, "shared_expert_intermediate_size", NULL_IS_ZERO, f->shared_ffn, 0,
                            &m->shared_ffn, NULL)))
             return s;
         m->n_shared = m->shared_ffn ? 1 : 0;
         m->shared_expert_gate = m->n_shared > 0;
         return qwen_dense_layers(r);
     default: /* MOE_DEEPSEEK: shared experts as wide as a routed one each */
-        if ((s = int_field(r, "moe_intermediate_size", OPTIONAL, f->moe_ffn, 1, &m->moe_ffn,
+        if ((s = rf__hf_int_field(r, "moe_intermediate_size", OPTIONAL, f->moe_ffn, 1, &m->moe_ffn,
                            NULL)) ||
-            (s = int_field(r, "n_shared_experts", NULL_IS_ZERO, f->n_shared, 0, &m->n_shared,
+            (s = rf__hf_int_field(r, "n_shared_experts", NULL_IS_ZERO, f->n_shared, 0, &m->n_shared,
                            NULL)) ||
-            (s = int_field(r, "first_k_dense_replace", OPTIONAL, f->first_dense, 0,
+            (s = rf__hf_int_field(r, "first_k_dense_replace", OPTIONAL, f->first_dense, 0,
                            &m->first_dense, NULL)) ||
-            (s = int_field(r, "moe_layer_freq", OPTIONAL, 1, 1, &m->moe_freq, NULL)))
+            (s = rf__hf_int_field(r, "moe_layer_freq", OPTIONAL, 1, 1, &m->moe_freq, NULL)))
             return s;
         if (m->first_dense > m->layers)
-            return fail(r, RF_EINVAL, "first_k_dense_replace (%lld) exceeds num_hidden_layers (%lld)",
+            return rf__hf_fail(r, RF_EINVAL, "first_k_dense_replace (%lld) exceeds num_hidden_layers (%lld)",
                         (long long)m->first_dense, (long long)m->layers);
         int64_t mtp;
-        if ((s = int_field(r, "num_nextn_predict_layers", QUIET, 0, 0, &mtp, NULL)))
+        if ((s = rf__hf_int_field(r, "num_nextn_predict_layers", QUIET, 0, 0, &mtp, NULL)))
             return s;
         if (mtp)
-            note(m, "num_nextn_predict_layers (%lld): the multi-token-prediction layers are not "
+            rf__hf_note(m, "num_nextn_predict_layers (%lld): the multi-token-prediction layers are not "
                     "counted",
                  (long long)mtp);
         return RF_OK;
@@ -440,11 +271,11 @@ static rf_status read_mla(reader *r, const family *f)
     rf_status s;
     if (!f->mla)
         return RF_OK;
-    if ((s = int_field(r, "kv_lora_rank", OPTIONAL, 512, 1, &m->kv_lora_rank, NULL)) ||
-        (s = int_field(r, "q_lora_rank", NULL_IS_ZERO, 1536, 0, &m->q_lora_rank, NULL)) ||
-        (s = int_field(r, "qk_nope_head_dim", OPTIONAL, 128, 1, &m->qk_nope_dim, NULL)) ||
-        (s = int_field(r, "qk_rope_head_dim", OPTIONAL, 64, 1, &m->qk_rope_dim, NULL)) ||
-        (s = int_field(r, "v_head_dim", OPTIONAL, 128, 1, &m->v_head_dim, NULL)))
+    if ((s = rf__hf_int_field(r, "kv_lora_rank", OPTIONAL, 512, 1, &m->kv_lora_rank, NULL)) ||
+        (s = rf__hf_int_field(r, "q_lora_rank", NULL_IS_ZERO, 1536, 0, &m->q_lora_rank, NULL)) ||
+        (s = rf__hf_int_field(r, "qk_nope_head_dim", OPTIONAL, 128, 1, &m->qk_nope_dim, NULL)) ||
+        (s = rf__hf_int_field(r, "qk_rope_head_dim", OPTIONAL, 64, 1, &m->qk_rope_dim, NULL)) ||
+        (s = rf__hf_int_field(r, "v_head_dim", OPTIONAL, 128, 1, &m->v_head_dim, NULL)))
         return s;
     /* the width a query and a key share (transformers' qk_head_dim) */
     m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
@@ -457,16 +288,16 @@ static rf_status layer_types(reader *r, const json_t *lt)
 {
     rf_model *m = r->m;
     if (!json_is_array(lt))
-        return fail(r, RF_EINVAL, "layer_types must be an array, not %s", json_kind(lt));
+        return rf__hf_fail(r, RF_EINVAL, "layer_types must be an array, not %s", rf__hf_json_kind(lt));
     if ((int64_t)json_array_size(lt) != m->layers)
-        return fail(r, RF_EINVAL, "layer_types has %zu entries but num_hidden_layers is %lld",
+        return rf__hf_fail(r, RF_EINVAL, "layer_types has %zu entries but num_hidden_layers is %lld",
                     json_array_size(lt), (long long)m->layers);
     for (size_t i = 0; i < json_array_size(lt); i++) {
         const char *t = json_string_value(json_array_get(lt, i));
         if (t && !strcmp(t, "sliding_attention"))
             m->sliding[i] = 1;
         else if (!t || strcmp(t, "full_attention"))
-            return fail(r, RF_EINVAL,
+            return rf__hf_fail(r, RF_EINVAL,
                         "layer_types[%zu] (%s) is not modelled: sliding_attention or "
                         "full_attention",
                         i, t ? t : "not a string");
@@ -483,28 +314,28 @@ static rf_status read_sliding(reader *r, const family *f)
     /* every field is read, so checked, whenever present, even where this
      * family or use_sliding_window leaves it unused; a default is named
      * only where it is used */
-    const json_t *lt = field(r, "layer_types", false);
+    const json_t *lt = rf__hf_field(r, "layer_types", false);
     bool listed = lt && !json_is_null(lt);
-    if ((s = int_field(r, "sliding_window", NULL_IS_ZERO | QUIET, f->window, 0, &window,
+    if ((s = rf__hf_int_field(r, "sliding_window", NULL_IS_ZERO | QUIET, f->window, 0, &window,
                        &given)) ||
-        (s = bool_field(r, "use_sliding_window", false, false, &use, NULL)) ||
+        (s = rf__hf_bool_field(r, "use_sliding_window", false, false, &use, NULL)) ||
         (listed && (s = layer_types(r, lt))))
         return s;
     if (f->sliding != SW_QWEN)
         use = true; /* only qwen2/qwen3 families read the switch */
-    if ((s = int_field(r, "sliding_window_pattern",
+    if ((s = rf__hf_int_field(r, "sliding_window_pattern",
                        f->sliding == SW_PATTERN && use && !listed ? OPTIONAL : QUIET, 6, 1,
                        &every, NULL)) ||
-        (s = int_field(r, "max_window_layers",
+        (s = rf__hf_int_field(r, "max_window_layers",
                        f->sliding == SW_QWEN && use && !listed ? OPTIONAL : QUIET, f->max_window,
                        0, &from, NULL)))
         return s;
     if (!use) { /* transformers sets sliding_window to None */
         if (given && window)
-            note(m, "sliding_window (%lld) ignored: use_sliding_window is false",
+            rf__hf_note(m, "sliding_window (%lld) ignored: use_sliding_window is false",
                  (long long)window);
         if (listed && memchr(m->sliding, 1, (size_t)m->layers))
-            note(m, "layer_types' sliding layers ignored: use_sliding_window is false");
+            rf__hf_note(m, "layer_types' sliding layers ignored: use_sliding_window is false");
         memset(m->sliding, 0, sizeof m->sliding);
         return RF_OK;
     }
@@ -528,262 +359,19 @@ static rf_status read_sliding(reader *r, const family *f)
             }
         }
         if (f->sliding == SW_NONE && given && window)
-            note(m, "sliding_window (%lld) ignored: %s names no sliding layers (no layer_types)",
+            rf__hf_note(m, "sliding_window (%lld) ignored: %s names no sliding layers (no layer_types)",
                  (long long)window, f->type ? f->type : "this family");
     }
     bool any = false;
     for (int64_t l = 0; l < m->layers; l++)
         any = any || m->sliding[l];
     if (any && !window)
-        return fail(r, RF_EINVAL, "layer_types names sliding layers but sliding_window is null");
+        return rf__hf_fail(r, RF_EINVAL, "layer_types names sliding layers but sliding_window is null");
     m->window = any ? window : 0;
     if (!any)
         memset(m->sliding, 0, sizeof m->sliding);
     else if (!given)
-        note(m, "sliding_window absent: %s default %lld", f->type, (long long)window);
-    return RF_OK;
-}
-
-/* ---- dtypes and quantization ----------------------------------------- */
-
-static rf_status read_dtype(reader *r)
-{
-    rf_model *m = r->m;
-    const char *key = "torch_dtype", *t = NULL;
-    const json_t *v = field(r, key, true);
-    if (!v) { /* newer transformers write "dtype" */
-        key = "dtype";
-        v = field(r, key, true);
-    }
-    rf_status s;
-    if (v && (s = str_field(r, json_object_get(r->cfg, key) ? r->cfg : r->top, key, &t)))
-        return s;
-    rf_dtype_kind k = RF_BF16;
-    if (!t)
-        note(m, "torch_dtype absent: bf16 weights assumed");
-    else if (!strcmp(t, "auto"))
-        note(m, "%s \"auto\": bf16 weights assumed", key);
-    else if (!strcmp(t, "float16"))
-        k = RF_FP16;
-    else if (!strcmp(t, "float32"))
-        k = RF_FP32;
-    else if (strcmp(t, "bfloat16"))
-        return fail(r, RF_EINVAL, "%s (%s) is not read: bfloat16, float16 or float32", key, t);
-    m->weight_dtype = m->unquantized_dtype = rf_dtype_of(k);
-    m->has_weight_dtype = true;
-    return RF_OK;
-}
-
-/* The module class a modules_to_not_convert entry names ("lm_head",
- * "model.layers.*.self_attn", "model.layers.*.mlp.router", ...); 0 when it
- * names none we model. */
-static uint32_t module_mask(const char *p)
-{
-    const char *last = strrchr(p, '.');
-    last = last ? last + 1 : p;
-    if (strstr(p, "lm_head"))
-        return RF_MOD_BIT(RF_MOD_LM_HEAD);
-    if (strstr(p, "embed"))
-        return RF_MOD_BIT(RF_MOD_EMBED);
-    if (strstr(p, "attn") || strstr(p, "attention"))
-        return RF_MOD_BIT(RF_MOD_ATTN);
-    if (strstr(p, "shared_expert"))
-        return RF_MOD_BIT(RF_MOD_SHARED);
-    if (strstr(p, "router") || !strcmp(last, "gate"))
-        return RF_MOD_BIT(RF_MOD_ROUTER);
-    if (strstr(p, "experts"))
-        return RF_MOD_BIT(RF_MOD_EXPERTS);
-    if (!strcmp(last, "mlp") || !strcmp(last, "block_sparse_moe"))
-        return RF_MOD_BIT(RF_MOD_MLP) | RF_MOD_BIT(RF_MOD_ROUTER) | RF_MOD_BIT(RF_MOD_SHARED) |
-               RF_MOD_BIT(RF_MOD_EXPERTS);
-    if (strstr(p, "proj"))
-        return RF_MOD_BIT(RF_MOD_MLP);
-    return 0;
-}
-
-static rf_status skipped_modules(reader *r, const json_t *q, const char *key, uint32_t *mask,
-                                 bool *given)
-{
-    const json_t *list = json_object_get(q, key);
-    *given = list && !json_is_null(list);
-    if (!*given)
-        return RF_OK;
-    if (!json_is_array(list))
-        return fail(r, RF_EINVAL, "quantization_config.%s must be an array, not %s", key,
-                    json_kind(list));
-    for (size_t i = 0; i < json_array_size(list); i++) {
-        const char *p = json_string_value(json_array_get(list, i));
-        if (!p)
-            return fail(r, RF_EINVAL, "quantization_config.%s[%zu] must be a string", key, i);
-        uint32_t bit = module_mask(p);
-        if (!bit)
-            note(r->m, "quantization_config.%s entry '%s' matches no module class", key, p);
-        *mask |= bit;
-    }
-    return RF_OK;
-}
-
-/* fp8 as DeepSeek-V3 ships it: e4m3 (or e5m2) elements; weight_block_size
- * [bk, bn] blocks share one fp32 scale, counted as 4 bytes per bk x bn
- * elements; an activation_scheme makes it W8A8 (fp8 activations). */
-static rf_status quant_fp8(reader *r, const json_t *q)
-{
-    rf_model *m = r->m;
-    const char *fmt, *act;
-    rf_status s;
-    if ((s = str_field(r, q, "fmt", &fmt)) || (s = str_field(r, q, "activation_scheme", &act)))
-        return s;
-    rf_dtype d = rf_dtype_of(fmt && !strcmp(fmt, "e5m2") ? RF_FP8_E5M2 : RF_FP8_E4M3);
-    if (fmt && strcmp(fmt, "e4m3") && strcmp(fmt, "e5m2"))
-        return fail(r, RF_EINVAL, "quantization_config.fmt (%s) must be e4m3 or e5m2", fmt);
-    const json_t *blk = json_object_get(q, "weight_block_size");
-    if (blk && !json_is_null(blk)) {
-        const json_t *a = json_array_get(blk, 0), *b = json_array_get(blk, 1);
-        if (!json_is_array(blk) || json_array_size(blk) != 2 || !json_is_integer(a) ||
-            !json_is_integer(b) || json_integer_value(a) < 1 || json_integer_value(b) < 1 ||
-            json_integer_value(a) > (1 << 24) || json_integer_value(b) > (1 << 24) ||
-            json_integer_value(a) * json_integer_value(b) > (1 << 24))
-            return fail(r, RF_EINVAL,
-                        "quantization_config.weight_block_size must be two positive integers "
-                        "(at most 2^24 elements a block)");
-        d.group_size = (uint32_t)(json_integer_value(a) * json_integer_value(b));
-        d.block_rows = (uint32_t)json_integer_value(a); /* described as a tile */
-        d.scale_bytes = 4;
-    }
-    m->weight_dtype = d;
-    if (act) {
-        m->act_dtype = rf_dtype_of(RF_FP8_E4M3);
-        m->has_act_dtype = true;
-    }
-    return RF_OK;
-}
-
-/* gptq, awq and other integer methods: bits 4 or 8, one 2-byte scale per
- * group_size weights (-1: per output channel, scales not counted). */
-static rf_status quant_int(reader *r, const json_t *q, const char *method)
-{
-    rf_model *m = r->m;
-    rf_status s;
-    int64_t bits = 0, group = 0;
-    if ((s = int_at(r, json_object_get(q, "bits"), "quantization_config.bits", REQUIRED, 0, 1,
-                    &bits, NULL)))
-        return s;
-    if (bits != 4 && bits != 8)
-        return fail(r, RF_EINVAL, "quantization_config.bits (%lld): only 4 and 8 are modelled",
-                    (long long)bits);
-    const json_t *g = json_object_get(q, "group_size");
-    if (g && json_is_integer(g) && json_integer_value(g) == -1) {
-        group = 0;
-        note(m, "%s group_size -1: per-channel scales not counted", method);
-    } else if ((s = int_at(r, g, "quantization_config.group_size", QUIET, 128, 1, &group,
-                           NULL))) {
-        return s;
-    } else if (group > (1 << 24)) {
-        return fail(r, RF_ERANGE, "quantization_config.group_size (%lld) is beyond 2^24",
-                    (long long)group);
-    } else if (!g) {
-        note(m, "%s group_size absent: 128 assumed", method);
-    }
-    m->weight_dtype = rf_dtype_of(bits == 4 ? RF_INT4 : RF_INT8);
-    m->weight_dtype.group_size = (uint32_t)group;
-    m->weight_dtype.scale_bytes = group ? 2 : 0;
-    return RF_OK;
-}
-
-/* bitsandbytes: 4-bit (nf4/fp4) in blocks of 64 with an fp32 absmax, or an
- * 8-bit one with double quantization; 8-bit rows with per-row scales. */
-static rf_status quant_bnb(reader *r, const json_t *q)
-{
-    rf_model *m = r->m;
-    rf_status s;
-    bool four, eight, dq;
-    const json_t *saved = r->cfg;
-    r->cfg = q;
-    s = bool_field(r, "load_in_4bit", false, false, &four, NULL);
-    if (!s)
-        s = bool_field(r, "load_in_8bit", false, false, &eight, NULL);
-    if (!s)
-        s = bool_field(r, "bnb_4bit_use_double_quant", false, false, &dq, NULL);
-    r->cfg = saved;
-    if (s)
-        return s;
-    if (!four && !eight)
-        return fail(r, RF_EINVAL,
-                    "quantization_config: bitsandbytes without load_in_4bit or load_in_8bit");
-    if (four) {
-        m->weight_dtype =
-            (rf_dtype){.kind = RF_INT4, .group_size = 64, .scale_bytes = dq ? 1u : 4u};
-    } else {
-        m->weight_dtype = rf_dtype_of(RF_INT8);
-        note(m, "bitsandbytes int8: per-row scales not counted");
-    }
-    return RF_OK;
-}
-
-static rf_status read_quant(reader *r)
-{
-    rf_model *m = r->m;
-    const json_t *q = field(r, "quantization_config", true);
-    rf_status s;
-    if (!q || json_is_null(q))
-        return RF_OK;
-    if (!json_is_object(q))
-        return fail(r, RF_EINVAL, "quantization_config must be an object, not %s", json_kind(q));
-    const char *method;
-    if ((s = str_field(r, q, "quant_method", &method)))
-        return s;
-    if (!method)
-        method = json_object_get(q, "bits") ? "gptq" : "";
-    /* what stays in the torch_dtype unless the config names the modules */
-    uint32_t keep = RF_MOD_BIT(RF_MOD_EMBED) | RF_MOD_BIT(RF_MOD_LM_HEAD);
-    bool listed = false;
-    if (!strcmp(method, "fp8")) {
-        s = quant_fp8(r, q);
-        keep |= RF_MOD_BIT(RF_MOD_ROUTER); /* DeepSeek-V3 keeps its gate in bf16 */
-    } else if (!strcmp(method, "mxfp4")) {
-        m->weight_dtype = rf_dtype_of(RF_MXFP4);
-        keep = 0;
-        if (!(s = skipped_modules(r, q, "modules_to_not_convert", &keep, &listed)) && !listed)
-            keep = ~RF_MOD_BIT(RF_MOD_EXPERTS) & (RF_MOD_BIT(RF_MOD_COUNT) - 1);
-        /* transformers' mxfp4 converts only the experts unless told */
-    } else if (!strcmp(method, "bitsandbytes")) {
-        s = quant_bnb(r, q);
-        keep = RF_MOD_BIT(RF_MOD_EMBED) | RF_MOD_BIT(RF_MOD_LM_HEAD);
-        if (!s)
-            s = skipped_modules(r, q, "llm_int8_skip_modules", &keep, &listed);
-    } else if (json_object_get(q, "bits")) {
-        bool lm_head = false;
-        const json_t *saved = r->cfg;
-        r->cfg = q;
-        s = bool_field(r, "lm_head", false, false, &lm_head, NULL);
-        r->cfg = saved;
-        if (!s)
-            s = quant_int(r, q, method);
-        keep |= RF_MOD_BIT(RF_MOD_ROUTER);
-        if (lm_head)
-            keep &= ~RF_MOD_BIT(RF_MOD_LM_HEAD);
-    } else {
-        return fail(r, RF_EINVAL,
-                    "quantization_config.quant_method (%s) is not read: fp8, mxfp4, gptq, awq, "
-                    "bitsandbytes, or one with bits and group_size",
-                    method[0] ? method : "absent");
-    }
-    if (!s && strcmp(method, "mxfp4") && strcmp(method, "bitsandbytes"))
-        s = skipped_modules(r, q, "modules_to_not_convert", &keep, &listed);
-    if (s)
-        return s;
-    /* only the module classes this model has */
-    if (!m->n_experts)
-        keep &= ~(RF_MOD_BIT(RF_MOD_ROUTER) | RF_MOD_BIT(RF_MOD_SHARED) |
-                  RF_MOD_BIT(RF_MOD_EXPERTS));
-    if (!m->n_shared)
-        keep &= ~RF_MOD_BIT(RF_MOD_SHARED);
-    if (rf_model_moe_layers(m) == m->layers)
-        keep &= ~RF_MOD_BIT(RF_MOD_MLP);
-    if (m->tied) /* the lm_head streams the embedding matrix, in its dtype */
-        keep = (keep & ~RF_MOD_BIT(RF_MOD_LM_HEAD)) |
-               (keep & RF_MOD_BIT(RF_MOD_EMBED) ? RF_MOD_BIT(RF_MOD_LM_HEAD) : 0);
-    m->unquantized_modules = keep;
+        rf__hf_note(m, "sliding_window absent: %s default %lld", f->type, (long long)window);
     return RF_OK;
 }
 
@@ -828,28 +416,28 @@ static rf_status read_model(reader *r)
     if (json_is_object(text) && !json_object_get(r->top, "hidden_size")) {
         const char *outer;
         r->cfg = text;
-        if ((s = str_field(r, r->top, "model_type", &outer)) ||
-            (s = str_field(r, r->cfg, "model_type", &type)))
+        if ((s = rf__hf_str_field(r, r->top, "model_type", &outer)) ||
+            (s = rf__hf_str_field(r, r->cfg, "model_type", &type)))
             return s;
         if (!type && outer && !strcmp(outer, "gemma3"))
             type = "gemma3_text";
-        note(m, "text_config of %s read: only the text decoder is counted",
+        rf__hf_note(m, "text_config of %s read: only the text decoder is counted",
              outer ? outer : "a multimodal model");
-    } else if ((s = str_field(r, r->cfg, "model_type", &type))) {
+    } else if ((s = rf__hf_str_field(r, r->cfg, "model_type", &type))) {
         return s;
     }
     const family *f = find_family(type);
     snprintf(m->family, sizeof m->family, "%s", type ? type : "unknown");
     if (!f->type)
-        note(m, "model_type %s is not a known family: analysed as a dense decoder from the "
+        rf__hf_note(m, "model_type %s is not a known family: analysed as a dense decoder from the "
                 "standard fields",
              type ? type : "(absent)");
     if ((s = read_shapes(r, f)) || (s = read_biases(r, f)) || (s = read_mla(r, f)) ||
         (s = read_moe(r, f)) || (s = read_sliding(r, f)))
         return s;
     if (r->defaulted[0])
-        note(m, "absent, %s defaults: %s", f->type ? f->type : "standard-field", r->defaulted);
-    if ((s = read_dtype(r)) || (s = read_quant(r)))
+        rf__hf_note(m, "absent, %s defaults: %s", f->type ? f->type : "standard-field", r->defaulted);
+    if ((s = rf__hf_read_dtype(r)) || (s = rf__hf_read_quant(r)))
         return s;
     if ((s = rf_model_validate(m, r->err)))
         return rf_err_prefix(r->err, s, "%s", r->origin);
@@ -867,7 +455,7 @@ rf_status rf_model_parse(const char *text, size_t len, const char *origin, rf_mo
     if (s)
         goto out;
     if (!json_is_object(root)) {
-        s = fail(&r, RF_EINVAL, "not a JSON object");
+        s = rf__hf_fail(&r, RF_EINVAL, "not a JSON object");
         goto out;
     }
     r.top = r.cfg = root;
