@@ -50,10 +50,21 @@ typedef enum rf_module {
     RF_MOD_EXPERTS,  /* routed experts                                     */
     RF_MOD_LM_HEAD,  /* lm_head (the embedding matrix when tied)           */
     RF_MOD_EMBED,    /* input embedding (a gather)                         */
+    RF_MOD_MIXER,    /* linear-attention and state-space projections (Gated
+                        DeltaNet, Mamba2: in_proj, out_proj, conv weights)  */
+    RF_MOD_INDEXER,  /* DeepSeek sparse attention's lightning indexer       */
     RF_MOD_COUNT
 } rf_module;
 
 #define RF_MOD_BIT(mod) (1u << (mod))
+
+/* The token mixer of one layer (rf_model.mixer[l]). */
+typedef enum rf_mixer {
+    RF_MIX_ATTN = 0, /* softmax attention (every layer of a plain decoder)   */
+    RF_MIX_GDN,      /* Gated DeltaNet linear attention (Qwen3-Next, 3.5)    */
+    RF_MIX_MAMBA2,   /* Mamba2 state-space block (Nemotron-H)                */
+    RF_MIX_NONE      /* no mixer: an MLP or MoE block alone (Nemotron-H)     */
+} rf_mixer;
 
 typedef struct rf_model {
     char name[RF_MODEL_NAME_MAX]; /* preset name or config path             */
@@ -114,6 +125,62 @@ typedef struct rf_model {
     rf_dtype act_dtype;
     bool has_act_dtype;
 
+    /* ---- 2025-26 architectures (all 0 for the families above) -------- */
+
+    /* Hybrid stacks: the mixer of each layer (rf_mixer; 0 = attention) and
+     * the layers without an MLP or MoE (Nemotron-H's Mamba and attention
+     * blocks). Sliding and chunked flags apply to attention layers only. */
+    uint8_t mixer[RF_MODEL_MAX_LAYERS];
+    uint8_t no_ffn[RF_MODEL_MAX_LAYERS];
+    bool moe_and_dense; /* the dense MLP runs beside the MoE on MoE layers
+                           (gemma-4)                                          */
+    bool ffn_ungated;   /* MLPs and experts are up -> act -> down, no gate
+                           (Nemotron-H's squared ReLU): 2 matrices, not 3    */
+
+    /* Attention shapes beyond n_q, n_kv, head_dim */
+    int64_t attn_v_dim;   /* V head width when not head_dim (MiMo); 0 = d_h  */
+    bool attn_out_gate;   /* q_proj also emits a sigmoid output gate of n_q d_h
+                             (Qwen3-Next's gated attention)                 */
+    bool k_eq_v;          /* global layers: V is K (one projection, one cached
+                             tensor; gemma-4 attention_k_eq_v)               */
+    /* Local layers (sliding or chunked) with their own head shapes; 0 = the
+     * global ones (gemma-4, MiMo-V2-Flash) */
+    int64_t local_n_q, local_n_kv, local_head_dim, local_v_dim;
+    /* Chunked local attention (Llama-4): a layer with chunked[l] attends only
+     * to the positions of its own chunk of attn_chunk */
+    int64_t attn_chunk;
+    uint8_t chunked[RF_MODEL_MAX_LAYERS];
+
+    /* Gated DeltaNet (RF_MIX_GDN layers): key/value heads and widths, the
+     * short convolution's kernel */
+    int64_t gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv;
+    /* Mamba2 (RF_MIX_MAMBA2 layers): heads, head width, state size, groups,
+     * convolution kernel */
+    int64_t ssm_heads, ssm_head_dim, ssm_state, ssm_groups, ssm_conv;
+    /* dtype of the recurrent state kept per sequence (GDN, Mamba2) */
+    rf_dtype state_dtype;
+    bool has_state_dtype;
+
+    /* DeepSeek sparse attention (index_topk > 0, on every MLA layer): the
+     * indexer's heads and head width, keys kept per query, its key cache's
+     * dtype */
+    int64_t index_heads, index_head_dim, index_topk;
+    rf_dtype index_dtype;
+    bool has_index_dtype;
+
+    /* Multi-token-prediction layers (num_nextn_predict_layers): resident
+     * weights, not in the per-token stream; the draft of --draft mtp */
+    int64_t mtp_layers;
+
+    /* Per-layer quantization exclusions: RF_MOD_BIT(mod) set in
+     * unquantized_layer[l] keeps that module of layer l in unquantized_dtype
+     * (in addition to unquantized_modules, which applies to every layer) */
+    uint16_t unquantized_layer[RF_MODEL_MAX_LAYERS];
+
+    /* Read as a named family (--family): family holds that name and
+     * model_type what the file said; empty when the family was recognised */
+    char family_forced_from[32];
+
     char notes[1024];     /* assumptions applied while reading, for output   */
 } rf_model;
 
@@ -134,7 +201,8 @@ rf_status rf_model_validate(const rf_model *m, rf_err *err);
  * those in unquantized_modules. */
 rf_dtype rf_model_module_dtype(const rf_model *m, rf_module mod, rf_dtype w, bool all_modules);
 
-/* "attention", "mlp", "router", "shared_experts", "experts", "lm_head", "embed". */
+/* "attention", "mlp", "router", "shared_experts", "experts", "lm_head", "embed",
+ * "mixer", "indexer". */
 const char *rf_module_name(rf_module mod);
 
 /* Number of sliding-window layers. */

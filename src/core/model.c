@@ -100,7 +100,8 @@ const char *rf_module_name(rf_module mod)
         [RF_MOD_ATTN] = "attention",     [RF_MOD_MLP] = "mlp",
         [RF_MOD_ROUTER] = "router",      [RF_MOD_SHARED] = "shared_experts",
         [RF_MOD_EXPERTS] = "experts",    [RF_MOD_LM_HEAD] = "lm_head",
-        [RF_MOD_EMBED] = "embed",
+        [RF_MOD_EMBED] = "embed",        [RF_MOD_MIXER] = "mixer",
+        [RF_MOD_INDEXER] = "indexer",
     };
     _Static_assert(sizeof names / sizeof names[0] == RF_MOD_COUNT, "one name a module");
     return (unsigned)mod < RF_MOD_COUNT ? names[mod] : "?";
