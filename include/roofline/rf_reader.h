@@ -55,6 +55,33 @@ extern "C" {
 #endif
 
 
+/* How to read a config. family: NULL to take the family from model_type
+ * (and from `architectures` where model_type names a derivative); a known
+ * family's name to read the file as that family (--family), which the model
+ * records (rf_model.family_forced_from) so every output can say so. A
+ * model_type the reader does not know is refused unless family is given. */
+typedef struct rf_read_opts {
+    const char *family;
+} rf_read_opts;
+
+/* As rf_model_load and rf_model_parse, with options (ro may be NULL). */
+rf_status rf_model_load_opts(const char *path, const rf_read_opts *ro, rf_model *out,
+                             rf_err *err);
+rf_status rf_model_parse_opts(const char *text, size_t len, const char *origin,
+                              const rf_read_opts *ro, rf_model *out, rf_err *err);
+
+/* What a command's MODEL argument names: a built-in preset (every preset,
+ * those of rf_model_preset and those built from the configs embedded at
+ * build time), else a config.json path or a folder holding one. */
+rf_status rf_model_find(const char *name_or_path, const rf_read_opts *ro, rf_model *out,
+                        rf_err *err);
+/* Every preset name, in the order `roofline models` lists them. */
+size_t rf_model_find_count(void);
+const char *rf_model_find_name(size_t i);
+
+/* The family names the reader knows, ", "-joined (for messages and --help). */
+const char *rf_model_known_families(void);
+
 /* Read path: a config.json, or a folder holding one. The model's name is
  * the file's stem, or the folder's name for ".../config.json". On success
  * *out is a validated model (rf_model_validate). */
