@@ -37,7 +37,7 @@ if(RF_EXPLORER_BUILT)
   foreach(lib rf_core rf_io rf_report)
     get_target_property(srcs ${lib} SOURCES)
     get_target_property(dir ${lib} SOURCE_DIR)
-    list(TRANSFORM srcs PREPEND ${dir}/)
+    list(TRANSFORM srcs PREPEND ${dir}/ REGEX "^[^/]") # generated sources are absolute
     list(APPEND wasm_sources ${srcs})
   endforeach()
   list(APPEND wasm_sources ${cli_sources} ${PROJECT_SOURCE_DIR}/src/io/json_lite.c

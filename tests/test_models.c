@@ -476,12 +476,17 @@ static void test_deepseek_v3_fp8(void **state)
      * = 396,361,728 (3 layers). MoE: router 7168x256 1,835,008 + shared
      * 44,040,192 + 256 x 44,040,192 = 11,507,269,632 with attention (58
      * layers) = 667,421,638,656 + 3 x 583,467,008 + 2 x 129,280 x 7,168
-     * = 671,025,397,760: the card's 671 B (MTP layer excluded) */
-    assert_int_equal(params_total(&file_m), 671025397760ull);
+     * = 671,025,397,760: the card's 671 B (MTP layer excluded). The MTP
+     * module (num_nextn_predict_layers 1) is resident: one more MoE layer
+     * with its attention, 187,105,280 + 11,507,269,632, and eh_proj
+     * 2 x 7168 -> 7168 102,760,448 (its embedding and head are the main
+     * model's): 682,822,533,120, the 685 B of the checkpoint less the
+     * copies of embedding and head it ships (2 x 926,679,040) */
+    assert_int_equal(file_m.mtp_layers, 1);
+    assert_int_equal(params_total(&file_m), 682822533120ull);
     /* active: 58 x (187,105,280 + 1,835,008 + 9 x 44,040,192) + 3 x
      * 583,467,008 + lm_head 926,679,040 = 36,624,596,992 (card: 37 B) */
     assert_int_equal(params_streamed(&file_m), 36624596992ull);
-    assert_non_null(strstr(file_m.notes, "num_nextn_predict_layers"));
     /* W8A8 fp8: activations fp8, so the fp8 peak */
     rf_step_opts o = rf_step_opts_for_model(&file_m);
     assert_int_equal(o.a.kind, RF_FP8_E4M3);
@@ -562,9 +567,20 @@ static void test_dense_families(void **state)
      * 2 x 32,000 x 4,096 = 32 x 218,103,808 + 262,144,000 */
     assert_int_equal(params_total(&file_m), 7241465856ull);
 
-    /* a family we do not know: dense, with a warning, fp32 from torch_dtype */
-    load_data("olmo2-tiny.json", &file_m);
-    assert_non_null(strstr(file_m.notes, "not a known family"));
+    /* a family we do not know is refused, naming model_type and the known
+     * families (it was read as a dense decoder with a warning before issue
+     * 24); read as a named family it says so, fp32 from torch_dtype */
+    char path[1024];
+    rf_err e;
+    snprintf(path, sizeof path, "%s/models/olmo2-tiny.json", RF_TEST_DATA);
+    assert_int_equal(rf_model_load(path, &file_m, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "model_type olmo2 is not a known family (known: llama, "));
+    assert_non_null(strstr(e.msg, "--family NAME reads it as one"));
+    rf_read_opts as_llama = {.family = "llama"};
+    assert_int_equal(rf_model_load_opts(path, &as_llama, &file_m, &e), RF_OK);
+    assert_string_equal(file_m.family, "llama");
+    assert_string_equal(file_m.family_forced_from, "olmo2");
+    assert_non_null(strstr(file_m.notes, "read as llama (--family): model_type olmo2"));
     assert_int_equal(file_m.n_experts, 0);
     assert_int_equal(file_m.weight_dtype.kind, RF_FP32);
 
@@ -704,8 +720,14 @@ static void test_max_context(void **state)
     load_data("gemma-3-4b-it.json", &file_m);
     assert_int_equal(file_m.max_context, 131072);
     assert_non_null(strstr(file_m.notes, "max_position_embeddings 131072"));
-    /* a family we do not know, none given: unknown */
-    load_data("olmo2-tiny.json", &file_m);
+    /* a family with no configuration class to take a default from
+     * (GLM-4.7-Flash's glm4_moe_lite), none given: unknown */
+    static const char lite[] =
+        "{\"model_type\": \"glm4_moe_lite\", \"hidden_size\": 2048, \"num_hidden_layers\": 2, "
+        "\"num_attention_heads\": 20, \"intermediate_size\": 10240, \"vocab_size\": 154880, "
+        "\"n_routed_experts\": 64, \"num_experts_per_tok\": 4, \"moe_intermediate_size\": 1536}";
+    rf_err lite_e;
+    assert_int_equal(rf_model_parse(lite, sizeof lite - 1, "lite.json", &file_m, &lite_e), RF_OK);
     assert_int_equal(file_m.max_context, 0);
     static const struct {
         const char *cfg, *says;

@@ -24,6 +24,13 @@
 rf_status rf__json_parse(const char *text, size_t len, const char *origin, json_t **root,
                          rf_err *err);
 
+/* As rf__json_parse, for files that Python's json module wrote: a bare
+ * Infinity, -Infinity or NaN (not JSON; Nemotron-H's time_step_limit) where
+ * a value stands, outside strings, reads as null, and *replaced counts
+ * them so the caller can say so. Elsewhere the text is parsed unchanged. */
+rf_status rf__json_parse_nonfinite(const char *text, size_t len, const char *origin,
+                                   json_t **root, size_t *replaced, rf_err *err);
+
 /* RF_EINVAL with "ORIGIN: " and the formatted text: every reader's refusal
  * of a field ("lab.json: cluster.links[0] ...: points is missing"). */
 rf_status rf__json_fail(rf_err *err, const char *origin, const char *fmt, ...)

@@ -1,5 +1,6 @@
 /* json_text.c - the one JSON reading of the io readers (io_json.h). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,63 @@ rf_status rf__json_parse(const char *text, size_t len, const char *origin, json_
         return rf_err_set(err, RF_EINVAL, "%s: line %d column %d: %s", origin, je.line,
                           je.column, je.text);
     return RF_OK;
+}
+
+/* The length of the bare non-finite token at text[i] (Infinity,
+ * -Infinity, NaN) standing where a value stands: after ':', ',' or '[' and
+ * before a delimiter; 0 when there is none. */
+static size_t nonfinite_at(const char *text, size_t len, size_t i, char prev)
+{
+    static const char *const tokens[] = {"Infinity", "-Infinity", "NaN"};
+    if (prev != ':' && prev != ',' && prev != '[')
+        return 0;
+    for (size_t t = 0; t < sizeof tokens / sizeof tokens[0]; t++) {
+        size_t n = strlen(tokens[t]);
+        if (i + n <= len && !memcmp(text + i, tokens[t], n) &&
+            (i + n == len || strchr(" \t\r\n,]}", text[i + n])))
+            return n;
+    }
+    return 0;
+}
+
+rf_status rf__json_parse_nonfinite(const char *text, size_t len, const char *origin,
+                                   json_t **root, size_t *replaced, rf_err *err)
+{
+    *replaced = 0;
+    char *copy = NULL;
+    size_t used = 0;
+    bool in_string = false, escaped = false;
+    char prev = 0; /* the last character outside strings and blanks */
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        size_t n = 0;
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if (c == '"') {
+            in_string = true;
+        } else if ((n = nonfinite_at(text, len, i, prev))) {
+            if (!copy) { /* NaN (3) grows to null (4): at most a third more */
+                if (!(copy = malloc(len + len / 2 + 4)))
+                    return rf_err_set(err, RF_ENOMEM, "%s: out of memory", origin);
+                memcpy(copy, text, used);
+            }
+            memcpy(copy + used, "null", 4);
+            used += 4;
+            i += n - 1;
+            prev = 'l';
+            ++*replaced;
+            continue;
+        }
+        if (!in_string && !strchr(" \t\r\n", c))
+            prev = c;
+        if (copy)
+            copy[used] = c;
+        used++;
+    }
+    rf_status s = rf__json_parse(copy ? copy : text, copy ? used : len, origin, root, err);
+    free(copy);
+    return s;
 }
 
 static const struct {
