@@ -1,0 +1,319 @@
+/* rf_sim.h - an engine's scheduler simulated request by request: continuous
+ * batching under a token budget and a sequence cap, chunked prefill, KV
+ * admission in blocks with preemption by recompute, prefix-cache hits; the
+ * time of every step from a step model given that step's exact batch.
+ *
+ * Deterministic and seeded: the same configuration and seed give the same
+ * result, bit for bit, on every platform with IEEE-754 doubles (the random
+ * numbers are xoshiro256** seeded by splitmix64, and the logarithm and
+ * exponential they go through are our own, written with + - * / only).
+ *
+ * ---- The scheduler (one step at a time, as vLLM's V1 scheduler runs) ----
+ * A request r has a prompt of P_r tokens and an output of N_r tokens. It
+ * holds c cached positions and has produced g tokens; its known tokens are
+ * K = P_r + g. A step processes tokens towards c = K; the step in which c
+ * reaches K samples a token (g + 1). So a fresh request prefills its prompt
+ * (c: H -> P_r, H the prefix-cache hit) and makes its first token; each
+ * decode step then processes one token at context S = c + 1 (the keys, as
+ * rf_step_compute counts them: S = P_r + j - 1 for the j-th token, j >= 2,
+ * as rf_generate's decode).
+ * When the engine is free at time t, the step is built:
+ *   1. the requests arrived by t join the back of the waiting queue;
+ *   2. the running requests, in the order they were admitted, each take
+ *      min(K - c, C, budget left) tokens (C the chunk; a decode takes 1),
+ *      the budget starting at T = max_batched_tokens; a request whose new
+ *      positions need a KV block when none is free preempts the running
+ *      request admitted last (its blocks freed, c back to H, to the front
+ *      of the waiting queue; it recomputes its K known tokens later, and
+ *      that recompute's last step samples its next token), repeated until
+ *      the block is found, or the request preempts itself;
+ *   3. then, while the budget lasts and fewer than max_seqs run, the front
+ *      of the waiting queue is admitted with min(K - c, C, budget left)
+ *      tokens if the blocks those take are free (FCFS: the first that does
+ *      not fit stops admission). Without chunking (C = 0) a fresh prompt is
+ *      scheduled whole or waits; a recompute is cut by the budget.
+ * The step's time dt comes from the step model; the step ends at t + dt,
+ * when its tokens are sampled and finished requests free their blocks.
+ * With nothing to run the engine idles to the next arrival.
+ * KV blocks: a request at c positions holds ceil(c / b) - H / b blocks of
+ * b tokens beyond the shared prefix; the prefix's H / b blocks are held once
+ * for the whole run (H = b floor(P_s / b): whole blocks hit, as vLLM's
+ * prefix cache; capped at b floor((P_r - 1) / b) so every request computes
+ * at least one prompt token). The pool holds pool_blocks in all.
+ * Preemption off: admission reserves the blocks of a request's whole life,
+ * ceil((P_r + N_r - 1) / b) - H / b (TensorRT-LLM's guaranteed-no-evict
+ * policy), so nothing is ever preempted.
+ * A request that cannot run even alone (its whole life needs more blocks
+ * than the pool has beyond the prefix), or, without chunking, whose prompt
+ * passes the budget, is refused before the run (RF_EINVAL naming it).
+ *
+ * ---- Metrics (every request counted; times in seconds) --------------------
+ *   queue  = first scheduled (the start of its first step) - arrival
+ *   TTFT   = end of the step that samples its first token - arrival
+ *   E2E    = end of the step that samples its last token - arrival
+ *   TPOT   = (E2E - TTFT) / (N_r - 1), requests with N_r >= 2 (the first
+ *            token excluded, as vLLM's and SGLang's benchmarks define it)
+ *   ITL    = every gap between two consecutive tokens of a request (one
+ *            value a token after the first: the step's time, or longer
+ *            across a preemption or a step that skipped the request)
+ * Percentiles are exact order statistics, nearest rank: the p-th percentile
+ * of n values is the ceil(p n / 100)-th smallest (1-based; the smallest for
+ * p n / 100 <= 1). mean is the arithmetic mean.
+ *   duration          = the last request's end (time 0 starts the run)
+ *   requests_per_s    = requests / duration; output_tokens_per_s likewise
+ *   goodput           = requests meeting both SLOs (TTFT <= slo_ttft and
+ *                       TPOT <= slo_tpot; a target of 0 is no target; a
+ *                       one-token request meets any TPOT) / duration
+ *   kv_util_mean      = time-weighted mean over the run of blocks held
+ *                       (prefix included) / pool_blocks; kv_peak_blocks the
+ *                       most held at once (never above pool_blocks)
+ *   in_system_mean    = time average of the requests arrived and not done
+ *                       (Little's law: in_system_mean = requests_per_s x
+ *                       mean E2E over a run that starts and ends empty)
+ *   overloaded        = open loop and trace only: over the second half of
+ *                       the arrivals (index n/2 to n-1), the least-squares
+ *                       slope of the number in system (taken at each
+ *                       arrival) against time exceeds 5% of the arrival
+ *                       rate over that half: the queue grows by more than 1
+ *                       request for every 20 that arrive, so it grows
+ *                       without bound at that rate (queue_growth_per_s is
+ *                       the slope). Always false in the closed loop, whose
+ *                       queue is bounded by C.
+ */
+#ifndef RF_SIM_H
+#define RF_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_error.h"
+#include "rf_hw.h"
+#include "rf_model.h"
+#include "rf_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the batch a step runs and the step model ------------------------- */
+
+/* A prompt chunk: `tokens` new positions after `offset` cached ones of
+ * request `request` (a recompute after preemption counts its generated
+ * tokens as prompt). */
+typedef struct rf_sim_chunk {
+    int64_t tokens, offset, request;
+} rf_sim_chunk;
+
+typedef struct rf_sim_batch {
+    int64_t n_decode;              /* B_d decode tokens, one a sequence     */
+    const int64_t *decode_context; /* (n_decode) S_i: keys each attends to  */
+    int64_t decode_context_sum;    /* sum of S_i                            */
+    int64_t n_chunks;              /* prompt chunks                         */
+    const rf_sim_chunk *chunks;    /* (n_chunks)                            */
+    int64_t tokens;                /* B_d + sum of the chunks' tokens       */
+} rf_sim_batch;
+
+/* The time of one step of batch b, in seconds (> 0), into *step_s. user is
+ * what the caller passed with it. Errors propagate and end the run. */
+typedef rf_status (*rf_sim_step_fn)(void *user, const rf_sim_batch *b, double *step_s,
+                                    rf_err *err);
+
+/* ---- the default step model: the floor of the exact mixed step -------- */
+
+/* The floor of the mixed step of rf_mixed_step_compute (rf_serve.h)
+ * generalised to a batch whose decode tokens sit at different contexts and
+ * whose chunks differ:
+ *     F = F_lin(M, L) + sum_i F_dec(S_i) + sum_j F_chunk(t_j, o_j)
+ *     Q = Q_lin(M, L) + sum_i Q_dec(S_i) + sum_j Q_chunk(t_j, o_j)
+ *     floor = max(F / pi, Q / beta)
+ * with M = the step's tokens and L = B_d + n_chunks the rows lm_head
+ * scores (one a chunk, as the mixed step counts them); F_lin, Q_lin every
+ * operator but attention at M rows, so MoE expert traffic is that of this
+ * step's own M tokens; F_dec, Q_dec a decode attention at S_i keys;
+ * F_chunk, Q_chunk the attention of a prefill of t_j tokens after o_j (Q:
+ * the weights, K/V and score bytes under compulsory traffic, every
+ * operator's bytes under full). With every S_i equal and one chunk shape
+ * it is rf_mixed_step_compute's floor (tested).
+ * Speed: F_lin, Q_lin are tabled by M and L on first use (one
+ * rf_step_compute each); decode attention is affine in the keys (capped at
+ * a sliding window, rf_sweep's rows), O(1) a step without sliding layers;
+ * chunk attention is a polynomial in (t, o) whose coefficients are fitted
+ * from rf_step_compute and checked exactly at further points (models with
+ * sliding layers call rf_step_compute for each chunk). */
+typedef struct rf_sim_floor_entry {
+    uint64_t flops, bytes, weight_bytes; /* per M: not lm_head, not attention */
+    bool set;
+} rf_sim_floor_entry;
+
+typedef struct rf_sim_floor {
+    rf_model model;
+    rf_step_opts opts;
+    rf_roof roof;
+    rf_sweep decode;              /* batch-1 decode rows (per key)           */
+    bool full;                    /* RF_TRAFFIC_FULL                         */
+    bool chunk_poly;              /* chunk attention in closed form          */
+    /* 2 x value(t, o) = a t o + b t^2 + c t + d o + e (mod 2^64), for the
+     * chunk attention's flops, bytes counted in Q, and op bytes */
+    uint64_t poly[3][5];
+    int64_t max_tokens, max_logits;
+    rf_sim_floor_entry *lin;      /* (max_tokens + 1) by M                   */
+    rf_sim_floor_entry *head;     /* (max_logits + 1) lm_head by L           */
+    rf_step scratch;              /* rf_step_compute's                       */
+    size_t steps_computed;        /* rf_step_compute calls so far            */
+} rf_sim_floor;
+
+/* Bytes of the tables rf_sim_floor_prepare needs for steps of at most
+ * max_tokens tokens and max_logits lm_head rows. */
+size_t rf_sim_floor_table_bytes(int64_t max_tokens, int64_t max_logits);
+
+/* Prepare f (large: hold it static or on the heap) over the caller's table
+ * memory, which must outlive f. o gives the dtypes and switches (phase,
+ * batch, context, tokens ignored). Errors: RF_EINVAL for an MLA model
+ * (mixed steps not modelled, as rf_mixed_step_compute), a grouped KV or
+ * activation dtype (bytes not affine in the keys), max_tokens or
+ * max_logits below 1, a table too small; those of rf_step_compute. */
+rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step_opts *o,
+                               const rf_roof *roof, int64_t max_tokens, int64_t max_logits,
+                               void *table, size_t table_bytes, rf_err *err);
+
+/* The step model: user is an rf_sim_floor. Errors: RF_ERANGE for a batch
+ * beyond the prepared sizes or whose counts overflow 64 bits. */
+rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, rf_err *err);
+
+/* ---- the workload ------------------------------------------------------ */
+
+typedef enum rf_sim_dist {
+    RF_SIM_FIXED = 0,  /* value                                            */
+    RF_SIM_UNIFORM,    /* an integer uniform in [lo, hi]                    */
+    RF_SIM_NORMAL,     /* round(mean + sd z), drawn again until in [lo, hi] */
+    RF_SIM_LOGNORMAL   /* round(exp(mu + sigma z)) with the length's own
+                          mean and sd: sigma^2 = ln(1 + sd^2 / mean^2),
+                          mu = ln(mean) - sigma^2 / 2; drawn again until
+                          in [lo, hi]                                     */
+} rf_sim_dist;
+
+typedef struct rf_sim_lengths {
+    rf_sim_dist dist;
+    int64_t value;      /* FIXED (>= 1)                                  */
+    int64_t lo, hi;     /* UNIFORM, NORMAL, LOGNORMAL: 1 <= lo <= hi     */
+    double mean, sd;    /* NORMAL, LOGNORMAL: mean > 0, sd >= 0          */
+} rf_sim_lengths;
+
+typedef enum rf_sim_arrival {
+    RF_SIM_CLOSED = 0, /* C clients, each sending its next request when its
+                          last one ends (no think time); all start at 0    */
+    RF_SIM_POISSON,    /* exponential gaps of mean 1 / rate               */
+    RF_SIM_GAMMA,      /* gamma gaps of mean 1 / rate and coefficient of
+                          variation cv (shape 1 / cv^2): cv > 1 bursts    */
+    RF_SIM_TRACE       /* the caller's (arrival, prompt, output) array    */
+} rf_sim_arrival;
+
+typedef struct rf_sim_request {
+    double arrival_s;   /* >= 0, not before the previous request's        */
+    int64_t prompt, output; /* >= 1                                       */
+} rf_sim_request;
+
+typedef struct rf_sim_workload {
+    rf_sim_arrival arrival;
+    int64_t requests;             /* n (closed, Poisson, gamma)            */
+    int64_t concurrency;          /* C (closed)                            */
+    double rate_per_s;            /* Poisson, gamma (> 0)                  */
+    double cv;                    /* gamma (> 0)                           */
+    rf_sim_lengths prompt, output;/* closed, Poisson, gamma                */
+    const rf_sim_request *trace;  /* TRACE: n = trace_len requests         */
+    int64_t trace_len;
+    uint64_t seed;
+} rf_sim_workload;
+
+/* ---- the engine --------------------------------------------------------- */
+
+typedef struct rf_sim_sched {
+    int64_t max_batched_tokens; /* T: tokens a step (>= max_seqs)          */
+    int64_t max_seqs;           /* requests running at once (>= 1)         */
+    int64_t chunk;              /* C: prompt tokens a request a step
+                                   (0: whole prompts, no chunking)         */
+    int64_t block_tokens;       /* b (>= 1)                                */
+    int64_t pool_blocks;        /* KV blocks in all (>= 1)                 */
+    int64_t shared_prefix;      /* P_s tokens of every prompt cached (0)   */
+    bool no_preempt;            /* reserve each request's whole life       */
+    double slo_ttft_s, slo_tpot_s; /* goodput targets (0: none)            */
+} rf_sim_sched;
+
+/* The KV pool in blocks from memory, rf_capacity_compute's pool:
+ *     blocks = floor(floor(pool / kv_tok) / b)
+ * (kv_tok over every layer at full context, so a sliding model's pool is
+ * undercounted). Errors: RF_EINVAL for b < 1, weights that leave no pool;
+ * those of rf_capacity_compute. */
+rf_status rf_sim_pool_blocks(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
+                             double util, uint64_t reserve_bytes, int64_t block_tokens,
+                             int64_t *blocks, rf_err *err);
+
+/* ---- results ------------------------------------------------------------ */
+
+typedef struct rf_sim_stat {
+    int64_t n;                    /* values                                */
+    double mean, p50, p90, p99, max;
+} rf_sim_stat;
+
+typedef struct rf_sim_result {
+    int64_t requests;             /* completed (every one)                 */
+    int64_t steps;                /* steps run                             */
+    int64_t log_entries;          /* ITL log entries the run needs         */
+    int64_t output_tokens, prompt_tokens; /* requested (recompute excluded) */
+    int64_t recompute_tokens;     /* prefilled again after preemption      */
+    double duration_s;
+    rf_sim_stat ttft_s, tpot_s, itl_s, e2e_s, queue_s;
+    double requests_per_s, output_tokens_per_s;
+    int64_t good_requests;        /* meeting both SLOs                     */
+    double goodput_requests_per_s;
+    double kv_util_mean;
+    int64_t kv_peak_blocks, pool_blocks, prefix_blocks;
+    int64_t preemptions;
+    int64_t peak_running;         /* most requests running at once         */
+    double mean_step_tokens;      /* tokens a step, mean over steps        */
+    double in_system_mean;        /* time-average requests in system       */
+    double queue_growth_per_s;    /* the overload test's slope (open loop) */
+    bool overloaded;
+} rf_sim_result;
+
+/* ---- running it --------------------------------------------------------- */
+
+/* Bytes of the workspace a run of this workload and engine needs, its
+ * ITL log holding at most max_log entries (one a step that samples decode
+ * tokens at the step's time, plus one a gap that is not a step's time:
+ * across a preemption or a step that skipped the request). Errors: those
+ * of rf_sim_run's checks; RF_ERANGE for max_log < 1 or a workspace beyond
+ * the address space. */
+rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s,
+                                 int64_t max_log, size_t *bytes, rf_err *err);
+
+/* A first max_log: 2 n (mean output + 2) / max_seqs + 2 n + 1024, at most
+ * 2^26. A run that needs more says so (rf_sim_run's RF_ERANGE). */
+int64_t rf_sim_log_hint(const rf_sim_workload *w, const rf_sim_sched *s);
+
+/* Run the simulation. work (8-byte aligned, work_bytes from
+ * rf_sim_workspace_bytes with max_log) is the only memory used; step
+ * (with user) gives each step's time (rf_sim_floor_step with an
+ * rf_sim_floor for the floor).
+ * Errors (RF_EINVAL, naming the input): a workload or engine value out of
+ * range (a rate of 0 or less, a cv of 0 or less, a trace going back in
+ * time or with a length below 1, lo > hi, ...); a request that cannot fit
+ * the pool even alone ("request 3: prompt 9000 + output 8000 - 1 positions
+ * need 1063 blocks of 16 tokens; the pool has 1000 (0 for the shared
+ * prefix)"); without chunking, a prompt above the budget. RF_ERANGE when
+ * the ITL log needs more than max_log entries: out->log_entries then holds
+ * what it needs, and the same call with that max_log succeeds. Errors of the
+ * step model end the run with their message prefixed by the step. */
+rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *s, rf_sim_step_fn step,
+                     void *user, void *work, size_t work_bytes, int64_t max_log,
+                     rf_sim_result *out, rf_err *err);
+
+/* The nearest-rank percentile of v[0..n-1] sorted ascending (n >= 1, p in
+ * (0, 100]): v[ceil(p n / 100) - 1], the index at least 0. */
+double rf_sim_percentile(const double *sorted, int64_t n, double p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

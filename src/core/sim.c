@@ -1,0 +1,576 @@
+/* sim.c - the scheduler simulated step by step, and its statistics
+ * (rf_sim.h). */
+#include <math.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* One ITL log entry: `count` gaps of `gap_s` (a step's regular tokens, or
+ * one gap that was not a step's time). */
+typedef struct itl_entry {
+    double gap_s;
+    int64_t count;
+} itl_entry;
+
+/* The run's memory, carved from the caller's workspace. */
+typedef struct sim {
+    const rf_sim_sched *sc;
+    int64_t n, max_log;
+    /* per request (n) */
+    double *arrival, *first, *ttft_end, *end, *last_emit;
+    int64_t *prompt, *output, *cached, *made, *own;
+    int64_t *hit_blocks;      /* the prefix blocks request r hits           */
+    itl_entry *values, *tmp;  /* (n) a metric's values to sort, and the sort's */
+    /* the waiting queue: a ring of n */
+    int64_t *ring, head, waiting;
+    /* running requests in the order admitted (max_seqs) */
+    int64_t *run, n_run;
+    /* the step's batch (max_seqs each) */
+    int64_t *dctx, *sched, *sched_tokens, n_sched;
+    rf_sim_chunk *chunks;
+    itl_entry *log, *log_tmp; /* (max_log) the ITL log and its sort's       */
+    int64_t n_log, log_needed;
+    /* the pool */
+    int64_t free_blocks, prefix_blocks, hit;
+} sim;
+
+static size_t align8(size_t x)
+{
+    return (x + 7) & ~(size_t)7;
+}
+
+/* Lay the workspace out; with base NULL only the size is counted. */
+static size_t layout(sim *s, char *base, int64_t n, int64_t seqs, int64_t max_log)
+{
+    size_t off = 0, N = (size_t)n, S = (size_t)seqs;
+#define TAKE(field, type, count)                                                            \
+    do {                                                                                    \
+        if (base)                                                                           \
+            s->field = (type *)(void *)(base + off);                                       \
+        off += align8(sizeof(type) * (count));                                            \
+    } while (0)
+    TAKE(arrival, double, N);
+    TAKE(first, double, N);
+    TAKE(ttft_end, double, N);
+    TAKE(end, double, N);
+    TAKE(last_emit, double, N);
+    TAKE(prompt, int64_t, N);
+    TAKE(output, int64_t, N);
+    TAKE(cached, int64_t, N);
+    TAKE(made, int64_t, N);
+    TAKE(own, int64_t, N);
+    TAKE(hit_blocks, int64_t, N);
+    TAKE(values, itl_entry, N);
+    TAKE(tmp, itl_entry, N);
+    TAKE(ring, int64_t, N);
+    TAKE(run, int64_t, S);
+    TAKE(dctx, int64_t, S);
+    TAKE(sched, int64_t, S);
+    TAKE(sched_tokens, int64_t, S);
+    TAKE(chunks, rf_sim_chunk, S);
+    TAKE(log, itl_entry, (size_t)max_log);
+    TAKE(log_tmp, itl_entry, (size_t)max_log);
+#undef TAKE
+    return off;
+}
+
+static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
+{
+    if (s->max_seqs < 1 || s->max_seqs > RF_DIM_MAX)
+        return rf_err_set(err, RF_EINVAL, "max-seqs (%lld) must be in [1, %lld]",
+                          (long long)s->max_seqs, (long long)RF_DIM_MAX);
+    if (s->max_batched_tokens < s->max_seqs || s->max_batched_tokens > RF_DIM_MAX)
+        return rf_err_set(err, RF_EINVAL,
+                          "max-batched-tokens (%lld) must be in [max-seqs (%lld), %lld]: every "
+                          "running request's decode token fits a step",
+                          (long long)s->max_batched_tokens, (long long)s->max_seqs,
+                          (long long)RF_DIM_MAX);
+    if (s->chunk < 0)
+        return rf_err_set(err, RF_EINVAL, "chunk (%lld) must be >= 0 (0: no chunking)",
+                          (long long)s->chunk);
+    if (s->block_tokens < 1 || s->pool_blocks < 1)
+        return rf_err_set(err, RF_EINVAL, "block (%lld tokens) and pool (%lld blocks) must be >= 1",
+                          (long long)s->block_tokens, (long long)s->pool_blocks);
+    if (s->shared_prefix < 0)
+        return rf_err_set(err, RF_EINVAL, "shared-prefix (%lld) must be >= 0",
+                          (long long)s->shared_prefix);
+    if (!(s->slo_ttft_s >= 0) || !(s->slo_tpot_s >= 0))
+        return rf_err_set(err, RF_EINVAL, "SLOs (TTFT %g s, TPOT %g s) must be > 0 (0: none)",
+                          s->slo_ttft_s, s->slo_tpot_s);
+    return RF_OK;
+}
+
+rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s,
+                                 int64_t max_log, size_t *bytes, rf_err *err)
+{
+    int64_t n;
+    rf_status st;
+    *bytes = 0;
+    if ((st = rf__sim_workload_check(w, &n, err)) || (st = sched_check(s, err)))
+        return st;
+    if (max_log < 1 || (uint64_t)max_log > SIZE_MAX / 64 || (uint64_t)n > SIZE_MAX / 128)
+        return rf_err_set(err, RF_ERANGE, "max-log (%lld) must be >= 1 and the workspace "
+                                          "addressable",
+                          (long long)max_log);
+    *bytes = layout(NULL, NULL, n, s->max_seqs, max_log);
+    return RF_OK;
+}
+
+int64_t rf_sim_log_hint(const rf_sim_workload *w, const rf_sim_sched *s)
+{
+    int64_t n = w->arrival == RF_SIM_TRACE ? w->trace_len : w->requests;
+    double out = 0;
+    if (w->arrival == RF_SIM_TRACE) {
+        for (int64_t i = 0; i < n; i++)
+            out += (double)w->trace[i].output;
+        out /= n > 0 ? (double)n : 1;
+    } else {
+        out = w->output.dist == RF_SIM_FIXED ? (double)w->output.value
+              : w->output.dist == RF_SIM_UNIFORM ? ((double)w->output.lo + (double)w->output.hi) / 2
+                                                 : w->output.mean;
+    }
+    double seqs = (double)(s->max_seqs > 0 ? s->max_seqs : 1);
+    double hint = 2 * (double)n * (out + 2) / seqs + 2 * (double)n + 1024;
+    return hint > 0x1p26 ? (int64_t)1 << 26 : (int64_t)hint;
+}
+
+/* ---- the pool ------------------------------------------------------------ */
+
+/* Positions of request r the prefix cache holds: the whole blocks of the
+ * shared prefix, at most those before its last prompt token. */
+static int64_t hit_of(const sim *s, int64_t r)
+{
+    return s->hit_blocks[r] * s->sc->block_tokens;
+}
+
+/* Blocks request r holds at c positions, beyond the shared prefix's. */
+static int64_t blocks_at(const sim *s, int64_t r, int64_t c)
+{
+    int64_t b = s->sc->block_tokens;
+    return (c + b - 1) / b - s->hit_blocks[r];
+}
+
+/* The blocks request r must add to hold c positions (0 when its own
+ * blocks already hold them: no division on the common path). */
+static int64_t blocks_more(const sim *s, int64_t r, int64_t c)
+{
+    if (c <= (s->own[r] + s->hit_blocks[r]) * s->sc->block_tokens)
+        return 0;
+    return blocks_at(s, r, c) - s->own[r];
+}
+
+/* ---- the queue ------------------------------------------------------------ */
+
+static void push_back(sim *s, int64_t r)
+{
+    s->ring[(s->head + s->waiting++) % s->n] = r;
+}
+
+static void push_front(sim *s, int64_t r)
+{
+    s->head = (s->head + s->n - 1) % s->n;
+    s->ring[s->head] = r;
+    s->waiting++;
+}
+
+static int64_t front(const sim *s)
+{
+    return s->ring[s->head];
+}
+
+static void pop_front(sim *s)
+{
+    s->head = (s->head + 1) % s->n;
+    s->waiting--;
+}
+
+/* ---- one step ---------------------------------------------------------------- */
+
+/* The running request admitted last gives its blocks back and goes to the
+ * front of the queue; it recomputes from its prefix hit later. */
+static void preempt_last(sim *s, rf_sim_result *out)
+{
+    int64_t v = s->run[--s->n_run];
+    s->free_blocks += s->own[v];
+    s->own[v] = 0;
+    s->cached[v] = hit_of(s, v);
+    push_front(s, v);
+    out->preemptions++;
+}
+
+static void take(sim *s, rf_sim_batch *b, int64_t r, int64_t tokens)
+{
+    int64_t c = s->cached[r];
+    if (s->made[r] >= 1 && s->prompt[r] + s->made[r] - c == 1) {
+        s->dctx[b->n_decode++] = c + 1;
+        b->decode_context_sum += c + 1;
+    } else {
+        s->chunks[b->n_chunks++] = (rf_sim_chunk){.tokens = tokens, .offset = c, .request = r};
+    }
+    b->tokens += tokens;
+    s->sched[s->n_sched] = r;
+    s->sched_tokens[s->n_sched++] = tokens;
+}
+
+/* The tokens request r takes now: K - c, cut to the chunk (a fresh prompt
+ * without chunking is never cut: 0 when it does not fit) and the budget. */
+static int64_t tokens_for(const sim *s, int64_t r, int64_t budget)
+{
+    int64_t rem = s->prompt[r] + s->made[r] - s->cached[r], C = s->sc->chunk;
+    if (!C && !s->made[r])
+        return rem <= budget ? rem : 0;
+    if (C && rem > C)
+        rem = C;
+    return rem < budget ? rem : budget;
+}
+
+/* Build the step at time t (rf_sim.h, "The scheduler"). */
+static void schedule(sim *s, double t, rf_sim_batch *b, rf_sim_result *out)
+{
+    const rf_sim_sched *sc = s->sc;
+    int64_t budget = sc->max_batched_tokens;
+    *b = (rf_sim_batch){.decode_context = s->dctx, .chunks = s->chunks};
+    s->n_sched = 0;
+    int64_t preempted = out->preemptions;
+    for (int64_t i = 0; i < s->n_run && budget > 0; i++) {
+        int64_t r = s->run[i], tk = tokens_for(s, r, budget);
+        if (!tk)
+            continue;
+        if (!sc->no_preempt) {
+            int64_t need = blocks_more(s, r, s->cached[r] + tk);
+            bool self = false;
+            while (need > s->free_blocks && !self) {
+                self = s->run[s->n_run - 1] == r;
+                preempt_last(s, out);
+            }
+            if (self)
+                break; /* r was the last running: nothing after it */
+            s->free_blocks -= need;
+            s->own[r] += need;
+        }
+        take(s, b, r, tk);
+        budget -= tk;
+    }
+    /* after a preemption nothing is admitted this step (vLLM V1) */
+    while (s->waiting && budget > 0 && s->n_run < sc->max_seqs && preempted == out->preemptions) {
+        int64_t r = front(s), tk = tokens_for(s, r, budget);
+        if (!tk)
+            break;
+        int64_t need = sc->no_preempt ? blocks_at(s, r, s->prompt[r] + s->output[r] - 1)
+                                      : blocks_at(s, r, s->cached[r] + tk);
+        if (need > s->free_blocks)
+            break;
+        pop_front(s);
+        s->run[s->n_run++] = r;
+        s->free_blocks -= need;
+        s->own[r] = need;
+        if (s->first[r] < 0)
+            s->first[r] = t;
+        take(s, b, r, tk);
+        budget -= tk;
+    }
+}
+
+/* Log n gaps of gap_s (the log full: count what it would need). */
+static void log_gap(sim *s, double gap_s, int64_t n)
+{
+    s->log_needed++;
+    if (s->n_log < s->max_log)
+        s->log[s->n_log++] = (itl_entry){gap_s, n};
+}
+
+/* ---- statistics -------------------------------------------------------------- */
+
+/* The nearest rank ceil(p n / 100) in [1, n]; p n in integers when it is
+ * whole, so 99 x 100 / 100 is 99, not a rounding above it. */
+static int64_t rank(double p, int64_t n)
+{
+    double x = p * (double)n;
+    int64_t k = x == floor(x) && x < 0x1p53 ? ((int64_t)x + 99) / 100 : (int64_t)ceil(x / 100);
+    return k < 1 ? 1 : k > n ? n : k;
+}
+
+double rf_sim_percentile(const double *sorted, int64_t n, double p)
+{
+    return sorted[rank(p, n) - 1];
+}
+
+/* Sort e[0..n-1] by gap_s ascending, tmp as large: LSD radix on the bits of
+ * the doubles, which order as their values do (every value here is >= 0);
+ * a byte every key shares is skipped. O(n), no allocation. */
+static void sort_entries(itl_entry *e, itl_entry *tmp, int64_t n)
+{
+    itl_entry *src = e, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        int64_t count[257] = {0};
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t k;
+            memcpy(&k, &src[i].gap_s, sizeof k);
+            count[((k >> shift) & 0xff) + 1]++;
+        }
+        bool one = false;
+        for (int d = 1; d <= 256 && !one; d++)
+            one = count[d] == n;
+        if (one)
+            continue;
+        for (int d = 1; d <= 256; d++)
+            count[d] += count[d - 1];
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t k;
+            memcpy(&k, &src[i].gap_s, sizeof k);
+            dst[count[(k >> shift) & 0xff]++] = src[i];
+        }
+        itl_entry *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != e)
+        memcpy(e, src, sizeof *e * (size_t)n);
+}
+
+/* The statistics of the values e[0..n-1], each counted `count` times: the
+ * mean, and the nearest-rank percentiles of the multiset (its k-th
+ * smallest value, k = ceil(p total / 100)). Sorts e. */
+static rf_sim_stat stat_of(itl_entry *e, itl_entry *tmp, int64_t n)
+{
+    rf_sim_stat st = {0};
+    sort_entries(e, tmp, n);
+    int64_t total = 0;
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        total += e[i].count;
+        sum += e[i].gap_s * (double)e[i].count;
+    }
+    st.n = total;
+    if (!total)
+        return st;
+    st.mean = sum / (double)total;
+    static const double ps[3] = {50, 90, 99};
+    double *dst[3] = {&st.p50, &st.p90, &st.p99};
+    for (int q = 0; q < 3; q++) {
+        int64_t k = rank(ps[q], total), seen = 0, i = 0;
+        while (i < n - 1 && seen + e[i].count < k)
+            seen += e[i++].count;
+        *dst[q] = e[i].gap_s;
+    }
+    st.max = e[n - 1].gap_s;
+    return st;
+}
+
+/* The least-squares slope of the number in system against time over the
+ * arrivals' second half, from sums shifted to its first arrival. */
+typedef struct trend {
+    double x0, k, sx, sy, sxx, sxy, last;
+} trend;
+
+static void trend_add(trend *tr, double x, double y)
+{
+    x -= tr->x0;
+    tr->k++;
+    tr->sx += x;
+    tr->sy += y;
+    tr->sxx += x * x;
+    tr->sxy += x * y;
+    tr->last = x;
+}
+
+static void finish(sim *s, const trend *tr, bool open, double kv_area, double sys_area,
+                   rf_sim_result *out)
+{
+    const rf_sim_sched *sc = s->sc;
+    int64_t n = s->n;
+    double dur = out->duration_s;
+    int64_t good = 0, nt = 0;
+    for (int64_t i = 0; i < n; i++) {
+        bool ok = !(sc->slo_ttft_s > 0) || s->ttft_end[i] - s->arrival[i] <= sc->slo_ttft_s;
+        if (s->output[i] >= 2) {
+            double tpot = (s->end[i] - s->ttft_end[i]) / (double)(s->output[i] - 1);
+            s->values[nt++] = (itl_entry){tpot, 1};
+            ok = ok && (!(sc->slo_tpot_s > 0) || tpot <= sc->slo_tpot_s);
+        }
+        good += ok;
+    }
+    out->tpot_s = stat_of(s->values, s->tmp, nt);
+    for (int64_t i = 0; i < n; i++)
+        s->values[i] = (itl_entry){s->ttft_end[i] - s->arrival[i], 1};
+    out->ttft_s = stat_of(s->values, s->tmp, n);
+    for (int64_t i = 0; i < n; i++)
+        s->values[i] = (itl_entry){s->end[i] - s->arrival[i], 1};
+    out->e2e_s = stat_of(s->values, s->tmp, n);
+    for (int64_t i = 0; i < n; i++)
+        s->values[i] = (itl_entry){s->first[i] - s->arrival[i], 1};
+    out->queue_s = stat_of(s->values, s->tmp, n);
+    out->itl_s = stat_of(s->log, s->log_tmp, s->n_log);
+    out->good_requests = good;
+    out->requests_per_s = (double)n / dur;
+    out->output_tokens_per_s = (double)out->output_tokens / dur;
+    out->goodput_requests_per_s = (double)good / dur;
+    out->kv_util_mean = kv_area / dur / (double)sc->pool_blocks;
+    out->in_system_mean = sys_area / dur;
+    out->mean_step_tokens = out->steps ? out->mean_step_tokens / (double)out->steps : 0;
+    double det = tr->k * tr->sxx - tr->sx * tr->sx;
+    if (open && tr->k >= 2 && det > 0 && tr->last > 0) {
+        out->queue_growth_per_s = (tr->k * tr->sxy - tr->sx * tr->sy) / det;
+        out->overloaded = out->queue_growth_per_s > 0.05 * (tr->k - 1) / tr->last;
+    }
+}
+
+/* ---- the run ---------------------------------------------------------------- */
+
+/* Refuse a request that cannot run even alone. */
+static rf_status fits_alone(const sim *s, int64_t r, rf_err *err)
+{
+    const rf_sim_sched *sc = s->sc;
+    int64_t P = s->prompt[r], N = s->output[r];
+    if (N > RF_DIM_MAX - P + 1)
+        return rf_err_set(err, RF_EINVAL, "request %lld: prompt %lld + output %lld passes %lld "
+                                          "positions",
+                          (long long)r, (long long)P, (long long)N, (long long)RF_DIM_MAX);
+    int64_t need = blocks_at(s, r, P + N - 1), have = sc->pool_blocks - s->prefix_blocks;
+    if (need > have)
+        return rf_err_set(err, RF_EINVAL,
+                          "request %lld: prompt %lld + output %lld - 1 positions need %lld "
+                          "blocks of %lld tokens; the pool has %lld (%lld of them for the shared "
+                          "prefix)%s",
+                          (long long)r, (long long)P, (long long)N, (long long)need,
+                          (long long)sc->block_tokens, (long long)sc->pool_blocks,
+                          (long long)s->prefix_blocks,
+                          sc->no_preempt ? " and preemption is off" : "");
+    if (!sc->chunk && P - hit_of(s, r) > sc->max_batched_tokens)
+        return rf_err_set(err, RF_EINVAL,
+                          "request %lld: its %lld prompt tokens pass max-batched-tokens (%lld) "
+                          "and chunking is off",
+                          (long long)r, (long long)(P - hit_of(s, r)),
+                          (long long)sc->max_batched_tokens);
+    return RF_OK;
+}
+
+rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn step,
+                     void *user, void *work, size_t work_bytes, int64_t max_log,
+                     rf_sim_result *out, rf_err *err)
+{
+    size_t need = 0;
+    int64_t n = 0;
+    rf_status st = rf_sim_workspace_bytes(w, sc, max_log, &need, err);
+    if (st)
+        return st;
+    if (work_bytes < need || !work || ((uintptr_t)work & 7))
+        return rf_err_set(err, RF_EINVAL, "the workspace has %zu bytes (8-byte aligned); the run "
+                                          "needs %zu",
+                          work_bytes, need);
+    rf__sim_workload_check(w, &n, err);
+    sim s = {.sc = sc, .n = n, .max_log = max_log};
+    layout(&s, work, n, sc->max_seqs, max_log);
+    if ((st = rf__sim_requests(w, n, s.arrival, s.prompt, s.output, err)))
+        return st;
+    s.hit = sc->shared_prefix / sc->block_tokens * sc->block_tokens;
+    s.prefix_blocks = s.hit / sc->block_tokens;
+    if (s.prefix_blocks >= sc->pool_blocks)
+        return rf_err_set(err, RF_EINVAL,
+                          "shared-prefix (%lld tokens) fills the pool's %lld blocks of %lld",
+                          (long long)sc->shared_prefix, (long long)sc->pool_blocks,
+                          (long long)sc->block_tokens);
+    s.free_blocks = sc->pool_blocks - s.prefix_blocks;
+    *out = (rf_sim_result){.requests = n, .pool_blocks = sc->pool_blocks,
+                           .prefix_blocks = s.prefix_blocks};
+    for (int64_t r = 0; r < n; r++) {
+        int64_t cap = (s.prompt[r] - 1) / sc->block_tokens; /* a prompt token computed */
+        s.hit_blocks[r] = s.prefix_blocks < cap ? s.prefix_blocks : cap;
+        if ((st = fits_alone(&s, r, err)))
+            return st;
+        s.first[r] = -1;
+        s.cached[r] = hit_of(&s, r);
+        s.made[r] = s.own[r] = 0;
+        out->prompt_tokens += s.prompt[r];
+        out->output_tokens += s.output[r];
+    }
+    bool closed = w->arrival == RF_SIM_CLOSED, open = !closed;
+    int64_t issued = n, next = 0, done = 0, in_sys = 0;
+    if (closed) {
+        issued = w->concurrency < n ? w->concurrency : n;
+        for (int64_t r = 0; r < n; r++)
+            s.arrival[r] = 0;
+    }
+    trend tr = {.x0 = s.arrival[n / 2]};
+    double t = 0, kv_area = 0, sys_area = 0;
+    rf_sim_batch b;
+    while (done < n) {
+        for (; next < issued && s.arrival[next] <= t; next++) {
+            sys_area += t - s.arrival[next]; /* in system since it arrived */
+            push_back(&s, next);
+            in_sys++;
+            if (open && next >= n / 2)
+                trend_add(&tr, s.arrival[next], (double)in_sys);
+        }
+        if (!s.n_run && !s.waiting) {
+            t = s.arrival[next]; /* idle to the next arrival (one exists: done < n) */
+            continue;
+        }
+        schedule(&s, t, &b, out);
+        if (!b.tokens)
+            return rf_err_set(err, RF_EINTERNAL, "the scheduler ran nothing at %.9g s", t);
+        double dt = 0;
+        if ((st = step(user, &b, &dt, err)))
+            return rf_err_prefix(err, st, "step %lld (%lld decode, %lld chunks)",
+                                 (long long)out->steps, (long long)b.n_decode,
+                                 (long long)b.n_chunks);
+        if (!(dt > 0) || !isfinite(dt))
+            return rf_err_set(err, RF_EINVAL, "step %lld: the step model gave %g s (must be > 0)",
+                              (long long)out->steps, dt);
+        double end = t + dt;
+        int64_t held = sc->pool_blocks - s.free_blocks;
+        if (s.free_blocks < 0)
+            return rf_err_set(err, RF_EINTERNAL, "the pool was overdrawn at %.9g s", t);
+        kv_area += (double)held * dt;
+        sys_area += (double)in_sys * dt;
+        out->kv_peak_blocks = held > out->kv_peak_blocks ? held : out->kv_peak_blocks;
+        out->peak_running = s.n_run > out->peak_running ? s.n_run : out->peak_running;
+        out->mean_step_tokens += (double)b.tokens;
+        out->steps++;
+        int64_t regular = 0, finished = 0;
+        for (int64_t i = 0; i < s.n_sched; i++) {
+            int64_t r = s.sched[i];
+            if (s.made[r] && s.cached[r] < s.prompt[r] + s.made[r] - 1)
+                out->recompute_tokens += s.sched_tokens[i];
+            s.cached[r] += s.sched_tokens[i];
+            if (s.cached[r] < s.prompt[r] + s.made[r])
+                continue; /* a chunk short of the known tokens: no token yet */
+            if (++s.made[r] == 1)
+                s.ttft_end[r] = end;
+            else if (s.last_emit[r] == t)
+                regular++;
+            else
+                log_gap(&s, end - s.last_emit[r], 1);
+            s.last_emit[r] = end;
+            if (s.made[r] < s.output[r])
+                continue;
+            s.end[r] = end;
+            s.free_blocks += s.own[r];
+            s.own[r] = -1; /* marks it for removal below */
+            finished++;
+        }
+        if (regular)
+            log_gap(&s, dt, regular);
+        if (finished) {
+            int64_t k = 0;
+            for (int64_t i = 0; i < s.n_run; i++)
+                if (s.own[s.run[i]] >= 0)
+                    s.run[k++] = s.run[i];
+            s.n_run = k;
+            done += finished;
+            in_sys -= finished;
+            for (int64_t f = 0; closed && f < finished && issued < n; f++)
+                s.arrival[issued++] = end; /* the client's next request */
+        }
+        t = end;
+    }
+    out->duration_s = t;
+    out->log_entries = s.log_needed;
+    if (s.log_needed > max_log)
+        return rf_err_set(err, RF_ERANGE,
+                          "the run logs %lld ITL entries; the workspace holds %lld: call again "
+                          "with max_log %lld",
+                          (long long)s.log_needed, (long long)max_log, (long long)s.log_needed);
+    finish(&s, &tr, open, kv_area, sys_area, out);
+    return RF_OK;
+}

@@ -1,0 +1,279 @@
+/* sim_floor.c - the simulator's default step model: the floor of the exact
+ * mixed step, fast (rf_sim.h, "the default step model"). */
+#include <math.h>
+#include <string.h>
+
+#include "roofline/rf_sim.h"
+
+static bool is_attention(const rf_op *op)
+{
+    return op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL;
+}
+
+size_t rf_sim_floor_table_bytes(int64_t max_tokens, int64_t max_logits)
+{
+    if (max_tokens < 1 || max_logits < 1 || max_tokens > RF_DIM_MAX || max_logits > RF_DIM_MAX)
+        return 0;
+    return ((size_t)max_tokens + (size_t)max_logits + 2) * sizeof(rf_sim_floor_entry);
+}
+
+/* The attention of one chunk of t tokens after o cached, as the mixed step
+ * takes it from a prefill of that chunk: its operators' flops and bytes,
+ * and the K/V and score bytes of the step (compulsory traffic's share). */
+static rf_status chunk_direct(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[3], rf_err *err)
+{
+    rf_step_opts c = f->opts;
+    c.phase = RF_PREFILL;
+    c.batch = 1;
+    c.tokens = t;
+    c.context = o;
+    f->steps_computed++;
+    rf_status s = rf_step_compute(&f->model, &c, &f->roof, &f->scratch, err);
+    if (s)
+        return s;
+    const rf_step *st = &f->scratch;
+    v[0] = v[2] = 0;
+    v[1] = st->kv_bytes + st->extra_bytes; /* both checked by the step */
+    for (size_t i = 0; i < st->n_ops; i++)
+        if (is_attention(&st->ops[i])) {
+            v[0] += st->ops[i].count * st->ops[i].flops;
+            v[2] += st->ops[i].count * st->ops[i].bytes;
+        }
+    return RF_OK;
+}
+
+/* 2 value(t, o) from the coefficients, modulo 2^64. */
+static uint64_t poly2(const uint64_t c[5], uint64_t t, uint64_t o)
+{
+    return c[0] * t * o + c[1] * t * t + c[2] * t + c[3] * o + c[4];
+}
+
+/* Fit a t o + b t^2 + c t + d o + e to the chunk attention at t = 2, 3, 4
+ * and o = 0, 1 (twice each coefficient, so halves stay whole), then check
+ * it exactly at points that reach far past them; false when any differs. */
+static rf_status chunk_fit(rf_sim_floor *f, bool *ok, rf_err *err)
+{
+    uint64_t g[3][2][3]; /* [t - 2][o][value] */
+    rf_status s;
+    for (int t = 2; t <= 4; t++)
+        for (int o = 0; o <= 1; o++)
+            if ((s = chunk_direct(f, t, o, g[t - 2][o], err)))
+                return s;
+    for (int v = 0; v < 3; v++) {
+        uint64_t g20 = g[0][0][v], g30 = g[1][0][v], g40 = g[2][0][v];
+        uint64_t b2 = g40 - 2 * g30 + g20;                 /* 2b */
+        uint64_t c2 = 2 * (g30 - g20) - 5 * b2;            /* 2c: G30 - G20 = 5b + c */
+        uint64_t e2 = 2 * g20 - 4 * b2 - 2 * c2;           /* 2e: G20 = 4b + 2c + e */
+        uint64_t h2 = g[0][1][v] - g20, h3 = g[1][1][v] - g30; /* a t + d */
+        uint64_t a2 = 2 * (h3 - h2), d2 = 2 * h2 - 2 * a2;
+        f->poly[v][0] = a2;
+        f->poly[v][1] = b2;
+        f->poly[v][2] = c2;
+        f->poly[v][3] = d2;
+        f->poly[v][4] = e2;
+    }
+    static const int64_t check[][2] = {{1, 0}, {1, 5}, {7, 13}, {100, 3000}, {2048, 100000},
+                                       {4096, 7}, {513, 65536}};
+    *ok = true;
+    for (size_t i = 0; i < sizeof check / sizeof check[0] && *ok; i++) {
+        uint64_t v[3];
+        if ((s = chunk_direct(f, check[i][0], check[i][1], v, err)))
+            return s;
+        for (int k = 0; k < 3; k++)
+            *ok = *ok && poly2(f->poly[k], (uint64_t)check[i][0], (uint64_t)check[i][1]) ==
+                             2 * v[k];
+    }
+    return RF_OK;
+}
+
+rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step_opts *o,
+                               const rf_roof *roof, int64_t max_tokens, int64_t max_logits,
+                               void *table, size_t table_bytes, rf_err *err)
+{
+    if (m->kv_lora_rank > 0)
+        return rf_err_set(err, RF_EINVAL, "%s: mixed steps of MLA models are not modelled "
+                                          "(kv_b_proj expands the cached latents)",
+                          m->name);
+    if (o->kv.group_size || o->a.group_size)
+        return rf_err_set(err, RF_EINVAL,
+                          "the simulator's floor needs KV and activation dtypes without group "
+                          "scales (%s, %s): their bytes are not affine in the keys",
+                          rf_dtype_name(o->kv.kind), rf_dtype_name(o->a.kind));
+    size_t need = rf_sim_floor_table_bytes(max_tokens, max_logits);
+    if (!need)
+        return rf_err_set(err, RF_EINVAL, "max tokens (%lld) and logits (%lld) must be in [1, %lld]",
+                          (long long)max_tokens, (long long)max_logits, (long long)RF_DIM_MAX);
+    if (table_bytes < need || !table)
+        return rf_err_set(err, RF_EINVAL, "the floor's table has %zu bytes; it needs %zu",
+                          table_bytes, need);
+    f->model = *m;
+    f->opts = *o;
+    f->roof = *roof;
+    f->full = o->traffic == RF_TRAFFIC_FULL;
+    f->max_tokens = max_tokens;
+    f->max_logits = max_logits;
+    f->lin = table;
+    f->head = f->lin + max_tokens + 1;
+    memset(table, 0, need);
+    f->steps_computed = 0;
+    rf_step_opts d = *o;
+    d.phase = RF_DECODE;
+    d.batch = 1;
+    d.tokens = 1;
+    rf_status s = rf_sweep_prepare(&f->decode, m, &d, roof, err);
+    if (s)
+        return s;
+    f->chunk_poly = false;
+    if (!rf_model_sliding_layers(m) && (s = chunk_fit(f, &f->chunk_poly, err)))
+        return s;
+    return RF_OK;
+}
+
+/* Every operator but attention at M rows (lm_head excluded), as the mixed
+ * step's linear part: one rf_step_compute, kept. */
+static rf_status linear_at(rf_sim_floor *f, int64_t M, const rf_sim_floor_entry **out,
+                           rf_err *err)
+{
+    rf_sim_floor_entry *e = &f->lin[M];
+    if (!e->set) {
+        rf_step_opts lin = f->opts;
+        lin.phase = RF_PREFILL;
+        lin.batch = 1;
+        lin.tokens = M;
+        lin.context = 0;
+        f->steps_computed++;
+        rf_status s = rf_step_compute(&f->model, &lin, &f->roof, &f->scratch, err);
+        if (s)
+            return s;
+        const rf_step *st = &f->scratch;
+        e->flops = e->bytes = 0;
+        for (size_t i = 0; i < st->n_ops; i++) {
+            const rf_op *op = &st->ops[i];
+            if (is_attention(op) || !strcmp(op->name, "lm_head"))
+                continue;
+            e->flops += op->count * op->flops; /* below the step's checked totals */
+            e->bytes += op->count * op->bytes;
+        }
+        e->weight_bytes = st->weight_bytes; /* lm_head's weights included */
+        e->set = true;
+    }
+    *out = e;
+    return RF_OK;
+}
+
+/* lm_head at L rows, as the mixed step re-forms it. */
+static rf_status head_at(rf_sim_floor *f, int64_t L, const rf_sim_floor_entry **out, rf_err *err)
+{
+    rf_sim_floor_entry *e = &f->head[L];
+    if (!e->set) {
+        const rf_step *st = &f->decode.scratch; /* a decode step: lm_head is in it */
+        const rf_op *h = NULL;
+        for (size_t i = 0; i < st->n_ops && !h; i++)
+            if (st->ops[i].name && !strcmp(st->ops[i].name, "lm_head"))
+                h = &st->ops[i];
+        rf_op op;
+        rf_status s;
+        if (!h)
+            return rf_err_set(err, RF_EINTERNAL, "the step has no lm_head");
+        if ((s = rf_op_gemm(h->name, L, h->k, h->n, h->w, f->opts.a, &op, err)))
+            return s;
+        e->flops = op.flops;
+        e->bytes = op.bytes;
+        e->set = true;
+    }
+    *out = e;
+    return RF_OK;
+}
+
+static inline bool mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+/* *sum += count (n x0 + k x), checked */
+static inline bool acc(uint64_t *sum, uint64_t count, uint64_t n, uint64_t x0, uint64_t k,
+                       uint64_t x)
+{
+    uint64_t a, b;
+    return mul(n, x0, &a) && mul(k, x, &b) && !__builtin_add_overflow(a, b, &a) &&
+           mul(count, a, &a) && !__builtin_add_overflow(*sum, a, sum);
+}
+
+rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, rf_err *err)
+{
+    rf_sim_floor *f = user;
+    int64_t M = b->tokens, L = b->n_decode + b->n_chunks;
+    if (M < 1 || M > f->max_tokens || L > f->max_logits)
+        return rf_err_set(err, RF_ERANGE,
+                          "a step of %lld tokens and %lld logits passes the floor's %lld and %lld",
+                          (long long)M, (long long)L, (long long)f->max_tokens,
+                          (long long)f->max_logits);
+    const rf_sim_floor_entry *lin = NULL, *head = NULL;
+    rf_status s;
+    if ((s = linear_at(f, M, &lin, err)) || (s = head_at(f, L, &head, err)))
+        return s;
+    uint64_t F = lin->flops + head->flops; /* each below 2^63: checked steps */
+    uint64_t Qc = lin->weight_bytes, Qf = lin->bytes + head->bytes;
+    bool ok = true;
+    uint64_t n = (uint64_t)b->n_decode;
+    for (size_t r = 0; r < f->decode.n_attn && n; r++) {
+        const struct rf_sweep_attn *a = &f->decode.attn[r];
+        uint64_t keys = (uint64_t)b->decode_context_sum;
+        if (a->window) {
+            keys = 0;
+            for (int64_t i = 0; i < b->n_decode; i++)
+                keys += (uint64_t)(b->decode_context[i] < a->window ? b->decode_context[i]
+                                                                     : a->window);
+        }
+        ok = ok && acc(&F, a->count, n, a->flops0, keys, a->flops) &&
+             acc(&Qc, a->count, n, a->kv_bytes0 + a->extra_bytes0, keys,
+                 a->kv_bytes + a->extra_bytes) &&
+             acc(&Qf, a->count, n, a->bytes0, keys, a->bytes);
+    }
+    for (int64_t j = 0; j < b->n_chunks && ok; j++) {
+        uint64_t v[3], t = (uint64_t)b->chunks[j].tokens, o = (uint64_t)b->chunks[j].offset;
+        if (f->chunk_poly) {
+            /* the exact value is below 2^63 when its estimate is below 2^62 */
+            double est = 0;
+            for (int k = 0; k < 3; k++) {
+                const uint64_t *c = f->poly[k];
+                double dt = (double)t, dq = (double)o;
+                est = fmax(est, fabs((double)(int64_t)c[0] * dt * dq) +
+                                    fabs((double)(int64_t)c[1] * dt * dt) +
+                                    fabs((double)(int64_t)c[2] * dt) +
+                                    fabs((double)(int64_t)c[3] * dq) + fabs((double)(int64_t)c[4]));
+                v[k] = poly2(c, t, o) / 2;
+            }
+            ok = est < 0x1p62;
+        } else if ((s = chunk_direct(f, (int64_t)t, (int64_t)o, v, err))) {
+            return s;
+        }
+        ok = ok && !__builtin_add_overflow(F, v[0], &F) &&
+             !__builtin_add_overflow(Qc, v[1], &Qc) && !__builtin_add_overflow(Qf, v[2], &Qf);
+    }
+    if (!ok)
+        return rf_err_set(err, RF_ERANGE, "a step of %lld tokens: its totals overflow 64 bits",
+                          (long long)M);
+    *step_s = rf_roof_place(&f->roof, (double)F, (double)(f->full ? Qf : Qc)).floor_s;
+    return RF_OK;
+}
+
+rf_status rf_sim_pool_blocks(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
+                             double util, uint64_t reserve_bytes, int64_t block_tokens,
+                             int64_t *blocks, rf_err *err)
+{
+    if (block_tokens < 1)
+        return rf_err_set(err, RF_EINVAL, "block (%lld tokens) must be >= 1",
+                          (long long)block_tokens);
+    rf_capacity c;
+    rf_status s = rf_capacity_compute(m, o, mem_bytes, util, reserve_bytes, 0, &c, err);
+    if (s)
+        return s;
+    if (!c.weights_fit || c.tokens < (uint64_t)block_tokens)
+        return rf_err_set(err, RF_EINVAL,
+                          "%s: the weights leave %.4g bytes, less than one KV block of %lld "
+                          "tokens",
+                          m->name, c.pool_bytes, (long long)block_tokens);
+    *blocks = (int64_t)(c.tokens / (uint64_t)block_tokens);
+    return RF_OK;
+}

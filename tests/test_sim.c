@@ -1,0 +1,549 @@
+/* test_sim.c - the scheduler simulated request by request (rf_sim.h): its
+ * floor against the mixed step, the closed loop against generate, Little's
+ * law, the low-rate limits, overload, determinism, the KV pool, refusals,
+ * and a floor at or under a hand-derived MoE schedule.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "roofline/rf_hw.h"
+#include "roofline/rf_model.h"
+#include "roofline/rf_serve.h"
+#include "roofline/rf_sim.h"
+#include "roofline/rf_step.h"
+
+#define GOLDEN_FIRST_GAP "0.31602793954435932"
+
+/* |a - b| <= rel * |b| */
+static void near(double a, double b, double rel)
+{
+    if (!(fabs(a - b) <= rel * fabs(b)))
+        fail_msg("%.15g is not within %.3g relative of %.15g", a, rel, b);
+}
+
+static rf_roof roof_of(const char *hw)
+{
+    rf_hw h;
+    rf_roof r;
+    assert_int_equal(rf_hw_preset(hw, &h, NULL), RF_OK);
+    assert_int_equal(rf_hw_roof(&h, RF_BF16, &r, NULL), RF_OK);
+    return r;
+}
+
+static rf_model model(const char *name)
+{
+    rf_model m;
+    assert_int_equal(rf_model_preset(name, &m, NULL), RF_OK);
+    return m;
+}
+
+/* The floor model over a heap table (large: off the stack). */
+typedef struct floor_model {
+    rf_sim_floor f;
+    void *table;
+} floor_model;
+
+static floor_model *floor_new(const char *name, const rf_step_opts *o, int64_t tokens,
+                              int64_t logits)
+{
+    floor_model *fm = calloc(1, sizeof *fm);
+    assert_non_null(fm);
+    rf_model m = model(name);
+    rf_roof roof = roof_of("h100-sxm");
+    size_t bytes = rf_sim_floor_table_bytes(tokens, logits);
+    fm->table = malloc(bytes);
+    assert_non_null(fm->table);
+    rf_step_opts def = rf_step_opts_for_model(&m);
+    rf_err e;
+    rf_status s = rf_sim_floor_prepare(&fm->f, &m, o ? o : &def, &roof, tokens, logits,
+                                       fm->table, bytes, &e);
+    if (s)
+        fail_msg("prepare: %s", e.msg);
+    return fm;
+}
+
+static void floor_free(floor_model *fm)
+{
+    if (fm)
+        free(fm->table);
+    free(fm);
+}
+
+/* Run, sizing the workspace from the hint and once more from the run's own
+ * count when the hint is short (the retry rf_sim_run documents). */
+static rf_status run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn fn,
+                     void *user, rf_sim_result *out, rf_err *e)
+{
+    int64_t max_log = rf_sim_log_hint(w, sc);
+    for (int tries = 0; tries < 2; tries++) {
+        size_t bytes;
+        rf_status s = rf_sim_workspace_bytes(w, sc, max_log, &bytes, e);
+        if (s)
+            return s;
+        void *work = malloc(bytes);
+        assert_non_null(work);
+        s = rf_sim_run(w, sc, fn, user, work, bytes, max_log, out, e);
+        free(work);
+        if (s != RF_ERANGE || out->log_entries <= max_log)
+            return s;
+        max_log = out->log_entries;
+    }
+    return RF_ERANGE;
+}
+
+static void run_ok(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn fn,
+                   void *user, rf_sim_result *out)
+{
+    rf_err e = {0};
+    if (run(w, sc, fn, user, out, &e))
+        fail_msg("run: %s", e.msg);
+}
+
+/* A cheap step model for the scheduler's own tests: 10 ms a step plus
+ * 0.01 ms a token plus 1 ns a decode key. */
+static rf_status affine_step(void *user, const rf_sim_batch *b, double *step_s, rf_err *err)
+{
+    (void)user;
+    (void)err;
+    *step_s = 10e-3 + 1e-5 * (double)b->tokens + 1e-9 * (double)b->decode_context_sum;
+    return RF_OK;
+}
+
+/* A roomy engine: nothing waits for blocks. */
+static rf_sim_sched roomy(void)
+{
+    return (rf_sim_sched){.max_batched_tokens = 8192, .max_seqs = 256, .chunk = 8192,
+                          .block_tokens = 16, .pool_blocks = 1 << 20};
+}
+
+static rf_sim_lengths fixed(int64_t v)
+{
+    return (rf_sim_lengths){.dist = RF_SIM_FIXED, .value = v};
+}
+
+/* ---- the floor ------------------------------------------------------------ */
+
+/* With every decode token at one context S_d and n_c chunks of C after S_c,
+ * the floor is rf_mixed_step_compute's (to rounding: the same uint64
+ * totals, so equal to 1e-12), on a dense model, a MoE model and a model
+ * with sliding layers (its chunks by rf_step_compute), under both traffic
+ * models; and decode tokens at contexts 3000 and 5000 cost what two at 4000
+ * do on a model without windows (attention is affine in the keys). */
+static void floor_matches_mixed_step(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"llama-3-8b", "mixtral-8x7b", "gemma-2-9b-it"};
+    static const rf_mixed_opts mos[] = {
+        {.decode_batch = 1, .decode_context = 100},
+        {.decode_batch = 0, .chunk = 512, .chunk_context = 0, .chunks = 1},
+        {.decode_batch = 37, .decode_context = 4000, .chunk = 256, .chunk_context = 1024, .chunks = 3},
+        {.decode_batch = 200, .decode_context = 9000, .chunk = 1, .chunk_context = 77, .chunks = 2},
+        {.decode_batch = 5, .decode_context = 5000, .chunk = 2000, .chunk_context = 6000, .chunks = 1},
+    };
+    rf_roof roof = roof_of("h100-sxm");
+    static rf_step st;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        for (int full = 0; full <= 1; full++) {
+            rf_model m = model(names[i]);
+            rf_step_opts o = rf_step_opts_for_model(&m);
+            o.traffic = full ? RF_TRAFFIC_FULL : RF_TRAFFIC_COMPULSORY;
+            floor_model *fm = floor_new(names[i], &o, 8192, 512);
+            for (size_t k = 0; k < sizeof mos / sizeof mos[0]; k++) {
+                const rf_mixed_opts *mo = &mos[k];
+                assert_int_equal(rf_mixed_step_compute(&m, &o, &roof, mo, &st, NULL), RF_OK);
+                int64_t ctx[256];
+                rf_sim_chunk ch[4];
+                for (int64_t j = 0; j < mo->decode_batch; j++)
+                    ctx[j] = mo->decode_context;
+                for (int64_t j = 0; j < mo->chunks; j++)
+                    ch[j] = (rf_sim_chunk){mo->chunk, mo->chunk_context, j};
+                rf_sim_batch b = {.n_decode = mo->decode_batch, .decode_context = ctx,
+                                  .decode_context_sum = mo->decode_batch * mo->decode_context,
+                                  .n_chunks = mo->chunks, .chunks = ch,
+                                  .tokens = mo->decode_batch + mo->chunks * mo->chunk};
+                double t = 0;
+                rf_err e;
+                if (rf_sim_floor_step(&fm->f, &b, &t, &e))
+                    fail_msg("%s: %s", names[i], e.msg);
+                near(t, st.floor_s, 1e-12);
+            }
+            if (!i) {
+                int64_t two[2] = {4000, 4000}, apart[2] = {3000, 5000};
+                rf_sim_batch a = {.n_decode = 2, .decode_context = two,
+                                  .decode_context_sum = 8000, .tokens = 2};
+                rf_sim_batch c = a;
+                c.decode_context = apart;
+                double ta = 0, tc = 0;
+                assert_int_equal(rf_sim_floor_step(&fm->f, &a, &ta, NULL), RF_OK);
+                assert_int_equal(rf_sim_floor_step(&fm->f, &c, &tc, NULL), RF_OK);
+                near(tc, ta, 1e-15);
+            }
+            floor_free(fm);
+        }
+    }
+}
+
+/* ---- whole runs on the floor ---------------------------------------------- */
+
+/* Run w on the floor of Llama-3-8B on an H100 (a roomy engine) beside
+ * generate's request of 512 + 128 tokens alone (B = 1). */
+static void on_llama(const rf_sim_workload *w, rf_generate *g, rf_sim_result *r)
+{
+    rf_model m = model("llama-3-8b");
+    rf_roof roof = roof_of("h100-sxm");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    assert_int_equal(rf_generate_compute(&m, &o, &roof, 512, 128, g, NULL), RF_OK);
+    floor_model *fm = floor_new("llama-3-8b", NULL, 8192, 256);
+    rf_sim_sched sc = roomy();
+    run_ok(w, &sc, rf_sim_floor_step, &fm->f, r);
+    floor_free(fm);
+}
+
+/* Closed loop at concurrency 1 is generate: each request runs alone, its
+ * prompt in one step (chunk and budget above P = 512) that is generate's
+ * prefill step (B = 1, P tokens: linear layers at M = 512, lm_head on one
+ * row), then N - 1 = 127 decode steps of one sequence at S = P + 1 ..
+ * P + N - 1, generate's decode sum. So every request's TTFT is generate's
+ * ttft_s, its E2E generate's latency_s and its TPOT generate's tpot_mean_s
+ * (to the rounding of generate's closed-form series: 1e-9). */
+static void closed_one_is_generate(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 3, .concurrency = 1,
+                         .prompt = fixed(512), .output = fixed(128)};
+    rf_generate g;
+    rf_sim_result r;
+    on_llama(&w, &g, &r);
+    assert_int_equal(r.steps, 3 * 128);
+    near(r.ttft_s.max, g.ttft_s, 1e-9);
+    near(r.ttft_s.p50, g.ttft_s, 1e-9);
+    near(r.e2e_s.mean, g.latency_s, 1e-9);
+    near(r.e2e_s.max, g.latency_s, 1e-9);
+    near(r.tpot_s.mean, g.tpot_mean_s, 1e-9);
+    near(r.queue_s.max + 1, 1, 1e-15); /* never queued */
+    near(r.duration_s, 3 * g.latency_s, 1e-9);
+    assert_int_equal(r.itl_s.n, 3 * 127);
+    near(r.itl_s.mean, g.tpot_mean_s, 1e-9);
+}
+
+/* At a low rate requests almost never overlap: 400 Poisson arrivals a
+ * mean 100 s apart, each busy about 0.6 s (128 tokens of ~5 ms), so about
+ * 0.6% of them meet another. A request alone has TTFT = the prefill step
+ * (generate's ttft_s) and TPOT = the batch-1 decode (tpot_mean_s); the
+ * medians are those exactly, the means within 1%. */
+static void low_rate_limits(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 400, .rate_per_s = 0.01,
+                         .prompt = fixed(512), .output = fixed(128), .seed = 7};
+    rf_generate g;
+    rf_sim_result r;
+    on_llama(&w, &g, &r);
+    near(r.ttft_s.p50, g.ttft_s, 1e-9);
+    near(r.ttft_s.mean, g.ttft_s, 0.01);
+    near(r.tpot_s.p50, g.tpot_mean_s, 1e-9);
+    near(r.tpot_s.mean, g.tpot_mean_s, 0.01);
+    assert_false(r.overloaded);
+}
+
+/* Floors stay floors on MoE: Mixtral-8x7B (top-2 of E = 8), closed loop at
+ * C = 2, P = 512, N = 64. Derived by hand, the engine's schedule is a
+ * static batch of 2 over and over: both requests arrive at 0, step 1
+ * prefills both prompts (2 chunks of 512 at offset 0: M = 1024, lm_head on
+ * 2 rows, generate's prefill of B = 2), then 63 decode steps of 2 sequences
+ * at S = 513 .. 575; both end together and both clients send again at once.
+ * So every E2E is rf_generate_compute's latency at B = 2 and every TPOT its
+ * tpot_mean_s, each decode step touching the experts of its own M = 2
+ * tokens: 8 (1 - (1 - 2/8)^2) = 3.5 a MoE layer. The steady state
+ * (rf_serve_compute at concurrency 2) spreads the prompts over every step,
+ * M = 2 + ceil(2 x 512 / 64) = 18 tokens: 8 (1 - 0.75^18) = 7.96 experts,
+ * so its TPOT floor is above this real schedule's; the simulator's is at it
+ * (equal to 1e-9), so at or under. */
+static void moe_floor_under_real_schedule(void **state)
+{
+    (void)state;
+    rf_model m = model("mixtral-8x7b");
+    rf_roof roof = roof_of("h100-sxm");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    o.batch = 2;
+    rf_generate g;
+    assert_int_equal(rf_generate_compute(&m, &o, &roof, 512, 64, &g, NULL), RF_OK);
+    rf_serve sv;
+    rf_serve_opts so = {.concurrency = 2, .prompt = 512, .output = 64, .chunk = 512};
+    assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
+    floor_model *fm = floor_new("mixtral-8x7b", NULL, 8192, 256);
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 6, .concurrency = 2,
+                         .prompt = fixed(512), .output = fixed(64)};
+    rf_sim_sched sc = roomy();
+    rf_sim_result r;
+    run_ok(&w, &sc, rf_sim_floor_step, &fm->f, &r);
+    assert_int_equal(r.steps, 3 * 64);
+    near(r.e2e_s.max, g.latency_s, 1e-9);
+    near(r.e2e_s.p50, g.latency_s, 1e-9);
+    near(r.tpot_s.max, g.tpot_mean_s, 1e-9);
+    assert_true(r.tpot_s.max <= g.tpot_mean_s * (1 + 1e-12));
+    assert_true(sv.tpot_s > 1.2 * r.tpot_s.max); /* the steady state's overcount */
+    floor_free(fm);
+}
+
+/* ---- the scheduler on a cheap step model ------------------------------------ */
+
+/* Little's law: the time-average number in system (integrated event by
+ * event) equals throughput x mean E2E, to 1%, over 20,000 Poisson
+ * arrivals with lognormal lengths at about half the capacity. */
+static void littles_law(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 20000, .rate_per_s = 40,
+                         .prompt = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 8000, .mean = 600,
+                                    .sd = 400},
+                         .output = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 2000, .mean = 150,
+                                    .sd = 100},
+                         .seed = 11};
+    rf_sim_sched sc = roomy();
+    sc.chunk = 512;
+    sc.max_batched_tokens = 2048;
+    rf_sim_result r;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    assert_false(r.overloaded);
+    assert_true(r.in_system_mean > 5); /* a real queue, not an idle engine */
+    near(r.in_system_mean, r.requests_per_s * r.e2e_s.mean, 0.01);
+}
+
+/* Capacity from the closed loop at a concurrency far above max_seqs, then
+ * the open loop at twice it is flagged and at half it is not. */
+static void overload_flagged(void **state)
+{
+    (void)state;
+    rf_sim_sched sc = roomy();
+    sc.max_seqs = 64;
+    sc.max_batched_tokens = 4096;
+    sc.chunk = 1024;
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 4000, .concurrency = 512,
+                         .prompt = fixed(1000), .output = fixed(100), .seed = 3};
+    rf_sim_result cap, over, under;
+    run_ok(&w, &sc, affine_step, NULL, &cap);
+    assert_false(cap.overloaded);
+    w.arrival = RF_SIM_POISSON;
+    w.rate_per_s = 2 * cap.requests_per_s;
+    run_ok(&w, &sc, affine_step, NULL, &over);
+    assert_true(over.overloaded);
+    near(over.queue_growth_per_s, w.rate_per_s - cap.requests_per_s, 0.25);
+    w.rate_per_s = 0.5 * cap.requests_per_s;
+    run_ok(&w, &sc, affine_step, NULL, &under);
+    assert_false(under.overloaded);
+    /* gamma with cv 3 at the same rate: bursts, still stable, worse P99 */
+    w.arrival = RF_SIM_GAMMA;
+    w.cv = 3;
+    rf_sim_result burst;
+    run_ok(&w, &sc, affine_step, NULL, &burst);
+    assert_false(burst.overloaded);
+    assert_true(burst.ttft_s.p99 > under.ttft_s.p99);
+}
+
+/* The same seed gives the same bytes; another seed other arrivals. The
+ * first Poisson gap of seed 1 at rate 1 is -ln(u), u from xoshiro256**
+ * seeded by splitmix64: pinned to the last digit, so a platform whose
+ * arithmetic differs is caught. */
+static void same_seed_same_bytes(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_GAMMA, .requests = 3000, .rate_per_s = 30, .cv = 2,
+                         .prompt = {.dist = RF_SIM_NORMAL, .lo = 1, .hi = 4000, .mean = 1000,
+                                    .sd = 300},
+                         .output = {.dist = RF_SIM_UNIFORM, .lo = 10, .hi = 300},
+                         .seed = 42};
+    rf_sim_sched sc = roomy();
+    sc.chunk = 256;
+    sc.pool_blocks = 4000;
+    rf_sim_result a, b, c;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0xff, sizeof b);
+    run_ok(&w, &sc, affine_step, NULL, &a);
+    run_ok(&w, &sc, affine_step, NULL, &b);
+    assert_memory_equal(&a, &b, sizeof a);
+    w.seed = 43;
+    run_ok(&w, &sc, affine_step, NULL, &c);
+    assert_true(c.e2e_s.mean != a.e2e_s.mean);
+    rf_sim_workload p = {.arrival = RF_SIM_POISSON, .requests = 1, .rate_per_s = 1,
+                         .prompt = fixed(1), .output = fixed(1), .seed = 1};
+    rf_sim_result q;
+    run_ok(&p, &sc, affine_step, NULL, &q);
+    char got[64];
+    snprintf(got, sizeof got, "%.17g", q.duration_s - q.e2e_s.max);
+    assert_string_equal(got, GOLDEN_FIRST_GAP);
+}
+
+/* A pool of 400 blocks of 16 tokens (6,400 positions) and 64 requests of
+ * 1,000 + 500 tokens at once: 64 x 1,500 = 96,000 positions do not fit, so
+ * decodes run out of blocks and preempt. Every request still finishes, the
+ * blocks held never pass the pool, and recomputed tokens are counted.
+ * Preemption off: each request reserves ceil(1,499 / 16) = 94 blocks on
+ * admission, so at most 4 run (376 blocks), none is preempted, and the
+ * peak is at most 4 x 94. */
+static void kv_within_pool(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 200, .concurrency = 64,
+                         .prompt = fixed(1000), .output = fixed(500)};
+    rf_sim_sched sc = roomy();
+    sc.pool_blocks = 400;
+    sc.chunk = 512;
+    sc.max_batched_tokens = 2048;
+    rf_sim_result r;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    assert_int_equal(r.requests, 200);
+    assert_true(r.preemptions > 0);
+    assert_true(r.recompute_tokens > 0);
+    assert_true(r.kv_peak_blocks <= 400);
+    assert_true(r.kv_util_mean > 0.5 && r.kv_util_mean <= 1);
+    sc.no_preempt = true;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    assert_int_equal(r.preemptions, 0);
+    assert_int_equal(r.recompute_tokens, 0);
+    assert_true(r.kv_peak_blocks <= 4 * 94);
+    assert_int_equal(r.peak_running, 4);
+}
+
+/* A shared prefix of 1,000 tokens (62 whole blocks of 16 = 992 hit): each
+ * request prefills 1,024 - 992 = 32 tokens, so alone its TTFT is one step
+ * of 32 tokens: 10 ms + 32 x 0.01 ms = 10.32 ms. */
+static void prefix_hits(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 5, .concurrency = 1,
+                         .prompt = fixed(1024), .output = fixed(2)};
+    rf_sim_sched sc = roomy();
+    sc.shared_prefix = 1000;
+    rf_sim_result r;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    near(r.ttft_s.max, 10e-3 + 32 * 1e-5, 1e-12);
+    assert_int_equal(r.prefix_blocks, 62);
+}
+
+static void expect_refusal(const rf_sim_workload *w, const rf_sim_sched *sc, const char *text)
+{
+    rf_err e = {0};
+    rf_sim_result r;
+    assert_int_equal(run(w, sc, affine_step, NULL, &r, &e), RF_EINVAL);
+    if (!strstr(e.msg, text))
+        fail_msg("\"%s\" does not say \"%s\"", e.msg, text);
+}
+
+/* Refusals name the input: a request whose whole life cannot fit the pool
+ * (1,000 + 8,000 - 1 positions need 563 blocks of 16; the pool has 500),
+ * with preemption off and on; a rate of 0; a negative cv; a trace going
+ * back in time; a length below 1; a prompt over the budget unchunked. */
+static void refusals(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 4, .concurrency = 2,
+                         .prompt = fixed(1000), .output = fixed(8000)};
+    rf_sim_sched sc = roomy();
+    sc.pool_blocks = 500;
+    sc.no_preempt = true;
+    expect_refusal(&w, &sc, "need 563 blocks of 16 tokens; the pool has 500 (0 of them for "
+                            "the shared prefix) and preemption is off");
+    sc.no_preempt = false;
+    expect_refusal(&w, &sc, "request 0: prompt 1000 + output 8000 - 1 positions need 563");
+    sc = roomy();
+    w.output = fixed(10);
+    w.arrival = RF_SIM_POISSON;
+    w.rate_per_s = 0;
+    expect_refusal(&w, &sc, "rate (0 requests/s) must be > 0");
+    w.arrival = RF_SIM_GAMMA;
+    w.rate_per_s = 1;
+    w.cv = -1;
+    expect_refusal(&w, &sc, "cv (-1) must be > 0");
+    rf_sim_request tr[3] = {{0, 10, 10}, {2, 10, 10}, {1, 10, 10}};
+    rf_sim_workload t = {.arrival = RF_SIM_TRACE, .trace = tr, .trace_len = 3};
+    expect_refusal(&t, &sc, "request 2 arrives at 1 s, before request 1 (2 s)");
+    tr[2] = (rf_sim_request){3, -5, 10};
+    expect_refusal(&t, &sc, "request 2 has prompt -5");
+    w.arrival = RF_SIM_CLOSED;
+    w.concurrency = 1;
+    w.prompt = fixed(10000);
+    sc.chunk = 0;
+    expect_refusal(&w, &sc, "pass max-batched-tokens (8192) and chunking is off");
+    sc = roomy();
+    sc.max_batched_tokens = 100;
+    expect_refusal(&w, &sc, "max-batched-tokens (100) must be in [max-seqs (256)");
+}
+
+/* A trace: two requests 1 s apart on an idle engine each run alone: E2E =
+ * a prefill step of 100 tokens (10 ms + 1 ms) plus 9 decode steps at
+ * S = 101 .. 109 (10 ms + 0.01 ms + S ns each). */
+static void trace_alone(void **state)
+{
+    (void)state;
+    rf_sim_request tr[2] = {{0.5, 100, 10}, {1.5, 100, 10}};
+    rf_sim_workload w = {.arrival = RF_SIM_TRACE, .trace = tr, .trace_len = 2};
+    rf_sim_sched sc = roomy();
+    rf_sim_result r;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    double dec = 9 * (10e-3 + 1e-5) + 1e-9 * (101 + 109) * 9 / 2;
+    near(r.e2e_s.max, 11e-3 + dec, 1e-12);
+    near(r.duration_s, 1.5 + 11e-3 + dec, 1e-12);
+    near(r.tpot_s.max, dec / 9, 1e-12);
+}
+
+/* Length distributions: over 20,000 draws the uniform [100, 300] mean is
+ * 200 and the lognormal of mean 1,000 and sd 500 has mean 1,000 (to 2%;
+ * the truncation at [1, 100,000] removes almost nothing). */
+static void length_means(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 20000, .rate_per_s = 1,
+                         .prompt = {.dist = RF_SIM_UNIFORM, .lo = 100, .hi = 300},
+                         .output = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 100000,
+                                    .mean = 1000, .sd = 500},
+                         .seed = 5};
+    rf_sim_sched sc = roomy();
+    rf_sim_result r;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    near((double)r.prompt_tokens / 20000, 200, 0.01);
+    near((double)r.output_tokens / 20000, 1000, 0.02);
+}
+
+/* Nearest rank: of 1..10, P50 is the 5th, P90 the 9th, P99 the 10th; of
+ * 1..200, P99 is the 198th. */
+static void percentiles(void **state)
+{
+    (void)state;
+    double v[200];
+    for (int i = 0; i < 200; i++)
+        v[i] = i + 1;
+    assert_true(rf_sim_percentile(v, 10, 50) == 5);
+    assert_true(rf_sim_percentile(v, 10, 90) == 9);
+    assert_true(rf_sim_percentile(v, 10, 99) == 10);
+    assert_true(rf_sim_percentile(v, 200, 99) == 198);
+    assert_true(rf_sim_percentile(v, 1, 50) == 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(floor_matches_mixed_step),
+        cmocka_unit_test(closed_one_is_generate),
+        cmocka_unit_test(low_rate_limits),
+        cmocka_unit_test(moe_floor_under_real_schedule),
+        cmocka_unit_test(littles_law),
+        cmocka_unit_test(overload_flagged),
+        cmocka_unit_test(same_seed_same_bytes),
+        cmocka_unit_test(kv_within_pool),
+        cmocka_unit_test(prefix_hits),
+        cmocka_unit_test(refusals),
+        cmocka_unit_test(trace_alone),
+        cmocka_unit_test(length_means),
+        cmocka_unit_test(percentiles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
