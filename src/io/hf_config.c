@@ -137,8 +137,7 @@ static const family families[] = {
     {.type = "nemotron_h", .heads = 32, .ffn = 21504, .vocab = 131072, .kv_heads = 8,
      .head_dim = 128, .experts_key = "n_routed_experts", .max_ctx = 4096, .layout = LAY_NEMOTRON,
      .mtp_key = "num_nextn_predict_layers"},
-    {.type = "minimax_m2", .moe = MOE_MIXTRAL, .experts_key = "num_local_experts",
-     .mtp_key = "num_mtp_modules"},
+    {.type = "minimax_m2", .moe = MOE_MIXTRAL, .experts_key = "num_local_experts"},
     {.type = "mimo_v2_flash", .experts_key = "n_routed_experts", .layout = LAY_MIMO,
      .mtp_key = "num_nextn_predict_layers"},
     {.type = "gemma4_text", .tied = true, .experts_key = "num_experts", .layout = LAY_GEMMA4},
@@ -398,21 +397,17 @@ static rf_status read_moe(reader *r, const family *f)
 /* Multi-token-prediction layers: resident, not streamed (rf_model.h). */
 static rf_status read_mtp(reader *r, const family *f)
 {
-    if (!f->mtp_key)
-        return RF_OK;
-    bool use = true;
+    int64_t n;
     rf_status s;
-    /* MiniMax-M2 counts num_mtp_modules only when use_mtp is on */
-    if (!strcmp(f->mtp_key, "num_mtp_modules") &&
-        (s = rf__hf_bool_field(r, "use_mtp", false, true, &use, NULL)))
+    if (f->mtp_key)
+        return rf__hf_int_field(r, f->mtp_key, QUIET | NULL_IS_ZERO, 0, 0, &r->m->mtp_layers, NULL);
+    /* MiniMax-M2's released checkpoints hold no MTP weights (228.7 B of
+     * safetensors, the decoder alone) */
+    if ((s = rf__hf_int_field(r, "num_mtp_modules", QUIET | NULL_IS_ZERO, 0, 0, &n, NULL)))
         return s;
-    if ((s = rf__hf_int_field(r, f->mtp_key, QUIET | NULL_IS_ZERO, 0, 0, &r->m->mtp_layers, NULL)))
-        return s;
-    if (!use && r->m->mtp_layers) {
-        rf__hf_note(r->m, "%s (%lld) not counted: use_mtp is false", f->mtp_key,
-                    (long long)r->m->mtp_layers);
-        r->m->mtp_layers = 0;
-    }
+    if (n)
+        rf__hf_note(r->m, "num_mtp_modules (%lld) not counted: the checkpoint ships no MTP weights",
+                    (long long)n);
     return RF_OK;
 }
 
@@ -742,7 +737,8 @@ static rf_status read_nemotron(reader *r, const family *f)
         (s = rf__hf_int_field(r, "mamba_head_dim", REQUIRED, 0, 1, &m->ssm_head_dim, NULL)) ||
         (s = rf__hf_int_field(r, "ssm_state_size", REQUIRED, 0, 1, &m->ssm_state, NULL)) ||
         (s = rf__hf_int_field(r, "n_groups", REQUIRED, 0, 1, &m->ssm_groups, NULL)) ||
-        (s = rf__hf_int_field(r, "conv_kernel", OPTIONAL, 4, 1, &m->ssm_conv, NULL)))
+        (s = rf__hf_int_field(r, "conv_kernel", OPTIONAL, 4, 1, &m->ssm_conv, NULL)) ||
+        (s = rf__hf_int_field(r, "chunk_size", QUIET, 0, 1, &m->ssm_chunk, NULL)))
         return s;
     if (m->ssm_heads % m->ssm_groups)
         return rf__hf_fail(r, RF_EINVAL, "n_groups (%lld) must divide mamba_num_heads (%lld)",
