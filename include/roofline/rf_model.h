@@ -144,7 +144,9 @@ typedef struct rf_model {
     bool k_eq_v;          /* global layers: V is K (one projection, one cached
                              tensor; gemma-4 attention_k_eq_v)               */
     /* Local layers (sliding or chunked) with their own head shapes; 0 = the
-     * global ones (gemma-4, MiMo-V2-Flash) */
+     * global ones (gemma-4, MiMo-V2-Flash). A local layer's V width is
+     * local_v_dim, else local_head_dim when that is set, else the global V
+     * width (rf_model_attn_shape). */
     int64_t local_n_q, local_n_kv, local_head_dim, local_v_dim;
     /* Chunked local attention (Llama-4): a layer with chunked[l] attends only
      * to the positions of its own chunk of attn_chunk */
@@ -157,13 +159,23 @@ typedef struct rf_model {
     /* Mamba2 (RF_MIX_MAMBA2 layers): heads, head width, state size, groups,
      * convolution kernel */
     int64_t ssm_heads, ssm_head_dim, ssm_state, ssm_groups, ssm_conv;
-    /* dtype of the recurrent state kept per sequence (GDN, Mamba2) */
+    /* Mamba2's SSD chunk in prefill (config chunk_size); 0 = 256, the
+     * Mamba2 default (RF_SSM_CHUNK_DEFAULT) */
+    int64_t ssm_chunk;
+    /* dtype of the recurrent state kept per sequence (GDN, Mamba2): the
+     * temporal state (GDN's Vh x dk x dv, Mamba2's heads x head_dim x
+     * d_state); without has_state_dtype it is bf16, the model dtype, which is
+     * vLLM's "auto" for both mamba_cache_dtype and mamba_ssm_cache_dtype. The
+     * short convolution's state is always the model dtype, bf16 (vLLM's
+     * conv state dtype under "auto"). */
     rf_dtype state_dtype;
     bool has_state_dtype;
 
     /* DeepSeek sparse attention (index_topk > 0, on every MLA layer): the
      * indexer's heads and head width, keys kept per query, its key cache's
-     * dtype */
+     * dtype (without has_index_dtype: fp8 e4m3 with one 4-byte fp32 scale per
+     * 128 elements, index_head_dim + 4 index_head_dim / 128 bytes a token, as
+     * vLLM and SGLang store it) */
     int64_t index_heads, index_head_dim, index_topk;
     rf_dtype index_dtype;
     bool has_index_dtype;
@@ -228,12 +240,91 @@ typedef struct rf_param_counts {
     uint64_t lm_head;
     uint64_t by_module[RF_MOD_COUNT]; /* total split by module class; a tied
                                          embedding is counted under embed  */
+    uint64_t by_module_unquantized[RF_MOD_COUNT]; /* the part of by_module in
+                                         layers whose unquantized_layer[l]
+                                         names the module (MTP layers: none) */
+    uint64_t mtp;               /* the MTP layers' weights (in total and in
+                                   by_module, never in streamed_per_token) */
 } rf_param_counts;
 
 rf_status rf_model_params(const rf_model *m, rf_param_counts *out, rf_err *err);
 
-/* KV-cache elements per token per layer (2 n_kv d_h, or the MLA latent). */
+/* KV-cache elements per token per layer (2 n_kv d_h, or the MLA latent),
+ * of a global attention layer. */
 int64_t rf_model_kv_elems_per_layer(const rf_model *m);
+
+/* ---- hybrid stacks (2025-26 architectures) ------------------------------ */
+
+#define RF_SSM_CHUNK_DEFAULT 256 /* Mamba2's chunk_size default            */
+#define RF_GDN_CHUNK 64          /* the chunk of fla's chunked delta rule  */
+
+/* Where an attention layer attends (rf_model_layer_local). */
+typedef enum rf_attn_local {
+    RF_LOCAL_GLOBAL = 0, /* every cached position                          */
+    RF_LOCAL_SLIDING,    /* sliding[l] and window > 0: the last `window`     */
+    RF_LOCAL_CHUNKED     /* chunked[l] and attn_chunk > 0: its own chunk     */
+} rf_attn_local;
+
+/* The FFN of a layer (rf_model_layer_ffn). */
+typedef enum rf_ffn_kind {
+    RF_FFN_NONE = 0,     /* no_ffn[l]                                        */
+    RF_FFN_DENSE,        /* the dense MLP of width ffn                       */
+    RF_FFN_MOE,          /* router, shared and routed experts                */
+    RF_FFN_MOE_DENSE     /* both (moe_and_dense)                             */
+} rf_ffn_kind;
+
+/* One attention layer's heads and widths (local_* on local layers). */
+typedef struct rf_attn_shape {
+    int64_t n_q, n_kv, head_dim, v_dim;
+    bool k_eq_v;         /* V is K: no v_proj, K alone cached (global only)  */
+} rf_attn_shape;
+
+rf_mixer rf_model_layer_mixer(const rf_model *m, int64_t l);
+rf_attn_local rf_model_layer_local(const rf_model *m, int64_t l);
+rf_ffn_kind rf_model_layer_ffn(const rf_model *m, int64_t l);
+rf_attn_shape rf_model_attn_shape(const rf_model *m, int64_t l);
+
+/* Layers whose mixer is softmax attention (the layers that hold KV). */
+int64_t rf_model_attn_layers(const rf_model *m);
+
+/* True when some layer keeps a recurrent state (a GDN or Mamba2 mixer). */
+bool rf_model_has_state(const rf_model *m);
+
+/* True when m uses any field of the 2025-26 block above (a layer that is
+ * not attention, local head shapes, chunked attention, DSA, MTP, per-layer
+ * quantization, ...): its step is formed per layer class. */
+bool rf_model_is_hybrid(const rf_model *m);
+
+/* Dtype of module `mod` in layer l: as rf_model_module_dtype, and
+ * unquantized_dtype also where unquantized_layer[l] names the module. */
+rf_dtype rf_model_layer_module_dtype(const rf_model *m, int64_t l, rf_module mod, rf_dtype w,
+                                     bool all_modules);
+
+/* KV-cache elements per token of layer l: 0 for a layer that is not
+ * attention; MLA's latent r + rope; n_kv d_h (k_eq_v) or n_kv (d_h + d_v)
+ * in the layer's own shape. DSA's index keys are apart
+ * (rf_model_index_bytes_per_token). */
+int64_t rf_model_kv_elems_layer(const rf_model *m, int64_t l);
+
+/* Bytes of one token's index key in one layer (DSA): index_head_dim
+ * elements in index_dtype (default fp8 + a 4-byte scale per 128); 0 when
+ * the model has no indexer. */
+uint64_t rf_model_index_bytes_per_token(const rf_model *m);
+
+/* The constant state one sequence holds over every GDN and Mamba2 layer:
+ *   GDN     Vh dk dv b_state + (K - 1)(2 Kh dk + Vh dv) b_conv
+ *   Mamba2  h P N b_state    + (K - 1)(h P + 2 G N) b_conv
+ * b_state the state_dtype (bf16 by default), b_conv bf16. 0 for a model
+ * without such layers. */
+rf_status rf_model_state_bytes(const rf_model *m, uint64_t *bytes_per_seq, rf_err *err);
+
+/* The MTP layers as a draft model (--draft mtp): mtp_layers global
+ * attention layers (MLA and the indexer as the target's) each with the MoE
+ * block when the target has experts, else its dense MLP; the target's
+ * vocabulary, embedding and lm_head. The eh_proj (2H -> H) of each MTP
+ * layer is not in the draft's step (named in its notes). RF_EINVAL when m
+ * has no MTP layers. */
+rf_status rf_model_mtp_draft(const rf_model *m, rf_model *draft, rf_err *err);
 
 #ifdef __cplusplus
 }

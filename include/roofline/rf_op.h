@@ -94,6 +94,11 @@ typedef struct rf_attn_desc {
     int64_t read_keys; /* rf_op_attention_full only: K/V positions read,
                           0 = the keys a query sees; a sliding layer in
                           prefill reads the union of its queries' windows */
+    int64_t chunk;     /* 0: none; else chunked local attention (Llama-4):
+                          a query attends only within its own chunk of
+                          `chunk` positions (window must be 0). Decode
+                          sees (S - 1) mod C + 1 keys; the pairs and the
+                          positions read are in op.c (chunk_pairs)        */
 } rf_attn_desc;
 
 /* Query-key pairs a sequence scores: q min(S, w) without causal masking
@@ -231,6 +236,78 @@ double rf_attn_prefill_sstar(int64_t n_q, int64_t n_kv, rf_dtype kv, double ridg
 double rf_attn_causal_sstar(double full_sstar);
 
 const char *rf_op_kind_name(rf_op_kind kind); /* "gemm", "attn-decode", ... */
+
+/* ---- sequence mixers beside softmax attention ----------------------------
+ * Their cores are attention-kind rows (RF_OP_ATTN_DECODE when q_tokens is 1,
+ * RF_OP_ATTN_PREFILL otherwise): each reads per-sequence cached data, which
+ * is their kv_bytes, as attention's K/V is. Under the compulsory model Q is
+ * that cached traffic (and the conv's weights); act_bytes (the inputs read,
+ * the output written) only when `full`. M = B q tokens in the step; a state
+ * is read when the step starts from a cached one (decode always, prefill
+ * when has_state: s > 0) and written once.
+ *
+ * Gated DeltaNet (rf_op_gdn): h = Vh value heads of a dk x dv state, q/k of
+ * groups = Kh key heads:
+ *   decode   F = 7 Vh dk dv M         (decay 1, k^T S 2, rank-1 update 2,
+ *                                      S^T q 2; the O(dk + dv) gate and
+ *                                      l2-norm terms are not counted)
+ *            Q = 2 Vh dk dv b_s B     (state read and written)
+ *   prefill  per sequence, T tokens in chunks of C = RF_GDN_CHUNK (the last
+ *            c = T mod C), per head and chunk (fla's chunked delta rule):
+ *              A = K K^T 2 c^2 dk; (I + A)^-1 by forward substitution
+ *              (c - 1) c (c + 1) / 3; W = T K 2 c^2 dk; U = T V 2 c^2 dv;
+ *              U - W S 2 c dk dv; O = Q S + (Q K^T) V' 2 c dk dv + 2 c^2 dk
+ *              + 2 c^2 dv; S += K^T V' 2 c dk dv:
+ *            f(c) = 6 c dk dv + 6 c^2 dk + 4 c^2 dv + (c - 1) c (c + 1) / 3
+ *            F = B Vh ((T / C) f(C) + f(T mod C))
+ *            Q = (1 + has_state) Vh dk dv b_s B
+ *   full act: M (2 Kh dk + 2 Vh dv + 2 Vh) b_a (q, k, v, g, beta read; o
+ *            written)
+ * Mamba2 SSD (rf_op_ssd): h heads of head width P (v_dim) and state N
+ * (k_dim), G groups (groups) sharing B and C:
+ *   decode   F = 5 h P N M            (decay 1, dt x B^T 2, h C 2)
+ *            Q = 2 h P N b_s B
+ *   prefill  chunks of C (the model's ssm_chunk), per chunk of c tokens:
+ *            f(c) = 2 G c^2 N (C B^T) + h (2 c^2 P (the diagonal block)
+ *                   + 4 c N P (chunk state, off-diagonal output) + 2 N P
+ *                   (state passing))
+ *            F = B ((T / C) f(C) + f(T mod C)),  Q = (1 + has_state) h P N b_s B
+ *   full act: M (2 h P + 2 G N + h) b_a
+ * Short causal conv (rf_op_short_conv), D channels, kernel K, depthwise:
+ *   F = 2 K D M;  W = K D b_w (weight_bytes);
+ *   Q = W + passes (K - 1) D b_conv B, passes 2 in decode (read, write),
+ *       1 + has_state in prefill;  full act: 2 M D b_a
+ * DSA lightning indexer (rf_op_indexer): every query scores every cached
+ * key (the pairs of rf_attn_pairs, causal or not, no window) with
+ * `heads` heads of `dim`:
+ *   F = 2 heads dim pairs B;  Q = S bytes_per_key B (the index keys read)
+ *   full act: M heads (dim + 1) b_a (q and the head weights read)
+ */
+typedef struct rf_seq_desc {
+    int64_t heads;     /* GDN: Vh; Mamba2: h                              */
+    int64_t k_dim;     /* GDN: dk; Mamba2: N (d_state)                     */
+    int64_t v_dim;     /* GDN: dv; Mamba2: P (head_dim)                    */
+    int64_t groups;    /* GDN: Kh key heads; Mamba2: G groups              */
+    int64_t chunk;     /* prefill chunk C                                  */
+    int64_t batch;     /* B sequences                                      */
+    int64_t q_tokens;  /* 1: decode; T: prefill                            */
+    bool has_state;    /* prefill after a cached state (s > 0)             */
+} rf_seq_desc;
+
+rf_status rf_op_gdn(const char *name, const rf_seq_desc *d, rf_dtype state, rf_dtype a, bool full,
+                    rf_op *out, rf_err *err);
+rf_status rf_op_ssd(const char *name, const rf_seq_desc *d, rf_dtype state, rf_dtype a, bool full,
+                    rf_op *out, rf_err *err);
+rf_status rf_op_short_conv(const char *name, int64_t batch, int64_t q_tokens, int64_t channels,
+                           int64_t kernel, bool has_state, rf_dtype w, rf_dtype conv, rf_dtype a,
+                           bool full, rf_op *out, rf_err *err);
+/* keys: batch, q_tokens, keys (S) and causal of the step's queries */
+rf_status rf_op_indexer(const char *name, int64_t heads, int64_t dim, const rf_attn_desc *keys,
+                        uint64_t bytes_per_key, rf_dtype a, bool full, rf_op *out, rf_err *err);
+/* An ungated MLP's activation act(up) (Nemotron-H's squared ReLU, c = 2):
+ * F = c M F_ff,  Q = 2 M F_ff b_a (read, write). */
+rf_status rf_op_act_ungated(const char *name, int64_t m, int64_t ffn, unsigned flops_per_elem,
+                            rf_dtype a, rf_op *out, rf_err *err);
 
 /* Checked 64-bit helpers used across the core: return false on overflow. */
 bool rf_mul_u64(uint64_t a, uint64_t b, uint64_t *out);

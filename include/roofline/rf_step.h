@@ -213,7 +213,7 @@ size_t rf_step_gemm_shapes(const rf_step *st, rf_gemm_shape *out, size_t cap);
 /* The memory a serving engine leaves for weights and KV (vLLM style):
  *     budget = util x usable_memory - reserve
  * and whether a batch fits it:
- *     needed = resident_weights + B kv_seq(S)
+ *     needed = resident_weights + B (kv_seq(S) + state_seq)
  *     fits   = needed <= budget
  * kv_seq(S) = rf_model_kv_bytes(m, b_kv, S), the cache one sequence holds at
  * S positions (sliding layers capped at the window); S is what the step
@@ -257,7 +257,8 @@ rf_status rf_step_fit(const rf_model *m, const rf_step_opts *o, uint64_t mem_byt
 
 /* KV capacity, vLLM style, on rf_fit's budget:
  *     pool = util x usable_memory - resident_weights - reserve
- *     tokens = pool / kv_tok; sequences = pool / kv_seq(context)
+ *     tokens = pool / kv_tok; sequences = pool / (kv_seq(context) + state_seq)
+ * (state_seq: the constant GDN / Mamba2 state of a sequence, 0 for others)
  * Weights that leave no pool are an answer, not an error: weights_fit
  * false, tokens and sequences 0.                                          */
 typedef struct rf_capacity {
@@ -268,7 +269,10 @@ typedef struct rf_capacity {
     double pool_bytes;          /* negative when the weights do not fit   */
     bool weights_fit;           /* pool_bytes > 0                         */
     uint64_t kv_bytes_per_token;
-    uint64_t tokens;            /* floor(pool / kv_tok); 0 without a pool */
+    uint64_t state_bytes_per_seq; /* GDN / Mamba2 state of one sequence
+                                   (rf_model_state_bytes), 0 for others  */
+    uint64_t tokens;            /* floor(pool / kv_tok); 0 without a pool
+                                   or without attention layers           */
     int64_t context;            /* 0: no sequence count                   */
     double sequences;           /* pool / kv_seq(context) (fractional)    */
 } rf_capacity;
@@ -277,10 +281,19 @@ rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o,
                               uint64_t mem_bytes, double util, uint64_t reserve_bytes,
                               int64_t context, rf_capacity *out, rf_err *err);
 
-/* KV bytes one sequence at context s holds (sliding layers capped at the
- * window), in dtype kv. */
+/* KV bytes one sequence at context s holds, in dtype kv: over the
+ * attention layers only, each of its own K/V width (rf_model_kv_elems_layer),
+ * sliding layers capped at the window and chunked layers at the chunk;
+ * with DSA, each attention layer's index keys in their own dtype
+ * (rf_model_index_bytes_per_token) besides. */
 rf_status rf_model_kv_bytes(const rf_model *m, rf_dtype kv, int64_t context,
                             uint64_t *bytes, rf_err *err);
+
+/* What one sequence at context s holds: rf_model_kv_bytes plus its
+ * constant recurrent state (rf_model_state_bytes). rf_fit_at, capacity's
+ * sequences and serving's admission count this. */
+rf_status rf_model_seq_bytes(const rf_model *m, rf_dtype kv, int64_t context,
+                             uint64_t *bytes, rf_err *err);
 
 /* Many decode steps of one batch size over many contexts, fast: the
  * context-free operators are totalled once; attention is linear in its keys

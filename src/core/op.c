@@ -60,16 +60,69 @@ rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype
     return RF_OK;
 }
 
-/* Keys a query may see: S, or the window when it is smaller. */
+/* Keys a query may see: S, or the window when it is smaller; chunked, the
+ * last query's own chunk up to itself, (S - 1) mod C + 1. */
 static uint64_t seen_keys(const rf_attn_desc *d)
 {
+    if (d->chunk > 0)
+        return (uint64_t)((d->keys - 1) % d->chunk + 1);
     return d->window > 0 && d->keys > d->window ? (uint64_t)d->window : (uint64_t)d->keys;
+}
+
+/* Chunked attention (chunk C), the q queries at positions a + 1 .. S
+ * (a = S - q), each in chunk (p - 1) / C:
+ *   causal   the query at p scores (p - 1) mod C + 1 keys, so
+ *            pairs = g(S) - g(a), g(n) = (n / C) C (C + 1) / 2 + r (r + 1) / 2,
+ *            r = n mod C;
+ *   square   every query scores the keys of its chunk up to S: queries
+ *            and keys of the first chunk j0 = a / C, C x C for each full
+ *            chunk between, (S - j1 C)^2 for the last j1 = (S - 1) / C.
+ * Reads the K/V of positions j0 C + 1 .. S once: S - j0 C. */
+/* n (n + 1) / 2, the halving on the even factor; false on overflow */
+static bool tri(uint64_t n, uint64_t *out)
+{
+    return rf_mul_u64(n % 2 ? n : n / 2, n % 2 ? (n + 1) / 2 : n + 1, out);
+}
+
+static bool chunk_tri(uint64_t n, uint64_t C, uint64_t *out)
+{
+    uint64_t full, t, r;
+    return tri(C, &t) && rf_mul_u64(n / C, t, &full) && tri(n % C, &r) &&
+           rf_add_u64(full, r, out);
+}
+
+static bool chunk_pairs(const rf_attn_desc *d, uint64_t *pairs)
+{
+    uint64_t S = (uint64_t)d->keys, q = (uint64_t)d->q_tokens, C = (uint64_t)d->chunk;
+    uint64_t a = S - q, j0 = a / C, j1 = (S - 1) / C, x, y;
+    if (d->causal)
+        return chunk_tri(S, C, &x) && chunk_tri(a, C, &y) && (*pairs = x - y, true);
+    if (j0 == j1)
+        return rf_mul_u64(q, S - j0 * C, pairs);
+    uint64_t first, mid, last;
+    return rf_mul_u64(S - j1 * C, S - j1 * C, &last) &&
+           rf_mul_u64((j0 + 1) * C - a, C, &first) && rf_mul_u64(C, C, &x) &&
+           rf_mul_u64(j1 - j0 - 1, x, &mid) && rf_add_u64(first, mid, &x) &&
+           rf_add_u64(x, last, pairs);
+}
+
+/* Positions whose K/V the step reads: the keys seen, or chunked the union
+ * of the queries' chunks. */
+static uint64_t read_positions(const rf_attn_desc *d)
+{
+    if (d->chunk > 0) {
+        uint64_t S = (uint64_t)d->keys, C = (uint64_t)d->chunk;
+        return S - (S - (uint64_t)d->q_tokens) / C * C;
+    }
+    return seen_keys(d);
 }
 
 /* rf_attn_pairs without its messages: false on overflow; q <= S when causal */
 static bool pairs_of(const rf_attn_desc *d, uint64_t *pairs)
 {
     uint64_t q = (uint64_t)d->q_tokens, S = (uint64_t)d->keys;
+    if (d->chunk > 0)
+        return chunk_pairs(d, pairs);
     if (!d->causal)
         return rf_mul_u64(q, seen_keys(d), pairs); /* q min(S, w) */
     /* query j = 1..q sits at position a + j, a = S - q cached before the
@@ -107,8 +160,13 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, 
         (s = check_dim("context", d->keys, 1, err)) ||
         (s = check_dim("v head-dim", d->v_head_dim, 0, err)) ||
         (s = check_dim("kv elements per token", d->kv_elems_per_token, 0, err)) ||
-        (s = check_dim("window", d->window, 0, err)))
+        (s = check_dim("window", d->window, 0, err)) ||
+        (s = check_dim("chunk", d->chunk, 0, err)))
         return s;
+    if (d->chunk > 0 && d->q_tokens > d->keys)
+        return rf_err_set(err, RF_EINVAL,
+                          "chunked attention: query tokens (%lld) must not exceed keys (%lld)",
+                          (long long)d->q_tokens, (long long)d->keys);
     if (d->n_q % d->n_kv)
         return rf_err_set(err, RF_EINVAL, "kv-heads (%lld) must divide heads (%lld)",
                           (long long)d->n_kv, (long long)d->n_q);
@@ -140,8 +198,9 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, 
         !mul4(2 * (uint64_t)d->n_q, B, pairs, dv, &pv) || !rf_add_u64(qk, pv, &f))
         return overflow(name, err);
     op.flops = f;
-    /* Q = (K and V elements per key) S B b_kv: read the cache once. */
-    if (!mul4(kv_elems, S, B, 1, &kvn) || !elems(kv, kvn, &op.kv_bytes))
+    /* Q = (K and V elements per key) S B b_kv: read the cache once (chunked:
+     * every position of the queries' chunks). */
+    if (!mul4(kv_elems, read_positions(d), B, 1, &kvn) || !elems(kv, kvn, &op.kv_bytes))
         return overflow(name, err);
     op.bytes = op.kv_bytes;
     if (d->naive) {
@@ -407,4 +466,199 @@ rf_status rf_op_attention_full(const char *const names[3], const rf_attn_desc *d
         return overflow(names[0], err);
     *n_out = 3;
     return RF_OK;
+}
+
+/* ---- linear attention, state spaces, sparse attention's indexer --------- */
+
+/* x += n v, checked */
+static bool addmul(uint64_t *x, uint64_t n, uint64_t v)
+{
+    uint64_t t;
+    return rf_mul_u64(n, v, &t) && rf_add_u64(*x, t, x);
+}
+
+#define SEQ_DIM_MAX ((int64_t)1 << 16)
+
+static rf_status check_seq(const rf_seq_desc *d, rf_err *err)
+{
+    rf_status s;
+    if ((s = check_dim("heads", d->heads, 1, err)) || (s = check_dim("k width", d->k_dim, 1, err)) ||
+        (s = check_dim("v width", d->v_dim, 1, err)) ||
+        (s = check_dim("groups", d->groups, 1, err)) || (s = check_dim("batch", d->batch, 1, err)) ||
+        (s = check_dim("query tokens", d->q_tokens, 1, err)) ||
+        (s = check_dim("chunk", d->chunk, 1, err)))
+        return s;
+    /* widths, groups and the chunk as a config gives them (at most 2^16):
+     * the chunk formulas' products then stay in 64 bits */
+    if (d->k_dim > SEQ_DIM_MAX || d->v_dim > SEQ_DIM_MAX || d->groups > SEQ_DIM_MAX ||
+        d->chunk > SEQ_DIM_MAX)
+        return rf_err_set(err, RF_ERANGE, "%s: a width, group count or chunk is beyond %lld",
+                          "sequence mixer", (long long)SEQ_DIM_MAX);
+    uint64_t m;
+    if (!rf_mul_u64((uint64_t)d->batch, (uint64_t)d->q_tokens, &m) || m > (uint64_t)RF_DIM_MAX)
+        return rf_err_set(err, RF_ERANGE, "batch x query tokens (%lld x %lld) is beyond %lld",
+                          (long long)d->batch, (long long)d->q_tokens, (long long)RF_DIM_MAX);
+    return RF_OK;
+}
+
+/* A sequence-mixer row: kind by q_tokens, m = B q, k = k width, n = v width */
+static rf_op seq_row(const char *name, const rf_seq_desc *d)
+{
+    return (rf_op){.name = name,
+                   .kind = d->q_tokens == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
+                   .m = d->batch * d->q_tokens, .k = d->k_dim, .n = d->v_dim, .count = 1};
+}
+
+/* The state of h heads of k x v elements, read (when held before the step)
+ * and written, B sequences: kv_bytes; and, full, act elements `act` */
+static rf_status seq_bytes(const char *name, const rf_seq_desc *d, uint64_t passes,
+                           rf_dtype state, uint64_t act, rf_dtype a, rf_op *op, rf_err *err)
+{
+    uint64_t n;
+    if (!mul4((uint64_t)d->heads, (uint64_t)d->k_dim, (uint64_t)d->v_dim, (uint64_t)d->batch, &n) ||
+        !rf_mul_u64(n, passes, &n) || !elems(state, n, &op->kv_bytes) ||
+        !elems(a, act, &op->act_bytes) || !rf_add_u64(op->kv_bytes, op->act_bytes, &op->bytes))
+        return overflow(name, err);
+    return RF_OK;
+}
+
+/* F of one chunk of c tokens of the chunked delta rule, one head:
+ *   6 c dk dv + 6 c^2 dk + 4 c^2 dv + (c - 1) c (c + 1) / 3 */
+static bool gdn_chunk_flops(uint64_t c, uint64_t dk, uint64_t dv, uint64_t *f)
+{
+    uint64_t x = 0, c2 = c * c; /* c <= 2^16 */
+    return addmul(&x, 6 * c, dk * dv) && addmul(&x, 6 * c2, dk) && addmul(&x, 4 * c2, dv) &&
+           rf_add_u64(x, (c - 1) * c * (c + 1) / 3, f);
+}
+
+/* F of one SSD chunk of c tokens over h heads and G groups:
+ *   2 G c^2 N + h (2 c^2 P + 4 c N P + 2 N P)   (N = k width, P = v width) */
+static bool ssd_chunk_flops(const rf_seq_desc *d, uint64_t c, uint64_t *f)
+{
+    uint64_t N = (uint64_t)d->k_dim, P = (uint64_t)d->v_dim, c2 = c * c, head = 0, x = 0;
+    return addmul(&head, 2 * c2, P) && addmul(&head, 4 * c, N * P) && addmul(&head, 2, N * P) &&
+           addmul(&x, 2 * c2 * (uint64_t)d->groups, N) && addmul(&x, (uint64_t)d->heads, head) &&
+           (*f = x, true);
+}
+
+/* F over T tokens in chunks of C: (T / C) f(C) + f(T mod C), times B */
+static bool chunked_flops(const rf_seq_desc *d, bool gdn, uint64_t *out)
+{
+    uint64_t T = (uint64_t)d->q_tokens, C = (uint64_t)d->chunk, full = 0, tail = 0, f = 0;
+    uint64_t dk = (uint64_t)d->k_dim, dv = (uint64_t)d->v_dim, h = (uint64_t)d->heads;
+    bool ok = gdn ? gdn_chunk_flops(C, dk, dv, &full) && (T % C == 0 || gdn_chunk_flops(T % C, dk, dv, &tail))
+                  : ssd_chunk_flops(d, C, &full) && (T % C == 0 || ssd_chunk_flops(d, T % C, &tail));
+    if (!ok || !addmul(&f, T / C, full) || !rf_add_u64(f, tail, &f))
+        return false;
+    if (gdn && !rf_mul_u64(f, h, &f)) /* the GDN chunk is per head */
+        return false;
+    return rf_mul_u64(f, (uint64_t)d->batch, out);
+}
+
+/* A GDN (gdn) or Mamba2 SSD row: F and the state bytes of rf_op.h */
+static rf_status seq_op(const char *name, const rf_seq_desc *d, bool gdn, rf_dtype state,
+                        rf_dtype a, bool full, rf_op *out, rf_err *err)
+{
+    rf_status s = check_seq(d, err);
+    if (s)
+        return s;
+    rf_op op = seq_row(name, d);
+    uint64_t M = (uint64_t)op.m, h = (uint64_t)d->heads, dk = (uint64_t)d->k_dim;
+    uint64_t dv = (uint64_t)d->v_dim, g = (uint64_t)d->groups, act = 0;
+    /* decode, a token: GDN 7 Vh dk dv (decay 1, k^T S 2, the rank-1 update
+     * 2, S^T q 2); Mamba2 5 h P N (decay 1, dt x B^T 2, h C 2). Prefill:
+     * the chunked forms */
+    bool ok = d->q_tokens == 1 ? mul4((gdn ? 7 : 5) * h, dk, dv, M, &op.flops)
+                               : chunked_flops(d, gdn, &op.flops);
+    /* full, a token: GDN reads q, k (Kh dk each), v (Vh dv), the gates g,
+     * beta (Vh each) and writes o (Vh dv); Mamba2 reads x (h P), B and C
+     * (G N each), dt (h) and writes y (h P) */
+    uint64_t per = gdn ? 2 * g * dk + 2 * h * dv + 2 * h : 2 * h * dv + 2 * g * dk + h;
+    if (!ok || (full && !addmul(&act, M, per)))
+        return overflow(name, err);
+    uint64_t passes = d->q_tokens == 1 || d->has_state ? 2 : 1;
+    if ((s = seq_bytes(name, d, passes, state, act, a, &op, err)))
+        return s;
+    *out = op;
+    return RF_OK;
+}
+
+rf_status rf_op_gdn(const char *name, const rf_seq_desc *d, rf_dtype state, rf_dtype a, bool full,
+                    rf_op *out, rf_err *err)
+{
+    return seq_op(name, d, true, state, a, full, out, err);
+}
+
+rf_status rf_op_ssd(const char *name, const rf_seq_desc *d, rf_dtype state, rf_dtype a, bool full,
+                    rf_op *out, rf_err *err)
+{
+    return seq_op(name, d, false, state, a, full, out, err);
+}
+
+rf_status rf_op_short_conv(const char *name, int64_t batch, int64_t q_tokens, int64_t channels,
+                           int64_t kernel, bool has_state, rf_dtype w, rf_dtype conv, rf_dtype a,
+                           bool full, rf_op *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = check_dim("batch", batch, 1, err)) ||
+        (s = check_dim("query tokens", q_tokens, 1, err)) ||
+        (s = check_dim("conv channels", channels, 1, err)) ||
+        (s = check_dim("conv kernel", kernel, 1, err)))
+        return s;
+    if (kernel > 1024)
+        return rf_err_set(err, RF_ERANGE, "%s: conv kernel (%lld) is beyond 1024", name,
+                          (long long)kernel);
+    uint64_t M, D = (uint64_t)channels, K = (uint64_t)kernel, st, x;
+    if (!rf_mul_u64((uint64_t)batch, (uint64_t)q_tokens, &M) || M > (uint64_t)RF_DIM_MAX)
+        return overflow(name, err);
+    rf_op op = {.name = name, .kind = q_tokens == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
+                .m = (int64_t)M, .k = kernel, .n = channels, .w = w, .count = 1};
+    /* F = 2 K D a token; W = K D b_w; the state of K - 1 inputs a channel,
+     * read (decode, or prefill after a cached state) and written, B times */
+    uint64_t passes = q_tokens == 1 || has_state ? 2 : 1;
+    if (!mul4(2 * K, D, M, 1, &op.flops) || !elems(w, K * D, &op.weight_bytes) ||
+        !mul4(passes * (K - 1), D, (uint64_t)batch, 1, &st) || !elems(conv, st, &op.kv_bytes) ||
+        (full && (!mul4(2, M, D, 1, &x) || !elems(a, x, &op.act_bytes))) ||
+        !rf_add_u64(op.weight_bytes, op.kv_bytes, &op.bytes) ||
+        !rf_add_u64(op.bytes, op.act_bytes, &op.bytes))
+        return overflow(name, err);
+    *out = op;
+    return RF_OK;
+}
+
+rf_status rf_op_indexer(const char *name, int64_t heads, int64_t dim, const rf_attn_desc *keys,
+                        uint64_t bytes_per_key, rf_dtype a, bool full, rf_op *out, rf_err *err)
+{
+    rf_status s;
+    if ((s = check_dim("index heads", heads, 1, err)) || (s = check_dim("index dim", dim, 1, err)) ||
+        (s = check_dim("batch", keys->batch, 1, err)) ||
+        (s = check_dim("query tokens", keys->q_tokens, 1, err)) ||
+        (s = check_dim("context", keys->keys, 1, err)))
+        return s;
+    rf_attn_desc d = *keys;
+    d.window = d.chunk = 0;
+    uint64_t pairs, B = (uint64_t)d.batch, M, x;
+    if ((s = rf_attn_pairs(&d, &pairs, err)))
+        return s;
+    if (!rf_mul_u64(B, (uint64_t)d.q_tokens, &M) || M > (uint64_t)RF_DIM_MAX)
+        return overflow(name, err);
+    rf_op op = {.name = name, .kind = d.q_tokens == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
+                .m = (int64_t)M, .k = dim, .n = d.keys, .count = 1};
+    /* F = 2 heads dim a query-key pair; Q = S keys' index entries a sequence;
+     * full: each query's heads dim q and its heads weights read */
+    if (!mul4(2 * (uint64_t)heads, (uint64_t)dim, pairs, B, &op.flops) ||
+        !mul4(bytes_per_key, (uint64_t)d.keys, B, 1, &op.kv_bytes) ||
+        (full && (!mul4(M, (uint64_t)heads, (uint64_t)dim + 1, 1, &x) ||
+                  !elems(a, x, &op.act_bytes))) ||
+        !rf_add_u64(op.kv_bytes, op.act_bytes, &op.bytes))
+        return overflow(name, err);
+    *out = op;
+    return RF_OK;
+}
+
+rf_status rf_op_act_ungated(const char *name, int64_t m, int64_t ffn, unsigned flops_per_elem,
+                            rf_dtype a, rf_op *out, rf_err *err)
+{
+    /* F = c M F_ff;  Q = 2 M F_ff b_a (read up, write) */
+    return elementwise(name, m, ffn, flops_per_elem, 2, a, out, err);
 }

@@ -11,4 +11,11 @@
  * step_intensity and tokens_per_s = new_tokens / floor_s. */
 void rf__step_floors(rf_step *st, const rf_roof *roof, double new_tokens);
 
+/* Bytes of module class mod's weights in p (its share 1 / share, e.g. the
+ * routed experts a device of an expert group holds): the layers whose
+ * unquantized_layer[] names mod in m->unquantized_dtype, the rest in its
+ * dtype under o (rf_model_module_dtype). */
+rf_status rf__module_bytes(const rf_model *m, const rf_step_opts *o, const rf_param_counts *p,
+                           rf_module mod, uint64_t share, uint64_t *bytes, rf_err *err);
+
 #endif
