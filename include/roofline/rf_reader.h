@@ -4,14 +4,21 @@
  * defines for each `model_type`:
  *   llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, gemma2,
  *   gemma3 (its text_config) / gemma3_text, phi3, deepseek_v2, deepseek_v3,
- *   gpt_oss,
- * and any other decoder that uses the standard field names (hidden_size,
- * num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
- * intermediate_size, vocab_size), analysed as dense with a warning in
- * rf_model.notes.
+ *   kimi_k2 / kimi_k25, deepseek_v32, glm4_moe_lite, glm_moe_dsa, glm4_moe,
+ *   gpt_oss, qwen3_next, qwen3_5_moe / qwen3_5 (text_config), llama4
+ *   (text_config), nemotron_h, minimax_m2, mimo_v2_flash, gemma4
+ *   (text_config)
+ * (rf_model_known_families lists them; docs/models.md says what each reads
+ * exactly, approximates and refuses). A model_type the reader does not know
+ * is refused, one line naming it and the known families, unless
+ * `architectures` names a class it knows (Kimi-K2's DeepseekV3ForCausalLM)
+ * or rf_read_opts.family names the family to read it as. Bare Infinity and
+ * NaN values (not JSON, as Python writes them) read as null, counted in the
+ * notes.
  *
  * Required: hidden_size and num_hidden_layers always; num_attention_heads,
- * intermediate_size and vocab_size in a family not listed above;
+ * intermediate_size and vocab_size in a family whose configuration class
+ * has no default for them (glm4_moe_lite, glm_moe_dsa, minimax_m2, ...);
  * num_experts_per_tok for deepseek_v2 (its configuration class has none).
  * Any other field a config leaves out takes the default of the family's
  * configuration class in transformers (gemma2 ties its embeddings, llama
