@@ -528,6 +528,72 @@ static void percentiles(void **state)
     assert_true(rf_sim_percentile(v, 1, 50) == 1);
 }
 
+/* Queueing is in TTFT: max_seqs 1 and two clients; each request of
+ * 100 + 10 tokens alone takes E = 11 ms (its prefill: 10 ms + 100 x
+ * 0.01 ms) + 9 decode steps at S = 101..109 (9 x 10.01 ms + 945 ns), and
+ * the second waits for the first: its queue delay is E and its TTFT
+ * E + 11 ms (the nearest-rank P99 of two values is the larger). */
+static void queueing_in_ttft(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 2,
+                         .prompt = fixed(100), .output = fixed(10)};
+    rf_sim_sched sc = roomy();
+    sc.max_seqs = 1;
+    rf_sim_result r;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    double e = 11e-3 + 9 * 10.01e-3 + 945e-9;
+    near(r.queue_s.p99, e, 1e-12);
+    assert_true(r.queue_s.p50 == 0); /* the first request never waits */
+    near(r.ttft_s.p99, e + 11e-3, 1e-12);
+    near(r.duration_s, 2 * e, 1e-12);
+}
+
+/* The pool from memory is capacity's: floor(tokens / b) blocks. MLA is
+ * refused by the floor, as by the mixed step. */
+static void pool_and_floor_refusal(void **state)
+{
+    (void)state;
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_hw h;
+    assert_int_equal(rf_hw_preset("h100-sxm", &h, NULL), RF_OK);
+    rf_capacity c;
+    assert_int_equal(rf_capacity_compute(&m, &o, h.mem_bytes, 0.9, 0, 0, &c, NULL), RF_OK);
+    int64_t blocks = 0;
+    assert_int_equal(rf_sim_pool_blocks(&m, &o, h.mem_bytes, 0.9, 0, 16, &blocks, NULL), RF_OK);
+    assert_int_equal(blocks, (int64_t)(c.tokens / 16));
+    rf_err e = {0};
+    assert_int_equal(rf_sim_pool_blocks(&m, &o, 1 << 30, 0.9, 0, 16, &blocks, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "less than one KV block"));
+    static rf_sim_floor f;
+    static rf_sim_floor_entry table[300];
+    rf_model mla = model("deepseek-v2-lite");
+    rf_roof roof = roof_of("h100-sxm");
+    assert_int_equal(rf_sim_floor_prepare(&f, &mla, &o, &roof, 256, 16, table, sizeof table, &e),
+                     RF_EINVAL);
+    assert_non_null(strstr(e.msg, "mixed steps of MLA models are not modelled"));
+}
+
+/* A run on a model with sliding layers (Gemma-2-9B: its chunks through
+ * rf_step_compute, its decode keys capped at the 4,096 window per
+ * sequence) completes, and a longer prompt costs more TTFT. */
+static void sliding_model_runs(void **state)
+{
+    (void)state;
+    floor_model *fm = floor_new("gemma-2-9b-it", NULL, 8192, 256);
+    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 200, .rate_per_s = 4,
+                         .prompt = {.dist = RF_SIM_UNIFORM, .lo = 1000, .hi = 7000},
+                         .output = fixed(64), .seed = 9};
+    rf_sim_sched sc = roomy();
+    sc.chunk = 1024;
+    rf_sim_result r;
+    run_ok(&w, &sc, rf_sim_floor_step, &fm->f, &r);
+    assert_int_equal(r.requests, 200);
+    assert_true(r.ttft_s.p99 > r.ttft_s.p50 && r.tpot_s.p50 > 0);
+    floor_free(fm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -544,6 +610,9 @@ int main(void)
         cmocka_unit_test(trace_alone),
         cmocka_unit_test(length_means),
         cmocka_unit_test(percentiles),
+        cmocka_unit_test(queueing_in_ttft),
+        cmocka_unit_test(pool_and_floor_refusal),
+        cmocka_unit_test(sliding_model_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
