@@ -1015,8 +1015,6 @@ static rf_status read_model(reader *r, const rf_read_opts *ro)
     return RF_OK;
 }
 
-/* hf_quant_config.json beside config.json (hf_quant.c) */
-#define SIDECARS(r, dir) RF_OK
 /* The whole file; dir, when the text came from a file, is its folder,
  * where the sidecars (hf_quant_config.json) lie. */
 static rf_status parse_in(const char *text, size_t len, const char *origin,
@@ -1039,7 +1037,7 @@ static rf_status parse_in(const char *text, size_t len, const char *origin,
     if (nonfinite)
         rf__hf_note(&m, "%zu bare Infinity/NaN value%s (not JSON) read as null", nonfinite,
                     nonfinite == 1 ? "" : "s");
-    if ((s = read_model(&r, ro)) || (dir && (s = SIDECARS(&r, dir))))
+    if ((s = read_model(&r, ro)) || (dir && (s = rf__hf_read_sidecars(&r, dir))))
         goto out;
     if ((s = rf_model_validate(&m, err))) {
         s = rf_err_prefix(err, s, "%s", r.origin);
