@@ -594,6 +594,59 @@ static void sliding_model_runs(void **state)
     floor_free(fm);
 }
 
+/* Invariants over 300 random engines and workloads (small pools, with and
+ * without chunking, prefix hits, preemption on and off, every arrival
+ * kind): every request ends; the blocks held never pass the pool; one ITL
+ * value a token after the first (sum of N_r - 1); queue <= TTFT <= E2E;
+ * no preemption when it is off; Little's law to rounding (the run starts
+ * and ends empty, so the time average in system is exactly the sum of the
+ * E2Es over the duration). Refusals are allowed (a request too large for a
+ * small pool) but must name a request or an input. */
+static void invariants_hold(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    int ran = 0, preempting = 0;
+    for (int i = 0; i < 300; i++) {
+#define NEXT(mod) ((x = x * 6364136223846793005u + 1442695040888963407u), (int64_t)((x >> 33) % (mod)))
+        rf_sim_sched sc = {.max_seqs = 1 + NEXT(64), .block_tokens = 1 + NEXT(32),
+                           .no_preempt = NEXT(3) == 0};
+        sc.max_batched_tokens = sc.max_seqs + NEXT(4096);
+        sc.chunk = NEXT(4) == 0 ? 0 : 1 + NEXT(1024);
+        sc.pool_blocks = 1 + NEXT(4000);
+        sc.shared_prefix = NEXT(3) == 0 ? NEXT(600) : 0;
+        rf_sim_workload w = {.arrival = (rf_sim_arrival)NEXT(3), .requests = 1 + NEXT(300),
+                             .concurrency = 1 + NEXT(100), .rate_per_s = 0.5 + NEXT(200),
+                             .cv = 0.25 + 0.25 * (double)NEXT(12), .seed = (uint64_t)i,
+                             .prompt = {.dist = RF_SIM_UNIFORM, .lo = 1, .hi = 1 + NEXT(2000)},
+                             .output = {.dist = RF_SIM_LOGNORMAL, .lo = 1}};
+        w.output.mean = (double)(1 + NEXT(200));
+        w.output.sd = (double)NEXT((int64_t)w.output.mean);
+        w.output.hi = 4 * (int64_t)w.output.mean + 10; /* most draws land */
+#undef NEXT
+        rf_sim_result r;
+        rf_err e = {0};
+        rf_status s = run(&w, &sc, affine_step, NULL, &r, &e);
+        if (s == RF_EINVAL && (strstr(e.msg, "request ") || strstr(e.msg, "shared-prefix")))
+            continue;
+        if (s)
+            fail_msg("case %d: %s", i, e.msg);
+        ran++;
+        assert_int_equal(r.requests, w.requests);
+        assert_true(r.kv_peak_blocks <= sc.pool_blocks);
+        assert_int_equal(r.itl_s.n, r.output_tokens - r.requests);
+        assert_true(r.queue_s.max <= r.ttft_s.max && r.ttft_s.max <= r.e2e_s.max);
+        assert_true(r.queue_s.mean <= r.ttft_s.mean && r.ttft_s.mean <= r.e2e_s.mean);
+        if (sc.no_preempt)
+            assert_int_equal(r.preemptions, 0);
+        near(r.in_system_mean, r.requests_per_s * r.e2e_s.mean, 1e-9);
+        assert_true(r.peak_running <= sc.max_seqs);
+        preempting += r.preemptions > 0;
+    }
+    print_message("invariants: %d runs, %d of them preempting\n", ran, preempting);
+    assert_true(ran > 150 && preempting > 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +666,7 @@ int main(void)
         cmocka_unit_test(queueing_in_ttft),
         cmocka_unit_test(pool_and_floor_refusal),
         cmocka_unit_test(sliding_model_runs),
+        cmocka_unit_test(invariants_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,8 @@
  *      of the waiting queue; it recomputes its K known tokens later, and
  *      that recompute's last step samples its next token), repeated until
  *      the block is found, or the request preempts itself;
- *   3. then, while the budget lasts and fewer than max_seqs run, the front
+ *   3. then, unless step 2 preempted (vLLM V1 admits nothing after a
+ *      preemption), while the budget lasts and fewer than max_seqs run, the front
  *      of the waiting queue is admitted with min(K - c, C, budget left)
  *      tokens if the blocks those take are free (FCFS: the first that does
  *      not fit stops admission). Without chunking (C = 0) a fresh prompt is
@@ -65,8 +66,9 @@
  *                       TPOT <= slo_tpot; a target of 0 is no target; a
  *                       one-token request meets any TPOT) / duration
  *   kv_util_mean      = time-weighted mean over the run of blocks held
- *                       (prefix included) / pool_blocks; kv_peak_blocks the
- *                       most held at once (never above pool_blocks)
+ *                       (prefix included; reserved ones without
+ *                       preemption) / pool_blocks; kv_peak_blocks the most
+ *                       held at once (never above pool_blocks)
  *   in_system_mean    = time average of the requests arrived and not done
  *                       (Little's law: in_system_mean = requests_per_s x
  *                       mean E2E over a run that starts and ends empty)
@@ -140,7 +142,9 @@ typedef rf_status (*rf_sim_step_fn)(void *user, const rf_sim_batch *b, double *s
  * a sliding window, rf_sweep's rows), O(1) a step without sliding layers;
  * chunk attention is a polynomial in (t, o) whose coefficients are fitted
  * from rf_step_compute and checked exactly at further points (models with
- * sliding layers call rf_step_compute for each chunk). */
+ * sliding layers call rf_step_compute for each chunk). Hybrid (state)
+ * layers count as rf_mixed_step_compute counts them. An rf_sim_floor fills
+ * its tables as it runs: one run (one thread) at a time. */
 typedef struct rf_sim_floor_entry {
     uint64_t flops, bytes, weight_bytes; /* per M: not lm_head, not attention */
     bool set;
