@@ -11,6 +11,7 @@
 #include "roofline/rf_cluster.h"
 #include "roofline/rf_parallel.h"
 #include "serve_internal.h"
+#include "step_internal.h"
 
 rf_layout rf_layout_single(void) { return (rf_layout){1, 1, 1, 1}; }
 
@@ -45,6 +46,46 @@ static rf_status splits(const rf_model *m, const char *key, int64_t width, int64
     return RF_OK;
 }
 
+/* What TP splits in the 2025-26 layers: local layers' heads as the global
+ * ones, Gated DeltaNet's key and value heads and Mamba2's heads as
+ * attention heads (their state with them), Mamba2's groups (or one group,
+ * replicated); DSA's indexer and its keys are replicated on every rank as
+ * MLA's latent is. */
+static rf_status hybrid_splits(const rf_model *m, int64_t t, rf_err *err)
+{
+    rf_status s;
+    int64_t gdn = 0, mamba = 0, local = 0;
+    for (int64_t i = 0; i < m->layers; i++) {
+        rf_mixer x = rf_model_layer_mixer(m, i);
+        gdn += x == RF_MIX_GDN;
+        mamba += x == RF_MIX_MAMBA2;
+        local += x == RF_MIX_ATTN && rf_model_layer_local(m, i) != RF_LOCAL_GLOBAL;
+    }
+    if (local) {
+        rf_attn_shape a = {0};
+        for (int64_t i = 0; i < m->layers && !a.n_q; i++)
+            if (rf_model_layer_mixer(m, i) == RF_MIX_ATTN &&
+                rf_model_layer_local(m, i) != RF_LOCAL_GLOBAL)
+                a = rf_model_attn_shape(m, i);
+        if ((s = splits(m, "the local layers' num_attention_heads", a.n_q, t, err)))
+            return s;
+        if (a.n_kv % t && t % a.n_kv)
+            return rf_err_set(err, RF_EINVAL,
+                              "--tp %lld does not split %s: the local layers' "
+                              "num_key_value_heads (%lld) is neither a multiple nor a divisor "
+                              "of %lld",
+                              (long long)t, m->name, (long long)a.n_kv, (long long)t);
+    }
+    if (gdn && ((s = splits(m, "linear_num_key_heads", m->gdn_k_heads, t, err)) ||
+                (s = splits(m, "linear_num_value_heads", m->gdn_v_heads, t, err))))
+        return s;
+    if (mamba && (s = splits(m, "mamba_num_heads", m->ssm_heads, t, err)))
+        return s;
+    if (mamba && m->ssm_groups > 1 && (s = splits(m, "n_groups", m->ssm_groups, t, err)))
+        return s;
+    return RF_OK;
+}
+
 rf_status rf_layout_validate(const rf_model *m, const rf_layout *l, rf_err *err)
 {
     rf_status s;
@@ -60,8 +101,14 @@ rf_status rf_layout_validate(const rf_model *m, const rf_layout *l, rf_err *err)
                           "--tp %lld does not split %s: num_key_value_heads (%lld) is neither a "
                           "multiple nor a divisor of %lld",
                           (long long)t, m->name, (long long)m->n_kv, (long long)t);
-    bool dense_layers = !m->n_experts || rf_model_moe_layers(m) < m->layers;
+    bool dense_layers = false;
+    for (int64_t i = 0; i < m->layers; i++) {
+        rf_ffn_kind f = rf_model_layer_ffn(m, i);
+        dense_layers = dense_layers || f == RF_FFN_DENSE || f == RF_FFN_MOE_DENSE;
+    }
     if (dense_layers && (s = splits(m, "intermediate_size", m->ffn, t, err)))
+        return s;
+    if ((s = hybrid_splits(m, t, err)))
         return s;
     if (m->n_experts) {
         int64_t shared = m->shared_ffn ? m->shared_ffn : m->moe_ffn;
@@ -120,14 +167,33 @@ rf_status rf_layout_shard(const rf_model *m, const rf_layout *l, int64_t first, 
         d.moe_ffn = m->moe_ffn / t;
         d.shared_ffn = (m->shared_ffn ? m->shared_ffn : m->moe_ffn) / t;
     }
+    /* the 2025-26 layers: heads split as attention's (hybrid_splits) */
+    if (m->local_n_q)
+        d.local_n_q = m->local_n_q / t;
+    if (m->local_n_kv)
+        d.local_n_kv = m->local_n_kv >= t ? m->local_n_kv / t : 1;
+    d.gdn_k_heads = m->gdn_k_heads / t;
+    d.gdn_v_heads = m->gdn_v_heads / t;
+    d.ssm_heads = m->ssm_heads / t;
+    d.ssm_groups = m->ssm_groups > 1 ? m->ssm_groups / t : m->ssm_groups;
     d.layers = count;
     d.first_dense = 0;
     d.moe_freq = 1;
+    /* the MTP layers sit after the last layer: with the last stage */
+    d.mtp_layers = first + count == m->layers ? m->mtp_layers : 0;
     memset(d.dense_mlp, 0, sizeof d.dense_mlp);
     memset(d.sliding, 0, sizeof d.sliding);
+    memset(d.mixer, 0, sizeof d.mixer);
+    memset(d.no_ffn, 0, sizeof d.no_ffn);
+    memset(d.chunked, 0, sizeof d.chunked);
+    memset(d.unquantized_layer, 0, sizeof d.unquantized_layer);
     for (int64_t i = 0; i < count; i++) {
         d.dense_mlp[i] = m->n_experts && !rf_model_layer_is_moe(m, first + i);
         d.sliding[i] = m->sliding[first + i];
+        d.mixer[i] = m->mixer[first + i];
+        d.no_ffn[i] = m->no_ffn[first + i];
+        d.chunked[i] = m->chunked[first + i];
+        d.unquantized_layer[i] = m->unquantized_layer[first + i];
     }
     *out = d;
     return RF_OK;
@@ -314,16 +380,13 @@ static rf_status stage_resident(const rf_model *m, const rf_step_opts *o, int64_
     rf_status e = rf_model_params(shard, &pc, err);
     if (e)
         return e;
-    uint64_t w = 0;
+    uint64_t w = 0, b;
     for (int i = 0; i < RF_MOD_COUNT && !e; i++) {
-        uint64_t n = pc.by_module[i];
-        if (i == RF_MOD_EMBED && !first)
-            n = 0;
-        if (i == RF_MOD_LM_HEAD && !last)
-            n = 0;
-        if (i == RF_MOD_EXPERTS)
-            n /= (uint64_t)ep;
-        w += elem_bytes(shard, o, (rf_module)i, n, err, &e);
+        if ((i == RF_MOD_EMBED && !first) || (i == RF_MOD_LM_HEAD && !last))
+            continue;
+        uint64_t share = i == RF_MOD_EXPERTS ? (uint64_t)ep : 1;
+        if (!(e = rf__module_bytes(shard, o, &pc, (rf_module)i, share, &b, err)))
+            w += b;
     }
     if (m->tied && last && !first)
         w += elem_bytes(shard, o, RF_MOD_EMBED, pc.embedding, err, &e);
@@ -350,7 +413,7 @@ static rf_status stage_totals(const rf_model *m, const rf_step_opts *o, const rf
     uint64_t w = 0;
     rf_status e = stage_resident(m, o, po->layout.ep, &st->shard, first, last, &w, err);
     uint64_t kv_seq = 0;
-    if (e || (e = rf_model_kv_bytes(&st->shard, o->kv, rf_step_positions(o), &kv_seq, err)))
+    if (e || (e = rf_model_seq_bytes(&st->shard, o->kv, rf_step_positions(o), &kv_seq, err)))
         return e;
     st->weight_bytes_resident = w;
     st->kv_bytes_resident = kv_seq * (uint64_t)batch_all;
@@ -395,14 +458,22 @@ static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const
 {
     uint64_t M = step_rows(so, mix);
     uint64_t ba = (uint64_t)rf_dtype_bytes_per_elem(so->a); /* activations: whole bytes */
-    uint64_t msg = hidden_msg_bytes(m, so, mix), n = (uint64_t)st->layers;
+    uint64_t msg = hidden_msg_bytes(m, so, mix), n = 0, ffn = 0, moe = 0;
     int64_t t = l->tp, ep = l->ep;
-    uint64_t moe = ep > 1 ? (uint64_t)rf_model_moe_layers(&st->shard) : 0;
+    /* an all-reduce after each mixer and each FFN the stage runs; under EP
+     * a MoE block's dispatch and combine in place of its all-reduce (a dense
+     * MLP beside it keeps its own) */
+    for (int64_t i = 0; i < st->layers; i++) {
+        rf_ffn_kind f = rf_model_layer_ffn(&st->shard, i);
+        n += rf_model_layer_mixer(&st->shard, i) != RF_MIX_NONE;
+        ffn += f == RF_FFN_DENSE || f == RF_FFN_MOE_DENSE || (f == RF_FFN_MOE && ep == 1);
+        moe += ep > 1 && (f == RF_FFN_MOE || f == RF_FFN_MOE_DENSE);
+    }
     uint64_t ktok = M * (uint64_t)m->top_k * (uint64_t)m->hidden * ba;
     bool tp = t > 1; /* no TP: no all-reduce (a count of 0 adds no row) */
     rf_status s;
     if ((s = add_coll(st, "tp_allreduce_attn", RF_COLL_ALLREDUCE, tp ? n : 0, msg, t, k, err)) ||
-        (s = add_coll(st, "tp_allreduce_mlp", RF_COLL_ALLREDUCE, tp ? n - moe : 0, msg, t, k,
+        (s = add_coll(st, "tp_allreduce_mlp", RF_COLL_ALLREDUCE, tp ? ffn : 0, msg, t, k,
                       err)) ||
         (s = add_coll(st, "ep_dispatch", RF_COLL_ALLTOALL, moe, ktok, ep, k, err)) ||
         (s = add_coll(st, "ep_combine", RF_COLL_ALLTOALL, moe, ktok, ep, k, err)) ||
@@ -646,10 +717,10 @@ rf_status rf_par_capacity_compute(const rf_model *m, const rf_step_opts *o,
         if ((s = rf_layout_shard(m, l, first, n, &sh, err)) ||
             (s = stage_resident(m, o, l->ep, &sh, i == 0, i + 1 == l->pp, &w, err)) ||
             (s = rf_model_kv_bytes(&sh, o->kv, 1, &tok, err)) ||
-            (context && (s = rf_model_kv_bytes(&sh, o->kv, context, &seq, err))))
+            (context && (s = rf_model_seq_bytes(&sh, o->kv, context, &seq, err))))
             return s;
         double pool = f.budget_bytes - (double)w;
-        double tokens = pool > 0 ? pool / (double)tok : 0;
+        double tokens = pool > 0 && tok ? pool / (double)tok : 0;
         double seqs = pool > 0 && seq ? pool / (double)seq : 0;
         if (i == 0 || pool < out->pool_bytes) {
             out->pool_bytes = pool;

@@ -36,6 +36,28 @@ typedef struct summer {
 /* A cascade (shared-prefix) kernel reads the prefix's K/V once for the
  * batch, not once a sequence: each attention row's K/V read, B S x per
  * token and layer, loses (B - 1) P_s x; the totals and floors follow. */
+/* A shared prefix is one copy of its positions' K/V: refused on layers
+ * whose cache is not that (a window or a chunk drops positions, a
+ * recurrent state is each sequence's own, DSA's top-k attention is not
+ * modelled under one). */
+static rf_status prefix_layers(const rf_model *m, rf_err *err)
+{
+    if (rf_model_sliding_layers(m))
+        return rf_err_set(err, RF_EINVAL, "%s: a shared prefix on sliding-window layers is not "
+                                          "modelled",
+                          m->name);
+    bool chunked = false;
+    for (int64_t l = 0; l < m->layers; l++)
+        chunked = chunked || rf_model_layer_local(m, l) == RF_LOCAL_CHUNKED;
+    if (chunked || rf_model_has_state(m) || m->index_topk)
+        return rf_err_set(err, RF_EINVAL,
+                          "%s: a shared prefix on %s layers is not modelled", m->name,
+                          chunked ? "chunked-attention"
+                          : m->index_topk ? "sparse-attention (DSA)"
+                                          : "Gated DeltaNet or Mamba2");
+    return RF_OK;
+}
+
 static rf_status cascade(rf_step *st, const rf_step_opts *o, int64_t prefix, rf_err *err)
 {
     uint64_t bs = (uint64_t)o->batch * (uint64_t)o->context, saved = 0;
@@ -317,10 +339,8 @@ rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o,
         return rf_err_set(err, RF_EINVAL,
                           "shared-prefix (%lld) must be in [0, the prompt's %lld tokens]",
                           (long long)ps, (long long)prompt);
-    if (ps && rf_model_sliding_layers(m))
-        return rf_err_set(err, RF_EINVAL, "%s: a shared prefix on sliding-window layers is not "
-                                          "modelled",
-                          m->name);
+    if (ps && (s = prefix_layers(m, err)))
+        return s;
     if (px->cascade && !ps)
         return rf_err_set(err, RF_EINVAL, "prefix-kernel cascade needs a shared prefix");
     rf_generate g = {.batch = o->batch, .prompt = prompt, .output = output,
@@ -703,10 +723,8 @@ static rf_status serve_check(const rf_model *m, const rf_step_opts *o, const rf_
                           "shared-prefix (%lld) must be in [0, %lld]: each request's own "
                           "prompt tokens make its first output token",
                           (long long)ps, (long long)(so->prompt - 1));
-    if (ps && rf_model_sliding_layers(m))
-        return rf_err_set(err, RF_EINVAL, "%s: a shared prefix on sliding-window layers is not "
-                                          "modelled",
-                          m->name);
+    if (ps && (s = prefix_layers(m, err)))
+        return s;
     if (so->prefix.cascade && !ps)
         return rf_err_set(err, RF_EINVAL, "prefix-kernel cascade needs a shared prefix");
     return RF_OK;
@@ -749,7 +767,7 @@ rf_status rf_serve_fit(const rf_model *m, const rf_step_opts *o, const rf_serve 
     rf_status s = rf_fit_prepare(m, o, mem_bytes, util, reserve_bytes, &f, err);
     if (s || (s = rf_fit_at(&f, m, o->kv, bq, sv->decode_context, err)) ||
         (s = rf_model_kv_bytes(m, o->kv, ps, &shared, err)) ||
-        (s = rf_model_kv_bytes(m, o->kv, sv->decode_context, &seq, err)))
+        (s = rf_model_seq_bytes(m, o->kv, sv->decode_context, &seq, err)))
         return s;
     /* B - 1 copies of the prefix are not kept; shared <= seq (P_s < S_d) */
     if (!rf_mul_u64((uint64_t)(bq - 1), shared, &copies))
@@ -853,8 +871,8 @@ rf_status rf_frontier_compute(const rf_model *m, const rf_step_opts *o, const rf
                               size_t n, rf_err *err)
 {
     rf_status s;
-    uint64_t seq;
-    if ((s = rf_model_kv_bytes(m, o->kv, prompt + output - 1, &seq, err)))
+    uint64_t seq; /* a sequence's KV and state at its last token */
+    if ((s = rf_model_seq_bytes(m, o->kv, prompt + output - 1, &seq, err)))
         return s;
     for (size_t i = 0; i < n; i++) {
         rf_step_opts b = *o;
@@ -890,7 +908,7 @@ rf_status rf_frontier_weights_cross(const rf_model *m, const rf_step_opts *o,
     rf_step st; /* ~10 KB of scratch on the stack */
     uint64_t seq;
     rf_status s = rf_step_compute(m, &d, roof, &st, err);
-    if (s || (s = rf_model_kv_bytes(m, o->kv, prompt + output / 2, &seq, err)))
+    if (s || (s = rf_model_seq_bytes(m, o->kv, prompt + output / 2, &seq, err)))
         return s;
     *batch = seq ? (int64_t)((st.weight_bytes + seq - 1) / seq) : 0;
     return RF_OK;

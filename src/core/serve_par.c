@@ -95,8 +95,8 @@ rf_status rf_frontier_par_compute(const rf_model *m, const rf_step_opts *o, cons
                                   rf_par_sweep *scratch, rf_frontier_point *out, size_t n,
                                   rf_err *err)
 {
-    uint64_t seq;
-    rf_status s = rf_model_kv_bytes(m, o->kv, prompt + output - 1, &seq, err);
+    uint64_t seq; /* a sequence's KV and state at its last token */
+    rf_status s = rf_model_seq_bytes(m, o->kv, prompt + output - 1, &seq, err);
     for (size_t i = 0; i < n && !s; i++) {
         rf_step_opts b = *o;
         b.batch = (int64_t)i + 1;
