@@ -647,6 +647,39 @@ static void invariants_hold(void **state)
     assert_true(ran > 150 && preempting > 20);
 }
 
+/* The text a user types: each form, and refusals naming the text. */
+static void parse_text(void **state)
+{
+    (void)state;
+    rf_sim_arrival k;
+    double cv = 0;
+    rf_err e = {0};
+    assert_int_equal(rf_sim_arrival_parse("poisson", &k, &cv, NULL), RF_OK);
+    assert_true(k == RF_SIM_POISSON && cv == 1);
+    assert_int_equal(rf_sim_arrival_parse("gamma:2.5", &k, &cv, NULL), RF_OK);
+    assert_true(k == RF_SIM_GAMMA && cv == 2.5);
+    assert_int_equal(rf_sim_arrival_parse("gamma:-1", &k, &cv, &e), RF_EINVAL);
+    assert_string_equal(e.msg, "arrival 'gamma:-1': the coefficient of variation must be a "
+                               "number > 0");
+    assert_int_equal(rf_sim_arrival_parse("bursty", &k, &cv, &e), RF_EINVAL);
+    assert_string_equal(e.msg, "arrival 'bursty': expected poisson or gamma:CV");
+    rf_sim_lengths l;
+    assert_int_equal(rf_sim_lengths_parse("1024", "prompt", &l, NULL), RF_OK);
+    assert_true(l.dist == RF_SIM_FIXED && l.value == 1024);
+    assert_int_equal(rf_sim_lengths_parse("uniform:100:300", "prompt", &l, NULL), RF_OK);
+    assert_true(l.dist == RF_SIM_UNIFORM && l.lo == 100 && l.hi == 300);
+    assert_int_equal(rf_sim_lengths_parse("lognormal:1000:500", "output", &l, NULL), RF_OK);
+    assert_true(l.dist == RF_SIM_LOGNORMAL && l.mean == 1000 && l.sd == 500 && l.lo == 1);
+    assert_int_equal(rf_sim_lengths_parse("normal:800:100:500:1200", "output", &l, NULL), RF_OK);
+    assert_true(l.dist == RF_SIM_NORMAL && l.lo == 500 && l.hi == 1200);
+    assert_int_equal(rf_sim_lengths_parse("uniform:300:100", "prompt", &l, &e), RF_EINVAL);
+    assert_string_equal(e.msg, "prompt lengths [300, 100] need 1 <= lo <= hi <= 1099511627776");
+    assert_int_equal(rf_sim_lengths_parse("-5", "output", &l, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "output lengths '-5': expected N, uniform:LO:HI"));
+    assert_int_equal(rf_sim_lengths_parse("normal:0:10", "output", &l, &e), RF_EINVAL);
+    assert_string_equal(e.msg, "output lengths: mean (0) must be > 0 and sd (10) >= 0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -667,6 +700,7 @@ int main(void)
         cmocka_unit_test(pool_and_floor_refusal),
         cmocka_unit_test(sliding_model_runs),
         cmocka_unit_test(invariants_hold),
+        cmocka_unit_test(parse_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,6 +230,18 @@ typedef struct rf_sim_workload {
     uint64_t seed;
 } rf_sim_workload;
 
+/* The text a user types (the CLI prefixes its option):
+ *   arrival  "poisson" (cv set to 1) or "gamma:CV" (CV > 0)
+ *   lengths  "N" (fixed), "uniform:LO:HI", "normal:MEAN:SD[:LO:HI]",
+ *            "lognormal:MEAN:SD[:LO:HI]" (LO 1 and HI RF_DIM_MAX unless
+ *            given); then checked as rf_sim_run checks them
+ * Errors: RF_EINVAL naming the text ("arrival 'gamma:-1': the coefficient
+ * of variation must be a number > 0"); `what` ("prompt", "output") names
+ * the lengths. */
+rf_status rf_sim_arrival_parse(const char *text, rf_sim_arrival *kind, double *cv, rf_err *err);
+rf_status rf_sim_lengths_parse(const char *text, const char *what, rf_sim_lengths *out,
+                               rf_err *err);
+
 /* ---- the engine --------------------------------------------------------- */
 
 typedef struct rf_sim_sched {

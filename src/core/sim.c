@@ -471,8 +471,10 @@ rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_st
                           (long long)sc->shared_prefix, (long long)sc->pool_blocks,
                           (long long)sc->block_tokens);
     s.free_blocks = sc->pool_blocks - s.prefix_blocks;
-    *out = (rf_sim_result){.requests = n, .pool_blocks = sc->pool_blocks,
-                           .prefix_blocks = s.prefix_blocks};
+    memset(out, 0, sizeof *out); /* padding too: equal runs give equal bytes */
+    out->requests = n;
+    out->pool_blocks = sc->pool_blocks;
+    out->prefix_blocks = s.prefix_blocks;
     for (int64_t r = 0; r < n; r++) {
         int64_t cap = (s.prompt[r] - 1) / sc->block_tokens; /* a prompt token computed */
         s.hit_blocks[r] = s.prefix_blocks < cap ? s.prefix_blocks : cap;

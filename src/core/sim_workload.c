@@ -1,6 +1,8 @@
 /* sim_workload.c - the simulator's random numbers and requests (rf_sim.h). */
 #include <math.h>
+#include <string.h>
 
+#include "roofline/rf_parse.h"
 #include "sim_internal.h"
 
 /* ---- xoshiro256** seeded by splitmix64 (Blackman and Vigna 2018) ------- */
@@ -265,4 +267,77 @@ rf_status rf__sim_requests(const rf_sim_workload *w, int64_t n, double *arrival,
         arrival[i] = t;
     }
     return RF_OK;
+}
+
+/* ---- the text a user types ------------------------------------------------ */
+
+/* Split text at ':' into at most `cap` fields (in buf); the count, or 0
+ * when the text is too long or has more fields. */
+static size_t fields(const char *text, char *buf, size_t buf_len, char **f, size_t cap)
+{
+    size_t len = strlen(text), n = 0;
+    if (len >= buf_len)
+        return 0;
+    memcpy(buf, text, len + 1);
+    f[n++] = buf;
+    for (char *p = buf; *p; p++)
+        if (*p == ':') {
+            if (n == cap)
+                return 0;
+            *p = '\0';
+            f[n++] = p + 1;
+        }
+    return n;
+}
+
+rf_status rf_sim_arrival_parse(const char *text, rf_sim_arrival *kind, double *cv, rf_err *err)
+{
+    char buf[64], *f[2];
+    size_t n = fields(text, buf, sizeof buf, f, 2);
+    if (n == 1 && !strcmp(f[0], "poisson")) {
+        *kind = RF_SIM_POISSON;
+        *cv = 1;
+        return RF_OK;
+    }
+    if (n == 2 && !strcmp(f[0], "gamma")) {
+        if (rf_parse_f64(f[1], 0, HUGE_VAL, cv, NULL) || !(*cv > 0))
+            return rf_err_set(err, RF_EINVAL, "arrival '%s': the coefficient of variation must "
+                                              "be a number > 0",
+                              text);
+        *kind = RF_SIM_GAMMA;
+        return RF_OK;
+    }
+    return rf_err_set(err, RF_EINVAL, "arrival '%s': expected poisson or gamma:CV", text);
+}
+
+rf_status rf_sim_lengths_parse(const char *text, const char *what, rf_sim_lengths *out,
+                               rf_err *err)
+{
+    char buf[128], *f[5];
+    size_t n = fields(text, buf, sizeof buf, f, 5);
+    rf_sim_lengths l = {.lo = 1, .hi = RF_DIM_MAX};
+    bool ok = n == 1;
+    if (ok) {
+        l.dist = RF_SIM_FIXED;
+        ok = !rf_parse_i64(f[0], 1, RF_DIM_MAX, &l.value, NULL);
+    } else if (n == 3 && !strcmp(f[0], "uniform")) {
+        l.dist = RF_SIM_UNIFORM;
+        ok = !rf_parse_i64(f[1], 1, RF_DIM_MAX, &l.lo, NULL) &&
+             !rf_parse_i64(f[2], 1, RF_DIM_MAX, &l.hi, NULL);
+    } else if ((n == 3 || n == 5) && (!strcmp(f[0], "normal") || !strcmp(f[0], "lognormal"))) {
+        l.dist = f[0][0] == 'n' ? RF_SIM_NORMAL : RF_SIM_LOGNORMAL;
+        ok = !rf_parse_f64(f[1], 0, (double)RF_DIM_MAX, &l.mean, NULL) &&
+             !rf_parse_f64(f[2], 0, (double)RF_DIM_MAX, &l.sd, NULL) &&
+             (n == 3 || (!rf_parse_i64(f[3], 1, RF_DIM_MAX, &l.lo, NULL) &&
+                         !rf_parse_i64(f[4], 1, RF_DIM_MAX, &l.hi, NULL)));
+    }
+    if (!ok)
+        return rf_err_set(err, RF_EINVAL,
+                          "%s lengths '%s': expected N, uniform:LO:HI, normal:MEAN:SD[:LO:HI] or "
+                          "lognormal:MEAN:SD[:LO:HI] (tokens, each at least 1)",
+                          what, text);
+    rf_status s = lengths_check(&l, what, err);
+    if (!s)
+        *out = l;
+    return s;
 }
