@@ -135,7 +135,7 @@ static rf_sim_lengths fixed(int64_t v)
  * the floor is rf_mixed_step_compute's (to rounding: the same uint64
  * totals, so equal to 1e-12), on a dense model, a MoE model and a model
  * with sliding layers (its chunks by rf_step_compute), under both traffic
- * models; and decode tokens at contexts 3000 and 5000 cost what two at 4000
+ * models, and with naive attention, an fp8 cache, causal and not; and decode tokens at contexts 3000 and 5000 cost what two at 4000
  * do on a model without windows (attention is affine in the keys). */
 static void floor_matches_mixed_step(void **state)
 {
@@ -151,11 +151,18 @@ static void floor_matches_mixed_step(void **state)
     rf_roof roof = roof_of("h100-sxm");
     static rf_step st;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        for (int full = 0; full <= 1; full++) {
+        for (int v = 0; v < 4; v++) {
             rf_model m = model(names[i]);
             rf_step_opts o = rf_step_opts_for_model(&m);
-            o.traffic = full ? RF_TRAFFIC_FULL : RF_TRAFFIC_COMPULSORY;
+            o.traffic = v & 1 ? RF_TRAFFIC_FULL : RF_TRAFFIC_COMPULSORY;
+            if (v >= 2) { /* scores in memory, an fp8 cache, causal or not */
+                o.naive_attn = true;
+                o.kv = rf_dtype_of(RF_FP8_E4M3);
+                o.causal = v == 3;
+            }
             floor_model *fm = floor_new(names[i], &o, 8192, 512);
+            /* chunk attention in closed form unless the model has windows */
+            assert_true(fm->f.chunk_poly == (i != 2));
             for (size_t k = 0; k < sizeof mos / sizeof mos[0]; k++) {
                 const rf_mixed_opts *mo = &mos[k];
                 assert_int_equal(rf_mixed_step_compute(&m, &o, &roof, mo, &st, NULL), RF_OK);
@@ -175,7 +182,7 @@ static void floor_matches_mixed_step(void **state)
                     fail_msg("%s: %s", names[i], e.msg);
                 near(t, st.floor_s, 1e-12);
             }
-            if (!i) {
+            if (!i && !v) {
                 int64_t two[2] = {4000, 4000}, apart[2] = {3000, 5000};
                 rf_sim_batch a = {.n_decode = 2, .decode_context = two,
                                   .decode_context_sum = 8000, .tokens = 2};
