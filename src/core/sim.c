@@ -5,6 +5,14 @@
 
 #include "sim_internal.h"
 
+/* Same bits on every platform: no a * b + c fused into one rounding. GCC
+ * fuses nothing in ISO C mode (the build's -std=c11; -std=gnu11 would) and
+ * warns at this pragma; clang fuses by default and honours it (checked:
+ * clang -O3 -march=native gives gcc -O2's bytes). */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 /* One ITL log entry: `count` gaps of `gap_s` (a step's regular tokens, or
  * one gap that was not a step's time). */
 typedef struct itl_entry {
