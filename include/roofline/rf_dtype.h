@@ -34,6 +34,9 @@ typedef enum rf_dtype_kind {
     RF_INT8,
     RF_INT4,
     RF_MXFP4,    /* 4-bit elements, one 8-bit scale per 32       */
+    RF_NVFP4,    /* fp4 e2m1 elements, one fp8 e4m3 scale per 16
+                    (and one fp32 scale per tensor, not counted:
+                    4 bytes a matrix)                            */
     RF_DTYPE_COUNT
 } rf_dtype_kind;
 
@@ -51,16 +54,17 @@ typedef struct rf_dtype {
 rf_dtype rf_dtype_of(rf_dtype_kind kind);
 
 /* Canonical name: "fp32", "tf32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2",
- * "int8", "int4", "mxfp4", "fp64". */
+ * "int8", "int4", "mxfp4", "nvfp4", "fp64". */
 const char *rf_dtype_name(rf_dtype_kind kind);
 
 /* Storage bits of one element (tf32 is stored as 32). */
 uint32_t rf_dtype_bits(rf_dtype_kind kind);
 
-/* Parse "bf16", "fp8" (= fp8_e4m3), "e5m2", "int4", "int4:g128",
- * "int8:g64:s4" (group 64, 4-byte scales), "mxfp4". Integer dtypes default to
- * no scales unless a group is given; mxfp4 always has group 32, 1-byte scales.
- * Errors: RF_EINVAL naming the text. */
+/* Parse "bf16", "fp8" (= fp8_e4m3, also "float8_e4m3fn"), "e5m2", "int4",
+ * "int4:g128", "int8:g64:s4" (group 64, 4-byte scales), "mxfp4", "nvfp4".
+ * Integer dtypes default to no scales unless a group is given; mxfp4 always
+ * has group 32 with 1-byte (e8m0) scales, nvfp4 group 16 with 1-byte (e4m3)
+ * scales: 4.25 and 4.5 bits an element. Errors: RF_EINVAL naming the text. */
 rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err);
 
 /* Give an integer dtype a quantization group (1..2^24 elements a scale);
@@ -81,12 +85,18 @@ rf_status rf_dtype_bytes(rf_dtype dt, uint64_t n, uint64_t *bytes, rf_err *err);
 double rf_dtype_bytes_per_elem(rf_dtype dt);
 
 /* The math dtype whose peak bounds a GEMM with these weight and activation
- * dtypes: fp8 x fp8 -> fp8, int8 x int8 -> int8, otherwise the activation
- * dtype (weight-only quantization dequantizes into the activation dtype). */
+ * dtypes: fp8 x fp8 -> fp8, int8 x int8 -> int8, nvfp4 x nvfp4 -> nvfp4,
+ * mxfp4 x mxfp4 -> mxfp4 (the fp4 tensor-core peaks), otherwise the
+ * activation dtype (weight-only quantization dequantizes into the
+ * activation dtype; narrower activations against wider weights upcast to
+ * bf16). */
 rf_dtype_kind rf_dtype_math(rf_dtype weights, rf_dtype acts);
 
 /* True for the two fp8 kinds. */
 bool rf_dtype_is_fp8(rf_dtype_kind kind);
+
+/* True for the two fp4 kinds (mxfp4, nvfp4). */
+bool rf_dtype_is_fp4(rf_dtype_kind kind);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@ static const struct {
     [RF_FP16] = {"fp16", 16},     [RF_FP8_E4M3] = {"fp8_e4m3", 8},
     [RF_FP8_E5M2] = {"fp8_e5m2", 8}, [RF_INT8] = {"int8", 8},
     [RF_INT4] = {"int4", 4},      [RF_MXFP4] = {"mxfp4", 4},
+    [RF_NVFP4] = {"nvfp4", 4},
 };
 _Static_assert(sizeof kinds / sizeof kinds[0] == RF_DTYPE_COUNT, "dtype table");
 
@@ -33,8 +34,8 @@ static const struct {
 rf_dtype rf_dtype_of(rf_dtype_kind kind)
 {
     rf_dtype d = {.kind = kind};
-    if (kind == RF_MXFP4) {
-        d.group_size = 32;
+    if (kind == RF_MXFP4 || kind == RF_NVFP4) {
+        d.group_size = kind == RF_MXFP4 ? 32 : 16; /* OCP MX: e8m0 a 32; NVIDIA: e4m3 a 16 */
         d.scale_bytes = 1;
     }
     return d;
@@ -53,6 +54,11 @@ uint32_t rf_dtype_bits(rf_dtype_kind kind)
 bool rf_dtype_is_fp8(rf_dtype_kind kind)
 {
     return kind == RF_FP8_E4M3 || kind == RF_FP8_E5M2;
+}
+
+bool rf_dtype_is_fp4(rf_dtype_kind kind)
+{
+    return kind == RF_MXFP4 || kind == RF_NVFP4;
 }
 
 static bool lookup(const char *s, size_t n, rf_dtype_kind *out)
@@ -110,7 +116,8 @@ rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err)
     if (!lookup(text, n, &k))
         return rf_err_set(err, RF_EINVAL,
                           "unknown dtype '%s' (known: fp32, tf32, bf16, fp16, fp8, fp8_e4m3, "
-                          "fp8_e5m2, int8, int4, mxfp4, fp64; int8/int4 take :g<group>[:s<scale bytes>])",
+                          "fp8_e5m2, int8, int4, mxfp4, nvfp4, fp64; int8/int4 take "
+                          ":g<group>[:s<scale bytes>])",
                           text);
     rf_dtype d = rf_dtype_of(k);
     while (colon) {
@@ -180,9 +187,11 @@ rf_dtype_kind rf_dtype_math(rf_dtype w, rf_dtype a)
         return RF_FP8_E4M3; /* the fp8 tensor-core peak covers both kinds */
     if (w.kind == RF_INT8 && a.kind == RF_INT8)
         return RF_INT8;
+    if (rf_dtype_is_fp4(w.kind) && w.kind == a.kind)
+        return a.kind; /* W4A4: the fp4 tensor-core peak of that format */
     if (a.kind == RF_FP8_E5M2 || a.kind == RF_FP8_E4M3)
         return RF_BF16; /* fp8 activations against wider weights: upcast */
-    if (a.kind == RF_INT8 || a.kind == RF_INT4 || a.kind == RF_MXFP4)
+    if (a.kind == RF_INT8 || a.kind == RF_INT4 || rf_dtype_is_fp4(a.kind))
         return RF_BF16;
     return a.kind;
 }

@@ -228,7 +228,11 @@ rf_status rf_hw_roof(const rf_hw *hw, rf_dtype_kind math, rf_roof *out, rf_err *
 
 /* Significand bits (without the implicit one) and exponent bits of each
  * math dtype; an integer dtype is exact in a float of its bits - 1
- * significand bits, and needs no exponent. */
+ * significand bits, and needs no exponent. The fp4 formats count their
+ * dequantized values: an e2m1 element times its block scale, mxfp4's e8m0
+ * (a power of two: 1 bit of significand, 8 of exponent) and nvfp4's e4m3
+ * (1 + 3 significand bits, and the fp32 tensor scale's exponent range), so
+ * only bf16 and wider hold them, never fp8. */
 static const struct {
     int mant, exp;
     bool is_float;
@@ -236,7 +240,7 @@ static const struct {
     [RF_FP64] = {52, 11, true},     [RF_FP32] = {23, 8, true},  [RF_TF32] = {10, 8, true},
     [RF_BF16] = {7, 8, true},       [RF_FP16] = {10, 5, true},  [RF_FP8_E4M3] = {3, 4, true},
     [RF_FP8_E5M2] = {2, 5, true},   [RF_INT8] = {7, 0, false},  [RF_INT4] = {3, 0, false},
-    [RF_MXFP4] = {1, 2, true},
+    [RF_MXFP4] = {1, 8, true},      [RF_NVFP4] = {4, 8, true},
 };
 _Static_assert(sizeof prec / sizeof prec[0] == RF_DTYPE_COUNT, "one precision per dtype");
 
@@ -255,8 +259,8 @@ rf_status rf_hw_math_dtype(const rf_hw *hw, rf_dtype_kind asked, bool strict,
     for (int k = 0; k < RF_DTYPE_COUNT; k++) {
         double p = hw->peak_flops_per_s[k];
         if (!prec[k].is_float || !(p > 0) || prec[k].mant < prec[asked].mant ||
-            prec[k].exp < prec[asked].exp)
-            continue;
+            prec[k].exp < prec[asked].exp || (rf_dtype_is_fp4((rf_dtype_kind)k) && k != (int)asked))
+            continue; /* another fp4 format's scales differ: never a substitute */
         if (best < 0 || p > hw->peak_flops_per_s[best] ||
             (p == hw->peak_flops_per_s[best] && prec[k].mant < prec[best].mant))
             best = k;

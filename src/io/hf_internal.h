@@ -54,4 +54,32 @@ rf_status rf__hf_str_field(reader *r, const json_t *obj, const char *key, const 
 rf_status rf__hf_read_dtype(reader *r);
 rf_status rf__hf_read_quant(reader *r);
 
+/* The quantization files beside config.json in dir (hf_quant.c): NVIDIA
+ * ModelOpt's hf_quant_config.json when present (RF_OK when absent), read
+ * into r->m after config.json (its shapes and layer kinds known). Messages
+ * name that file. */
+rf_status rf__hf_read_sidecars(reader *r, const char *dir);
+
+/* The modules an exclude or ignore list names, per layer (hf_quant_names.c).
+ * layer[l] holds RF_MOD_BIT classes of layer l; the MTP layers follow the
+ * decoder's (index layers + i). */
+typedef struct rf__hf_excl {
+    uint16_t layer[RF_MODEL_MAX_LAYERS];
+    uint32_t global; /* lm_head, embedding                                  */
+    bool vision;     /* an entry named a module outside the text decoder    */
+} rf__hf_excl;
+
+/* Match one entry (a module name with * and ? wildcards, or "re:" and a
+ * Python regular expression matched from the start) against every module
+ * name of r->m and add the classes of those it names to ex; *mods gets
+ * them (0 for norms and biases, which are modules all the same). RF_EINVAL
+ * naming field[i] for an entry that names no module, or a form that cannot
+ * be matched. */
+rf_status rf__hf_excl_match(reader *r, rf__hf_excl *ex, const char *field, size_t i,
+                            const char *entry, uint32_t *mods);
+
+/* The module classes layer l holds (an MTP layer, l >= layers, the last
+ * decoder layer's). */
+uint32_t rf__hf_layer_modules(const rf_model *m, int64_t l);
+
 #endif
