@@ -96,9 +96,12 @@ static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
     if (s->chunk < 0)
         return rf_err_set(err, RF_EINVAL, "chunk (%lld) must be >= 0 (0: no chunking)",
                           (long long)s->chunk);
-    if (s->block_tokens < 1 || s->pool_blocks < 1)
-        return rf_err_set(err, RF_EINVAL, "block (%lld tokens) and pool (%lld blocks) must be >= 1",
-                          (long long)s->block_tokens, (long long)s->pool_blocks);
+    if (s->block_tokens < 1 || s->pool_blocks < 1 || s->block_tokens > RF_DIM_MAX ||
+        s->pool_blocks > RF_DIM_MAX)
+        return rf_err_set(err, RF_EINVAL,
+                          "block (%lld tokens) and pool (%lld blocks) must be in [1, %lld]",
+                          (long long)s->block_tokens, (long long)s->pool_blocks,
+                          (long long)RF_DIM_MAX);
     if (s->shared_prefix < 0)
         return rf_err_set(err, RF_EINVAL, "shared-prefix (%lld) must be >= 0",
                           (long long)s->shared_prefix);
