@@ -16,6 +16,7 @@
 
 #include "roofline/rf_hw.h"
 #include "roofline/rf_model.h"
+#include "roofline/rf_reader.h"
 #include "roofline/rf_serve.h"
 #include "roofline/rf_sim.h"
 #include "roofline/rf_step.h"
@@ -196,6 +197,61 @@ static void floor_matches_mixed_step(void **state)
             floor_free(fm);
         }
     }
+}
+
+/* The 2025-26 families, read from their config.json (tests/data/models):
+ * recurrent mixers (Gated DeltaNet, Mamba2), chunked attention, sliding
+ * windows with sinks, local head shapes. Their decode and chunk parts come
+ * from rf_step_compute (cached), and the floor is still the mixed step's:
+ * B_d = 7 at S_d = 3,000 with 2 chunks of 512 after 1,024; decode alone at
+ * 30,000; one chunk alone. */
+static void floor_matches_mixed_new_families(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"qwen3-next-80b-a3b-thinking", "nemotron-3-nano-30b-a3b",
+                                        "llama-4-scout-17b-16e-instruct", "mimo-v2-flash",
+                                        "gpt-oss-20b", "gemma-3-4b-it", "qwen3.5-397b-a17b"};
+    static const rf_mixed_opts mos[] = {
+        {.decode_batch = 7, .decode_context = 3000, .chunk = 512, .chunk_context = 1024, .chunks = 2},
+        {.decode_batch = 7, .decode_context = 30000},
+        {.chunk = 512, .chunk_context = 0, .chunks = 1},
+    };
+    rf_roof roof = roof_of("h100-sxm");
+    static rf_step st;
+    static rf_model m;
+    static rf_sim_floor f;
+    size_t bytes = rf_sim_floor_table_bytes(4096, 64);
+    void *table = malloc(bytes);
+    assert_non_null(table);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[512];
+        rf_err e;
+        snprintf(path, sizeof path, "%s/%s.json", RF_MODELS_DIR, names[i]);
+        if (rf_model_load(path, &m, &e))
+            fail_msg("%s", e.msg);
+        rf_step_opts o = rf_step_opts_for_model(&m);
+        if (rf_sim_floor_prepare(&f, &m, &o, &roof, 4096, 64, table, bytes, &e))
+            fail_msg("%s: %s", names[i], e.msg);
+        for (size_t k = 0; k < sizeof mos / sizeof mos[0]; k++) {
+            const rf_mixed_opts *mo = &mos[k];
+            assert_int_equal(rf_mixed_step_compute(&m, &o, &roof, mo, &st, NULL), RF_OK);
+            int64_t ctx[8];
+            rf_sim_chunk ch[2];
+            for (int64_t j = 0; j < mo->decode_batch; j++)
+                ctx[j] = mo->decode_context;
+            for (int64_t j = 0; j < mo->chunks; j++)
+                ch[j] = (rf_sim_chunk){mo->chunk, mo->chunk_context, j};
+            rf_sim_batch b = {.n_decode = mo->decode_batch, .decode_context = ctx,
+                              .decode_context_sum = mo->decode_batch * mo->decode_context,
+                              .n_chunks = mo->chunks, .chunks = ch,
+                              .tokens = mo->decode_batch + mo->chunks * mo->chunk};
+            double t = 0;
+            if (rf_sim_floor_step(&f, &b, &t, &e))
+                fail_msg("%s: %s", names[i], e.msg);
+            near(t, st.floor_s, 1e-12);
+        }
+    }
+    free(table);
 }
 
 /* ---- whole runs on the floor ---------------------------------------------- */
@@ -691,6 +747,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(floor_matches_mixed_step),
+        cmocka_unit_test(floor_matches_mixed_new_families),
         cmocka_unit_test(closed_one_is_generate),
         cmocka_unit_test(low_rate_limits),
         cmocka_unit_test(moe_floor_under_real_schedule),

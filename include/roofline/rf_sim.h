@@ -141,14 +141,29 @@ typedef rf_status (*rf_sim_step_fn)(void *user, const rf_sim_batch *b, double *s
  * rf_step_compute each); decode attention is affine in the keys (capped at
  * a sliding window, rf_sweep's rows), O(1) a step without sliding layers;
  * chunk attention is a polynomial in (t, o) whose coefficients are fitted
- * from rf_step_compute and checked exactly at further points (models with
- * sliding layers call rf_step_compute for each chunk). Hybrid (state)
- * layers count as rf_mixed_step_compute counts them. An rf_sim_floor fills
+ * from rf_step_compute and checked exactly at further points. Where a
+ * closed form does not hold, the part comes from rf_step_compute itself,
+ * kept in a cache of RF_SIM_FLOOR_CACHE shapes (direct-mapped): a chunk's
+ * attention on a model with sliding layers or whose fit fails (recurrent
+ * mixers, whose prefill cost steps at their chunk size), and a decode
+ * token's on a hybrid stack (rf_model_is_hybrid: chunked attention's keys
+ * wrap, DSA caps them, recurrent mixers read a state). Every part is the
+ * mixed step's, so the floor is rf_mixed_step_compute's on every family it
+ * takes (tested on the configs of tests/data/models). An rf_sim_floor fills
  * its tables as it runs: one run (one thread) at a time. */
 typedef struct rf_sim_floor_entry {
     uint64_t flops, bytes, weight_bytes; /* per M: not lm_head, not attention */
     bool set;
 } rf_sim_floor_entry;
+
+/* A cached attention part: chunk (t, o), or a decode token at context o
+ * (t = 0); t = -1: empty. v: flops, bytes counted in Q, op bytes. */
+typedef struct rf_sim_floor_cached {
+    int64_t t, o;
+    uint64_t v[3];
+} rf_sim_floor_cached;
+
+#define RF_SIM_FLOOR_CACHE 65536
 
 typedef struct rf_sim_floor {
     rf_model model;
@@ -157,12 +172,15 @@ typedef struct rf_sim_floor {
     rf_sweep decode;              /* batch-1 decode rows (per key)           */
     bool full;                    /* RF_TRAFFIC_FULL                         */
     bool chunk_poly;              /* chunk attention in closed form          */
+    bool decode_affine;           /* decode attention from the sweep's rows  */
+    uint64_t decode_base[3];      /* else: a decode step's parts once a step */
     /* 2 x value(t, o) = a t o + b t^2 + c t + d o + e (mod 2^64), for the
      * chunk attention's flops, bytes counted in Q, and op bytes */
     uint64_t poly[3][5];
     int64_t max_tokens, max_logits;
     rf_sim_floor_entry *lin;      /* (max_tokens + 1) by M                   */
     rf_sim_floor_entry *head;     /* (max_logits + 1) lm_head by L           */
+    rf_sim_floor_cached *cache;   /* (RF_SIM_FLOOR_CACHE) parts computed     */
     rf_step scratch;              /* rf_step_compute's                       */
     size_t steps_computed;        /* rf_step_compute calls so far            */
 } rf_sim_floor;

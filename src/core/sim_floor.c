@@ -14,18 +14,22 @@ size_t rf_sim_floor_table_bytes(int64_t max_tokens, int64_t max_logits)
 {
     if (max_tokens < 1 || max_logits < 1 || max_tokens > RF_DIM_MAX || max_logits > RF_DIM_MAX)
         return 0;
-    return ((size_t)max_tokens + (size_t)max_logits + 2) * sizeof(rf_sim_floor_entry);
+    return ((size_t)max_tokens + (size_t)max_logits + 2) * sizeof(rf_sim_floor_entry) +
+           RF_SIM_FLOOR_CACHE * sizeof(rf_sim_floor_cached);
 }
 
 /* The attention of one chunk of t tokens after o cached, as the mixed step
- * takes it from a prefill of that chunk: its operators' flops and bytes,
- * and the K/V and score bytes of the step (compulsory traffic's share). */
-static rf_status chunk_direct(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[3], rf_err *err)
+ * takes it from a prefill of that chunk (t = 0: the decode of `batch`
+ * sequences at context o, from a decode step): its operators' flops and
+ * bytes, and the K/V and score bytes of the step (compulsory traffic's
+ * share). */
+static rf_status part_direct(rf_sim_floor *f, int64_t t, int64_t o, int64_t batch, uint64_t v[3],
+                             rf_err *err)
 {
     rf_step_opts c = f->opts;
-    c.phase = RF_PREFILL;
-    c.batch = 1;
-    c.tokens = t;
+    c.phase = t ? RF_PREFILL : RF_DECODE;
+    c.batch = batch;
+    c.tokens = t ? t : 1;
     c.context = o;
     f->steps_computed++;
     rf_status s = rf_step_compute(&f->model, &c, &f->roof, &f->scratch, err);
@@ -39,6 +43,45 @@ static rf_status chunk_direct(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[
             v[0] += st->ops[i].count * st->ops[i].flops;
             v[2] += st->ops[i].count * st->ops[i].bytes;
         }
+    return RF_OK;
+}
+
+static rf_status chunk_direct(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[3], rf_err *err)
+{
+    return part_direct(f, t, o, 1, v, err);
+}
+
+/* A decode token's own share at context o: the decode of 2 sequences less
+ * that of 1 (what the batch adds a sequence; the rest, a short conv's
+ * weights, is decode_base, once a step). */
+static rf_status decode_share(rf_sim_floor *f, int64_t o, uint64_t v[3], rf_err *err)
+{
+    uint64_t two[3];
+    rf_status s = part_direct(f, 0, o, 2, two, err);
+    if (s || (s = part_direct(f, 0, o, 1, v, err)))
+        return s;
+    for (int k = 0; k < 3; k++)
+        v[k] = two[k] - v[k];
+    return RF_OK;
+}
+
+/* chunk_direct (decode_share for t = 0) through the cache. */
+static rf_status part_cached(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[3], rf_err *err)
+{
+    uint64_t h = ((uint64_t)t * 0x9e3779b97f4a7c15u) ^ ((uint64_t)o * 0xc2b2ae3d27d4eb4fu);
+    rf_sim_floor_cached *c = &f->cache[(h ^ (h >> 29)) % RF_SIM_FLOOR_CACHE];
+    if (c->t != t || c->o != o) {
+        rf_status s = t ? chunk_direct(f, t, o, c->v, err) : decode_share(f, o, c->v, err);
+        if (s) {
+            c->t = -1;
+            return s;
+        }
+        c->t = t;
+        c->o = o;
+    }
+    v[0] = c->v[0];
+    v[1] = c->v[1];
+    v[2] = c->v[2];
     return RF_OK;
 }
 
@@ -86,6 +129,29 @@ static rf_status chunk_fit(rf_sim_floor *f, bool *ok, rf_err *err)
     return RF_OK;
 }
 
+/* What a decode step costs once whatever its batch (a short conv's
+ * weights): the decode of one sequence less its share, the same at every
+ * context (checked at two); RF_EINVAL when it is not. */
+static rf_status decode_base(rf_sim_floor *f, rf_err *err)
+{
+    uint64_t one[3], share[3], at[2][3];
+    static const int64_t ctx[2] = {1, 4097};
+    rf_status s;
+    for (int i = 0; i < 2; i++) {
+        if ((s = part_direct(f, 0, ctx[i], 1, one, err)) || (s = decode_share(f, ctx[i], share, err)))
+            return s;
+        for (int k = 0; k < 3; k++)
+            at[i][k] = one[k] - share[k];
+    }
+    if (memcmp(at[0], at[1], sizeof at[0]))
+        return rf_err_set(err, RF_EINVAL,
+                          "%s: the simulator's floor needs a decode step that grows by the same "
+                          "parts with each sequence at every context",
+                          f->model.name);
+    memcpy(f->decode_base, at[0], sizeof f->decode_base);
+    return RF_OK;
+}
+
 rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step_opts *o,
                                const rf_roof *roof, int64_t max_tokens, int64_t max_logits,
                                void *table, size_t table_bytes, rf_err *err)
@@ -115,6 +181,9 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
     f->lin = table;
     f->head = f->lin + max_tokens + 1;
     memset(table, 0, need);
+    f->cache = (rf_sim_floor_cached *)(void *)(f->head + max_logits + 1);
+    for (size_t i = 0; i < RF_SIM_FLOOR_CACHE; i++)
+        f->cache[i].t = -1;
     f->steps_computed = 0;
     rf_step_opts d = *o;
     d.phase = RF_DECODE;
@@ -122,6 +191,9 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
     d.tokens = 1;
     rf_status s = rf_sweep_prepare(&f->decode, m, &d, roof, err);
     if (s)
+        return s;
+    f->decode_affine = f->decode.linear && !rf_model_is_hybrid(m);
+    if (!f->decode_affine && (s = decode_base(f, err)))
         return s;
     f->chunk_poly = false;
     if (!rf_model_sliding_layers(m) && (s = chunk_fit(f, &f->chunk_poly, err)))
@@ -216,7 +288,18 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
     uint64_t Qc = lin->weight_bytes, Qf = lin->bytes + head->bytes;
     bool ok = true;
     uint64_t n = (uint64_t)b->n_decode;
-    for (size_t r = 0; r < f->decode.n_attn && n; r++) {
+    if (n && !f->decode_affine)
+        ok = !__builtin_add_overflow(F, f->decode_base[0], &F) &&
+             !__builtin_add_overflow(Qc, f->decode_base[1], &Qc) &&
+             !__builtin_add_overflow(Qf, f->decode_base[2], &Qf);
+    for (int64_t i = 0; i < b->n_decode && !f->decode_affine && ok; i++) {
+        uint64_t v[3];
+        if ((s = part_cached(f, 0, b->decode_context[i], v, err)))
+            return s;
+        ok = !__builtin_add_overflow(F, v[0], &F) && !__builtin_add_overflow(Qc, v[1], &Qc) &&
+             !__builtin_add_overflow(Qf, v[2], &Qf);
+    }
+    for (size_t r = 0; r < f->decode.n_attn && n && f->decode_affine; r++) {
         const struct rf_sweep_attn *a = &f->decode.attn[r];
         uint64_t keys = (uint64_t)b->decode_context_sum;
         if (a->window) {
@@ -245,7 +328,7 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
                 v[k] = poly2(c, t, o) / 2;
             }
             ok = est < 0x1p62;
-        } else if ((s = chunk_direct(f, (int64_t)t, (int64_t)o, v, err))) {
+        } else if ((s = part_cached(f, (int64_t)t, (int64_t)o, v, err))) {
             return s;
         }
         ok = ok && !__builtin_add_overflow(F, v[0], &F) &&
