@@ -46,6 +46,7 @@ static rf_status part_direct(rf_sim_floor *f, int64_t t, int64_t o, int64_t batc
     return RF_OK;
 }
 
+/* One sequence: a chunk of t (t >= 1), or a decode at context o (t = 0). */
 static rf_status chunk_direct(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[3], rf_err *err)
 {
     return part_direct(f, t, o, 1, v, err);
@@ -65,17 +66,20 @@ static rf_status decode_share(rf_sim_floor *f, int64_t o, uint64_t v[3], rf_err 
     return RF_OK;
 }
 
-/* chunk_direct (decode_share for t = 0) through the cache. */
+/* chunk_direct through the cache; for t = 0 a decode token's share at
+ * context o, the decode of one sequence less decode_base (one step). */
 static rf_status part_cached(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[3], rf_err *err)
 {
     uint64_t h = ((uint64_t)t * 0x9e3779b97f4a7c15u) ^ ((uint64_t)o * 0xc2b2ae3d27d4eb4fu);
     rf_sim_floor_cached *c = &f->cache[(h ^ (h >> 29)) % RF_SIM_FLOOR_CACHE];
     if (c->t != t || c->o != o) {
-        rf_status s = t ? chunk_direct(f, t, o, c->v, err) : decode_share(f, o, c->v, err);
+        rf_status s = chunk_direct(f, t, o, c->v, err);
         if (s) {
             c->t = -1;
             return s;
         }
+        for (int k = 0; k < 3 && !t; k++)
+            c->v[k] -= f->decode_base[k];
         c->t = t;
         c->o = o;
     }
@@ -131,19 +135,19 @@ static rf_status chunk_fit(rf_sim_floor *f, bool *ok, rf_err *err)
 
 /* What a decode step costs once whatever its batch (a short conv's
  * weights): the decode of one sequence less its share, the same at every
- * context (checked at two); RF_EINVAL when it is not. */
+ * context (checked at three); RF_EINVAL when it is not. */
 static rf_status decode_base(rf_sim_floor *f, rf_err *err)
 {
-    uint64_t one[3], share[3], at[2][3];
-    static const int64_t ctx[2] = {1, 4097};
+    uint64_t one[3], share[3], at[3][3];
+    static const int64_t ctx[3] = {1, 4097, 100003};
     rf_status s;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         if ((s = part_direct(f, 0, ctx[i], 1, one, err)) || (s = decode_share(f, ctx[i], share, err)))
             return s;
         for (int k = 0; k < 3; k++)
             at[i][k] = one[k] - share[k];
     }
-    if (memcmp(at[0], at[1], sizeof at[0]))
+    if (memcmp(at[0], at[1], sizeof at[0]) || memcmp(at[0], at[2], sizeof at[0]))
         return rf_err_set(err, RF_EINVAL,
                           "%s: the simulator's floor needs a decode step that grows by the same "
                           "parts with each sequence at every context",
