@@ -167,7 +167,7 @@ typedef struct rf_cross {
                            or for an expert rf_moe_tokens_for_rows       */
 } rf_cross;
 
-#define RF_CROSS_MAX 24
+#define RF_CROSS_MAX 40
 
 typedef struct rf_crossover {
     rf_cross ops[RF_CROSS_MAX];

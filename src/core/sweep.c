@@ -25,8 +25,13 @@ rf_status rf_sweep_prepare(rf_sweep *sw, const rf_model *m, const rf_step_opts *
         return s;
     if (two.n_ops != st->n_ops)
         return rf_err_set(err, RF_EINTERNAL, "the step's operators differ at contexts 1 and 2");
-    sw->linear = !o->kv.group_size && !o->a.group_size;
+    /* a hybrid stack's rows are not all affine in min(S, window) (chunked
+     * attention's keys wrap at each chunk, DSA caps at index_topk): every
+     * point is then rf_step_compute's */
+    sw->linear = !o->kv.group_size && !o->a.group_size && !rf_model_is_hybrid(m);
     sw->full = o->traffic == RF_TRAFFIC_FULL;
+    if (!sw->linear)
+        return RF_OK;
     sw->flops0 = sw->op_bytes0 = sw->weight_bytes = 0;
     sw->sum_of_max0 = 0;
     sw->n_attn = 0;
