@@ -31,6 +31,9 @@
 #define PCIE4 LINKS("PCIe Gen4 x16", 32e9, 8, "no NVLink: PCIe Gen4 x16, 32 GB/s a direction "\
                     "(64 bidirectional), 8 cards a server assumed")
 
+/* Blackwell's tensor cores run both fp4 formats at one rate. */
+#define FP4(p) [RF_NVFP4] = (p), [RF_MXFP4] = (p)
+
 /* Dense peaks at boost clock, per device. FP8 rows use the e4m3 slot; the
  * GeForce cards use the FP32-accumulate tensor rates (what cuBLAS runs).
  * board_power_w is the TDP of the same datasheets, the top of a stated range
@@ -113,9 +116,11 @@ static const rf_hw presets[] = {
            "PCIe Gen4 x16, 32 GB/s a direction; the NVLink 3 bridge (56.25 GB/s a direction)"
            " joins pairs only and is not used; 8 cards a server assumed")},
     {.name = "b200",
-     .source = "NVIDIA HGX B200 1000 W spec sheet (sparse halved), HBM3e 7.7 TB/s, 180 GB",
+     .source = "NVIDIA HGX B200 1000 W spec sheet (sparse halved; fp4 18 PF sparse, 9 dense), "
+               "HBM3e 7.7 TB/s, 180 GB",
      .peak_flops_per_s = {[RF_FP32] = 75 * T, [RF_TF32] = 1100 * T, [RF_BF16] = 2250 * T,
-                          [RF_FP16] = 2250 * T, [RF_FP8_E4M3] = 4500 * T, [RF_INT8] = 4500 * T},
+                          [RF_FP16] = 2250 * T, [RF_FP8_E4M3] = 4500 * T, [RF_INT8] = 4500 * T,
+                          FP4(9000 * T)},
      .bw_bytes_per_s = 7.7 * T,
      .mem_bytes = USABLE(180), .mem_stated_gb = 180, .mem_usable = true, .board_power_w = 1000,
      LINKS("NVLink 5", 900e9, 8,
@@ -150,6 +155,149 @@ static const rf_hw presets[] = {
      LINKS("ICI", 100e9, 8,
            "ICI 1600 Gbps a chip (Cloud TPU v5e docs) read as 200 GB/s over both directions,"
            " 100 a direction (unverified); 8 chips a host")},
+    /* ---- 2025-26 parts (docs/hardware.md: sources and confidence) ---- */
+    {.name = "h20",
+     .source = "NVIDIA H20 (Hopper, China market; no public datasheet: secondary sources agree): "
+               "bf16 148, fp8 296 TFLOP/s dense, 96 GB HBM3 at 4.0 TB/s, 400 W",
+     .peak_flops_per_s = {[RF_FP64] = 1 * T, [RF_FP32] = 44 * T, [RF_TF32] = 74 * T,
+                          [RF_BF16] = 148 * T, [RF_FP16] = 148 * T, [RF_FP8_E4M3] = 296 * T,
+                          [RF_INT8] = 296 * T},
+     .bw_bytes_per_s = 4.0 * T,
+     .mem_bytes = USABLE(96), .mem_stated_gb = 96, .mem_usable = true, .board_power_w = 400,
+     LINKS("NVLink 4", 450e9, 8,
+           "NVLink 4: 900 GB/s bidirectional, 450 a direction (as H100 SXM); 8 GPUs an HGX "
+           "board")},
+    {.name = "h800",
+     .source = "NVIDIA H800 SXM: H100 SXM's GH100 and clocks (dense bf16 989.4, fp8 1978.9) "
+               "with fp64 cut to 1 TFLOP/s and NVLink to 400 GB/s; 80 GB HBM3 at 3.35 TB/s",
+     .peak_flops_per_s = {[RF_FP64] = 1 * T, [RF_FP32] = 66.9 * T, [RF_TF32] = 494.7 * T,
+                          [RF_BF16] = 989.4 * T, [RF_FP16] = 989.4 * T,
+                          [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
+     .bw_bytes_per_s = 3.35 * T,
+     .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true, .board_power_w = 700,
+     LINKS("NVLink 4 (8 links)", 200e9, 8,
+           "NVLink 4 cut to 8 links: 400 GB/s bidirectional, 200 a direction; 8 GPUs an HGX "
+           "board")},
+    {.name = "b300",
+     .source = "NVIDIA HGX B300 (Blackwell Ultra) spec sheet, a GPU: fp4 13.5 PF dense (108 of "
+               "the 8-GPU 144|108), fp8 4.5, bf16 2.25 PF; 288 GB HBM3e at 8 TB/s; 1400 W",
+     .peak_flops_per_s = {[RF_FP64] = 1.25 * T, [RF_FP32] = 75 * T, [RF_TF32] = 1125 * T,
+                          [RF_BF16] = 2250 * T, [RF_FP16] = 2250 * T,
+                          [RF_FP8_E4M3] = 4500 * T, FP4(13500 * T)},
+     .bw_bytes_per_s = 8.0 * T,
+     .mem_bytes = USABLE(288), .mem_stated_gb = 288, .mem_usable = true, .board_power_w = 1400,
+     LINKS("NVLink 5", 900e9, 8,
+           "NVLink 5, 18 links: 900 GB/s a direction (1.8 TB/s bidirectional); 8 GPUs an HGX "
+           "board")},
+    {.name = "gb200",
+     .source = "NVIDIA GB200 NVL72, one of its 72 GPUs (GB200 spec table, sparse halved): fp4 "
+               "10 PF, fp8 5, bf16 2.5 PF dense; 186 GB HBM3e at 8 TB/s; 1200 W",
+     .peak_flops_per_s = {[RF_FP64] = 45 * T, [RF_FP32] = 80 * T, [RF_TF32] = 1250 * T,
+                          [RF_BF16] = 2500 * T, [RF_FP16] = 2500 * T,
+                          [RF_FP8_E4M3] = 5000 * T, [RF_INT8] = 5000 * T, FP4(10000 * T)},
+     .bw_bytes_per_s = 8.0 * T,
+     .mem_bytes = USABLE(186), .mem_stated_gb = 186, .mem_usable = true, .board_power_w = 1200,
+     LINKS("NVLink 5 (NVL72)", 900e9, 72,
+           "NVLink 5, 18 links: 900 GB/s a direction; the NVL72 rack's NVLink switches join "
+           "all 72 GPUs")},
+    {.name = "gb300",
+     .source = "NVIDIA GB300 NVL72, one of its 72 GPUs (rack: 1.1 EF dense fp4, 360 PF fp8, 576 "
+               "TB/s): fp4 15 PF, fp8 5, bf16 2.5 PF dense; 288 GB HBM3e at 8 TB/s; 1400 W",
+     .peak_flops_per_s = {[RF_FP64] = 1.25 * T, [RF_FP32] = 80 * T, [RF_TF32] = 1250 * T,
+                          [RF_BF16] = 2500 * T, [RF_FP16] = 2500 * T,
+                          [RF_FP8_E4M3] = 5000 * T, FP4(15000 * T)},
+     .bw_bytes_per_s = 8.0 * T,
+     .mem_bytes = USABLE(288), .mem_stated_gb = 288, .mem_usable = true, .board_power_w = 1400,
+     LINKS("NVLink 5 (NVL72)", 900e9, 72,
+           "NVLink 5, 18 links: 900 GB/s a direction; the NVL72 rack's NVLink switches join "
+           "all 72 GPUs")},
+    {.name = "rtx-5090",
+     .source = "NVIDIA GeForce RTX 5090 (GB202, 170 SMs): 3352 AI TOPS = fp4 sparse; FP32-"
+               "accumulate tensor rates as GeForce halves them: bf16 209.5, fp8 419, fp4 1676 "
+               "dense; 32 GB GDDR7 at 1.792 TB/s; 575 W",
+     .peak_flops_per_s = {[RF_FP32] = 104.8 * T, [RF_TF32] = 104.8 * T, [RF_BF16] = 209.5 * T,
+                          [RF_FP16] = 209.5 * T, [RF_FP8_E4M3] = 419 * T, [RF_INT8] = 838 * T,
+                          FP4(1676 * T)},
+     .bw_bytes_per_s = 1.792 * T,
+     .mem_bytes = USABLE(32), .mem_stated_gb = 32, .mem_usable = true, .board_power_w = 575,
+     LINKS("PCIe Gen5 x16", 64e9, 8,
+           "no NVLink: PCIe Gen5 x16, 64 GB/s a direction (128 bidirectional), 8 cards a "
+           "server assumed")},
+    {.name = "rtx-pro-6000",
+     .source = "NVIDIA RTX PRO 6000 Blackwell (GB202, 188 SMs): 4000 AI TOPS = fp4 sparse, so "
+               "fp4 2000, fp8 1000, bf16 500 dense (no GeForce halving); fp32 125; 96 GB GDDR7 "
+               "at 1.792 TB/s; 600 W",
+     .peak_flops_per_s = {[RF_FP32] = 125 * T, [RF_TF32] = 250 * T, [RF_BF16] = 500 * T,
+                          [RF_FP16] = 500 * T, [RF_FP8_E4M3] = 1000 * T, [RF_INT8] = 1000 * T,
+                          FP4(2000 * T)},
+     .bw_bytes_per_s = 1.792 * T,
+     .mem_bytes = USABLE(96), .mem_stated_gb = 96, .mem_usable = true, .board_power_w = 600,
+     LINKS("PCIe Gen5 x16", 64e9, 8,
+           "no NVLink: PCIe Gen5 x16, 64 GB/s a direction (128 bidirectional), 8 cards a "
+           "server assumed")},
+    {.name = "l4",
+     .source = "NVIDIA L4 datasheet (sparse halved): bf16 121, fp8 242.5, int8 242.5, tf32 60 "
+               "TFLOP/s dense, fp32 30.3; 24 GB GDDR6 at 300 GB/s; 72 W",
+     .peak_flops_per_s = {[RF_FP32] = 30.3 * T, [RF_TF32] = 60 * T, [RF_BF16] = 121 * T,
+                          [RF_FP16] = 121 * T, [RF_FP8_E4M3] = 242.5 * T,
+                          [RF_INT8] = 242.5 * T},
+     .bw_bytes_per_s = 0.3 * T,
+     .mem_bytes = USABLE(24), .mem_stated_gb = 24, .mem_usable = true, .board_power_w = 72,
+     PCIE4},
+    {.name = "mi325x",
+     .source = "AMD Instinct MI325X: MI300X's CDNA 3 compute (ROCm mi300.md, dense) with 256 GB "
+               "HBM3E at 6 TB/s; 1000 W",
+     .peak_flops_per_s = {[RF_FP64] = 163.4 * T, [RF_FP32] = 163.4 * T, [RF_TF32] = 653.7 * T,
+                          [RF_BF16] = 1307.4 * T, [RF_FP16] = 1307.4 * T,
+                          [RF_FP8_E4M3] = 2614.9 * T, [RF_INT8] = 2614.9 * T},
+     .bw_bytes_per_s = 6.0 * T,
+     .mem_bytes = USABLE(256), .mem_stated_gb = 256, .mem_usable = true, .board_power_w = 1000,
+     LINKS("Infinity Fabric", 448e9, 8,
+           "Infinity Fabric: 7 xGMI links x 64 GB/s = 448 GB/s a direction, as MI300X's "
+           "8-GPU OAM platform")},
+    {.name = "mi355x",
+     .source = "AMD Instinct MI355X (CDNA 4, 256 CUs at 2.4 GHz, dense): bf16 2516.6, fp8 "
+               "5033.2, mxfp4 10066.3 TFLOP/s (no nvfp4); 288 GB HBM3E at 8 TB/s; 1400 W",
+     .peak_flops_per_s = {[RF_FP64] = 78.6 * T, [RF_FP32] = 157.3 * T, [RF_BF16] = 2516.6 * T,
+                          [RF_FP16] = 2516.6 * T, [RF_FP8_E4M3] = 5033.2 * T,
+                          [RF_INT8] = 5033.2 * T, [RF_MXFP4] = 10066.3 * T},
+     .bw_bytes_per_s = 8.0 * T,
+     .mem_bytes = USABLE(288), .mem_stated_gb = 288, .mem_usable = true, .board_power_w = 1400,
+     LINKS("Infinity Fabric", 537.6e9, 8,
+           "Infinity Fabric: 7 links x 153.6 GB/s bidirectional = 537.6 GB/s a direction "
+           "(unverified); 8 OAMs a platform")},
+    {.name = "tpu-v6e",
+     .source = "Google Cloud TPU v6e (Trillium) docs, a chip: bf16 918 TFLOP/s, int8 1836 "
+               "TOP/s, 32 GB HBM at 1638 GB/s",
+     .peak_flops_per_s = {[RF_BF16] = 918 * T, [RF_INT8] = 1836 * T},
+     .bw_bytes_per_s = 1.638 * T,
+     .mem_bytes = USABLE(32), .mem_stated_gb = 32, .mem_usable = true,
+     LINKS("ICI", 400e9, 8,
+           "ICI 800 GB/s bidirectional a chip (Cloud TPU v6e docs), 400 a direction; 8 chips "
+           "a host")},
+    {.name = "gaudi3",
+     .source = "Intel Gaudi 3 OAM (Hot Chips 2024): bf16 and fp8 matrix 1835 TFLOP/s, bf16 "
+               "vector 28.7; 128 GB HBM2e at 3.67 TB/s; 900 W air-cooled",
+     .peak_flops_per_s = {[RF_BF16] = 1835 * T, [RF_FP8_E4M3] = 1835 * T},
+     .bw_bytes_per_s = 3.67 * T,
+     .mem_bytes = USABLE(128), .mem_stated_gb = 128, .mem_usable = true, .board_power_w = 900,
+     .links = {.up_name = "RoCE 21 x 200GbE", .up_bw_bytes_per_s = 525e9, .up_latency_s = 1e-6,
+               .out_name = "RoCE 3 x 200GbE", .out_bw_bytes_per_s = 75e9,
+               .out_latency_s = 5e-6, .devices_per_node = 8,
+               .origin = "24 x 200GbE RoCE on the chip: 21 to the other 7 of an 8-card server "
+                         "(525 GB/s a direction), 3 out (75 GB/s)"}},
+    {.name = "apple-m4-max",
+     .source = "Apple M4 Max, 40-core GPU: 546 GB/s to up to 128 GB of unified memory (shared "
+               "with the CPU; macOS's GPU limit is lower, give --mem); fp32 = fp16 = bf16 18.4 "
+               "TFLOP/s derived (unpublished)",
+     .peak_flops_per_s = {[RF_FP32] = 18.4 * T, [RF_BF16] = 18.4 * T, [RF_FP16] = 18.4 * T},
+     .bw_bytes_per_s = 0.546 * T,
+     .mem_bytes = USABLE(128), .mem_stated_gb = 128, .mem_usable = true,
+     .links = {.up_name = "none (one chip a machine)", .up_bw_bytes_per_s = 10e9,
+               .up_latency_s = 5e-6, .out_name = "Thunderbolt 5 (80 Gb/s)",
+               .out_bw_bytes_per_s = 10e9, .out_latency_s = 5e-6, .devices_per_node = 1,
+               .origin = "one chip a machine; machines joined by Thunderbolt 5, 80 Gb/s = 10 "
+                         "GB/s a direction"}},
 };
 
 size_t rf_hw_preset_count(void) { return sizeof presets / sizeof presets[0]; }
