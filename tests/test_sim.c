@@ -132,6 +132,30 @@ static rf_sim_lengths fixed(int64_t v)
 
 /* ---- the floor ------------------------------------------------------------ */
 
+/* The floor of f on the mixed step mo (every decode token at S_d, n_c
+ * equal chunks) equals rf_mixed_step_compute's to 1e-12. */
+static void floor_is_mixed(rf_sim_floor *f, const rf_model *m, const rf_step_opts *o,
+                           const rf_roof *roof, const rf_mixed_opts *mo)
+{
+    static rf_step st;
+    assert_int_equal(rf_mixed_step_compute(m, o, roof, mo, &st, NULL), RF_OK);
+    int64_t ctx[256];
+    rf_sim_chunk ch[4];
+    for (int64_t j = 0; j < mo->decode_batch; j++)
+        ctx[j] = mo->decode_context;
+    for (int64_t j = 0; j < mo->chunks; j++)
+        ch[j] = (rf_sim_chunk){mo->chunk, mo->chunk_context, j};
+    rf_sim_batch b = {.n_decode = mo->decode_batch, .decode_context = ctx,
+                      .decode_context_sum = mo->decode_batch * mo->decode_context,
+                      .n_chunks = mo->chunks, .chunks = ch,
+                      .tokens = mo->decode_batch + mo->chunks * mo->chunk};
+    double t = 0;
+    rf_err e;
+    if (rf_sim_floor_step(f, &b, &t, &e))
+        fail_msg("%s: %s", m->name, e.msg);
+    near(t, st.floor_s, 1e-12);
+}
+
 /* With every decode token at one context S_d and n_c chunks of C after S_c,
  * the floor is rf_mixed_step_compute's (to rounding: the same uint64
  * totals, so equal to 1e-12), on a dense model, a MoE model and a model
@@ -150,7 +174,6 @@ static void floor_matches_mixed_step(void **state)
         {.decode_batch = 5, .decode_context = 5000, .chunk = 2000, .chunk_context = 6000, .chunks = 1},
     };
     rf_roof roof = roof_of("h100-sxm");
-    static rf_step st;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         for (int v = 0; v < 4; v++) {
             rf_model m = model(names[i]);
@@ -164,25 +187,8 @@ static void floor_matches_mixed_step(void **state)
             floor_model *fm = floor_new(names[i], &o, 8192, 512);
             /* chunk attention in closed form unless the model has windows */
             assert_true(fm->f.chunk_poly == (i != 2));
-            for (size_t k = 0; k < sizeof mos / sizeof mos[0]; k++) {
-                const rf_mixed_opts *mo = &mos[k];
-                assert_int_equal(rf_mixed_step_compute(&m, &o, &roof, mo, &st, NULL), RF_OK);
-                int64_t ctx[256];
-                rf_sim_chunk ch[4];
-                for (int64_t j = 0; j < mo->decode_batch; j++)
-                    ctx[j] = mo->decode_context;
-                for (int64_t j = 0; j < mo->chunks; j++)
-                    ch[j] = (rf_sim_chunk){mo->chunk, mo->chunk_context, j};
-                rf_sim_batch b = {.n_decode = mo->decode_batch, .decode_context = ctx,
-                                  .decode_context_sum = mo->decode_batch * mo->decode_context,
-                                  .n_chunks = mo->chunks, .chunks = ch,
-                                  .tokens = mo->decode_batch + mo->chunks * mo->chunk};
-                double t = 0;
-                rf_err e;
-                if (rf_sim_floor_step(&fm->f, &b, &t, &e))
-                    fail_msg("%s: %s", names[i], e.msg);
-                near(t, st.floor_s, 1e-12);
-            }
+            for (size_t k = 0; k < sizeof mos / sizeof mos[0]; k++)
+                floor_is_mixed(&fm->f, &m, &o, &roof, &mos[k]);
             if (!i && !v) {
                 int64_t two[2] = {4000, 4000}, apart[2] = {3000, 5000};
                 rf_sim_batch a = {.n_decode = 2, .decode_context = two,
@@ -217,7 +223,6 @@ static void floor_matches_mixed_new_families(void **state)
         {.chunk = 512, .chunk_context = 0, .chunks = 1},
     };
     rf_roof roof = roof_of("h100-sxm");
-    static rf_step st;
     static rf_model m;
     static rf_sim_floor f;
     size_t bytes = rf_sim_floor_table_bytes(4096, 64);
@@ -232,24 +237,8 @@ static void floor_matches_mixed_new_families(void **state)
         rf_step_opts o = rf_step_opts_for_model(&m);
         if (rf_sim_floor_prepare(&f, &m, &o, &roof, 4096, 64, table, bytes, &e))
             fail_msg("%s: %s", names[i], e.msg);
-        for (size_t k = 0; k < sizeof mos / sizeof mos[0]; k++) {
-            const rf_mixed_opts *mo = &mos[k];
-            assert_int_equal(rf_mixed_step_compute(&m, &o, &roof, mo, &st, NULL), RF_OK);
-            int64_t ctx[8];
-            rf_sim_chunk ch[2];
-            for (int64_t j = 0; j < mo->decode_batch; j++)
-                ctx[j] = mo->decode_context;
-            for (int64_t j = 0; j < mo->chunks; j++)
-                ch[j] = (rf_sim_chunk){mo->chunk, mo->chunk_context, j};
-            rf_sim_batch b = {.n_decode = mo->decode_batch, .decode_context = ctx,
-                              .decode_context_sum = mo->decode_batch * mo->decode_context,
-                              .n_chunks = mo->chunks, .chunks = ch,
-                              .tokens = mo->decode_batch + mo->chunks * mo->chunk};
-            double t = 0;
-            if (rf_sim_floor_step(&f, &b, &t, &e))
-                fail_msg("%s: %s", names[i], e.msg);
-            near(t, st.floor_s, 1e-12);
-        }
+        for (size_t k = 0; k < sizeof mos / sizeof mos[0]; k++)
+            floor_is_mixed(&f, &m, &o, &roof, &mos[k]);
     }
     free(table);
 }
