@@ -209,6 +209,9 @@ static void preempt_last(sim *s, rf_sim_result *out)
     out->preemptions++;
 }
 
+/* Put r in the step: a decode token at context c + 1 when it has made a
+ * token and one known token is left to process (the last one made), else
+ * a chunk of `tokens` after its c cached positions. */
 static void take(sim *s, rf_sim_batch *b, int64_t r, int64_t tokens)
 {
     int64_t c = s->cached[r];
