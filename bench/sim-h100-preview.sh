@@ -1,12 +1,12 @@
 #!/bin/bash
 # The simulator's floors against the measured single-GPU Llama-3.1-8B runs
-# of ../shared/serving-runs/h100_sxm.csv (aggregated, TP 1, bf16): the
+# of bench/data/serving-runs/h100_sxm.csv (aggregated, TP 1, bf16): the
 # closed loop at each run's concurrency and ISL/OSL (bench/sim_h100_preview.c
 # says the engine). A preview of issue 27's acceptance ahead of the CLI.
 # usage: bench/sim-h100-preview.sh [CSV]
 set -eu
 cd "$(dirname "$0")/.."
-csv=${1:-../shared/serving-runs/h100_sxm.csv}
+csv=${1:-bench/data/serving-runs/h100_sxm.csv}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ${CC:-cc} -O2 -std=c11 -Iinclude -Isrc/core src/core/*.c bench/sim_h100_preview.c -lm \
