@@ -561,7 +561,10 @@ static rf_status quant_ct(reader *r, const json_t *q, rf__hf_excl *ex, uint32_t 
     if (kvs && !json_is_null(kvs))
         rf__hf_note(m, "kv_cache_scheme: the checkpoint carries KV scales; the KV cache is "
                        "counted in the dtype --kv-dtype names (bf16 by default)");
-    *keep = MB(EMBED); /* an Embedding is not a Linear */
+    /* an Embedding is not a Linear; most families' routers are not either
+     * (DeepSeek's, GLM's, gpt-oss'), and vLLM builds every router
+     * unquantized, so a checkpoint that serves keeps it so */
+    *keep = MB(EMBED) | MB(ROUTER);
     return RF_OK;
 }
 
