@@ -161,7 +161,7 @@ static void test_fp4_peaks(void **state)
         const char *name;
         double fp4_tflops;
     } parts[] = {
-        {"h20", 0},        {"h800", 0},          {"b300", 13500},  {"gb200", 10000},
+        {"h20", 0},        {"h800", 0},          {"b300", 13125},  {"gb200", 10000},
         {"gb300", 15000},  {"rtx-5090", 1676},   {"rtx-pro-6000", 2000}, {"l4", 0},
         {"mi325x", 0},     {"tpu-v6e", 0},       {"gaudi3", 0},    {"apple-m4-max", 0},
     };

@@ -179,11 +179,12 @@ static const rf_hw presets[] = {
            "NVLink 4 cut to 8 links: 400 GB/s bidirectional, 200 a direction; 8 GPUs an HGX "
            "board")},
     {.name = "b300",
-     .source = "NVIDIA HGX B300 (Blackwell Ultra) spec sheet, a GPU: fp4 13.5 PF dense (108 of "
-               "the 8-GPU 144|108), fp8 4.5, bf16 2.25 PF; 288 GB HBM3e at 8 TB/s; 1400 W",
+     .source = "NVIDIA HGX B300 (Blackwell Ultra), a GPU, as glennklockwood.com tabulates it: "
+               "fp4 13.125 PF dense (18 sparse), fp8 4.5, bf16 2.25 PF; 288 GB HBM3e at 8 TB/s; "
+               "1400 W",
      .peak_flops_per_s = {[RF_FP64] = 1.25 * T, [RF_FP32] = 75 * T, [RF_TF32] = 1125 * T,
                           [RF_BF16] = 2250 * T, [RF_FP16] = 2250 * T,
-                          [RF_FP8_E4M3] = 4500 * T, FP4(13500 * T)},
+                          [RF_FP8_E4M3] = 4500 * T, FP4(13125 * T)},
      .bw_bytes_per_s = 8.0 * T,
      .mem_bytes = USABLE(288), .mem_stated_gb = 288, .mem_usable = true, .board_power_w = 1400,
      LINKS("NVLink 5", 900e9, 8,
