@@ -618,6 +618,47 @@ static void test_local_shapes(void **state)
     assert_string_equal(e.msg, "local num_key_value_heads (3) must divide the local heads (4)");
 }
 
+/* MiMo's separate V width, Step-3's low-rank q on plain attention and
+ * gemma-4's MoE beside the dense MLP, in small: 2 layers, 4 heads, 2 KV
+ * heads of d_h 16 and d_v 8, q through a rank of 32; the dense MLP 128 and
+ * 4 experts of 32 (top 1) on both layers. */
+static void test_v_width_low_rank_q_moe_and_dense(void **state)
+{
+    (void)state;
+    rf_model m = base("tiny-misc", 2);
+    m.attn_v_dim = 8;
+    m.q_lora_rank = 32;
+    m.ffn = 128;
+    m.n_experts = 4;
+    m.top_k = 1;
+    m.moe_ffn = 32;
+    m.moe_and_dense = true;
+    /* attention: q_a 64 x 32 2,048 + q_b 32 x 64 2,048 + k 64 x 32 2,048
+     * + v 64 x 16 1,024 + o 32 x 64 2,048 = 9,216; MLP 3 x 64 x 128
+     * 24,576; MoE router 64 x 4 256 + 4 x 3 x 64 x 32 24,576 = 24,832.
+     * 2 x 58,624 + 12,800 = 130,048; streamed 2 x (9,216 + 24,576 + 256 +
+     * 6,144) + 6,400 = 86,784 */
+    rf_param_counts p = params(&m);
+    assert_int_equal(p.total, 130048);
+    assert_int_equal(p.streamed_per_token, 86784);
+    assert_int_equal(rf_model_layer_ffn(&m, 1), RF_FFN_MOE_DENSE);
+    /* KV a token: 2 layers x 2 x (16 + 8) = 96 elements, 192 bytes */
+    assert_int_equal(kv_bytes(&m, 1), 192);
+    rf_step st;
+    step(&m, RF_DECODE, 1, 10, 1, false, &st);
+    /* attention at S = 10: F = 2 n_q S (d_h + d_v) = 2 x 4 x 10 x 24 =
+     * 1,920 over 10 x 48 x 2 = 960 bytes */
+    assert_int_equal(row(&st, "attention", 0)->flops, 1920);
+    assert_int_equal(row(&st, "attention", 0)->kv_bytes, 960);
+    assert_int_equal(row(&st, "q_b_proj", 0)->n, 64);
+    assert_int_equal(row(&st, "v_proj", 0)->n, 16);
+    assert_int_equal(row(&st, "o_proj", 0)->k, 32);
+    /* both FFNs on both layers, the dense MLP's rows first */
+    assert_int_equal(row(&st, "gate_proj", 0)->count, 2);
+    assert_int_equal(row(&st, "expert_up", 0)->count, 2);
+    assert_true(row(&st, "down_proj", 0) < row(&st, "router", 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -629,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_dsa),
         cmocka_unit_test(test_chunked),
         cmocka_unit_test(test_local_shapes),
+        cmocka_unit_test(test_v_width_low_rank_q_moe_and_dense),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
