@@ -8,6 +8,7 @@
  * each file's source and commit). Every expected byte count carries its
  * derivation from the config's fields.
  */
+#define _GNU_SOURCE /* memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -61,6 +62,10 @@ static rf_status parse_with(const char *name, const char *quant, rf_err *e)
     static char text[1 << 16];
     size_t n = fread(text, 1, sizeof text, f);
     fclose(f);
+    /* Nemotron-H's bare Infinity (not JSON; the reader takes it as null)
+     * becomes a null jansson parses: "Infinity" -> "null    " */
+    for (char *p = text; (p = memmem(p, n - (size_t)(p - text), "Infinity", 8)); p += 8)
+        memcpy(p, "null    ", 8);
     json_t *root = json_loadb(text, n, 0, &je);
     json_t *q = json_loadb(quant, strlen(quant), 0, &je);
     if (!root || !q)
@@ -429,6 +434,22 @@ static void test_per_layer(void **state)
     for (int l = 0; l < 48; l++)
         assert_int_equal(m.unquantized_layer[l], l == 3 ? MB(ATTN) : 0);
     assert_non_null(strstr(m.notes, "attention of 1 of 48 layers (3) kept in bf16"));
+
+    /* Nemotron-3-Nano names every block backbone.layers.<l>.mixer: the Mamba2
+     * blocks' projections are the mixer class, the attention blocks' (5, 12,
+     * ..., 42 in MEMEM*E...) attention, the MoE blocks' gate the router */
+    parse_ok("nemotron-3-nano-30b-a3b.json",
+             "{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
+             " {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 8, \"type\": \"float\","
+             " \"strategy\": \"channel\"}}}, \"ignore\": [\"lm_head\","
+             " \"re:backbone\\\\.layers\\\\.\\\\d+\\\\.mixer\\\\.(in|out)_proj$\","
+             " \"backbone.layers.5.mixer.q_proj\", \"backbone.layers.1.mixer.gate\"]}");
+    assert_int_equal(m.mixer[0], RF_MIX_MAMBA2);
+    assert_int_equal(m.mixer[5], RF_MIX_ATTN);
+    assert_int_equal(m.unquantized_modules,
+                     MB(MIXER) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
+    for (int l = 0; l < 52; l++)
+        assert_int_equal(m.unquantized_layer[l], l == 5 ? MB(ATTN) : 0);
 }
 
 int main(void)
