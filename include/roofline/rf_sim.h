@@ -121,6 +121,13 @@ typedef struct rf_sim_batch {
 typedef rf_status (*rf_sim_step_fn)(void *user, const rf_sim_batch *b, double *step_s,
                                     rf_err *err);
 
+/* The time of one step of g replicas that step together (lockstep), their
+ * batches b[0..n-1] (n = g; a replica with nothing to run has a batch of 0
+ * tokens and still takes part, as an attention-data-parallel rank runs an
+ * idle batch so its expert all-to-all proceeds). */
+typedef rf_status (*rf_sim_group_fn)(void *user, const rf_sim_batch *b, int64_t n,
+                                     double *step_s, rf_err *err);
+
 /* ---- the default step model: the floor of the exact mixed step -------- */
 
 /* The floor of the mixed step of rf_mixed_step_compute (rf_serve.h)
@@ -272,7 +279,25 @@ typedef struct rf_sim_sched {
     int64_t shared_prefix;      /* P_s tokens of every prompt cached (0)   */
     bool no_preempt;            /* reserve each request's whole life       */
     double slo_ttft_s, slo_tpot_s; /* goodput targets (0: none)            */
+    int64_t replicas;           /* D engines (0: 1), each its own scheduler,
+                                   queue and pool of pool_blocks           */
+    int64_t lockstep;           /* g (0: 1): groups of g replicas step
+                                   together (rf_sim_run_group); g | D      */
 } rf_sim_sched;
+
+#define RF_SIM_MAX_REPLICAS 4096
+
+/* Data parallelism (replicas D > 1): request r goes to replica r mod D
+ * (round robin, as SGLang's default load balancer; it does not look at the
+ * replicas' load). In the closed loop client c is pinned to replica
+ * c mod D (C >= D, so every replica has a client) and sends its next
+ * request there. Each replica schedules as above on its own pool; the
+ * replicas of a lockstep group share one clock, each step's time the group
+ * step model's over all their batches (attention data parallel with the
+ * experts of one expert-parallel group over the same devices: a MoE layer
+ * waits for every rank). Groups share nothing and run one after another on
+ * their own clocks. kv_util_mean is over D pools; kv_peak_blocks and
+ * peak_running are one replica's most. steps counts group steps. */
 
 /* The KV pool in blocks from memory, rf_capacity_compute's pool:
  *     blocks = floor(floor(pool / kv_tok) / b)
@@ -342,6 +367,12 @@ int64_t rf_sim_log_hint(const rf_sim_workload *w, const rf_sim_sched *s);
 rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *s, rf_sim_step_fn step,
                      void *user, void *work, size_t work_bytes, int64_t max_log,
                      rf_sim_result *out, rf_err *err);
+
+/* The same with a group step model (lockstep g > 1 needs it; rf_sim_run
+ * refuses lockstep > 1). */
+rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *s,
+                           rf_sim_group_fn step, void *user, void *work, size_t work_bytes,
+                           int64_t max_log, rf_sim_result *out, rf_err *err);
 
 /* The nearest-rank percentile of v[0..n-1] sorted ascending (n >= 1, p in
  * (0, 100]): v[ceil(p n / 100) - 1], the index at least 0. */

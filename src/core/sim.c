@@ -20,26 +20,36 @@ typedef struct itl_entry {
     int64_t count;
 } itl_entry;
 
+/* One replica's engine: its requests are id, id + D, id + 2 D, ... (round
+ * robin), its own waiting queue, running set, step batch and KV pool. */
+typedef struct engine {
+    int64_t id, n_req;        /* its j-th request is id + D j               */
+    int64_t next, issued;     /* requests queued so far; known to arrive    */
+    int64_t *ring, head, waiting; /* (n_req) the waiting queue, a ring      */
+    int64_t *run, n_run;      /* (max_seqs) running, in the order admitted  */
+    int64_t *dctx, *sched, *sched_tokens, n_sched; /* (max_seqs) the step's */
+    rf_sim_chunk *chunks;     /* (max_seqs)                                 */
+    int64_t free_blocks, peak_blocks;
+} engine;
+
 /* The run's memory, carved from the caller's workspace. */
 typedef struct sim {
     const rf_sim_sched *sc;
-    int64_t n, max_log;
+    int64_t n, max_log, replicas, lockstep;
     /* per request (n) */
     double *arrival, *first, *ttft_end, *end, *last_emit;
     int64_t *prompt, *output, *cached, *made, *own;
     int64_t *hit_blocks;      /* the prefix blocks request r hits           */
     itl_entry *values, *tmp;  /* (n) a metric's values to sort, and the sort's */
-    /* the waiting queue: a ring of n */
-    int64_t *ring, head, waiting;
-    /* running requests in the order admitted (max_seqs) */
-    int64_t *run, n_run;
-    /* the step's batch (max_seqs each) */
-    int64_t *dctx, *sched, *sched_tokens, n_sched;
-    rf_sim_chunk *chunks;
+    int64_t *rings;           /* (n) every engine's queue                   */
+    engine *eng;              /* (replicas)                                 */
+    rf_sim_batch *batch;      /* (replicas) a step's batches                */
+    int64_t *seq_mem;         /* (4 replicas max_seqs) run, dctx, sched, tokens */
+    rf_sim_chunk *chunk_mem;  /* (replicas max_seqs)                        */
     itl_entry *log, *log_tmp; /* (max_log) the ITL log and its sort's       */
     int64_t n_log, log_needed;
-    /* the pool */
-    int64_t free_blocks, prefix_blocks, hit;
+    /* the pool: the shared prefix's blocks, held once in each replica */
+    int64_t prefix_blocks, hit;
 } sim;
 
 static size_t align8(size_t x)
@@ -48,9 +58,9 @@ static size_t align8(size_t x)
 }
 
 /* Lay the workspace out; with base NULL only the size is counted. */
-static size_t layout(sim *s, char *base, int64_t n, int64_t seqs, int64_t max_log)
+static size_t layout(sim *s, char *base, int64_t n, int64_t seqs, int64_t reps, int64_t max_log)
 {
-    size_t off = 0, N = (size_t)n, S = (size_t)seqs;
+    size_t off = 0, N = (size_t)n, S = (size_t)seqs, D = (size_t)reps;
 #define TAKE(field, type, count)                                                            \
     do {                                                                                    \
         if (base)                                                                           \
@@ -70,16 +80,26 @@ static size_t layout(sim *s, char *base, int64_t n, int64_t seqs, int64_t max_lo
     TAKE(hit_blocks, int64_t, N);
     TAKE(values, itl_entry, N);
     TAKE(tmp, itl_entry, N);
-    TAKE(ring, int64_t, N);
-    TAKE(run, int64_t, S);
-    TAKE(dctx, int64_t, S);
-    TAKE(sched, int64_t, S);
-    TAKE(sched_tokens, int64_t, S);
-    TAKE(chunks, rf_sim_chunk, S);
+    TAKE(rings, int64_t, N);
+    TAKE(eng, engine, D);
+    TAKE(batch, rf_sim_batch, D);
+    TAKE(seq_mem, int64_t, 4 * S * D);
+    TAKE(chunk_mem, rf_sim_chunk, S * D);
     TAKE(log, itl_entry, (size_t)max_log);
     TAKE(log_tmp, itl_entry, (size_t)max_log);
 #undef TAKE
     return off;
+}
+
+/* D and g with their defaults (0: 1). */
+static int64_t replicas_of(const rf_sim_sched *s)
+{
+    return s->replicas > 0 ? s->replicas : 1;
+}
+
+static int64_t lockstep_of(const rf_sim_sched *s)
+{
+    return s->lockstep > 0 ? s->lockstep : 1;
 }
 
 static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
@@ -108,6 +128,11 @@ static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
     if (!(s->slo_ttft_s >= 0) || !(s->slo_tpot_s >= 0))
         return rf_err_set(err, RF_EINVAL, "SLOs (TTFT %g s, TPOT %g s) must be > 0 (0: none)",
                           s->slo_ttft_s, s->slo_tpot_s);
+    if (s->replicas < 0 || s->replicas > RF_SIM_MAX_REPLICAS || s->lockstep < 0 ||
+        replicas_of(s) % lockstep_of(s))
+        return rf_err_set(err, RF_EINVAL,
+                          "replicas (%lld) must be in [1, %d] and lockstep (%lld) divide them",
+                          (long long)s->replicas, RF_SIM_MAX_REPLICAS, (long long)s->lockstep);
     return RF_OK;
 }
 
@@ -119,11 +144,17 @@ rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s
     *bytes = 0;
     if ((st = rf__sim_workload_check(w, &n, err)) || (st = sched_check(s, err)))
         return st;
-    if (max_log < 1 || (uint64_t)max_log > SIZE_MAX / 64 || (uint64_t)n > SIZE_MAX / 128)
+    if (w->arrival == RF_SIM_CLOSED && w->concurrency < replicas_of(s))
+        return rf_err_set(err, RF_EINVAL,
+                          "concurrency (%lld) must be at least the replicas (%lld): each client "
+                          "is pinned to a replica",
+                          (long long)w->concurrency, (long long)replicas_of(s));
+    if (max_log < 1 || (uint64_t)max_log > SIZE_MAX / 64 || (uint64_t)n > SIZE_MAX / 128 ||
+        (uint64_t)s->max_seqs * (uint64_t)replicas_of(s) > SIZE_MAX / 128)
         return rf_err_set(err, RF_ERANGE, "max-log (%lld) must be >= 1 and the workspace "
                                           "addressable",
                           (long long)max_log);
-    *bytes = layout(NULL, NULL, n, s->max_seqs, max_log);
+    *bytes = layout(NULL, NULL, n, s->max_seqs, replicas_of(s), max_log);
     return RF_OK;
 }
 
@@ -141,7 +172,7 @@ int64_t rf_sim_log_hint(const rf_sim_workload *w, const rf_sim_sched *s)
                                                  : w->output.mean;
     }
     double seqs = (double)(s->max_seqs > 0 ? s->max_seqs : 1);
-    double hint = 2 * (double)n * (out + 2) / seqs + 2 * (double)n + 1024;
+    double hint = 2 * (double)n * (out + 2) * (double)replicas_of(s) / seqs + 2 * (double)n + 1024;
     return hint > 0x1p26 ? (int64_t)1 << 26 : (int64_t)hint;
 }
 
@@ -172,58 +203,64 @@ static int64_t blocks_more(const sim *s, int64_t r, int64_t c)
 
 /* ---- the queue ------------------------------------------------------------ */
 
-static void push_back(sim *s, int64_t r)
+/* Request j of engine e. */
+static int64_t req(const sim *s, const engine *e, int64_t j)
 {
-    s->ring[(s->head + s->waiting++) % s->n] = r;
+    return e->id + s->replicas * j;
 }
 
-static void push_front(sim *s, int64_t r)
+static void push_back(engine *e, int64_t r)
 {
-    s->head = (s->head + s->n - 1) % s->n;
-    s->ring[s->head] = r;
-    s->waiting++;
+    e->ring[(e->head + e->waiting++) % e->n_req] = r;
 }
 
-static int64_t front(const sim *s)
+static void push_front(engine *e, int64_t r)
 {
-    return s->ring[s->head];
+    e->head = (e->head + e->n_req - 1) % e->n_req;
+    e->ring[e->head] = r;
+    e->waiting++;
 }
 
-static void pop_front(sim *s)
+static int64_t front(const engine *e)
 {
-    s->head = (s->head + 1) % s->n;
-    s->waiting--;
+    return e->ring[e->head];
+}
+
+static void pop_front(engine *e)
+{
+    e->head = (e->head + 1) % e->n_req;
+    e->waiting--;
 }
 
 /* ---- one step ---------------------------------------------------------------- */
 
 /* The running request admitted last gives its blocks back and goes to the
  * front of the queue; it recomputes from its prefix hit later. */
-static void preempt_last(sim *s, rf_sim_result *out)
+static void preempt_last(sim *s, engine *e, rf_sim_result *out)
 {
-    int64_t v = s->run[--s->n_run];
-    s->free_blocks += s->own[v];
+    int64_t v = e->run[--e->n_run];
+    e->free_blocks += s->own[v];
     s->own[v] = 0;
     s->cached[v] = hit_of(s, v);
-    push_front(s, v);
+    push_front(e, v);
     out->preemptions++;
 }
 
 /* Put r in the step: a decode token at context c + 1 when it has made a
  * token and one known token is left to process (the last one made), else
  * a chunk of `tokens` after its c cached positions. */
-static void take(sim *s, rf_sim_batch *b, int64_t r, int64_t tokens)
+static void take(sim *s, engine *e, rf_sim_batch *b, int64_t r, int64_t tokens)
 {
     int64_t c = s->cached[r];
     if (s->made[r] >= 1 && s->prompt[r] + s->made[r] - c == 1) {
-        s->dctx[b->n_decode++] = c + 1;
+        e->dctx[b->n_decode++] = c + 1;
         b->decode_context_sum += c + 1;
     } else {
-        s->chunks[b->n_chunks++] = (rf_sim_chunk){.tokens = tokens, .offset = c, .request = r};
+        e->chunks[b->n_chunks++] = (rf_sim_chunk){.tokens = tokens, .offset = c, .request = r};
     }
     b->tokens += tokens;
-    s->sched[s->n_sched] = r;
-    s->sched_tokens[s->n_sched++] = tokens;
+    e->sched[e->n_sched] = r;
+    e->sched_tokens[e->n_sched++] = tokens;
 }
 
 /* The tokens request r takes now: K - c, cut to the chunk (a fresh prompt
@@ -238,49 +275,49 @@ static int64_t tokens_for(const sim *s, int64_t r, int64_t budget)
     return rem < budget ? rem : budget;
 }
 
-/* Build the step at time t (rf_sim.h, "The scheduler"). */
-static void schedule(sim *s, double t, rf_sim_batch *b, rf_sim_result *out)
+/* Build engine e's step at time t (rf_sim.h, "The scheduler"). */
+static void schedule(sim *s, engine *e, double t, rf_sim_batch *b, rf_sim_result *out)
 {
     const rf_sim_sched *sc = s->sc;
     int64_t budget = sc->max_batched_tokens;
-    *b = (rf_sim_batch){.decode_context = s->dctx, .chunks = s->chunks};
-    s->n_sched = 0;
+    *b = (rf_sim_batch){.decode_context = e->dctx, .chunks = e->chunks};
+    e->n_sched = 0;
     int64_t preempted = out->preemptions;
-    for (int64_t i = 0; i < s->n_run && budget > 0; i++) {
-        int64_t r = s->run[i], tk = tokens_for(s, r, budget);
+    for (int64_t i = 0; i < e->n_run && budget > 0; i++) {
+        int64_t r = e->run[i], tk = tokens_for(s, r, budget);
         if (!tk)
             continue;
         if (!sc->no_preempt) {
             int64_t need = blocks_more(s, r, s->cached[r] + tk);
             bool self = false;
-            while (need > s->free_blocks && !self) {
-                self = s->run[s->n_run - 1] == r;
-                preempt_last(s, out);
+            while (need > e->free_blocks && !self) {
+                self = e->run[e->n_run - 1] == r;
+                preempt_last(s, e, out);
             }
             if (self)
                 break; /* r was the last running: nothing after it */
-            s->free_blocks -= need;
+            e->free_blocks -= need;
             s->own[r] += need;
         }
-        take(s, b, r, tk);
+        take(s, e, b, r, tk);
         budget -= tk;
     }
     /* after a preemption nothing is admitted this step (vLLM V1) */
-    while (s->waiting && budget > 0 && s->n_run < sc->max_seqs && preempted == out->preemptions) {
-        int64_t r = front(s), tk = tokens_for(s, r, budget);
+    while (e->waiting && budget > 0 && e->n_run < sc->max_seqs && preempted == out->preemptions) {
+        int64_t r = front(e), tk = tokens_for(s, r, budget);
         if (!tk)
             break;
         int64_t need = sc->no_preempt ? blocks_at(s, r, s->prompt[r] + s->output[r] - 1)
                                       : blocks_at(s, r, s->cached[r] + tk);
-        if (need > s->free_blocks)
+        if (need > e->free_blocks)
             break;
-        pop_front(s);
-        s->run[s->n_run++] = r;
-        s->free_blocks -= need;
+        pop_front(e);
+        e->run[e->n_run++] = r;
+        e->free_blocks -= need;
         s->own[r] = need;
         if (s->first[r] < 0)
             s->first[r] = t;
-        take(s, b, r, tk);
+        take(s, e, b, r, tk);
         budget -= tk;
     }
 }
@@ -371,8 +408,7 @@ static rf_sim_stat stat_of(itl_entry *e, itl_entry *tmp, int64_t n)
     return st;
 }
 
-/* The least-squares slope of the number in system against time over the
- * arrivals' second half, from sums shifted to its first arrival. */
+/* The least-squares slope of y against x, from sums shifted to x0. */
 typedef struct trend {
     double x0, k, sx, sy, sxx, sxy, last;
 } trend;
@@ -388,12 +424,35 @@ static void trend_add(trend *tr, double x, double y)
     tr->last = x;
 }
 
-static void finish(sim *s, const trend *tr, bool open, double kv_area, double sys_area,
-                   rf_sim_result *out)
+/* The overload test (open loop): over the arrivals' second half, the
+ * number in system at each arrival a_i, i + 1 less the requests ended by
+ * a_i (the ends sorted, swept beside the arrivals, which never go back),
+ * against time. Uses s->values. */
+static void overload(sim *s, rf_sim_result *out)
+{
+    int64_t n = s->n, k = 0;
+    for (int64_t i = 0; i < n; i++)
+        s->values[i] = (itl_entry){s->end[i], 1};
+    sort_entries(s->values, s->tmp, n);
+    trend tr = {.x0 = s->arrival[n / 2]};
+    for (int64_t i = 0; i < n; i++) {
+        while (k < n && s->values[k].gap_s <= s->arrival[i])
+            k++;
+        if (i >= n / 2)
+            trend_add(&tr, s->arrival[i], (double)(i + 1 - k));
+    }
+    double det = tr.k * tr.sxx - tr.sx * tr.sx;
+    if (tr.k >= 2 && det > 0 && tr.last > 0) {
+        out->queue_growth_per_s = (tr.k * tr.sxy - tr.sx * tr.sy) / det;
+        out->overloaded = out->queue_growth_per_s > 0.05 * (tr.k - 1) / tr.last;
+    }
+}
+
+static void finish(sim *s, bool open, double kv_area, rf_sim_result *out)
 {
     const rf_sim_sched *sc = s->sc;
     int64_t n = s->n;
-    double dur = out->duration_s;
+    double dur = out->duration_s, sys_area = 0;
     int64_t good = 0, nt = 0;
     for (int64_t i = 0; i < n; i++) {
         bool ok = !(sc->slo_ttft_s > 0) || s->ttft_end[i] - s->arrival[i] <= sc->slo_ttft_s;
@@ -403,6 +462,7 @@ static void finish(sim *s, const trend *tr, bool open, double kv_area, double sy
             ok = ok && (!(sc->slo_tpot_s > 0) || tpot <= sc->slo_tpot_s);
         }
         good += ok;
+        sys_area += s->end[i] - s->arrival[i]; /* its time in system */
     }
     out->tpot_s = stat_of(s->values, s->tmp, nt);
     for (int64_t i = 0; i < n; i++)
@@ -419,14 +479,11 @@ static void finish(sim *s, const trend *tr, bool open, double kv_area, double sy
     out->requests_per_s = (double)n / dur;
     out->output_tokens_per_s = (double)out->output_tokens / dur;
     out->goodput_requests_per_s = (double)good / dur;
-    out->kv_util_mean = kv_area / dur / (double)sc->pool_blocks;
+    out->kv_util_mean = kv_area / dur / ((double)sc->pool_blocks * (double)s->replicas);
     out->in_system_mean = sys_area / dur;
     out->mean_step_tokens = out->steps ? out->mean_step_tokens / (double)out->steps : 0;
-    double det = tr->k * tr->sxx - tr->sx * tr->sx;
-    if (open && tr->k >= 2 && det > 0 && tr->last > 0) {
-        out->queue_growth_per_s = (tr->k * tr->sxy - tr->sx * tr->sy) / det;
-        out->overloaded = out->queue_growth_per_s > 0.05 * (tr->k - 1) / tr->last;
-    }
+    if (open)
+        overload(s, out);
 }
 
 /* ---- the run ---------------------------------------------------------------- */
@@ -459,9 +516,128 @@ static rf_status fits_alone(const sim *s, int64_t r, rf_err *err)
     return RF_OK;
 }
 
-rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn step,
-                     void *user, void *work, size_t work_bytes, int64_t max_log,
-                     rf_sim_result *out, rf_err *err)
+/* Engine e before the run: its requests, queue and pool; in the closed
+ * loop its clients (C / D, one more for the first C % D replicas), each
+ * with its first request at 0. */
+static void engine_init(sim *s, engine *e, int64_t id, const rf_sim_workload *w)
+{
+    int64_t D = s->replicas, S = s->sc->max_seqs, off = 0;
+    for (int64_t k = 0; k < id; k++)
+        off += s->n > k ? (s->n - k + D - 1) / D : 0;
+    *e = (engine){.id = id, .n_req = s->n > id ? (s->n - id + D - 1) / D : 0};
+    e->ring = s->rings + off;
+    e->run = s->seq_mem + 4 * S * id;
+    e->dctx = e->run + S;
+    e->sched = e->dctx + S;
+    e->sched_tokens = e->sched + S;
+    e->chunks = s->chunk_mem + S * id;
+    e->free_blocks = s->sc->pool_blocks - s->prefix_blocks;
+    e->issued = e->n_req;
+    if (w->arrival == RF_SIM_CLOSED) {
+        int64_t clients = w->concurrency / D + (id < w->concurrency % D);
+        e->issued = clients < e->n_req ? clients : e->n_req;
+    }
+}
+
+/* Run the g engines of group `first` .. first + g - 1 to their end, one
+ * clock for them all: each step every engine builds its batch, the step
+ * model times them together. *t_end: the group's last step's end. */
+static rf_status run_group(sim *s, int64_t first, bool closed, rf_sim_group_fn step, void *user,
+                           double *kv_area, double *t_end, rf_sim_result *out, rf_err *err)
+{
+    const rf_sim_sched *sc = s->sc;
+    int64_t g = s->lockstep, total = 0, done = 0;
+    engine *E = s->eng + first;
+    rf_sim_batch *B = s->batch + first;
+    for (int64_t i = 0; i < g; i++)
+        total += E[i].n_req;
+    double t = 0;
+    while (done < total) {
+        bool busy = false;
+        double wake = INFINITY;
+        for (int64_t i = 0; i < g; i++) {
+            engine *e = &E[i];
+            for (; e->next < e->issued && s->arrival[req(s, e, e->next)] <= t; e->next++)
+                push_back(e, req(s, e, e->next));
+            busy = busy || e->n_run || e->waiting;
+            if (e->next < e->issued && s->arrival[req(s, e, e->next)] < wake)
+                wake = s->arrival[req(s, e, e->next)];
+        }
+        if (!busy) {
+            t = wake; /* idle to the next arrival (one exists: done < total) */
+            continue;
+        }
+        int64_t tokens = 0;
+        for (int64_t i = 0; i < g; i++) {
+            schedule(s, &E[i], t, &B[i], out);
+            tokens += B[i].tokens;
+        }
+        if (!tokens)
+            return rf_err_set(err, RF_EINTERNAL, "the scheduler ran nothing at %.9g s", t);
+        double dt = 0;
+        rf_status st = step(user, B, g, &dt, err);
+        if (st)
+            return rf_err_prefix(err, st, "step %lld (%lld decode, %lld chunks)",
+                                 (long long)out->steps, (long long)B[0].n_decode,
+                                 (long long)B[0].n_chunks);
+        if (!(dt > 0) || !isfinite(dt))
+            return rf_err_set(err, RF_EINVAL, "step %lld: the step model gave %g s (must be > 0)",
+                              (long long)out->steps, dt);
+        double end = t + dt;
+        out->mean_step_tokens += (double)tokens;
+        out->steps++;
+        int64_t regular = 0;
+        for (int64_t i = 0; i < g; i++) {
+            engine *e = &E[i];
+            int64_t held = sc->pool_blocks - e->free_blocks, finished = 0;
+            if (e->free_blocks < 0)
+                return rf_err_set(err, RF_EINTERNAL, "the pool was overdrawn at %.9g s", t);
+            *kv_area += (double)held * dt;
+            out->kv_peak_blocks = held > out->kv_peak_blocks ? held : out->kv_peak_blocks;
+            out->peak_running = e->n_run > out->peak_running ? e->n_run : out->peak_running;
+            for (int64_t k = 0; k < e->n_sched; k++) {
+                int64_t r = e->sched[k];
+                if (s->made[r] && s->cached[r] < s->prompt[r] + s->made[r] - 1)
+                    out->recompute_tokens += e->sched_tokens[k];
+                s->cached[r] += e->sched_tokens[k];
+                if (s->cached[r] < s->prompt[r] + s->made[r])
+                    continue; /* a chunk short of the known tokens: no token yet */
+                if (++s->made[r] == 1)
+                    s->ttft_end[r] = end;
+                else if (s->last_emit[r] == t)
+                    regular++;
+                else
+                    log_gap(s, end - s->last_emit[r], 1);
+                s->last_emit[r] = end;
+                if (s->made[r] < s->output[r])
+                    continue;
+                s->end[r] = end;
+                e->free_blocks += s->own[r];
+                s->own[r] = -1; /* marks it for removal below */
+                finished++;
+            }
+            if (!finished)
+                continue;
+            int64_t k = 0;
+            for (int64_t j = 0; j < e->n_run; j++)
+                if (s->own[e->run[j]] >= 0)
+                    e->run[k++] = e->run[j];
+            e->n_run = k;
+            done += finished;
+            for (int64_t f = 0; closed && f < finished && e->issued < e->n_req; f++)
+                s->arrival[req(s, e, e->issued++)] = end; /* the client's next request */
+        }
+        if (regular)
+            log_gap(s, dt, regular);
+        t = end;
+    }
+    *t_end = t;
+    return RF_OK;
+}
+
+rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *sc,
+                           rf_sim_group_fn step, void *user, void *work, size_t work_bytes,
+                           int64_t max_log, rf_sim_result *out, rf_err *err)
 {
     size_t need = 0;
     int64_t n = 0;
@@ -473,8 +649,9 @@ rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_st
                                           "needs %zu",
                           work_bytes, need);
     rf__sim_workload_check(w, &n, err);
-    sim s = {.sc = sc, .n = n, .max_log = max_log};
-    layout(&s, work, n, sc->max_seqs, max_log);
+    sim s = {.sc = sc, .n = n, .max_log = max_log, .replicas = replicas_of(sc),
+             .lockstep = lockstep_of(sc)};
+    layout(&s, work, n, sc->max_seqs, s.replicas, max_log);
     if ((st = rf__sim_requests(w, n, s.arrival, s.prompt, s.output, err)))
         return st;
     s.hit = sc->shared_prefix / sc->block_tokens * sc->block_tokens;
@@ -484,7 +661,6 @@ rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_st
                           "shared-prefix (%lld tokens) fills the pool's %lld blocks of %lld",
                           (long long)sc->shared_prefix, (long long)sc->pool_blocks,
                           (long long)sc->block_tokens);
-    s.free_blocks = sc->pool_blocks - s.prefix_blocks;
     memset(out, 0, sizeof *out); /* padding too: equal runs give equal bytes */
     out->requests = n;
     out->pool_blocks = sc->pool_blocks;
@@ -500,93 +676,53 @@ rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_st
         out->prompt_tokens += s.prompt[r];
         out->output_tokens += s.output[r];
     }
-    bool closed = w->arrival == RF_SIM_CLOSED, open = !closed;
-    int64_t issued = n, next = 0, done = 0, in_sys = 0;
-    if (closed) {
-        issued = w->concurrency < n ? w->concurrency : n;
+    bool closed = w->arrival == RF_SIM_CLOSED;
+    if (closed)
         for (int64_t r = 0; r < n; r++)
             s.arrival[r] = 0;
+    for (int64_t e = 0; e < s.replicas; e++)
+        engine_init(&s, &s.eng[e], e, w);
+    double kv_area = 0;
+    /* replicas in different groups share nothing: each group runs alone */
+    for (int64_t q = 0; q < s.replicas; q += s.lockstep) {
+        double end = 0;
+        if ((st = run_group(&s, q, closed, step, user, &kv_area, &end, out, err)))
+            return st;
+        out->duration_s = end > out->duration_s ? end : out->duration_s;
     }
-    trend tr = {.x0 = s.arrival[n / 2]};
-    double t = 0, kv_area = 0, sys_area = 0;
-    rf_sim_batch b;
-    while (done < n) {
-        for (; next < issued && s.arrival[next] <= t; next++) {
-            sys_area += t - s.arrival[next]; /* in system since it arrived */
-            push_back(&s, next);
-            in_sys++;
-            if (open && next >= n / 2)
-                trend_add(&tr, s.arrival[next], (double)in_sys);
-        }
-        if (!s.n_run && !s.waiting) {
-            t = s.arrival[next]; /* idle to the next arrival (one exists: done < n) */
-            continue;
-        }
-        schedule(&s, t, &b, out);
-        if (!b.tokens)
-            return rf_err_set(err, RF_EINTERNAL, "the scheduler ran nothing at %.9g s", t);
-        double dt = 0;
-        if ((st = step(user, &b, &dt, err)))
-            return rf_err_prefix(err, st, "step %lld (%lld decode, %lld chunks)",
-                                 (long long)out->steps, (long long)b.n_decode,
-                                 (long long)b.n_chunks);
-        if (!(dt > 0) || !isfinite(dt))
-            return rf_err_set(err, RF_EINVAL, "step %lld: the step model gave %g s (must be > 0)",
-                              (long long)out->steps, dt);
-        double end = t + dt;
-        int64_t held = sc->pool_blocks - s.free_blocks;
-        if (s.free_blocks < 0)
-            return rf_err_set(err, RF_EINTERNAL, "the pool was overdrawn at %.9g s", t);
-        kv_area += (double)held * dt;
-        sys_area += (double)in_sys * dt;
-        out->kv_peak_blocks = held > out->kv_peak_blocks ? held : out->kv_peak_blocks;
-        out->peak_running = s.n_run > out->peak_running ? s.n_run : out->peak_running;
-        out->mean_step_tokens += (double)b.tokens;
-        out->steps++;
-        int64_t regular = 0, finished = 0;
-        for (int64_t i = 0; i < s.n_sched; i++) {
-            int64_t r = s.sched[i];
-            if (s.made[r] && s.cached[r] < s.prompt[r] + s.made[r] - 1)
-                out->recompute_tokens += s.sched_tokens[i];
-            s.cached[r] += s.sched_tokens[i];
-            if (s.cached[r] < s.prompt[r] + s.made[r])
-                continue; /* a chunk short of the known tokens: no token yet */
-            if (++s.made[r] == 1)
-                s.ttft_end[r] = end;
-            else if (s.last_emit[r] == t)
-                regular++;
-            else
-                log_gap(&s, end - s.last_emit[r], 1);
-            s.last_emit[r] = end;
-            if (s.made[r] < s.output[r])
-                continue;
-            s.end[r] = end;
-            s.free_blocks += s.own[r];
-            s.own[r] = -1; /* marks it for removal below */
-            finished++;
-        }
-        if (regular)
-            log_gap(&s, dt, regular);
-        if (finished) {
-            int64_t k = 0;
-            for (int64_t i = 0; i < s.n_run; i++)
-                if (s.own[s.run[i]] >= 0)
-                    s.run[k++] = s.run[i];
-            s.n_run = k;
-            done += finished;
-            in_sys -= finished;
-            for (int64_t f = 0; closed && f < finished && issued < n; f++)
-                s.arrival[issued++] = end; /* the client's next request */
-        }
-        t = end;
-    }
-    out->duration_s = t;
     out->log_entries = s.log_needed;
     if (s.log_needed > max_log)
         return rf_err_set(err, RF_ERANGE,
                           "the run logs %lld ITL entries; the workspace holds %lld: call again "
                           "with max_log %lld",
                           (long long)s.log_needed, (long long)max_log, (long long)s.log_needed);
-    finish(&s, &tr, open, kv_area, sys_area, out);
+    finish(&s, !closed, kv_area, out);
     return RF_OK;
+}
+
+/* rf_sim_run's step model as a group's: one engine a group. */
+typedef struct single {
+    rf_sim_step_fn step;
+    void *user;
+} single;
+
+static rf_status single_step(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
+                             rf_err *err)
+{
+    const single *one = user;
+    (void)n; /* 1: rf_sim_run refuses lockstep */
+    return one->step(one->user, b, step_s, err);
+}
+
+rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn step,
+                     void *user, void *work, size_t work_bytes, int64_t max_log,
+                     rf_sim_result *out, rf_err *err)
+{
+    if (lockstep_of(sc) > 1)
+        return rf_err_set(err, RF_EINVAL,
+                          "lockstep (%lld): replicas that step together need a group step "
+                          "model (rf_sim_run_group)",
+                          (long long)sc->lockstep);
+    single one = {step, user};
+    return rf_sim_run_group(w, sc, single_step, &one, work, work_bytes, max_log, out, err);
 }
