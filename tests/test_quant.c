@@ -401,6 +401,28 @@ static void test_refusals(void **state)
     assert_int_equal(m.weight_dtype.kind, RF_FP8_E4M3);
 }
 
+/* An fp8-per-channel checkpoint of a hybrid stack whose ignore list (after
+ * "lm_head") names every mixer projection, every router and the attention
+ * of one layer, attn: the mixer and router classes whole, that layer's
+ * attention alone. Layer 0 is a mixer0 block. */
+static void hybrid_split(const char *file, const char *ignore, rf_mixer mixer0, int layers,
+                         int attn)
+{
+    char q[1024];
+    snprintf(q, sizeof q,
+             "{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
+             " {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 8, \"type\": \"float\","
+             " \"strategy\": \"channel\"}}}, \"ignore\": [\"lm_head\", %s]}",
+             ignore);
+    parse_ok(file, q);
+    assert_int_equal(m.layers, layers);
+    assert_int_equal(m.mixer[0], mixer0);
+    assert_int_equal(m.mixer[attn], RF_MIX_ATTN);
+    assert_int_equal(m.unquantized_modules, MB(MIXER) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
+    for (int l = 0; l < layers; l++)
+        assert_int_equal(m.unquantized_layer[l], l == attn ? MB(ATTN) : 0);
+}
+
 /* Exclusions of some layers only stay per layer, with a note naming them;
  * each module class is its own: Qwen3-Next's Gated DeltaNet projections
  * (linear_attn) are the mixer, its full-attention layers (3, 7, ..., 47)
@@ -421,35 +443,19 @@ static void test_per_layer(void **state)
      *   = 21,071,790,080 */
     assert_int_equal(weight_bytes(&m), 21071790080ull);
 
-    parse_ok("qwen3-next-80b-a3b-thinking.json",
-             "{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
-             " {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 8, \"type\": \"float\","
-             " \"strategy\": \"channel\"}}}, \"ignore\": [\"lm_head\","
-             " \"re:.*linear_attn.*\", \"model.layers.3.self_attn\","
-             " \"re:.*mlp.gate$\", \"re:.*mlp.shared_expert_gate$\"]}");
-    assert_int_equal(m.mixer[0], RF_MIX_GDN);
-    assert_int_equal(m.mixer[3], RF_MIX_ATTN);
-    assert_int_equal(m.unquantized_modules,
-                     MB(MIXER) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
-    for (int l = 0; l < 48; l++)
-        assert_int_equal(m.unquantized_layer[l], l == 3 ? MB(ATTN) : 0);
+    hybrid_split("qwen3-next-80b-a3b-thinking.json",
+                 "\"re:.*linear_attn.*\", \"model.layers.3.self_attn\","
+                 " \"re:.*mlp.gate$\", \"re:.*mlp.shared_expert_gate$\"",
+                 RF_MIX_GDN, 48, 3);
     assert_non_null(strstr(m.notes, "attention of 1 of 48 layers (3) kept in bf16"));
 
     /* Nemotron-3-Nano names every block backbone.layers.<l>.mixer: the Mamba2
      * blocks' projections are the mixer class, the attention blocks' (5, 12,
      * ..., 42 in MEMEM*E...) attention, the MoE blocks' gate the router */
-    parse_ok("nemotron-3-nano-30b-a3b.json",
-             "{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
-             " {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 8, \"type\": \"float\","
-             " \"strategy\": \"channel\"}}}, \"ignore\": [\"lm_head\","
-             " \"re:backbone\\\\.layers\\\\.\\\\d+\\\\.mixer\\\\.(in|out)_proj$\","
-             " \"backbone.layers.5.mixer.q_proj\", \"backbone.layers.1.mixer.gate\"]}");
-    assert_int_equal(m.mixer[0], RF_MIX_MAMBA2);
-    assert_int_equal(m.mixer[5], RF_MIX_ATTN);
-    assert_int_equal(m.unquantized_modules,
-                     MB(MIXER) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
-    for (int l = 0; l < 52; l++)
-        assert_int_equal(m.unquantized_layer[l], l == 5 ? MB(ATTN) : 0);
+    hybrid_split("nemotron-3-nano-30b-a3b.json",
+                 "\"re:backbone\\\\.layers\\\\.\\\\d+\\\\.mixer\\\\.(in|out)_proj$\","
+                 " \"backbone.layers.5.mixer.q_proj\", \"backbone.layers.1.mixer.gate\"",
+                 RF_MIX_MAMBA2, 52, 5);
 }
 
 int main(void)
