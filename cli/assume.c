@@ -249,6 +249,64 @@ void cli_assume_math(rf_report *r, const rf_model *m, const rf_step_opts *o, con
                          rf_dtype_name(math), off, rf_dtype_name(math), rf_dtype_name(math));
 }
 
+/* Layers of l = 0..L-1 whose byte flag[l] is set (NULL: mixer == kind). */
+static long long layers_with(const rf_model *m, const uint8_t *flag, rf_mixer kind)
+{
+    long long n = 0;
+    for (int64_t l = 0; l < m->layers; l++)
+        n += flag ? flag[l] != 0 : m->mixer[l] == kind;
+    return n;
+}
+
+/* The 2025-26 parts (docs/accounting.md), each line only where the model
+ * has the part: hybrid mixers, chunked and local shapes, sparse attention,
+ * MTP, per-layer quantization exclusions. */
+static void assume_new_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
+{
+    long long gdn = layers_with(m, NULL, RF_MIX_GDN), mamba = layers_with(m, NULL, RF_MIX_MAMBA2),
+              none = layers_with(m, NULL, RF_MIX_NONE), L = (long long)m->layers;
+    if (gdn || mamba || none)
+        rf_report_assume(r, "hybrid: %lld attention, %lld Gated DeltaNet, %lld Mamba2 and %lld "
+                            "MLP-only layers of %lld; a linear-attention or Mamba2 layer holds "
+                            "no KV: its projections are GEMMs, its short convolution and "
+                            "recurrent state are read and written once a decode step (a "
+                            "chunked scan in prefill)",
+                         (long long)rf_model_attn_layers(m), gdn, mamba, none, L);
+    if (m->attn_chunk && layers_with(m, m->chunked, 0))
+        rf_report_assume(r, "chunked attention: %lld of %lld layers attend only within their "
+                            "own chunk of %lld positions, and keep at most that much KV",
+                         layers_with(m, m->chunked, 0), L, (long long)m->attn_chunk);
+    if (m->local_n_q || m->local_n_kv || m->local_head_dim || m->local_v_dim)
+        rf_report_assume(r, "local layers (sliding or chunked) have their own heads: n_q %lld, "
+                            "n_kv %lld, head dim %lld, v head dim %lld",
+                         (long long)(m->local_n_q ? m->local_n_q : m->n_q),
+                         (long long)(m->local_n_kv ? m->local_n_kv : m->n_kv),
+                         (long long)(m->local_head_dim ? m->local_head_dim : m->head_dim),
+                         (long long)(m->local_v_dim      ? m->local_v_dim
+                                     : m->local_head_dim ? m->local_head_dim
+                                                         : m->head_dim));
+    if (m->index_topk)
+        rf_report_assume(r, "sparse attention (DSA): the lightning indexer (%lld heads of %lld) "
+                            "scores every cached key from its own key cache; the main attention "
+                            "reads only the index_topk = %lld keys it selects (all of them while "
+                            "the context is shorter)",
+                         (long long)m->index_heads, (long long)m->index_head_dim,
+                         (long long)m->index_topk);
+    if (m->mtp_layers)
+        rf_report_assume(r, "MTP: %lld multi-token-prediction layer%s counted in the resident "
+                            "weights, not in a token's stream (--draft mtp speculates with them)",
+                         (long long)m->mtp_layers, m->mtp_layers == 1 ? "" : "s");
+    long long excl = 0;
+    for (int64_t l = 0; l < m->layers; l++)
+        excl += m->unquantized_layer[l] != 0;
+    if (excl && !o->w_all_modules) {
+        char u[64];
+        rf_report_assume(r, "quantized checkpoint: %lld of %lld layers also keep some modules in "
+                            "%s (the checkpoint's exclusions by layer; info lists them)",
+                         excl, L, rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
+    }
+}
+
 void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
 {
     if (m->unquantized_modules && !o->w_all_modules) {
@@ -271,6 +329,33 @@ void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
                             "queries together read min(S, window + T - 1) positions",
                          (long long)rf_model_sliding_layers(m), (long long)m->layers,
                          (long long)m->window);
+    assume_new_arch(r, m, o);
     if (m->notes[0])
         rf_report_assume(r, "%s", m->notes);
+}
+
+void cli_assume_family(const cli_ctx *ctx, rf_report *r)
+{
+    if (!ctx->family_as[0])
+        return;
+    rf_report_assume(r, "family: read as %s (--family); model_type was %s", ctx->family_as,
+                     ctx->family_from);
+    rf_report_section(r, "family_forced", "family (--family)");
+    rf_report_str(r, "read_as", "read as", ctx->family_as);
+    rf_report_str(r, "model_type", "model_type in the config", ctx->family_from);
+}
+
+void cli_assume_state(rf_report *r, const rf_model *m, uint64_t state)
+{
+    if (!state)
+        return;
+    char dt[64], n[32];
+    rf_report_assume(r, "recurrent state: %s bytes a sequence (%s), the Gated DeltaNet and "
+                        "Mamba2 layers' state and convolution windows, constant in the context; "
+                        "counted beside the KV of the %lld attention layers wherever a sequence "
+                        "takes memory",
+                     rf_fmt((double)state, RF_U_INT, n, sizeof n),
+                     rf_dtype_describe(m->has_state_dtype ? m->state_dtype : rf_dtype_of(RF_BF16),
+                                       dt, sizeof dt),
+                     (long long)rf_model_attn_layers(m));
 }

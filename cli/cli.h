@@ -56,6 +56,11 @@ typedef struct cli_ctx {
     uint32_t group_size;      /* --group-size (0 = not given)            */
     const char *out_path;     /* -o / --output (NULL = stdout)           */
     unsigned step_given;      /* CLI_GIVEN_* bits: step options typed    */
+    const char *family;       /* --family NAME (NULL = from model_type)  */
+    /* The MODEL read with --family: the family it was read as and the
+     * model_type its file said (empty when read as its own family);
+     * cli_emit says so in the output (cli_assume_family). */
+    char family_as[32], family_from[32];
 } cli_ctx;
 
 /* A command's own option. id must be >= 1000 (smaller ids are global). */
@@ -95,6 +100,7 @@ int cli_exit_for(rf_status s);
 /* The global options as bits, for cli_refuse_unused. */
 enum { CLI_G_HW = 1, CLI_G_RIDGE = 2, CLI_G_PEAK = 4, CLI_G_BW = 8, CLI_G_MEM = 16,
        CLI_G_WDT = 32, CLI_G_ADT = 64, CLI_G_KVDT = 128, CLI_G_GROUP = 256,
+       CLI_G_FAMILY = 512, /* --family: refused by the commands that read no MODEL */
        CLI_G_ROOF = CLI_G_HW | CLI_G_RIDGE | CLI_G_PEAK | CLI_G_BW | CLI_G_MEM,
        CLI_G_DTYPES = CLI_G_WDT | CLI_G_ADT | CLI_G_KVDT | CLI_G_GROUP };
 /* A global option that does nothing in this command is refused, not
@@ -114,8 +120,11 @@ int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi,
 /* ---- resolve.c: MODEL and --hw -------------------------------------------- */
 
 /* Resolve MODEL: a preset name, a config.json path, or a folder holding
- * one. Applies the model's dtype unless --weight-dtype was given. */
+ * one (rf_model_find), read as --family when given (ctx->family_as and
+ * ctx->family_from then say so). A draft model (--draft) is read by
+ * cli_resolve_draft: as its own family, whatever --family says. */
 int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out);
+int cli_resolve_draft(cli_ctx *ctx, const char *text, rf_model *out);
 
 /* The usual start of a model command: exactly one positional MODEL at
  * argv[pos], resolved; dtypes applied to *o; the roof of the math dtype.
@@ -206,12 +215,23 @@ void cli_assume_math(rf_report *r, const rf_model *m, const rf_step_opts *o, con
 /* Assumption lines of a model alone: quantized modules, MLA, sliding
  * windows, and the notes its reader left. */
 void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o);
+/* A MODEL read with --family (ctx->family_as set): the assumption line
+ * "family: read as F (--family); model_type was T" and the section
+ * `family_forced` {read_as, model_type}; nothing otherwise. cli_emit calls
+ * it; a streamed output (sweep) or a page (report) calls it on its head. */
+void cli_assume_family(const cli_ctx *ctx, rf_report *r);
+/* A model with Gated DeltaNet or Mamba2 layers (state, its
+ * rf_model_state_bytes, nonzero): the line saying what a sequence's
+ * recurrent state is and that memory fits count it beside the KV;
+ * nothing when state is 0. */
+void cli_assume_state(rf_report *r, const rf_model *m, uint64_t state);
 
 /* ---- output.c: stdout or an atomic file ----------------------------------- */
 
 /* Render r in ctx->format to stdout or ctx->out_path (written to a
- * temporary file in the same folder, then renamed). Frees nothing. */
-int cli_emit(const cli_ctx *ctx, const rf_report *r);
+ * temporary file in the same folder, then renamed), after
+ * cli_assume_family. Frees nothing. */
+int cli_emit(const cli_ctx *ctx, rf_report *r);
 
 /* Write bytes to path atomically (temp + rename); "-" means stdout. */
 int cli_write_file(const cli_ctx *ctx, const char *path, const char *data, size_t len);

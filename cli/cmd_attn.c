@@ -66,7 +66,8 @@ int cmd_attn(int argc, char **argv)
     if ((rc = cli_refuse_unused(&ctx, CLI_G_WDT | CLI_G_GROUP,
                                 "attention has no weights (its math follows --act-dtype, its "
                                 "bytes --kv-dtype)")) ||
-        (rc = cli_refuse_unused(&ctx, CLI_G_MEM, "an attention layer's floor needs no memory size")))
+        (rc = cli_refuse_unused(&ctx, CLI_G_MEM, "an attention layer's floor needs no memory size")) ||
+        (rc = cli_refuse_unused(&ctx, CLI_G_FAMILY, "attn reads no MODEL")))
         return rc;
     if (a.d.causal && !a.prefill)
         return cli_fail(&ctx, RF_EXIT_USAGE, "--causal: a decode query scores every key before "

@@ -86,7 +86,8 @@ static void assume_capacity(const cli_ctx *ctx, rf_report *r, const rf_model *m,
     }
 }
 
-/* The pool's figures, from the memory to the sequences it holds. */
+/* The pool's figures, from the memory to the sequences it holds (the
+ * recurrent state a sequence of GDN and Mamba2 layers where nonzero). */
 static void figures(rf_report *r, const rf_capacity *c)
 {
     rf_report_bool(r, "fits", "weights fit", c->weights_fit,
@@ -97,6 +98,9 @@ static void figures(rf_report *r, const rf_capacity *c)
     rf_report_int(r, "reserve_bytes", "reserve", c->reserve_bytes, RF_U_BYTES_BIN);
     rf_report_num(r, "pool_bytes", "KV pool", c->pool_bytes, RF_U_BYTES_BIN);
     rf_report_int(r, "kv_bytes_per_token", "KV a token", c->kv_bytes_per_token, RF_U_INT);
+    if (c->state_bytes_per_seq)
+        rf_report_int(r, "state_bytes_per_sequence", "recurrent state a sequence",
+                      c->state_bytes_per_seq, RF_U_INT);
     rf_report_int(r, "tokens", "tokens", c->tokens, RF_U_INT);
     rf_report_int(r, "context", "context", (uint64_t)c->context, RF_U_INT);
     if (c->context)
@@ -140,6 +144,7 @@ int cmd_capacity(int argc, char **argv)
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     assume_capacity(&ctx, r, &m, &o, &c);
+    cli_assume_state(r, &m, c.state_bytes_per_seq);
     cli_context_check(&ctx, r, &m, c.context, CLI_CTX_LINES | CLI_CTX_KEY);
     figures(r, &c);
     if (cli_par_wanted(&a.par)) {

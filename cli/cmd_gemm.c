@@ -9,7 +9,8 @@ int cmd_gemm(int argc, char **argv)
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_KVDT, "a GEMM reads no KV cache")) ||
-        (rc = cli_refuse_unused(&ctx, CLI_G_MEM, "a GEMM's floor needs no memory size")))
+        (rc = cli_refuse_unused(&ctx, CLI_G_MEM, "a GEMM's floor needs no memory size")) ||
+        (rc = cli_refuse_unused(&ctx, CLI_G_FAMILY, "gemm reads no MODEL")))
         return rc;
     if (argc - pos != 3)
         return cli_fail(&ctx, RF_EXIT_USAGE, "expected M K N (got %d arguments)", argc - pos);

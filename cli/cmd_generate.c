@@ -101,7 +101,7 @@ static int speculate(cli_ctx *ctx, const args *a, const rf_model *m, const rf_st
     rf_step_opts draft_o;
     rf_err e;
     int rc;
-    if ((rc = cli_spec_draft(ctx, &a->sp, &a->rq.o, d, &draft_o)))
+    if ((rc = cli_spec_draft(ctx, &a->sp, m, &a->rq.o, d, &draft_o)))
         return rc;
     if (rf_spec_compute(m, d, o, &draft_o, roof, g, a->sp.k, a->sp.accept, sp, &e))
         return cli_fail(ctx, RF_EXIT_USAGE, "--draft: %s", e.msg);
@@ -282,7 +282,7 @@ int cmd_generate(int argc, char **argv)
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "generate MODEL --prompt P --output N [--batch B] "
-                            "[--draft MODEL [--spec-k K] [--accept ALPHA]] [options]",
+                            "[--draft MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;

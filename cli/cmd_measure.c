@@ -192,6 +192,8 @@ int cmd_measure(int argc, char **argv)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (argc - pos != 0)
         return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
+    if ((rc = cli_refuse_unused(&ctx, CLI_G_FAMILY, "measure reads no MODEL")))
+        return rc;
     rf_hw_profile *p = calloc(1, sizeof *p);
     rf_report *r = NULL;
     rf_err e;

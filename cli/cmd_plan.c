@@ -111,7 +111,9 @@ int cmd_plan(int argc, char **argv)
     if (!ctx.hw.mem_bytes)
         return cli_fail(&ctx, RF_EXIT_USAGE, "%s has no memory size: give --mem", ctx.hw.name);
     rf_par_opts po = cli_par_opts(&ctx, &a.budget, &a.par);
-    if (rf_plan_compute(&m, &o, &roof, &po, a.max_devices, a.obj, &plan, &e))
+    uint64_t state, kv;
+    if (rf_plan_compute(&m, &o, &roof, &po, a.max_devices, a.obj, &plan, &e) ||
+        rf_model_state_bytes(&m, &state, &e) || rf_model_kv_bytes(&m, o.kv, 1, &kv, &e))
         return cli_fail_err(&ctx, &e);
 
     char title[256], lay[96], need[32], budget[32];
@@ -131,7 +133,13 @@ int cmd_plan(int argc, char **argv)
                         "- reserve (%g x memory - %llu bytes)",
                      (long long)a.max_devices, a.budget.util,
                      (unsigned long long)a.budget.reserve_bytes);
+    cli_assume_state(r, &m, state);
     rf_report_section(r, "plan", "plan");
+    if (state) { /* a hybrid model: what a sequence holds, beside its KV */
+        rf_report_int(r, "kv_bytes_per_token", "KV a token", kv, RF_U_INT);
+        rf_report_int(r, "state_bytes_per_sequence", "recurrent state a sequence", state,
+                      RF_U_INT);
+    }
     rf_report_int(r, "tried", "layouts tried", plan.n_tried, RF_U_INT);
     rf_report_int(r, "fitting", "layouts that fit", plan.n_rows, RF_U_INT);
     const rf_plan_row *small = NULL;

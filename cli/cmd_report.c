@@ -304,7 +304,7 @@ static int add_explorer(const cli_ctx *ctx, rf_buf *html, int argc, char **argv)
 
 /* The page: r with Figure 1 and the batch chart (and the explorer, where
  * built), written to -o. */
-static int write_page(const cli_ctx *ctx, const rf_report *r, const cli_figure *f,
+static int write_page(const cli_ctx *ctx, rf_report *r, const cli_figure *f,
                       rf_buf *svg3,
                       const rf_batch_chart *chart, int argc, char **argv)
 {
@@ -328,6 +328,7 @@ static int write_page(const cli_ctx *ctx, const rf_report *r, const cli_figure *
                      "KV limit and the batch where the KV read reaches the weights ringed.",
          "frontier"},
     };
+    cli_assume_family(ctx, r); /* last: the explorer swaps the first sections by position */
     if (rf_report_write_html(r, figs, 3, &html, &e))
         rc = cli_fail_err(ctx, &e);
     else if (!rf_explorer_built() || !(rc = add_explorer(ctx, &html, argc, argv)))

@@ -135,7 +135,7 @@ static int speculate(cli_ctx *ctx, const args *a, const rf_model *m, const rf_st
 {
     rf_step_opts draft_o;
     rf_err e;
-    int rc = cli_spec_draft(ctx, &a->sp, &a->rq.o, d, &draft_o);
+    int rc = cli_spec_draft(ctx, &a->sp, m, &a->rq.o, d, &draft_o);
     if (rc)
         return rc;
     if (rf_serve_spec_compute(m, d, o, &draft_o, roof, sv, a->sp.k, a->sp.accept, sp, &e))
@@ -291,7 +291,7 @@ int cmd_serve(int argc, char **argv)
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "serve MODEL --prompt P --output N --concurrency B [--chunk C] "
-                            "[--max-batched-tokens T] [--draft MODEL [--spec-k K] [--accept "
+                            "[--max-batched-tokens T] [--draft MODEL|mtp [--spec-k K] [--accept "
                             "ALPHA]] [--shared-prefix P_s] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)

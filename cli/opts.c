@@ -20,6 +20,7 @@ enum {
     OPT_ADT,
     OPT_KVDT,
     OPT_GROUP,
+    OPT_FAMILY,
     OPT_JSON,
     OPT_CSV,
     OPT_OUT,
@@ -36,6 +37,7 @@ static const cli_opt globals[] = {
     {"act-dtype", 1, OPT_ADT, "DT", "activations dtype (default bf16)"},
     {"kv-dtype", 1, OPT_KVDT, "DT", "KV-cache dtype (default bf16)"},
     {"group-size", 1, OPT_GROUP, "N", "quantization group of int weights (scales counted)"},
+    {"family", 1, OPT_FAMILY, "NAME", "read MODEL's config.json as this family (model_type)"},
     {"json", 0, OPT_JSON, NULL, "JSON output (stable keys)"},
     {"csv", 0, OPT_CSV, NULL, "CSV output (the main table)"},
     {"output", 1, OPT_OUT, "FILE", "write to FILE (atomically; - for stdout)"},
@@ -97,6 +99,7 @@ int cli_refuse_unused(const cli_ctx *ctx, unsigned unused, const char *why)
         {CLI_G_ADT, "--act-dtype", ctx->a_given},
         {CLI_G_KVDT, "--kv-dtype", ctx->kv_given},
         {CLI_G_GROUP, "--group-size", ctx->group_size != 0},
+        {CLI_G_FAMILY, "--family", ctx->family != NULL},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
         if ((unused & g[i].bit) && g[i].given)
@@ -200,6 +203,11 @@ static int global_opt(cli_ctx *ctx, int id, const char *arg)
         if (cli_i64(ctx, "--group-size", arg, 1, 1 << 24, &g))
             return RF_EXIT_USAGE;
         ctx->group_size = (uint32_t)g;
+        return RF_EXIT_OK;
+    case OPT_FAMILY: /* the reader refuses a family it does not know */
+        if (!*arg)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--family: empty name");
+        ctx->family = arg;
         return RF_EXIT_OK;
     case OPT_JSON:
     case OPT_CSV:

@@ -70,13 +70,14 @@ int cli_write_file(const cli_ctx *ctx, const char *path, const char *data, size_
     return cli_out_close(&o, RF_EXIT_OK);
 }
 
-int cli_emit(const cli_ctx *ctx, const rf_report *r)
+int cli_emit(const cli_ctx *ctx, rf_report *r)
 {
     cli_out o;
     rf_err e;
     int rc = cli_out_open(ctx, ctx->out_path, &o);
     if (rc)
         return rc;
+    cli_assume_family(ctx, r);
     /* a sink failure is the output's to report, in cli_out_close */
     if (rf_report_write(r, ctx->format, &o.buf, &e) && !o.sink_failed)
         rc = cli_fail(ctx, e.status == RF_ENOMEM ? RF_EXIT_FAIL : RF_EXIT_USAGE, "%s", e.msg);

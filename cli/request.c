@@ -82,12 +82,21 @@ int cli_spec_predict_refuse(const cli_ctx *ctx, const cli_spec *sp, bool layout)
     return RF_EXIT_OK;
 }
 
-int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_step_opts *o, rf_model *d,
-                   rf_step_opts *draft_o)
+int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_model *m, const rf_step_opts *o,
+                   rf_model *d, rf_step_opts *draft_o)
 {
-    int rc = cli_resolve_model(ctx, sp->draft, d);
-    if (rc)
+    rf_err e;
+    int rc;
+    if (!strcmp(sp->draft, CLI_DRAFT_MTP)) {
+        if (!m->mtp_layers)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--draft mtp: %s has no MTP layers "
+                                                "(num_nextn_predict_layers is 0 or absent)",
+                            m->name);
+        if (rf_model_mtp_draft(m, d, &e))
+            return cli_fail(ctx, cli_exit_for(e.status), "--draft mtp: %s", e.msg);
+    } else if ((rc = cli_resolve_draft(ctx, sp->draft, d))) {
         return rc;
+    }
     *draft_o = *o;
     cli_apply_dtypes(ctx, d, draft_o);
     return RF_EXIT_OK;

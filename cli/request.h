@@ -23,7 +23,7 @@ enum { CLI_O_PROMPT = 1100, CLI_O_OUTPUT, CLI_O_DRAFT, CLI_O_SPEC_K, CLI_O_ACCEP
 
 /* Speculative decoding and prefix caching (generate and serve). */
 #define CLI_REQUEST_SPEC_OPTS                                                                  \
-    {"draft", 1, CLI_O_DRAFT, "MODEL", "speculative decoding with this draft (the model itself: self)"}, \
+    {"draft", 1, CLI_O_DRAFT, "MODEL|mtp", "speculative decoding with this draft (mtp: the model's own MTP layers)"}, \
     {"spec-k", 1, CLI_O_SPEC_K, "K", "--draft: tokens speculated an iteration (default 4)"},    \
     {"accept", 1, CLI_O_ACCEPT, "ALPHA", "--draft: acceptance a token, in [0, 1] (default 0.8)"}, \
     {"shared-prefix", 1, CLI_O_PREFIX, "P_s", "prompt tokens every request shares (default 0)"}, \
@@ -50,9 +50,12 @@ int cli_spec_check(const cli_ctx *ctx, const cli_spec *sp, int64_t prompt);
  * times. RF_EXIT_OK when none of them (or no --predict). */
 int cli_spec_predict_refuse(const cli_ctx *ctx, const cli_spec *sp, bool layout);
 /* The draft model of --draft and its step options: o's switches, the
- * draft's own dtypes. */
-int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_step_opts *o, rf_model *d,
-                   rf_step_opts *draft_o);
+ * draft's own dtypes. --draft mtp: the target m's MTP layers as the draft
+ * (rf_model_mtp_draft), refused in one line when m has none; any other
+ * name is a MODEL read as its own family (--family is the target's). */
+#define CLI_DRAFT_MTP "mtp"
+int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_model *m, const rf_step_opts *o,
+                   rf_model *d, rf_step_opts *draft_o);
 
 /* The speculative section: the draft, K, alpha, E, the iteration's parts,
  * TPOT and tokens/s with and without, the speedup, the break-even alpha. */

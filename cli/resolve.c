@@ -41,23 +41,52 @@ const char *const *cli_inputs(void)
     return list;
 }
 
-int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out)
+static bool is_preset(const char *name)
+{
+    for (size_t i = 0; i < rf_model_find_count(); i++)
+        if (!strcmp(rf_model_find_name(i), name))
+            return true;
+    return false;
+}
+
+/* MODEL read as family (NULL: its own): a preset, else a config.json or a
+ * folder holding one (rf_model_find), noted as an input. */
+static int resolve_as(cli_ctx *ctx, const char *text, const char *family, rf_model *out)
 {
     rf_err e;
+    rf_read_opts ro = {family};
     if (!text || !*text)
         return cli_fail(ctx, RF_EXIT_USAGE, "empty model name");
-    if (rf_model_preset(text, out, &e) == RF_OK)
-        return RF_EXIT_OK;
-    /* models: not a preset, so a config.json or a folder holding one; a
-     * name that looks like neither keeps the "unknown model" message */
-    size_t n = strlen(text);
-    if (access(text, F_OK) != 0 && !strchr(text, '/') &&
-        !(n > 5 && !strcmp(text + n - 5, ".json")))
-        return cli_fail_err(ctx, &e);
-    if (rf_model_load(text, out, &e))
-        return cli_fail_err(ctx, &e);
-    note_input(INPUT_MODEL, text);
+    if (rf_model_find(text, &ro, out, &e))
+        return cli_fail_err(ctx, &e); /* the reader's line, as it gives it */
+    if (!is_preset(text))
+        note_input(INPUT_MODEL, text);
     return RF_EXIT_OK;
+}
+
+int cli_resolve_model(cli_ctx *ctx, const char *text, rf_model *out)
+{
+    int rc = resolve_as(ctx, text, ctx->family, out);
+    if (rc)
+        return rc;
+    /* a preset built into the library (not from a config) keeps its own
+     * family: --family there would be ignored, so it is refused */
+    if (ctx->family && !out->family_forced_from[0])
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--family %s: %s is a built-in preset, read as %s; --family reads a "
+                        "config.json",
+                        ctx->family, out->name, out->family);
+    ctx->family_as[0] = ctx->family_from[0] = '\0';
+    if (out->family_forced_from[0]) {
+        snprintf(ctx->family_as, sizeof ctx->family_as, "%s", out->family);
+        snprintf(ctx->family_from, sizeof ctx->family_from, "%s", out->family_forced_from);
+    }
+    return RF_EXIT_OK;
+}
+
+int cli_resolve_draft(cli_ctx *ctx, const char *text, rf_model *out)
+{
+    return resolve_as(ctx, text, NULL, out);
 }
 
 int cli_model_hw_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m,

@@ -29,7 +29,8 @@
   const DTYPES = ["bf16", "fp16", "fp32", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "mxfp4"];
   /* the options a control owns: 1 where the option takes a value */
   const OWNED = { "--hw": 1, "--batch": 1, "--context": 1, "--tokens": 1, "--weight-dtype": 1,
-                  "--act-dtype": 1, "--kv-dtype": 1, "--tp": 1, "--pp": 1, "--naive": 0 };
+                  "--act-dtype": 1, "--kv-dtype": 1, "--tp": 1, "--pp": 1, "--naive": 0,
+                  "--family": 1 };
   /* report options that step does not take (dropped from its command line) */
   const REPORT_ONLY = { "--measured": 1 };
 
@@ -122,8 +123,12 @@
     placeholder: "drop or paste a config.json or a measured profile here" });
   const use = el("button", { type: "button", id: "rf-use" }, ["use pasted JSON"]);
 
-  function build(models, hws) {
+  function build(models, hws, families) {
     field("model", "model", select(models));
+    /* --family: a config.json of a model_type the reader does not know is
+     * refused (its one line shows below) unless read as a known family */
+    field("family", "read as family",
+          select([""].concat(families), ["config's model_type"].concat(families)));
     field("hw", "hardware", select(hws));
     field("weight", "weights", select([""].concat(DTYPES), ["model's"].concat(DTYPES)));
     field("act", "activations", select(DTYPES));
@@ -140,6 +145,7 @@
     const set = (name, v) => { if (v !== undefined) ensure(controls[name], v); };
     set("model", init.model);
     set("hw", init["--hw"] || "h100-sxm");
+    set("family", init["--family"] || "");
     set("weight", init["--weight-dtype"] || "");
     set("act", init["--act-dtype"] || "bf16");
     set("kv", init["--kv-dtype"] || "bf16");
@@ -165,6 +171,7 @@
   /* ---- the command lines the controls say ---- */
   function args() {
     const c = controls, a = [c.model.value, "--hw", c.hw.value];
+    if (c.family.value) a.push("--family", c.family.value);
     if (c.weight.value) a.push("--weight-dtype", c.weight.value);
     if (c.act.value !== "bf16" || init["--act-dtype"]) a.push("--act-dtype", c.act.value);
     if (c.kv.value !== "bf16" || init["--kv-dtype"]) a.push("--kv-dtype", c.kv.value);
@@ -332,12 +339,15 @@
     .then((m) => {
       mod = m;
       state.files.forEach((f) => writeFile(f.path, f.text));
-      const names = (cmd, key) => {
+      const list = (cmd) => {
         const r = run(["roofline", cmd, "--json"]);
-        return r.code ? [] : JSON.parse(r.out)[key].map((x) => x.name);
+        return r.code ? {} : JSON.parse(r.out);
       };
+      const models = list("models"), hws = list("hw");
+      const names = (j, key) => (j[key] || []).map((x) => x.name);
+      const families = models.known_families ? models.known_families.split(", ") : [];
       panel.replaceChildren();
-      build(names("models", "models"), names("hw", "hw"));
+      build(names(models, "models"), names(hws, "hw"), families);
       command.textContent = commandLine();
       /* two quiet runs of the page's own command line: the engine compiles
        * the module's hot code optimized before the first real change */

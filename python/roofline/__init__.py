@@ -15,6 +15,10 @@ message and exit code when it fails. Keyword options become the command's
 options: batch=64 is --batch 64, kv_dtype="fp8" is --kv-dtype fp8, a list
 or range is joined with commas (batch=[1, 64] is --batch 1,64), True is a
 bare flag (naive=True is --naive), None and False leave the option out.
+family="deepseek_v3" (--family) reads a config.json of a model_type the
+reader does not know as that family; every result then says so (its
+"family_forced" and an assumption line), and a config of an unknown
+model_type without it raises Error (code 2, the reader's one line).
 `roofline <command> --help` (or roofline.run(command, "--help")) lists
 each command's options.
 """

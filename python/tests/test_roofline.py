@@ -106,6 +106,49 @@ def test_error_has_the_one_line_message_and_code():
     assert e.value.code == 2 and "--batch" in str(e.value)
 
 
+UNKNOWN = MODELS / "unknown-family.json"  # Llama-3-8B's fields, model_type acme_lm
+
+
+def test_unknown_family_refused_by_every_helper():
+    # the reader's one line, exit 2, as the binary gives it, from every
+    # helper that takes a MODEL
+    calls = [
+        (lambda: roofline.info(UNKNOWN), ["info"]),
+        (lambda: roofline.step(UNKNOWN), ["step"]),
+        (lambda: roofline.ops(UNKNOWN), ["ops"]),
+        (lambda: roofline.sweep(UNKNOWN, batch=[1, 2], frame=False), ["sweep", "--batch", "1,2"]),
+        (lambda: roofline.capacity(UNKNOWN), ["capacity"]),
+        (lambda: roofline.crossover(UNKNOWN), ["crossover"]),
+        (lambda: roofline.plan(UNKNOWN, "h100-sxm"), ["plan", "--hw", "h100-sxm"]),
+        (lambda: roofline.generate(UNKNOWN, 128, 16), ["generate", "--prompt", "128", "--output", "16"]),
+        (lambda: roofline.serve(UNKNOWN, 128, 16, 4),
+         ["serve", "--prompt", "128", "--output", "16", "--concurrency", "4"]),
+        (lambda: roofline.frontier(UNKNOWN, 128, 16), ["frontier", "--prompt", "128", "--output", "16"]),
+    ]
+    for call, argv in calls:
+        with pytest.raises(roofline.Error) as e:
+            call()
+        out, err, code = cli(argv[0], UNKNOWN, *argv[1:], "--json")
+        assert e.value.code == code == 2, argv
+        assert str(e.value) == err.strip() and "\n" not in err.strip(), argv
+        assert "acme_lm" in str(e.value), argv
+
+
+def test_family_option_reads_and_says_so():
+    # family="llama" is --family llama: the file's fields read as Llama's, so
+    # its figures are llama-3-8b's, and the JSON names what it did
+    got = roofline.info(UNKNOWN, family="llama")
+    assert got == cli_json("info", UNKNOWN, "--family", "llama")
+    assert got["family_forced"] == {"read_as": "llama", "model_type": "acme_lm"}
+    assert "family: read as llama (--family); model_type was acme_lm" in got["assumptions"]
+    assert got["params"]["total_exact"] == roofline.info("llama-3-8b")["params"]["total_exact"]
+    step = roofline.step(UNKNOWN, family="llama", batch=8)
+    assert step["family_forced"]["read_as"] == "llama"
+    assert step["tokens_per_s"] == roofline.step("llama-3-8b", batch=8)["tokens_per_s"]
+    # a model read as its own family has no such key
+    assert "family_forced" not in roofline.info("llama-3-8b")
+
+
 def test_options_map_to_flags():
     # underscores to dashes, True a bare flag, None and False left out,
     # lists joined with commas: the same output as the spelled-out argv

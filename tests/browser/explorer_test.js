@@ -254,6 +254,27 @@ const seconds = (text) => {
         bad("pasted " + file + ": the " + control + " control is '" + chosen + "'");
       await check("pasted " + file);
     }
+    /* a config of a model_type no reader knows: the reader's one line,
+     * then read as llama through the family control, as the native tool
+     * with --family llama */
+    {
+      const text = fs.readFileSync(path.join(data, "models/unknown-family.json"), "utf8");
+      fs.writeFileSync(path.join(pastedDir, "pasted-" + ++pasted + ".json"), text);
+      await page.evaluate((text) => {
+        document.getElementById("rf-hw").value = "h100-sxm";
+        document.getElementById("rf-paste").value = text;
+        document.getElementById("rf-use").click();
+      }, text);
+      await check("pasted unknown-family.json", "acme_lm");
+      const one = await page.$eval("#rf-error", (e) => e.textContent);
+      if (one.includes("\n")) bad("the refusal shows more than one line: " + one);
+      await change("rf-family", "llama");
+      await check("read as llama (--family)");
+      const said = await page.$eval("main", (e) => e.textContent);
+      if (!said.includes("family: read as llama (--family); model_type was acme_lm"))
+        bad("read as llama: the report does not say the family was forced");
+      else ok("read as llama: the report says so");
+    }
 
     times.sort((a, b) => a - b);
     const median = times[times.length >> 1];
