@@ -283,6 +283,10 @@ static void test_glm5_fp8_ignore(void **state)
     assert_int_equal(rf_model_module_dtype(&m, RF_MOD_ATTN, w, false).kind, RF_FP8_E4M3);
     assert_int_equal(rf_model_module_dtype(&m, RF_MOD_MLP, w, false).kind, RF_FP8_E4M3);
     assert_int_equal(rf_model_module_dtype(&m, RF_MOD_INDEXER, w, false).kind, RF_BF16);
+    /* indexers_proj is one of the indexer's three matrices (wq_b and wk stay
+     * fp8 in the checkpoint): the class is kept whole, and the notes say so */
+    assert_non_null(strstr(m.notes, "modules_to_not_convert names single matrices of the "
+                                    "indexer: its whole class is counted in bf16"));
 }
 
 /* Kimi-K2-Thinking: compressed-tensors int4, group 32, bf16 scales, with

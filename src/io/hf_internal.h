@@ -66,6 +66,7 @@ rf_status rf__hf_read_sidecars(reader *r, const char *dir);
 typedef struct rf__hf_excl {
     uint16_t layer[RF_MODEL_MAX_LAYERS];
     uint32_t global; /* lm_head, embedding                                  */
+    uint32_t partial; /* classes an entry named by one of their matrices    */
     bool vision;     /* an entry named a module outside the text decoder    */
 } rf__hf_excl;
 

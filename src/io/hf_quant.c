@@ -187,6 +187,14 @@ static void apply_excl(reader *r, const rf__hf_excl *ex, uint32_t defaults, cons
                  runs[0] ? " (" : "", runs, runs[0] ? ")" : "", d);
         note_words(m, text);
     }
+    for (int c = 0; c < RF_MOD_COUNT; c++)
+        if (ex->partial & (keep | some) & RF_MOD_BIT(c)) {
+            snprintf(text, sizeof text,
+                     "%s names single matrices of the %s: its whole class is counted in %s "
+                     "in the layers named",
+                     src, rf_module_name((rf_module)c), d);
+            note_words(m, text);
+        }
     bool mtp = false;
     for (int64_t l = decoder; l < all; l++)
         mtp |= m->unquantized_layer[l] != 0;

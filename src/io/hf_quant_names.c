@@ -26,6 +26,8 @@
 #include "hf_internal.h"
 
 #define MB(x) RF_MOD_BIT(RF_MOD_##x)
+/* a name's flag: one matrix of a class that holds several in a layer */
+#define PART (1u << 31)
 
 /* Prefixes a checkpoint puts before the decoder's names, longest first. */
 static const char *const prefixes[] = {
@@ -102,7 +104,7 @@ static void names_of(matcher *mt, int64_t l, const char *base, const char *const
                      uint32_t mods)
 {
     for (; *leaf; leaf++)
-        name2(mt, l, base, *leaf, mods);
+        name2(mt, l, base, *leaf, mods ? mods | PART : 0);
 }
 
 static const char *const attn_plain[] = {".q_proj", ".k_proj", ".v_proj", ".o_proj",
@@ -141,7 +143,7 @@ static void attention_names(matcher *mt, int64_t l, const layer_kind *k, const c
         if (k->q_lora)
             names_of(mt, l, blk, mla_q_lora, MB(ATTN));
         else
-            name2(mt, l, blk, ".q_proj", MB(ATTN));
+            name2(mt, l, blk, ".q_proj", MB(ATTN) | PART);
         names_of(mt, l, blk, mla_kv, MB(ATTN));
         names_of(mt, l, blk, mla_norms, 0);
     } else {
@@ -261,6 +263,8 @@ struct matcher {
     int64_t only_layer;  /* the layer a literal "layers.<l>." names, or -1 */
     bool hit;
     uint32_t mods;       /* classes of what matched */
+    uint32_t part;       /* classes matched only through one of their matrices */
+    uint32_t whole;      /* classes matched through a module holding them all */
 };
 
 static bool matches(const matcher *mt, const char *rel)
@@ -292,6 +296,11 @@ static void visit(matcher *mt, int64_t layer, const char *rel, uint32_t mods)
     if (!matches(mt, rel))
         return;
     mt->hit = true;
+    if (mods & PART)
+        mt->part |= mods & ~PART;
+    else
+        mt->whole |= mods;
+    mods &= ~PART;
     mt->mods |= mods;
     if (layer < 0)
         mt->ex->global |= mods;
@@ -422,5 +431,9 @@ rf_status rf__hf_excl_match(reader *r, rf__hf_excl *ex, const char *field, size_
                            i, entry, (long long)m->layers,
                            m->mtp_layers ? " and its MTP layers" : "");
     *mods = mt.mods;
+    /* a literal name of one matrix ("model.layers.3.self_attn.o_proj") keeps
+     * its whole class in that layer: the granularity is the module class */
+    if (!mt.regex && !strpbrk(entry, "*?"))
+        ex->partial |= mt.part & ~mt.whole;
     return RF_OK;
 }
