@@ -31,7 +31,14 @@
  *   Sliding layers attend to min(S, window) keys; in prefill the T
  *     queries' windows together read min(S, window + T - 1) positions.
  *   Weights: each matrix in rf_model_module_dtype(m, its module, w,
- *     w_all_modules), so a quantized checkpoint keeps its unquantized modules.
+ *     w_all_modules), so a quantized checkpoint keeps its unquantized modules
+ *     (and, per layer, those unquantized_layer[l] names).
+ *   Hybrid stacks (docs/accounting.md, "Hybrid stacks"): the layers are
+ *     grouped into classes by mixer, attention locality and shape, FFN and
+ *     per-layer quantization, each class's rows counted by its layers, in
+ *     the order of a layer's stages; Gated DeltaNet, Mamba2, DSA's indexer
+ *     and chunked attention are attention-kind rows whose cached traffic
+ *     (state, conv window, index keys) is their kv_bytes (rf_op.h).
  */
 #ifndef RF_STEP_H
 #define RF_STEP_H
