@@ -92,6 +92,7 @@
 #include "rf_error.h"
 #include "rf_hw.h"
 #include "rf_model.h"
+#include "rf_parallel.h"
 #include "rf_step.h"
 
 #ifdef __cplusplus
@@ -209,6 +210,121 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
 /* The step model: user is an rf_sim_floor. Errors: RF_ERANGE for a batch
  * beyond the prepared sizes or whose counts overflow 64 bits. */
 rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, rf_err *err);
+
+/* ---- the layout's step model (rf_parallel.h) ---------------------------
+ * Each replica's step on its exact batch as rf_par_compute times a device's
+ * step: a device of stage s runs its shard (rf_layout_shard: heads, widths
+ * and vocabulary by T, the stage's layers) and its time is the sum-of-max
+ * of its operators plus its collectives (no overlap), the mixed step's
+ * operators as rf_mixed_step_compute forms them:
+ *     every operator but attention at M rows (the batch's tokens; the
+ *       embedding on the first stage, the final norm on the last), lm_head
+ *       at L = B_d + n_chunks rows on the last stage, the decode attention
+ *       of the B_d tokens as one row a layer class (F = sum_i f(S_i), each
+ *       capped at its window), each chunk's attention as its own prefill
+ *       forms it; MLA: kv_b_proj at B_d + sum_j (o_j + t_j) rows (decode
+ *       absorbed, each chunk expanding the latents it attends to);
+ *     EP E: the routed experts' rows are the expert group's, the shard's
+ *       rows at G = the tokens of the group's g = E / T replicas this step
+ *       (each lockstep replica's own M, summed) with 1 / E of their FLOPs,
+ *       weights and activations; the other rows at this replica's M;
+ *     collectives rf_par_compute's at M rows (all-reduces after each mixer
+ *       and FFN under TP, EP's dispatch and combine, the embedding's) and L
+ *       logit rows (lm_head's all-gather), each re-costed by rf_coll_cost.
+ * PP P: the batch is cut into m = min(P, items) micro-batches, its items
+ * (decode tokens, then chunks) dealt round robin; each stage runs each
+ * micro-batch in turn, and the step is the pipeline's cycle as rf_par's:
+ *     step = max( max_j [ sum_s d_s(j) + sends(j) ],  max_s sum_j d_s(j) )
+ * (the slowest micro-batch's way through every stage and pp_send, or the
+ * busiest stage's time over every micro-batch); with identical
+ * micro-batches that is rf_par.cycle_s (tested).
+ * DP D: D replicas, each its own scheduler (rf_sim_sched.replicas, round
+ * robin); under EP the g = E / T replicas of an expert group (attention
+ * data parallel, experts over the same devices: --tp 8 --ep 8 as SGLang
+ * and vLLM run DeepSeek is {tp 1, ep 8, dp 8}) step in lockstep, the
+ * step the slowest replica's (an idle replica's time is within any busy
+ * one's: its routed rows are the same and it has no others).
+ * So a single device's layout (1 x 1 x 1 x 1) is rf_par_compute's sum-of-max
+ * of the mixed step, at or above rf_sim_floor_step (the step floor
+ * max(F / pi, Q / beta)). Tables: per kind of stage (stages with the same
+ * shard and place share them) the linear part by M, the expert rows by G,
+ * lm_head by L, and a cache of RF_SIM_PAR_CACHE chunk shapes; refused:
+ * hybrid stacks and grouped KV or activation dtypes (decode attention not
+ * affine in the keys), more than RF_SIM_PAR_KINDS kinds of stage. */
+#define RF_SIM_PAR_CACHE 16384
+#define RF_SIM_PAR_KINDS 16
+
+typedef struct rf_sim_par_cached {
+    int64_t t, o;
+    double s;                      /* the chunk's attention rows, seconds   */
+} rf_sim_par_cached;
+
+typedef struct rf_sim_par_kind {
+    double *lin;                   /* (max_tokens + 1) by M; < 0: not yet   */
+    double *experts;               /* (g max_tokens + 1) by G; EP only      */
+    double *head;                  /* (max_logits + 1) by L                 */
+    rf_sim_par_cached *cache;      /* (RF_SIM_PAR_CACHE)                    */
+    struct rf_sweep_attn attn[8];  /* decode attention rows (a sequence)    */
+    size_t n_attn;
+    rf_op kvb, head_op;            /* kv_b_proj (MLA) and lm_head shapes    */
+    bool has_kvb, has_head;
+} rf_sim_par_kind;
+
+typedef struct rf_sim_par_stage {
+    int64_t kind;
+    bool first, last;
+    rf_coll coll[RF_PAR_MAX_COLL]; /* at one row                            */
+    size_t n_coll;
+    rf_coll send;                  /* pp_send to the next stage, one row    */
+    bool has_send;
+} rf_sim_par_stage;
+
+typedef struct rf_sim_par {
+    rf_layout layout;
+    rf_step_opts opts;
+    rf_roof roof;
+    rf_par_opts po;
+    int64_t n_stages, n_kinds, group, max_tokens, max_logits;
+    int64_t kind_of[RF_PAR_MAX_STAGES];
+    rf_sim_par_stage stage[RF_PAR_MAX_STAGES];
+    rf_sim_par_kind kind[RF_SIM_PAR_KINDS];
+    rf_model shard[RF_SIM_PAR_KINDS];
+    rf_model scratch_model;
+    rf_sweep sweep;
+    rf_step step;
+    rf_par par;                    /* the collectives' source (large)       */
+    size_t steps_computed;
+} rf_sim_par;
+
+/* Bytes of the tables for steps of at most max_tokens tokens and
+ * max_logits logit rows a replica (p is scratch: the stages are sharded to
+ * count their kinds). Errors: those of rf_layout_shard, sizes below 1. */
+rf_status rf_sim_par_table_bytes(rf_sim_par *p, const rf_model *m, const rf_layout *l,
+                                 int64_t max_tokens, int64_t max_logits, size_t *bytes,
+                                 rf_err *err);
+
+/* Prepare p (about 1.6 MB: heap or static) over the caller's table (8-byte
+ * aligned, outliving p). Errors: rf_layout_validate's, rf_par_compute's
+ * (the links), the refusals above, a table too small. */
+rf_status rf_sim_par_prepare(rf_sim_par *p, const rf_model *m, const rf_step_opts *o,
+                             const rf_roof *roof, const rf_par_opts *po, int64_t max_tokens,
+                             int64_t max_logits, void *table, size_t table_bytes, rf_err *err);
+
+/* The group step model (rf_sim_group_fn; user an rf_sim_par): n must be
+ * the layout's g (rf_sim_par_sched sets it). RF_ERANGE for a micro-batch
+ * beyond the tables. */
+rf_status rf_sim_par_step(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
+                          rf_err *err);
+
+/* s->replicas = D, s->lockstep = g (E / T under EP, else 1). */
+struct rf_sim_sched;
+void rf_sim_par_sched(const rf_sim_par *p, struct rf_sim_sched *s);
+
+/* A replica's KV pool in blocks: the fewest positions a stage's device
+ * holds (rf_par_capacity_compute) / b. RF_EINVAL when the weights leave
+ * less than a block. */
+rf_status rf_sim_par_pool_blocks(const rf_model *m, const rf_step_opts *o, const rf_par_opts *po,
+                                 int64_t block_tokens, int64_t *blocks, rf_err *err);
 
 /* ---- the workload ------------------------------------------------------ */
 

@@ -1,0 +1,308 @@
+/* test_sim_par.c - the simulator on parallel layouts (rf_sim.h, "the
+ * layout's step model"), data-parallel replicas, MLA mixed steps, the SLO
+ * planner and disaggregated prefill and decode.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "roofline/rf_hw.h"
+#include "roofline/rf_model.h"
+#include "roofline/rf_parallel.h"
+#include "roofline/rf_serve.h"
+#include "roofline/rf_sim.h"
+#include "roofline/rf_step.h"
+
+/* |a - b| <= rel * |b| */
+static void near(double a, double b, double rel)
+{
+    if (!(fabs(a - b) <= rel * fabs(b)))
+        fail_msg("%.15g is not within %.3g relative of %.15g", a, rel, b);
+}
+
+static rf_hw hw_of(const char *name)
+{
+    rf_hw h;
+    assert_int_equal(rf_hw_preset(name, &h, NULL), RF_OK);
+    rf_hw_links_defaults(&h.links);
+    return h;
+}
+
+static rf_roof roof_of(const rf_hw *h)
+{
+    rf_roof r;
+    assert_int_equal(rf_hw_roof(h, RF_BF16, &r, NULL), RF_OK);
+    return r;
+}
+
+static rf_model model(const char *name)
+{
+    rf_model m;
+    assert_int_equal(rf_model_preset(name, &m, NULL), RF_OK);
+    return m;
+}
+
+static rf_par_opts popts(const rf_hw *h, int64_t tp, int64_t pp, int64_t ep, int64_t dp)
+{
+    return (rf_par_opts){.layout = {tp, pp, ep, dp}, .links = h->links, .util = 0.9,
+                         .mem_bytes = h->mem_bytes};
+}
+
+/* The layout's step model over a heap table. */
+typedef struct par_model {
+    rf_sim_par *p;
+    void *table;
+} par_model;
+
+static par_model par_new(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                         const rf_par_opts *po, int64_t tokens, int64_t logits)
+{
+    par_model pm = {calloc(1, sizeof(rf_sim_par)), NULL};
+    assert_non_null(pm.p);
+    size_t bytes = 0;
+    rf_err e = {0};
+    if (rf_sim_par_table_bytes(pm.p, m, &po->layout, tokens, logits, &bytes, &e))
+        fail_msg("table: %s", e.msg);
+    pm.table = malloc(bytes);
+    assert_non_null(pm.table);
+    if (rf_sim_par_prepare(pm.p, m, o, roof, po, tokens, logits, pm.table, bytes, &e))
+        fail_msg("prepare: %s", e.msg);
+    return pm;
+}
+
+static void par_free(par_model *pm)
+{
+    free(pm->table);
+    free(pm->p);
+}
+
+/* A batch of n decode tokens each at context S and the chunks given. */
+typedef struct batch_buf {
+    int64_t ctx[64];
+    rf_sim_chunk ch[8];
+    rf_sim_batch b;
+} batch_buf;
+
+static void batch_fill(batch_buf *bb, int64_t n, int64_t S, const rf_sim_chunk *ch, int64_t nc)
+{
+    bb->b = (rf_sim_batch){.n_decode = n, .decode_context = bb->ctx, .n_chunks = nc,
+                           .chunks = bb->ch, .tokens = n};
+    for (int64_t i = 0; i < n; i++) {
+        bb->ctx[i] = S;
+        bb->b.decode_context_sum += S;
+    }
+    for (int64_t j = 0; j < nc; j++) {
+        bb->ch[j] = ch[j];
+        bb->b.tokens += ch[j].tokens;
+    }
+}
+
+/* A decode step and a prefill step on TP 2 x PP 2: the layout's step on
+ * the same batch is rf_par_compute's cycle. Decode B = 4 at S = 1000: PP 2
+ * cuts it into m = min(2, 4) = 2 micro-batches of 2 (rf_par: micro_batch
+ * ceil(4 / 2) = 2), so each stage's time is its floor at B = 2 and the
+ * cycle max(sum of stages + send, 2 x slowest), as rf_par's. Prefill of
+ * one 512-token prompt: one micro-batch (m = min(2, 1)). */
+static void layout_step_is_par(void **state)
+{
+    (void)state;
+    rf_hw h = hw_of("h100-sxm");
+    rf_roof roof = roof_of(&h);
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_par_opts po = popts(&h, 2, 2, 1, 1);
+    par_model pm = par_new(&m, &o, &roof, &po, 4096, 256);
+    rf_par *par = calloc(1, sizeof *par);
+    assert_non_null(par);
+    rf_err e = {0};
+
+    rf_step_opts d = o;
+    d.phase = RF_DECODE;
+    d.batch = 4;
+    d.context = 1000;
+    assert_int_equal(rf_par_compute(&m, &d, &roof, &po, par, &e), RF_OK);
+    assert_int_equal(par->micro_batches, 2);
+    batch_buf bb;
+    batch_fill(&bb, 4, 1000, NULL, 0);
+    double t = 0;
+    assert_int_equal(rf_sim_par_step(pm.p, &bb.b, 1, &t, &e), RF_OK);
+    near(t, par->cycle_s, 1e-12);
+
+    rf_step_opts p = o;
+    p.phase = RF_PREFILL;
+    p.batch = 1;
+    p.tokens = 512;
+    p.context = 0;
+    assert_int_equal(rf_par_compute(&m, &p, &roof, &po, par, &e), RF_OK);
+    rf_sim_chunk c = {512, 0, 0};
+    batch_fill(&bb, 0, 0, &c, 1);
+    assert_int_equal(rf_sim_par_step(pm.p, &bb.b, 1, &t, &e), RF_OK);
+    near(t, par->cycle_s, 1e-12);
+    free(par);
+    par_free(&pm);
+}
+
+/* The steady state's mixed step on a layout (rf_serve_par_compute, which
+ * times it by rf_par's path) against the layout's step model on the same
+ * batch.
+ * Llama-3-8B on TP 2 x PP 2, B = 8, P = 512, N = 64, C = 256: T_p =
+ * ceil(8 x 512 / 64) = 64 prompt tokens a step; PP cuts the step into
+ * m = min(2, 8) = 2 micro-batches of ceil(8/2) = 4 decode tokens at
+ * S_d = 512 + 32 = 544 and ceil(64/2) = 32 prompt tokens, a chunk of 32 at
+ * S_c = 256 floor((ceil(512/256) - 1) / 2) = 0. Our batch: 8 decode
+ * tokens at 544 and two chunks of 32 at 0; dealt round robin, each
+ * micro-batch gets 4 decode tokens and one chunk (items 8 and 9).
+ * Mixtral-8x7B with attention data parallel and EP: {tp 1, ep 2, dp 2},
+ * an expert group of g = 2 replicas in lockstep, each with B = 8 and one
+ * chunk of 64 at 0 (T_p = 64 < C): the routed rows see G = 2 x 72 tokens
+ * with 1/2 of their work, as rf_par's EP share at g M. */
+static void layout_mixed_is_serve_par(void **state)
+{
+    (void)state;
+    rf_hw h = hw_of("h100-sxm");
+    rf_roof roof = roof_of(&h);
+    rf_err e = {0};
+    rf_serve_opts so = {.concurrency = 8, .prompt = 512, .output = 64, .chunk = 256};
+    rf_serve sv;
+    rf_serve_par sp;
+    rf_par *par = calloc(1, sizeof *par);
+    assert_non_null(par);
+
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_par_opts po = popts(&h, 2, 2, 1, 1);
+    if (rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, par, &sp, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(sp.micro_batches, 2);
+    assert_int_equal(sv.decode_context, 544);
+    assert_int_equal(sp.micro_prompt_tokens, 32);
+    assert_int_equal(sv.chunk_context, 0);
+    par_model pm = par_new(&m, &o, &roof, &po, 4096, 256);
+    rf_sim_chunk two[2] = {{32, 0, 0}, {32, 0, 1}};
+    batch_buf bb;
+    batch_fill(&bb, 8, 544, two, 2);
+    double t = 0;
+    assert_int_equal(rf_sim_par_step(pm.p, &bb.b, 1, &t, &e), RF_OK);
+    near(t, sp.tpot_s, 1e-12);
+    par_free(&pm);
+
+    rf_model x = model("mixtral-8x7b");
+    rf_step_opts ox = rf_step_opts_for_model(&x);
+    rf_par_opts pe = popts(&h, 1, 1, 2, 2);
+    if (rf_serve_par_compute(&x, &ox, &roof, &pe, &so, &sv, par, &sp, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(sv.prompt_tokens, 64);
+    pm = par_new(&x, &ox, &roof, &pe, 4096, 256);
+    assert_int_equal(pm.p->group, 2);
+    rf_sim_chunk one = {64, 0, 0};
+    batch_buf g[2];
+    batch_fill(&g[0], 8, 544, &one, 1);
+    batch_fill(&g[1], 8, 544, &one, 1);
+    rf_sim_batch gb[2] = {g[0].b, g[1].b};
+    assert_int_equal(rf_sim_par_step(pm.p, gb, 2, &t, &e), RF_OK);
+    near(t, sp.tpot_s, 1e-12);
+    /* the group step is refused with a replica count other than g */
+    assert_int_equal(rf_sim_par_step(pm.p, gb, 1, &t, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "steps 2 replicas together"));
+    par_free(&pm);
+    free(par);
+}
+
+/* Run with the workspace sized from the hint, retried once. */
+static rf_status run_group(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_group_fn fn,
+                           void *user, rf_sim_result *out, rf_err *e)
+{
+    int64_t max_log = rf_sim_log_hint(w, sc);
+    for (int tries = 0; tries < 2; tries++) {
+        size_t bytes;
+        rf_status s = rf_sim_workspace_bytes(w, sc, max_log, &bytes, e);
+        if (s)
+            return s;
+        void *work = malloc(bytes);
+        assert_non_null(work);
+        s = rf_sim_run_group(w, sc, fn, user, work, bytes, max_log, out, e);
+        free(work);
+        if (s != RF_ERANGE || out->log_entries <= max_log)
+            return s;
+        max_log = out->log_entries;
+    }
+    return RF_ERANGE;
+}
+
+/* 10 ms a step plus 0.1 ms a token of every replica in the group. */
+static rf_status group_affine(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
+                              rf_err *err)
+{
+    (void)user;
+    (void)err;
+    double t = 10e-3;
+    for (int64_t i = 0; i < n; i++)
+        t += 1e-4 * (double)b[i].tokens;
+    *step_s = t;
+    return RF_OK;
+}
+
+/* Data parallel by hand. Closed loop, fixed P = 100, N = 5, 10 ms + 0.1 ms
+ * a token a step. One replica, C = 1, 3 requests: each is a prefill step
+ * (10 + 10 = 20 ms) and 4 decode steps of 10.1 ms: E2E 60.4 ms, duration
+ * 3 x 60.4 = 181.2 ms. D = 2 replicas (independent), C = 2 (a client a
+ * replica), 6 requests: each replica runs 3 requests as above, so the same
+ * E2E and duration, twice the requests a second. In lockstep (g = 2) the
+ * two replicas step together and each step's time counts both batches:
+ * prefill 10 + 20 = 30 ms, decode 10.2 ms: E2E 70.8 ms, duration 212.4 ms.
+ * Requests go round robin: with lengths uniform, replica 0 gets the even
+ * ones. */
+static void replicas_by_hand(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 3, .concurrency = 1,
+                         .prompt = {.dist = RF_SIM_FIXED, .value = 100},
+                         .output = {.dist = RF_SIM_FIXED, .value = 5}, .seed = 1};
+    rf_sim_sched sc = {.max_batched_tokens = 512, .max_seqs = 8, .chunk = 512,
+                       .block_tokens = 16, .pool_blocks = 1000};
+    rf_sim_result one, two, lock;
+    rf_err e = {0};
+    assert_int_equal(run_group(&w, &sc, group_affine, NULL, &one, &e), RF_OK);
+    near(one.e2e_s.p50, 0.0604, 1e-12);
+    near(one.duration_s, 0.1812, 1e-12);
+    w.requests = 6;
+    w.concurrency = 2;
+    sc.replicas = 2;
+    assert_int_equal(run_group(&w, &sc, group_affine, NULL, &two, &e), RF_OK);
+    near(two.e2e_s.max, 0.0604, 1e-12);
+    near(two.duration_s, 0.1812, 1e-12);
+    near(two.requests_per_s, 2 * one.requests_per_s, 1e-12);
+    assert_int_equal(two.peak_running, 1);
+    sc.lockstep = 2;
+    assert_int_equal(run_group(&w, &sc, group_affine, NULL, &lock, &e), RF_OK);
+    near(lock.e2e_s.max, 0.0708, 1e-12);
+    near(lock.duration_s, 0.2124, 1e-12);
+    assert_int_equal(lock.steps, 15);
+    /* refusals: fewer clients than replicas, lockstep not dividing them,
+     * lockstep through rf_sim_run */
+    size_t bytes;
+    w.concurrency = 1;
+    assert_int_equal(rf_sim_workspace_bytes(&w, &sc, 100, &bytes, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "concurrency (1) must be at least the replicas (2)"));
+    w.concurrency = 2;
+    sc.lockstep = 3;
+    assert_int_equal(rf_sim_workspace_bytes(&w, &sc, 100, &bytes, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "lockstep (3)"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(layout_step_is_par),
+        cmocka_unit_test(layout_mixed_is_serve_par),
+        cmocka_unit_test(replicas_by_hand),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
