@@ -601,8 +601,8 @@ static void queueing_in_ttft(void **state)
     near(r.duration_s, 2 * e, 1e-12);
 }
 
-/* The pool from memory is capacity's: floor(tokens / b) blocks. MLA is
- * refused by the floor, as by the mixed step. */
+/* The pool from memory is capacity's: floor(tokens / b) blocks. A floor
+ * table too small for the sizes asked is refused with both sizes. */
 static void pool_and_floor_refusal(void **state)
 {
     (void)state;
@@ -620,11 +620,79 @@ static void pool_and_floor_refusal(void **state)
     assert_non_null(strstr(e.msg, "less than one KV block"));
     static rf_sim_floor f;
     static rf_sim_floor_entry table[300];
-    rf_model mla = model("deepseek-v2-lite");
     rf_roof roof = roof_of("h100-sxm");
-    assert_int_equal(rf_sim_floor_prepare(&f, &mla, &o, &roof, 256, 16, table, sizeof table, &e),
+    assert_int_equal(rf_sim_floor_prepare(&f, &m, &o, &roof, 256, 16, table, sizeof table, &e),
                      RF_EINVAL);
-    assert_non_null(strstr(e.msg, "mixed steps of MLA models are not modelled"));
+    assert_non_null(strstr(e.msg, "the floor's table has"));
+}
+
+/* MLA mixed steps (DeepSeek-V2-Lite: kv_lora_rank 512, rope 64), every
+ * expert streamed (RF_MOE_ALL, so the weights a step reads do not depend
+ * on its tokens). A batch of B_d = 6 decode tokens at S = 3000 and one
+ * chunk of t = 700 after o = 2048 is, as rf_step_compute counts MLA,
+ *   FLOPs: every operator but attention and kv_b_proj is linear in its
+ *     rows with no constant (2 M K N GEMMs, M k routed pairs, one lm_head
+ *     row a sequence or chunk), kv_b_proj runs B_d + (o + t) rows (the
+ *     decode step's B_d absorbed rows, the prefill's B (s + T) expanded),
+ *     the decode attention is the decode step's and the chunk's the
+ *     prefill's: F = F_decode(6, 3000) + F_prefill(1 x 700 after 2048);
+ *   bytes (compulsory): the weights once and each attention's latent read,
+ *     Q = Q_decode + Q_prefill - W.
+ * A roof with bandwidth 1e30 B/s gives the step F / pi, one with a peak
+ * of 1e30 FLOP/s Q / beta. */
+static void mla_mixed_step(void **state)
+{
+    (void)state;
+    rf_model m = model("deepseek-v2-lite");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    o.moe = RF_MOE_ALL;
+    rf_roof h = roof_of("h100-sxm"), fast_bw = h, fast_pi = h;
+    fast_bw.bw_bytes_per_s = 1e30;
+    fast_pi.peak_flops_per_s = 1e30;
+    rf_step dec, pre;
+    rf_step_opts d = o, p = o;
+    d.batch = 6;
+    d.context = 3000;
+    p.phase = RF_PREFILL;
+    p.tokens = 700;
+    p.context = 2048;
+    assert_int_equal(rf_step_compute(&m, &d, &h, &dec, NULL), RF_OK);
+    assert_int_equal(rf_step_compute(&m, &p, &h, &pre, NULL), RF_OK);
+    assert_true(dec.weight_bytes == pre.weight_bytes);
+    int64_t ctx[6] = {3000, 3000, 3000, 3000, 3000, 3000};
+    rf_sim_chunk ch = {700, 2048, 0};
+    rf_sim_batch b = {.n_decode = 6, .decode_context = ctx, .decode_context_sum = 18000,
+                      .n_chunks = 1, .chunks = &ch, .tokens = 706};
+    static rf_sim_floor f;
+    size_t bytes = rf_sim_floor_table_bytes(1024, 64);
+    void *table = malloc(bytes);
+    assert_non_null(table);
+    const rf_roof *roofs[2] = {&fast_bw, &fast_pi};
+    double want[2] = {(double)(dec.flops + pre.flops) / h.peak_flops_per_s,
+                      (double)(dec.total_bytes + pre.total_bytes - dec.weight_bytes) /
+                          h.bw_bytes_per_s};
+    for (int i = 0; i < 2; i++) {
+        rf_err e = {0};
+        double t = 0;
+        if (rf_sim_floor_prepare(&f, &m, &o, roofs[i], 1024, 64, table, bytes, &e))
+            fail_msg("prepare: %s", e.msg);
+        assert_int_equal(rf_sim_floor_step(&f, &b, &t, &e), RF_OK);
+        near(t, want[i], 1e-12);
+        /* a decode step alone and a chunk alone are rf_step_compute's */
+        rf_sim_batch only_dec = b, only_chunk = b;
+        only_dec.n_chunks = 0;
+        only_dec.tokens = 6;
+        only_chunk.n_decode = 0;
+        only_chunk.decode_context_sum = 0;
+        only_chunk.tokens = 700;
+        assert_int_equal(rf_sim_floor_step(&f, &only_dec, &t, &e), RF_OK);
+        near(t, i ? (double)dec.total_bytes / h.bw_bytes_per_s
+                  : (double)dec.flops / h.peak_flops_per_s, 1e-12);
+        assert_int_equal(rf_sim_floor_step(&f, &only_chunk, &t, &e), RF_OK);
+        near(t, i ? (double)pre.total_bytes / h.bw_bytes_per_s
+                  : (double)pre.flops / h.peak_flops_per_s, 1e-12);
+    }
+    free(table);
 }
 
 /* A run on a model with sliding layers (Gemma-2-9B: its chunks through
@@ -751,6 +819,7 @@ int main(void)
         cmocka_unit_test(percentiles),
         cmocka_unit_test(queueing_in_ttft),
         cmocka_unit_test(pool_and_floor_refusal),
+        cmocka_unit_test(mla_mixed_step),
         cmocka_unit_test(sliding_model_runs),
         cmocka_unit_test(invariants_hold),
         cmocka_unit_test(parse_text),

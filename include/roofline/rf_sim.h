@@ -145,6 +145,15 @@ typedef rf_status (*rf_sim_group_fn)(void *user, const rf_sim_batch *b, int64_t 
  * the weights, K/V and score bytes under compulsory traffic, every
  * operator's bytes under full). With every S_i equal and one chunk shape
  * it is rf_mixed_step_compute's floor (tested).
+ * MLA (which rf_mixed_step_compute refuses), as rf_step_compute counts its
+ * decode and prefill steps: kv_b_proj leaves the linear part and runs at
+ *     M_kv = B_d + sum_j (o_j + t_j) rows, weights read once
+ * (a decode token's absorbed up-projections cost its one row, a chunk
+ * expands the latents of every key it attends to); decode attention is the
+ * absorbed one over the latent (r + rope per key), a chunk's the
+ * multi-head attention over its expanded keys reading the latent once. So
+ * a step's FLOPs are the sum of its decode step's and its chunks' prefill
+ * steps' (tested), and its bytes theirs less the weights read again.
  * Speed: F_lin, Q_lin are tabled by M and L on first use (one
  * rf_step_compute each); decode attention is affine in the keys (capped at
  * a sliding window, rf_sweep's rows), O(1) a step without sliding layers;
@@ -182,6 +191,8 @@ typedef struct rf_sim_floor {
     bool chunk_poly;              /* chunk attention in closed form          */
     bool decode_affine;           /* decode attention from the sweep's rows  */
     uint64_t decode_base[3];      /* else: a decode step's parts once a step */
+    rf_op kvb;                    /* MLA: kv_b_proj's shape (count layers)   */
+    bool has_kvb;
     /* 2 x value(t, o) = a t o + b t^2 + c t + d o + e (mod 2^64), for the
      * chunk attention's flops, bytes counted in Q, and op bytes */
     uint64_t poly[3][5];
@@ -199,8 +210,7 @@ size_t rf_sim_floor_table_bytes(int64_t max_tokens, int64_t max_logits);
 
 /* Prepare f (large: hold it static or on the heap) over the caller's table
  * memory, which must outlive f. o gives the dtypes and switches (phase,
- * batch, context, tokens ignored). Errors: RF_EINVAL for an MLA model
- * (mixed steps not modelled, as rf_mixed_step_compute), a grouped KV or
+ * batch, context, tokens ignored). Errors: RF_EINVAL for a grouped KV or
  * activation dtype (bytes not affine in the keys), max_tokens or
  * max_logits below 1, a table too small; those of rf_step_compute. */
 rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step_opts *o,

@@ -160,10 +160,6 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
                                const rf_roof *roof, int64_t max_tokens, int64_t max_logits,
                                void *table, size_t table_bytes, rf_err *err)
 {
-    if (m->kv_lora_rank > 0)
-        return rf_err_set(err, RF_EINVAL, "%s: mixed steps of MLA models are not modelled "
-                                          "(kv_b_proj expands the cached latents)",
-                          m->name);
     if (o->kv.group_size || o->a.group_size)
         return rf_err_set(err, RF_EINVAL,
                           "the simulator's floor needs KV and activation dtypes without group "
@@ -196,6 +192,12 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
     rf_status s = rf_sweep_prepare(&f->decode, m, &d, roof, err);
     if (s)
         return s;
+    f->has_kvb = false;
+    for (size_t i = 0; i < f->decode.scratch.n_ops && m->kv_lora_rank; i++)
+        if (f->decode.scratch.ops[i].name && !strcmp(f->decode.scratch.ops[i].name, "kv_b_proj")) {
+            f->kvb = f->decode.scratch.ops[i];
+            f->has_kvb = true;
+        }
     f->decode_affine = f->decode.linear && !rf_model_is_hybrid(m);
     if (!f->decode_affine && (s = decode_base(f, err)))
         return s;
@@ -205,8 +207,9 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
     return RF_OK;
 }
 
-/* Every operator but attention at M rows (lm_head excluded), as the mixed
- * step's linear part: one rf_step_compute, kept. */
+/* Every operator but attention at M rows (lm_head excluded, and MLA's
+ * kv_b_proj, whose rows are the latents expanded), as the mixed step's
+ * linear part: one rf_step_compute, kept. */
 static rf_status linear_at(rf_sim_floor *f, int64_t M, const rf_sim_floor_entry **out,
                            rf_err *err)
 {
@@ -225,7 +228,8 @@ static rf_status linear_at(rf_sim_floor *f, int64_t M, const rf_sim_floor_entry 
         e->flops = e->bytes = 0;
         for (size_t i = 0; i < st->n_ops; i++) {
             const rf_op *op = &st->ops[i];
-            if (is_attention(op) || !strcmp(op->name, "lm_head"))
+            if (is_attention(op) || !strcmp(op->name, "lm_head") ||
+                (f->has_kvb && !strcmp(op->name, "kv_b_proj")))
                 continue;
             e->flops += op->count * op->flops; /* below the step's checked totals */
             e->bytes += op->count * op->bytes;
@@ -337,6 +341,22 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
         }
         ok = ok && !__builtin_add_overflow(F, v[0], &F) &&
              !__builtin_add_overflow(Qc, v[1], &Qc) && !__builtin_add_overflow(Qf, v[2], &Qf);
+    }
+    if (ok && f->has_kvb) {
+        /* MLA: kv_b_proj absorbed for each decode token (one row), and
+         * expanding the o_j + t_j latents each chunk attends to */
+        uint64_t rows = n;
+        for (int64_t j = 0; j < b->n_chunks && ok; j++)
+            ok = !__builtin_add_overflow(rows, (uint64_t)(b->chunks[j].offset + b->chunks[j].tokens),
+                                         &rows);
+        rf_op kv;
+        if (ok && rows > (uint64_t)RF_DIM_MAX)
+            ok = false;
+        if (ok && (s = rf_op_gemm(f->kvb.name, (int64_t)rows, f->kvb.k, f->kvb.n, f->kvb.w,
+                                  f->opts.a, &kv, err)))
+            return s;
+        ok = ok && acc(&F, f->kvb.count, 1, kv.flops, 0, 0) &&
+             acc(&Qf, f->kvb.count, 1, kv.bytes, 0, 0);
     }
     if (!ok)
         return rf_err_set(err, RF_ERANGE, "a step of %lld tokens: its totals overflow 64 bits",
