@@ -297,12 +297,157 @@ static void replicas_by_hand(void **state)
     assert_non_null(strstr(e.msg, "lockstep (3)"));
 }
 
+/* The planner on a case computable by hand. Llama-3-8B on H100s, P = 512,
+ * N = 32 fixed, 40 Poisson requests at 0.05/s (20 s apart on average:
+ * they almost never overlap), chunk 2048 (a prompt is one step), P99.
+ * The TPOT bound of a layout is its decode of one token at P + 1 = 513
+ * keys, which is rf_par_compute's cycle of that decode (layout_step_is_par
+ * shows the step model equal to it). TP 1's is about 2 x TP 2's (half the
+ * weights a device) less TP 2's all-reduces; with the TPOT SLO at 0.98 x
+ * TP 1's bound every 1-device layout is pruned without a simulation, and
+ * so are PP 2 (its token passes both stages and the send: above TP 1's)
+ * and DP 2 (a replica is one device); TP 2 meets: alone, each request's
+ * TPOT is the mean of its decodes at 513 .. 543 keys, within 1% of the
+ * bound (the KV read grows by 30 / 513 of a small part). So the fewest
+ * devices are 2, on TP 2, with P99 TTFT the prefill bound itself (a
+ * request alone: one step of 512 tokens). */
+static void planner_by_hand(void **state)
+{
+    (void)state;
+    rf_hw h = hw_of("h100-sxm");
+    rf_roof roof = roof_of(&h);
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_par *par = calloc(1, sizeof *par);
+    rf_sim_plan *p = calloc(1, sizeof *p);
+    assert_non_null(par);
+    assert_non_null(p);
+    rf_err e = {0};
+    rf_step_opts d = o;
+    d.batch = 1;
+    d.context = 513;
+    rf_par_opts one = popts(&h, 1, 1, 1, 1), two = popts(&h, 2, 1, 1, 1);
+    assert_int_equal(rf_par_compute(&m, &d, &roof, &one, par, &e), RF_OK);
+    double tp1 = par->cycle_s;
+    assert_int_equal(rf_par_compute(&m, &d, &roof, &two, par, &e), RF_OK);
+    double tp2 = par->cycle_s;
+    assert_true(tp2 < 0.6 * tp1);
+    rf_sim_plan_opts po = {
+        .par = one,
+        .max_devices = 8,
+        .workload = {.arrival = RF_SIM_POISSON, .requests = 40, .rate_per_s = 0.05,
+                     .prompt = {.dist = RF_SIM_FIXED, .value = 512},
+                     .output = {.dist = RF_SIM_FIXED, .value = 32}, .seed = 3},
+        .sched = {.max_batched_tokens = 4096, .max_seqs = 64, .chunk = 2048, .block_tokens = 16},
+        .slo_ttft_s = 1, .slo_tpot_s = 0.98 * tp1, .percentile = 99,
+        .price_per_device_hour = 2};
+    size_t bytes = 0;
+    assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_OK);
+    void *work = malloc(bytes);
+    assert_non_null(work);
+    if (rf_sim_plan_compute(&m, &o, &roof, &po, work, bytes, p, &e))
+        fail_msg("plan: %s", e.msg);
+    assert_int_equal(p->best_devices, 2);
+    const rf_sim_plan_row *best = &p->rows[0];
+    assert_true(best->meets);
+    assert_int_equal(best->layout.tp, 2);
+    assert_int_equal(best->layout.pp, 1);
+    assert_int_equal(best->layout.dp, 1);
+    near(best->bound_tpot_s, tp2, 1e-12);
+    near(best->tpot_s, tp2, 0.01);
+    near(best->ttft_s, best->bound_ttft_s, 1e-9);
+    /* every other row misses: the 1-device layout and DP 2 pruned by the
+     * TPOT bound, unsimulated; PP 2 as well */
+    size_t pruned = 0;
+    for (size_t i = 1; i < p->n_rows; i++) {
+        const rf_sim_plan_row *r = &p->rows[i];
+        assert_false(r->meets);
+        if (r->pruned) {
+            pruned++;
+            assert_string_equal(r->why, "batch-1 decode floor above the TPOT SLO");
+            assert_true(r->bound_tpot_s > po.slo_tpot_s);
+        }
+    }
+    assert_int_equal(pruned, p->n_rows - 1);
+    assert_int_equal(p->n_rows, 4); /* 1 x 1 x 1 x 1; TP 2, PP 2, DP 2 */
+    assert_int_equal(p->n_sims, 1);
+
+    /* (b) 2 devices: the highest rate TP 2 meets them at is above the
+     * low rate and its P99 TPOT within the SLO */
+    po.devices = 2;
+    po.workload.requests = 200;
+    assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_OK);
+    free(work);
+    work = malloc(bytes);
+    assert_non_null(work);
+    if (rf_sim_plan_compute(&m, &o, &roof, &po, work, bytes, p, &e))
+        fail_msg("plan: %s", e.msg);
+    assert_true(p->rows[0].meets);
+    assert_int_equal(p->rows[0].layout.tp, 2);
+    assert_true(p->rows[0].rate_per_s > 1);
+    assert_true(p->rows[0].tpot_s <= po.slo_tpot_s);
+    free(work);
+    free(p);
+    free(par);
+}
+
+/* Each bad planning input refused with a message naming it. */
+static void planner_refusals(void **state)
+{
+    (void)state;
+    rf_model m = model("llama-3-8b");
+    rf_hw h = hw_of("h100-sxm");
+    rf_sim_plan *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    rf_sim_plan_opts good = {
+        .par = {.links = h.links, .util = 0.9, .mem_bytes = h.mem_bytes},
+        .max_devices = 8,
+        .workload = {.arrival = RF_SIM_POISSON, .requests = 40, .rate_per_s = 1,
+                     .prompt = {.dist = RF_SIM_FIXED, .value = 512},
+                     .output = {.dist = RF_SIM_FIXED, .value = 32}},
+        .sched = {.max_batched_tokens = 4096, .max_seqs = 64, .chunk = 2048, .block_tokens = 16},
+        .slo_ttft_s = 1, .slo_tpot_s = 0.05, .percentile = 99};
+    rf_sim_plan_opts po;
+    size_t bytes;
+    rf_err e = {0};
+#define REFUSED(field, value, text)                                                         \
+    do {                                                                                    \
+        po = good;                                                                          \
+        po.field = value;                                                                   \
+        assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_EINVAL);        \
+        if (!strstr(e.msg, text))                                                           \
+            fail_msg("'%s' does not say '%s'", e.msg, text);                                \
+    } while (0)
+    REFUSED(workload.rate_per_s, 0, "rate (0 requests/s) must be > 0");
+    REFUSED(workload.rate_per_s, -2, "rate (-2 requests/s) must be > 0");
+    REFUSED(slo_ttft_s, 0, "slo-ttft (0 s) must be > 0");
+    REFUSED(slo_tpot_s, -1, "slo-tpot (-1 s) must be > 0");
+    REFUSED(percentile, 0, "percentile (0) must be in (0, 100)");
+    REFUSED(percentile, 100, "percentile (100) must be in (0, 100)");
+    REFUSED(workload.arrival, RF_SIM_CLOSED, "the workload must be open loop");
+    po = good;
+    po.workload.arrival = RF_SIM_GAMMA;
+    po.workload.cv = -0.5;
+    assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "cv (-0.5) must be > 0"));
+#undef REFUSED
+    /* a percentile outside (0, 100) in a run's schedule as well */
+    rf_sim_sched sc = good.sched;
+    sc.pool_blocks = 100;
+    sc.percentile = 100;
+    assert_int_equal(rf_sim_workspace_bytes(&good.workload, &sc, 100, &bytes, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "percentile (100) must be in (0, 100)"));
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(layout_step_is_par),
         cmocka_unit_test(layout_mixed_is_serve_par),
         cmocka_unit_test(replicas_by_hand),
+        cmocka_unit_test(planner_by_hand),
+        cmocka_unit_test(planner_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -409,6 +409,7 @@ typedef struct rf_sim_sched {
                                    queue and pool of pool_blocks           */
     int64_t lockstep;           /* g (0: 1): groups of g replicas step
                                    together (rf_sim_run_group); g | D      */
+    double percentile;          /* q of rf_sim_stat.pq, in (0, 100) (0: 99) */
 } rf_sim_sched;
 
 #define RF_SIM_MAX_REPLICAS 4096
@@ -439,6 +440,7 @@ rf_status rf_sim_pool_blocks(const rf_model *m, const rf_step_opts *o, uint64_t 
 typedef struct rf_sim_stat {
     int64_t n;                    /* values                                */
     double mean, p50, p90, p99, max;
+    double pq;                    /* at rf_sim_sched.percentile            */
 } rf_sim_stat;
 
 typedef struct rf_sim_result {
@@ -503,6 +505,93 @@ rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *s,
 /* The nearest-rank percentile of v[0..n-1] sorted ascending (n >= 1, p in
  * (0, 100]): v[ceil(p n / 100) - 1], the index at least 0. */
 double rf_sim_percentile(const double *sorted, int64_t n, double p);
+
+/* ---- planning: SLOs on the simulator ------------------------------------
+ * Given a model, a device, an open-loop workload (Poisson or gamma, the
+ * length distributions, n requests, the seed) and SLOs on TTFT and TPOT at
+ * a percentile q (rf_sim_stat.pq: nearest rank):
+ *   (a) devices 0, a rate R: the fewest devices whose layout meets both
+ *       SLOs at R, with its concurrency cap (max_seqs a replica);
+ *   (b) devices N: for each layout of N devices the highest rate that
+ *       meets them.
+ * Layouts: rf_plan_compute's (powers of two T, P, D up to max_devices; on
+ * a MoE model E = 1 and E = T g for g = 1, 2, 4 ... D), each that
+ * rf_layout_validate accepts. For each, in order of devices:
+ *   1. the pool (rf_sim_par_pool_blocks): weights that leave no block
+ *      prune it;
+ *   2. bounds no rate improves on (the layout's step model, the other
+ *      replicas of its lockstep group idle): TTFT >= the prefill of the
+ *      shortest prompt alone, chunk by chunk; TPOT >= one decode token at
+ *      the shortest prompt + 1 keys. A bound above its SLO prunes it (no
+ *      simulation: it misses at every rate);
+ *   3. (a) simulated at R with max_seqs from sched.max_seqs down by halves
+ *      while only TPOT misses (a smaller batch decodes faster, a longer
+ *      queue only raises TTFT): the first cap that meets; meets = P_q TTFT
+ *      <= slo_ttft, P_q TPOT <= slo_tpot and not overloaded.
+ *      (b) the cap: sched.max_seqs down by halves until a closed loop at
+ *      cap x D clients (the most the replicas hold) meets the TPOT SLO;
+ *      its throughput X bounds the rate; then bisect_steps (0: 8) halvings
+ *      of (0, X] (X itself first), keeping the highest rate that meets.
+ * (a) stops after the first device count with a layout that meets, unless
+ * `every` (then every layout is evaluated: the whole table).
+ * Rows, best first: those that meet, (a) by devices then cost, (b) by rate
+ * then cost; then the others by devices, each saying why it misses.
+ * cost a million output tokens = rf_cost_per_mtok(price, devices, output
+ * tokens/s of the run). */
+#define RF_SIM_PLAN_MAX 256
+#define RF_SIM_PLAN_GROUP 64      /* the widest expert group (E / T)       */
+
+typedef struct rf_sim_plan_opts {
+    rf_par_opts par;              /* links, util, reserve, memory (layout
+                                     ignored)                              */
+    int64_t max_devices;          /* (a): layouts up to this many devices  */
+    int64_t devices;              /* (b): exactly this many; 0: (a)        */
+    rf_sim_workload workload;     /* open loop; rate_per_s for (a)         */
+    rf_sim_sched sched;           /* T, chunk, block, max_seqs (the largest
+                                     cap); the pool, replicas and lockstep
+                                     are the layout's                      */
+    double slo_ttft_s, slo_tpot_s;
+    double percentile;            /* q in (0, 100)                         */
+    double price_per_device_hour;
+    int64_t bisect_steps;         /* (b): 0: 8                             */
+    bool every;                   /* (a): every device count, not only up
+                                     to the fewest that meet               */
+} rf_sim_plan_opts;
+
+typedef struct rf_sim_plan_row {
+    rf_layout layout;
+    int64_t devices, max_seqs;    /* the concurrency cap a replica         */
+    double rate_per_s;            /* simulated (the highest that meets: b) */
+    double ttft_s, tpot_s;        /* at the percentile                     */
+    double goodput_per_s;         /* requests meeting both, a second       */
+    double output_tokens_per_s, cost_per_mtok;
+    double bound_ttft_s, bound_tpot_s; /* the analytic floors (step 2)     */
+    bool meets, pruned, overloaded;
+    const char *why;              /* static text when it does not meet     */
+} rf_sim_plan_row;
+
+typedef struct rf_sim_plan {
+    rf_sim_plan_row rows[RF_SIM_PLAN_MAX];
+    size_t n_rows;
+    size_t n_layouts, n_pruned, n_sims;
+    int64_t best_devices;         /* (a): the fewest that meet; 0: none    */
+    rf_layout layouts[RF_SIM_PLAN_MAX];
+    rf_sim_par par;               /* scratch (large: heap or static)       */
+} rf_sim_plan;
+
+/* Bytes of the workspace rf_sim_plan_compute needs (scratch: an
+ * rf_sim_plan used to count). Errors: the option checks below. */
+rf_status rf_sim_plan_work_bytes(const rf_model *m, const rf_sim_plan_opts *po,
+                                 rf_sim_plan *scratch, size_t *bytes, rf_err *err);
+
+/* Errors (RF_EINVAL, naming the input): slo-ttft or slo-tpot <= 0,
+ * percentile outside (0, 100), a closed-loop or trace workload, rate <= 0
+ * (a), a gamma cv <= 0, max-devices or devices out of range, a negative
+ * price; a workspace too small; those of the simulation, prefixed by the
+ * layout. */
+rf_status rf_sim_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                              const rf_sim_plan_opts *po, void *work, size_t work_bytes,
+                              rf_sim_plan *out, rf_err *err);
 
 #ifdef __cplusplus
 }

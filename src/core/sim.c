@@ -128,6 +128,9 @@ static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
     if (!(s->slo_ttft_s >= 0) || !(s->slo_tpot_s >= 0))
         return rf_err_set(err, RF_EINVAL, "SLOs (TTFT %g s, TPOT %g s) must be > 0 (0: none)",
                           s->slo_ttft_s, s->slo_tpot_s);
+    if (!(s->percentile >= 0 && s->percentile < 100))
+        return rf_err_set(err, RF_EINVAL, "percentile (%g) must be in (0, 100) (0: 99)",
+                          s->percentile);
     if (s->replicas < 0 || s->replicas > RF_SIM_MAX_REPLICAS || s->lockstep < 0 ||
         replicas_of(s) % lockstep_of(s))
         return rf_err_set(err, RF_EINVAL,
@@ -382,7 +385,7 @@ static void sort_entries(itl_entry *e, itl_entry *tmp, int64_t n)
 /* The statistics of the values e[0..n-1], each counted `count` times: the
  * mean, and the nearest-rank percentiles of the multiset (its k-th
  * smallest value, k = ceil(p total / 100)). Sorts e. */
-static rf_sim_stat stat_of(itl_entry *e, itl_entry *tmp, int64_t n)
+static rf_sim_stat stat_of(itl_entry *e, itl_entry *tmp, int64_t n, double pct)
 {
     rf_sim_stat st = {0};
     sort_entries(e, tmp, n);
@@ -396,9 +399,9 @@ static rf_sim_stat stat_of(itl_entry *e, itl_entry *tmp, int64_t n)
     if (!total)
         return st;
     st.mean = sum / (double)total;
-    static const double ps[3] = {50, 90, 99};
-    double *dst[3] = {&st.p50, &st.p90, &st.p99};
-    for (int q = 0; q < 3; q++) {
+    const double ps[4] = {50, 90, 99, pct};
+    double *dst[4] = {&st.p50, &st.p90, &st.p99, &st.pq};
+    for (int q = 0; q < 4; q++) {
         int64_t k = rank(ps[q], total), seen = 0, i = 0;
         while (i < n - 1 && seen + e[i].count < k)
             seen += e[i++].count;
@@ -452,7 +455,7 @@ static void finish(sim *s, bool open, double kv_area, rf_sim_result *out)
 {
     const rf_sim_sched *sc = s->sc;
     int64_t n = s->n;
-    double dur = out->duration_s, sys_area = 0;
+    double dur = out->duration_s, sys_area = 0, pct = sc->percentile > 0 ? sc->percentile : 99;
     int64_t good = 0, nt = 0;
     for (int64_t i = 0; i < n; i++) {
         bool ok = !(sc->slo_ttft_s > 0) || s->ttft_end[i] - s->arrival[i] <= sc->slo_ttft_s;
@@ -464,17 +467,17 @@ static void finish(sim *s, bool open, double kv_area, rf_sim_result *out)
         good += ok;
         sys_area += s->end[i] - s->arrival[i]; /* its time in system */
     }
-    out->tpot_s = stat_of(s->values, s->tmp, nt);
+    out->tpot_s = stat_of(s->values, s->tmp, nt, pct);
     for (int64_t i = 0; i < n; i++)
         s->values[i] = (itl_entry){s->ttft_end[i] - s->arrival[i], 1};
-    out->ttft_s = stat_of(s->values, s->tmp, n);
+    out->ttft_s = stat_of(s->values, s->tmp, n, pct);
     for (int64_t i = 0; i < n; i++)
         s->values[i] = (itl_entry){s->end[i] - s->arrival[i], 1};
-    out->e2e_s = stat_of(s->values, s->tmp, n);
+    out->e2e_s = stat_of(s->values, s->tmp, n, pct);
     for (int64_t i = 0; i < n; i++)
         s->values[i] = (itl_entry){s->first[i] - s->arrival[i], 1};
-    out->queue_s = stat_of(s->values, s->tmp, n);
-    out->itl_s = stat_of(s->log, s->log_tmp, s->n_log);
+    out->queue_s = stat_of(s->values, s->tmp, n, pct);
+    out->itl_s = stat_of(s->log, s->log_tmp, s->n_log, pct);
     out->good_requests = good;
     out->requests_per_s = (double)n / dur;
     out->output_tokens_per_s = (double)out->output_tokens / dur;
