@@ -204,20 +204,41 @@ void cli_expert_cells(rf_report *r, const rf_op *op, bool moe)
     }
 }
 
+char *cli_modules_text(uint32_t mask, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < RF_MOD_COUNT && used < cap; i++)
+        if (mask & RF_MOD_BIT(i))
+            used += (size_t)snprintf(out + used, cap - used, "%s%s", used ? ", " : "",
+                                     rf_module_name((rf_module)i));
+    return out;
+}
+
+int64_t cli_layers_with_mtp(const rf_model *m)
+{
+    int64_t all = m->layers + m->mtp_layers;
+    return all < RF_MODEL_MAX_LAYERS ? all : RF_MODEL_MAX_LAYERS;
+}
+
+int64_t cli_excluded_layers(const rf_model *m, int64_t from, int64_t to)
+{
+    int64_t n = 0;
+    for (int64_t l = from; l < to; l++)
+        n += m->unquantized_layer[l] != 0;
+    return n;
+}
+
 char *cli_weights_text(const rf_model *m, const rf_step_opts *o, char *out, size_t cap)
 {
-    char kept[160] = "", w[64], u[64];
+    char kept[160], w[64], u[64];
     rf_dtype_describe(o->w, w, sizeof w);
     if (!m || !m->unquantized_modules || o->w_all_modules) {
         snprintf(out, cap, "%s", w);
         return out;
     }
-    size_t used = 0;
-    for (int i = 0; i < RF_MOD_COUNT && used < sizeof kept; i++)
-        if (m->unquantized_modules & RF_MOD_BIT(i))
-            used += (size_t)snprintf(kept + used, sizeof kept - used, "%s%s", used ? ", " : "",
-                                     rf_module_name((rf_module)i));
-    snprintf(out, cap, "%s, except %s in %s", w, kept,
+    snprintf(out, cap, "%s, except %s in %s", w,
+             cli_modules_text(m->unquantized_modules, kept, sizeof kept),
              rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
     return out;
 }
@@ -296,14 +317,19 @@ static void assume_new_arch(rf_report *r, const rf_model *m, const rf_step_opts 
         rf_report_assume(r, "MTP: %lld multi-token-prediction layer%s counted in the resident "
                             "weights, not in a token's stream (--draft mtp speculates with them)",
                          (long long)m->mtp_layers, m->mtp_layers == 1 ? "" : "s");
-    long long excl = 0;
-    for (int64_t l = 0; l < m->layers; l++)
-        excl += m->unquantized_layer[l] != 0;
-    if (excl && !o->w_all_modules) {
-        char u[64];
-        rf_report_assume(r, "quantized checkpoint: %lld of %lld layers also keep some modules in "
-                            "%s (the checkpoint's exclusions by layer; info lists them)",
-                         excl, L, rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
+    long long excl = (long long)cli_excluded_layers(m, 0, m->layers),
+              excl_mtp = (long long)cli_excluded_layers(m, m->layers, cli_layers_with_mtp(m));
+    if ((excl || excl_mtp) && !o->w_all_modules) {
+        char u[64], dec[64] = "", mtp[64] = "";
+        if (excl)
+            snprintf(dec, sizeof dec, "%lld of %lld layers", excl, L);
+        if (excl_mtp)
+            snprintf(mtp, sizeof mtp, "%s%lld of %lld MTP layer%s", excl ? " and " : "",
+                     excl_mtp, (long long)m->mtp_layers, m->mtp_layers == 1 ? "" : "s");
+        rf_report_assume(r, "quantized checkpoint: %s%s also keep%s some modules in %s (the "
+                            "checkpoint's exclusions by layer; info lists them)",
+                         dec, mtp, excl + excl_mtp == 1 ? "s" : "",
+                         rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
     }
 }
 

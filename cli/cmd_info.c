@@ -26,14 +26,6 @@ static int64_t mixer_layers(const rf_model *m, rf_mixer kind)
     return n;
 }
 
-static bool flagged16(const rf_model *m)
-{
-    for (int64_t l = 0; l < m->layers; l++)
-        if (m->unquantized_layer[l])
-            return true;
-    return false;
-}
-
 static int64_t flagged_layers(const rf_model *m, const uint8_t *flag)
 {
     int64_t n = 0;
@@ -210,34 +202,33 @@ static int bytes(rf_report *r, const rf_model *m, const rf_step_opts *o, const r
 }
 
 /* Per-layer quantization exclusions: runs of consecutive layers that keep
- * the same modules unquantized, one row a run (none: no table). */
+ * the same modules unquantized, one row a run, the MTP layers numbered
+ * after the decoder's as the checkpoint names them (none: no table). */
 static void exclusions(rf_report *r, const rf_model *m, const rf_step_opts *o)
 {
-    if (o->w_all_modules || !flagged16(m))
+    int64_t all = cli_layers_with_mtp(m);
+    if (o->w_all_modules || !cli_excluded_layers(m, 0, all))
         return;
     char u[64];
     rf_dtype_describe(m->unquantized_dtype, u, sizeof u);
     rf_report_table(r, "layer_exclusions", "layers keeping modules unquantized");
     rf_report_col(r, "first_layer", "first layer", RF_U_INT);
     rf_report_col(r, "last_layer", "last layer", RF_U_INT);
+    rf_report_col(r, "part", "part", RF_U_NONE);
     rf_report_col(r, "modules", "modules", RF_U_NONE);
     rf_report_col(r, "dtype", "dtype", RF_U_NONE);
-    for (int64_t l = 0; l < m->layers;) {
+    for (int64_t l = 0; l < all;) {
         uint16_t mask = m->unquantized_layer[l];
         int64_t end = l;
-        while (end + 1 < m->layers && m->unquantized_layer[end + 1] == mask)
-            end++;
+        while (end + 1 < all && end + 1 != m->layers && m->unquantized_layer[end + 1] == mask)
+            end++; /* a run stays within the decoder or the MTP layers */
         if (mask) {
-            char names[192] = "";
-            size_t used = 0;
-            for (int i = 0; i < RF_MOD_COUNT && used < sizeof names; i++)
-                if (mask & RF_MOD_BIT(i))
-                    used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-                                             used ? ", " : "", rf_module_name((rf_module)i));
+            char names[192];
             rf_report_row(r);
             rf_report_cell_int(r, (uint64_t)l);
             rf_report_cell_int(r, (uint64_t)end);
-            rf_report_cell_str(r, names);
+            rf_report_cell_str(r, l < m->layers ? "decoder" : "MTP");
+            rf_report_cell_str(r, cli_modules_text(mask, names, sizeof names));
             rf_report_cell_str(r, u);
         }
         l = end + 1;
