@@ -259,6 +259,11 @@ static rf_status attn_proj(walk *st, const rf_model *md, const rf_step_opts *o, 
          * d_v, none when V is K */
         int64_t qw = nq * dh * (md->attn_out_gate ? 2 : 1);
         int64_t vw = md->k_eq_v ? 0 : nkv * (md->attn_v_dim ? md->attn_v_dim : dh);
+        int64_t all = qw + nkv * dh + vw;
+        if (o->fused && !md->q_lora_rank) /* q (and its gate), k and v in one */
+            return (s = gemm(st, md, A, "qkv_proj", M, H, all, o, count, err)) || !b
+                       ? s
+                       : bias(st, md, A, "qkv_bias", M, all, o, count, err);
         if (md->q_lora_rank) {
             if ((s = gemm(st, md, A, "q_a_proj", M, H, md->q_lora_rank, o, count, err)) ||
                 (full(o) && (s = norm(st, "q_a_norm", M, md->q_lora_rank, o, count, err))) ||
@@ -614,6 +619,9 @@ static rf_status mixer_proj(walk *st, const rf_model *c, rf_mixer x, const rf_st
     rf_status s;
     if (x == RF_MIX_GDN) {
         int64_t kd = c->gdn_k_heads * c->gdn_k_dim, vd = c->gdn_v_heads * c->gdn_v_dim;
+        if (o->fused) /* vLLM's one in_proj of both */
+            return gemm(st, c, RF_MOD_MIXER, "in_proj", M, H, 2 * kd + 2 * vd + 2 * c->gdn_v_heads,
+                        o, n, err);
         return (s = gemm(st, c, RF_MOD_MIXER, "in_proj_qkvz", M, H, 2 * kd + 2 * vd, o, n, err))
                    ? s
                    : gemm(st, c, RF_MOD_MIXER, "in_proj_ba", M, H, 2 * c->gdn_v_heads, o, n, err);
