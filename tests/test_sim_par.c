@@ -440,6 +440,63 @@ static void planner_refusals(void **state)
     free(p);
 }
 
+/* Disaggregated by hand, on the step model of 10 ms a step plus 0.1 ms a
+ * token. Two requests 10 s apart (a trace), P = 1000, N = 5, Llama-3-8B's
+ * bf16 KV: 2 x 32 layers x 8 heads x 128 x 2 bytes = 131,072 bytes a
+ * token, 131,072,000 for the prompt; over 50 GB/s and 5 us: 2.62144 ms +
+ * 0.005 ms = 2.62644 ms. The prefill worker: one step of 1,000 tokens,
+ * 110 ms. TTFT = 110 + 2.62644 = 112.62644 ms. The decode worker gets the
+ * request with its 1,000 positions cached and decodes 4 tokens, 10.1 ms
+ * each: TPOT 10.1 ms, E2E 112.62644 + 40.4 = 153.02644 ms. */
+static void disagg_by_hand(void **state)
+{
+    (void)state;
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_sim_request tr[2] = {{0, 1000, 5}, {10, 1000, 5}};
+    rf_sim_workload w = {.arrival = RF_SIM_TRACE, .trace = tr, .trace_len = 2};
+    rf_sim_sched sc = {.max_batched_tokens = 2048, .max_seqs = 8, .chunk = 2048,
+                       .block_tokens = 16, .pool_blocks = 1000};
+    rf_sim_disagg d = {.prefill_workers = 1, .decode_workers = 1, .prefill = sc, .decode = sc,
+                       .model = &m, .kv = o.kv, .link_bw_bytes_per_s = 50e9,
+                       .link_latency_s = 5e-6, .slo_ttft_s = 0.2, .slo_tpot_s = 0.011,
+                       .percentile = 99};
+    rf_sim_disagg_result r;
+    rf_err e = {0};
+    size_t bytes = 0;
+    assert_int_equal(rf_sim_disagg_workspace_bytes(&w, &d, 1024, &bytes, &e), RF_OK);
+    void *work = malloc(bytes);
+    assert_non_null(work);
+    if (rf_sim_disagg_run(&w, &d, group_affine, NULL, group_affine, NULL, work, bytes, 1024, &r,
+                          &e))
+        fail_msg("disagg: %s", e.msg);
+    near(r.transfer_bytes_mean, 131072000, 0);
+    near(r.transfer_s.max, 0.00262644, 1e-12);
+    near(r.ttft_s.p50, 0.11262644, 1e-12);
+    near(r.ttft_s.max, 0.11262644, 1e-12);
+    near(r.tpot_s.max, 0.0101, 1e-12);
+    near(r.e2e_s.max, 0.15302644, 1e-12);
+    near(r.duration_s, 10.15302644, 1e-12);
+    assert_int_equal(r.good_requests, 2);
+    assert_int_equal(r.decode.requests, 2);
+    near(r.decode.ttft_s.max, 0, 0); /* its first token came with it */
+    assert_int_equal(r.prefill.steps, 2);
+    assert_int_equal(r.decode.steps, 8);
+    /* 0:1 and 1:0 refused, naming them; a link of 0 B/s */
+    d.prefill_workers = 0;
+    assert_int_equal(rf_sim_disagg_workspace_bytes(&w, &d, 1024, &bytes, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "disagg 0:1: each side needs at least one worker"));
+    d.prefill_workers = 1;
+    d.decode_workers = 0;
+    assert_int_equal(rf_sim_disagg_workspace_bytes(&w, &d, 1024, &bytes, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "disagg 1:0"));
+    d.decode_workers = 1;
+    d.link_bw_bytes_per_s = 0;
+    assert_int_equal(rf_sim_disagg_workspace_bytes(&w, &d, 1024, &bytes, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "bandwidth (0 B/s) must be > 0"));
+    free(work);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +505,7 @@ int main(void)
         cmocka_unit_test(replicas_by_hand),
         cmocka_unit_test(planner_by_hand),
         cmocka_unit_test(planner_refusals),
+        cmocka_unit_test(disagg_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -379,6 +379,11 @@ typedef struct rf_sim_workload {
     const rf_sim_request *trace;  /* TRACE: n = trace_len requests         */
     int64_t trace_len;
     uint64_t seed;
+    bool prefilled;               /* TRACE only: each request arrives with
+                                     its prompt's KV and its first token (a
+                                     disaggregated decode worker's): c = P,
+                                     g = 1, TTFT 0, output >= 2; its blocks
+                                     are taken when admitted             */
 } rf_sim_workload;
 
 /* The text a user types (the CLI prefixes its option):
@@ -505,6 +510,60 @@ rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *s,
 /* The nearest-rank percentile of v[0..n-1] sorted ascending (n >= 1, p in
  * (0, 100]): v[ceil(p n / 100) - 1], the index at least 0. */
 double rf_sim_percentile(const double *sorted, int64_t n, double p);
+
+/* ---- disaggregated prefill and decode -----------------------------------
+ * P prefill workers and D decode workers, each side its own engine (its
+ * schedule, and its step model: rf_sim_par_step on its layout, or any):
+ *   1. the prefill workers run every request as a prompt and one token
+ *      (output 1; round robin over P x the engine's replicas): its TTFT
+ *      there, queueing included;
+ *   2. the prompt's KV crosses the link: bytes = kv_seq(P_r) of the whole
+ *      model (rf_model_kv_bytes in the cache dtype), time = bytes / bw +
+ *      latency;
+ *   3. the decode workers receive each request of N_r >= 2 tokens when its
+ *      KV lands (a trace in that order, prefilled: c = P_r, g = 1; its
+ *      blocks taken at admission, round robin over D x replicas) and
+ *      decode its N_r - 1 tokens.
+ *   TTFT = prefill queueing + prefill + transfer; TPOT = the decode side's
+ *   (end - the KV landing) / (N - 1), the wait for a decode slot included;
+ *   E2E = TTFT + that; duration = the last end; goodput as rf_sim_result's.
+ * overloaded: either side's flag. */
+typedef struct rf_sim_disagg {
+    int64_t prefill_workers, decode_workers; /* P, D >= 1                  */
+    rf_sim_sched prefill, decode; /* one worker's engine each (replicas and
+                                     lockstep its layout's)               */
+    const rf_model *model;        /* the KV a prompt holds                 */
+    rf_dtype kv;
+    double link_bw_bytes_per_s, link_latency_s;
+    double slo_ttft_s, slo_tpot_s; /* goodput targets (0: none)            */
+    double percentile;            /* of the stats' pq (0: 99)             */
+} rf_sim_disagg;
+
+typedef struct rf_sim_disagg_result {
+    rf_sim_result prefill, decode; /* each side's own run                  */
+    int64_t requests;
+    rf_sim_stat ttft_s, tpot_s, e2e_s, transfer_s;
+    double transfer_bytes_mean;
+    double duration_s, requests_per_s, output_tokens_per_s;
+    int64_t good_requests;
+    double goodput_requests_per_s;
+    bool overloaded;
+} rf_sim_disagg_result;
+
+/* Bytes of the workspace (either side's run plus the requests' arrays).
+ * Errors: "disagg P:D: each side needs at least one worker" for 0 on a
+ * side, a link bandwidth <= 0 or latency < 0, a closed loop, those of the
+ * workload and schedules. */
+rf_status rf_sim_disagg_workspace_bytes(const rf_sim_workload *w, const rf_sim_disagg *d,
+                                        int64_t max_log, size_t *bytes, rf_err *err);
+
+/* Run both sides. Errors: those above, each side's run's, prefixed
+ * "prefill workers" or "decode workers". */
+rf_status rf_sim_disagg_run(const rf_sim_workload *w, const rf_sim_disagg *d,
+                            rf_sim_group_fn prefill_step, void *prefill_user,
+                            rf_sim_group_fn decode_step, void *decode_user, void *work,
+                            size_t work_bytes, int64_t max_log, rf_sim_disagg_result *out,
+                            rf_err *err);
 
 /* ---- planning: SLOs on the simulator ------------------------------------
  * Given a model, a device, an open-loop workload (Poisson or gamma, the

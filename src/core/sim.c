@@ -15,10 +15,7 @@
 
 /* One ITL log entry: `count` gaps of `gap_s` (a step's regular tokens, or
  * one gap that was not a step's time). */
-typedef struct itl_entry {
-    double gap_s;
-    int64_t count;
-} itl_entry;
+typedef rf__sim_entry itl_entry;
 
 /* One replica's engine: its requests are id, id + D, id + 2 D, ... (round
  * robin), its own waiting queue, running set, step batch and KV pool. */
@@ -352,7 +349,7 @@ double rf_sim_percentile(const double *sorted, int64_t n, double p)
 /* Sort e[0..n-1] by gap_s ascending, tmp as large: LSD radix on the bits of
  * the doubles, which order as their values do (every value here is >= 0);
  * a byte every key shares is skipped. O(n), no allocation. */
-static void sort_entries(itl_entry *e, itl_entry *tmp, int64_t n)
+void rf__sim_sort(rf__sim_entry *e, rf__sim_entry *tmp, int64_t n)
 {
     itl_entry *src = e, *dst = tmp;
     for (int shift = 0; shift < 64; shift += 8) {
@@ -385,10 +382,10 @@ static void sort_entries(itl_entry *e, itl_entry *tmp, int64_t n)
 /* The statistics of the values e[0..n-1], each counted `count` times: the
  * mean, and the nearest-rank percentiles of the multiset (its k-th
  * smallest value, k = ceil(p total / 100)). Sorts e. */
-static rf_sim_stat stat_of(itl_entry *e, itl_entry *tmp, int64_t n, double pct)
+rf_sim_stat rf__sim_stat(rf__sim_entry *e, rf__sim_entry *tmp, int64_t n, double pct)
 {
     rf_sim_stat st = {0};
-    sort_entries(e, tmp, n);
+    rf__sim_sort(e, tmp, n);
     int64_t total = 0;
     double sum = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -436,7 +433,7 @@ static void overload(sim *s, rf_sim_result *out)
     int64_t n = s->n, k = 0;
     for (int64_t i = 0; i < n; i++)
         s->values[i] = (itl_entry){s->end[i], 1};
-    sort_entries(s->values, s->tmp, n);
+    rf__sim_sort(s->values, s->tmp, n);
     trend tr = {.x0 = s->arrival[n / 2]};
     for (int64_t i = 0; i < n; i++) {
         while (k < n && s->values[k].gap_s <= s->arrival[i])
@@ -467,17 +464,17 @@ static void finish(sim *s, bool open, double kv_area, rf_sim_result *out)
         good += ok;
         sys_area += s->end[i] - s->arrival[i]; /* its time in system */
     }
-    out->tpot_s = stat_of(s->values, s->tmp, nt, pct);
+    out->tpot_s = rf__sim_stat(s->values, s->tmp, nt, pct);
     for (int64_t i = 0; i < n; i++)
         s->values[i] = (itl_entry){s->ttft_end[i] - s->arrival[i], 1};
-    out->ttft_s = stat_of(s->values, s->tmp, n, pct);
+    out->ttft_s = rf__sim_stat(s->values, s->tmp, n, pct);
     for (int64_t i = 0; i < n; i++)
         s->values[i] = (itl_entry){s->end[i] - s->arrival[i], 1};
-    out->e2e_s = stat_of(s->values, s->tmp, n, pct);
+    out->e2e_s = rf__sim_stat(s->values, s->tmp, n, pct);
     for (int64_t i = 0; i < n; i++)
         s->values[i] = (itl_entry){s->first[i] - s->arrival[i], 1};
-    out->queue_s = stat_of(s->values, s->tmp, n, pct);
-    out->itl_s = stat_of(s->log, s->log_tmp, s->n_log, pct);
+    out->queue_s = rf__sim_stat(s->values, s->tmp, n, pct);
+    out->itl_s = rf__sim_stat(s->log, s->log_tmp, s->n_log, pct);
     out->good_requests = good;
     out->requests_per_s = (double)n / dur;
     out->output_tokens_per_s = (double)out->output_tokens / dur;
@@ -638,9 +635,9 @@ static rf_status run_group(sim *s, int64_t first, bool closed, rf_sim_group_fn s
     return RF_OK;
 }
 
-rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *sc,
-                           rf_sim_group_fn step, void *user, void *work, size_t work_bytes,
-                           int64_t max_log, rf_sim_result *out, rf_err *err)
+rf_status rf__sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_group_fn step,
+                      void *user, void *work, size_t work_bytes, int64_t max_log,
+                      rf_sim_result *out, double *ttft, double *e2e, rf_err *err)
 {
     size_t need = 0;
     int64_t n = 0;
@@ -676,6 +673,11 @@ rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *sc,
         s.first[r] = -1;
         s.cached[r] = hit_of(&s, r);
         s.made[r] = s.own[r] = 0;
+        if (w->prefilled) { /* its prompt's KV and first token come with it */
+            s.cached[r] = s.prompt[r];
+            s.made[r] = 1;
+            s.ttft_end[r] = s.last_emit[r] = s.arrival[r];
+        }
         out->prompt_tokens += s.prompt[r];
         out->output_tokens += s.output[r];
     }
@@ -700,7 +702,18 @@ rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *sc,
                           "with max_log %lld",
                           (long long)s.log_needed, (long long)max_log, (long long)s.log_needed);
     finish(&s, !closed, kv_area, out);
+    for (int64_t r = 0; r < n && ttft && e2e; r++) {
+        ttft[r] = s.ttft_end[r] - s.arrival[r];
+        e2e[r] = s.end[r] - s.arrival[r];
+    }
     return RF_OK;
+}
+
+rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *sc,
+                           rf_sim_group_fn step, void *user, void *work, size_t work_bytes,
+                           int64_t max_log, rf_sim_result *out, rf_err *err)
+{
+    return rf__sim_run(w, sc, step, user, work, work_bytes, max_log, out, NULL, NULL, err);
 }
 
 /* rf_sim_run's step model as a group's: one engine a group. */

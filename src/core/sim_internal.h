@@ -31,4 +31,25 @@ rf_status rf__sim_workload_check(const rf_sim_workload *w, int64_t *n, rf_err *e
 rf_status rf__sim_requests(const rf_sim_workload *w, int64_t n, double *arrival,
                            int64_t *prompt, int64_t *output, rf_err *err);
 
+/* A value and a count (or an index): the ITL log's entries, and what
+ * rf__sim_sort orders. */
+typedef struct rf__sim_entry {
+    double gap_s;
+    int64_t count;
+} rf__sim_entry;
+
+/* Sort e[0..n-1] by gap_s ascending (every gap_s >= 0), stable, tmp as
+ * large: LSD radix on the doubles' bits. O(n), no allocation. */
+void rf__sim_sort(rf__sim_entry *e, rf__sim_entry *tmp, int64_t n);
+
+/* The statistics of the values e[0..n-1], each counted `count` times:
+ * mean, the nearest-rank P50, P90, P99 and P_pct, max. Sorts e. */
+rf_sim_stat rf__sim_stat(rf__sim_entry *e, rf__sim_entry *tmp, int64_t n, double pct);
+
+/* rf_sim_run_group, and when ttft and e2e are not NULL each request's
+ * TTFT and E2E (n each, in request order). */
+rf_status rf__sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_group_fn step,
+                      void *user, void *work, size_t work_bytes, int64_t max_log,
+                      rf_sim_result *out, double *ttft, double *e2e, rf_err *err);
+
 #endif

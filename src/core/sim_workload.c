@@ -216,8 +216,16 @@ rf_status rf__sim_workload_check(const rf_sim_workload *w, int64_t *n, rf_err *e
                                   (long long)RF_DIM_MAX);
         }
         *n = w->trace_len;
+        for (int64_t i = 0; i < w->trace_len && w->prefilled; i++)
+            if (w->trace[i].output < 2)
+                return rf_err_set(err, RF_EINVAL,
+                                  "trace: request %lld arrives prefilled with output %lld: it "
+                                  "needs at least 2 tokens (its first came with it)",
+                                  (long long)i, (long long)w->trace[i].output);
         return RF_OK;
     }
+    if (w->prefilled)
+        return rf_err_set(err, RF_EINVAL, "prefilled requests come as a trace");
     if (w->requests < 1)
         return rf_err_set(err, RF_EINVAL, "requests (%lld) must be >= 1", (long long)w->requests);
     switch (w->arrival) {
