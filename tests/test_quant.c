@@ -398,6 +398,24 @@ static void test_refusals(void **state)
     parse_refused("qwen3-32b.json",
                   "{\"quant_method\": \"modelopt\", \"quant_algo\": \"W4A8_AWQ\"}",
                   "quantization_config.quant_algo (W4A8_AWQ) is not read: NVFP4 or FP8");
+    /* Meta's fbgemm_fp8 (Llama-4 Maverick FP8): W8A8 e4m3, a scale a row not
+     * counted; Llama-4's names (language_model.model.layers.N.feed_forward,
+     * vision_model) are read on its own config below */
+    parse_ok("qwen3-32b.json",
+             "{\"quant_method\": \"fbgemm_fp8\", \"activation_scale_ub\": 1200.0,"
+             " \"modules_to_not_convert\": [\"lm_head\", \"vision_model\"]}");
+    assert_int_equal(m.weight_dtype.kind, RF_FP8_E4M3);
+    assert_int_equal(m.act_dtype.kind, RF_FP8_E4M3);
+    assert_int_equal(m.unquantized_modules, MB(LM_HEAD) | MB(EMBED));
+    assert_non_null(strstr(m.notes, "names the vision tower, which is not counted"));
+    /* Llama-4 Maverick: MoE on every other layer; the wrapper's names */
+    parse_ok("llama-4-maverick-17b-128e-instruct.json",
+             "{\"quant_method\": \"fbgemm_fp8\", \"modules_to_not_convert\": ["
+             "\"language_model.model.layers.*.self_attn\","
+             " \"language_model.model.layers.*.feed_forward.router\","
+             " \"language_model.lm_head\", \"re:vision_model.*\", \"multi_modal_projector\"]}");
+    assert_true(m.n_experts > 0 && rf_model_moe_layers(&m) < m.layers);
+    assert_int_equal(m.unquantized_modules, MB(ATTN) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
     /* fp8's fmt in torch's spelling is read */
     parse_ok("qwen3-32b.json",
              "{\"quant_method\": \"fp8\", \"fmt\": \"float8_e4m3fn\","

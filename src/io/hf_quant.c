@@ -596,8 +596,8 @@ static rf_status quant_ct(reader *r, const json_t *q, rf__hf_excl *ex, uint32_t 
 
 /* ---- quantization_config ---------------------------------------------- */
 
-static const char methods[] = "fp8, mxfp4, gptq, awq, bitsandbytes, compressed-tensors, "
-                              "modelopt, or one with bits and group_size";
+static const char methods[] = "fp8, fbgemm_fp8, mxfp4, gptq, awq, bitsandbytes, "
+                              "compressed-tensors, modelopt, or one with bits and group_size";
 
 rf_status rf__hf_read_quant(reader *r)
 {
@@ -623,6 +623,13 @@ rf_status rf__hf_read_quant(reader *r)
     if (!strcmp(method, "fp8")) {
         s = quant_fp8(r, q);
         keep |= MB(ROUTER); /* DeepSeek-V3 keeps its gate in bf16 */
+    } else if (!strcmp(method, "fbgemm_fp8")) {
+        /* Meta's FP8 (Llama-4 Maverick): e4m3 weights with an fp32 scale a
+         * row, activations quantized per token at run time (W8A8) */
+        m->weight_dtype = m->act_dtype = rf_dtype_of(RF_FP8_E4M3);
+        m->has_act_dtype = true;
+        note(m, "fbgemm_fp8: one fp32 scale a row not counted");
+        keep |= MB(ROUTER);
     } else if (!strcmp(method, "mxfp4")) {
         m->weight_dtype = rf_dtype_of(RF_MXFP4);
         keep = 0;
@@ -660,7 +667,8 @@ rf_status rf__hf_read_quant(reader *r)
                            "quantization_config.quant_method (%s) is not read: %s",
                            method[0] ? method : "absent", methods);
     }
-    if (!s && (!strcmp(method, "fp8") || json_object_get(q, "bits")) &&
+    if (!s && (!strcmp(method, "fp8") || !strcmp(method, "fbgemm_fp8") ||
+               json_object_get(q, "bits")) &&
         strcmp(method, "bitsandbytes"))
         s = read_list(r, q, "modules_to_not_convert", list, &ex, &listed);
     if (s)
