@@ -171,9 +171,9 @@ int cmd_plot(int argc, char **argv)
         return rc;
     rf_buf b;
     rf_err e;
-    /* the decode batch's memory fit (--util, --reserve) and the model's
-     * context limit, in the subtitle; the figure is fitted again so its
-     * heading wraps them */
+    /* the decode batch's memory fit (--util, --reserve), the model's
+     * context limit and a family read with --family, in the subtitle; the
+     * figure is fitted again so its heading wraps them */
     note_fit(&ctx, &f, &a.budget, layout ? &dec : NULL);
     int64_t longest = f.decode.context > f.prefill.tokens ? f.decode.context : f.prefill.tokens;
     if (rf_model_context_beyond(&f.model, longest)) {
@@ -181,6 +181,12 @@ int cmd_plot(int argc, char **argv)
         snprintf(f.plot.subtitle + n, sizeof f.plot.subtitle - n,
                  " \xc2\xb7 WARNING: %lld positions beyond the model's %lld", (long long)longest,
                  (long long)f.model.max_context);
+    }
+    if (ctx.family_as[0]) { /* the SVG has no assumption lines: --family said here */
+        size_t n = strlen(f.plot.subtitle);
+        snprintf(f.plot.subtitle + n, sizeof f.plot.subtitle - n,
+                 " \xc2\xb7 read as %s (--family); model_type was %s", ctx.family_as,
+                 ctx.family_from);
     }
     rf_plot_fit(&f.plot);
     rf_buf_init(&b);
