@@ -6,7 +6,8 @@
  * sd 150), N requests a simulation; T 8192, chunk 2048, blocks of 16,
  * at most 256 sequences a replica; P99 TTFT 2 s and TPOT 50 ms.
  * (a) RATE requests/s: the fewest devices, then every layout evaluated
- * (no early stop: the whole table); (b) 8 devices: the highest rate. Prints each answer, the simulations run, and the CPU seconds
+ * (no early stop: the whole table), then with disaggregated P:D
+ * candidates in the same table; (b) 8 devices: the highest rate. Prints each answer, the simulations run, and the CPU seconds
  * (process CPU time, user + sys) with the load average.
  * usage: sim_plan [RATE] [N]   (built by bench/sim-plan.sh) */
 #define _POSIX_C_SOURCE 200809L
@@ -27,13 +28,18 @@ static double cpu_s(void)
 
 static void show(const rf_sim_plan *p, size_t rows)
 {
-    printf("  %-22s %7s %5s %9s %10s %10s %9s %9s  %s\n", "layout (tp pp ep dp)", "devices",
-           "cap", "rate/s", "P99 TTFT", "P99 TPOT", "goodput", "$/Mtok", "");
+    printf("  %-22s %5s %7s %5s %9s %10s %10s %9s %9s  %s\n", "layout (tp pp ep dp)", "P:D",
+           "devices", "cap", "rate/s", "P99 TTFT", "P99 TPOT", "goodput", "$/Mtok", "");
     for (size_t i = 0; i < p->n_rows && i < rows; i++) {
         const rf_sim_plan_row *r = &p->rows[i];
-        printf("  %4lld %4lld %4lld %4lld     %7lld %5lld %9.3g %9.4gs %9.4gs %9.3g %9.3g  %s\n",
+        char pd[24] = "-";
+        if (r->prefill_workers)
+            snprintf(pd, sizeof pd, "%lld:%lld", (long long)r->prefill_workers,
+                     (long long)r->decode_workers);
+        printf("  %4lld %4lld %4lld %4lld     %5s %7lld %5lld %9.3g %9.4gs %9.4gs %9.3g %9.3g  "
+               "%s\n",
                (long long)r->layout.tp, (long long)r->layout.pp, (long long)r->layout.ep,
-               (long long)r->layout.dp, (long long)r->devices, (long long)r->max_seqs,
+               (long long)r->layout.dp, pd, (long long)r->devices, (long long)r->max_seqs,
                r->rate_per_s, r->ttft_s, r->tpot_s, r->goodput_per_s, r->cost_per_mtok,
                r->meets ? "meets" : r->why);
     }
@@ -121,6 +127,12 @@ int main(int argc, char **argv)
              rate, (long long)n);
     rc = rc || plan(label, &m, &o, &roof, &po, p);
     po.every = false;
+    po.disagg = true;
+    snprintf(label, sizeof label,
+             "(a) with disaggregated P:D candidates: rate %g/s, %lld requests, up to 64 H100s",
+             rate, (long long)n);
+    rc = rc || plan(label, &m, &o, &roof, &po, p);
+    po.disagg = false;
     po.devices = 8;
     snprintf(label, sizeof label, "(b) 8 H100s, the highest rate, %lld requests", (long long)n);
     rc = rc || plan(label, &m, &o, &roof, &po, p);

@@ -372,6 +372,33 @@ static void planner_by_hand(void **state)
     assert_int_equal(p->n_rows, 4); /* 1 x 1 x 1 x 1; TP 2, PP 2, DP 2 */
     assert_int_equal(p->n_sims, 1);
 
+    /* disaggregated beside it, in one table: the 1-device layouts are
+     * pruned as before (their decode bound), TP 2 with one prefill and one
+     * decode worker meets (requests alone: TTFT the prefill of 512 tokens
+     * and the transfer of their 512 x 131,072 bytes over the scale-out
+     * link, 50 GB/s and 5 us: its bound exactly); 4 devices, so after the
+     * aggregated TP 2's 2. */
+    po.disagg = true;
+    assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_OK);
+    free(work);
+    work = malloc(bytes);
+    assert_non_null(work);
+    if (rf_sim_plan_compute(&m, &o, &roof, &po, work, bytes, p, &e))
+        fail_msg("plan: %s", e.msg);
+    assert_int_equal(p->best_devices, 2);
+    assert_int_equal(p->rows[0].prefill_workers, 0);
+    assert_int_equal(p->rows[0].layout.tp, 2);
+    const rf_sim_plan_row *dis = &p->rows[1];
+    assert_true(dis->meets);
+    assert_int_equal(dis->layout.tp, 2);
+    assert_int_equal(dis->prefill_workers, 1);
+    assert_int_equal(dis->decode_workers, 1);
+    assert_int_equal(dis->devices, 4);
+    double xfer = 512.0 * 131072 / 50e9 + 5e-6;
+    near(dis->bound_ttft_s, best->bound_ttft_s + xfer, 1e-12);
+    near(dis->ttft_s, dis->bound_ttft_s, 1e-9);
+    po.disagg = false;
+
     /* (b) 2 devices: the highest rate TP 2 meets them at is above the
      * low rate and its P99 TPOT within the SLO */
     po.devices = 2;

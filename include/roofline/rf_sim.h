@@ -593,12 +593,21 @@ rf_status rf_sim_disagg_run(const rf_sim_workload *w, const rf_sim_disagg *d,
  *      of (0, X] (X itself first), keeping the highest rate that meets.
  * (a) stops after the first device count with a layout that meets, unless
  * `every` (then every layout is evaluated: the whole table).
+ * Disaggregated (disagg, (a) only): for every layout, both sides on it
+ * (W = max_devices / its devices workers, at most RF_SIM_PLAN_WORKERS),
+ * pruned by memory and by the bounds (TTFT's plus the shortest prompt's
+ * transfer); then the fewest prefill workers P whose P_q TTFT meets with
+ * their side not overloaded (D = W - P: TTFT does not depend on D), then
+ * the fewest decode workers D (1 .. W - P) that meet both: one row a
+ * layout, devices (P + D) x the layout's, in the same table as the
+ * aggregated rows. The KV link: kv_link_* or the scale-out link.
  * Rows, best first: those that meet, (a) by devices then cost, (b) by rate
  * then cost; then the others by devices, each saying why it misses.
  * cost a million output tokens = rf_cost_per_mtok(price, devices, output
  * tokens/s of the run). */
 #define RF_SIM_PLAN_MAX 256
 #define RF_SIM_PLAN_GROUP 64      /* the widest expert group (E / T)       */
+#define RF_SIM_PLAN_WORKERS 32    /* disaggregated: workers in all, at most */
 
 typedef struct rf_sim_plan_opts {
     rf_par_opts par;              /* links, util, reserve, memory (layout
@@ -615,6 +624,9 @@ typedef struct rf_sim_plan_opts {
     int64_t bisect_steps;         /* (b): 0: 8                             */
     bool every;                   /* (a): every device count, not only up
                                      to the fewest that meet               */
+    bool disagg;                  /* (a): also disaggregated candidates    */
+    double kv_link_bw_bytes_per_s, kv_link_latency_s; /* their KV link (0:
+                                     the scale-out link of par.links)      */
 } rf_sim_plan_opts;
 
 typedef struct rf_sim_plan_row {
@@ -627,6 +639,7 @@ typedef struct rf_sim_plan_row {
     double bound_ttft_s, bound_tpot_s; /* the analytic floors (step 2)     */
     bool meets, pruned, overloaded;
     const char *why;              /* static text when it does not meet     */
+    int64_t prefill_workers, decode_workers; /* disaggregated; 0: not      */
 } rf_sim_plan_row;
 
 typedef struct rf_sim_plan {
@@ -645,7 +658,7 @@ rf_status rf_sim_plan_work_bytes(const rf_model *m, const rf_sim_plan_opts *po,
 
 /* Errors (RF_EINVAL, naming the input): slo-ttft or slo-tpot <= 0,
  * percentile outside (0, 100), a closed-loop or trace workload, rate <= 0
- * (a), a gamma cv <= 0, max-devices or devices out of range, a negative
+ * (a), a gamma cv <= 0, disagg with devices given, max-devices or devices out of range, a negative
  * price; a workspace too small; those of the simulation, prefixed by the
  * layout. */
 rf_status rf_sim_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,

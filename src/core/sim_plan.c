@@ -40,6 +40,9 @@ static rf_status opts_check(const rf_sim_plan_opts *po, rf_err *err)
         return rf_err_set(err, RF_EINVAL, "arrival gamma: cv (%g) must be > 0", w->cv);
     if (!po->devices && (!(w->rate_per_s > 0) || !isfinite(w->rate_per_s)))
         return rf_err_set(err, RF_EINVAL, "rate (%g requests/s) must be > 0", w->rate_per_s);
+    if (po->disagg && po->devices)
+        return rf_err_set(err, RF_EINVAL, "plan --disagg answers a rate (the fewest devices); "
+                                          "with --devices it is not modelled");
     if (po->max_devices < 1 || po->max_devices > RF_PAR_MAX_DEGREE || po->devices < 0 ||
         po->devices > RF_PAR_MAX_DEGREE)
         return rf_err_set(err, RF_EINVAL, "max-devices (%lld) and devices (%lld) must be in "
@@ -114,10 +117,18 @@ rf_status rf_sim_plan_work_bytes(const rf_model *m, const rf_sim_plan_opts *po,
     sc.pool_blocks = sc.pool_blocks > 0 ? sc.pool_blocks : 1;
     rf_sim_workload w = po->workload;
     w.rate_per_s = w.rate_per_s > 0 ? w.rate_per_s : 1;
-    size_t ws = 0;
+    size_t ws = 0, wd = 0;
     if ((s = rf_sim_workspace_bytes(&w, &sc, log_cap(po), &ws, err)))
         return s;
-    *bytes = align8(table) + ws;
+    if (po->disagg) {
+        rf_sim_disagg d = {.prefill_workers = span(po), .decode_workers = span(po),
+                           .prefill = sc, .decode = sc, .model = m,
+                           .link_bw_bytes_per_s = 1, .link_latency_s = 0};
+        d.prefill.replicas = d.decode.replicas = 1;
+        if ((s = rf_sim_disagg_workspace_bytes(&w, &d, log_cap(po), &wd, err)))
+            return s;
+    }
+    *bytes = align8(table) + (ws > wd ? ws : wd);
     return RF_OK;
 }
 
@@ -301,6 +312,125 @@ static rf_status evaluate(ctx *c, const rf_layout *l, rf_sim_plan_row *row, rf_e
     return s;
 }
 
+/* The KV link of a disaggregated plan: its own figures, else the
+ * scale-out link's (prefill and decode workers on different nodes). */
+static rf_sim_disagg disagg_of(const ctx *c, const rf_sim_sched *base, int64_t P, int64_t D)
+{
+    const rf_sim_plan_opts *po = c->po;
+    rf_sim_disagg d = {.prefill_workers = P, .decode_workers = D, .prefill = *base,
+                       .decode = *base, .model = c->m, .kv = c->o->kv,
+                       .link_bw_bytes_per_s = po->kv_link_bw_bytes_per_s > 0
+                                                  ? po->kv_link_bw_bytes_per_s
+                                                  : po->par.links.out_bw_bytes_per_s,
+                       .link_latency_s = po->kv_link_bw_bytes_per_s > 0
+                                             ? po->kv_link_latency_s
+                                             : po->par.links.out_latency_s,
+                       .slo_ttft_s = po->slo_ttft_s, .slo_tpot_s = po->slo_tpot_s,
+                       .percentile = po->percentile};
+    return d;
+}
+
+/* One disaggregated run of P:D workers of the prepared layout into row. */
+static rf_status disagg_sim(ctx *c, const rf_sim_sched *base, int64_t P, int64_t D,
+                            rf_sim_plan_row *row, bool *prefill_over, rf_err *err)
+{
+    const rf_sim_plan_opts *po = c->po;
+    rf_sim_disagg d = disagg_of(c, base, P, D);
+    rf_sim_disagg_result r;
+    c->out->n_sims++;
+    rf_status s = rf_sim_disagg_run(&po->workload, &d, rf_sim_par_step, &c->out->par,
+                                    rf_sim_par_step, &c->out->par, c->work, c->work_bytes,
+                                    log_cap(po), &r, err);
+    if (s)
+        return s;
+    int64_t per = rf_layout_devices(&row->layout);
+    *prefill_over = r.prefill.overloaded;
+    row->prefill_workers = P;
+    row->decode_workers = D;
+    row->devices = (P + D) * per;
+    row->max_seqs = base->max_seqs;
+    row->rate_per_s = po->workload.rate_per_s;
+    row->ttft_s = r.ttft_s.pq;
+    row->tpot_s = r.tpot_s.pq;
+    row->goodput_per_s = r.goodput_requests_per_s;
+    row->output_tokens_per_s = r.output_tokens_per_s;
+    row->overloaded = r.overloaded;
+    row->cost_per_mtok =
+        rf_cost_per_mtok(po->price_per_device_hour, row->devices, r.output_tokens_per_s);
+    row->meets = !r.overloaded && row->ttft_s <= po->slo_ttft_s && row->tpot_s <= po->slo_tpot_s;
+    return RF_OK;
+}
+
+/* The P:D split of layout l (both sides on it) with the fewest workers:
+ * the fewest prefill workers P whose TTFT meets (D the most the devices
+ * allow, so decode does not hold the prefill side back: TTFT does not
+ * depend on D), then the fewest decode workers D that meet both. At most
+ * RF_SIM_PLAN_WORKERS workers in all. */
+static rf_status disagg_layout(ctx *c, const rf_layout *l, rf_sim_plan_row *row, rf_err *err)
+{
+    const rf_sim_plan_opts *po = c->po;
+    rf_par_opts pa = po->par;
+    pa.layout = *l;
+    int64_t per = rf_layout_devices(l), W = po->max_devices / per;
+    W = W < RF_SIM_PLAN_WORKERS ? W : RF_SIM_PLAN_WORKERS;
+    *row = (rf_sim_plan_row){.layout = *l, .devices = 2 * per, .prefill_workers = 1,
+                             .decode_workers = 1};
+    rf_sim_par *p = &c->out->par;
+    rf_sim_sched base = po->sched;
+    rf_err quiet;
+    if (W < 2 ||
+        rf_sim_par_pool_blocks(c->m, c->o, &pa, base.block_tokens, &base.pool_blocks, &quiet)) {
+        row->pruned = true;
+        row->why = W < 2 ? "no room for two workers" : "weights leave no KV pool";
+        return RF_OK;
+    }
+    rf_status s = rf_sim_par_prepare(p, c->m, c->o, c->roof, &pa, base.max_batched_tokens,
+                                     base.max_seqs, c->table, c->table_bytes, err);
+    if (s || (p->group > RF_SIM_PLAN_GROUP &&
+              (s = rf_err_set(err, RF_EINVAL, "an expert group of %lld replicas passes %d",
+                              (long long)p->group, RF_SIM_PLAN_GROUP))))
+        return s;
+    rf_sim_par_sched(p, &base);
+    if ((s = bounds(p, po, &row->bound_ttft_s, &row->bound_tpot_s, err)))
+        return s;
+    uint64_t kv = 0; /* the shortest prompt's transfer adds to the TTFT bound */
+    if ((s = rf_model_kv_bytes(c->m, c->o->kv, shortest(&po->workload.prompt), &kv, err)))
+        return s;
+    rf_sim_disagg d = disagg_of(c, &base, 1, 1);
+    row->bound_ttft_s += (double)kv / d.link_bw_bytes_per_s + d.link_latency_s;
+    if (row->bound_tpot_s > po->slo_tpot_s || row->bound_ttft_s > po->slo_ttft_s) {
+        row->pruned = true;
+        row->why = row->bound_tpot_s > po->slo_tpot_s
+                       ? "batch-1 decode floor above the TPOT SLO"
+                       : "prefill floor and transfer above the TTFT SLO";
+        return RF_OK;
+    }
+    int64_t P = 1;
+    rf_sim_plan_row r = *row;
+    bool over = false;
+    for (; P < W; P++) {
+        if ((s = disagg_sim(c, &base, P, W - P, &r, &over, err)))
+            return s;
+        if (r.ttft_s <= po->slo_ttft_s && !over)
+            break;
+    }
+    if (P == W) {
+        *row = r;
+        row->why = "prefill misses the TTFT SLO with every split";
+        return RF_OK;
+    }
+    for (int64_t D = 1; D <= W - P; D++) {
+        if ((s = disagg_sim(c, &base, P, D, &r, &over, err)))
+            return s;
+        if (r.meets)
+            break;
+    }
+    *row = r;
+    if (!row->meets)
+        row->why = row->overloaded ? "overloaded at this rate" : "misses the SLOs";
+    return RF_OK;
+}
+
 /* Best first: meeting rows before the rest; among them the fewest devices
  * then the lowest cost (a rate given), or the highest rate then the lowest
  * cost (devices given); the rest by devices. Insertion sort: stable. */
@@ -370,6 +500,16 @@ rf_status rf_sim_plan_compute(const rf_model *m, const rf_step_opts *o, const rf
             if (row->meets && !out->best_devices)
                 out->best_devices = N;
         }
+    for (size_t i = 0; po->disagg && i < n && out->n_rows < RF_SIM_PLAN_MAX; i++) {
+        rf_sim_plan_row *row = &out->rows[out->n_rows++];
+        if ((s = disagg_layout(&c, &out->layouts[i], row, err)))
+            return rf_err_prefix(err, s, "disagg on --tp %lld --pp %lld --ep %lld --dp %lld",
+                                 (long long)out->layouts[i].tp, (long long)out->layouts[i].pp,
+                                 (long long)out->layouts[i].ep, (long long)out->layouts[i].dp);
+        out->n_pruned += row->pruned;
+        if (row->meets && (!out->best_devices || row->devices < out->best_devices))
+            out->best_devices = row->devices;
+    }
     rank_rows(out, po->devices > 0);
     return RF_OK;
 }
