@@ -215,6 +215,54 @@ static void layout_mixed_is_serve_par(void **state)
     free(par);
 }
 
+/* DeepSeek's layout as the engines run it (--tp 8 --ep 8 with attention
+ * data parallel): {tp 1, ep 8, dp 8} on DeepSeek-V2-Lite (MLA, 64 routed
+ * experts: 8 a device). Eight replicas in lockstep, each decoding 4
+ * sequences at 2,000 keys: each device runs its replica's attention (the
+ * absorbed MLA decode, kv_b_proj at 4 rows) and 1/8 of the group's
+ * 8 x 4 = 32 tokens' routed pairs, as rf_par_compute's decode of B = 4 on
+ * that layout (its EP share at g M = 32 rows). */
+static void deepseek_layout_is_par(void **state)
+{
+    (void)state;
+    rf_hw h = hw_of("h100-sxm");
+    rf_roof roof = roof_of(&h);
+    rf_model m = model("deepseek-v2-lite");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_par_opts po = popts(&h, 1, 1, 8, 8);
+    rf_par *par = calloc(1, sizeof *par);
+    assert_non_null(par);
+    rf_err e = {0};
+    rf_step_opts d = o;
+    d.batch = 4;
+    d.context = 2000;
+    if (rf_par_compute(&m, &d, &roof, &po, par, &e))
+        fail_msg("%s", e.msg);
+    par_model pm = par_new(&m, &o, &roof, &po, 2048, 64);
+    assert_int_equal(pm.p->group, 8);
+    rf_sim_sched sc = {0};
+    rf_sim_par_sched(pm.p, &sc);
+    assert_int_equal(sc.replicas, 8);
+    assert_int_equal(sc.lockstep, 8);
+    batch_buf bb[8];
+    rf_sim_batch g[8];
+    for (int i = 0; i < 8; i++) {
+        batch_fill(&bb[i], 4, 2000, NULL, 0);
+        g[i] = bb[i].b;
+    }
+    double t = 0;
+    assert_int_equal(rf_sim_par_step(pm.p, g, 8, &t, &e), RF_OK);
+    near(t, par->cycle_s, 1e-12);
+    /* a replica idle: the group routes 28 tokens, each busy device's
+     * step no slower than with all eight busy */
+    g[7] = (rf_sim_batch){0};
+    double fewer = 0;
+    assert_int_equal(rf_sim_par_step(pm.p, g, 8, &fewer, &e), RF_OK);
+    assert_true(fewer <= t && fewer > 0);
+    par_free(&pm);
+    free(par);
+}
+
 /* Run with the workspace sized from the hint, retried once. */
 static rf_status run_group(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_group_fn fn,
                            void *user, rf_sim_result *out, rf_err *e)
@@ -529,6 +577,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(layout_step_is_par),
         cmocka_unit_test(layout_mixed_is_serve_par),
+        cmocka_unit_test(deepseek_layout_is_par),
         cmocka_unit_test(replicas_by_hand),
         cmocka_unit_test(planner_by_hand),
         cmocka_unit_test(planner_refusals),

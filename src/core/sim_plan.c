@@ -177,6 +177,21 @@ static rf_status bounds(rf_sim_par *p, const rf_sim_plan_opts *po, double *ttft,
     return s ? s : alone(p, &d, tpot, err);
 }
 
+/* A row's figures from a run's: the statistics at the percentile, goodput,
+ * output tokens/s, the cost at row->devices, and whether it meets. */
+static void figures(const rf_sim_plan_opts *po, const rf_sim_stat *ttft, const rf_sim_stat *tpot,
+                    double goodput, double out_tokens_per_s, bool overloaded,
+                    rf_sim_plan_row *row)
+{
+    row->ttft_s = ttft->pq;
+    row->tpot_s = tpot->pq;
+    row->goodput_per_s = goodput;
+    row->output_tokens_per_s = out_tokens_per_s;
+    row->overloaded = overloaded;
+    row->cost_per_mtok = rf_cost_per_mtok(po->price_per_device_hour, row->devices, out_tokens_per_s);
+    row->meets = !overloaded && row->ttft_s <= po->slo_ttft_s && row->tpot_s <= po->slo_tpot_s;
+}
+
 /* One simulation of the layout prepared in c->out->par at `rate` with at
  * most `cap` sequences a replica; row gets its figures. */
 static rf_status simulate(ctx *c, const rf_sim_sched *base, double rate, int64_t cap,
@@ -198,14 +213,8 @@ static rf_status simulate(ctx *c, const rf_sim_sched *base, double rate, int64_t
         return s;
     row->max_seqs = cap;
     row->rate_per_s = rate;
-    row->ttft_s = r.ttft_s.pq;
-    row->tpot_s = r.tpot_s.pq;
-    row->goodput_per_s = r.goodput_requests_per_s;
-    row->output_tokens_per_s = r.output_tokens_per_s;
-    row->overloaded = r.overloaded;
-    row->cost_per_mtok =
-        rf_cost_per_mtok(po->price_per_device_hour, row->devices, r.output_tokens_per_s);
-    row->meets = !r.overloaded && row->ttft_s <= po->slo_ttft_s && row->tpot_s <= po->slo_tpot_s;
+    figures(po, &r.ttft_s, &r.tpot_s, r.goodput_requests_per_s, r.output_tokens_per_s,
+            r.overloaded, row);
     return RF_OK;
 }
 
@@ -273,6 +282,33 @@ static rf_status best_rate(ctx *c, const rf_sim_sched *base, rf_sim_plan_row *ro
     return RF_OK;
 }
 
+/* Prepare the layout of pa in c->out->par, its schedule in *base (the
+ * pool, replicas and lockstep its own) and row's bounds; *ready false when
+ * the weights leave no pool (row pruned, saying so). */
+static rf_status prepare(ctx *c, const rf_par_opts *pa, rf_sim_plan_row *row, rf_sim_sched *base,
+                         bool *ready, rf_err *err)
+{
+    rf_sim_par *p = &c->out->par;
+    rf_err quiet;
+    *base = c->po->sched;
+    *ready = false;
+    if (rf_sim_par_pool_blocks(c->m, c->o, pa, base->block_tokens, &base->pool_blocks, &quiet)) {
+        row->pruned = true;
+        row->why = "weights leave no KV pool";
+        return RF_OK;
+    }
+    rf_status s = rf_sim_par_prepare(p, c->m, c->o, c->roof, pa, base->max_batched_tokens,
+                                     base->max_seqs, c->table, c->table_bytes, err);
+    if (s)
+        return s;
+    if (p->group > RF_SIM_PLAN_GROUP)
+        return rf_err_set(err, RF_EINVAL, "an expert group of %lld replicas passes %d",
+                          (long long)p->group, RF_SIM_PLAN_GROUP);
+    rf_sim_par_sched(p, base);
+    *ready = true;
+    return bounds(p, c->po, &row->bound_ttft_s, &row->bound_tpot_s, err);
+}
+
 /* Evaluate layout l into row: prepared, pruned by memory or the bounds,
  * else simulated. */
 static rf_status evaluate(ctx *c, const rf_layout *l, rf_sim_plan_row *row, rf_err *err)
@@ -281,23 +317,10 @@ static rf_status evaluate(ctx *c, const rf_layout *l, rf_sim_plan_row *row, rf_e
     rf_par_opts pa = po->par;
     pa.layout = *l;
     *row = (rf_sim_plan_row){.layout = *l, .devices = rf_layout_devices(l)};
-    rf_sim_par *p = &c->out->par;
-    rf_sim_sched base = po->sched;
-    rf_err quiet;
-    if (rf_sim_par_pool_blocks(c->m, c->o, &pa, base.block_tokens, &base.pool_blocks, &quiet)) {
-        row->pruned = true;
-        row->why = "weights leave no KV pool";
-        return RF_OK;
-    }
-    rf_status s = rf_sim_par_prepare(p, c->m, c->o, c->roof, &pa, base.max_batched_tokens,
-                                     base.max_seqs, c->table, c->table_bytes, err);
-    if (s)
-        return s;
-    if (p->group > RF_SIM_PLAN_GROUP)
-        return rf_err_set(err, RF_EINVAL, "an expert group of %lld replicas passes %d",
-                          (long long)p->group, RF_SIM_PLAN_GROUP);
-    rf_sim_par_sched(p, &base);
-    if ((s = bounds(p, po, &row->bound_ttft_s, &row->bound_tpot_s, err)))
+    rf_sim_sched base;
+    bool ready = false;
+    rf_status s = prepare(c, &pa, row, &base, &ready, err);
+    if (s || !ready)
         return s;
     if (row->bound_tpot_s > po->slo_tpot_s || row->bound_ttft_s > po->slo_ttft_s) {
         row->pruned = true;
@@ -350,14 +373,8 @@ static rf_status disagg_sim(ctx *c, const rf_sim_sched *base, int64_t P, int64_t
     row->devices = (P + D) * per;
     row->max_seqs = base->max_seqs;
     row->rate_per_s = po->workload.rate_per_s;
-    row->ttft_s = r.ttft_s.pq;
-    row->tpot_s = r.tpot_s.pq;
-    row->goodput_per_s = r.goodput_requests_per_s;
-    row->output_tokens_per_s = r.output_tokens_per_s;
-    row->overloaded = r.overloaded;
-    row->cost_per_mtok =
-        rf_cost_per_mtok(po->price_per_device_hour, row->devices, r.output_tokens_per_s);
-    row->meets = !r.overloaded && row->ttft_s <= po->slo_ttft_s && row->tpot_s <= po->slo_tpot_s;
+    figures(po, &r.ttft_s, &r.tpot_s, r.goodput_requests_per_s, r.output_tokens_per_s,
+            r.overloaded, row);
     return RF_OK;
 }
 
@@ -375,23 +392,15 @@ static rf_status disagg_layout(ctx *c, const rf_layout *l, rf_sim_plan_row *row,
     W = W < RF_SIM_PLAN_WORKERS ? W : RF_SIM_PLAN_WORKERS;
     *row = (rf_sim_plan_row){.layout = *l, .devices = 2 * per, .prefill_workers = 1,
                              .decode_workers = 1};
-    rf_sim_par *p = &c->out->par;
-    rf_sim_sched base = po->sched;
-    rf_err quiet;
-    if (W < 2 ||
-        rf_sim_par_pool_blocks(c->m, c->o, &pa, base.block_tokens, &base.pool_blocks, &quiet)) {
+    rf_sim_sched base;
+    bool ready = false;
+    if (W < 2) {
         row->pruned = true;
-        row->why = W < 2 ? "no room for two workers" : "weights leave no KV pool";
+        row->why = "no room for two workers";
         return RF_OK;
     }
-    rf_status s = rf_sim_par_prepare(p, c->m, c->o, c->roof, &pa, base.max_batched_tokens,
-                                     base.max_seqs, c->table, c->table_bytes, err);
-    if (s || (p->group > RF_SIM_PLAN_GROUP &&
-              (s = rf_err_set(err, RF_EINVAL, "an expert group of %lld replicas passes %d",
-                              (long long)p->group, RF_SIM_PLAN_GROUP))))
-        return s;
-    rf_sim_par_sched(p, &base);
-    if ((s = bounds(p, po, &row->bound_ttft_s, &row->bound_tpot_s, err)))
+    rf_status s = prepare(c, &pa, row, &base, &ready, err);
+    if (s || !ready)
         return s;
     uint64_t kv = 0; /* the shortest prompt's transfer adds to the TTFT bound */
     if ((s = rf_model_kv_bytes(c->m, c->o->kv, shortest(&po->workload.prompt), &kv, err)))
