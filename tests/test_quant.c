@@ -465,6 +465,23 @@ static void test_per_layer(void **state)
      *   = 21,071,790,080 */
     assert_int_equal(weight_bytes(&m), 21071790080ull);
 
+    /* one expert's matrix named keeps that layer's experts whole (a note
+     * says so); a glob over every expert of every layer is the class */
+    parse_ok("qwen3-30b-a3b.json",
+             "{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\", \"exclude_modules\":"
+             " [\"lm_head\", \"model.layers.1.mlp.experts.127.down_proj\"]}");
+    for (int l = 0; l < 48; l++)
+        assert_int_equal(m.unquantized_layer[l], l == 1 ? MB(EXPERTS) : 0);
+    assert_non_null(strstr(m.notes, "names single matrices of the experts"));
+    parse_refused("qwen3-30b-a3b.json",
+                  "{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\","
+                  " \"exclude_modules\": [\"model.layers.1.mlp.experts.128\"]}",
+                  "exclude_modules[0] 'model.layers.1.mlp.experts.128' names no module");
+    parse_ok("qwen3-30b-a3b.json",
+             "{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\", \"exclude_modules\":"
+             " [\"model.layers.*.mlp.experts.*\"]}");
+    assert_int_equal(m.unquantized_modules, MB(EXPERTS) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
+
     hybrid_split("qwen3-next-80b-a3b-thinking.json",
                  "\"re:.*linear_attn.*\", \"model.layers.3.self_attn\","
                  " \"re:.*mlp.gate$\", \"re:.*mlp.shared_expert_gate$\"",

@@ -403,7 +403,11 @@ rf_status rf__hf_excl_match(reader *r, rf__hf_excl *ex, const char *field, size_
             snprintf(mt.alt, sizeof mt.alt, "*.%s", mt.pat);
     }
     bool nemotron = nemotron_naming(m);
-    bool experts = strstr(entry, "experts") != NULL;
+    /* routed experts one by one only for an entry that can name one (not
+     * "shared_experts"): 384 experts x 61 layers is many names */
+    bool experts = false;
+    for (const char *e = entry; (e = strstr(e, "experts")); e++)
+        experts |= e - entry < 7 || strncmp(e - 7, "shared_", 7);
     int64_t all = m->layers + m->mtp_layers;
     if (mt.only_layer < 0) {
         visit(&mt, -1, "lm_head", MB(LM_HEAD));
