@@ -416,6 +416,13 @@ static void test_refusals(void **state)
              " \"language_model.lm_head\", \"re:vision_model.*\", \"multi_modal_projector\"]}");
     assert_true(m.n_experts > 0 && rf_model_moe_layers(&m) < m.layers);
     assert_int_equal(m.unquantized_modules, MB(ATTN) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
+    /* a KV-cache-only ModelOpt checkpoint: weights as torch_dtype says */
+    parse_ok("qwen3-32b.json",
+             "{\"quant_method\": \"modelopt\", \"quant_algo\": null,"
+             " \"kv_cache_quant_algo\": \"FP8\"}");
+    assert_int_equal(m.weight_dtype.kind, RF_BF16);
+    assert_int_equal(m.unquantized_modules, 0);
+    assert_non_null(strstr(m.notes, "quant_algo null: weights unquantized"));
     /* fp8's fmt in torch's spelling is read */
     parse_ok("qwen3-32b.json",
              "{\"quant_method\": \"fp8\", \"fmt\": \"float8_e4m3fn\","

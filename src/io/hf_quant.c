@@ -22,6 +22,8 @@
  * room for all of it: never in the middle of a word. */
 static void note_words(rf_model *m, const char *text)
 {
+    if (strstr(m->notes, text))
+        return; /* config.json and hf_quant_config.json may say the same */
     size_t used = strlen(m->notes), sep = used ? 2 : 0, n = strlen(text);
     if (used + sep + n < sizeof m->notes) {
         rf__hf_note(m, "%s", text);
@@ -326,17 +328,24 @@ static uint32_t model_scale_bytes(const rf_model *m)
  * lists what else it excluded in exclude_modules (config.json's newer form
  * says ignore). f names the object in messages. */
 static rf_status quant_modelopt(reader *r, const json_t *q, const char *f, rf__hf_excl *ex,
-                                uint32_t *keep)
+                                uint32_t *keep, bool *weights)
 {
     rf_model *m = r->m;
     const char *algo, *kv;
     char field[96];
     rf_status s;
+    *weights = false;
     if ((s = rf__hf_str_field(r, q, "quant_algo", &algo)) ||
         (s = rf__hf_str_field(r, q, "kv_cache_quant_algo", &kv)))
         return s;
+    if (!algo && kv) { /* a KV-cache-only checkpoint: the weights stay as they are */
+        note(m, "%s.quant_algo null: weights unquantized; kv_cache_quant_algo %s: the KV cache "
+                "is counted in the dtype --kv-dtype names (bf16 by default)", f, kv);
+        return RF_OK;
+    }
     if (!algo)
         return rf__hf_fail(r, RF_EINVAL, "%s.quant_algo is missing (NVFP4 or FP8)", f);
+    *weights = true;
     int64_t group = 16;
     snprintf(field, sizeof field, "%s.group_size", f);
     if (!strcmp(algo, "NVFP4")) {
@@ -646,11 +655,14 @@ rf_status rf__hf_read_quant(reader *r)
         list = "quantization_config.ignore";
     } else if (!strcmp(method, "modelopt")) {
         const json_t *inner = json_object_get(q, "quantization");
+        bool weights;
         s = quant_modelopt(r, json_is_object(inner) ? inner : q,
                            json_is_object(inner) ? "quantization_config.quantization"
                                                  : "quantization_config",
-                           &ex, &keep);
+                           &ex, &keep, &weights);
         list = "quantization_config";
+        if (!s && !weights)
+            return RF_OK;
     } else if (json_object_get(q, "bits")) {
         bool lm_head = false;
         const json_t *saved = r->cfg;
@@ -696,17 +708,18 @@ static rf_status parse_sidecar(const char *text, size_t len, const char *origin,
     static rf__hf_excl ex_zero;
     rf__hf_excl ex = ex_zero;
     uint32_t keep = 0;
+    bool weights = false;
     if (!json_is_object(q))
         s = rf__hf_fail(r, RF_EINVAL, "quantization must be an object, not %s",
                         q ? rf__hf_json_kind(q) : "missing");
     else
-        s = quant_modelopt(r, q, "quantization", &ex, &keep);
-    if (!s && quantized && before.kind != m->weight_dtype.kind)
+        s = quant_modelopt(r, q, "quantization", &ex, &keep, &weights);
+    if (!s && weights && quantized && before.kind != m->weight_dtype.kind)
         s = rf__hf_fail(r, RF_EINVAL,
                         "quantization.quant_algo gives %s weights but config.json's "
                         "quantization_config gives %s",
                         rf_dtype_name(m->weight_dtype.kind), rf_dtype_name(before.kind));
-    if (!s)
+    if (!s && weights)
         apply_excl(r, &ex, keep, "hf_quant_config.json exclude_modules");
     r->origin = saved;
     json_decref(root);
