@@ -284,6 +284,55 @@ static rf_status run_group(const rf_sim_workload *w, const rf_sim_sched *sc, rf_
     return RF_ERANGE;
 }
 
+/* The closed loop at concurrency 1 on a layout is rf_generate_par_compute:
+ * one request at a time, its prompt of 512 one step (the prefill cycle of
+ * 1 x 512 tokens: TTFT), then its j-th token (j = 2..64) a decode at
+ * 512 + j - 1 keys (the decode cycles over contexts 513..575 it sums),
+ * E2E its latency. On TP 2 (closed form) and on TP 2 x PP 2 (a pipeline
+ * of one micro-batch, summed step by step). */
+static void closed_one_is_generate_par(void **state)
+{
+    (void)state;
+    rf_hw h = hw_of("h100-sxm");
+    rf_roof roof = roof_of(&h);
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_par_sweep *ps = calloc(1, sizeof *ps);
+    assert_non_null(ps);
+    const int64_t pp[2] = {1, 2};
+    for (int i = 0; i < 2; i++) {
+        rf_par_opts po = popts(&h, 2, pp[i], 1, 1);
+        rf_generate_par g;
+        rf_err e = {0};
+        rf_step_opts one = o;
+        one.batch = 1;
+        if (rf_generate_par_compute(&m, &one, &roof, &po, 512, 64, ps, &g, &e))
+            fail_msg("%s", e.msg);
+        par_model pm = par_new(&m, &o, &roof, &po, 2048, 64);
+        rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 1,
+                             .prompt = {.dist = RF_SIM_FIXED, .value = 512},
+                             .output = {.dist = RF_SIM_FIXED, .value = 64}};
+        rf_sim_sched sc = {.max_batched_tokens = 2048, .max_seqs = 8, .chunk = 2048,
+                           .block_tokens = 16, .pool_blocks = 1000};
+        rf_sim_par_sched(pm.p, &sc);
+        rf_sim_result r;
+        size_t bytes;
+        assert_int_equal(rf_sim_workspace_bytes(&w, &sc, 1024, &bytes, &e), RF_OK);
+        void *work = malloc(bytes);
+        assert_non_null(work);
+        if (rf_sim_run_group(&w, &sc, rf_sim_par_step, pm.p, work, bytes, 1024, &r, &e))
+            fail_msg("%s", e.msg);
+        near(r.ttft_s.max, g.ttft_s, 1e-9);
+        near(r.ttft_s.p50, g.ttft_s, 1e-9);
+        near(r.e2e_s.max, g.latency_s, 1e-9);
+        near(r.tpot_s.p50, g.tpot_mean_s, 1e-9);
+        near(r.duration_s, 2 * g.latency_s, 1e-9);
+        free(work);
+        par_free(&pm);
+    }
+    free(ps);
+}
+
 /* 10 ms a step plus 0.1 ms a token of every replica in the group. */
 static rf_status group_affine(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
                               rf_err *err)
@@ -578,6 +627,7 @@ int main(void)
         cmocka_unit_test(layout_step_is_par),
         cmocka_unit_test(layout_mixed_is_serve_par),
         cmocka_unit_test(deepseek_layout_is_par),
+        cmocka_unit_test(closed_one_is_generate_par),
         cmocka_unit_test(replicas_by_hand),
         cmocka_unit_test(planner_by_hand),
         cmocka_unit_test(planner_refusals),
