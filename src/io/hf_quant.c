@@ -54,7 +54,6 @@ static void note(rf_model *m, const char *fmt, ...)
     note_words(m, text);
 }
 
-
 rf_status rf__hf_read_dtype(reader *r)
 {
     rf_model *m = r->m;
@@ -86,7 +85,10 @@ rf_status rf__hf_read_dtype(reader *r)
 /* ---- lists of modules left unquantized ------------------------------- */
 
 #define MB(x) RF_MOD_BIT(RF_MOD_##x)
-#define LAYER_MODS (MB(ATTN) | MB(MLP) | MB(ROUTER) | MB(SHARED) | MB(EXPERTS) | MB(MIXER) | MB(INDEXER))
+/* the classes a decoder layer holds (the others are the model's: lm_head,
+ * embedding) */
+#define LAYER_MODS                                                                             \
+    (MB(ATTN) | MB(MLP) | MB(ROUTER) | MB(SHARED) | MB(EXPERTS) | MB(MIXER) | MB(INDEXER))
 
 /* Match every string of q[key] (an array; absent or null: *given false)
  * into ex. field names the list in messages ("quantization_config.ignore"). */

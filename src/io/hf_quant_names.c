@@ -373,7 +373,8 @@ rf_status rf__hf_excl_match(reader *r, rf__hf_excl *ex, const char *field, size_
         if (!regex_compile(&mt.re, entry + 3))
             return rf__hf_fail(r, RF_EINVAL,
                                "%s[%zu] '%s': a regular expression this reader cannot match "
-                               "(POSIX extended syntax, \\d \\w \\s, (?:...); no other (?...) form)",
+                               "(POSIX extended syntax, \\d \\w \\s, (?:...); no other "
+                               "(?...) form)",
                                field, i, entry);
     } else {
         if (strchr(entry, '[') || strlen(entry) + 3 > sizeof mt.alt)
