@@ -478,12 +478,13 @@ static void test_deepseek_v3_fp8(void **state)
      * layers) = 667,421,638,656 + 3 x 583,467,008 + 2 x 129,280 x 7,168
      * = 671,025,397,760: the card's 671 B (MTP layer excluded). The MTP
      * module (num_nextn_predict_layers 1) is resident: one more MoE layer
-     * with its attention, 187,105,280 + 11,507,269,632, and eh_proj
-     * 2 x 7168 -> 7168 102,760,448 (its embedding and head are the main
-     * model's): 682,822,533,120, the 685 B of the checkpoint less the
-     * copies of embedding and head it ships (2 x 926,679,040) */
+     * with its attention, 11,507,269,632 (the figure above includes the
+     * attention's 187,105,280), and eh_proj 2 x 7168 -> 7168 102,760,448
+     * (its embedding and head are the main model's): 671,025,397,760 +
+     * 11,610,030,080 = 682,635,427,840, the 685 B of the checkpoint less
+     * the copies of embedding and head it ships (2 x 926,679,040) */
     assert_int_equal(file_m.mtp_layers, 1);
-    assert_int_equal(params_total(&file_m), 682822533120ull);
+    assert_int_equal(params_total(&file_m), 682635427840ull);
     /* active: 58 x (187,105,280 + 1,835,008 + 9 x 44,040,192) + 3 x
      * 583,467,008 + lm_head 926,679,040 = 36,624,596,992 (card: 37 B) */
     assert_int_equal(params_streamed(&file_m), 36624596992ull);
