@@ -240,7 +240,9 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
  *       weights and activations; the other rows at this replica's M;
  *     collectives rf_par_compute's at M rows (all-reduces after each mixer
  *       and FFN under TP, EP's dispatch and combine, the embedding's) and L
- *       logit rows (lm_head's all-gather), each re-costed by rf_coll_cost.
+ *       logit rows (lm_head's all-gather): rf_coll_cost's alpha-beta time
+ *       is affine in the bytes, so each is its bandwidth term at one row
+ *       times the rows plus its latency term.
  * PP P: the batch is cut into m = min(P, items) micro-batches, its items
  * (decode tokens, then chunks) dealt round robin; each stage runs each
  * micro-batch in turn, and the step is the pipeline's cycle as rf_par's:
@@ -278,6 +280,8 @@ typedef struct rf_sim_par_kind {
     size_t n_attn;
     rf_op kvb, head_op;            /* kv_b_proj (MLA) and lm_head shapes    */
     bool has_kvb, has_head;
+    bool kvb_affine;               /* kv_b_proj's F = v1 + M v0, Q = v3 + M v2 */
+    uint64_t kvb_v[4];
 } rf_sim_par_kind;
 
 typedef struct rf_sim_par_stage {
@@ -287,6 +291,9 @@ typedef struct rf_sim_par_stage {
     size_t n_coll;
     rf_coll send;                  /* pp_send to the next stage, one row    */
     bool has_send;
+    /* the collectives' time, affine in the rows as rf_coll_cost's
+     * alpha-beta cost: comm_m M + comm_l L + comm_0, send_m M + send_0 */
+    double comm_m, comm_l, comm_0, send_m, send_0;
 } rf_sim_par_stage;
 
 typedef struct rf_sim_par {
@@ -296,6 +303,7 @@ typedef struct rf_sim_par {
     rf_par_opts po;
     int64_t n_stages, n_kinds, group, max_tokens, max_logits;
     int64_t kind_of[RF_PAR_MAX_STAGES];
+    bool kind_first[RF_SIM_PAR_KINDS], kind_last[RF_SIM_PAR_KINDS];
     rf_sim_par_stage stage[RF_PAR_MAX_STAGES];
     rf_sim_par_kind kind[RF_SIM_PAR_KINDS];
     rf_model shard[RF_SIM_PAR_KINDS];

@@ -126,13 +126,23 @@ static rf_status collectives(rf_sim_par *p, const rf_model *m, rf_err *err)
         rf_sim_par_stage *ps = &p->stage[i];
         ps->n_coll = 0;
         ps->has_send = false;
+        ps->comm_m = ps->comm_l = ps->comm_0 = ps->send_m = ps->send_0 = 0;
         for (size_t c = 0; c < st->n_coll; c++) {
-            if (!strcmp(st->coll[c].name, "pp_send")) {
-                ps->send = st->coll[c];
+            const rf_coll *x = &st->coll[c]; /* at one row: bw_s a row */
+            double n = (double)x->count;
+            if (!strcmp(x->name, "pp_send")) {
+                ps->send = *x;
                 ps->has_send = true;
-            } else {
-                ps->coll[ps->n_coll++] = st->coll[c];
+                ps->send_m = n * x->bw_s;
+                ps->send_0 = n * x->latency_s;
+                continue;
             }
+            ps->coll[ps->n_coll++] = *x;
+            if (!strcmp(x->name, "lm_head_allgather"))
+                ps->comm_l += n * x->bw_s;
+            else
+                ps->comm_m += n * x->bw_s;
+            ps->comm_0 += n * x->latency_s;
         }
     }
     return RF_OK;
@@ -172,6 +182,24 @@ static rf_status kind_rows(rf_sim_par *p, int64_t k, rf_err *err)
     }
     if (!kd->has_head)
         return rf_err_set(err, RF_EINTERNAL, "the step has no lm_head");
+    /* kv_b_proj's FLOPs and bytes are affine in its rows (2 M K N; the
+     * weights and M (K + N) activations, whole bytes an element): from
+     * M = 1 and 2, checked at M = 100,003 */
+    kd->kvb_affine = false;
+    if (kd->has_kvb) {
+        rf_op a, b, c;
+        const rf_op *k0 = &kd->kvb;
+        if ((s = rf_op_gemm(k0->name, 1, k0->k, k0->n, k0->w, p->opts.a, &a, err)) ||
+            (s = rf_op_gemm(k0->name, 2, k0->k, k0->n, k0->w, p->opts.a, &b, err)) ||
+            (s = rf_op_gemm(k0->name, 100003, k0->k, k0->n, k0->w, p->opts.a, &c, err)))
+            return s;
+        kd->kvb_v[0] = b.flops - a.flops;
+        kd->kvb_v[1] = a.flops - kd->kvb_v[0];
+        kd->kvb_v[2] = b.bytes - a.bytes;
+        kd->kvb_v[3] = a.bytes - kd->kvb_v[2];
+        kd->kvb_affine = c.flops == kd->kvb_v[1] + 100003 * kd->kvb_v[0] &&
+                         c.bytes == kd->kvb_v[3] + 100003 * kd->kvb_v[2];
+    }
     return RF_OK;
 }
 
@@ -223,9 +251,10 @@ rf_status rf_sim_par_prepare(rf_sim_par *p, const rf_model *m, const rf_step_opt
             return s;
     }
     for (int64_t i = 0; i < p->n_stages; i++) {
-        p->stage[i].kind = p->kind_of[i];
-        p->stage[i].first = i == 0;
-        p->stage[i].last = i == p->n_stages - 1;
+        int64_t k = p->kind_of[i];
+        p->stage[i].kind = k;
+        p->stage[i].first = p->kind_first[k] = i == 0;
+        p->stage[i].last = p->kind_last[k] = i == p->n_stages - 1;
     }
     return RF_OK;
 }
@@ -333,17 +362,6 @@ static rf_status chunk_at(rf_sim_par *p, int64_t k, int64_t t, int64_t o, double
     return RF_OK;
 }
 
-/* A collective of `per_row` bytes a row at `rows` rows (0 rows: none). */
-static double coll_at(const rf_coll *c1, uint64_t rows)
-{
-    if (!rows)
-        return 0;
-    rf_coll c = *c1;
-    c.bytes = c1->bytes * rows; /* below 2^63: a step's rows are bounded */
-    rf_coll_cost(&c);
-    return (double)c.count * c.time_s;
-}
-
 /* One micro-batch's shape. */
 typedef struct micro {
     int64_t M, L, n_dec, Mkv;
@@ -409,20 +427,25 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
                               "model's %lld and %lld",
                               (long long)x->M, (long long)x->L, (long long)p->max_tokens,
                               (long long)p->max_logits);
-        double through = 0;
-        for (int64_t s = 0; s < P; s++) {
-            const rf_sim_par_stage *st = &p->stage[s];
-            int64_t k = st->kind;
+        /* each kind's operators once (its stages differ only in their
+         * collectives), then every stage */
+        double ops[RF_SIM_PAR_KINDS];
+        for (int64_t k = 0; k < p->n_kinds; k++) {
             const rf_sim_par_kind *kd = &p->kind[k];
+            bool first = p->kind_first[k], last = p->kind_last[k];
             double d = 0, v = 0;
-            rf_status e = lin_at(p, k, st->first, st->last, x->M, &d, err);
-            if (!e && st->last && !(e = head_at(p, k, x->L, &v, err)))
+            rf_status e = lin_at(p, k, first, last, x->M, &d, err);
+            if (!e && last && !(e = head_at(p, k, x->L, &v, err)))
                 d += v;
             if (!e && kd->experts && !(e = experts_at(p, k, group_tokens[j], &v, err)))
                 d += v;
             if (e)
                 return e;
-            if (kd->has_kvb) {
+            if (kd->kvb_affine) {
+                uint64_t r = (uint64_t)x->Mkv; /* below RF_DIM_MAX: its op's counts fit */
+                d += som(&p->roof, kd->kvb.count, kd->kvb_v[1] + r * kd->kvb_v[0],
+                         kd->kvb_v[3] + r * kd->kvb_v[2]);
+            } else if (kd->has_kvb) {
                 rf_op op;
                 if ((e = rf_op_gemm(kd->kvb.name, x->Mkv, kd->kvb.k, kd->kvb.n, kd->kvb.w,
                                     p->opts.a, &op, err)))
@@ -435,13 +458,16 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
                     return e;
                 d += v;
             }
-            for (size_t c = 0; c < st->n_coll; c++)
-                d += coll_at(&st->coll[c], (uint64_t)(strcmp(st->coll[c].name,
-                                                             "lm_head_allgather")
-                                                          ? x->M
-                                                          : x->L));
+            ops[k] = d;
+        }
+        double through = 0, M = (double)x->M, L = (double)x->L;
+        for (int64_t s = 0; s < P; s++) {
+            const rf_sim_par_stage *st = &p->stage[s];
+            double d = ops[st->kind];
+            if (st->n_coll)
+                d += st->comm_m * M + st->comm_l * L + st->comm_0;
             if (st->has_send)
-                through += coll_at(&st->send, (uint64_t)x->M);
+                through += st->send_m * M + st->send_0;
             through += d;
             busy[s] += d;
         }

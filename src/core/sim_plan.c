@@ -75,6 +75,8 @@ static size_t layouts(const rf_model *m, const rf_sim_plan_opts *po, rf_layout *
                 for (int64_t g = 0; g <= d && n < cap; g = g ? 2 * g : 1) {
                     if (g && !m->n_experts)
                         break;
+                    if (t * g == 1)
+                        continue; /* E = 1: the layout without EP, already in */
                     rf_layout l = {t, p, g ? t * g : 1, d};
                     if (rf_layout_validate(m, &l, NULL) == RF_OK)
                         out[n++] = l;
