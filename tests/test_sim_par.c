@@ -496,6 +496,30 @@ static void planner_by_hand(void **state)
     near(dis->ttft_s, dis->bound_ttft_s, 1e-9);
     po.disagg = false;
 
+    /* at a concurrency of 1 (closed loop, 10 requests): the same answer,
+     * TP 2 on 2 devices, its rate the run's (one request at a time:
+     * 1 / E2E); DP 2 has more replicas than clients */
+    po.workload.arrival = RF_SIM_CLOSED;
+    po.workload.concurrency = 1;
+    po.workload.requests = 10;
+    assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_OK);
+    free(work);
+    work = malloc(bytes);
+    assert_non_null(work);
+    if (rf_sim_plan_compute(&m, &o, &roof, &po, work, bytes, p, &e))
+        fail_msg("plan: %s", e.msg);
+    assert_int_equal(p->best_devices, 2);
+    assert_int_equal(p->rows[0].layout.tp, 2);
+    near(p->rows[0].rate_per_s,
+         1 / (p->rows[0].bound_ttft_s + 31 * p->rows[0].tpot_s), 0.01);
+    bool saw = false;
+    for (size_t i = 0; i < p->n_rows; i++)
+        saw = saw || (p->rows[i].layout.dp == 2 &&
+                      !strcmp(p->rows[i].why, "fewer clients than replicas"));
+    assert_true(saw);
+    po.workload.arrival = RF_SIM_POISSON;
+    po.workload.concurrency = 0;
+
     /* (b) 2 devices: the highest rate TP 2 meets them at is above the
      * low rate and its P99 TPOT within the SLO */
     po.devices = 2;
@@ -548,7 +572,12 @@ static void planner_refusals(void **state)
     REFUSED(slo_tpot_s, -1, "slo-tpot (-1 s) must be > 0");
     REFUSED(percentile, 0, "percentile (0) must be in (0, 100)");
     REFUSED(percentile, 100, "percentile (100) must be in (0, 100)");
-    REFUSED(workload.arrival, RF_SIM_CLOSED, "the workload must be open loop");
+    REFUSED(workload.arrival, RF_SIM_TRACE, "the workload must be open loop");
+    good.workload.arrival = RF_SIM_CLOSED; /* a concurrency: (a) only, not disaggregated */
+    good.workload.concurrency = 4;
+    REFUSED(disagg, true, "with --devices or --disagg");
+    REFUSED(devices, 2, "with --devices or --disagg");
+    good.workload.arrival = RF_SIM_POISSON;
     po = good;
     po.workload.arrival = RF_SIM_GAMMA;
     po.workload.cv = -0.5;

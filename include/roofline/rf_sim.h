@@ -574,11 +574,14 @@ rf_status rf_sim_disagg_run(const rf_sim_workload *w, const rf_sim_disagg *d,
                             rf_err *err);
 
 /* ---- planning: SLOs on the simulator ------------------------------------
- * Given a model, a device, an open-loop workload (Poisson or gamma, the
- * length distributions, n requests, the seed) and SLOs on TTFT and TPOT at
- * a percentile q (rf_sim_stat.pq: nearest rank):
- *   (a) devices 0, a rate R: the fewest devices whose layout meets both
- *       SLOs at R, with its concurrency cap (max_seqs a replica);
+ * Given a model, a device, a workload (Poisson or gamma at a rate, or a
+ * closed loop at a concurrency for (a); the length distributions, n
+ * requests, the seed) and SLOs on TTFT and TPOT at a percentile q
+ * (rf_sim_stat.pq: nearest rank):
+ *   (a) devices 0, a rate R (or a concurrency C: layouts of more than C
+ *       replicas are pruned, a row's rate is the run's requests/s): the
+ *       fewest devices whose layout meets both SLOs, with its concurrency
+ *       cap (max_seqs a replica);
  *   (b) devices N: for each layout of N devices the highest rate that
  *       meets them.
  * Layouts: rf_plan_compute's (powers of two T, P, D up to max_devices; on
@@ -665,8 +668,9 @@ rf_status rf_sim_plan_work_bytes(const rf_model *m, const rf_sim_plan_opts *po,
                                  rf_sim_plan *scratch, size_t *bytes, rf_err *err);
 
 /* Errors (RF_EINVAL, naming the input): slo-ttft or slo-tpot <= 0,
- * percentile outside (0, 100), a closed-loop or trace workload, rate <= 0
- * (a), a gamma cv <= 0, disagg with devices given, max-devices or devices out of range, a negative
+ * percentile outside (0, 100), a trace workload, a closed loop with
+ * devices or disagg, rate <= 0 (open loop), a gamma cv <= 0, disagg with
+ * devices given, max-devices or devices out of range, a negative
  * price; a workspace too small; those of the simulation, prefixed by the
  * layout. */
 rf_status rf_sim_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,

@@ -33,12 +33,14 @@ static rf_status opts_check(const rf_sim_plan_opts *po, rf_err *err)
         return rf_err_set(err, RF_EINVAL, "slo-tpot (%g s) must be > 0", po->slo_tpot_s);
     if (!(po->percentile > 0 && po->percentile < 100))
         return rf_err_set(err, RF_EINVAL, "percentile (%g) must be in (0, 100)", po->percentile);
-    if (w->arrival != RF_SIM_POISSON && w->arrival != RF_SIM_GAMMA)
-        return rf_err_set(err, RF_EINVAL, "plan: the workload must be open loop (poisson or "
-                                          "gamma:CV)");
+    bool closed = w->arrival == RF_SIM_CLOSED;
+    if (w->arrival == RF_SIM_TRACE || (closed && (po->devices || po->disagg)))
+        return rf_err_set(err, RF_EINVAL,
+                          "plan: the workload must be open loop (poisson or gamma:CV)%s",
+                          closed ? " with --devices or --disagg" : " or a concurrency");
     if (w->arrival == RF_SIM_GAMMA && !(w->cv > 0))
         return rf_err_set(err, RF_EINVAL, "arrival gamma: cv (%g) must be > 0", w->cv);
-    if (!po->devices && (!(w->rate_per_s > 0) || !isfinite(w->rate_per_s)))
+    if (!closed && !po->devices && (!(w->rate_per_s > 0) || !isfinite(w->rate_per_s)))
         return rf_err_set(err, RF_EINVAL, "rate (%g requests/s) must be > 0", w->rate_per_s);
     if (po->disagg && po->devices)
         return rf_err_set(err, RF_EINVAL, "plan --disagg answers a rate (the fewest devices); "
@@ -115,6 +117,8 @@ rf_status rf_sim_plan_work_bytes(const rf_model *m, const rf_sim_plan_opts *po,
     }
     rf_sim_sched sc = po->sched;
     sc.replicas = span(po);
+    if (po->workload.arrival == RF_SIM_CLOSED && po->workload.concurrency < sc.replicas)
+        sc.replicas = po->workload.concurrency; /* more replicas are pruned */
     sc.lockstep = 1;
     sc.pool_blocks = sc.pool_blocks > 0 ? sc.pool_blocks : 1;
     rf_sim_workload w = po->workload;
@@ -214,7 +218,7 @@ static rf_status simulate(ctx *c, const rf_sim_sched *base, double rate, int64_t
     if (s)
         return s;
     row->max_seqs = cap;
-    row->rate_per_s = rate;
+    row->rate_per_s = w.arrival == RF_SIM_CLOSED ? r.requests_per_s : rate;
     figures(po, &r.ttft_s, &r.tpot_s, r.goodput_requests_per_s, r.output_tokens_per_s,
             r.overloaded, row);
     return RF_OK;
@@ -321,6 +325,11 @@ static rf_status evaluate(ctx *c, const rf_layout *l, rf_sim_plan_row *row, rf_e
     *row = (rf_sim_plan_row){.layout = *l, .devices = rf_layout_devices(l)};
     rf_sim_sched base;
     bool ready = false;
+    if (po->workload.arrival == RF_SIM_CLOSED && po->workload.concurrency < l->dp) {
+        row->pruned = true;
+        row->why = "fewer clients than replicas";
+        return RF_OK;
+    }
     rf_status s = prepare(c, &pa, row, &base, &ready, err);
     if (s || !ready)
         return s;
