@@ -394,6 +394,22 @@ static void replicas_by_hand(void **state)
     assert_non_null(strstr(e.msg, "lockstep (3)"));
 }
 
+/* Plan over a workspace of the size asked, failing the test on an error. */
+static void plan_ok(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                    const rf_sim_plan_opts *po, rf_sim_plan *p)
+{
+    rf_err e = {0};
+    size_t bytes = 0;
+    if (rf_sim_plan_work_bytes(m, po, p, &bytes, &e))
+        fail_msg("plan: %s", e.msg);
+    void *work = malloc(bytes);
+    assert_non_null(work);
+    rf_status s = rf_sim_plan_compute(m, o, roof, po, work, bytes, p, &e);
+    free(work);
+    if (s)
+        fail_msg("plan: %s", e.msg);
+}
+
 /* The planner on a case computable by hand. Llama-3-8B on H100s, P = 512,
  * N = 32 fixed, 40 Poisson requests at 0.05/s (20 s apart on average:
  * they almost never overlap), chunk 2048 (a prompt is one step), P99.
@@ -438,12 +454,7 @@ static void planner_by_hand(void **state)
         .sched = {.max_batched_tokens = 4096, .max_seqs = 64, .chunk = 2048, .block_tokens = 16},
         .slo_ttft_s = 1, .slo_tpot_s = 0.98 * tp1, .percentile = 99,
         .price_per_device_hour = 2};
-    size_t bytes = 0;
-    assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_OK);
-    void *work = malloc(bytes);
-    assert_non_null(work);
-    if (rf_sim_plan_compute(&m, &o, &roof, &po, work, bytes, p, &e))
-        fail_msg("plan: %s", e.msg);
+    plan_ok(&m, &o, &roof, &po, p);
     assert_int_equal(p->best_devices, 2);
     const rf_sim_plan_row *best = &p->rows[0];
     assert_true(best->meets);
@@ -476,12 +487,7 @@ static void planner_by_hand(void **state)
      * link, 50 GB/s and 5 us: its bound exactly); 4 devices, so after the
      * aggregated TP 2's 2. */
     po.disagg = true;
-    assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_OK);
-    free(work);
-    work = malloc(bytes);
-    assert_non_null(work);
-    if (rf_sim_plan_compute(&m, &o, &roof, &po, work, bytes, p, &e))
-        fail_msg("plan: %s", e.msg);
+    plan_ok(&m, &o, &roof, &po, p);
     assert_int_equal(p->best_devices, 2);
     assert_int_equal(p->rows[0].prefill_workers, 0);
     assert_int_equal(p->rows[0].layout.tp, 2);
@@ -502,12 +508,7 @@ static void planner_by_hand(void **state)
     po.workload.arrival = RF_SIM_CLOSED;
     po.workload.concurrency = 1;
     po.workload.requests = 10;
-    assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_OK);
-    free(work);
-    work = malloc(bytes);
-    assert_non_null(work);
-    if (rf_sim_plan_compute(&m, &o, &roof, &po, work, bytes, p, &e))
-        fail_msg("plan: %s", e.msg);
+    plan_ok(&m, &o, &roof, &po, p);
     assert_int_equal(p->best_devices, 2);
     assert_int_equal(p->rows[0].layout.tp, 2);
     near(p->rows[0].rate_per_s,
@@ -524,17 +525,11 @@ static void planner_by_hand(void **state)
      * low rate and its P99 TPOT within the SLO */
     po.devices = 2;
     po.workload.requests = 200;
-    assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_OK);
-    free(work);
-    work = malloc(bytes);
-    assert_non_null(work);
-    if (rf_sim_plan_compute(&m, &o, &roof, &po, work, bytes, p, &e))
-        fail_msg("plan: %s", e.msg);
+    plan_ok(&m, &o, &roof, &po, p);
     assert_true(p->rows[0].meets);
     assert_int_equal(p->rows[0].layout.tp, 2);
     assert_true(p->rows[0].rate_per_s > 1);
     assert_true(p->rows[0].tpot_s <= po.slo_tpot_s);
-    free(work);
     free(p);
     free(par);
 }
