@@ -303,7 +303,8 @@ typedef struct rf_sim_par {
     rf_par_opts po;
     int64_t n_stages, n_kinds, group, max_tokens, max_logits;
     int64_t kind_of[RF_PAR_MAX_STAGES];
-    bool kind_first[RF_SIM_PAR_KINDS], kind_last[RF_SIM_PAR_KINDS];
+    int64_t kind_stage[RF_SIM_PAR_KINDS];  /* a stage of each kind      */
+    bool kind_last[RF_SIM_PAR_KINDS];
     rf_sim_par_stage stage[RF_PAR_MAX_STAGES];
     rf_sim_par_kind kind[RF_SIM_PAR_KINDS];
     rf_model shard[RF_SIM_PAR_KINDS];

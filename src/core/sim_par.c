@@ -16,17 +16,6 @@ static bool named(const rf_op *op, const char *name)
     return op->name && !strcmp(op->name, name);
 }
 
-/* Whether a stage keeps op: rf_par_stage_holds's rule (the embedding on
- * the first stage, the final norm and lm_head on the last). */
-static bool held(const rf_op *op, bool first, bool last)
-{
-    if (named(op, "embed"))
-        return first;
-    if (named(op, "lm_head") || named(op, "final_norm"))
-        return last;
-    return true;
-}
-
 static double som(const rf_roof *roof, uint64_t count, uint64_t flops, uint64_t bytes)
 {
     return (double)count * rf_roof_place(roof, (double)flops, (double)bytes).floor_s;
@@ -253,8 +242,9 @@ rf_status rf_sim_par_prepare(rf_sim_par *p, const rf_model *m, const rf_step_opt
     for (int64_t i = 0; i < p->n_stages; i++) {
         int64_t k = p->kind_of[i];
         p->stage[i].kind = k;
-        p->stage[i].first = p->kind_first[k] = i == 0;
+        p->stage[i].first = i == 0;
         p->stage[i].last = p->kind_last[k] = i == p->n_stages - 1;
+        p->kind_stage[k] = i; /* a stage of the kind: they hold the same rows */
     }
     return RF_OK;
 }
@@ -274,8 +264,7 @@ static rf_status shard_prefill(rf_sim_par *p, int64_t k, int64_t t, int64_t o, r
 /* Kind k's sum-of-max at M rows of every operator a stage of it holds but
  * attention, lm_head, kv_b_proj and (under EP) the routed experts: the
  * mixed step's linear part, from a prefill of M tokens (rf__mixed's). */
-static rf_status lin_at(rf_sim_par *p, int64_t k, bool first, bool last, int64_t M, double *v,
-                        rf_err *err)
+static rf_status lin_at(rf_sim_par *p, int64_t k, int64_t M, double *v, rf_err *err)
 {
     rf_sim_par_kind *kd = &p->kind[k];
     if (kd->lin[M] < 0) {
@@ -286,7 +275,8 @@ static rf_status lin_at(rf_sim_par *p, int64_t k, bool first, bool last, int64_t
         for (size_t i = 0; i < p->step.n_ops; i++) {
             const rf_op *op = &p->step.ops[i];
             if (is_attention(op) || named(op, "lm_head") || named(op, "kv_b_proj") ||
-                !held(op, first, last) || (kd->experts && op->experts > 0))
+                !rf_par_stage_holds(&p->par, (size_t)p->kind_stage[k], op) ||
+                (kd->experts && op->experts > 0))
                 continue;
             x += som(&p->roof, op->count, op->flops, op->bytes);
         }
@@ -432,9 +422,9 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
         double ops[RF_SIM_PAR_KINDS];
         for (int64_t k = 0; k < p->n_kinds; k++) {
             const rf_sim_par_kind *kd = &p->kind[k];
-            bool first = p->kind_first[k], last = p->kind_last[k];
+            bool last = p->kind_last[k];
             double d = 0, v = 0;
-            rf_status e = lin_at(p, k, first, last, x->M, &d, err);
+            rf_status e = lin_at(p, k, x->M, &d, err);
             if (!e && last && !(e = head_at(p, k, x->L, &v, err)))
                 d += v;
             if (!e && kd->experts && !(e = experts_at(p, k, group_tokens[j], &v, err)))
