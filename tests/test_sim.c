@@ -144,7 +144,7 @@ static void floor_is_mixed(rf_sim_floor *f, const rf_model *m, const rf_step_opt
     for (int64_t j = 0; j < mo->decode_batch; j++)
         ctx[j] = mo->decode_context;
     for (int64_t j = 0; j < mo->chunks; j++)
-        ch[j] = (rf_sim_chunk){mo->chunk, mo->chunk_context, j};
+        ch[j] = (rf_sim_chunk){.tokens = mo->chunk, .offset = mo->chunk_context, .request = j};
     rf_sim_batch b = {.n_decode = mo->decode_batch, .decode_context = ctx,
                       .decode_context_sum = mo->decode_batch * mo->decode_context,
                       .n_chunks = mo->chunks, .chunks = ch,
@@ -660,7 +660,7 @@ static void mla_mixed_step(void **state)
     assert_int_equal(rf_step_compute(&m, &p, &h, &pre, NULL), RF_OK);
     assert_true(dec.weight_bytes == pre.weight_bytes);
     int64_t ctx[6] = {3000, 3000, 3000, 3000, 3000, 3000};
-    rf_sim_chunk ch = {700, 2048, 0};
+    rf_sim_chunk ch = {.tokens = 700, .offset = 2048};
     rf_sim_batch b = {.n_decode = 6, .decode_context = ctx, .decode_context_sum = 18000,
                       .n_chunks = 1, .chunks = &ch, .tokens = 706};
     static rf_sim_floor f;
@@ -767,6 +767,254 @@ static void invariants_hold(void **state)
     assert_true(ran > 150 && preempting > 20);
 }
 
+
+/* ---- speculative decoding ---------------------------------------------------- */
+
+static rf_model config(const char *name)
+{
+    rf_model m;
+    char path[512];
+    rf_err e;
+    snprintf(path, sizeof path, "%s/%s.json", RF_MODELS_DIR, name);
+    if (rf_model_load(path, &m, &e))
+        fail_msg("%s", e.msg);
+    return m;
+}
+
+static floor_model *floor_of(const rf_model *m, int64_t tokens, int64_t logits)
+{
+    floor_model *fm = calloc(1, sizeof *fm);
+    assert_non_null(fm);
+    rf_roof roof = roof_of("h100-sxm");
+    size_t bytes = rf_sim_floor_table_bytes(tokens, logits);
+    fm->table = malloc(bytes);
+    assert_non_null(fm->table);
+    rf_step_opts o = rf_step_opts_for_model(m);
+    rf_err e;
+    if (rf_sim_floor_prepare(&fm->f, m, &o, &roof, tokens, logits, fm->table, bytes, &e))
+        fail_msg("prepare: %s", e.msg);
+    return fm;
+}
+
+/* Qwen3-32B drafted by Qwen3-4B (one vocabulary) on an H100's floor. */
+typedef struct spec_fx {
+    rf_model tm, dm;
+    rf_step_opts o, od;
+    rf_roof roof;
+    floor_model *t, *d;
+} spec_fx;
+
+static void spec_open(spec_fx *x)
+{
+    x->tm = config("qwen3-32b");
+    x->dm = config("qwen3-4b");
+    x->o = rf_step_opts_for_model(&x->tm);
+    x->od = rf_step_opts_for_model(&x->dm);
+    x->roof = roof_of("h100-sxm");
+    x->t = floor_of(&x->tm, 8192, 1024);
+    x->d = floor_of(&x->dm, 8192, 1024);
+}
+
+static void spec_close(spec_fx *x)
+{
+    floor_free(x->t);
+    floor_free(x->d);
+}
+
+/* One step of a request at c cached verifying q tokens, from generate and
+ * generate --draft (rf_spec_compute) alone: q = 1 is a plain decode at
+ * context c + 1 (generate of prompt c, output 2: its one decode step);
+ * else rf_spec_compute with K = q - 1 at one context (output 2: S = prompt
+ * + 1 only) gives the verification after S cached (prompt c - 1) and the
+ * draft's K decode steps at S + i = c + 1 + i (prompt c). */
+static double step_by_hand(const spec_fx *x, int64_t c, int64_t q)
+{
+    rf_generate g;
+    rf_spec sp;
+    assert_int_equal(rf_generate_compute(&x->tm, &x->o, &x->roof, c, 2, &g, NULL), RF_OK);
+    if (q == 1)
+        return g.tpot_mean_s;
+    assert_int_equal(rf_spec_compute(&x->tm, &x->dm, &x->o, &x->od, &x->roof, &g, q - 1, 1,
+                                     &sp, NULL),
+                     RF_OK);
+    double draft = sp.draft_s;
+    assert_int_equal(rf_generate_compute(&x->tm, &x->o, &x->roof, c - 1, 2, &g, NULL), RF_OK);
+    assert_int_equal(rf_spec_compute(&x->tm, &x->dm, &x->o, &x->od, &x->roof, &g, q - 1, 1,
+                                     &sp, NULL),
+                     RF_OK);
+    return draft + sp.verify_s;
+}
+
+/* One request of P = 512 alone (closed loop, C = 1), speculating K ahead. */
+static void spec_one(spec_fx *x, int64_t n_out, int64_t k, double alpha, rf_sim_result *r)
+{
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 1, .concurrency = 1,
+                         .prompt = fixed(512), .output = fixed(n_out), .seed = 7};
+    rf_sim_sched sc = roomy();
+    sc.spec_k = k;
+    sc.spec_accept = alpha;
+    sc.draft = rf_sim_floor_group;
+    sc.draft_user = &x->d->f;
+    run_ok(&w, &sc, rf_sim_floor_step, &x->t->f, r);
+}
+
+/* The steps by hand. The first step prefills the prompt on the target and
+ * (draft pass 0) on the draft: TTFT = both generate prefills. Then with
+ * g tokens made a step verifies q = min(K + 1, N - g) tokens after
+ * c = P + g - 1 cached and makes a + 1 of them.
+ * alpha = 1, K = 4, N = 13: every proposal is accepted, so a step makes q
+ * tokens: q = 5 at c = 512, 5 at 517, 2 at 522 (N - g = 2 left): 3 steps =
+ * ceil((N - 1) / (K + 1)), accepting 4 + 4 + 1 proposals.
+ * alpha = 0, K = 2, N = 8: every proposal is rejected, one token a step:
+ * N - 1 = 7 steps at c = 512 .. 518, q = 3 for g = 1..5, 2 at g = 6, and at
+ * g = 7 a plain decode (q = 1: nothing to propose), each costing its
+ * draft and verification all the same.
+ * E2E = TTFT + the steps; ITL one value a step that makes tokens. */
+static void spec_by_hand(void **state)
+{
+    (void)state;
+    spec_fx x;
+    spec_open(&x);
+    rf_generate gt, gd;
+    assert_int_equal(rf_generate_compute(&x.tm, &x.o, &x.roof, 512, 2, &gt, NULL), RF_OK);
+    assert_int_equal(rf_generate_compute(&x.dm, &x.od, &x.roof, 512, 2, &gd, NULL), RF_OK);
+    double ttft = gt.ttft_s + gd.ttft_s;
+    rf_sim_result r;
+
+    /* steps, verifications, proposals accepted, ITL values */
+    static const int64_t want[2][4] = {{4, 3, 9, 3}, {8, 6, 0, 7}};
+    double sum[2] = {step_by_hand(&x, 512, 5) + step_by_hand(&x, 517, 5) +
+                         step_by_hand(&x, 522, 2),
+                     0};
+    for (int64_t g = 1; g < 8; g++)
+        sum[1] += step_by_hand(&x, 512 + g - 1, 8 - g < 3 ? 8 - g : 3);
+    for (int c = 0; c < 2; c++) {
+        if (c == 0)
+            spec_one(&x, 13, 4, 1, &r);
+        else
+            spec_one(&x, 8, 2, 0, &r);
+        const int64_t got[4] = {r.steps, r.spec_verifies, r.spec_accepted, r.itl_s.n};
+        assert_memory_equal(got, want[c], sizeof got);
+        near(r.ttft_s.max, ttft, 1e-9);
+        near(r.e2e_s.max, ttft + sum[c], 1e-9);
+        near(r.tpot_s.max, sum[c] / (c ? 7 : 12), 1e-9);
+    }
+    spec_close(&x);
+}
+
+/* A draft step model as cheap as affine_step: 1 ms a pass plus 1 us a
+ * token, each replica's batch (one here). */
+static rf_status affine_draft(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
+                              rf_err *err)
+{
+    (void)user;
+    (void)err;
+    *step_s = 0;
+    for (int64_t i = 0; i < n; i++)
+        *step_s += 1e-3 + 1e-6 * (double)b[i].tokens;
+    return RF_OK;
+}
+
+static rf_sim_sched spec_sched(int64_t k, double alpha)
+{
+    rf_sim_sched sc = roomy();
+    sc.spec_k = k;
+    sc.spec_accept = alpha;
+    sc.draft = affine_draft;
+    return sc;
+}
+
+/* alpha = 1: a request of N tokens takes 1 + ceil((N - 1) / (K + 1))
+ * steps (its prompt, then K + 1 tokens a step, the last step what is
+ * left); alpha = 0: N steps. Over a long run the tokens a verification
+ * makes average E = (1 - alpha^(K+1)) / (1 - alpha) (each draw
+ * independent; 64 requests of 8,000 tokens: about 150,000 verifications,
+ * the mean's standard error about 0.15%, so within 1%; the last steps of
+ * a request, cut by the tokens it has left, lower it by about 0.03%). */
+static void spec_tokens_a_step(void **state)
+{
+    (void)state;
+    rf_sim_result r;
+    for (int64_t k = 1; k <= 5; k += 2)
+        for (int64_t n = 1; n <= 40; n++) {
+            rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 1, .concurrency = 1,
+                                 .prompt = fixed(100), .output = fixed(n)};
+            rf_sim_sched sc = spec_sched(k, 1);
+            run_ok(&w, &sc, affine_step, NULL, &r);
+            assert_int_equal(r.steps, 1 + (n - 1 + k) / (k + 1));
+            sc = spec_sched(k, 0);
+            run_ok(&w, &sc, affine_step, NULL, &r);
+            assert_int_equal(r.steps, n);
+        }
+    static const struct {
+        int64_t k;
+        double alpha;
+    } cases[] = {{4, 0.8}, {3, 0.5}, {6, 0.95}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 64, .concurrency = 16,
+                             .prompt = fixed(256), .output = fixed(8000), .seed = 11};
+        rf_sim_sched sc = spec_sched(cases[i].k, cases[i].alpha);
+        run_ok(&w, &sc, affine_step, NULL, &r);
+        double e = rf_spec_tokens_per_iter(cases[i].k, cases[i].alpha);
+        assert_true(r.spec_verifies > 60000);
+        near(r.spec_tokens_per_verify, e, 0.01);
+        assert_int_equal(r.output_tokens, 64 * 8000);
+    }
+    /* refusals */
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 1, .concurrency = 1,
+                         .prompt = fixed(100), .output = fixed(10)};
+    rf_sim_sched sc = spec_sched(65, 0.5);
+    rf_err e = {0};
+    assert_int_equal(run(&w, &sc, affine_step, NULL, &r, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "spec-k (65)"));
+    sc = spec_sched(4, 1.5);
+    assert_int_equal(run(&w, &sc, affine_step, NULL, &r, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "accept (1.5)"));
+    sc = spec_sched(4, 0.5);
+    sc.draft = NULL;
+    assert_int_equal(run(&w, &sc, affine_step, NULL, &r, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "draft"));
+}
+
+/* Closed loop at concurrency 1 against generate --draft (rf_spec_compute)
+ * at alpha = 1, K = 4, P = 512, N = 126 = 1 + 25 x 5: the run's 25 steps
+ * verify at c_j = 512 + 5 j (j = 0..24), each costing draft(c_j + 1 + i)
+ * (i < 4) + verify(5 after c_j). generate --draft averages
+ * draft(S + i) + verify(5 after S) over S = P' + 1 .. P' + N - 1. Every
+ * step here is memory-bound (batch 1), so each part is affine in its
+ * context and a mean of them is the part at the mean context: the run's
+ * is c = 572 (draft at 573), generate --draft's S = P' + 63, equal at
+ * P' = 510 = P - K/2. What remains is the convention: generate --draft
+ * verifies after S = c + 1 cached (the decode token's context, one key
+ * more than the positions cached), so
+ *     TPOT_sim = TPOT_spec(P' = 510) - (verify(after S) - verify(after S - 1)) / 5,
+ * the difference a constant (affine), taken at S = 600. */
+static void closed_one_spec_is_generate_draft(void **state)
+{
+    (void)state;
+    spec_fx x;
+    spec_open(&x);
+    rf_sim_result r;
+    spec_one(&x, 126, 4, 1, &r);
+    assert_int_equal(r.steps, 26);
+    rf_generate g;
+    rf_spec sp, a, b;
+    assert_int_equal(rf_generate_compute(&x.tm, &x.o, &x.roof, 510, 126, &g, NULL), RF_OK);
+    assert_int_equal(rf_spec_compute(&x.tm, &x.dm, &x.o, &x.od, &x.roof, &g, 4, 1, &sp, NULL),
+                     RF_OK);
+    assert_int_equal(rf_generate_compute(&x.tm, &x.o, &x.roof, 599, 2, &g, NULL), RF_OK);
+    assert_int_equal(rf_spec_compute(&x.tm, &x.dm, &x.o, &x.od, &x.roof, &g, 4, 1, &a, NULL),
+                     RF_OK);
+    assert_int_equal(rf_generate_compute(&x.tm, &x.o, &x.roof, 598, 2, &g, NULL), RF_OK);
+    assert_int_equal(rf_spec_compute(&x.tm, &x.dm, &x.o, &x.od, &x.roof, &g, 4, 1, &b, NULL),
+                     RF_OK);
+    double key = a.verify_s - b.verify_s;
+    assert_true(key > 0);
+    near(r.tpot_s.max, sp.tpot_s - key / 5, 1e-9);
+    assert_true(fabs(r.tpot_s.max - sp.tpot_s) < 1e-4 * sp.tpot_s); /* one key a query */
+    spec_close(&x);
+}
+
 /* The text a user types: each form, and refusals naming the text. */
 static void parse_text(void **state)
 {
@@ -823,6 +1071,9 @@ int main(void)
         cmocka_unit_test(sliding_model_runs),
         cmocka_unit_test(invariants_hold),
         cmocka_unit_test(parse_text),
+        cmocka_unit_test(spec_by_hand),
+        cmocka_unit_test(spec_tokens_a_step),
+        cmocka_unit_test(closed_one_spec_is_generate_draft),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

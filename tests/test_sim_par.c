@@ -141,7 +141,7 @@ static void layout_step_is_par(void **state)
     p.tokens = 512;
     p.context = 0;
     assert_int_equal(rf_par_compute(&m, &p, &roof, &po, par, &e), RF_OK);
-    rf_sim_chunk c = {512, 0, 0};
+    rf_sim_chunk c = {.tokens = 512};
     batch_fill(&bb, 0, 0, &c, 1);
     assert_int_equal(rf_sim_par_step(pm.p, &bb.b, 1, &t, &e), RF_OK);
     near(t, par->cycle_s, 1e-12);
@@ -185,7 +185,7 @@ static void layout_mixed_is_serve_par(void **state)
     assert_int_equal(sp.micro_prompt_tokens, 32);
     assert_int_equal(sv.chunk_context, 0);
     par_model pm = par_new(&m, &o, &roof, &po, 4096, 256);
-    rf_sim_chunk two[2] = {{32, 0, 0}, {32, 0, 1}};
+    rf_sim_chunk two[2] = {{.tokens = 32}, {.tokens = 32, .request = 1}};
     batch_buf bb;
     batch_fill(&bb, 8, 544, two, 2);
     double t = 0;
@@ -201,7 +201,7 @@ static void layout_mixed_is_serve_par(void **state)
     assert_int_equal(sv.prompt_tokens, 64);
     pm = par_new(&x, &ox, &roof, &pe, 4096, 256);
     assert_int_equal(pm.p->group, 2);
-    rf_sim_chunk one = {64, 0, 0};
+    rf_sim_chunk one = {.tokens = 64};
     batch_buf g[2];
     batch_fill(&g[0], 8, 544, &one, 1);
     batch_fill(&g[1], 8, 544, &one, 1);
@@ -282,6 +282,70 @@ static rf_status run_group(const rf_sim_workload *w, const rf_sim_sched *sc, rf_
         max_log = out->log_entries;
     }
     return RF_ERANGE;
+}
+
+/* Speculation on a layout. A verification chunk scores every position:
+ * on TP 1 x PP 1 (no collectives) the step of 5 tokens after 1000 with
+ * logits 5 exceeds the same chunk scoring one by lm_head at 5 rows less
+ * lm_head at 1 row, each the sum-of-max of the GEMM (its shape from the
+ * decode step). And the closed loop at concurrency 1 with a draft on the
+ * same layout (llama-3-8b drafting itself) at alpha = 1, K = 3, N = 41:
+ * 1 + ceil(40 / 4) = 11 steps; the run is deterministic. */
+static void layout_speculates(void **state)
+{
+    (void)state;
+    rf_hw h = hw_of("h100-sxm");
+    rf_roof roof = roof_of(&h);
+    rf_model m = model("llama-3-8b");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_par_opts po = popts(&h, 1, 1, 1, 1);
+    par_model pm = par_new(&m, &o, &roof, &po, 4096, 256);
+    rf_err e = {0};
+    rf_sim_chunk v = {.tokens = 5, .offset = 1000, .logits = 5}, one = {.tokens = 5, .offset = 1000};
+    batch_buf bb;
+    double tv = 0, t1 = 0;
+    batch_fill(&bb, 0, 0, &v, 1);
+    assert_int_equal(rf_sim_batch_logits(&bb.b), 5);
+    assert_int_equal(rf_sim_par_step(pm.p, &bb.b, 1, &tv, &e), RF_OK);
+    batch_fill(&bb, 0, 0, &one, 1);
+    assert_int_equal(rf_sim_batch_logits(&bb.b), 1);
+    assert_int_equal(rf_sim_par_step(pm.p, &bb.b, 1, &t1, &e), RF_OK);
+    rf_step *st = calloc(1, sizeof *st);
+    assert_non_null(st);
+    rf_step_opts d = o;
+    d.phase = RF_DECODE;
+    assert_int_equal(rf_step_compute(&m, &d, &roof, st, &e), RF_OK);
+    double head[2] = {0, 0};
+    for (size_t i = 0; i < st->n_ops; i++)
+        if (st->ops[i].name && !strcmp(st->ops[i].name, "lm_head"))
+            for (int k = 0; k < 2; k++) {
+                rf_op op;
+                const rf_op *x = &st->ops[i];
+                assert_int_equal(rf_op_gemm(x->name, k ? 5 : 1, x->k, x->n, x->w, o.a, &op, &e),
+                                 RF_OK);
+                head[k] = (double)x->count * rf_roof_place(&roof, (double)op.flops,
+                                                           (double)op.bytes).floor_s;
+            }
+    assert_true(head[1] > head[0]);
+    near(tv - t1, head[1] - head[0], 1e-9);
+
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 1,
+                         .prompt = {.dist = RF_SIM_FIXED, .value = 300},
+                         .output = {.dist = RF_SIM_FIXED, .value = 41}};
+    rf_sim_sched sc = {.max_batched_tokens = 4096, .max_seqs = 64, .chunk = 4096,
+                       .block_tokens = 16, .pool_blocks = 1 << 16, .spec_k = 3,
+                       .spec_accept = 1, .draft = rf_sim_par_step, .draft_user = pm.p};
+    rf_sim_par_sched(pm.p, &sc);
+    rf_sim_result r, r2;
+    if (run_group(&w, &sc, rf_sim_par_step, pm.p, &r, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(r.steps, 2 * 11);
+    assert_int_equal(r.spec_verifies, 2 * 10);
+    if (run_group(&w, &sc, rf_sim_par_step, pm.p, &r2, &e))
+        fail_msg("%s", e.msg);
+    assert_memory_equal(&r, &r2, sizeof r);
+    free(st);
+    par_free(&pm);
 }
 
 /* The closed loop at concurrency 1 on a layout is rf_generate_par_compute:
@@ -656,6 +720,7 @@ int main(void)
         cmocka_unit_test(planner_by_hand),
         cmocka_unit_test(planner_refusals),
         cmocka_unit_test(disagg_by_hand),
+        cmocka_unit_test(layout_speculates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

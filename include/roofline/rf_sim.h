@@ -103,9 +103,12 @@ extern "C" {
 
 /* A prompt chunk: `tokens` new positions after `offset` cached ones of
  * request `request` (a recompute after preemption counts its generated
- * tokens as prompt). */
+ * tokens as prompt). `logits`: the rows of it lm_head scores, 0 or 1 for a
+ * prompt chunk (its last position), `tokens` for a speculative
+ * verification (every position scored; "Speculative decoding" below). */
 typedef struct rf_sim_chunk {
     int64_t tokens, offset, request;
+    int64_t logits;
 } rf_sim_chunk;
 
 typedef struct rf_sim_batch {
@@ -116,6 +119,9 @@ typedef struct rf_sim_batch {
     const rf_sim_chunk *chunks;    /* (n_chunks)                            */
     int64_t tokens;                /* B_d + sum of the chunks' tokens       */
 } rf_sim_batch;
+
+/* The rows lm_head scores in b: L = B_d + sum_j max(1, logits_j). */
+int64_t rf_sim_batch_logits(const rf_sim_batch *b);
 
 /* The time of one step of batch b, in seconds (> 0), into *step_s. user is
  * what the caller passed with it. Errors propagate and end the run. */
@@ -137,8 +143,9 @@ typedef rf_status (*rf_sim_group_fn)(void *user, const rf_sim_batch *b, int64_t 
  *     F = F_lin(M, L) + sum_i F_dec(S_i) + sum_j F_chunk(t_j, o_j)
  *     Q = Q_lin(M, L) + sum_i Q_dec(S_i) + sum_j Q_chunk(t_j, o_j)
  *     floor = max(F / pi, Q / beta)
- * with M = the step's tokens and L = B_d + n_chunks the rows lm_head
- * scores (one a chunk, as the mixed step counts them); F_lin, Q_lin every
+ * with M = the step's tokens and L = rf_sim_batch_logits(b) the rows
+ * lm_head scores (one a prompt chunk, as the mixed step counts them, every
+ * position of a verification); F_lin, Q_lin every
  * operator but attention at M rows, so MoE expert traffic is that of this
  * step's own M tokens; F_dec, Q_dec a decode attention at S_i keys;
  * F_chunk, Q_chunk the attention of a prefill of t_j tokens after o_j (Q:
@@ -221,6 +228,12 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
  * beyond the prepared sizes or whose counts overflow 64 bits. */
 rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, rf_err *err);
 
+/* The same as a group step model (a draft's on one device: rf_sim_sched.
+ * draft): the n batches each on its own device, the step the slowest
+ * one's floor (a batch of 0 tokens takes no time). */
+rf_status rf_sim_floor_group(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
+                             rf_err *err);
+
 /* ---- the layout's step model (rf_parallel.h) ---------------------------
  * Each replica's step on its exact batch as rf_par_compute times a device's
  * step: a device of stage s runs its shard (rf_layout_shard: heads, widths
@@ -229,7 +242,7 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
  * operators as rf_mixed_step_compute forms them:
  *     every operator but attention at M rows (the batch's tokens; the
  *       embedding on the first stage, the final norm on the last), lm_head
- *       at L = B_d + n_chunks rows on the last stage, the decode attention
+ *       at L = rf_sim_batch_logits rows on the last stage, the decode attention
  *       of the B_d tokens as one row a layer class (F = sum_i f(S_i), each
  *       capped at its window), each chunk's attention as its own prefill
  *       forms it; MLA: kv_b_proj at B_d + sum_j (o_j + t_j) rows (decode
@@ -424,7 +437,51 @@ typedef struct rf_sim_sched {
     int64_t lockstep;           /* g (0: 1): groups of g replicas step
                                    together (rf_sim_run_group); g | D      */
     double percentile;          /* q of rf_sim_stat.pq, in (0, 100) (0: 99) */
+    /* speculative decoding (below); spec_k 0: none                        */
+    int64_t spec_k;             /* K proposals a decoding sequence, [0, 64] */
+    double spec_accept;         /* alpha, each proposal's acceptance [0, 1] */
+    rf_sim_group_fn draft;      /* the draft's step model (spec_k > 0): the
+                                   g replicas' draft batches of a pass     */
+    void *draft_user;
 } rf_sim_sched;
+
+/* ---- speculative decoding (spec_k = K > 0) -------------------------------
+ * As rf_serve_spec_compute composes its iteration, one step of the engine
+ * is K draft passes and one target pass:
+ *   the target pass: each decoding request (c cached, g of its N tokens
+ *     made) verifies q = min(K + 1, N - g, chunk, budget left) tokens, the
+ *     last made one and q - 1 proposals, as a chunk of q tokens after c
+ *     cached with every position scored (logits = q; q = 1 is a plain
+ *     decode token); it takes q tokens of the budget and the blocks of
+ *     c + q positions (at most P + N - 1: no proposal passes the output);
+ *     prompt chunks and recomputes as without speculation, in the same pass;
+ *   draft pass i (i = 0 .. K - 1): a decode token at context c + 1 + i for
+ *     each verification with q - 1 > i proposals; pass 0 also prefills the
+ *     step's prompt chunks (the draft keeps its own cache of each prompt).
+ *     A pass with no token in any replica of the group is skipped;
+ *   dt = target(step batches) + sum_i draft(pass i batches).
+ * After the step each verification accepts its proposals in order, each
+ * with probability alpha (u < alpha, u uniform from request r's own
+ * xoshiro256** stream, seeded by (seed, 3 + r): a request's draws do not
+ * depend on the schedule), until the first rejection, and makes a + 1
+ * tokens (the a accepted and the target's own next token): c += a + 1,
+ * g += a + 1, all sampled at the step's end. So with alpha = 1 a request
+ * makes K + 1 tokens a step, with alpha = 0 one at the cost of draft and
+ * verification; E[a + 1] = (1 - alpha^(K+1)) / (1 - alpha) when q = K + 1
+ * (rf_spec_tokens_per_iter).
+ * ITL under speculation: one value a step that makes tokens for the
+ * request (the gap since its previous tokens), as a streaming benchmark
+ * sees a burst of tokens arrive together; TPOT as above.
+ * Differences from rf_serve_spec_compute and rf_spec_compute (generate
+ * --draft): those verify K + 1 tokens after S cached, S the context of
+ * the sequence's plain decode token (c + 1: one key a query more than the
+ * positions the verification reads); the simulator verifies after the c
+ * positions actually cached. Their iteration is the mean over every
+ * context S; the simulator's steps visit the contexts its accepted tokens
+ * reach. Not modelled: a shared prefix with speculation's draft cache
+ * (the draft prefills the chunks the target computes), the draft's KV in
+ * the pool (the target's blocks only), disaggregated runs and the planner
+ * (both refuse spec_k > 0). */
 
 #define RF_SIM_MAX_REPLICAS 4096
 
@@ -473,6 +530,10 @@ typedef struct rf_sim_result {
     int64_t preemptions;
     int64_t peak_running;         /* most requests running at once         */
     double mean_step_tokens;      /* tokens a step, mean over steps        */
+    int64_t spec_verifies;        /* verifications (q >= 2) run            */
+    int64_t spec_accepted;        /* proposals they accepted               */
+    double spec_tokens_per_verify;/* (accepted + verifies) / verifies: the
+                                     tokens a verification made, mean      */
     double in_system_mean;        /* time-average requests in system       */
     double queue_growth_per_s;    /* the overload test's slope (open loop) */
     bool overloaded;

@@ -26,6 +26,8 @@ typedef struct engine {
     int64_t *run, n_run;      /* (max_seqs) running, in the order admitted  */
     int64_t *dctx, *sched, *sched_tokens, n_sched; /* (max_seqs) the step's */
     rf_sim_chunk *chunks;     /* (max_seqs)                                 */
+    int64_t *ddctx;           /* (max_seqs) a draft pass's decode contexts  */
+    rf_sim_chunk *dchunks;    /* (max_seqs) draft pass 0's prompt chunks    */
     int64_t free_blocks, peak_blocks;
 } engine;
 
@@ -44,6 +46,11 @@ typedef struct sim {
     int64_t *seq_mem;         /* (4 replicas max_seqs) run, dctx, sched, tokens */
     rf_sim_chunk *chunk_mem;  /* (replicas max_seqs)                        */
     itl_entry *log, *log_tmp; /* (max_log) the ITL log and its sort's       */
+    /* speculative decoding only (spec_k > 0; else empty) */
+    rf__rng *accept;          /* (n) each request's acceptance draws        */
+    rf_sim_batch *dbatch;     /* (replicas) a draft pass's batches          */
+    int64_t *dseq_mem;        /* (replicas max_seqs) engines' ddctx         */
+    rf_sim_chunk *dchunk_mem; /* (replicas max_seqs) engines' dchunks       */
     int64_t n_log, log_needed;
     /* the pool: the shared prefix's blocks, held once in each replica */
     int64_t prefix_blocks, hit;
@@ -55,9 +62,10 @@ static size_t align8(size_t x)
 }
 
 /* Lay the workspace out; with base NULL only the size is counted. */
-static size_t layout(sim *s, char *base, int64_t n, int64_t seqs, int64_t reps, int64_t max_log)
+static size_t layout(sim *s, char *base, int64_t n, int64_t seqs, int64_t reps, int64_t max_log,
+                     bool spec)
 {
-    size_t off = 0, N = (size_t)n, S = (size_t)seqs, D = (size_t)reps;
+    size_t off = 0, N = (size_t)n, S = (size_t)seqs, D = (size_t)reps, X = spec ? 1 : 0;
 #define TAKE(field, type, count)                                                            \
     do {                                                                                    \
         if (base)                                                                           \
@@ -84,6 +92,10 @@ static size_t layout(sim *s, char *base, int64_t n, int64_t seqs, int64_t reps, 
     TAKE(chunk_mem, rf_sim_chunk, S * D);
     TAKE(log, itl_entry, (size_t)max_log);
     TAKE(log_tmp, itl_entry, (size_t)max_log);
+    TAKE(accept, rf__rng, X * N);
+    TAKE(dbatch, rf_sim_batch, X * D);
+    TAKE(dseq_mem, int64_t, X * S * D);
+    TAKE(dchunk_mem, rf_sim_chunk, X * S * D);
 #undef TAKE
     return off;
 }
@@ -133,7 +145,24 @@ static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
         return rf_err_set(err, RF_EINVAL,
                           "replicas (%lld) must be in [1, %d] and lockstep (%lld) divide them",
                           (long long)s->replicas, RF_SIM_MAX_REPLICAS, (long long)s->lockstep);
+    if (s->spec_k < 0 || s->spec_k > 64)
+        return rf_err_set(err, RF_EINVAL, "spec-k (%lld) must be in [1, 64] (0: no speculation)",
+                          (long long)s->spec_k);
+    if (s->spec_k && !(s->spec_accept >= 0 && s->spec_accept <= 1))
+        return rf_err_set(err, RF_EINVAL, "accept (%g) must be in [0, 1]", s->spec_accept);
+    if (s->spec_k && !s->draft)
+        return rf_err_set(err, RF_EINVAL, "spec-k (%lld): speculation needs the draft's step "
+                                          "model",
+                          (long long)s->spec_k);
     return RF_OK;
+}
+
+int64_t rf_sim_batch_logits(const rf_sim_batch *b)
+{
+    int64_t L = b->n_decode;
+    for (int64_t j = 0; j < b->n_chunks; j++)
+        L += b->chunks[j].logits > 1 ? b->chunks[j].logits : 1;
+    return L;
 }
 
 rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s,
@@ -154,7 +183,7 @@ rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s
         return rf_err_set(err, RF_ERANGE, "max-log (%lld) must be >= 1 and the workspace "
                                           "addressable",
                           (long long)max_log);
-    *bytes = layout(NULL, NULL, n, s->max_seqs, replicas_of(s), max_log);
+    *bytes = layout(NULL, NULL, n, s->max_seqs, replicas_of(s), max_log, s->spec_k > 0);
     return RF_OK;
 }
 
@@ -246,30 +275,45 @@ static void preempt_last(sim *s, engine *e, rf_sim_result *out)
     out->preemptions++;
 }
 
-/* Put r in the step: a decode token at context c + 1 when it has made a
- * token and one known token is left to process (the last one made), else
- * a chunk of `tokens` after its c cached positions. */
+/* Whether r decodes: it has made a token and one known token is left to
+ * process (the last one made). */
+static bool decoding(const sim *s, int64_t r)
+{
+    return s->made[r] >= 1 && s->prompt[r] + s->made[r] - s->cached[r] == 1;
+}
+
+/* Put r in the step: a decode token at context c + 1 when it decodes one
+ * token; a verification of `tokens` (the last made and its proposals,
+ * every position scored) when it decodes more; else a chunk of `tokens`
+ * after its c cached positions. */
 static void take(sim *s, engine *e, rf_sim_batch *b, int64_t r, int64_t tokens)
 {
     int64_t c = s->cached[r];
-    if (s->made[r] >= 1 && s->prompt[r] + s->made[r] - c == 1) {
+    if (decoding(s, r) && tokens == 1) {
         e->dctx[b->n_decode++] = c + 1;
         b->decode_context_sum += c + 1;
     } else {
-        e->chunks[b->n_chunks++] = (rf_sim_chunk){.tokens = tokens, .offset = c, .request = r};
+        e->chunks[b->n_chunks++] = (rf_sim_chunk){.tokens = tokens, .offset = c, .request = r,
+                                                  .logits = decoding(s, r) ? tokens : 0};
     }
     b->tokens += tokens;
     e->sched[e->n_sched] = r;
     e->sched_tokens[e->n_sched++] = tokens;
 }
 
-/* The tokens request r takes now: K - c, cut to the chunk (a fresh prompt
- * without chunking is never cut: 0 when it does not fit) and the budget. */
+/* The tokens request r takes now: K - c (a decode under speculation: its
+ * K + 1 verification tokens, at most the N - g it has left to make), cut
+ * to the chunk (a fresh prompt without chunking is never cut: 0 when it
+ * does not fit) and the budget. */
 static int64_t tokens_for(const sim *s, int64_t r, int64_t budget)
 {
     int64_t rem = s->prompt[r] + s->made[r] - s->cached[r], C = s->sc->chunk;
     if (!C && !s->made[r])
         return rem <= budget ? rem : 0;
+    if (s->sc->spec_k && decoding(s, r)) {
+        int64_t left = s->output[r] - s->made[r];
+        rem = s->sc->spec_k + 1 < left ? s->sc->spec_k + 1 : left;
+    }
     if (C && rem > C)
         rem = C;
     return rem < budget ? rem : budget;
@@ -482,6 +526,9 @@ static void finish(sim *s, bool open, double kv_area, rf_sim_result *out)
     out->kv_util_mean = kv_area / dur / ((double)sc->pool_blocks * (double)s->replicas);
     out->in_system_mean = sys_area / dur;
     out->mean_step_tokens = out->steps ? out->mean_step_tokens / (double)out->steps : 0;
+    if (out->spec_verifies)
+        out->spec_tokens_per_verify = (double)(out->spec_accepted + out->spec_verifies) /
+                                      (double)out->spec_verifies;
     if (open)
         overload(s, out);
 }
@@ -531,12 +578,43 @@ static void engine_init(sim *s, engine *e, int64_t id, const rf_sim_workload *w)
     e->sched = e->dctx + S;
     e->sched_tokens = e->sched + S;
     e->chunks = s->chunk_mem + S * id;
+    if (s->sc->spec_k) {
+        e->ddctx = s->dseq_mem + S * id;
+        e->dchunks = s->dchunk_mem + S * id;
+    }
     e->free_blocks = s->sc->pool_blocks - s->prefix_blocks;
     e->issued = e->n_req;
     if (w->arrival == RF_SIM_CLOSED) {
         int64_t clients = w->concurrency / D + (id < w->concurrency % D);
         e->issued = clients < e->n_req ? clients : e->n_req;
     }
+}
+
+/* Draft pass i of the step the g engines E built (batches B), into DB:
+ * a decode token at c + 1 + i for each verification with more than i
+ * proposals; pass 0 also the prompt chunks. Returns its tokens over the
+ * group. */
+static int64_t draft_pass(engine *E, const rf_sim_batch *B, int64_t g, int64_t i,
+                          rf_sim_batch *DB)
+{
+    int64_t tokens = 0;
+    for (int64_t q = 0; q < g; q++) {
+        rf_sim_batch *d = &DB[q];
+        *d = (rf_sim_batch){.decode_context = E[q].ddctx, .chunks = E[q].dchunks};
+        for (int64_t j = 0; j < B[q].n_chunks; j++) {
+            const rf_sim_chunk *ch = &B[q].chunks[j];
+            if (ch->logits > 1 && ch->tokens - 1 > i) {
+                E[q].ddctx[d->n_decode++] = ch->offset + 1 + i;
+                d->decode_context_sum += ch->offset + 1 + i;
+            } else if (ch->logits <= 1 && i == 0) {
+                E[q].dchunks[d->n_chunks++] = *ch;
+                d->tokens += ch->tokens;
+            }
+        }
+        d->tokens += d->n_decode;
+        tokens += d->tokens;
+    }
+    return tokens;
 }
 
 /* Run the g engines of group `first` .. first + g - 1 to their end, one
@@ -583,6 +661,18 @@ static rf_status run_group(sim *s, int64_t first, bool closed, rf_sim_group_fn s
         if (!(dt > 0) || !isfinite(dt))
             return rf_err_set(err, RF_EINVAL, "step %lld: the step model gave %g s (must be > 0)",
                               (long long)out->steps, dt);
+        for (int64_t i = 0; i < sc->spec_k && draft_pass(E, B, g, i, s->dbatch + first); i++) {
+            double dd = 0;
+            if ((st = sc->draft(sc->draft_user, s->dbatch + first, g, &dd, err)))
+                return rf_err_prefix(err, st, "step %lld, draft pass %lld",
+                                     (long long)out->steps, (long long)i);
+            if (!(dd > 0) || !isfinite(dd))
+                return rf_err_set(err, RF_EINVAL,
+                                  "step %lld, draft pass %lld: the draft's step model gave %g s "
+                                  "(must be > 0)",
+                                  (long long)out->steps, (long long)i, dd);
+            dt += dd;
+        }
         double end = t + dt;
         out->mean_step_tokens += (double)tokens;
         out->steps++;
@@ -596,12 +686,24 @@ static rf_status run_group(sim *s, int64_t first, bool closed, rf_sim_group_fn s
             out->kv_peak_blocks = held > out->kv_peak_blocks ? held : out->kv_peak_blocks;
             out->peak_running = e->n_run > out->peak_running ? e->n_run : out->peak_running;
             for (int64_t k = 0; k < e->n_sched; k++) {
-                int64_t r = e->sched[k];
-                if (s->made[r] && s->cached[r] < s->prompt[r] + s->made[r] - 1)
-                    out->recompute_tokens += e->sched_tokens[k];
-                s->cached[r] += e->sched_tokens[k];
-                if (s->cached[r] < s->prompt[r] + s->made[r])
-                    continue; /* a chunk short of the known tokens: no token yet */
+                int64_t r = e->sched[k], q = e->sched_tokens[k];
+                if (q > 1 && decoding(s, r)) {
+                    /* a verification: its proposals accepted in order
+                     * until the first rejection, then the target's token */
+                    int64_t a = 0;
+                    while (a < q - 1 && rf__rng_uniform(&s->accept[r]) < sc->spec_accept)
+                        a++;
+                    out->spec_verifies++;
+                    out->spec_accepted += a;
+                    s->cached[r] += a + 1;
+                    s->made[r] += a; /* and the last one below */
+                } else {
+                    if (s->made[r] && s->cached[r] < s->prompt[r] + s->made[r] - 1)
+                        out->recompute_tokens += q;
+                    s->cached[r] += q;
+                    if (s->cached[r] < s->prompt[r] + s->made[r])
+                        continue; /* a chunk short of the known tokens: no token yet */
+                }
                 if (++s->made[r] == 1)
                     s->ttft_end[r] = end;
                 else if (s->last_emit[r] == t)
@@ -651,7 +753,7 @@ rf_status rf__sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_g
     rf__sim_workload_check(w, &n, err);
     sim s = {.sc = sc, .n = n, .max_log = max_log, .replicas = replicas_of(sc),
              .lockstep = lockstep_of(sc)};
-    layout(&s, work, n, sc->max_seqs, s.replicas, max_log);
+    layout(&s, work, n, sc->max_seqs, s.replicas, max_log, sc->spec_k > 0);
     if ((st = rf__sim_requests(w, n, s.arrival, s.prompt, s.output, err)))
         return st;
     s.hit = sc->shared_prefix / sc->block_tokens * sc->block_tokens;
@@ -671,6 +773,8 @@ rf_status rf__sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_g
         if ((st = fits_alone(&s, r, err)))
             return st;
         s.first[r] = -1;
+        if (sc->spec_k) /* its own stream: streams 1 and 2 are the workload's */
+            rf__rng_seed(&s.accept[r], w->seed, 3 + (uint64_t)r);
         s.cached[r] = hit_of(&s, r);
         s.made[r] = s.own[r] = 0;
         if (w->prefilled) { /* its prompt's KV and first token come with it */

@@ -27,6 +27,9 @@ static rf_status disagg_check(const rf_sim_disagg *d, rf_err *err)
                           d->link_bw_bytes_per_s, d->link_latency_s);
     if (!d->model)
         return rf_err_set(err, RF_EINVAL, "disagg: no model for the KV a prompt holds");
+    if (d->prefill.spec_k || d->decode.spec_k)
+        return rf_err_set(err, RF_EINVAL, "disagg: speculative decoding is not simulated "
+                                          "disaggregated");
     return RF_OK;
 }
 

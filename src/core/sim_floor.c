@@ -282,7 +282,7 @@ static inline bool acc(uint64_t *sum, uint64_t count, uint64_t n, uint64_t x0, u
 rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, rf_err *err)
 {
     rf_sim_floor *f = user;
-    int64_t M = b->tokens, L = b->n_decode + b->n_chunks;
+    int64_t M = b->tokens, L = rf_sim_batch_logits(b);
     if (M < 1 || M > f->max_tokens || L > f->max_logits)
         return rf_err_set(err, RF_ERANGE,
                           "a step of %lld tokens and %lld logits passes the floor's %lld and %lld",
@@ -362,6 +362,21 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
         return rf_err_set(err, RF_ERANGE, "a step of %lld tokens: its totals overflow 64 bits",
                           (long long)M);
     *step_s = rf_roof_place(&f->roof, (double)F, (double)(f->full ? Qf : Qc)).floor_s;
+    return RF_OK;
+}
+
+rf_status rf_sim_floor_group(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
+                             rf_err *err)
+{
+    double most = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double t = 0;
+        rf_status s = b[i].tokens ? rf_sim_floor_step(user, &b[i], &t, err) : RF_OK;
+        if (s)
+            return s;
+        most = t > most ? t : most;
+    }
+    *step_s = most;
     return RF_OK;
 }
 

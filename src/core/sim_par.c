@@ -402,7 +402,7 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
     for (int64_t i = 0; i < b->n_chunks; i++) {
         micro *x = &u[(b->n_decode + i) % m];
         x->M += b->chunks[i].tokens;
-        x->L++;
+        x->L += b->chunks[i].logits > 1 ? b->chunks[i].logits : 1;
         x->Mkv += b->chunks[i].offset + b->chunks[i].tokens;
     }
     double busy[RF_PAR_MAX_STAGES] = {0}, lat = 0;

@@ -34,6 +34,10 @@ static rf_status opts_check(const rf_sim_plan_opts *po, rf_err *err)
     if (!(po->percentile > 0 && po->percentile < 100))
         return rf_err_set(err, RF_EINVAL, "percentile (%g) must be in (0, 100)", po->percentile);
     bool closed = w->arrival == RF_SIM_CLOSED;
+    if (po->sched.spec_k)
+        return rf_err_set(err, RF_EINVAL, "plan: speculative decoding is not planned (spec-k "
+                                          "%lld)",
+                          (long long)po->sched.spec_k);
     if (w->arrival == RF_SIM_TRACE || (closed && (po->devices || po->disagg)))
         return rf_err_set(err, RF_EINVAL,
                           "plan: the workload must be open loop (poisson or gamma:CV)%s",
@@ -171,7 +175,7 @@ static rf_status bounds(rf_sim_par *p, const rf_sim_plan_opts *po, double *ttft,
     *ttft = 0;
     rf_status s = RF_OK;
     for (int64_t o = 0; o < P && !s; o += C) {
-        rf_sim_chunk ch = {P - o < C ? P - o : C, o, 0};
+        rf_sim_chunk ch = {.tokens = P - o < C ? P - o : C, .offset = o};
         rf_sim_batch b = {.n_chunks = 1, .chunks = &ch, .tokens = ch.tokens};
         double t = 0;
         if (!(s = alone(p, &b, &t, err)))
