@@ -768,8 +768,6 @@ static void invariants_hold(void **state)
 }
 
 
-/* ---- speculative decoding ---------------------------------------------------- */
-
 static rf_model config(const char *name)
 {
     rf_model m;
@@ -780,6 +778,107 @@ static rf_model config(const char *name)
         fail_msg("%s", e.msg);
     return m;
 }
+
+/* ---- hybrid stacks on a layout --------------------------------------------- */
+
+/* The closed loop at concurrency 1 on the layout (p prepared for m on po)
+ * is rf_generate_par_compute: TTFT its prefill cycle, its j-th token a
+ * decode at 512 + j - 1 keys, E2E its latency (P = 512, N = 64). */
+static void closed_one_hybrid(rf_sim_par *p, const rf_model *m, const rf_step_opts *o,
+                              const rf_roof *roof, const rf_par_opts *po)
+{
+    rf_par_sweep *ps = calloc(1, sizeof *ps);
+    assert_non_null(ps);
+    rf_generate_par g;
+    rf_err e = {0};
+    if (rf_generate_par_compute(m, o, roof, po, 512, 64, ps, &g, &e))
+        fail_msg("%s: %s", m->name, e.msg);
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 1,
+                         .prompt = fixed(512), .output = fixed(64)};
+    rf_sim_sched sc = {.max_batched_tokens = 1024, .max_seqs = 8, .chunk = 1024,
+                       .block_tokens = 16, .pool_blocks = 1000};
+    rf_sim_par_sched(p, &sc);
+    rf_sim_result r;
+    size_t bytes;
+    assert_int_equal(rf_sim_workspace_bytes(&w, &sc, 1024, &bytes, &e), RF_OK);
+    void *work = malloc(bytes);
+    assert_non_null(work);
+    if (rf_sim_run_group(&w, &sc, rf_sim_par_step, p, work, bytes, 1024, &r, &e))
+        fail_msg("%s: %s", m->name, e.msg);
+    near(r.ttft_s.max, g.ttft_s, 1e-9);
+    near(r.e2e_s.max, g.latency_s, 1e-9);
+    near(r.tpot_s.p50, g.tpot_mean_s, 1e-9);
+    free(work);
+    free(ps);
+}
+
+/* The layout's step model on hybrid stacks (Gated DeltaNet, Mamba2,
+ * chunked and sliding attention), each on TP 2 and one on TP 2 x PP 2:
+ * a decode of B = 4 at S = 1000 (the 4 tokens at one context: each
+ * attention-kind row's per-token shares summed are rf_step_compute's row
+ * at B = 4) and the prefill of one 512-token prompt are rf_par_compute's
+ * cycle on the same batch. */
+static void hybrid_layout_is_par(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int64_t tp, pp;
+    } cases[] = {{"qwen3-next-80b-a3b-thinking", 2, 1}, {"qwen3-next-80b-a3b-thinking", 2, 2},
+                 {"nemotron-3-nano-30b-a3b", 2, 1},     {"llama-4-scout-17b-16e-instruct", 2, 1},
+                 {"gemma-3-4b-it", 2, 1}};
+    rf_hw h;
+    assert_int_equal(rf_hw_preset("h200", &h, NULL), RF_OK);
+    rf_hw_links_defaults(&h.links);
+    rf_roof roof;
+    assert_int_equal(rf_hw_roof(&h, RF_BF16, &roof, NULL), RF_OK);
+    rf_sim_par *p = calloc(1, sizeof *p);
+    rf_par *par = calloc(1, sizeof *par);
+    assert_non_null(p);
+    assert_non_null(par);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rf_model m = config(cases[i].name);
+        rf_step_opts o = rf_step_opts_for_model(&m);
+        rf_par_opts po = {.layout = {cases[i].tp, cases[i].pp, 1, 1}, .links = h.links,
+                          .util = 0.9, .mem_bytes = h.mem_bytes};
+        rf_err e = {0};
+        size_t bytes = 0;
+        if (rf_sim_par_table_bytes(p, &m, &po.layout, 1024, 64, &bytes, &e))
+            fail_msg("%s: %s", cases[i].name, e.msg);
+        void *table = malloc(bytes);
+        assert_non_null(table);
+        if (rf_sim_par_prepare(p, &m, &o, &roof, &po, 1024, 64, table, bytes, &e))
+            fail_msg("%s: %s", cases[i].name, e.msg);
+        int64_t ctx[4] = {1000, 1000, 1000, 1000};
+        rf_sim_chunk ch = {.tokens = 512};
+        rf_sim_batch dec = {.n_decode = 4, .decode_context = ctx, .decode_context_sum = 4000,
+                            .tokens = 4},
+                     pre = {.n_chunks = 1, .chunks = &ch, .tokens = 512};
+        rf_step_opts d = o, f = o;
+        d.phase = RF_DECODE;
+        d.batch = 4;
+        d.context = 1000;
+        f.phase = RF_PREFILL;
+        f.tokens = 512;
+        f.context = 0;
+        const rf_sim_batch *b[2] = {&dec, &pre};
+        const rf_step_opts *so[2] = {&d, &f};
+        for (int k = 0; k < 2; k++) {
+            double t = 0;
+            if (rf_sim_par_step(p, b[k], 1, &t, &e) || rf_par_compute(&m, so[k], &roof, &po, par, &e))
+                fail_msg("%s: %s", cases[i].name, e.msg);
+            near(t, par->cycle_s, 1e-12);
+        }
+        if (i == 0 || i == 2)
+            closed_one_hybrid(p, &m, &o, &roof, &po);
+        free(table);
+    }
+    free(par);
+    free(p);
+}
+
+/* ---- speculative decoding ---------------------------------------------------- */
+
 
 static floor_model *floor_of(const rf_model *m, int64_t tokens, int64_t logits)
 {
@@ -1074,6 +1173,7 @@ int main(void)
         cmocka_unit_test(spec_by_hand),
         cmocka_unit_test(spec_tokens_a_step),
         cmocka_unit_test(closed_one_spec_is_generate_draft),
+        cmocka_unit_test(hybrid_layout_is_par),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -273,16 +273,40 @@ rf_status rf_sim_floor_group(void *user, const rf_sim_batch *b, int64_t n, doubl
  * of the mixed step, at or above rf_sim_floor_step (the step floor
  * max(F / pi, Q / beta)). Tables: per kind of stage (stages with the same
  * shard and place share them) the linear part by M, the expert rows by G,
- * lm_head by L, and a cache of RF_SIM_PAR_CACHE chunk shapes; refused:
- * hybrid stacks and grouped KV or activation dtypes (decode attention not
- * affine in the keys), more than RF_SIM_PAR_KINDS kinds of stage. */
+ * lm_head by L, and a cache of RF_SIM_PAR_CACHE chunk shapes.
+ * Hybrid stacks (rf_model_is_hybrid: Gated DeltaNet and Mamba2 mixers,
+ * local and chunked attention, DSA; TP splits their heads as rf_par does,
+ * rf_layout_shard): the decode attention-kind rows (attention cores and
+ * the recurrent mixers' state updates) are not affine in the keys, so
+ * each row's FLOPs and bytes are summed over the micro-batch's decode
+ * tokens from the shard's own decode steps,
+ *     F_r = base_r + sum_i share_r(S_i), Q_r likewise, time_r = som(F_r, Q_r)
+ * with share_r(S) = row r of a decode of 2 sequences at S less that of 1
+ * (what a sequence adds) and base_r = the decode of 1 less its share (what
+ * a step reads once whatever its batch: a short conv's weights; the same
+ * at every context, checked at three, else refused). With every S_i equal
+ * the row is rf_step_compute's at that batch, so the step is
+ * rf_par_compute's (tested). Shares are kept in a cache of
+ * RF_SIM_PAR_DCACHE contexts a kind (direct-mapped; two rf_step_compute a
+ * miss). Refused: grouped KV or activation dtypes (bytes not affine in the
+ * keys), more than RF_SIM_PAR_KINDS kinds of stage, a decode step of more
+ * than RF_SIM_PAR_ROWS attention-kind rows. */
 #define RF_SIM_PAR_CACHE 16384
 #define RF_SIM_PAR_KINDS 16
+#define RF_SIM_PAR_DCACHE 4096
+#define RF_SIM_PAR_ROWS 16
 
 typedef struct rf_sim_par_cached {
     int64_t t, o;
     double s;                      /* the chunk's attention rows, seconds   */
 } rf_sim_par_cached;
+
+/* A hybrid kind's decode token at context s (-1: empty): its share of
+ * each attention-kind row, flops and bytes an instance. */
+typedef struct rf_sim_par_dcached {
+    int64_t s;
+    uint64_t v[RF_SIM_PAR_ROWS][2];
+} rf_sim_par_dcached;
 
 typedef struct rf_sim_par_kind {
     double *lin;                   /* (max_tokens + 1) by M; < 0: not yet   */
@@ -295,6 +319,12 @@ typedef struct rf_sim_par_kind {
     bool has_kvb, has_head;
     bool kvb_affine;               /* kv_b_proj's F = v1 + M v0, Q = v3 + M v2 */
     uint64_t kvb_v[4];
+    /* hybrid: decode rows from the shard's steps (direct) */
+    bool direct;
+    size_t n_rows;                 /* attention-kind rows of a decode step  */
+    uint64_t row_count[RF_SIM_PAR_ROWS];
+    uint64_t row_base[RF_SIM_PAR_ROWS][2]; /* once a step: flops, bytes    */
+    rf_sim_par_dcached *dcache;    /* (RF_SIM_PAR_DCACHE) direct only       */
 } rf_sim_par_kind;
 
 typedef struct rf_sim_par_stage {

@@ -69,10 +69,14 @@ static size_t kind_doubles(const rf_layout *l, int64_t max_tokens, int64_t max_l
     return t + x + (size_t)max_logits + 1;
 }
 
-static size_t kind_bytes(const rf_layout *l, int64_t max_tokens, int64_t max_logits)
+/* A kind's table: its doubles, the chunk cache, and on a hybrid shard
+ * (direct decode rows) the decode cache. */
+static size_t kind_bytes(const rf_layout *l, int64_t max_tokens, int64_t max_logits,
+                         const rf_model *shard)
 {
     return kind_doubles(l, max_tokens, max_logits) * sizeof(double) +
-           RF_SIM_PAR_CACHE * sizeof(rf_sim_par_cached);
+           RF_SIM_PAR_CACHE * sizeof(rf_sim_par_cached) +
+           (rf_model_is_hybrid(shard) ? RF_SIM_PAR_DCACHE * sizeof(rf_sim_par_dcached) : 0);
 }
 
 static rf_status sizes_check(int64_t max_tokens, int64_t max_logits, rf_err *err)
@@ -93,7 +97,9 @@ rf_status rf_sim_par_table_bytes(rf_sim_par *p, const rf_model *m, const rf_layo
     rf_status s = sizes_check(max_tokens, max_logits, err);
     if (s || (s = stage_kinds(m, l, &p->scratch_model, p->kind_of, &n, p->shard, err)))
         return s;
-    *bytes = (size_t)n * kind_bytes(l, max_tokens, max_logits);
+    *bytes = 0;
+    for (int64_t k = 0; k < n; k++)
+        *bytes += kind_bytes(l, max_tokens, max_logits, &p->shard[k]);
     return RF_OK;
 }
 
@@ -137,8 +143,109 @@ static rf_status collectives(rf_sim_par *p, const rf_model *m, rf_err *err)
     return RF_OK;
 }
 
-/* A kind's decode attention rows (affine in the keys), kv_b_proj's and
- * lm_head's shapes. */
+/* The attention-kind rows of kind k's decode of `batch` sequences at
+ * context S: each row's flops and bytes an instance into v, its count
+ * into count (when not NULL), their number into *n. */
+static rf_status decode_attn(rf_sim_par *p, int64_t k, int64_t batch, int64_t S,
+                             uint64_t v[RF_SIM_PAR_ROWS][2], uint64_t *count, size_t *n,
+                             rf_err *err)
+{
+    rf_step_opts d = p->opts;
+    d.phase = RF_DECODE;
+    d.batch = batch;
+    d.tokens = 1;
+    d.context = S;
+    p->steps_computed++;
+    rf_status s = rf_step_compute(&p->shard[k], &d, &p->roof, &p->step, err);
+    if (s)
+        return s;
+    *n = 0;
+    for (size_t i = 0; i < p->step.n_ops; i++) {
+        const rf_op *op = &p->step.ops[i];
+        if (!is_attention(op))
+            continue;
+        if (*n == RF_SIM_PAR_ROWS)
+            return rf_err_set(err, RF_EINVAL,
+                              "%s: a decode step of more than %d attention rows (the layout's "
+                              "step model holds %d)",
+                              p->shard[k].name, RF_SIM_PAR_ROWS, RF_SIM_PAR_ROWS);
+        v[*n][0] = op->flops;
+        v[*n][1] = op->bytes;
+        if (count)
+            count[*n] = op->count;
+        (*n)++;
+    }
+    return RF_OK;
+}
+
+/* A decode token's share of each row at context S: the decode of 2
+ * sequences less that of 1; *one: the decode of 1 (when not NULL). */
+static rf_status decode_share(rf_sim_par *p, int64_t k, int64_t S, uint64_t v[RF_SIM_PAR_ROWS][2],
+                              uint64_t one[RF_SIM_PAR_ROWS][2], rf_err *err)
+{
+    uint64_t a[RF_SIM_PAR_ROWS][2], b[RF_SIM_PAR_ROWS][2];
+    size_t na = 0, nb = 0;
+    rf_status s = decode_attn(p, k, 1, S, a, NULL, &na, err);
+    if (s || (s = decode_attn(p, k, 2, S, b, NULL, &nb, err)))
+        return s;
+    if (na != p->kind[k].n_rows || nb != na)
+        return rf_err_set(err, RF_EINTERNAL, "%s: decode steps of %zu and %zu attention rows",
+                          p->shard[k].name, na, nb);
+    for (size_t r = 0; r < na; r++)
+        for (int j = 0; j < 2; j++) {
+            v[r][j] = b[r][j] - a[r][j];
+            if (one)
+                one[r][j] = a[r][j];
+        }
+    return RF_OK;
+}
+
+/* A hybrid kind's rows: their counts, and what a step reads once
+ * whatever its batch, the same at three contexts (else refused). */
+static rf_status direct_rows(rf_sim_par *p, int64_t k, rf_err *err)
+{
+    rf_sim_par_kind *kd = &p->kind[k];
+    uint64_t v[RF_SIM_PAR_ROWS][2], one[RF_SIM_PAR_ROWS][2];
+    static const int64_t ctx[3] = {1, 4097, 100003};
+    rf_status s = decode_attn(p, k, 1, 1, v, kd->row_count, &kd->n_rows, err);
+    for (int c = 0; c < 3 && !s; c++) {
+        if ((s = decode_share(p, k, ctx[c], v, one, err)))
+            return s;
+        for (size_t r = 0; r < kd->n_rows; r++)
+            for (int j = 0; j < 2; j++) {
+                uint64_t base = one[r][j] - v[r][j];
+                if (c && base != kd->row_base[r][j])
+                    return rf_err_set(err, RF_EINVAL,
+                                      "%s: the layout's step model needs a decode step that "
+                                      "grows by the same parts with each sequence at every "
+                                      "context",
+                                      p->shard[k].name);
+                kd->row_base[r][j] = base;
+            }
+    }
+    return s;
+}
+
+/* A hybrid kind's decode token at context S, through the cache. */
+static rf_status dshare_at(rf_sim_par *p, int64_t k, int64_t S, const rf_sim_par_dcached **out,
+                           rf_err *err)
+{
+    uint64_t h = (uint64_t)S * 0x9e3779b97f4a7c15u;
+    rf_sim_par_dcached *c = &p->kind[k].dcache[(h ^ (h >> 29)) % RF_SIM_PAR_DCACHE];
+    if (c->s != S) {
+        rf_status s = decode_share(p, k, S, c->v, NULL, err);
+        if (s) {
+            c->s = -1;
+            return s;
+        }
+        c->s = S;
+    }
+    *out = c;
+    return RF_OK;
+}
+
+/* A kind's decode attention rows (affine in the keys; on a hybrid shard
+ * its direct rows), kv_b_proj's and lm_head's shapes. */
 static rf_status kind_rows(rf_sim_par *p, int64_t k, rf_err *err)
 {
     rf_sim_par_kind *kd = &p->kind[k];
@@ -150,11 +257,9 @@ static rf_status kind_rows(rf_sim_par *p, int64_t k, rf_err *err)
     rf_status s = rf_sweep_prepare(&p->sweep, &p->shard[k], &d, &p->roof, err);
     if (s)
         return s;
-    if (!p->sweep.linear)
-        return rf_err_set(err, RF_EINVAL,
-                          "%s: the layout's step model needs decode attention affine in the "
-                          "keys (no hybrid stack, no grouped KV or activation dtype)",
-                          p->shard[k].name);
+    kd->direct = rf_model_is_hybrid(&p->shard[k]); /* the sweep's rows are not linear */
+    if (kd->direct && (s = direct_rows(p, k, err)))
+        return s;
     kd->n_attn = p->sweep.n_attn;
     memcpy(kd->attn, p->sweep.attn, sizeof kd->attn);
     kd->has_kvb = kd->has_head = false;
@@ -227,11 +332,18 @@ rf_status rf_sim_par_prepare(rf_sim_par *p, const rf_model *m, const rf_step_opt
     char *base = table;
     for (int64_t k = 0; k < p->n_kinds; k++) {
         rf_sim_par_kind *kd = &p->kind[k];
-        double *d = (double *)(void *)(base + (size_t)k * kind_bytes(l, max_tokens, max_logits));
+        double *d = (double *)(void *)base;
+        base += kind_bytes(l, max_tokens, max_logits, &p->shard[k]);
         kd->lin = d;
         kd->experts = l->ep > 1 ? d + max_tokens + 1 : NULL;
         kd->head = d + (nd - (size_t)max_logits - 1);
         kd->cache = (rf_sim_par_cached *)(void *)(d + nd);
+        kd->dcache = NULL;
+        if (rf_model_is_hybrid(&p->shard[k])) {
+            kd->dcache = (rf_sim_par_dcached *)(void *)(kd->cache + RF_SIM_PAR_CACHE);
+            for (size_t i = 0; i < RF_SIM_PAR_DCACHE; i++)
+                kd->dcache[i].s = -1;
+        }
         for (size_t i = 0; i < nd; i++)
             d[i] = -1; /* not computed */
         for (size_t i = 0; i < RF_SIM_PAR_CACHE; i++)
@@ -359,6 +471,34 @@ typedef struct micro {
     int64_t item0;  /* its first item: items item0, item0 + m, ...      */
 } micro;
 
+/* A hybrid kind's decode rows for micro-batch u of b (m of them): per row
+ * F = base + sum_i share(S_i), Q likewise, its sum-of-max. */
+static rf_status direct_decode(rf_sim_par *p, int64_t k, const rf_sim_batch *b, const micro *u,
+                               int64_t m, double *x, rf_err *err)
+{
+    const rf_sim_par_kind *kd = &p->kind[k];
+    uint64_t sum[RF_SIM_PAR_ROWS][2];
+    bool ok = true;
+    memcpy(sum, kd->row_base, sizeof sum);
+    for (int64_t i = u->item0; i < b->n_decode; i += m) {
+        const rf_sim_par_dcached *c = NULL;
+        rf_status s = dshare_at(p, k, b->decode_context[i], &c, err);
+        if (s)
+            return s;
+        for (size_t r = 0; r < kd->n_rows; r++)
+            ok = ok && !__builtin_add_overflow(sum[r][0], c->v[r][0], &sum[r][0]) &&
+                 !__builtin_add_overflow(sum[r][1], c->v[r][1], &sum[r][1]);
+    }
+    if (!ok)
+        return rf_err_set(err, RF_ERANGE, "a micro-batch of %lld decode tokens: its attention "
+                                          "rows overflow 64 bits",
+                          (long long)u->n_dec);
+    *x = 0;
+    for (size_t r = 0; r < kd->n_rows; r++)
+        *x += som(&p->roof, kd->row_count[r], sum[r][0], sum[r][1]);
+    return RF_OK;
+}
+
 /* Kind k's decode attention rows for micro-batch u of b (m of them):
  * per row F = n at0 + keys at, capped at the row's window a sequence. */
 static double decode_rows(const rf_sim_par *p, int64_t k, const rf_sim_batch *b,
@@ -442,7 +582,13 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
                     return e;
                 d += som(&p->roof, kd->kvb.count, op.flops, op.bytes);
             }
-            d += decode_rows(p, k, b, x, m);
+            if (kd->direct && x->n_dec) {
+                if ((e = direct_decode(p, k, b, x, m, &v, err)))
+                    return e;
+                d += v;
+            } else if (!kd->direct) {
+                d += decode_rows(p, k, b, x, m);
+            }
             for (int64_t i = ((j - b->n_decode) % m + m) % m; i < b->n_chunks; i += m) {
                 if ((e = chunk_at(p, k, b->chunks[i].tokens, b->chunks[i].offset, &v, err)))
                     return e;
