@@ -903,15 +903,20 @@ typedef struct spec_fx {
     floor_model *t, *d;
 } spec_fx;
 
-static void spec_open(spec_fx *x)
+static void spec_open_models(spec_fx *x, rf_model target, rf_model draft)
 {
-    x->tm = config("qwen3-32b");
-    x->dm = config("qwen3-4b");
+    x->tm = target;
+    x->dm = draft;
     x->o = rf_step_opts_for_model(&x->tm);
     x->od = rf_step_opts_for_model(&x->dm);
     x->roof = roof_of("h100-sxm");
     x->t = floor_of(&x->tm, 8192, 1024);
     x->d = floor_of(&x->dm, 8192, 1024);
+}
+
+static void spec_open(spec_fx *x)
+{
+    spec_open_models(x, config("qwen3-32b"), config("qwen3-4b"));
 }
 
 static void spec_close(spec_fx *x)
@@ -998,6 +1003,34 @@ static void spec_by_hand(void **state)
         near(r.e2e_s.max, ttft + sum[c], 1e-9);
         near(r.tpot_s.max, sum[c] / (c ? 7 : 12), 1e-9);
     }
+    spec_close(&x);
+}
+
+/* An MTP draft (rf_model_mtp_draft) of a hybrid target: Qwen3.5-397B-A17B
+ * (Gated DeltaNet and attention) drafting with its own MTP layer, one
+ * request of P = 512 alone, K = 3, alpha = 1, N = 12: TTFT the target's
+ * and the MTP layer's prefills, then steps of q = 4, 4, 3 at c = 512, 516,
+ * 520, each by hand from generate and generate --draft as above (the
+ * target's verification through rf_step_compute: its recurrent layers
+ * cost a chunk of q tokens). */
+static void mtp_draft_by_hand(void **state)
+{
+    (void)state;
+    rf_model t = config("qwen3.5-397b-a17b"), d;
+    rf_err e = {0};
+    if (rf_model_mtp_draft(&t, &d, &e))
+        fail_msg("%s", e.msg);
+    spec_fx x;
+    spec_open_models(&x, t, d);
+    rf_generate gt, gd;
+    assert_int_equal(rf_generate_compute(&x.tm, &x.o, &x.roof, 512, 2, &gt, NULL), RF_OK);
+    assert_int_equal(rf_generate_compute(&x.dm, &x.od, &x.roof, 512, 2, &gd, NULL), RF_OK);
+    rf_sim_result r;
+    spec_one(&x, 12, 3, 1, &r);
+    double sum = step_by_hand(&x, 512, 4) + step_by_hand(&x, 516, 4) + step_by_hand(&x, 520, 3);
+    assert_int_equal(r.steps, 4);
+    near(r.ttft_s.max, gt.ttft_s + gd.ttft_s, 1e-9);
+    near(r.e2e_s.max, gt.ttft_s + gd.ttft_s + sum, 1e-9);
     spec_close(&x);
 }
 
@@ -1174,6 +1207,7 @@ int main(void)
         cmocka_unit_test(spec_tokens_a_step),
         cmocka_unit_test(closed_one_spec_is_generate_draft),
         cmocka_unit_test(hybrid_layout_is_par),
+        cmocka_unit_test(mtp_draft_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
