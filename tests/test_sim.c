@@ -714,10 +714,15 @@ static void sliding_model_runs(void **state)
     floor_free(fm);
 }
 
+static rf_status affine_draft(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
+                              rf_err *err);
+
 /* Invariants over 300 random engines and workloads (small pools, with and
  * without chunking, prefix hits, preemption on and off, every arrival
- * kind): every request ends; the blocks held never pass the pool; one ITL
- * value a token after the first (sum of N_r - 1); queue <= TTFT <= E2E;
+ * kind, a third of them speculating): every request ends; the blocks held
+ * never pass the pool; one ITL value a token after the first (sum of
+ * N_r - 1), a burst of a + 1 speculated tokens one value (so the values
+ * and the proposals accepted sum to it); queue <= TTFT <= E2E;
  * no preemption when it is off; Little's law to rounding (the run starts
  * and ends empty, so the time average in system is exactly the sum of the
  * E2Es over the duration). Refusals are allowed (a request too large for a
@@ -726,7 +731,7 @@ static void invariants_hold(void **state)
 {
     (void)state;
     uint64_t x = 12345;
-    int ran = 0, preempting = 0;
+    int ran = 0, preempting = 0, speculating = 0;
     for (int i = 0; i < 300; i++) {
 #define NEXT(mod) ((x = x * 6364136223846793005u + 1442695040888963407u), (int64_t)((x >> 33) % (mod)))
         rf_sim_sched sc = {.max_seqs = 1 + NEXT(64), .block_tokens = 1 + NEXT(32),
@@ -743,6 +748,11 @@ static void invariants_hold(void **state)
         w.output.mean = (double)(1 + NEXT(200));
         w.output.sd = (double)NEXT((int64_t)w.output.mean);
         w.output.hi = 4 * (int64_t)w.output.mean + 10; /* most draws land */
+        if (NEXT(3) == 0) {
+            sc.spec_k = 1 + NEXT(6);
+            sc.spec_accept = (double)NEXT(11) / 10;
+            sc.draft = affine_draft;
+        }
 #undef NEXT
         rf_sim_result r;
         rf_err e = {0};
@@ -754,7 +764,7 @@ static void invariants_hold(void **state)
         ran++;
         assert_int_equal(r.requests, w.requests);
         assert_true(r.kv_peak_blocks <= sc.pool_blocks);
-        assert_int_equal(r.itl_s.n, r.output_tokens - r.requests);
+        assert_int_equal(r.itl_s.n + r.spec_accepted, r.output_tokens - r.requests);
         assert_true(r.queue_s.max <= r.ttft_s.max && r.ttft_s.max <= r.e2e_s.max);
         assert_true(r.queue_s.mean <= r.ttft_s.mean && r.ttft_s.mean <= r.e2e_s.mean);
         if (sc.no_preempt)
@@ -762,9 +772,11 @@ static void invariants_hold(void **state)
         near(r.in_system_mean, r.requests_per_s * r.e2e_s.mean, 1e-9);
         assert_true(r.peak_running <= sc.max_seqs);
         preempting += r.preemptions > 0;
+        speculating += r.spec_accepted > 0;
     }
-    print_message("invariants: %d runs, %d of them preempting\n", ran, preempting);
-    assert_true(ran > 150 && preempting > 20);
+    print_message("invariants: %d runs, %d of them preempting, %d accepting proposals\n", ran,
+                  preempting, speculating);
+    assert_true(ran > 150 && preempting > 20 && speculating > 20);
 }
 
 
