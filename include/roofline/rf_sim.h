@@ -212,7 +212,9 @@ typedef struct rf_sim_floor {
 } rf_sim_floor;
 
 /* Bytes of the tables rf_sim_floor_prepare needs for steps of at most
- * max_tokens tokens and max_logits lm_head rows. */
+ * max_tokens tokens and max_logits lm_head rows (an engine's T and S; under
+ * speculation, whose verifications score K + 1 rows a request,
+ * min(T, S (K + 1)); the same for rf_sim_par). */
 size_t rf_sim_floor_table_bytes(int64_t max_tokens, int64_t max_logits);
 
 /* Prepare f (large: hold it static or on the heap) over the caller's table
