@@ -504,6 +504,51 @@ static void test_per_layer(void **state)
                  RF_MIX_MAMBA2, 52, 5);
 }
 
+/* Every note is appended whole or cut at a word, never mid-word (the
+ * reader's own notes as the quantization's): Qwen3-Next (Gated DeltaNet
+ * layers, no mamba_ssm_cache_dtype) read as ModelOpt NVFP4 whose
+ * kv_cache_quant_algo is a run of `pad` characters ("abcd abcd ...") and
+ * whose exclude list names classes of single layers fills m.notes; the
+ * note on the recurrent state's dtype, written after the quantization's,
+ * then meets the end of m.notes at every offset as pad grows. */
+static void test_notes_cut_at_words(void **state)
+{
+    (void)state;
+    static const char state_note[] =
+        "recurrent state in the weights' dtype (bf16): no mamba_ssm_cache_dtype";
+    char algo[512], q[2048];
+    int whole = 0, cut = 0, dropped = 0;
+    for (size_t pad = 1; pad < 460; pad++) {
+        for (size_t i = 0; i < pad; i++)
+            algo[i] = i % 5 == 4 ? ' ' : (char)('a' + i % 5);
+        algo[pad] = '\0';
+        snprintf(q, sizeof q,
+                 "{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\","
+                 " \"kv_cache_quant_algo\": \"%s\", \"exclude_modules\": [\"lm_head\","
+                 " \"model.layers.0.linear_attn*\", \"model.layers.3.self_attn*\","
+                 " \"model.layers.0.mlp.experts*\", \"model.layers.0.mlp.shared_expert\","
+                 " \"model.layers.1.mlp.shared_expert.down_proj\"]}",
+                 algo);
+        parse_ok("qwen3-next-80b-a3b-thinking.json", q);
+        const char *at = strstr(m.notes, "recurrent");
+        size_t n = at ? strlen(at) : 0;
+        if (!at) {
+            dropped++;
+        } else if (!strcmp(at, state_note)) {
+            whole++;
+        } else {
+            /* "<a prefix of the note ending at a word> ..." */
+            if (n < 5 || strcmp(at + n - 4, " ...") || strncmp(at, state_note, n - 4) ||
+                state_note[n - 4] != ' ')
+                fail_msg("pad %zu: the notes end mid-word: '%s'", pad, at);
+            cut++;
+        }
+        assert_true(strlen(m.notes) < sizeof m.notes);
+    }
+    /* each outcome met: whole, cut at one of its words, and no room left */
+    assert_true(whole > 0 && cut > 0 && dropped > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_compressed_tensors_schemes),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_per_layer),
+        cmocka_unit_test(test_notes_cut_at_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

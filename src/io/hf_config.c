@@ -959,8 +959,9 @@ static rf_status pick_family(reader *r, const char *type, const rf_read_opts *ro
         if (!forced)
             return rf_err_set(r->err, RF_EINVAL, "--family %s is not a known family (known: %s)",
                               ro->family, rf_model_known_families());
+        /* family_forced_from, not a note: every output says it once, in
+         * its own words (the CLI's "family:" assumption) */
         snprintf(m->family_forced_from, sizeof m->family_forced_from, "%s", shown);
-        rf__hf_note(m, "read as %s (--family): model_type %s", forced->type, shown);
         *out = forced;
         return RF_OK;
     }

@@ -21,20 +21,41 @@ rf_status rf__hf_fail(reader *r, rf_status s, const char *fmt, ...)
     return rf_err_set(r->err, s, "%s: %s", r->origin, msg);
 }
 
-/* Append one assumption to m->notes ("; " between them). */
+/* Append one note to m->notes ("; " between them): whole, or, when the
+ * rest of m->notes cannot hold it, cut at a word and ended with " ..."
+ * (never mid-word); dropped when not even 16 characters of it fit. A note
+ * m->notes already holds is not repeated (config.json and
+ * hf_quant_config.json may say the same). */
+void rf__hf_note_words(rf_model *m, const char *text)
+{
+    if (strstr(m->notes, text))
+        return;
+    size_t used = strlen(m->notes), sep = used ? 2 : 0, n = strlen(text);
+    size_t cap = sizeof m->notes;
+    if (used + sep + n >= cap) {
+        if (used + sep + 5 + 16 > cap)
+            return;
+        n = cap - used - sep - 5; /* room for " ..." and the NUL */
+        while (n > 0 && text[n] != ' ')
+            n--;
+        if (!n)
+            return;
+    }
+    memcpy(m->notes + used, "; ", sep);
+    memcpy(m->notes + used + sep, text, n);
+    snprintf(m->notes + used + sep + n, cap - used - sep - n, "%s",
+             text[n] ? " ..." : "");
+}
+
+/* rf__hf_note_words of a formatted note. */
 void rf__hf_note(rf_model *m, const char *fmt, ...)
 {
-    size_t used = strlen(m->notes), cap = sizeof m->notes;
-    if (used + 3 >= cap)
-        return;
-    if (used) {
-        memcpy(m->notes + used, "; ", 3);
-        used += 2;
-    }
+    char text[sizeof m->notes];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(m->notes + used, cap - used, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    rf__hf_note_words(m, text);
 }
 
 const char *rf__hf_json_kind(const json_t *v)

@@ -32,7 +32,10 @@ rf_status rf__hf_fail(reader *r, rf_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* Append one assumption to m->notes ("; " between them). */
+/* Append one assumption to m->notes ("; " between them): whole, or cut at
+ * a word with " ..." when the rest of the notes cannot hold it; a note
+ * already there is not repeated. rf__hf_note formats it first. */
+void rf__hf_note_words(rf_model *m, const char *text);
 void rf__hf_note(rf_model *m, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -5,7 +5,6 @@
  * unquantized, in every layer or in some (their lists matched exactly to
  * the model's modules by hf_quant_names.c). */
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,42 +16,6 @@
 #include "io_json.h"
 
 /* ---- dtypes and quantization ----------------------------------------- */
-
-/* Append a note whole, or cut at a word with " ..." when m->notes has no
- * room for all of it: never in the middle of a word. */
-static void note_words(rf_model *m, const char *text)
-{
-    if (strstr(m->notes, text))
-        return; /* config.json and hf_quant_config.json may say the same */
-    size_t used = strlen(m->notes), sep = used ? 2 : 0, n = strlen(text);
-    if (used + sep + n < sizeof m->notes) {
-        rf__hf_note(m, "%s", text);
-        return;
-    }
-    if (used + sep + 5 + 16 > sizeof m->notes)
-        return; /* no room for a useful part */
-    size_t room = sizeof m->notes - used - sep - 5; /* " ..." and the NUL */
-    while (room > 0 && text[room] != ' ')
-        room--;
-    if (room)
-        rf__hf_note(m, "%.*s ...", (int)room, text);
-}
-
-/* note_words of a formatted note */
-static void note(rf_model *m, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void note(rf_model *m, const char *fmt, ...)
-{
-    char text[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    note_words(m, text);
-}
 
 rf_status rf__hf_read_dtype(reader *r)
 {
@@ -68,9 +31,9 @@ rf_status rf__hf_read_dtype(reader *r)
         return s;
     rf_dtype_kind k = RF_BF16;
     if (!t)
-        note(m, "torch_dtype absent: bf16 weights assumed");
+        rf__hf_note(m, "torch_dtype absent: bf16 weights assumed");
     else if (!strcmp(t, "auto"))
-        note(m, "%s \"auto\": bf16 weights assumed", key);
+        rf__hf_note(m, "%s \"auto\": bf16 weights assumed", key);
     else if (!strcmp(t, "float16"))
         k = RF_FP16;
     else if (!strcmp(t, "float32"))
@@ -189,7 +152,7 @@ static void apply_excl(reader *r, const rf__hf_excl *ex, uint32_t defaults, cons
         snprintf(text, sizeof text, "%s: %s of %lld of %lld layers%s%s%s kept in %s", src,
                  rf_module_name((rf_module)c), (long long)n, (long long)m->layers,
                  runs[0] ? " (" : "", runs, runs[0] ? ")" : "", d);
-        note_words(m, text);
+        rf__hf_note_words(m, text);
     }
     for (int c = 0; c < RF_MOD_COUNT; c++)
         if (ex->partial & (keep | some) & RF_MOD_BIT(c)) {
@@ -197,18 +160,18 @@ static void apply_excl(reader *r, const rf__hf_excl *ex, uint32_t defaults, cons
                      "%s names single matrices of the %s: its whole class is counted in %s "
                      "in the layers named",
                      src, rf_module_name((rf_module)c), d);
-            note_words(m, text);
+            rf__hf_note_words(m, text);
         }
     bool mtp = false;
     for (int64_t l = decoder; l < all; l++)
         mtp |= m->unquantized_layer[l] != 0;
     if (mtp) {
         snprintf(text, sizeof text, "%s: parts of the MTP layers kept in %s", src, d);
-        note_words(m, text);
+        rf__hf_note_words(m, text);
     }
     if (ex->vision) {
         snprintf(text, sizeof text, "%s names the vision tower, which is not counted", src);
-        note_words(m, text);
+        rf__hf_note_words(m, text);
     }
 }
 
@@ -267,7 +230,7 @@ static rf_status quant_int(reader *r, const json_t *q, const char *method)
     const json_t *g = json_object_get(q, "group_size");
     if (g && json_is_integer(g) && json_integer_value(g) == -1) {
         group = 0;
-        note(m, "%s group_size -1: per-channel scales not counted", method);
+        rf__hf_note(m, "%s group_size -1: per-channel scales not counted", method);
     } else if ((s = rf__hf_int_at(r, g, "quantization_config.group_size", QUIET, 128, 1, &group,
                            NULL))) {
         return s;
@@ -275,7 +238,7 @@ static rf_status quant_int(reader *r, const json_t *q, const char *method)
         return rf__hf_fail(r, RF_ERANGE, "quantization_config.group_size (%lld) is beyond 2^24",
                     (long long)group);
     } else if (!g) {
-        note(m, "%s group_size absent: 128 assumed", method);
+        rf__hf_note(m, "%s group_size absent: 128 assumed", method);
     }
     m->weight_dtype = rf_dtype_of(bits == 4 ? RF_INT4 : RF_INT8);
     m->weight_dtype.group_size = (uint32_t)group;
@@ -308,7 +271,7 @@ static rf_status quant_bnb(reader *r, const json_t *q)
             (rf_dtype){.kind = RF_INT4, .group_size = 64, .scale_bytes = dq ? 1u : 4u};
     } else {
         m->weight_dtype = rf_dtype_of(RF_INT8);
-        note(m, "bitsandbytes int8: per-row scales not counted");
+        rf__hf_note(m, "bitsandbytes int8: per-row scales not counted");
     }
     return RF_OK;
 }
@@ -341,8 +304,9 @@ static rf_status quant_modelopt(reader *r, const json_t *q, const char *f, rf__h
         (s = rf__hf_str_field(r, q, "kv_cache_quant_algo", &kv)))
         return s;
     if (!algo && kv) { /* a KV-cache-only checkpoint: the weights stay as they are */
-        note(m, "%s.quant_algo null: weights unquantized; kv_cache_quant_algo %s: the KV cache "
-                "is counted in the dtype --kv-dtype names (bf16 by default)", f, kv);
+        rf__hf_note(m, "%s.quant_algo null: weights unquantized; kv_cache_quant_algo %s: the "
+                       "KV cache is counted in the dtype --kv-dtype names (bf16 by default)",
+                    f, kv);
         return RF_OK;
     }
     if (!algo)
@@ -359,17 +323,17 @@ static rf_status quant_modelopt(reader *r, const json_t *q, const char *f, rf__h
                                "%s (%lld): NVFP4 scales groups of 16 weights, not another size",
                                field, (long long)group);
         m->weight_dtype = m->act_dtype = rf_dtype_of(RF_NVFP4);
-        note(m, "NVFP4: the fp32 scale of each tensor (4 bytes a matrix) not counted");
+        rf__hf_note(m, "NVFP4: the fp32 scale of each tensor (4 bytes a matrix) not counted");
     } else if (!strcmp(algo, "FP8")) {
         m->weight_dtype = m->act_dtype = rf_dtype_of(RF_FP8_E4M3);
-        note(m, "ModelOpt FP8: per-tensor scales (4 bytes a matrix) not counted");
+        rf__hf_note(m, "ModelOpt FP8: per-tensor scales (4 bytes a matrix) not counted");
     } else {
         return rf__hf_fail(r, RF_EINVAL, "%s.quant_algo (%s) is not read: NVFP4 or FP8", f,
                            algo);
     }
     m->has_weight_dtype = m->has_act_dtype = true;
     if (kv)
-        note(m, "kv_cache_quant_algo %s: the checkpoint carries KV scales; the KV cache "
+        rf__hf_note(m, "kv_cache_quant_algo %s: the checkpoint carries KV scales; the KV cache "
                        "is counted in the dtype --kv-dtype names (bf16 by default)", kv);
     *keep = MB(EMBED) | MB(LM_HEAD) | MB(ROUTER);
     bool given;
@@ -471,7 +435,7 @@ static rf_status ct_args(reader *r, const json_t *a, const char *f, const char *
         d.block_rows = (uint32_t)json_integer_value(x);
         d.scale_bytes = scale;
     } else if (!strcmp(strategy, "channel") || !strcmp(strategy, "tensor")) {
-        note(m, "compressed-tensors %s scales (one a %s) not counted", strategy,
+        rf__hf_note(m, "compressed-tensors %s scales (one a %s) not counted", strategy,
                     strategy[0] == 'c' ? "row" : "matrix");
     } else {
         return rf__hf_fail(r, RF_EINVAL,
@@ -480,7 +444,7 @@ static rf_status ct_args(reader *r, const json_t *a, const char *f, const char *
     }
     const json_t *sym = json_object_get(a, "symmetric");
     if (json_is_false(sym) && !rf_dtype_is_fp8(d.kind))
-        note(m, "compressed-tensors asymmetric %s: zero points not counted",
+        rf__hf_note(m, "compressed-tensors asymmetric %s: zero points not counted",
                     rf_dtype_name(d.kind));
     *out = d;
     return RF_OK;
@@ -596,7 +560,7 @@ static rf_status quant_ct(reader *r, const json_t *q, rf__hf_excl *ex, uint32_t 
     }
     const json_t *kvs = json_object_get(q, "kv_cache_scheme");
     if (kvs && !json_is_null(kvs))
-        note(m, "kv_cache_scheme: the checkpoint carries KV scales; the KV cache is "
+        rf__hf_note(m, "kv_cache_scheme: the checkpoint carries KV scales; the KV cache is "
                        "counted in the dtype --kv-dtype names (bf16 by default)");
     /* an Embedding is not a Linear; most families' routers are not either
      * (DeepSeek's, GLM's, gpt-oss'), and vLLM builds every router
@@ -639,7 +603,7 @@ rf_status rf__hf_read_quant(reader *r)
          * row, activations quantized per token at run time (W8A8) */
         m->weight_dtype = m->act_dtype = rf_dtype_of(RF_FP8_E4M3);
         m->has_act_dtype = true;
-        note(m, "fbgemm_fp8: one fp32 scale a row not counted");
+        rf__hf_note(m, "fbgemm_fp8: one fp32 scale a row not counted");
         keep |= MB(ROUTER);
     } else if (!strcmp(method, "mxfp4")) {
         m->weight_dtype = rf_dtype_of(RF_MXFP4);
