@@ -79,9 +79,18 @@ int cmd_hw(int argc, char **argv)
     rf_report_assume(r, "%s", RF_HW_USABLE_RULE);
     rf_report_table(r, "hw", NULL);
     rf_report_col(r, "name", "name", RF_U_NONE);
-    rf_report_col(r, "bf16_flops_per_s", "bf16", RF_U_FLOP_RATE);
-    rf_report_col(r, "fp8_flops_per_s", "fp8", RF_U_FLOP_RATE);
-    rf_report_col(r, "fp32_flops_per_s", "fp32", RF_U_FLOP_RATE);
+    /* the dense peak of each math dtype a preset may carry, "-" where it
+     * has none (an fp4 peak is its own W4A4 figure: nvfp4 and mxfp4 apart) */
+    static const struct {
+        rf_dtype_kind kind;
+        const char *key, *label;
+    } peaks[] = {
+        {RF_BF16, "bf16_flops_per_s", "bf16"},    {RF_FP8_E4M3, "fp8_flops_per_s", "fp8"},
+        {RF_NVFP4, "nvfp4_flops_per_s", "nvfp4"}, {RF_MXFP4, "mxfp4_flops_per_s", "mxfp4"},
+        {RF_FP32, "fp32_flops_per_s", "fp32"},
+    };
+    for (size_t k = 0; k < sizeof peaks / sizeof peaks[0]; k++)
+        rf_report_col(r, peaks[k].key, peaks[k].label, RF_U_FLOP_RATE);
     rf_report_col(r, "bandwidth_bytes_per_s", "bandwidth", RF_U_BW);
     rf_report_col(r, "ridge_bf16", "ridge bf16", RF_U_INTENSITY);
     rf_report_col(r, "mem_stated_gb", "stated GB", RF_U_NONE);
@@ -91,8 +100,8 @@ int cmd_hw(int argc, char **argv)
         const rf_hw *h = rf_hw_preset_at(i);
         rf_report_row(r);
         rf_report_cell_str(r, h->name);
-        for (int k = 0; k < 3; k++) {
-            double v = h->peak_flops_per_s[k == 0 ? RF_BF16 : k == 1 ? RF_FP8_E4M3 : RF_FP32];
+        for (size_t k = 0; k < sizeof peaks / sizeof peaks[0]; k++) {
+            double v = h->peak_flops_per_s[peaks[k].kind];
             if (v > 0)
                 rf_report_cell_num(r, v);
             else

@@ -26,7 +26,8 @@
   const main = document.querySelector("main");
   if (!stateEl || !main || typeof createRoofline !== "function") return;
   const state = JSON.parse(stateEl.textContent);
-  const DTYPES = ["bf16", "fp16", "fp32", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "mxfp4"];
+  const DTYPES = ["bf16", "fp16", "fp32", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "mxfp4",
+                  "nvfp4"];
   /* the options a control owns: 1 where the option takes a value */
   const OWNED = { "--hw": 1, "--batch": 1, "--context": 1, "--tokens": 1, "--weight-dtype": 1,
                   "--act-dtype": 1, "--kv-dtype": 1, "--tp": 1, "--pp": 1, "--naive": 0,

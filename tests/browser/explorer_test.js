@@ -218,6 +218,7 @@ const seconds = (text) => {
       ["rf-kv", "fp8_e4m3", "KV fp8"],
       ["rf-hw", "a100-80gb", "hardware a100-80gb"],
       ["rf-model", "mixtral-8x7b", "model mixtral-8x7b"],
+      ["rf-weight", "nvfp4", "weights nvfp4"],
       ["rf-weight", "int4", "weights int4"],
       ["rf-attn", "naive", "naive attention"],
       ["rf-tokens", "512", "prompt 512"],
@@ -226,6 +227,9 @@ const seconds = (text) => {
     ];
     for (const [id, value, what] of steps) {
       const t = await change(id, value);
+      /* a value the control does not offer would leave it on another */
+      const held = await page.evaluate((id) => document.getElementById(id).value, id);
+      if (held !== value) bad(what + ": the control holds '" + held + "', not '" + value + "'");
       if (!t.replaced) bad(what + ": Figure 1, the totals and the operator tables were not " +
                            "all replaced at once");
       times.push(t.ms);
