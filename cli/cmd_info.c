@@ -246,15 +246,24 @@ static int modules(rf_report *r, const rf_model *m, const rf_step_opts *o,
     for (int i = 0; i < RF_MOD_COUNT; i++) {
         if (!p->by_module[i])
             continue;
-        char d[64];
-        uint64_t b;
+        char d[64], u[64], both[160];
+        uint64_t b, unq;
         rf_dtype dt = rf_model_module_dtype(m, (rf_module)i, o->w, o->w_all_modules);
-        if (rf_dtype_bytes(dt, p->by_module[i], &b, e))
+        if (rf_model_module_bytes(m, o, (rf_module)i, &b, &unq, e))
             return 1;
+        /* some layers keep it unquantized (the table of layers below) */
+        rf_dtype_describe(dt, d, sizeof d);
+        if (unq && unq < p->by_module[i])
+            snprintf(both, sizeof both, "%s; some layers %s", d,
+                     rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
+        else
+            snprintf(both, sizeof both, "%s", unq ? rf_dtype_describe(m->unquantized_dtype, u,
+                                                                     sizeof u)
+                                                  : d);
         rf_report_row(r);
         rf_report_cell_str(r, rf_module_name((rf_module)i));
         rf_report_cell_int(r, p->by_module[i]);
-        rf_report_cell_str(r, rf_dtype_describe(dt, d, sizeof d));
+        rf_report_cell_str(r, both);
         rf_report_cell_int(r, b);
     }
     return 0;

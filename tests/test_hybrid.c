@@ -338,6 +338,15 @@ static void test_gdn_capacity_draft_layouts(void **state)
     plain.ffn = 128;
     rf_err e = {0};
     assert_int_equal(rf_model_mtp_draft(&plain, &d, &e), RF_EINVAL);
+    /* the MTP layers' per-layer entries follow the decoder's: 1,020 + 5
+     * layers do not fit RF_MODEL_MAX_LAYERS (1,024) */
+    plain.layers = RF_MODEL_MAX_LAYERS - 4;
+    plain.mtp_layers = 5;
+    assert_int_equal(rf_model_validate(&plain, &e), RF_ERANGE);
+    assert_string_equal(e.msg, "num_hidden_layers (1020) + num_nextn_predict_layers (5) is "
+                               "beyond the accepted 1024 layers");
+    plain.mtp_layers = 4;
+    assert_int_equal(rf_model_validate(&plain, &e), RF_OK);
 
     /* TP 2 halves the GDN heads and their state: Vh 2: 128 elements (256
      * bytes) + conv (2 x 8 + 16 = 32 channels) x 3 = 96 (192 bytes) = 448

@@ -246,6 +246,40 @@ static void test_nvfp4_deepseek_excludes(void **state)
     assert_int_equal(rf_model_module_dtype(&m, RF_MOD_MLP, w, false).kind, RF_NVFP4);
     assert_int_equal(rf_model_module_dtype(&m, RF_MOD_EXPERTS, w, false).kind, RF_NVFP4);
     assert_int_equal(rf_model_module_dtype(&m, RF_MOD_ATTN, w, false).kind, RF_BF16);
+
+    /* The resident bytes honour the MTP layer's exclusions (they were
+     * counted nvfp4 before). H 7168, moe_intermediate_size 2048, 256 routed
+     * experts and 1 shared, 3 matrices: one layer's shared expert
+     * 3 x 7168 x 2048 = 44,040,192, its routed experts 256 x 44,040,192 =
+     * 11,274,289,152; 58 MoE decoder layers (61 - first_k_dense_replace 3)
+     * and the MTP layer.
+     *   bf16 everywhere: attention 11,703,287,808 (62 x MLA 187,105,280 +
+     *     the MTP eh_proj 2 x 7168^2 = 102,760,448), router 59 x 7168 x 256
+     *     = 108,265,472, lm_head and embed 2 x 129,280 x 7168 =
+     *     1,853,358,080: 13,664,911,360 x 2 = 27,329,822,720
+     *   nvfp4 (x 9/16): dense MLP 3 x 3 x 7168 x 18432 = 1,189,085,184 +
+     *     58 x 44,040,192 + 58 x 11,274,289,152 = 657,652,187,136
+     *     -> 369,929,355,264
+     *   bf16, the MTP layer's experts: 44,040,192 + 11,274,289,152 =
+     *     11,318,329,344 -> 22,636,658,688
+     *   = 419,895,836,672 (was 403,625,738,240, those 11,318,329,344 at
+     *   9/16: 6,366,560,256 bytes; the change is +16,270,098,432) */
+    assert_int_equal(weight_bytes(&m), 419895836672ull);
+    rf_param_counts p;
+    rf_err e;
+    assert_int_equal(rf_model_params(&m, &p, &e), RF_OK);
+    assert_int_equal(p.by_module_unquantized[RF_MOD_EXPERTS], 11274289152ull);
+    assert_int_equal(p.by_module_unquantized[RF_MOD_SHARED], 44040192ull);
+    assert_int_equal(p.by_module_unquantized[RF_MOD_ATTN], 0);
+
+    /* --draft mtp: the draft's layer is the MTP layer, its exclusions with
+     * it: MLA 187,105,280 (no eh_proj in the draft), router 7168 x 256 =
+     * 1,835,008, the experts 11,318,329,344, lm_head and embed
+     * 1,853,358,080, all bf16: 13,360,627,712 x 2 = 26,721,255,424 */
+    static rf_model draft;
+    assert_int_equal(rf_model_mtp_draft(&m, &draft, &e), RF_OK);
+    assert_int_equal(draft.unquantized_layer[0], MB(SHARED) | MB(EXPERTS));
+    assert_int_equal(weight_bytes(&draft), 26721255424ull);
 }
 
 /* An exclude list that names no module of the model is refused, naming

@@ -186,7 +186,8 @@ typedef struct rf_model {
 
     /* Per-layer quantization exclusions: RF_MOD_BIT(mod) set in
      * unquantized_layer[l] keeps that module of layer l in unquantized_dtype
-     * (in addition to unquantized_modules, which applies to every layer) */
+     * (in addition to unquantized_modules, which applies to every layer);
+     * MTP layer i's entry is unquantized_layer[layers + i] */
     uint16_t unquantized_layer[RF_MODEL_MAX_LAYERS];
 
     /* Read as a named family (--family): family holds that name and
@@ -203,9 +204,9 @@ const rf_model *rf_model_preset_at(size_t i);
 rf_status rf_model_preset(const char *name, rf_model *out, rf_err *err);
 
 /* Check every field: positive dimensions within RF_DIM_MAX, n_kv divides
- * n_q, layers <= RF_MODEL_MAX_LAYERS, top_k <= n_experts, max_context 0 or
- * in [1, RF_MODEL_MAX_CONTEXT], ... The message
- * names the field. */
+ * n_q, layers + mtp_layers <= RF_MODEL_MAX_LAYERS, top_k <= n_experts,
+ * max_context 0 or in [1, RF_MODEL_MAX_CONTEXT], ... The message names the
+ * field. */
 rf_status rf_model_validate(const rf_model *m, rf_err *err);
 
 /* Dtype of one module class: w for every module when all_modules is true
@@ -242,7 +243,8 @@ typedef struct rf_param_counts {
                                          embedding is counted under embed  */
     uint64_t by_module_unquantized[RF_MOD_COUNT]; /* the part of by_module in
                                          layers whose unquantized_layer[l]
-                                         names the module (MTP layers: none) */
+                                         names the module (MTP layer i's at
+                                         unquantized_layer[layers + i]) */
     uint64_t mtp;               /* the MTP layers' weights (in total and in
                                    by_module, never in streamed_per_token) */
 } rf_param_counts;

@@ -117,9 +117,16 @@ rf_step_opts rf_step_opts_for_model(const rf_model *m);
 
 /* Resident weight bytes under the dtypes of o: every parameter (a tied
  * embedding once), each module class in rf_model_module_dtype(m, mod, o->w,
- * o->w_all_modules). Group scales are counted per module class total. */
+ * o->w_all_modules), except the layers whose unquantized_layer[] names it
+ * (the MTP layers' included), in unquantized_dtype unless o->w_all_modules.
+ * Group scales are counted per module class total. */
 rf_status rf_model_weight_bytes(const rf_model *m, const rf_step_opts *o, uint64_t *bytes,
                                 rf_err *err);
+/* The part of rf_model_weight_bytes of one module class (its rows sum to
+ * it); *unquantized_params: the class's weights kept in unquantized_dtype
+ * by layer (0 under o->w_all_modules; may be NULL). */
+rf_status rf_model_module_bytes(const rf_model *m, const rf_step_opts *o, rf_module mod,
+                                uint64_t *bytes, uint64_t *unquantized_params, rf_err *err);
 
 typedef struct rf_step {
     rf_op ops[RF_STEP_MAX_OPS];

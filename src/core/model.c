@@ -91,6 +91,12 @@ static rf_status validate_hybrid(const rf_model *m, rf_err *err)
         (s = field(err, "attention_chunk_size", m->attn_chunk, chunked ? 1 : 0)) ||
         (s = bounded(err, "num_nextn_predict_layers", m->mtp_layers, 0, 64)))
         return s;
+    /* the MTP layers' per-layer entries follow the decoder's */
+    if (m->layers + m->mtp_layers > RF_MODEL_MAX_LAYERS)
+        return rf_err_set(err, RF_ERANGE,
+                          "num_hidden_layers (%lld) + num_nextn_predict_layers (%lld) is beyond "
+                          "the accepted %d layers",
+                          (long long)m->layers, (long long)m->mtp_layers, RF_MODEL_MAX_LAYERS);
     if (local) {
         rf_attn_shape a = {0};
         for (int64_t l = 0; l < m->layers && !a.n_q; l++)
@@ -480,10 +486,15 @@ rf_status rf_model_params(const rf_model *m, rf_param_counts *out, rf_err *err)
         ok = ok && rf_add_u64(streamed, lp.streamed, &streamed);
     }
     if (m->mtp_layers) {
+        /* MTP layer i's exclusions sit at unquantized_layer[layers + i] */
         mtp_weights(m, &lp);
         for (int i = 0; i < RF_MOD_COUNT; i++) {
             uint64_t v = lp.by[i] * (uint64_t)m->mtp_layers; /* mtp_layers <= 64 */
             ok = ok && rf_add_u64(by[i], v, &by[i]) && rf_add_u64(p.mtp, v, &p.mtp);
+            for (int64_t l = m->layers; l < m->layers + m->mtp_layers; l++)
+                if (m->unquantized_layer[l] & RF_MOD_BIT(i))
+                    ok = ok && rf_add_u64(p.by_module_unquantized[i], lp.by[i],
+                                          &p.by_module_unquantized[i]);
         }
     }
     by[RF_MOD_EMBED] = p.embedding;
@@ -549,7 +560,10 @@ rf_status rf_model_mtp_draft(const rf_model *m, rf_model *draft, rf_err *err)
     memset(d.sliding, 0, sizeof d.sliding);
     memset(d.chunked, 0, sizeof d.chunked);
     memset(d.dense_mlp, 0, sizeof d.dense_mlp);
+    /* the draft's layer i is MTP layer i, with its exclusions */
     memset(d.unquantized_layer, 0, sizeof d.unquantized_layer);
+    for (int64_t i = 0; i < m->mtp_layers; i++)
+        d.unquantized_layer[i] = m->unquantized_layer[m->layers + i];
     snprintf(d.notes, sizeof d.notes,
              "the MTP layers of %.80s as a draft: %lld global attention layer(s) with %s; each "
              "layer's eh_proj (2H -> H) is not counted",

@@ -1158,6 +1158,18 @@ rf_status rf_model_weight_bytes(const rf_model *m, const rf_step_opts *o, uint64
     return s;
 }
 
+rf_status rf_model_module_bytes(const rf_model *m, const rf_step_opts *o, rf_module mod,
+                                uint64_t *bytes, uint64_t *unquantized_params, rf_err *err)
+{
+    rf_param_counts p;
+    rf_status s = rf_model_params(m, &p, err);
+    if (s || (s = rf__module_bytes(m, o, &p, mod, 1, bytes, err)))
+        return s;
+    if (unquantized_params)
+        *unquantized_params = o->w_all_modules ? 0 : p.by_module_unquantized[mod];
+    return RF_OK;
+}
+
 rf_status rf__module_bytes(const rf_model *m, const rf_step_opts *o, const rf_param_counts *p,
                            rf_module mod, uint64_t share, uint64_t *bytes, rf_err *err)
 {
