@@ -147,7 +147,7 @@ static int assume_points(sweep_run *s)
     cli_assume_roof(&s->ctx, s->head, &s->a.o, &s->roof);
     cli_assume_math(s->head, &s->m, &s->a.o, &s->roof);
     cli_assume_model(s->head, &s->m, &s->a.o, NULL);
-    cli_assume_family(&s->ctx, s->head); /* the rows' head: its line alone in JSON */
+    cli_assume_family(&s->ctx, s->head); /* its line, and family_forced in JSON */
     rf_report_assume(s->head, "each point: decode step of B sequences at context s; floor = "
                               "max(FLOPs/pi, (weights + KV)/beta); tokens/s = B / floor");
     s->judged = rf_fit_prepare(&s->m, &s->a.o, s->ctx.hw.mem_bytes, s->a.budget.util,

@@ -64,5 +64,8 @@ rf_status rf__write_csv(const rf_report *r, rf_buf *out);
 
 /* JSON string literal with escapes. */
 void rf__json_string(rf_buf *b, const char *s);
+/* The report's JSON object without its closing brace: title, assumptions
+ * and every section (the streamed rows' head, rows.c, goes on from it). */
+void rf__json_open(const rf_report *r, rf_buf *out);
 
 #endif

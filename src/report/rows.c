@@ -48,14 +48,10 @@ void rf_rows_begin(rf_rows *w, rf_buf *out, rf_format f, const rf_report *head, 
         return;
     }
     if (f == RF_FMT_JSON) {
-        rf_buf_puts(out, "{\n  \"title\": ");
-        rf__json_string(out, head->title);
-        rf_buf_puts(out, ",\n  \"assumptions\": [");
-        for (size_t i = 0; i < head->n_assume; i++) {
-            rf_buf_puts(out, i ? ",\n    " : "\n    ");
-            rf__json_string(out, head->assume[i]);
-        }
-        rf_buf_puts(out, head->n_assume ? "\n  ],\n  " : "],\n  ");
+        /* the head as a report's JSON (its sections too: family_forced),
+         * then the rows' array */
+        rf__json_open(head, out);
+        rf_buf_puts(out, ",\n  ");
         rf__json_string(out, key);
         rf_buf_puts(out, ": [");
         return;

@@ -53,7 +53,7 @@ static void fields(rf_buf *b, const rf__block *k, const char *indent, bool *firs
     }
 }
 
-rf_status rf__write_json(const rf_report *r, rf_buf *out)
+void rf__json_open(const rf_report *r, rf_buf *out)
 {
     bool first = false;
     rf_buf_puts(out, "{\n  \"title\": ");
@@ -94,6 +94,11 @@ rf_status rf__write_json(const rf_report *r, rf_buf *out)
         }
         rf_buf_puts(out, nr ? "\n  ]" : "]");
     }
+}
+
+rf_status rf__write_json(const rf_report *r, rf_buf *out)
+{
+    rf__json_open(r, out);
     rf_buf_puts(out, "\n}\n");
     return RF_OK;
 }
