@@ -317,29 +317,51 @@ static void assume_new_arch(rf_report *r, const rf_model *m, const rf_step_opts 
         rf_report_assume(r, "MTP: %lld multi-token-prediction layer%s counted in the resident "
                             "weights, not in a token's stream (--draft mtp speculates with them)",
                          (long long)m->mtp_layers, m->mtp_layers == 1 ? "" : "s");
-    long long excl = (long long)cli_excluded_layers(m, 0, m->layers),
-              excl_mtp = (long long)cli_excluded_layers(m, m->layers, cli_layers_with_mtp(m));
-    if ((excl || excl_mtp) && !o->w_all_modules) {
-        char u[64], dec[64] = "", mtp[64] = "";
-        if (excl)
-            snprintf(dec, sizeof dec, "%lld of %lld layers", excl, L);
-        if (excl_mtp)
-            snprintf(mtp, sizeof mtp, "%s%lld of %lld MTP layer%s", excl ? " and " : "",
-                     excl_mtp, (long long)m->mtp_layers, m->mtp_layers == 1 ? "" : "s");
-        rf_report_assume(r, "quantized checkpoint: %s%s also keep%s some modules in %s (the "
-                            "checkpoint's exclusions by layer; info lists them)",
-                         dec, mtp, excl + excl_mtp == 1 ? "s" : "",
-                         rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
+}
+
+/* "; by layer, also in DTYPE: CLASS in n of L layers[ and k of K MTP
+ * layers], ..." for the classes unquantized_layer[] keeps in some layers
+ * (the decoder's, then the MTP layers'), or "" when none. */
+static char *by_layer_text(const rf_model *m, char *out, size_t cap)
+{
+    int64_t all = cli_layers_with_mtp(m);
+    size_t used = 0;
+    char u[64];
+    out[0] = '\0';
+    for (int c = 0; c < RF_MOD_COUNT && used < cap; c++) {
+        long long dec = 0, mtp = 0;
+        for (int64_t l = 0; l < all; l++)
+            if (m->unquantized_layer[l] & RF_MOD_BIT(c))
+                *(l < m->layers ? &dec : &mtp) += 1;
+        if (!dec && !mtp)
+            continue;
+        bool first = !used;
+        if (first)
+            used = (size_t)snprintf(out, cap, "; by layer, also in %s:",
+                                    rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
+        used += (size_t)snprintf(out + used, cap - used, "%s %s in ", first ? "" : ",",
+                                 rf_module_name((rf_module)c));
+        if (dec && used < cap)
+            used += (size_t)snprintf(out + used, cap - used, "%lld of %lld layers%s", dec,
+                                     (long long)m->layers, mtp ? " and " : "");
+        if (mtp && used < cap)
+            used += (size_t)snprintf(out + used, cap - used, "%lld of %lld MTP layer%s", mtp,
+                                     (long long)m->mtp_layers, m->mtp_layers == 1 ? "" : "s");
     }
+    if (used && used < cap)
+        snprintf(out + used, cap - used, " (info lists the layers)");
+    return out;
 }
 
 void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
 {
-    if (m->unquantized_modules && !o->w_all_modules) {
+    char by[640];
+    by_layer_text(m, by, sizeof by);
+    if ((m->unquantized_modules || by[0]) && !o->w_all_modules) {
         char w[288];
         rf_report_assume(r, "quantized checkpoint: weights %s (quantization_config; "
-                            "--weight-dtype overrides every module)",
-                         cli_weights_text(m, o, w, sizeof w));
+                            "--weight-dtype overrides every module)%s",
+                         cli_weights_text(m, o, w, sizeof w), by);
     }
     if (m->kv_lora_rank)
         rf_report_assume(r,
