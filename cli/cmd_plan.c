@@ -1,11 +1,18 @@
 /* cmd_plan.c - `roofline plan MODEL`: how many devices, split how, for this
- * model, batch and context (rf_plan_compute), smallest deployment first. */
+ * model, batch and context (rf_plan_compute), smallest deployment first;
+ * with `--rate R --slo-ttft X --slo-tpot Y` (or `--devices N`), the
+ * fewest devices, layout and concurrency cap meeting the SLOs at that rate
+ * (or the highest rate N devices meet them at), each candidate simulated
+ * request by request (rf_sim_plan_compute). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sim.h"
 
-enum { O_MAX = 1000, O_OBJ };
+enum { O_MAX = 1000, O_OBJ, O_DEVICES, O_PROMPT, O_OUTPUT, O_MAX_TOKENS, O_CHUNK, O_PRICE,
+       O_DISAGG, O_EVERY };
 
 static const cli_opt opts[] = {
     {"batch", 1, CLI_O_BATCH, "B", "sequences to serve (default 1)"},
@@ -16,6 +23,21 @@ static const cli_opt opts[] = {
      "ranking (default cost: fewest devices, then tokens/s a device)"},
     CLI_BUDGET_OPTS,
     CLI_LINK_OPTS,
+    {"rate", 1, CLI_O_RATE, "R", "SLO plan: requests a second to serve (the fewest devices)"},
+    {"devices", 1, O_DEVICES, "N", "SLO plan: the highest rate N devices serve within the SLOs"},
+    CLI_SIM_SLO_OPTS,
+    {"prompt", 1, O_PROMPT, "P|DIST", "SLO plan: prompt tokens (N, uniform:LO:HI, normal:MEAN:SD, lognormal:MEAN:SD)"},
+    {"output", 1, O_OUTPUT, "N|DIST", "SLO plan: output tokens (as --prompt)"},
+    {"arrival", 1, CLI_O_ARRIVAL, "poisson|gamma:CV", "SLO plan: arrival gaps (default poisson)"},
+    {"requests", 1, CLI_O_REQUESTS, "N", "SLO plan: requests a simulation (default 1000)"},
+    {"seed", 1, CLI_O_SEED, "S", "SLO plan: random seed (default 1)"},
+    {"max-batched-tokens", 1, O_MAX_TOKENS, "T", "SLO plan: tokens a step (default " CLI_STR(CLI_SIM_MAX_TOKENS) ")"},
+    {"chunk", 1, O_CHUNK, "C", "SLO plan: prompt tokens a chunk (default the step's budget)"},
+    CLI_SIM_ENGINE_OPTS,
+    {"price-per-hour", 1, O_PRICE, "USD", "SLO plan: a device's price an hour (cost a million tokens)"},
+    {"disagg", 0, O_DISAGG, NULL, "SLO plan: also disaggregated prefill and decode (P:D chosen)"},
+    CLI_SIM_DISAGG_OPTS,
+    {"every", 0, O_EVERY, NULL, "SLO plan: every device count, not only up to the fewest that meet"},
     {0},
 };
 
@@ -25,14 +47,45 @@ typedef struct args {
     cli_par par;
     int64_t max_devices;
     rf_objective obj;
+    bool obj_given, max_given;
+    cli_sim sim;          /* the SLO plan's options                   */
+    int64_t devices;      /* --devices N                              */
+    double price;
+    bool every;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == O_MAX)
+    switch (id) {
+    case O_MAX:
+        a->max_given = true;
         return cli_i64(ctx, "--max-devices", arg, 1, RF_PAR_MAX_DEGREE, &a->max_devices);
+    case O_DEVICES:
+        return cli_i64(ctx, "--devices", arg, 1, RF_PAR_MAX_DEGREE, &a->devices);
+    case O_PROMPT:
+        a->sim.prompt = arg;
+        return RF_EXIT_OK;
+    case O_OUTPUT:
+        a->sim.output = arg;
+        return RF_EXIT_OK;
+    case O_MAX_TOKENS:
+        return cli_i64(ctx, "--max-batched-tokens", arg, 1, RF_DIM_MAX, &a->sim.max_tokens);
+    case O_CHUNK:
+        return cli_i64(ctx, "--chunk", arg, 1, RF_DIM_MAX, &a->sim.chunk);
+    case O_PRICE:
+        return cli_f64(ctx, "--price-per-hour", arg, 1e-9, 1e9, &a->price);
+    case O_DISAGG:
+        a->sim.disagg = true;
+        return RF_EXIT_OK;
+    case O_EVERY:
+        a->every = true;
+        return RF_EXIT_OK;
+    default:
+        break;
+    }
     if (id == O_OBJ) {
+        a->obj_given = true;
         static const char *const names[] = {"cost", "latency", "throughput"};
         for (int i = 0; i < 3; i++)
             if (!strcmp(arg, names[i])) {
@@ -42,19 +95,12 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return cli_fail(ctx, RF_EXIT_USAGE,
                         "--objective: '%s' is not one of latency, throughput, cost", arg);
     }
-    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
+    int rc = cli_sim_opt(ctx, id, arg, &a->sim);
+    if (rc == CLI_NOT_MINE)
+        rc = cli_budget_opt(ctx, id, arg, &a->budget);
     if (rc == CLI_NOT_MINE)
         rc = cli_par_opt(ctx, id, arg, &a->par);
     return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
-}
-
-/* "TP 8 x PP 2 x DP 1", with ", EP 8" when experts are spread. */
-static void layout_text(const rf_layout *l, char *buf, size_t cap)
-{
-    int n = snprintf(buf, cap, "TP %lld x PP %lld x DP %lld", (long long)l->tp, (long long)l->pp,
-                     (long long)l->dp);
-    if (l->ep > 1 && n > 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, ", EP %lld", (long long)l->ep);
 }
 
 static void rows_table(rf_report *r, const rf_plan *p)
@@ -90,16 +136,258 @@ static void rows_table(rf_report *r, const rf_plan *p)
     }
 }
 
+/* The SLO plan's candidates, best first. */
+static void candidates(rf_report *r, const rf_sim_plan *p, double q, bool disagg)
+{
+    char head[64], lay[96];
+    rf_report_table(r, "candidates", "candidates, best first (simulated; rates in requests/s)");
+    rf_report_col(r, "rank", "rank", RF_U_INT);
+    rf_report_col(r, "devices", "devices", RF_U_INT);
+    rf_report_col(r, "layout", "layout", RF_U_NONE);
+    rf_report_col(r, "tp", "TP", RF_U_INT);
+    rf_report_col(r, "pp", "PP", RF_U_INT);
+    rf_report_col(r, "ep", "EP", RF_U_INT);
+    rf_report_col(r, "dp", "DP", RF_U_INT);
+    if (disagg)
+        rf_report_col(r, "disagg", "P:D", RF_U_NONE);
+    rf_report_col(r, "max_seqs", "cap", RF_U_INT);
+    rf_report_col(r, "rate_per_s", "rate", RF_U_SIG3);
+    snprintf(head, sizeof head, "P%g TTFT", q);
+    rf_report_col(r, "ttft_s", head, RF_U_SECONDS);
+    snprintf(head, sizeof head, "P%g TPOT", q);
+    rf_report_col(r, "tpot_s", head, RF_U_SECONDS);
+    rf_report_col(r, "goodput_per_s", "goodput", RF_U_SIG3);
+    rf_report_col(r, "output_tokens_per_s", "tokens/s", RF_U_TOK_RATE);
+    rf_report_col(r, "cost_per_mtok", "USD/Mtok", RF_U_SIG3);
+    rf_report_col(r, "meets", "meets", RF_U_NONE);
+    rf_report_col(r, "why", "why not", RF_U_NONE);
+    for (size_t i = 0; i < p->n_rows; i++) {
+        const rf_sim_plan_row *w = &p->rows[i];
+        char pd[48];
+        cli_layout_text(&w->layout, lay, sizeof lay);
+        rf_report_row(r);
+        rf_report_cell_int(r, i + 1);
+        rf_report_cell_int(r, (uint64_t)w->devices);
+        rf_report_cell_str(r, lay);
+        rf_report_cell_int(r, (uint64_t)w->layout.tp);
+        rf_report_cell_int(r, (uint64_t)w->layout.pp);
+        rf_report_cell_int(r, (uint64_t)w->layout.ep);
+        rf_report_cell_int(r, (uint64_t)w->layout.dp);
+        if (disagg && w->prefill_workers) {
+            snprintf(pd, sizeof pd, "%lld:%lld", (long long)w->prefill_workers,
+                     (long long)w->decode_workers);
+            rf_report_cell_str(r, pd);
+        } else if (disagg) {
+            rf_report_cell_null(r, "aggregated");
+        }
+        if (w->pruned) {
+            rf_report_cell_null(r, "-");
+            rf_report_cell_null(r, "-");
+        } else {
+            rf_report_cell_int(r, (uint64_t)w->max_seqs);
+            rf_report_cell_num(r, w->rate_per_s);
+        }
+        if (w->pruned) { /* the bounds, which no rate improves on (none: memory) */
+            if (w->bound_ttft_s > 0) {
+                rf_report_cell_num(r, w->bound_ttft_s);
+                rf_report_cell_num(r, w->bound_tpot_s);
+            } else {
+                rf_report_cell_null(r, "-");
+                rf_report_cell_null(r, "-");
+            }
+            rf_report_cell_null(r, "-");
+            rf_report_cell_null(r, "-");
+            rf_report_cell_null(r, "-");
+        } else {
+            rf_report_cell_num(r, w->ttft_s);
+            rf_report_cell_num(r, w->tpot_s);
+            rf_report_cell_num(r, w->goodput_per_s);
+            rf_report_cell_num(r, w->output_tokens_per_s);
+            if (w->cost_per_mtok > 0)
+                rf_report_cell_num(r, w->cost_per_mtok);
+            else
+                rf_report_cell_null(r, "-");
+        }
+        rf_report_cell_str(r, w->meets ? "yes" : "no");
+        if (w->meets || !w->why)
+            rf_report_cell_null(r, "");
+        else
+            rf_report_cell_str(r, w->why);
+    }
+}
+
+/* plan --rate R --slo-ttft X --slo-tpot Y, or --devices N. */
+static int plan_slo(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
+{
+    const cli_sim *s = &a->sim;
+    const char *no = a->obj_given ? "--objective" : (ctx->step_given & CLI_GIVEN_CONTEXT) ? "--context"
+                   : a->o.batch != 1 ? "--batch" : s->trace ? "--trace" : s->concurrency ? "--concurrency"
+                   : NULL;
+    if (no)
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: not with an SLO plan (--rate, --devices: "
+                                            "lengths from --prompt and --output)", no);
+    if (!s->slo_ttft || !s->slo_tpot)
+        return cli_fail(ctx, RF_EXIT_USAGE, "an SLO plan needs --slo-ttft X and --slo-tpot Y "
+                                            "(seconds)");
+    if (!s->rate && !a->devices)
+        return cli_fail(ctx, RF_EXIT_USAGE, "an SLO plan needs --rate R (the fewest devices) "
+                                            "or --devices N (the highest rate)");
+    if (s->rate && a->devices)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--rate and --devices: give one");
+    if (!s->prompt || !s->output)
+        return cli_fail(ctx, RF_EXIT_USAGE, "an SLO plan needs --prompt P and --output N (tokens "
+                                            "or a distribution)");
+    rf_step_opts o = a->o;
+    rf_model m;
+    rf_roof roof;
+    rf_err e;
+    int rc;
+    if ((rc = cli_model_setup(ctx, argc, argv, pos, &m, &o, &roof)) ||
+        (rc = cli_step_defaults(ctx, &m, &o, false)))
+        return rc;
+    if (!ctx->hw.mem_bytes)
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s has no memory size: give --mem", ctx->hw.name);
+    rf_sim_plan_opts po;
+    memset(&po, 0, sizeof po);
+    po.par = cli_par_opts(ctx, &a->budget, &a->par);
+    po.max_devices = a->max_devices;
+    po.devices = a->devices;
+    rf_sim_workload *w = &po.workload;
+    w->arrival = RF_SIM_POISSON;
+    w->cv = 1;
+    if (s->arrival && rf_sim_arrival_parse(s->arrival, &w->arrival, &w->cv, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--arrival: %s", e.msg);
+    if (rf_sim_lengths_parse(s->prompt, "prompt", &w->prompt, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--prompt: %s", e.msg);
+    if (rf_sim_lengths_parse(s->output, "output", &w->output, &e))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--output: %s", e.msg);
+    w->rate_per_s = s->rate ? s->rate : 1;
+    w->requests = s->requests ? s->requests : CLI_SIM_REQUESTS;
+    w->seed = s->seed_given ? (uint64_t)s->seed : 1;
+    po.sched.max_batched_tokens = s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS;
+    po.sched.max_seqs = s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS;
+    po.sched.chunk = s->chunk ? s->chunk : po.sched.max_batched_tokens;
+    po.sched.block_tokens = s->block ? s->block : CLI_SIM_BLOCK;
+    po.sched.no_preempt = s->no_preempt;
+    po.slo_ttft_s = s->slo_ttft;
+    po.slo_tpot_s = s->slo_tpot;
+    po.percentile = s->percentile ? s->percentile : 99;
+    po.price_per_device_hour = a->price;
+    po.every = a->every;
+    po.disagg = s->disagg;
+    po.kv_link_bw_bytes_per_s = s->kv_link_gbps * 1e9;
+    po.kv_link_latency_s = s->kv_link_us * 1e-6;
+    rf_sim_plan *p = calloc(1, sizeof *p);
+    void *work = NULL;
+    size_t bytes;
+    if (!p)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    rf_status st = rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e);
+    if (!st && !(work = malloc(bytes))) {
+        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory (%zu bytes of workspace)", bytes);
+        goto done;
+    }
+    if (!st)
+        st = rf_sim_plan_compute(&m, &o, &roof, &po, work, bytes, p, &e);
+    if (st) {
+        rc = cli_fail_err(ctx, &e);
+        goto done;
+    }
+    char title[768], lay[96];
+    if (a->devices)
+        snprintf(title, sizeof title, "plan: %s on %lld x %s, the highest rate within P%g TTFT "
+                                      "%g s and TPOT %g s", m.name, (long long)a->devices,
+                 ctx->hw.name, po.percentile, s->slo_ttft, s->slo_tpot);
+    else
+        snprintf(title, sizeof title, "plan: %s on %s at %g requests/s within P%g TTFT %g s and "
+                                      "TPOT %g s", m.name, ctx->hw.name, s->rate, po.percentile,
+                 s->slo_ttft, s->slo_tpot);
+    rf_report *r = rf_report_new(title);
+    if (!r) {
+        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+        goto done;
+    }
+    cli_assume_model(r, &m, &o, NULL);
+    cli_assume_roof(ctx, r, &o, &roof);
+    cli_par_assume(r, &po.par.links, NULL);
+    rf_report_assume(r, "layouts: TP, PP and DP powers of two up to %lld devices (on a MoE model "
+                        "EP 1 and TP x 1, 2, 4 ... DP); each pruned by memory, then by bounds no "
+                        "rate improves on (the shortest prompt's prefill alone against the TTFT "
+                        "SLO, a batch-1 decode against the TPOT SLO), the rest simulated: %s",
+                     (long long)(a->devices ? a->devices : a->max_devices),
+                     a->devices ? "the concurrency cap halved until a closed loop at cap x DP "
+                                  "clients meets the TPOT SLO, then the rate bisected below that "
+                                  "loop's throughput"
+                                : "at the rate, the concurrency cap (--max-seqs) halved while "
+                                  "only TPOT misses");
+    rf_report_assume(r, "meets: P%g TTFT <= %g s and P%g TPOT <= %g s over %lld simulated "
+                        "requests (Poisson or gamma arrivals, seed %llu), and the queue not "
+                        "growing without bound; the engine as serve's: a step of %lld tokens, "
+                        "chunks of %lld, blocks of %lld",
+                     po.percentile, s->slo_ttft, po.percentile, s->slo_tpot,
+                     (long long)w->requests, (unsigned long long)w->seed,
+                     (long long)po.sched.max_batched_tokens, (long long)po.sched.chunk,
+                     (long long)po.sched.block_tokens);
+    if (!a->price)
+        rf_report_assume(r, "cost a million output tokens: give --price-per-hour USD");
+    rf_report_section(r, "plan", "plan");
+    rf_report_int(r, "layouts", "layouts tried", p->n_layouts, RF_U_INT);
+    rf_report_int(r, "pruned", "pruned by memory or the bounds", p->n_pruned, RF_U_INT);
+    rf_report_int(r, "simulations", "simulations run", p->n_sims, RF_U_INT);
+    const rf_sim_plan_row *best = p->n_rows && p->rows[0].meets ? &p->rows[0] : NULL;
+    if (best) {
+        char text[192];
+        cli_layout_text(&best->layout, lay, sizeof lay);
+        if (best->prefill_workers)
+            snprintf(text, sizeof text, "%lld devices: %s, disaggregated %lld:%lld, a cap of %lld "
+                                        "requests a replica", (long long)best->devices, lay,
+                     (long long)best->prefill_workers, (long long)best->decode_workers,
+                     (long long)best->max_seqs);
+        else
+            snprintf(text, sizeof text, "%lld devices: %s, a cap of %lld requests a replica",
+                     (long long)best->devices, lay, (long long)best->max_seqs);
+        rf_report_str(r, "best", a->devices ? "best" : "fewest devices that meet", text);
+        rf_report_int(r, "devices", "devices", (uint64_t)best->devices, RF_U_INT);
+        rf_report_int(r, "max_seqs", "concurrency cap a replica", (uint64_t)best->max_seqs,
+                      RF_U_INT);
+        rf_report_num(r, "rate_per_s", "rate (requests/s)", best->rate_per_s, RF_U_SIG3);
+    } else {
+        rf_report_null(r, "best", a->devices ? "best" : "fewest devices that meet",
+                       a->devices ? "none: no layout of these devices meets the SLOs"
+                                  : "none up to --max-devices");
+    }
+    candidates(r, p, po.percentile, po.disagg);
+    rc = cli_emit(ctx, r);
+    rf_report_free(r);
+done:
+    free(work);
+    free(p);
+    return rc;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, 64, RF_OBJ_COST};
+    args a = {.o = rf_step_opts_default(), .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT,
+              .max_devices = 64, .obj = RF_OBJ_COST};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "plan MODEL --hw DEVICE [--batch B] [--context S] [--max-devices N] "
-                            "[--objective latency|throughput|cost]",
+                            "[--objective latency|throughput|cost]; or plan MODEL --hw DEVICE "
+                            "(--rate R | --devices N) --slo-ttft X --slo-tpot Y [--percentile Q] "
+                            "--prompt P --output N [--disagg] [--price-per-hour USD]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if (a.sim.rate || a.devices || a.sim.slo_ttft || a.sim.slo_tpot)
+        return plan_slo(&ctx, argc, argv, pos, &a);
+    const char *sim_only = cli_sim_given(&a.sim);
+    if (!sim_only)
+        sim_only = a.sim.prompt ? "--prompt" : a.sim.output ? "--output" : a.price ? "--price-per-hour"
+                 : a.every ? "--every" : a.sim.max_tokens ? "--max-batched-tokens"
+                 : a.sim.chunk ? "--chunk" : NULL;
+    if (sim_only)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "%s: only in an SLO plan (--rate R or --devices N, "
+                                             "with --slo-ttft and --slo-tpot)", sim_only);
     rf_step_opts o = a.o;
     rf_model m;
     rf_roof roof;
@@ -147,7 +435,7 @@ int cmd_plan(int argc, char **argv)
         if (!small || plan.rows[i].devices < small->devices)
             small = &plan.rows[i];
     if (small) {
-        layout_text(&small->layout, lay, sizeof lay);
+        cli_layout_text(&small->layout, lay, sizeof lay);
         char text[160];
         snprintf(text, sizeof text, "%s, %lld devices", lay, (long long)small->devices);
         rf_report_str(r, "smallest", "smallest deployment that fits", text);
@@ -166,7 +454,7 @@ int cmd_plan(int argc, char **argv)
     }
     for (size_t i = 0; i < plan.n_short; i++) {
         const rf_plan_row *w = &plan.short_of[i];
-        layout_text(&w->layout, lay, sizeof lay);
+        cli_layout_text(&w->layout, lay, sizeof lay);
         rf_fmt(w->needed_bytes, RF_U_BYTES, need, sizeof need);
         rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
         rf_report_note(r, "%lld device%s not enough: the best split, %s, needs %s on a device "

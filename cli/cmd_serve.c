@@ -1,15 +1,21 @@
-/* cmd_serve.c - `roofline serve MODEL --prompt P --output N --concurrency B`:
- * continuous batching in steady state with chunked prefill (rf_serve.h):
+/* cmd_serve.c - `roofline serve MODEL --prompt P --output N --concurrency C`
+ * or `--rate R`: an engine's scheduler simulated request by request under
+ * a closed or open loop (rf_sim.h through sim.h: latency percentiles,
+ * throughput, goodput, KV use, preemptions). `--steady-state --concurrency
+ * B` keeps the older model, continuous batching in steady state with
+ * chunked prefill (rf_serve.h):
  * the mixed step every iteration runs, TPOT, TTFT, tokens/s, the KV in use
  * against the pool and the largest concurrency the pool admits; with
  * --tp/--pp/--ep/--dp the same steady state on a layout (rf_serve_par); with
  * --predict its step predicted on the --hw profile's calibration (rf_predict.h). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "measure_view.h"
 #include "request.h"
+#include "sim.h"
 #include "roofline/rf_predict.h"
 #include "roofline/rf_serve.h"
 
@@ -17,9 +23,19 @@ enum { O_CONCURRENCY = 1000, O_CHUNK, O_MAX_TOKENS };
 
 static const cli_opt opts[] = {
     CLI_REQUEST_LEN_OPTS,
-    {"concurrency", 1, O_CONCURRENCY, "B", "requests in flight (required)"},
-    {"chunk", 1, O_CHUNK, "C", "prompt tokens a chunk at most (default the whole prompt)"},
-    {"max-batched-tokens", 1, O_MAX_TOKENS, "T", "tokens a step at most, decode included"},
+    {"concurrency", 1, O_CONCURRENCY, "C",
+     "closed loop: C clients (--steady-state: B requests in flight)"},
+    CLI_SIM_LOAD_OPTS,
+    {"chunk", 1, O_CHUNK, "C",
+     "prompt tokens a chunk at most (default: the step's budget; --steady-state: the prompt)"},
+    {"max-batched-tokens", 1, O_MAX_TOKENS, "T",
+     "tokens a step at most, decode included (default " CLI_STR(CLI_SIM_MAX_TOKENS) ")"},
+    CLI_SIM_ENGINE_OPTS,
+    CLI_SIM_SLO_OPTS,
+    {"disagg", 1, CLI_O_DISAGG, "P:D", "disaggregated: P prefill and D decode workers (open loop)"},
+    CLI_SIM_DISAGG_OPTS,
+    {"steady-state", 0, CLI_O_STEADY, NULL,
+     "the steady-state model (one mean step, queueing not modelled) instead of the simulation"},
     CLI_REQUEST_STEP_OPTS,
     CLI_REQUEST_SPEC_OPTS,
     CLI_PREDICT_OPT,
@@ -32,23 +48,40 @@ typedef struct args {
     rf_serve_opts so;
     cli_spec sp;
     cli_par par; /* many devices */
+    cli_sim sim; /* the simulation's options, lengths as typed */
 } args;
+
+/* A length as typed: a whole number also goes to the steady state's
+ * request (with its range check); a distribution only to the simulation. */
+static int length(cli_ctx *ctx, int id, const char *arg, args *a)
+{
+    *(id == CLI_O_PROMPT ? &a->sim.prompt : &a->sim.output) = arg;
+    if (arg[0] && arg[strspn(arg, "+-0123456789 ")] == '\0')
+        return cli_request_opt(ctx, id, arg, &a->rq);
+    return RF_EXIT_OK;
+}
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
     switch (id) {
     case O_CONCURRENCY:
+        a->sim.concurrency = 1;
         return cli_i64(ctx, "--concurrency", arg, 1, RF_DIM_MAX, &a->so.concurrency);
     case O_CHUNK:
         return cli_i64(ctx, "--chunk", arg, 1, RF_DIM_MAX, &a->so.chunk);
     case O_MAX_TOKENS:
         return cli_i64(ctx, "--max-batched-tokens", arg, 1, RF_DIM_MAX,
                        &a->so.max_batched_tokens);
+    case CLI_O_PROMPT:
+    case CLI_O_OUTPUT:
+        return length(ctx, id, arg, a);
     case CLI_O_PREDICT:
         return cli_step_opt(ctx, id, arg, &a->rq.o);
     default: {
-        int rc = cli_spec_opt(ctx, id, arg, &a->sp);
+        int rc = cli_sim_opt(ctx, id, arg, &a->sim);
+        if (rc == CLI_NOT_MINE)
+            rc = cli_spec_opt(ctx, id, arg, &a->sp);
         if (rc == CLI_NOT_MINE)
             rc = cli_par_opt(ctx, id, arg, &a->par);
         return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
@@ -285,17 +318,76 @@ static void predicted(rf_report *r, const rf_serve *sv, const rf_serve_pred *p)
     rf_report_int(r, "outside", "operators outside the calibration", p->n_outside, RF_U_INT);
 }
 
+/* Under load: the simulation (sim.h) on the floor or the layout's step
+ * model, refusing what it does not model in one line. */
+static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
+{
+    const char *no = a->sp.draft ? "--draft: speculative decoding is not simulated under load"
+                   : a->sp.kernel_given ? "--prefix-kernel: the simulated step reads a shared "
+                                          "prefix once a sequence"
+                   : a->par.overlap ? "--overlap: the simulated layout step does not overlap "
+                                      "communication"
+                   : (ctx->step_given & CLI_GIVEN_PREDICT)
+                       ? "--predict: predictions under load are not wired; "
+                         "--steady-state --predict predicts the steady state"
+                       : NULL;
+    if (no)
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s", no);
+    rf_step_opts o = a->rq.o;
+    rf_model m;
+    rf_roof roof;
+    static cli_sim_out out; /* results and layouts: off the stack */
+    char title[256];
+    int rc;
+    a->sim.chunk = a->so.chunk;
+    a->sim.max_tokens = a->so.max_batched_tokens;
+    a->sim.shared_prefix = a->sp.prefix.shared;
+    if (a->sim.concurrency)
+        a->sim.concurrency = a->so.concurrency;
+    if ((rc = cli_model_setup(ctx, argc, argv, pos, &m, &o, &roof)) ||
+        (rc = cli_step_defaults(ctx, &m, &o, false)) ||
+        (rc = cli_sim_run(ctx, &m, &o, &roof, &a->rq.budget, &a->par, &a->sim, &out)))
+        return rc;
+    if (out.devices > 1)
+        snprintf(title, sizeof title, "serve: %s on %lld x %s under load", m.name,
+                 (long long)out.devices, ctx->hw.name);
+    else
+        snprintf(title, sizeof title, "serve: %s on %s under load", m.name, ctx->hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    cli_assume_model(r, &m, &o, NULL);
+    cli_assume_roof(ctx, r, &o, &roof);
+    cli_sim_view(ctx, r, &m, &a->sim, &out);
+    rc = cli_emit(ctx, r);
+    rf_report_free(r);
+    return rc;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
-                            "serve MODEL --prompt P --output N --concurrency B [--chunk C] "
-                            "[--max-batched-tokens T] [--draft MODEL|mtp [--spec-k K] [--accept "
-                            "ALPHA]] [--shared-prefix P_s] [options]",
+                            "serve MODEL --prompt P|DIST --output N|DIST (--concurrency C | "
+                            "--rate R [--arrival poisson|gamma:CV]) [--requests N] [--seed S] "
+                            "[--trace FILE.csv] [--max-batched-tokens T] [--max-seqs S] [--chunk "
+                            "C] [--block B] [--shared-prefix P_s] [--no-preempt] [--slo-ttft X "
+                            "--slo-tpot Y] [--disagg P:D] [options]; or serve MODEL "
+                            "--steady-state --prompt P --output N --concurrency B [--draft "
+                            "MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if (!a.sim.steady)
+        return serve_load(&ctx, argc, argv, pos, &a);
+    const char *sim_only = cli_sim_given(&a.sim);
+    if (sim_only)
+        return cli_fail(&ctx, RF_EXIT_USAGE, "%s: not with --steady-state (it simulates no "
+                                             "requests)", sim_only);
+    if ((a.sim.prompt && !a.rq.prompt) || (a.sim.output && !a.rq.output))
+        return cli_fail(&ctx, RF_EXIT_USAGE, "%s: --steady-state takes a fixed length",
+                        a.sim.prompt && !a.rq.prompt ? "--prompt" : "--output");
     if ((rc = cli_request_check(&ctx, &a.rq)) ||
         (rc = cli_spec_check(&ctx, &a.sp, a.rq.prompt)))
         return rc;

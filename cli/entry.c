@@ -25,7 +25,7 @@ static const command commands[] = {
     {"ops", cmd_ops, "per-operator intensities of a model (the course lesson's table)"},
     {"step", cmd_step, "a whole prefill or decode step: operators and totals"},
     {"generate", cmd_generate, "whole requests: TTFT, TPOT, latency, tokens/s, speculation"},
-    {"serve", cmd_serve, "continuous batching in steady state, chunked prefill"},
+    {"serve", cmd_serve, "an engine under load, request by request (--steady-state)"},
     {"frontier", cmd_frontier, "latency against throughput over batch sizes, Pareto fronts"},
     {"crossover", cmd_crossover, "where each operator crosses the ridge"},
     {"capacity", cmd_capacity, "KV-cache capacity: tokens and sequences"},

@@ -161,8 +161,14 @@ def generate(model, prompt, output, **options):
     return command("generate", model, prompt=prompt, output=output, **options)
 
 
-def serve(model, prompt, output, concurrency, **options):
-    """Continuous batching in steady state (`roofline serve`)."""
+def serve(model, prompt, output, concurrency=None, **options):
+    """An engine simulated request by request (`roofline serve`): the
+    closed loop at `concurrency` clients, or rate=R for the open loop
+    (arrival="gamma:2", requests=N, seed=S); prompt and output are token
+    counts or distributions ("uniform:100:900"). The result has ttft_s,
+    tpot_s, itl_s, e2e_s and queue_s (each a dict of mean, p50, p90, p99),
+    requests_per_s, output_tokens_per_s and overloaded. steady_state=True
+    gives the older steady-state model instead."""
     return command("serve", model, prompt=prompt, output=output, concurrency=concurrency,
                    **options)
 
@@ -173,7 +179,10 @@ def frontier(model, prompt, output, **options):
 
 
 def plan(model, hw, **options):
-    """The device layouts that fit, ranked (`roofline plan MODEL --hw DEVICE`)."""
+    """The device layouts that fit, ranked (`roofline plan MODEL --hw DEVICE`);
+    with rate=R, slo_ttft=X, slo_tpot=Y, prompt and output (or devices=N in
+    place of rate), the SLO plan: "candidates", best first, each with its
+    "devices" and layout."""
     return command("plan", model, hw=hw, **options)
 
 

@@ -59,6 +59,12 @@ CASES = [
      ["generate", "llama-3-8b", "--prompt", "1024", "--output", "256", "--batch", "8"]),
     (lambda: roofline.serve("llama-3-8b", 1024, 256, 32),
      ["serve", "llama-3-8b", "--prompt", "1024", "--output", "256", "--concurrency", "32"]),
+    (lambda: roofline.serve("llama-3-8b", 1024, 256, 32, steady_state=True),
+     ["serve", "llama-3-8b", "--prompt", "1024", "--output", "256", "--concurrency", "32",
+      "--steady-state"]),
+    (lambda: roofline.serve("llama-3-8b", "uniform:100:900", 128, rate=4, requests=200),
+     ["serve", "llama-3-8b", "--prompt", "uniform:100:900", "--output", "128", "--rate", "4",
+      "--requests", "200"]),
     (lambda: roofline.frontier("llama-3-8b", 512, 128, max_batch=64),
      ["frontier", "llama-3-8b", "--prompt", "512", "--output", "128", "--max-batch", "64"]),
     (lambda: roofline.plan("llama-3-8b", "h100-sxm", batch=32, context=8192),
@@ -85,6 +91,35 @@ def test_step_tokens_per_s_is_the_cli_figure():
     assert got == cli_json("step", "llama-3-8b", "--batch", "64", "--context", "1024")["tokens_per_s"]
     # B / floor = 64 / 7.04455 ms (the book chapter's decode step at B 64)
     assert abs(got - 9085.03) < 0.01
+
+
+def test_serve_under_load_keys():
+    # issue 27's interface: each latency an object of mean and percentiles
+    doc = roofline.serve("llama-3-8b", 1024, 128, rate=2, requests=300, seed=7)
+    for key in ("ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s"):
+        v = doc[key]
+        assert v["p50"] <= v["p90"] <= v["p99"] <= v["max"], key
+        assert v["mean"] > 0 or key == "queue_s", key
+    assert doc["overloaded"] is False and doc["requests"] == 300
+    # TTFT includes the prefill floor (15.0 ms for 1,024 tokens on the H100)
+    assert doc["ttft_s"]["p50"] >= doc["ttft_floor_s"] > 0.0149
+    assert doc["output_tokens_per_s"] > 0 and doc["requests_per_s"] > 0
+    # far above the capacity, the queue grows without bound
+    assert roofline.serve("llama-3-8b", 1024, 128, rate=500, requests=2000)["overloaded"] is True
+    # the steady state keeps its scalar TPOT
+    assert isinstance(roofline.serve("llama-3-8b", 1024, 128, 8, steady_state=True)["tpot_s"],
+                      float)
+
+
+def test_plan_slo_candidates():
+    doc = roofline.plan("llama-3.3-70b", "h100-sxm", rate=2, slo_ttft=1, slo_tpot=0.05,
+                        prompt=1024, output=256)
+    rows = doc["candidates"]
+    assert rows[0]["meets"] == "yes" and rows[0]["devices"] == doc["plan"]["devices"]
+    assert rows[0]["ttft_s"] <= 1 and rows[0]["tpot_s"] <= 0.05
+    assert {"tp", "pp", "ep", "dp", "layout"} <= set(rows[0])
+    # 70 B parameters in bf16 (141 GB) never fit one 80 GB device
+    assert rows[0]["devices"] >= 2
 
 
 def test_run_gives_the_binary_bytes():

@@ -1,0 +1,103 @@
+/* sim.h - serve under load and plan under SLOs: the request-level
+ * simulator (rf_sim.h) behind the command line. sim_opts.c parses the
+ * workload and engine options and runs the simulation on the floor (one
+ * device) or the layout's step model (--tp/--pp/--ep/--dp); sim_view.c
+ * puts the result in a report. */
+#ifndef RF_CLI_SIM_H
+#define RF_CLI_SIM_H
+
+#include "cli.h"
+#include "roofline/rf_sim.h"
+
+/* ids 1200s (a command's own start at 1000, the request's at 1100) */
+enum { CLI_O_RATE = 1200, CLI_O_ARRIVAL, CLI_O_REQUESTS, CLI_O_SEED, CLI_O_TRACE,
+       CLI_O_MAX_SEQS, CLI_O_BLOCK, CLI_O_NO_PREEMPT, CLI_O_STEADY, CLI_O_SLO_TTFT,
+       CLI_O_SLO_TPOT, CLI_O_PERCENTILE, CLI_O_DISAGG, CLI_O_KV_LINK_BW, CLI_O_KV_LINK_LAT };
+
+/* The engine's defaults (vLLM V1's on an H100: a step of 8,192 tokens, 256
+ * sequences, chunks cut by the budget, blocks of 16 tokens). */
+#define CLI_SIM_MAX_TOKENS 8192
+#define CLI_SIM_MAX_SEQS 256
+#define CLI_SIM_BLOCK 16
+#define CLI_SIM_REQUESTS 1000
+
+#define CLI_SIM_LOAD_OPTS                                                                      \
+    {"rate", 1, CLI_O_RATE, "R", "open loop: requests a second arriving"},                      \
+    {"arrival", 1, CLI_O_ARRIVAL, "poisson|gamma:CV", "--rate: arrival gaps (default poisson)"}, \
+    {"requests", 1, CLI_O_REQUESTS, "N",                                                         \
+     "requests simulated (default 1000; closed loop at least 4 C)"},                           \
+    {"seed", 1, CLI_O_SEED, "S", "random seed of arrivals and lengths (default 1)"},           \
+    {"trace", 1, CLI_O_TRACE, "FILE.csv", "requests from a CSV of arrival_s, prompt, output"}
+
+#define CLI_SIM_ENGINE_OPTS                                                                    \
+    {"max-seqs", 1, CLI_O_MAX_SEQS, "S",                                                        \
+     "requests running at once a replica (default " CLI_STR(CLI_SIM_MAX_SEQS) ")"},            \
+    {"block", 1, CLI_O_BLOCK, "B", "KV block, tokens (default " CLI_STR(CLI_SIM_BLOCK) ")"},   \
+    {"no-preempt", 0, CLI_O_NO_PREEMPT, NULL,                                                  \
+     "reserve each request's whole KV at admission: never preempt"}
+
+#define CLI_SIM_SLO_OPTS                                                                       \
+    {"slo-ttft", 1, CLI_O_SLO_TTFT, "SECONDS", "TTFT target (goodput; plan: required)"},        \
+    {"slo-tpot", 1, CLI_O_SLO_TPOT, "SECONDS", "TPOT target (goodput; plan: required)"},        \
+    {"percentile", 1, CLI_O_PERCENTILE, "Q", "the SLOs' percentile, in (0, 100) (default 99)"}
+
+#define CLI_SIM_DISAGG_OPTS                                                                    \
+    {"kv-link-bw", 1, CLI_O_KV_LINK_BW, "GBPS",                                                \
+     "--disagg: the KV transfer's link, GB/s (default the scale-out link)"},                  \
+    {"kv-link-latency", 1, CLI_O_KV_LINK_LAT, "US", "--disagg: its latency, us"}
+
+typedef struct cli_sim {
+    const char *prompt, *output;  /* --prompt, --output as typed            */
+    const char *arrival;          /* --arrival (NULL: poisson)              */
+    const char *trace;            /* --trace FILE.csv                       */
+    double rate;                  /* --rate (0: not given)                  */
+    int64_t concurrency;          /* --concurrency (0: not given)           */
+    int64_t requests, seed;       /* 0: the default                         */
+    int64_t max_tokens, max_seqs, chunk, block, shared_prefix; /* 0: default */
+    bool no_preempt, steady, seed_given;
+    double slo_ttft, slo_tpot, percentile; /* 0: none, none, 99            */
+    int64_t disagg_p, disagg_d;   /* --disagg P:D (0: not given)            */
+    bool disagg;                  /* --disagg given (plan: without P:D)     */
+    double kv_link_gbps, kv_link_us;
+} cli_sim;
+
+/* The ids of the lists above; CLI_NOT_MINE for any other. */
+int cli_sim_opt(cli_ctx *ctx, int id, const char *arg, cli_sim *s);
+/* --disagg P:D (both whole numbers >= 1; "0:1" is refused by name). */
+int cli_sim_disagg(cli_ctx *ctx, const char *arg, cli_sim *s);
+/* The option of a simulation that was given (for refusals: "--rate"), or
+ * NULL when none. */
+const char *cli_sim_given(const cli_sim *s);
+
+/* A simulated run and what frames it. */
+typedef struct cli_sim_out {
+    rf_sim_workload w;
+    rf_sim_sched s;
+    rf_sim_result res;            /* aggregated                            */
+    rf_sim_disagg_result dres;    /* --disagg                              */
+    rf_sim_disagg d;
+    bool disagg, layout_given;
+    rf_layout layout;
+    int64_t devices;              /* a worker's (disagg: P + D workers')   */
+    double ttft_floor_s;          /* the shortest prompt alone, chunked   */
+    double tpot_floor_s;          /* one decode token at that prompt + 1  */
+    int64_t floor_prompt;         /* the prompt of the two floors          */
+    size_t steps_computed;
+} cli_sim_out;
+
+/* Build the workload and engine from s and the request options (budget
+ * for the pool), run it on the floor (no layout) or the layout's step
+ * model (par given), into *out. One line and the exit code on failure. */
+int cli_sim_run(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                const rf_roof *roof, const cli_budget *b, const cli_par *par, const cli_sim *s,
+                cli_sim_out *out);
+
+/* The report's lines and sections (sim_view.c): assumptions (the engine,
+ * the workload, the step model), the layout, the load's scalars and the
+ * five latency objects ttft_s, tpot_s, itl_s, e2e_s, queue_s. */
+void cli_sim_view(const cli_ctx *ctx, rf_report *r, const rf_model *m, const cli_sim *s,
+                  const cli_sim_out *out);
+/* "TP 8 x PP 2 x DP 1, EP 8" into buf. */
+void cli_layout_text(const rf_layout *l, char *buf, size_t cap);
+
+#endif
