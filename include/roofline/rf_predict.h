@@ -25,7 +25,13 @@
  *
  * An operator predicted outside the calibrated range (rf_calib_pred's
  * in_range false) is counted, never silent: each row of the prefill and of
- * the decode step once, however many contexts it was outside at.
+ * the decode step once, however many contexts it was outside at. The
+ * hybrid stacks' attention-kind rows (Gated DeltaNet's delta rule, Mamba2's
+ * SSD scan, their short convolutions, DSA's indexer, chunked attention:
+ * rf_step.h) are kernels a calibration does not time, so
+ * rf_calib_predict_op puts them on their floor on the calibration's roof
+ * (eff 1, no overhead) and marks them outside, never at the efficiency of
+ * softmax attention.
  * Pure (core): no I/O, no allocation. */
 #ifndef RF_PREDICT_H
 #define RF_PREDICT_H

@@ -5,6 +5,7 @@
 #include "roofline/rf_calib.h"
 #include "roofline/rf_predict.h"
 #include "serve_internal.h"
+#include "step_internal.h"
 
 bool rf_calib_shape_of(const rf_op *op, rf_calib_kind *k, int64_t *x, int64_t *a, int64_t *b)
 {
@@ -40,11 +41,35 @@ bool rf_calib_shape_of(const rf_op *op, rf_calib_kind *k, int64_t *x, int64_t *a
     return true;
 }
 
+/* The hybrid stacks' attention-kind rows (rf_step.h): Gated DeltaNet's
+ * delta rule, Mamba2's SSD scan, their short convolutions, DSA's indexer
+ * and chunked attention. A calibration times softmax attention, not these
+ * kernels: their rows are predicted on their floor, never at attention's
+ * efficiency. */
+static bool uncalibrated(const rf_op *op)
+{
+    static const char *const rows[] = {"gdn_delta_rule", "gdn_conv", "mamba_ssd", "mamba_conv",
+                                       "indexer"};
+    if (op->note && !strcmp(op->note, RF__NOTE_CHUNKED))
+        return true;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (!strcmp(op->name, rows[i]))
+            return true;
+    return false;
+}
+
 rf_status rf_calib_predict_op(const rf_calib *c, const rf_op *op, rf_calib_pred *out,
                               rf_err *err)
 {
     rf_calib_kind k;
     int64_t x, a, b;
+    if (uncalibrated(op)) {
+        /* on the calibration's roof at efficiency 1, no overhead; marked
+         * as outside the calibration */
+        double floor_s = rf_calib_floor_s(c, (double)op->flops, (double)op->bytes);
+        *out = (rf_calib_pred){.time_s = floor_s, .floor_s = floor_s, .eff = 1};
+        return RF_OK;
+    }
     if (!rf_calib_shape_of(op, &k, &x, &a, &b)) {
         memset(out, 0, sizeof *out);
         return rf_err_set(err, RF_EINVAL, "%s: no calibrated kind predicts this operator",

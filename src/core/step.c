@@ -305,7 +305,6 @@ static int64_t o_width(const rf_model *md)
     return md->n_q * (md->attn_v_dim ? md->attn_v_dim : md->head_dim);
 }
 
-#define NOTE_CHUNKED "chunked local attention"
 #define NOTE_TOPK "index_topk keys (sparse)"
 
 /* Attention itself, for `count` layers: each query attends to `keys` keys
@@ -363,7 +362,7 @@ static rf_status attention(walk *st, const char *name, const rf_model *md,
             if (is_swa)
                 three[i].note = "sliding window";
             else if (chunk || (window && md->index_topk))
-                three[i].note = chunk ? NOTE_CHUNKED : NOTE_TOPK;
+                three[i].note = chunk ? RF__NOTE_CHUNKED : NOTE_TOPK;
             s = push(st, &three[i], count, err);
         }
         return s;
@@ -372,7 +371,7 @@ static rf_status attention(walk *st, const char *name, const rf_model *md,
     if (s)
         return s;
     if (chunk || (window && md->index_topk))
-        op.note = chunk ? NOTE_CHUNKED : NOTE_TOPK;
+        op.note = chunk ? RF__NOTE_CHUNKED : NOTE_TOPK;
     if (!chunk && read != (int64_t)op.n) {
         /* the same operator over `read` keys: its K/V bytes are those read */
         d.keys = read;

@@ -11,6 +11,10 @@
  * step_intensity and tokens_per_s = new_tokens / floor_s. */
 void rf__step_floors(rf_step *st, const rf_roof *roof, double new_tokens);
 
+/* The note of chunked attention's rows (fused or naive); predict.c puts
+ * them on their floor (no calibrated kernel times chunked attention). */
+#define RF__NOTE_CHUNKED "chunked local attention"
+
 /* Bytes of module class mod's weights in p (its share 1 / share, e.g. the
  * routed experts a device of an expert group holds): the layers whose
  * unquantized_layer[] names mod in m->unquantized_dtype, the rest in its
