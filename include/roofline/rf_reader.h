@@ -8,8 +8,13 @@
  *   gpt_oss, qwen3_next, qwen3_5_moe / qwen3_5 (text_config), llama4
  *   (text_config), nemotron_h, minimax_m2, mimo_v2_flash, gemma4
  *   (text_config)
- * (rf_model_known_families lists them; docs/models.md says what each reads
- * exactly, approximates and refuses). A model_type the reader does not know
+ * (rf_model_known_families lists the names rf_read_opts.family takes:
+ * llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, gemma2,
+ * gemma3_text, phi3, deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32,
+ * glm4_moe_lite, glm_moe_dsa, glm4_moe, gpt_oss, qwen3_next,
+ * qwen3_5_moe_text, qwen3_5_text, llama4_text, nemotron_h, minimax_m2,
+ * mimo_v2_flash, gemma4_text; docs/models.md says what each reads exactly,
+ * approximates and refuses). A model_type the reader does not know
  * is refused, one line naming it and the known families, unless
  * `architectures` names a class it knows (Kimi-K2's DeepseekV3ForCausalLM)
  * or rf_read_opts.family names the family to read it as. Bare Infinity and
@@ -37,12 +42,39 @@
  * validated whatever other fields say (layer_types with
  * use_sliding_window false, ...).
  *
- * Quantization: `quantization_config` with quant_method fp8 (block scales as
- * DeepSeek-V3 ships them; W8A8 when it names an activation_scheme), mxfp4
- * (on the modules modules_to_not_convert leaves, as gpt-oss ships), gptq,
- * awq or any method with bits and group_size (int4/int8 with 2-byte scales
- * per group), bitsandbytes (load_in_4bit / load_in_8bit). Another method is
- * refused rather than counted in the wrong dtype.
+ * Quantization: `quantization_config` (at the root of a multimodal wrapper
+ * too) by quant_method:
+ *   fp8          e4m3 weights (fmt e4m3, e5m2, or torch's float8_e4m3fn /
+ *                float8_e5m2); weight_block_size [bk, bn]: one fp32 scale a
+ *                bk x bn block (DeepSeek-V3's 128 x 128); W8A8 when it names
+ *                an activation_scheme; the router kept unquantized
+ *   fbgemm_fp8   Meta's (Llama-4 Maverick): e4m3 weights, one fp32 scale a
+ *                row (not counted, noted), W8A8
+ *   mxfp4        4-bit elements with an 8-bit scale a 32, on the experts
+ *                only unless modules_to_not_convert names what stays (gpt-oss)
+ *   gptq, awq, or any method with bits and group_size: int4 / int8 with
+ *                2-byte scales a group
+ *   bitsandbytes load_in_4bit / load_in_8bit (llm_int8_skip_modules)
+ *   compressed-tensors  llm-compressor's config_groups: int4, int8 and
+ *                fp8 scaled per tensor, channel, group or block, 4-bit
+ *                floats as nvfp4 (group 16) or mxfp4 (group 32); the formats
+ *                pack-, int-, float-, naive-, nvfp4-pack-, mxfp4-pack-quantized
+ *                and mixed-precision; dense storage only; `ignore` lists (with
+ *                re: regexes) what stays unquantized
+ *   modelopt     NVIDIA ModelOpt's quant_algo NVFP4 (e2m1 weights, an e4m3
+ *                scale a 16: 4.5 bits; the fp32 scale a tensor not counted)
+ *                or FP8; quant_algo null with a kv_cache_quant_algo leaves
+ *                the weights as torch_dtype says
+ * and, read after config.json when the model comes from a file, NVIDIA
+ * ModelOpt's hf_quant_config.json beside it (its `quantization` object, the
+ * same algorithms; a dtype that contradicts config.json's is refused).
+ * Exclude and ignore lists (modules_to_not_convert, ignore,
+ * exclude_modules) are matched exactly to the model's module names, layer by
+ * layer (the MTP layers numbered after the decoder's): a class named in
+ * every layer stays unquantized in all (rf_model.unquantized_modules), one
+ * named in some layers only there (unquantized_layer[]); an entry that names
+ * no module is refused. Another method is refused rather than counted in the
+ * wrong dtype.
  *
  * Errors (RF_EINVAL, RF_ERANGE, RF_EIO, RF_ENOMEM) carry one line that names
  * the file and the field:
