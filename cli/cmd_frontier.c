@@ -13,14 +13,19 @@
 #include "roofline/rf_frontier_svg.h"
 #include "roofline/rf_predict.h"
 #include "roofline/rf_serve.h"
+#include "roofline/rf_load_svg.h"
+#include "sim.h"
 
-enum { O_MAX_BATCH = 1000, O_SVG, O_PRICE };
+enum { O_MAX_BATCH = 1000, O_SVG, O_PRICE, O_LOAD_SVG };
 
 static const cli_opt opts[] = {
     CLI_REQUEST_LEN_OPTS,
     {"max-batch", 1, O_MAX_BATCH, "B", "largest batch (default the KV pool's limit)"},
     {"svg", 1, O_SVG, "FILE", "also write the figure: tokens/s against TPOT and TTFT"},
     {"price-per-hour", 1, O_PRICE, "USD", "a device's price an hour: USD per million tokens"},
+    {"load-svg", 1, O_LOAD_SVG, "FILE",
+     "also the curve under load: P99 TTFT and TPOT against the request rate (simulated)"},
+    CLI_SIM_SLO_OPTS,
     CLI_REQUEST_STEP_OPTS,
     CLI_PREDICT_OPT,
     CLI_PAR_OPTS,
@@ -33,6 +38,8 @@ typedef struct args {
     const char *svg;
     double price;
     cli_par par; /* many devices */
+    const char *load_svg;
+    cli_sim sim; /* --load-svg: the SLOs and percentile */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -46,6 +53,13 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return RF_EXIT_OK;
     case O_PRICE:
         return cli_f64(ctx, "--price-per-hour", arg, 1e-9, 1e9, &a->price);
+    case O_LOAD_SVG:
+        a->load_svg = arg;
+        return RF_EXIT_OK;
+    case CLI_O_SLO_TTFT:
+    case CLI_O_SLO_TPOT:
+    case CLI_O_PERCENTILE:
+        return cli_sim_opt(ctx, id, arg, &a->sim);
     case CLI_O_PREDICT:
         return cli_step_opt(ctx, id, arg, &a->rq.o);
     default: {
@@ -344,6 +358,73 @@ static void pred_summary(rf_report *r, const predicted *pr, int64_t n)
                   outside, RF_U_INT);
 }
 
+/* --load-svg: the curve under load. The capacity X is the closed loop's
+ * throughput at the engine's default cap of CLI_SIM_MAX_SEQS clients; the
+ * open loop runs at X k / 10, k = 1 .. LOAD_POINTS, 500 requests each. */
+#define LOAD_POINTS 12
+static int load_curve(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                      const rf_roof *roof, const args *a, const char *title)
+{
+    static cli_sim_out out; /* results: off the stack */
+    rf_load_point pts[LOAD_POINTS];
+    char p[32], n[32];
+    rf_err e;
+    cli_sim s = a->sim;
+    snprintf(p, sizeof p, "%lld", (long long)a->rq.prompt);
+    snprintf(n, sizeof n, "%lld", (long long)a->rq.output);
+    s.prompt = p;
+    s.output = n;
+    s.concurrency = CLI_SIM_MAX_SEQS;
+    s.requests = 4 * CLI_SIM_MAX_SEQS;
+    int rc = cli_sim_run(ctx, m, o, roof, &a->rq.budget, &a->par, &s, &out);
+    if (rc)
+        return rc;
+    double cap = out.res.requests_per_s, q = out.s.percentile, first_over = 0;
+    s.concurrency = 0;
+    s.requests = 500;
+    for (int k = 0; k < LOAD_POINTS; k++) {
+        s.rate = cap * (k + 1) / 10;
+        if ((rc = cli_sim_run(ctx, m, o, roof, &a->rq.budget, &a->par, &s, &out)))
+            return rc;
+        pts[k] = (rf_load_point){s.rate, out.res.ttft_s.pq, out.res.tpot_s.pq,
+                                 out.res.overloaded};
+        if (out.res.overloaded && !first_over)
+            first_over = s.rate;
+    }
+    rf_report_assume(r, "under load (--load-svg): the engine simulated as serve's defaults; "
+                        "capacity = the closed loop's throughput at %d clients; the open loop "
+                        "(Poisson, 500 requests, seed 1) at 0.1 .. 1.2 x that rate; P%g of each",
+                     CLI_SIM_MAX_SEQS, q);
+    rf_report_section(r, "load", "under load");
+    rf_report_num(r, "capacity_requests_per_s", "capacity (closed loop, requests/s)", cap,
+                  RF_U_SIG3);
+    if (first_over)
+        rf_report_num(r, "first_overloaded_rate_per_s", "first overloaded rate", first_over,
+                      RF_U_SIG3);
+    else
+        rf_report_null(r, "first_overloaded_rate_per_s", "first overloaded rate", "none");
+    rf_report_table(r, "load_points", "under load");
+    rf_report_col(r, "rate_per_s", "rate", RF_U_SIG3);
+    rf_report_col(r, "ttft_s", "TTFT", RF_U_SECONDS);
+    rf_report_col(r, "tpot_s", "TPOT", RF_U_SECONDS);
+    rf_report_col(r, "overloaded", "overloaded", RF_U_NONE);
+    for (int k = 0; k < LOAD_POINTS; k++) {
+        rf_report_row(r);
+        rf_report_cell_num(r, pts[k].rate_per_s);
+        rf_report_cell_num(r, pts[k].ttft_s);
+        rf_report_cell_num(r, pts[k].tpot_s);
+        rf_report_cell_str(r, pts[k].overloaded ? "yes" : "no");
+    }
+    rf_load_marks mk = {title, q, a->sim.slo_ttft, a->sim.slo_tpot, cap};
+    rf_buf b;
+    rf_buf_init(&b);
+    rc = rf_load_svg_write(pts, LOAD_POINTS, &mk, &b, &e) ? cli_fail_err(ctx, &e) : RF_EXIT_OK;
+    if (!rc)
+        rc = cli_write_file(ctx, a->load_svg, b.data, b.len);
+    rf_buf_free(&b);
+    return rc;
+}
+
 /* The report of batches 1..n: title, assumptions, the summary, the table. */
 static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                   const args *a, const cli_frontier *fr, const predicted *pr)
@@ -360,6 +441,8 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
     table(r, fr->points, (size_t)fr->n, fr->cap, a->price, ctx->hw.board_power_w,
           cli_par_wanted(&a->par), pr);
     int rc = a->svg ? write_svg(ctx, a->svg, fr, title) : RF_EXIT_OK;
+    if (!rc && a->load_svg)
+        rc = load_curve(ctx, r, m, o, roof, a, title);
     if (!rc)
         rc = cli_emit(ctx, r);
     rf_report_free(r);
@@ -372,7 +455,8 @@ int cmd_frontier(int argc, char **argv)
     args a = {.rq = CLI_REQUEST_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "frontier MODEL --prompt P --output N [--max-batch B] [--svg FILE] "
-                            "[--price-per-hour USD] [options]",
+                            "[--price-per-hour USD] [--load-svg FILE [--slo-ttft X] [--slo-tpot "
+                            "Y]] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
@@ -380,8 +464,12 @@ int cmd_frontier(int argc, char **argv)
         (rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")))
         return rc;
     const char *inputs[] = {NULL};
-    if ((rc = cli_check_output(&ctx, a.svg, inputs)))
+    if ((rc = cli_check_output(&ctx, a.svg, inputs)) ||
+        (rc = cli_check_output(&ctx, a.load_svg, inputs)))
         return rc;
+    if (!a.load_svg && (a.sim.slo_ttft || a.sim.slo_tpot || a.sim.percentile))
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--slo-ttft, --slo-tpot and --percentile mark the "
+                                             "curve under load: give --load-svg FILE");
     rf_step_opts o = a.rq.o;
     rf_model m;
     rf_roof roof;
