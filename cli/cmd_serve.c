@@ -322,7 +322,11 @@ static void predicted(rf_report *r, const rf_serve *sv, const rf_serve_pred *p)
  * model, refusing what it does not model in one line. */
 static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
 {
-    const char *no = a->sp.draft ? "--draft: speculative decoding is not simulated under load"
+    const char *no = !a->sp.draft && (a->sp.k_given || a->sp.accept_given)
+                         ? "--spec-k and --accept need --draft MODEL"
+                   : a->sp.draft && a->sp.prefix.shared ? "--shared-prefix and --draft: give one"
+                   : a->sp.draft && a->sim.disagg ? "--draft: speculative decoding is not "
+                                                    "simulated disaggregated"
                    : a->sp.kernel_given ? "--prefix-kernel: the simulated step reads a shared "
                                           "prefix once a sequence"
                    : a->par.overlap ? "--overlap: the simulated layout step does not overlap "
@@ -344,9 +348,23 @@ static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
     a->sim.shared_prefix = a->sp.prefix.shared;
     if (a->sim.concurrency)
         a->sim.concurrency = a->so.concurrency;
+    static rf_model d; /* --draft: the draft model */
     if ((rc = cli_model_setup(ctx, argc, argv, pos, &m, &o, &roof)) ||
-        (rc = cli_step_defaults(ctx, &m, &o, false)) ||
-        (rc = cli_sim_run(ctx, &m, &o, &roof, &a->rq.budget, &a->par, &a->sim, &out)))
+        (rc = cli_step_defaults(ctx, &m, &o, false)))
+        return rc;
+    if (a->sp.draft) {
+        if ((rc = cli_spec_draft(ctx, &a->sp, &m, &o, &d, &a->sim.draft_o)))
+            return rc;
+        if (d.vocab != m.vocab)
+            return cli_fail(ctx, RF_EXIT_USAGE,
+                            "--draft: draft %s has a vocabulary of %lld tokens, the target %s "
+                            "%lld",
+                            d.name, (long long)d.vocab, m.name, (long long)m.vocab);
+        a->sim.draft = &d;
+        a->sim.spec_k = a->sp.k;
+        a->sim.spec_accept = a->sp.accept;
+    }
+    if ((rc = cli_sim_run(ctx, &m, &o, &roof, &a->rq.budget, &a->par, &a->sim, &out)))
         return rc;
     if (out.devices > 1)
         snprintf(title, sizeof title, "serve: %s on %lld x %s under load", m.name,

@@ -59,6 +59,10 @@ typedef struct cli_sim {
     int64_t disagg_p, disagg_d;   /* --disagg P:D (0: not given)            */
     bool disagg;                  /* --disagg given (plan: without P:D)     */
     double kv_link_gbps, kv_link_us;
+    const rf_model *draft;        /* --draft's model (serve sets it), or NULL */
+    rf_step_opts draft_o;         /* its dtypes                             */
+    int64_t spec_k;               /* --spec-k K (with draft)                */
+    double spec_accept;           /* --accept ALPHA                         */
 } cli_sim;
 
 /* The ids of the lists above; CLI_NOT_MINE for any other. */

@@ -151,6 +151,8 @@ typedef struct model {
     rf_sim_floor *floor;
     rf_sim_par *par;
     void *table;
+    rf_sim_floor *draft;          /* --draft: the draft's floor             */
+    void *draft_table;
     int64_t g;                    /* the layout's lockstep group          */
 } model;
 
@@ -263,16 +265,39 @@ static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     out->layout_given = cli_par_wanted(par) || s->disagg;
     out->layout = par->layout;
     out->devices = rf_layout_devices(&par->layout);
+    if (s->draft && out->layout_given)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--draft on many devices is not modelled (the "
+                                            "draft's own layout is not given): drop the "
+                                            "layout options or --draft");
     if (!out->layout_given) {
-        size_t bytes = rf_sim_floor_table_bytes(sc->max_batched_tokens, sc->max_seqs);
+        /* a verification scores its K + 1 positions: lm_head's rows */
+        int64_t logits = sc->max_seqs;
+        if (s->draft)
+            logits = sc->max_seqs > sc->max_batched_tokens / (s->spec_k + 1)
+                         ? sc->max_batched_tokens
+                         : sc->max_seqs * (s->spec_k + 1);
+        size_t bytes = rf_sim_floor_table_bytes(sc->max_batched_tokens, logits);
         if (!(md->floor = calloc(1, sizeof *md->floor)) || !(md->table = malloc(bytes)))
             return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-        if (rf_sim_floor_prepare(md->floor, m, o, roof, sc->max_batched_tokens, sc->max_seqs,
+        if (rf_sim_floor_prepare(md->floor, m, o, roof, sc->max_batched_tokens, logits,
                                  md->table, bytes, &e) ||
             rf_sim_pool_blocks(m, o, ctx->hw.mem_bytes, b->util, b->reserve_bytes,
                                sc->block_tokens, &sc->pool_blocks, &e))
             return cli_fail_err(ctx, &e);
         md->g = 1;
+        if (!s->draft)
+            return RF_EXIT_OK;
+        bytes = rf_sim_floor_table_bytes(sc->max_batched_tokens, sc->max_seqs);
+        if (!(md->draft = calloc(1, sizeof *md->draft)) || !(md->draft_table = malloc(bytes)))
+            return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+        if (rf_sim_floor_prepare(md->draft, s->draft, &s->draft_o, roof,
+                                 sc->max_batched_tokens, sc->max_seqs, md->draft_table, bytes,
+                                 &e))
+            return cli_fail(ctx, cli_exit_for(e.status), "--draft: %s", e.msg);
+        sc->spec_k = s->spec_k;
+        sc->spec_accept = s->spec_accept;
+        sc->draft = rf_sim_floor_group;
+        sc->draft_user = md->draft;
         return RF_EXIT_OK;
     }
     rf_par_opts po;
@@ -337,5 +362,7 @@ int cli_sim_run(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     free(md.table);
     free(md.floor);
     free(md.par);
+    free(md.draft_table);
+    free(md.draft);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* sim_view.c - a simulated run in a report (sim.h). */
 #include <stdio.h>
 
+#include "roofline/rf_serve.h"
 #include "sim.h"
 
 void cli_layout_text(const rf_layout *l, char *buf, size_t cap)
@@ -73,6 +74,14 @@ static void assume(const cli_ctx *ctx, rf_report *r, const cli_sim_out *out)
                                          "sum of its operators' floors plus collectives)"
                                        : "the roofline floor max(FLOPs / peak, bytes / "
                                          "bandwidth)");
+    if (s->spec_k)
+        rf_report_assume(r, "speculative decoding: a step = %lld draft passes (the draft's "
+                            "floor; the first also prefills the step's prompt chunks) + the "
+                            "target verifying up to K + 1 = %lld tokens a decoding request; "
+                            "each proposal accepted with probability %g until the first "
+                            "rejection, drawn from the seed per request; a request makes the "
+                            "accepted tokens and one more a step",
+                         (long long)s->spec_k, (long long)s->spec_k + 1, s->spec_accept);
     if (out->disagg)
         rf_report_assume(r, "disaggregated: %lld prefill and %lld decode workers; a request's "
                             "KV crosses a link of %g GB/s and %g us after its first token",
@@ -113,6 +122,14 @@ static void engine_figures(rf_report *r, const rf_sim_result *x)
     rf_report_int(r, "steps", "steps", (uint64_t)x->steps, RF_U_INT);
     rf_report_num(r, "mean_step_tokens", "tokens a step (mean)", x->mean_step_tokens,
                   RF_U_SIG3);
+    if (!x->spec_verifies)
+        return;
+    rf_report_int(r, "spec_verifies", "verifications (speculative)", (uint64_t)x->spec_verifies,
+                  RF_U_INT);
+    rf_report_int(r, "spec_accepted", "proposals accepted", (uint64_t)x->spec_accepted,
+                  RF_U_INT);
+    rf_report_num(r, "spec_tokens_per_verify", "tokens a verification (mean)",
+                  x->spec_tokens_per_verify, RF_U_SIG3);
 }
 
 void cli_sim_view(const cli_ctx *ctx, rf_report *r, const rf_model *m, const cli_sim *s,
@@ -122,6 +139,14 @@ void cli_sim_view(const cli_ctx *ctx, rf_report *r, const rf_model *m, const cli
     char lay[96];
     double q = out->s.percentile;
     assume(ctx, r, out);
+    if (s->draft) {
+        rf_report_section(r, "speculative", "speculative decoding");
+        rf_report_str(r, "draft", "draft", s->draft->name);
+        rf_report_int(r, "spec_k", "K speculated tokens", (uint64_t)s->spec_k, RF_U_INT);
+        rf_report_num(r, "accept", "acceptance a token", s->spec_accept, RF_U_RATIO);
+        rf_report_num(r, "tokens_per_iter", "tokens a verification (expected)",
+                      rf_spec_tokens_per_iter(s->spec_k, s->spec_accept), RF_U_SIG3);
+    }
     if (out->layout_given) {
         cli_layout_text(&out->layout, lay, sizeof lay);
         rf_report_section(r, "layout", "layout (a worker)");
