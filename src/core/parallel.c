@@ -195,6 +195,10 @@ rf_status rf_layout_shard(const rf_model *m, const rf_layout *l, int64_t first, 
         d.chunked[i] = m->chunked[first + i];
         d.unquantized_layer[i] = m->unquantized_layer[first + i];
     }
+    /* the MTP layers' exclusions follow them, after the stage's layers
+     * (rf_model_validate keeps layers + mtp_layers within the arrays) */
+    for (int64_t i = 0; i < d.mtp_layers; i++)
+        d.unquantized_layer[count + i] = m->unquantized_layer[m->layers + i];
     *out = d;
     return RF_OK;
 }
