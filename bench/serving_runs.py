@@ -1,0 +1,146 @@
+"""The measured H100 serving runs (bench/data/serving-runs/h100_sxm.csv), read once for every bench.
+
+bench/serving-h100.sh (the floors) and bench/predict-gpu.sh (the GPU predictions) simulate the same
+runs the same way; this module is the one place that says how a row of the CSV becomes a
+`roofline serve` command line. Import it from a bench's Python (sys.path.insert(0, "bench")).
+
+A row is one run of a real engine: `backend` (trtllm, vllm, sglang) serving `model_path` in
+`precision`, aggregated (`mode` agg) on `tp_size` x `attention_dp_size` devices with the experts laid
+out by `moe_tp_size` x `moe_ep_size`, closed loop at `batch_size` clients, `isl` prompt and `osl`
+output tokens a request; `silicon_ttft_ms` and `silicon_tpot_ms` the measured means.
+
+The mapping (each an assumption, labelled where it is one):
+- model: Llama-3.1-8B-Instruct -> llama-3-8b and Llama-3.1-70B -> llama-3.3-70b (the same shapes:
+  layers, hidden, heads, KV heads, intermediate, vocabulary); the others their own presets.
+- precision: '' -> the preset's bf16. fp8 (gemm_quant_mode fp8 or fp8_block) -> W8A8:
+  --weight-dtype fp8 --act-dtype fp8 (fp8 tensor cores; block scales are 4 bytes a 128 x 128 block,
+  under 0.03% of the weight bytes, not counted). fp4 (gpt-oss-120b, labelled nvfp4 in the source)
+  -> the checkpoint's own mxfp4 experts and bf16 attention: the H100 has no fp4 tensor cores, so
+  every engine runs them weight-only with bf16 activations.
+- KV-cache dtype: the CSV does not say it. kv_dtype_options(r, floor=True) gives the smallest
+  the engine could have used (fp8 for an fp8 run: vLLM's --kv-cache-dtype fp8, TensorRT-LLM's
+  FP8 KV quantization; bf16 otherwise), so a floor is a floor whichever the run used;
+  floor=False gives the engines' default (the model's dtype, bf16).
+- layout: TP = tp_size; DP = attention_dp_size; EP = moe_ep_size, the experts over the TP x DP
+  devices (EP = TP x DP) or tensor-parallel inside each TP group (EP 1, moe_tp = TP). Runs with
+  pipeline stages, or with experts split both ways (moe_tp > 1 and EP > 1), are not modelled.
+- engine: KV blocks of 32 tokens (TensorRT-LLM's tokens_per_block) or 16 (vLLM, SGLang); a step
+  of max(8192, C) tokens (each engine's default budget: max_num_tokens, max_num_batched_tokens,
+  chunked_prefill_size) and C sequences; 10 C requests, at least 64.
+"""
+import csv
+import os
+
+CSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "serving-runs", "h100_sxm.csv")
+HW = "h100-sxm"
+
+PRESET = {
+    "meta-llama/Llama-3.1-8B-Instruct": "llama-3-8b",
+    "meta-llama/Llama-3.1-70B": "llama-3.3-70b",
+    "Qwen/Qwen3-32B": "qwen3-32b",
+    "Qwen/Qwen3-235B-A22B-FP8": "qwen3-235b-a22b",
+    "MiniMaxAI/MiniMax-M2.5": "minimax-m2.5",
+    "openai/gpt-oss-120b": "gpt-oss-120b",
+}
+BLOCK = {"trtllm": 32, "vllm": 16, "sglang": 16}
+
+
+def num(v, default=1):
+    """An integer column; empty (or 0, as some rows write an absent size) reads as default."""
+    return int(v) if v not in ("", None) and int(v) > 0 else default
+
+
+def load(path=CSV, mode="agg"):
+    """The rows of one mode (agg or disagg), in the file's order."""
+    with open(path, newline="") as f:
+        return [r for r in csv.DictReader(f) if r["mode"] == mode]
+
+
+def model_of(r):
+    """The preset a run's model maps to, or None."""
+    return PRESET.get(r["model_path"])
+
+
+def dtype_options(r):
+    """The weight and activation dtype options of a run's precision."""
+    if r["precision"] == "fp8":
+        return ["--weight-dtype", "fp8", "--act-dtype", "fp8"]
+    if r["precision"] in ("", "bf16", "fp4"):
+        return []  # the preset's bf16, or gpt-oss's own mxfp4 experts with bf16 activations
+    raise ValueError("precision %r of run %s has no mapping" % (r["precision"], r["id"]))
+
+
+def kv_dtype_options(r, floor=True):
+    """The KV-cache dtype: for a floor the smallest the run's engine could have used."""
+    if floor and r["precision"] == "fp8":
+        return ["--kv-dtype", "fp8"]
+    return []
+
+
+def layout(r):
+    """(tp, dp, ep), or (None, why) where the run's layout is not modelled."""
+    tp, pp = num(r["tp_size"]), num(r["pp_size"])
+    dp, ep, moe_tp = num(r["attention_dp_size"]), num(r["moe_ep_size"]), num(r["moe_tp_size"])
+    if pp != 1:
+        return None, "pipeline runs"
+    if ep > 1 and ep != tp * dp:
+        return None, "experts over %d of %d x %d GPUs (EP x moe-TP %d)" % (ep, tp, dp, moe_tp)
+    return (tp, dp, ep), None
+
+
+def layout_options(r):
+    lay, why = layout(r)
+    if lay is None:
+        raise ValueError(why)
+    tp, dp, ep = lay
+    return ["--tp", str(tp), "--ep", str(ep), "--dp", str(dp)] if (tp, dp, ep) != (1, 1, 1) else []
+
+
+def layout_label(r):
+    lay = "tp%d" % num(r["tp_size"])
+    if num(r["moe_ep_size"]) > 1:
+        lay += " ep%d" % num(r["moe_ep_size"])
+    if num(r["attention_dp_size"]) > 1:
+        lay += " dp%d" % num(r["attention_dp_size"])
+    return lay
+
+
+def devices(r):
+    return num(r["tp_size"]) * num(r["pp_size"]) * num(r["attention_dp_size"])
+
+
+def engine_options(r):
+    """The engine's scheduler: the sequence cap, the step's token budget, the KV block."""
+    c = int(r["batch_size"])
+    return ["--max-seqs", str(c), "--max-batched-tokens", str(max(8192, c)),
+            "--block", str(BLOCK[r["backend"]])]
+
+
+def workload_options(r):
+    """The closed loop at the run's concurrency and lengths."""
+    c = int(r["batch_size"])
+    return ["--prompt", r["isl"], "--output", r["osl"], "--concurrency", str(c),
+            "--requests", str(max(10 * c, 64))]
+
+
+def serve_argv(bin_, r, extra=(), floor=True):
+    """(argv, None) simulating run r with `roofline serve`, or (None, why) where it is not modelled."""
+    model = model_of(r)
+    if not model:
+        return None, "no preset for " + r["model_path"]
+    lay, why = layout(r)
+    if lay is None:
+        return None, why
+    a = [bin_, "serve", model, "--hw", HW] + workload_options(r) + engine_options(r)
+    a += dtype_options(r) + kv_dtype_options(r, floor) + layout_options(r) + list(extra)
+    return a + ["--json"], None
+
+
+def measured(r):
+    """(TTFT, TPOT) measured, milliseconds: the means over the run's requests."""
+    return float(r["silicon_ttft_ms"]), float(r["silicon_tpot_ms"])
+
+
+def sort_key(r):
+    return (r["model_path"], r["backend"], r["precision"], num(r["tp_size"]), int(r["batch_size"]),
+            int(r["isl"]), int(r["osl"]))
