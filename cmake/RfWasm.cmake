@@ -17,7 +17,15 @@ if(RF_WASM)
   # the command line's analytic sources as cli/CMakeLists.txt lists them
   # (less measure, bench and profile, which time the machine)
   get_property(cli_sources GLOBAL PROPERTY RF_CLI_ANALYTIC_SOURCES)
-  if(RF_EMCMAKE AND RF_EMCC AND cli_sources)
+  # jansson compiled from Debian's source package (scripts/deps.sh
+  # fetches it into .deps/jansson), the same library the native build links
+  set(RF_JANSSON_SOURCE_DIR ${PROJECT_SOURCE_DIR}/.deps/jansson CACHE PATH
+    "jansson's source tree for the WebAssembly build (apt-get source jansson)")
+  if(RF_EMCMAKE AND RF_EMCC AND cli_sources AND NOT EXISTS ${RF_JANSSON_SOURCE_DIR}/src/dump.c)
+    message(STATUS "roofline: no jansson source in ${RF_JANSSON_SOURCE_DIR} "
+                   "(scripts/deps.sh fetches it with apt-get source jansson); "
+                   "roofline report writes a static page")
+  elseif(RF_EMCMAKE AND RF_EMCC AND cli_sources)
     set(RF_EXPLORER_BUILT 1)
   elseif(RF_EMCMAKE AND RF_EMCC)
     message(STATUS "roofline: cli/CMakeLists.txt publishes no RF_CLI_ANALYTIC_SOURCES; "
@@ -40,13 +48,13 @@ if(RF_EXPLORER_BUILT)
     list(TRANSFORM srcs PREPEND ${dir}/ REGEX "^[^/]") # generated sources are absolute
     list(APPEND wasm_sources ${srcs})
   endforeach()
-  list(APPEND wasm_sources ${cli_sources} ${PROJECT_SOURCE_DIR}/src/io/json_lite.c
-    ${PROJECT_SOURCE_DIR}/src/report/explorer.c)
+  list(APPEND wasm_sources ${cli_sources} ${PROJECT_SOURCE_DIR}/src/report/explorer.c)
   set(wasm_bin ${CMAKE_BINARY_DIR}/wasm)
   set(wasm_list ${CMAKE_BINARY_DIR}/wasm-sources.cmake)
   file(WRITE ${wasm_list}.new
     "set(RF_WASM_SOURCES \"${wasm_sources}\")\n"
-    "set(RF_WASM_INCLUDES \"${PROJECT_SOURCE_DIR}/src/io/json_lite;${PROJECT_SOURCE_DIR}/include;${PROJECT_SOURCE_DIR}/cli\")\n"
+    "set(RF_WASM_INCLUDES \"${PROJECT_SOURCE_DIR}/include;${PROJECT_SOURCE_DIR}/cli\")\n"
+    "set(RF_JANSSON_SOURCE_DIR \"${RF_JANSSON_SOURCE_DIR}\")\n"
     "set(RF_VERSION \"${PROJECT_VERSION}\")\n")
   file(COPY_FILE ${wasm_list}.new ${wasm_list} ONLY_IF_DIFFERENT)
   set(node_env ${CMAKE_COMMAND} -E env "NODE_PATH=/usr/share/nodejs$ENV{NODE_PATH}")

@@ -16,12 +16,49 @@ python3-cffi python3-venv libopenmpi-dev openmpi-bin chromium emscripten"
 # The ones a build can go without (the tests that need them skip and say so).
 OPTIONAL="chromium emscripten"
 
+# The WebAssembly explorer compiles jansson from Debian's own source
+# package with emcc (the native build links libjansson-dev): fetched once
+# into .deps/jansson (git-ignored; cmake/RfWasm.cmake looks there), from a
+# deb-src line of the suite the machine already uses. Where it cannot be
+# had, `roofline report` writes the static page and the build says why.
+fetch_jansson_source() {
+  here=$(cd "$(dirname "$0")/.." && pwd)
+  [ -f "$here/.deps/jansson/src/dump.c" ] && return 0
+  command -v emcc >/dev/null 2>&1 || return 0
+  if [ "$(id -u)" -ne 0 ] && ! apt-get source --print-uris jansson >/dev/null 2>&1; then
+    echo "roofline: no jansson source for the explorer; as root: scripts/deps.sh" >&2
+    return 0
+  fi
+  if ! apt-get source --print-uris jansson >/dev/null 2>&1; then
+    src=/etc/apt/sources.list.d/roofline-deb-src.sources
+    for f in /etc/apt/sources.list.d/*.sources; do
+      [ -f "$f" ] && [ "$f" != "$src" ] && grep -q '^Types: deb$' "$f" &&
+        sed 's/^Types: deb$/Types: deb-src/' "$f" > "$src" && break
+    done
+    [ -f "$src" ] || sed -n 's/^deb /deb-src /p' /etc/apt/sources.list > "${src%.sources}.list" 2>/dev/null || true
+    apt-get update -qq || true
+  fi
+  tmp=$(mktemp -d "$here/.deps.XXXXXX")
+  if (cd "$tmp" && apt-get source -qq jansson >/dev/null 2>&1) &&
+     d=$(find "$tmp" -maxdepth 1 -type d -name 'jansson-*' | head -n 1) && [ -f "$d/src/dump.c" ]; then
+    mkdir -p "$here/.deps" && rm -rf "$here/.deps/jansson" && mv "$d" "$here/.deps/jansson"
+    echo "roofline: jansson source for the explorer in .deps/jansson ($(basename "$d"))" >&2
+  else
+    echo "roofline: apt-get source jansson failed; roofline report will write the static page" >&2
+  fi
+  rm -rf "$tmp"
+  return 0
+}
+
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
     missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+  fetch_jansson_source
+  exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "roofline: missing Debian packages; run as root:" >&2
@@ -51,4 +88,5 @@ for p in $OPTIONAL; do
   case " $missing " in *" $p "*) apt-get install -y -qq "$p" ||
     echo "roofline: $p could not be installed; the tests that need it will skip" >&2 ;; esac
 done
+fetch_jansson_source
 exit 0
