@@ -55,8 +55,11 @@ static int usage(FILE *f)
 /* The command argv names, its exit code. */
 static int dispatch(int argc, char **argv)
 {
-    if (argc < 2)
-        return usage(stderr) ? RF_EXIT_IO : RF_EXIT_USAGE;
+    if (argc < 2) { /* bad usage: one line, as every refusal (issue 28, finding 11) */
+        fprintf(stderr, "roofline: no command given (usage: roofline [--version] [--help] "
+                        "<command> [options]; 'roofline --help' lists the commands)\n");
+        return RF_EXIT_USAGE;
+    }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
         return usage(stdout);
     if (!strcmp(argv[1], "--version")) {
@@ -87,8 +90,8 @@ int rf_cli_main(int argc, char **argv)
 {
     /* What an earlier call left: the files it read. The option scanner is
      * reset by cli_parse, the commands' scratch buffers are filled afresh,
-     * and an output's temporary and its signal handlers end with the
-     * output (rf_file_writer_free). */
+     * and an output's temporary ends with the output
+     * (rf_file_writer_free); signal handlers are the binary's (main.c). */
     cli_inputs_reset();
     return finish(dispatch(argc, argv));
 }

@@ -537,7 +537,10 @@ static void signal_mid_write(const fixture *f, int sig)
               "--context", "1..500:1", "--csv", "-o", dest, (char *)NULL);
         _exit(127);
     }
-    /* poll (for at most 60 s) until the temporary holds some rows */
+    /* poll (for at most 60 s) until the file being written holds some
+     * rows: a named temporary big.csv.tmp.* in the folder, or (Linux,
+     * O_TMPFILE) an unnamed one, seen as a descriptor of the process into
+     * the folder that is neither its stdout nor its stderr */
     bool seen = false;
     int status;
     for (int i = 0; i < 60000 && !seen; i++) {
@@ -550,6 +553,23 @@ static void signal_mid_write(const fixture *f, int sig)
             struct stat st;
             path_in(f, de->d_name, p, sizeof p);
             if (!strncmp(de->d_name, "big.csv.tmp.", 12) && stat(p, &st) == 0 && st.st_size > 0)
+                seen = true;
+        }
+        if (d)
+            closedir(d);
+        char fds[64];
+        snprintf(fds, sizeof fds, "/proc/%ld/fd", (long)pid);
+        d = opendir(fds);
+        while (d && (de = readdir(d))) {
+            char p[512], target[512];
+            struct stat st;
+            snprintf(p, sizeof p, "%s/%s", fds, de->d_name);
+            ssize_t n = readlink(p, target, sizeof target - 1);
+            if (n <= 0)
+                continue;
+            target[n] = '\0';
+            if (!strncmp(target, f->dir, strlen(f->dir)) && !strstr(target, "stdout.txt") &&
+                !strstr(target, "stderr.txt") && stat(p, &st) == 0 && st.st_size > 0)
                 seen = true;
         }
         if (d)
@@ -571,6 +591,66 @@ static void signal_mid_write(const fixture *f, int sig)
 static void sigterm_mid_write(void **state) { signal_mid_write(*state, SIGTERM); }
 static void sigint_mid_write(void **state) { signal_mid_write(*state, SIGINT); }
 static void sighup_mid_write(void **state) { signal_mid_write(*state, SIGHUP); }
+/* issue 28, finding 3: SIGKILL cannot be caught, and a named temporary was
+ * left behind every time; an unnamed (O_TMPFILE) one leaves nothing. */
+static void sigkill_mid_write(void **state)
+{
+#if defined(__linux__)
+    signal_mid_write(*state, SIGKILL);
+#else
+    skip(); /* no O_TMPFILE: a named temporary stays after SIGKILL */
+#endif
+}
+
+/* ---- -o onto a symbolic link writes its target -------------------------- */
+
+/* issue 28, finding 4: the rename replaced the link with a file. Now the
+ * target gets the bytes and the link stays a link: a relative link, a
+ * chain of two, and a dangling one (its target is created). */
+static void symlink_writes_target(void **state)
+{
+    fixture *f = *state;
+    char target[512], link1[512], link2[512], dangling[512], made[512];
+    rf_err e;
+    path_in(f, "target.json", target, sizeof target);
+    path_in(f, "link1.json", link1, sizeof link1);
+    path_in(f, "link2.json", link2, sizeof link2);
+    path_in(f, "dangling.json", dangling, sizeof dangling);
+    path_in(f, "made.json", made, sizeof made);
+    put(target, "old\n");
+    assert_int_equal(symlink("target.json", link1), 0);
+    assert_int_equal(symlink(link1, link2), 0);
+    assert_int_equal(symlink("made.json", dangling), 0);
+    const char *via[] = {link1, link2};
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(rf_file_write_atomic(via[i], "new\n", 4, NULL, &e), RF_OK);
+        struct stat st;
+        assert_int_equal(lstat(via[i], &st), 0);
+        assert_true(S_ISLNK(st.st_mode));
+        char *got = slurp(target);
+        assert_string_equal(got, "new\n");
+        free(got);
+        put(target, "old\n");
+    }
+    assert_int_equal(rf_file_write_atomic(dangling, "x\n", 2, NULL, &e), RF_OK);
+    char *got = slurp(made);
+    assert_string_equal(got, "x\n");
+    free(got);
+    /* through the binary: -o onto the link */
+    char out[512], err[512];
+    path_in(f, "stdout.txt", out, sizeof out);
+    path_in(f, "stderr.txt", err, sizeof err);
+    char *argv[] = {RF_ROOFLINE_BIN, "gemm", "1", "4096", "4096", "--json", "-o", link1, NULL};
+    assert_int_equal(run(out, err, argv), 0);
+    struct stat st;
+    assert_int_equal(lstat(link1, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    got = slurp(target);
+    assert_non_null(strstr(got, "\"flops\""));
+    free(got);
+    assert_listing(f, "dangling.json link1.json link2.json made.json stderr.txt stdout.txt "
+                      "target.json");
+}
 
 int main(void)
 {
@@ -591,6 +671,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(sigterm_mid_write, setup, teardown),
         cmocka_unit_test_setup_teardown(sigint_mid_write, setup, teardown),
         cmocka_unit_test_setup_teardown(sighup_mid_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(sigkill_mid_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(symlink_writes_target, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,10 +7,14 @@
  * its own inputs). An existing character device or FIFO (/dev/null, a pipe)
  * is written in place, never renamed over; any other non-regular path is
  * refused. A file replaced keeps its mode (a 0600 file stays 0600); a new
- * one gets 0666 less the umask. While a temporary exists, SIGINT, SIGTERM,
- * SIGHUP and SIGQUIT remove it before the process ends by that signal (a
- * signal the process ignores stays ignored; a handler of its own is put
- * back and runs after the removal).
+ * one gets 0666 less the umask. A symbolic link is followed: its target is
+ * replaced and the link stays. On Linux the file is written unnamed
+ * (O_TMPFILE) and named by linkat when committed, so a process that dies
+ * mid-write, even by SIGKILL, leaves nothing behind; elsewhere (or on a
+ * file system without O_TMPFILE) a named temporary "path.tmp.XXXXXX" is
+ * used, which rf_file_remove_temps removes. The library installs no signal
+ * handler: a binary that wants its temporaries gone on SIGINT or SIGTERM
+ * calls rf_file_remove_temps from its handler (cli/main.c does).
  */
 #ifndef RF_FILE_H
 #define RF_FILE_H
@@ -68,6 +72,11 @@ void rf_file_writer_free(rf_file_writer *w);
  * the same refusal otherwise. A character device or FIFO (/dev/null) is
  * written in place, so it passes. */
 rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err *err);
+
+/* Unlink every named temporary this process has open for writing (the
+ * fallback's, or the instant's name an unnamed file takes while it is
+ * renamed into place). Async-signal-safe: for a binary's signal handler. */
+void rf_file_remove_temps(void);
 
 #ifdef __cplusplus
 }

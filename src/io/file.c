@@ -1,5 +1,5 @@
 /* file.c - whole-file reads and atomic (temp + rename) writes. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* O_TMPFILE */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -131,6 +131,8 @@ typedef enum { DEST_FILE, DEST_STREAM } dest_kind;
 static rf_status dest_of(const char *path, const char *const *inputs, dest_kind *kind,
                          rf_err *err)
 {
+    if (!*path)
+        return rf_err_set(err, RF_EINVAL, "'': an empty file name");
     for (size_t i = 0; inputs && inputs[i]; i++)
         if (same_file(path, inputs[i]))
             return rf_err_set(err, RF_EINVAL, "%s: refusing to overwrite an input", path);
@@ -159,7 +161,7 @@ static rf_status dest_of(const char *path, const char *const *inputs, dest_kind 
     return s;
 }
 
-/* A new temporary file beside path, *tmp = "path.tmp.XXXXXX" (malloc'd,
+/* A new named temporary beside path, *tmp = "path.tmp.XXXXXX" (malloc'd,
  * NULL on failure), open on *fd. */
 static rf_status make_temp(const char *path, char **tmp, int *fd, rf_err *err)
 {
@@ -176,61 +178,113 @@ static rf_status make_temp(const char *path, char **tmp, int *fd, rf_err *err)
     return s;
 }
 
-rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err *err)
+/* An unnamed file in path's folder (Linux O_TMPFILE), open on the returned
+ * descriptor: nothing to remove if the process dies, by any signal, SIGKILL
+ * included; it gets its name by linkat at the commit. -1 where the system
+ * or the file system has none (or /proc/self/fd, which linkat goes
+ * through, is not there): the named temporary is used instead. *refused:
+ * the folder itself refused the file (no permission, read-only): its errno. */
+static int make_anon(const char *path, int *refused)
 {
-    dest_kind kind;
-    rf_status s = dest_of(path, inputs, &kind, err);
-    if (s != RF_OK || kind == DEST_STREAM)
-        return s;
-    char *tmp;
-    int fd;
-    if ((s = make_temp(path, &tmp, &fd, err)) != RF_OK) /* the folder takes a new file */
-        return s;
-    close(fd);
-    unlink(tmp);
-    free(tmp);
-    return RF_OK;
+    *refused = 0;
+#if defined(__linux__) && defined(O_TMPFILE)
+    if (access("/proc/self/fd", X_OK) != 0)
+        return -1;
+    char *dircopy = strdup(path);
+    if (!dircopy)
+        return -1;
+    int fd = open(dirname(dircopy), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
+        *refused = errno;
+    free(dircopy);
+    return fd;
+#else
+    (void)path;
+    return -1;
+#endif
 }
 
-/* ---- temporaries removed when a signal ends the process -------------- */
+/* The file a path names: path itself, or, for a symbolic link, what it
+ * points to (followed to the end, a relative target taken from the link's
+ * folder, a dangling one included), so that writing replaces the target
+ * and leaves the link. malloc'd; NULL when out of memory or past 40 links
+ * (a loop). */
+static char *final_path(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hops = 0; cur && hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        char target[4096];
+        ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n < 0 || (size_t)n >= sizeof target - 1)
+            break;
+        target[n] = '\0';
+        char *next;
+        if (target[0] == '/') {
+            next = strdup(target);
+        } else {
+            char *dircopy = strdup(cur);
+            const char *dir = dircopy ? dirname(dircopy) : NULL;
+            size_t cap = (dir ? strlen(dir) : 0) + (size_t)n + 2;
+            next = dir ? malloc(cap) : NULL;
+            if (next)
+                snprintf(next, cap, "%s/%s", dir, target);
+            free(dircopy);
+        }
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    return NULL;
+}
 
-/* While a temporary exists, SIGINT, SIGTERM, SIGHUP and SIGQUIT unlink it
- * before the process ends: the handler removes every registered name (a
- * fixed table, no allocation: only async-signal-safe calls), puts back the
- * disposition found before (default: terminate) and raises the signal
- * again, so the exit status still says which signal ended it. A signal the
- * process ignored (nohup) stays ignored. */
+rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err *err)
+{
+    char *dest = final_path(path);
+    if (!dest)
+        return rf_err_set(err, RF_EINVAL, "%s: too many levels of symbolic links", path);
+    dest_kind kind;
+    rf_status s = dest_of(dest, inputs, &kind, err);
+    if (s == RF_OK && kind == DEST_FILE) { /* the folder takes a new file */
+        int refused;
+        int fd = make_anon(dest, &refused);
+        char *tmp = NULL;
+        if (fd >= 0)
+            close(fd);
+        else if (refused)
+            s = rf_err_set(err, RF_EINVAL, "%s: cannot create a file there: %s", path,
+                           strerror(refused));
+        else if ((s = make_temp(dest, &tmp, &fd, err)) == RF_OK) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+    }
+    free(dest);
+    return s;
+}
+
+/* ---- named temporaries, for the binary's signal handlers -------------- */
+
+/* Every named temporary that exists (the fallback's, or the name an
+ * unnamed file takes for the instant between linkat and rename) is listed
+ * here, so that rf_file_remove_temps, called from a signal handler of the
+ * binary, can remove them. A slot's name is written before it is marked
+ * used and unmarked before it changes, so a handler running at any moment
+ * sees whole names; no allocation, no lock. The library installs no
+ * handler (rf_file.h). */
 #define PENDING_MAX 4
 #define PENDING_PATH_MAX 4096
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-#define N_CLEANUP_SIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
 static char pending[PENDING_MAX][PENDING_PATH_MAX];
 static volatile sig_atomic_t pending_used[PENDING_MAX];
-static struct sigaction saved[N_CLEANUP_SIGNALS];
-static int n_pending; /* handlers installed while > 0 */
 
-static void on_signal(int sig)
+void rf_file_remove_temps(void)
 {
     for (int i = 0; i < PENDING_MAX; i++)
         if (pending_used[i])
             unlink(pending[i]);
-    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
-        if (cleanup_signals[i] == sig)
-            sigaction(sig, &saved[i], NULL);
-    raise(sig); /* delivered when the handler returns, as before */
-}
-
-/* Block the cleanup signals around a change of the table. */
-static void block_cleanup_signals(bool block, sigset_t *old)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
-        sigaddset(&set, cleanup_signals[i]);
-    if (block)
-        sigprocmask(SIG_BLOCK, &set, old);
-    else
-        sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 /* Register tmp; its slot, or -1 when the table is full or the name too
@@ -240,72 +294,62 @@ static int guard_temp(const char *tmp)
     size_t n = strlen(tmp);
     if (n >= PENDING_PATH_MAX)
         return -1;
-    sigset_t old;
-    block_cleanup_signals(true, &old);
-    int slot = -1;
-    for (int i = 0; i < PENDING_MAX && slot < 0; i++)
-        if (!pending_used[i])
-            slot = i;
-    if (slot >= 0) {
-        memcpy(pending[slot], tmp, n + 1);
-        pending_used[slot] = 1;
-        if (n_pending++ == 0)
-            for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) {
-                struct sigaction sa = {.sa_handler = on_signal};
-                sigemptyset(&sa.sa_mask);
-                sigaction(cleanup_signals[i], NULL, &saved[i]);
-                if (saved[i].sa_handler != SIG_IGN)
-                    sigaction(cleanup_signals[i], &sa, NULL);
-            }
-    }
-    block_cleanup_signals(false, &old);
-    return slot;
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (!pending_used[i]) {
+            memcpy(pending[i], tmp, n + 1);
+            pending_used[i] = 1;
+            return i;
+        }
+    return -1;
 }
 
 /* The temporary of slot is gone (renamed or removed): forget it. */
 static void unguard_temp(int slot)
 {
-    if (slot < 0)
-        return;
-    sigset_t old;
-    block_cleanup_signals(true, &old);
-    pending_used[slot] = 0;
-    if (--n_pending == 0)
-        for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
-            sigaction(cleanup_signals[i], &saved[i], NULL);
-    block_cleanup_signals(false, &old);
+    if (slot >= 0)
+        pending_used[slot] = 0;
 }
 
-/* A file being written: a temporary beside the destination (or the
- * destination itself when it is a stream such as /dev/null), committed by
- * rename at the end, removed when dropped uncommitted. */
+/* A file being written: an unnamed file in the destination's folder (or a
+ * named temporary beside it where the system has none), or the destination
+ * itself when it is a stream such as /dev/null; committed by linkat and
+ * rename at the end, dropped (nothing on disk) when not. */
 struct rf_file_writer {
-    char *path;      /* the destination                         */
-    char *tmp;       /* the temporary; NULL for a stream        */
+    char *path;      /* the destination (a link's target)       */
+    char *tmp;       /* the named temporary; NULL otherwise     */
+    bool anon;       /* an unnamed (O_TMPFILE) file             */
     int fd;          /* -1 once closed                          */
-    int guard;       /* tmp's slot in the signal table, or -1   */
+    int guard;       /* tmp's slot in the table, or -1          */
 };
 
 rf_status rf_file_writer_new(const char *path, const char *const *inputs, rf_file_writer **out,
                              rf_err *err)
 {
     *out = NULL;
+    char *dest = final_path(path);
+    if (!dest)
+        return rf_err_set(err, RF_EINVAL, "%s: too many levels of symbolic links", path);
     dest_kind kind;
-    rf_status s = dest_of(path, inputs, &kind, err);
-    if (s != RF_OK)
-        return s;
-    rf_file_writer *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = strdup(path))) {
-        free(w);
-        return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
+    rf_status s = dest_of(dest, inputs, &kind, err);
+    rf_file_writer *w = s == RF_OK ? calloc(1, sizeof *w) : NULL;
+    if (s != RF_OK || !w) {
+        free(dest);
+        return s != RF_OK ? s : rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
     }
+    w->path = dest;
     w->fd = -1;
     w->guard = -1;
+    int refused = 0;
     if (kind == DEST_STREAM) {
-        if ((w->fd = open(path, O_WRONLY)) < 0)
+        if ((w->fd = open(dest, O_WRONLY)) < 0)
             s = rf_err_set(err, errno == EACCES ? RF_EINVAL : RF_EIO, "%s: %s", path,
                            strerror(errno));
-    } else if ((s = make_temp(path, &w->tmp, &w->fd, err)) == RF_OK) {
+    } else if ((w->fd = make_anon(dest, &refused)) >= 0) {
+        w->anon = true;
+    } else if (refused) {
+        s = rf_err_set(err, RF_EINVAL, "%s: cannot create a file there: %s", path,
+                       strerror(refused));
+    } else if ((s = make_temp(dest, &w->tmp, &w->fd, err)) == RF_OK) {
         w->guard = guard_temp(w->tmp);
     }
     if (s != RF_OK) {
@@ -316,6 +360,46 @@ rf_status rf_file_writer_new(const char *path, const char *const *inputs, rf_fil
     return RF_OK;
 }
 
+/* The unnamed file of w given the name path: linkat straight to path
+ * when nothing is there (atomic: EEXIST if something appeared), else to a
+ * fresh name beside it, then renamed over path. */
+static rf_status name_anon(rf_file_writer *w, rf_err *err)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", w->fd);
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, w->path, AT_SYMLINK_FOLLOW) == 0)
+        return RF_OK;
+    if (errno != EEXIST)
+        return rf_err_set(err, RF_EIO, "%s: %s", w->path, strerror(errno));
+    size_t cap = strlen(w->path) + 32;
+    char *tmp = malloc(cap);
+    if (!tmp)
+        return rf_err_set(err, RF_ENOMEM, "%s: out of memory", w->path);
+    rf_status s = RF_OK;
+    unsigned i = 0;
+    for (; i < 100; i++) {
+        snprintf(tmp, cap, "%s.tmp.%ld.%u", w->path, (long)getpid(), i);
+        int slot = guard_temp(tmp);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) {
+            if (rename(tmp, w->path) != 0) {
+                s = rf_err_set(err, RF_EIO, "%s: %s", w->path, strerror(errno));
+                unlink(tmp);
+            }
+            unguard_temp(slot);
+            break;
+        }
+        unguard_temp(slot);
+        if (errno != EEXIST) {
+            s = rf_err_set(err, RF_EIO, "%s: %s", w->path, strerror(errno));
+            break;
+        }
+    }
+    if (i == 100)
+        s = rf_err_set(err, RF_EIO, "%s: no free temporary name", w->path);
+    free(tmp);
+    return s;
+}
+
 rf_status rf_file_writer_put(rf_file_writer *w, const void *data, size_t len, rf_err *err)
 {
     return write_all(w->fd, w->path, data, len, err);
@@ -324,9 +408,9 @@ rf_status rf_file_writer_put(rf_file_writer *w, const void *data, size_t len, rf
 rf_status rf_file_writer_commit(rf_file_writer *w, rf_err *err)
 {
     rf_status s = RF_OK;
-    if (w->tmp) {
+    if (w->tmp || w->anon) {
         /* a file replaced keeps its mode; a new one gets the usual
-         * permissions of a new file (mkstemp makes 0600) */
+         * permissions of a new file (mkstemp and O_TMPFILE here make 0600) */
         struct stat st;
         mode_t mode;
         if (stat(w->path, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -339,6 +423,8 @@ rf_status rf_file_writer_commit(rf_file_writer *w, rf_err *err)
         if (fchmod(w->fd, mode) != 0 || fsync(w->fd) != 0)
             s = rf_err_set(err, RF_EIO, "%s: %s", w->path, strerror(errno));
     }
+    if (s == RF_OK && w->anon)
+        s = name_anon(w, err);
     if (close(w->fd) != 0 && s == RF_OK)
         s = rf_err_set(err, RF_EIO, "%s: close failed: %s", w->path, strerror(errno));
     w->fd = -1;
@@ -349,6 +435,7 @@ rf_status rf_file_writer_commit(rf_file_writer *w, rf_err *err)
         w->guard = -1;
         free(w->tmp);
         w->tmp = NULL;
+        w->anon = false;
     }
     return s;
 }
