@@ -398,6 +398,13 @@ void cli_op_table_pred(rf_report *r, const char *key, const char *label, const r
  * NULL or "-" (stdout) passes. */
 int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *inputs);
 
+/* n outputs of one run (names[i] the option, paths[i] its file; NULL or
+ * "-" skipped): an empty path is refused naming its option, and two that
+ * are the same file (the same text, or the same folder and name once
+ * symbolic links are followed) are refused naming both (output.c). */
+int cli_outputs_distinct(const cli_ctx *ctx, size_t n, const char *const *names,
+                         const char *const *paths);
+
 /* ---- budget.c: the memory budget and fit ---------------------------------- */
 
 /* The KV budget of capacity and report: --util and --reserve, with the

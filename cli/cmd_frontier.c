@@ -464,7 +464,10 @@ int cmd_frontier(int argc, char **argv)
         (rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")))
         return rc;
     const char *inputs[] = {NULL};
-    if ((rc = cli_check_output(&ctx, a.svg, inputs)) ||
+    const char *const out_names[] = {"-o", "--svg", "--load-svg"}; /* issue 28, findings 7-8 */
+    const char *const out_paths[] = {ctx.out_path, a.svg, a.load_svg};
+    if ((rc = cli_outputs_distinct(&ctx, 3, out_names, out_paths)) ||
+        (rc = cli_check_output(&ctx, a.svg, inputs)) ||
         (rc = cli_check_output(&ctx, a.load_svg, inputs)))
         return rc;
     if (!a.load_svg && (a.sim.slo_ttft || a.sim.slo_tpot || a.sim.percentile))

@@ -1,6 +1,10 @@
 /* output.c - where a report's bytes go: stdout or an atomic file, written
  * as they are made. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -82,4 +86,47 @@ int cli_emit(const cli_ctx *ctx, rf_report *r)
     if (rf_report_write(r, ctx->format, &o.buf, &e) && !o.sink_failed)
         rc = cli_fail(ctx, e.status == RF_ENOMEM ? RF_EXIT_FAIL : RF_EXIT_USAGE, "%s", e.msg);
     return cli_out_close(&o, rc);
+}
+
+/* The file path names, as "real folder/name" (its target, for a symbolic
+ * link that resolves), into out; path itself when its folder does not
+ * resolve (cli_check_output refuses that one). */
+static void canonical(const char *path, char *out, size_t cap)
+{
+    char real[PATH_MAX];
+    if (realpath(path, real)) {
+        snprintf(out, cap, "%s", real);
+        return;
+    }
+    char *d = strdup(path), *b = strdup(path);
+    if (d && b && realpath(dirname(d), real))
+        snprintf(out, cap, "%s/%s", real, basename(b));
+    else
+        snprintf(out, cap, "%s", path);
+    free(d);
+    free(b);
+}
+
+int cli_outputs_distinct(const cli_ctx *ctx, size_t n, const char *const *names,
+                         const char *const *paths)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!paths[i] || !strcmp(paths[i], "-"))
+            continue;
+        if (!paths[i][0])
+            return cli_fail(ctx, RF_EXIT_USAGE, "%s: empty file name", names[i]);
+        char a[PATH_MAX + 256];
+        canonical(paths[i], a, sizeof a);
+        for (size_t j = 0; j < i; j++) {
+            if (!paths[j] || !paths[j][0] || !strcmp(paths[j], "-"))
+                continue;
+            char b[PATH_MAX + 256];
+            canonical(paths[j], b, sizeof b);
+            if (!strcmp(paths[i], paths[j]) || !strcmp(a, b))
+                return cli_fail(ctx, RF_EXIT_USAGE,
+                                "%s and %s name the same file '%s': give each its own",
+                                names[j], names[i], paths[i]);
+        }
+    }
+    return RF_EXIT_OK;
 }

@@ -227,6 +227,24 @@ static rf_status read_series(json_t *o, size_t i, int version, const char *origi
                 return rf__json_fail(err, origin,
                                      "%s.%s[%zu] must be a number", path, columns[c], p);
             *cell(&s->pt[p], c) = json_number_value(v);
+            /* each figure within the readers' ranges (io_json.h), so no
+             * time, rate or efficiency made from it is 0, inf or a
+             * 96-digit number: a time, FLOPs and bytes (0 where a kind
+             * has none), a point's own roofs (0: the calibration's); a
+             * figure not positive is the core's to refuse (rf_calib_fit_all
+             * names the point and what it must be) */
+            static const struct { rf__figure kind; bool zero_ok; } range[] = {
+                [1] = {RF__FIG_FLOPS, true}, [2] = {RF__FIG_BYTES, true},
+                [3] = {RF__FIG_TIME, false}, [ROOF_BW] = {RF__FIG_BW, true},
+                [ROOF_PEAK] = {RF__FIG_PEAK, true}};
+            char at[96];
+            snprintf(at, sizeof at, "%s.%s[%zu]", path, columns[c], p);
+            double fig = *cell(&s->pt[p], c);
+            rf_status st2 = fig > 0 ? rf__figure_check(origin, at, fig, range[c].kind,
+                                                       range[c].zero_ok, err)
+                                    : RF_OK;
+            if (st2)
+                return st2;
         }
     }
     return RF_OK;
@@ -257,8 +275,15 @@ static rf_status read_roofs(json_t *o, const char *origin, rf_calib *c, rf_err *
                                  "\"round_spread\": [two numbers]}",
                                  roof_names[r]);
         *(r ? &c->point_peak : &c->point_bw) = used && json_integer_value(used) == 1;
-        for (int i = 0; sp && i < 2; i++)
-            c->round_spread[r][i] = json_number_value(json_array_get(sp, (size_t)i));
+        for (int i = 0; sp && i < 2; i++) {
+            double v = json_number_value(json_array_get(sp, (size_t)i));
+            if (!(v >= 0 && v <= 1e3)) /* a relative spread: 0 .. 1000x */
+                return rf__json_fail(err, origin,
+                                     "calibration.point_roofs.%s.round_spread[%d] (%g) must be "
+                                     "within [0, 1000]",
+                                     roof_names[r], i, v);
+            c->round_spread[r][i] = v;
+        }
     }
     return RF_OK;
 }

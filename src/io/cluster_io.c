@@ -309,12 +309,21 @@ rf_status rf__cluster_read(const char *origin, json_t *root, rf_cluster *out, rf
     rf_err e;
     if (rf_cluster_validate(out, &e))
         return rf__json_fail(r.err, r.origin, "%s", e.msg);
+    /* the fit's figures within the readers' ranges: a latency of 1e306 s
+     * made "inf us a hop" and a null in the JSON (issue 28) */
     for (size_t i = 0; i < out->n_links; i++) {
         char path[64];
         snprintf(path, sizeof path, "cluster.links[%zu].bandwidth_bytes_per_s", i);
         if ((s = rf__figure_check(origin, path, out->links[i].bw_bytes_per_s, RF__FIG_BW, false,
                                   err)))
             return s;
+        snprintf(path, sizeof path, "cluster.links[%zu].latency_s", i);
+        if ((s = rf__figure_check(origin, path, out->links[i].latency_s, RF__FIG_TIME, true, err)))
+            return s;
+        if (!(out->links[i].residual >= 0 && out->links[i].residual <= 1e3))
+            return rf__json_fail(err, origin, "cluster.links[%zu].residual (%g) must be within "
+                                              "[0, 1000]",
+                                 i, out->links[i].residual);
     }
     return RF_OK;
 }
