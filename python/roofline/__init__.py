@@ -69,7 +69,12 @@ def run(*argv):
     """Run `roofline argv...` in this process: its Result(stdout, stderr,
     code). Never raises for a failing command (see code); the arguments are
     those of the binary (run("gemm", 1, 4096, 4096, "--json"))."""
-    out, err, code = _lib.call([_arg(a) for a in argv])
+    args = [_arg(a) for a in argv]
+    for i, a in enumerate(args):
+        # C strings end at a NUL: "8\x00000" would run as "8" (issue 28)
+        if ("\0" if isinstance(a, str) else b"\0") in a:
+            return Result("", f"roofline: argument {i + 1} ({a!r}) holds a NUL byte\n", 2)
+    out, err, code = _lib.call(args)
     return Result(out, err, code)
 
 
@@ -98,7 +103,11 @@ def _check(argv, res):
 
 def command(name, *args, **options):
     """Any command with --json: `roofline name args... --options --json`,
-    its JSON parsed (a dict). Raises Error when the command fails."""
+    its JSON parsed (a dict). Raises Error when the command fails. With
+    help=True, the command's help text (a str): --help prints no JSON."""
+    if options.get("help") is True:
+        argv = [name, "--help"]
+        return _check(argv, run(*argv)).stdout
     argv = [name] + [_arg(a) for a in args] + _options(options) + ["--json"]
     res = _check(argv, run(*argv))
     return _json_module.loads(res.stdout)

@@ -141,6 +141,22 @@ def test_error_has_the_one_line_message_and_code():
     assert e.value.code == 2 and "--batch" in str(e.value)
 
 
+def test_nul_in_an_argument_refused():
+    # issue 28, finding 12: a C string ends at a NUL, so batch="8\x00000" ran batch 8
+    with pytest.raises(roofline.Error) as e:
+        roofline.step("llama-3-8b", batch="8\x00000")
+    assert e.value.code == 2 and "NUL" in str(e.value)
+    res = roofline.run("step", "llama-3-8b", "--batch", b"8\x00000")
+    assert res.code == 2 and res.stdout == "" and res.stderr.count("\n") == 1
+
+
+def test_help_option_gives_the_help_text():
+    # issue 28, finding 11: help=True printed text where JSON was parsed (JSONDecodeError)
+    text = roofline.step("llama-3-8b", help=True)
+    assert text == cli("step", "--help")[0]
+    assert text.startswith("usage: roofline step")
+
+
 UNKNOWN = MODELS / "unknown-family.json"  # Llama-3-8B's fields, model_type acme_lm
 
 
