@@ -15,9 +15,12 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX     ?= /usr/local
 DEMO_OUT   ?= demo-out
 FUZZ_BUILD ?= build-fuzz
-# make fuzz: seconds per harness; make check runs a short smoke of each.
+# make fuzz: seconds per harness; make check runs a short smoke of each,
+# of at least FUZZ_SMOKE_RUNS inputs a harness (its seeds counted).
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 7
+FUZZ_MIN_RUNS ?= 0
+FUZZ_SMOKE_RUNS ?= 10000
 
 .PHONY: all build deps demo check test asan memcheck fuzz install clean help
 
@@ -57,13 +60,13 @@ memcheck: build
 fuzz:
 	cmake -S fuzz -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang >/dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_MIN_RUNS)
 
 check: deps
 	$(MAKE) --no-print-directory test
 	$(MAKE) --no-print-directory asan
 	$(MAKE) --no-print-directory memcheck
-	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_MIN_RUNS=$(FUZZ_SMOKE_RUNS)
 
 install: build
 	cmake --install $(BUILD)
