@@ -172,7 +172,8 @@ static void links_from_fits(void **state)
     /* 1 GiB: past the sizes measured, extrapolated, labelled so */
     a.bytes = (uint64_t)1 << 30;
     rf_link_fit_apply(&k.up_fit[RF_COLL_ALLTOALL], &a);
-    assert_string_equal(a.link, "MPI all-to-all in a node, extrapolated past 8 B-256 MiB");
+    assert_string_equal(a.link, "MPI all-to-all in a node, extrapolated past 8 B-256 MiB "
+                                "(alpha-beta fit, rms 0%)");
     /* on 4 ranks the ring has 3 hops of the measured 1 us (1 hop of 2 ranks) */
     a.ranks = 4;
     a.bytes = 1 << 20;
@@ -189,6 +190,59 @@ static void links_from_fits(void **state)
     rf_hw_links kept = {.up_bw_bytes_per_s = 7};
     rf_cluster_links(&one, &kept);
     assert_true(kept.up_bw_bytes_per_s == 7);
+}
+
+/* issue 28, item 5: a collective is read from the measured table, the fit
+ * only extrapolates. An all-reduce on 2 ranks (f = 1) whose small sizes run
+ * in cache and whose large ones are 6x slower than a straight line through
+ * the small ones (as on this VM at 64 MiB): measured 1 KiB 4 us, 1 MiB
+ * 60 us, 16 MiB 2 ms, 64 MiB 12 ms. The fit's line misses the table; the
+ * costed collective must not:
+ *   at 16 MiB: the table's 2 ms;
+ *   at 40 MiB (between 16 and 64 MiB): 2 ms + (12 - 2) ms x 24 / 48 = 7 ms;
+ *   at 128 MiB (past the table): the fit, latency + n / bandwidth. */
+static void collectives_from_table(void **state)
+{
+    (void)state;
+    static rf_cluster c;
+    two_rank_cluster(&c);
+    rf_cluster_link *l = &c.links[RF_COLL_ALLREDUCE];
+    const uint64_t sizes[] = {1024, 1 << 20, 16 << 20, 64 << 20};
+    const double times[] = {4e-6, 60e-6, 2e-3, 12e-3};
+    l->n_points = 4;
+    for (size_t i = 0; i < 4; i++)
+        l->points[i] = (rf_cluster_point){.bytes = sizes[i], .time_s = times[i],
+                                          .median_s = times[i], .iterations = 1};
+    assert_int_equal(rf_cluster_fit(l, NULL), RF_OK);
+    assert_true(l->residual > 0.05); /* the line does miss the table */
+    rf_hw_links k = {0};
+    rf_cluster_links(&c, &k);
+    const rf_link_fit *f = &k.up_fit[RF_COLL_ALLREDUCE];
+    assert_int_equal(f->n_points, 4);
+    near(rf_link_fit_table_s(f, 16 << 20), 2e-3, 1e-12);
+    near(rf_link_fit_table_s(f, 40 << 20), 7e-3, 1e-12);
+    assert_true(rf_link_fit_table_s(f, 128 << 20) == 0);
+    assert_true(rf_link_fit_table_s(f, 512) == 0);
+    const struct { uint64_t bytes; double want; } at[] = {
+        {16 << 20, 2e-3}, {40 << 20, 7e-3}, {1024, 4e-6}, {1 << 20, 60e-6}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        rf_coll a = {.name = "tp_allreduce", .kind = RF_COLL_ALLREDUCE, .bytes = at[i].bytes,
+                     .ranks = 2};
+        rf_link_fit_apply(f, &a);
+        rf_coll_cost(&a);
+        near(a.time_s, at[i].want, 1e-9);
+        assert_string_equal(a.link, "MPI all-reduce in a node, measured 1 KiB-64 MiB");
+    }
+    rf_coll big = {.name = "tp_allreduce", .kind = RF_COLL_ALLREDUCE, .bytes = 128 << 20,
+                   .ranks = 2};
+    rf_link_fit_apply(f, &big);
+    rf_coll_cost(&big);
+    near(big.time_s, l->latency_s + (double)(128 << 20) / l->bw_bytes_per_s, 1e-9);
+    char want[RF_LINK_NAME_MAX];
+    snprintf(want, sizeof want,
+             "MPI all-reduce in a node, extrapolated past 1 KiB-64 MiB (alpha-beta fit, rms %.0f%%)",
+             100 * l->residual);
+    assert_string_equal(big.link, want);
 }
 
 static rf_hw_profile prof, back; /* large: off the stack */
@@ -262,7 +316,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bus_factors),     cmocka_unit_test(fit_recovers_synthetic),
         cmocka_unit_test(fit_refusals),    cmocka_unit_test(links_from_fits),
-        cmocka_unit_test(profile_round_trip),
+        cmocka_unit_test(profile_round_trip), cmocka_unit_test(collectives_from_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

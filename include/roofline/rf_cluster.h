@@ -122,10 +122,21 @@ rf_status rf_cluster_validate(const rf_cluster *c, rf_err *err);
  * over which sizes. No links measured: *out unchanged. */
 void rf_cluster_links(const rf_cluster *c, rf_hw_links *out);
 
+/* The measured time of a collective of `bytes` on f's link and ranks, read
+ * from f's table as nccl-tests' tables are read: a measured size's own
+ * time, linearly interpolated between the two sizes around it (exact for
+ * times that are a latency plus a bandwidth term). 0 outside [min_bytes,
+ * max_bytes] or without a table. */
+double rf_link_fit_table_s(const rf_link_fit *f, uint64_t bytes);
+
 /* A collective on a measured link: when f has a bandwidth, c's bandwidth
  * and per-hop alpha become f's (latency / hops of f's ranks, so a ring of
  * f->ranks costs the measured latency) and c->link f's name, or its
- * "extrapolated" name when c->bytes is outside [min_bytes, max_bytes].
+ * "extrapolated" name (with the fit's rms residual) when c->bytes is
+ * outside [min_bytes, max_bytes]. Within the range the table decides: both
+ * terms are scaled by rf_link_fit_table_s / the fit's time at c->bytes,
+ * so c costs the table's time on f->ranks ranks (and, on other rank counts,
+ * the same bus bandwidth); past it the fit alone extrapolates.
  * Otherwise c is unchanged. Called by the parallel model before it costs c. */
 void rf_link_fit_apply(const rf_link_fit *f, rf_coll *c);
 

@@ -33,15 +33,22 @@ extern "C" {
 #define RF_LINK_NAME_MAX 96
 
 /* One collective measured on a link (a cluster profile, rf_cluster.h):
- * time = latency_s + f n / bw_bytes_per_s over messages of [min_bytes,
- * max_bytes] on `ranks` ranks, f its kind's bus factor (rf_coll_cost's).
- * bw 0: not measured. The names label a collective within the range and
- * beyond it (extrapolated). */
+ * the table of its measured sizes (bytes[i], time_s[i] on `ranks` ranks,
+ * by growing size), read between rows as nccl-tests' tables are, and the
+ * alpha-beta fit time = latency_s + f n / bw_bytes_per_s (f its kind's bus
+ * factor, rf_coll_cost's) with its rms relative residual over the table,
+ * used only past [min_bytes, max_bytes]. bw 0: not measured. The names
+ * label a collective within the range and beyond it (extrapolated). */
 #define RF_LINK_FIT_KINDS 4 /* rf_coll_kind: all-reduce, all-gather, all-to-all, send */
+#define RF_LINK_FIT_MAX_POINTS 32
 typedef struct rf_link_fit {
     double bw_bytes_per_s, latency_s;
+    double residual;               /* the fit's rms of (t - fit) / t          */
     uint64_t min_bytes, max_bytes;
     int64_t ranks;
+    size_t n_points;               /* the measured table                      */
+    uint64_t bytes[RF_LINK_FIT_MAX_POINTS];
+    double time_s[RF_LINK_FIT_MAX_POINTS];
     char name[RF_LINK_NAME_MAX];   /* "MPI all-reduce, measured 8 B-64 MiB"   */
     char beyond[RF_LINK_NAME_MAX]; /* "..., extrapolated past 8 B-64 MiB"     */
 } rf_link_fit;

@@ -22,6 +22,8 @@ static const char *const kind_names[] = {
 };
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == RF_LINK_FIT_KINDS,
                "a name for every collective kind");
+_Static_assert(RF_LINK_FIT_MAX_POINTS == RF_CLUSTER_MAX_POINTS,
+               "a link's whole table fits its rf_link_fit");
 
 const char *rf_link_class_name(rf_link_class c)
 {
@@ -222,12 +224,22 @@ static bool side(const rf_cluster *c, rf_link_class cls, rf_link_fit *fits, char
         size_text(l->points[0].bytes, lo, sizeof lo);
         size_text(l->points[l->n_points - 1].bytes, hi, sizeof hi);
         *f = (rf_link_fit){.bw_bytes_per_s = l->bw_bytes_per_s, .latency_s = l->latency_s,
-                           .min_bytes = l->points[0].bytes,
-                           .max_bytes = l->points[l->n_points - 1].bytes, .ranks = l->ranks};
+                           .residual = l->residual, .min_bytes = l->points[0].bytes,
+                           .max_bytes = l->points[l->n_points - 1].bytes, .ranks = l->ranks,
+                           .n_points = l->n_points};
+        for (size_t i = 0; i < l->n_points; i++) {
+            f->bytes[i] = l->points[i].bytes;
+            f->time_s[i] = l->points[i].time_s;
+        }
         snprintf(f->name, sizeof f->name, "MPI %s %s, measured %s-%s", kind_names[k], where, lo,
                  hi);
-        snprintf(f->beyond, sizeof f->beyond, "MPI %s %s, extrapolated past %s-%s",
-                 kind_names[k], where, lo, hi);
+        char beyond[192]; /* cut to the field's size, at a character */
+        snprintf(beyond, sizeof beyond,
+                 "MPI %s %s, extrapolated past %s-%s (alpha-beta fit, rms %.0f%%)",
+                 kind_names[k], where, lo, hi, fmin(100 * l->residual, 1e6));
+        size_t len = strlen(beyond) < sizeof f->beyond ? strlen(beyond) : sizeof f->beyond - 1;
+        memcpy(f->beyond, beyond, len);
+        f->beyond[len] = '\0';
     }
     const rf_link_fit *ar = &fits[RF_COLL_ALLREDUCE];
     if (!(ar->bw_bytes_per_s > 0))
@@ -284,6 +296,19 @@ static double hops(rf_coll_kind kind, int64_t t)
                                      : (double)(t - 1);
 }
 
+double rf_link_fit_table_s(const rf_link_fit *f, uint64_t bytes)
+{
+    if (f->n_points < 1 || bytes < f->bytes[0] || bytes > f->bytes[f->n_points - 1])
+        return 0;
+    size_t i = 0;
+    while (i + 1 < f->n_points && f->bytes[i + 1] < bytes)
+        i++;
+    if (i + 1 == f->n_points || f->bytes[i] == bytes)
+        return f->time_s[i];
+    double x0 = (double)f->bytes[i], x1 = (double)f->bytes[i + 1], x = (double)bytes;
+    return f->time_s[i] + (f->time_s[i + 1] - f->time_s[i]) * (x - x0) / (x1 - x0);
+}
+
 void rf_link_fit_apply(const rf_link_fit *f, rf_coll *c)
 {
     if (!(f->bw_bytes_per_s > 0) || f->ranks < 2)
@@ -291,4 +316,15 @@ void rf_link_fit_apply(const rf_link_fit *f, rf_coll *c)
     c->bw_bytes_per_s = f->bw_bytes_per_s;
     c->alpha_s = f->latency_s / hops(c->kind, f->ranks);
     c->link = c->bytes >= f->min_bytes && c->bytes <= f->max_bytes ? f->name : f->beyond;
+    /* within the table: its time at this size, split between latency and
+     * bandwidth as the fit splits it there (both terms scaled by table /
+     * fit), so the cost on the measured ranks is the table's time */
+    double table = rf_link_fit_table_s(f, c->bytes);
+    double fit = f->latency_s + rf_cluster_bus_factor(c->kind, (int)f->ranks) *
+                                    (double)c->bytes / f->bw_bytes_per_s;
+    if (table > 0 && fit > 0) {
+        double r = table / fit;
+        c->alpha_s *= r;
+        c->bw_bytes_per_s /= r;
+    }
 }
