@@ -166,7 +166,9 @@ static void writer_commits_pieces(void **state)
     rf_file_writer *w = NULL;
     rf_err e;
     assert_int_equal(rf_file_writer_new(path, NULL, &w, &e), RF_OK);
-    assert_int_equal(entries(), 1); /* the temporary, beside the destination */
+    /* the temporary, beside the destination: unnamed (O_TMPFILE, no entry)
+     * on Linux, "out.txt.tmp.XXXXXX" where the file system has none */
+    assert_true(entries() <= 1);
     assert_int_equal(rf_file_writer_put(w, "one ", 4, &e), RF_OK);
     assert_int_equal(rf_file_writer_put(w, "two", 3, &e), RF_OK);
     assert_int_equal(access(path, F_OK), -1); /* nothing at path until committed */
