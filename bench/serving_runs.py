@@ -116,22 +116,24 @@ def engine_options(r):
             "--block", str(BLOCK[r["backend"]])]
 
 
-def workload_options(r):
-    """The closed loop at the run's concurrency and lengths."""
-    c = int(r["batch_size"])
+def workload_options(r, concurrency=None):
+    """The closed loop at the run's concurrency (or the one given) and lengths."""
+    c = concurrency or int(r["batch_size"])
     return ["--prompt", r["isl"], "--output", r["osl"], "--concurrency", str(c),
             "--requests", str(max(10 * c, 64))]
 
 
-def serve_argv(bin_, r, extra=(), floor=True):
-    """(argv, None) simulating run r with `roofline serve`, or (None, why) where it is not modelled."""
+def serve_argv(bin_, r, extra=(), floor=True, concurrency=None):
+    """(argv, None) simulating run r with `roofline serve`, or (None, why) where it is not modelled.
+    concurrency overrides the run's (the simulator pins a client to each DP replica, so it needs
+    at least DP clients; a lone request's floors do not depend on it)."""
     model = model_of(r)
     if not model:
         return None, "no preset for " + r["model_path"]
     lay, why = layout(r)
     if lay is None:
         return None, why
-    a = [bin_, "serve", model, "--hw", HW] + workload_options(r) + engine_options(r)
+    a = [bin_, "serve", model, "--hw", HW] + workload_options(r, concurrency) + engine_options(r)
     a += dtype_options(r) + kv_dtype_options(r, floor) + layout_options(r) + list(extra)
     return a + ["--json"], None
 

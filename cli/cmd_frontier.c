@@ -21,7 +21,8 @@ enum { O_MAX_BATCH = 1000, O_SVG, O_PRICE, O_LOAD_SVG };
 static const cli_opt opts[] = {
     CLI_REQUEST_LEN_OPTS,
     {"max-batch", 1, O_MAX_BATCH, "B", "largest batch (default the KV pool's limit)"},
-    {"svg", 1, O_SVG, "FILE", "also write the figure: tokens/s against TPOT and TTFT"},
+    {"svg", 1, O_SVG, "FILE",
+     "also write the figure: tokens/s against TPOT and TTFT, and below it the curve under load"},
     {"price-per-hour", 1, O_PRICE, "USD", "a device's price an hour: USD per million tokens"},
     {"load-svg", 1, O_LOAD_SVG, "FILE",
      "also the curve under load: P99 TTFT and TPOT against the request rate (simulated)"},
@@ -264,18 +265,6 @@ int cli_frontier_svg(const cli_ctx *ctx, const cli_frontier *fr, const char *tit
                                                                        : RF_EXIT_OK;
 }
 
-/* --svg FILE: the figure. */
-static int write_svg(cli_ctx *ctx, const char *path, const cli_frontier *fr, const char *title)
-{
-    rf_buf b;
-    rf_buf_init(&b);
-    int rc = cli_frontier_svg(ctx, fr, title, &b);
-    if (!rc)
-        rc = cli_write_file(ctx, path, b.data, b.len);
-    rf_buf_free(&b);
-    return rc;
-}
-
 static void assume(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
                    const rf_roof *roof, const args *a, int64_t cap)
 {
@@ -358,25 +347,27 @@ static void pred_summary(rf_report *r, const predicted *pr, int64_t n)
                   outside, RF_U_INT);
 }
 
-/* --load-svg: the curve under load. The capacity X is the closed loop's
- * throughput at the engine's default cap of CLI_SIM_MAX_SEQS clients; the
- * open loop runs at X k / 10, k = 1 .. LOAD_POINTS, 500 requests each. */
+/* The curve under load (--load-svg, --svg, report's Figure 4). The
+ * capacity X is the closed loop's throughput at the engine's default cap
+ * of CLI_SIM_MAX_SEQS clients; the open loop runs at X k / 10,
+ * k = 1 .. LOAD_POINTS, 500 requests each. */
 #define LOAD_POINTS 12
-static int load_curve(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
-                      const rf_roof *roof, const args *a, const char *title)
+int cli_load_curve(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                   const rf_roof *roof, const cli_budget *b, const cli_par *par, int64_t prompt,
+                   int64_t output, const struct cli_sim *marks, const char *title, rf_buf *svg)
 {
     static cli_sim_out out; /* results: off the stack */
     rf_load_point pts[LOAD_POINTS];
     char p[32], n[32];
     rf_err e;
-    cli_sim s = a->sim;
-    snprintf(p, sizeof p, "%lld", (long long)a->rq.prompt);
-    snprintf(n, sizeof n, "%lld", (long long)a->rq.output);
+    cli_sim s = *marks;
+    snprintf(p, sizeof p, "%lld", (long long)prompt);
+    snprintf(n, sizeof n, "%lld", (long long)output);
     s.prompt = p;
     s.output = n;
     s.concurrency = CLI_SIM_MAX_SEQS;
     s.requests = 4 * CLI_SIM_MAX_SEQS;
-    int rc = cli_sim_run(ctx, m, o, roof, &a->rq.budget, &a->par, &s, &out);
+    int rc = cli_sim_run(ctx, m, o, roof, b, par, &s, &out);
     if (rc)
         return rc;
     double cap = out.res.requests_per_s, q = out.s.percentile, first_over = 0;
@@ -384,17 +375,18 @@ static int load_curve(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_st
     s.requests = 500;
     for (int k = 0; k < LOAD_POINTS; k++) {
         s.rate = cap * (k + 1) / 10;
-        if ((rc = cli_sim_run(ctx, m, o, roof, &a->rq.budget, &a->par, &s, &out)))
+        if ((rc = cli_sim_run(ctx, m, o, roof, b, par, &s, &out)))
             return rc;
         pts[k] = (rf_load_point){s.rate, out.res.ttft_s.pq, out.res.tpot_s.pq,
                                  out.res.overloaded};
         if (out.res.overloaded && !first_over)
             first_over = s.rate;
     }
-    rf_report_assume(r, "under load (--load-svg): the engine simulated as serve's defaults; "
-                        "capacity = the closed loop's throughput at %d clients; the open loop "
-                        "(Poisson, 500 requests, seed 1) at 0.1 .. 1.2 x that rate; P%g of each",
-                     CLI_SIM_MAX_SEQS, q);
+    rf_report_assume(r, "under load: the engine simulated as serve's defaults at prompt %lld, "
+                        "output %lld; capacity = the closed loop's throughput at %d clients; the "
+                        "open loop (Poisson, 500 requests, seed 1) at 0.1 .. 1.2 x that rate; "
+                        "P%g of each",
+                     (long long)prompt, (long long)output, CLI_SIM_MAX_SEQS, q);
     rf_report_section(r, "load", "under load");
     rf_report_num(r, "capacity_requests_per_s", "capacity (closed loop, requests/s)", cap,
                   RF_U_SIG3);
@@ -415,13 +407,34 @@ static int load_curve(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_st
         rf_report_cell_num(r, pts[k].tpot_s);
         rf_report_cell_str(r, pts[k].overloaded ? "yes" : "no");
     }
-    rf_load_marks mk = {title, q, a->sim.slo_ttft, a->sim.slo_tpot, cap};
-    rf_buf b;
-    rf_buf_init(&b);
-    rc = rf_load_svg_write(pts, LOAD_POINTS, &mk, &b, &e) ? cli_fail_err(ctx, &e) : RF_EXIT_OK;
-    if (!rc)
-        rc = cli_write_file(ctx, a->load_svg, b.data, b.len);
-    rf_buf_free(&b);
+    rf_load_marks mk = {title, q, marks->slo_ttft, marks->slo_tpot, cap};
+    return rf_load_svg_write(pts, LOAD_POINTS, &mk, svg, &e) ? cli_fail_err(ctx, &e)
+                                                              : RF_EXIT_OK;
+}
+
+/* --svg and --load-svg: the figures. --svg holds the frontier and, below
+ * it, the curve under load; --load-svg the curve alone. */
+static int figures(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                   const rf_roof *roof, const args *a, const cli_frontier *fr,
+                   const char *title)
+{
+    rf_buf front, load, both;
+    rf_buf_init(&front);
+    rf_buf_init(&load);
+    rf_buf_init(&both);
+    rf_err e;
+    int rc = cli_load_curve(ctx, r, m, o, roof, &a->rq.budget, &a->par, a->rq.prompt,
+                            a->rq.output, &a->sim, title, &load);
+    if (!rc && a->svg && !(rc = cli_frontier_svg(ctx, fr, title, &front))) {
+        const char *parts[2] = {front.data, load.data};
+        rc = rf_svg_stack(parts, 2, &both, &e) ? cli_fail_err(ctx, &e)
+                                                : cli_write_file(ctx, a->svg, both.data, both.len);
+    }
+    if (!rc && a->load_svg)
+        rc = cli_write_file(ctx, a->load_svg, load.data, load.len);
+    rf_buf_free(&front);
+    rf_buf_free(&load);
+    rf_buf_free(&both);
     return rc;
 }
 
@@ -440,9 +453,7 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
     pred_summary(r, pr, fr->n);
     table(r, fr->points, (size_t)fr->n, fr->cap, a->price, ctx->hw.board_power_w,
           cli_par_wanted(&a->par), pr);
-    int rc = a->svg ? write_svg(ctx, a->svg, fr, title) : RF_EXIT_OK;
-    if (!rc && a->load_svg)
-        rc = load_curve(ctx, r, m, o, roof, a, title);
+    int rc = a->svg || a->load_svg ? figures(ctx, r, m, o, roof, a, fr, title) : RF_EXIT_OK;
     if (!rc)
         rc = cli_emit(ctx, r);
     rf_report_free(r);
@@ -470,9 +481,9 @@ int cmd_frontier(int argc, char **argv)
         (rc = cli_check_output(&ctx, a.svg, inputs)) ||
         (rc = cli_check_output(&ctx, a.load_svg, inputs)))
         return rc;
-    if (!a.load_svg && (a.sim.slo_ttft || a.sim.slo_tpot || a.sim.percentile))
+    if (!a.load_svg && !a.svg && (a.sim.slo_ttft || a.sim.slo_tpot || a.sim.percentile))
         return cli_fail(&ctx, RF_EXIT_USAGE, "--slo-ttft, --slo-tpot and --percentile mark the "
-                                             "curve under load: give --load-svg FILE");
+                                             "curve under load: give --svg or --load-svg FILE");
     rf_step_opts o = a.rq.o;
     rf_model m;
     rf_roof roof;

@@ -17,6 +17,7 @@ enum { CLI_O_PROMPT = 1100, CLI_O_OUTPUT, CLI_O_DRAFT, CLI_O_SPEC_K, CLI_O_ACCEP
 #define CLI_REQUEST_STEP_OPTS                                                                  \
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
     CLI_CAUSAL_OPT,                                                                            \
+    CLI_NO_CAUSAL_OPT,                                                                         \
     CLI_TRAFFIC_OPTS,                                                                          \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
     CLI_BUDGET_OPTS
@@ -86,6 +87,15 @@ void cli_frontier_summary(rf_report *r, const char *key, const char *label,
                           const cli_frontier *fr);
 /* The figure (rf_frontier_svg_write, the limits marked where drawn). */
 int cli_frontier_svg(const cli_ctx *ctx, const cli_frontier *fr, const char *title, rf_buf *out);
+/* The curve under load (cmd_frontier.c): the closed loop's capacity and
+ * twelve open-loop rates at prompt and output on one device or par's
+ * layout, P_q TTFT and TPOT of each (marks gives the SLOs and q); a
+ * section "load" and a table "load_points" in r, the figure
+ * (rf_load_svg_write) appended to svg. Returns the exit code. */
+struct cli_sim;
+int cli_load_curve(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                   const rf_roof *roof, const cli_budget *b, const cli_par *par, int64_t prompt,
+                   int64_t output, const struct cli_sim *marks, const char *title, rf_buf *svg);
 
 typedef struct cli_request {
     rf_step_opts o;         /* the switches; batch as the command sets it */

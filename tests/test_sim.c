@@ -616,7 +616,15 @@ static void pool_and_floor_refusal(void **state)
     assert_int_equal(rf_sim_pool_blocks(&m, &o, h.mem_bytes, 0.9, 0, 16, &blocks, NULL), RF_OK);
     assert_int_equal(blocks, (int64_t)(c.tokens / 16));
     rf_err e = {0};
+    /* 1 GiB under 16 GB of weights: an error naming it, no negative pool */
     assert_int_equal(rf_sim_pool_blocks(&m, &o, 1 << 30, 0.9, 0, 16, &blocks, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "do not fit the memory the engine may use"));
+    assert_null(strstr(e.msg, "leave -"));
+    /* the weights plus 1 MB at util 1: fewer positions than a block of 16
+     * (a position is 128 KiB: 32 layers x 8 KV heads x 128 x 2 x 2 bytes) */
+    assert_int_equal(rf_sim_pool_blocks(&m, &o, c.resident_bytes + 1000000, 1.0, 0, 16, &blocks,
+                                        &e),
+                     RF_EINVAL);
     assert_non_null(strstr(e.msg, "less than one KV block"));
     static rf_sim_floor f;
     static rf_sim_floor_entry table[300];

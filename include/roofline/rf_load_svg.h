@@ -36,6 +36,12 @@ typedef struct rf_load_marks {
 rf_status rf_load_svg_write(const rf_load_point *p, size_t n, const rf_load_marks *mk,
                             rf_buf *out, rf_err *err);
 
+/* Figures one above the other: each of the n complete SVGs (as the
+ * writers above append them, the root's width and height in pixels) nested
+ * in one root as wide as the widest and as tall as all of them. Errors:
+ * RF_EINVAL for n < 1 or a part without a root <svg width height>. */
+rf_status rf_svg_stack(const char *const *svgs, size_t n, rf_buf *out, rf_err *err);
+
 #ifdef __cplusplus
 }
 #endif

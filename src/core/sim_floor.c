@@ -391,7 +391,14 @@ rf_status rf_sim_pool_blocks(const rf_model *m, const rf_step_opts *o, uint64_t 
     rf_status s = rf_capacity_compute(m, o, mem_bytes, util, reserve_bytes, 0, &c, err);
     if (s)
         return s;
-    if (!c.weights_fit || c.tokens < (uint64_t)block_tokens)
+    double budget = util * (double)mem_bytes - (double)reserve_bytes;
+    if (!c.weights_fit)
+        return rf_err_set(err, RF_EINVAL,
+                          "%s: the weights (%.4g GB) do not fit the memory the engine may use "
+                          "(util %.4g x %.4g GB - reserve %.4g GB = %.4g GB): no KV pool",
+                          m->name, (double)c.resident_bytes / 1e9, util, (double)mem_bytes / 1e9,
+                          (double)reserve_bytes / 1e9, budget / 1e9);
+    if (c.tokens < (uint64_t)block_tokens)
         return rf_err_set(err, RF_EINVAL,
                           "%s: the weights leave %.4g bytes, less than one KV block of %lld "
                           "tokens",

@@ -678,7 +678,15 @@ rf_status rf_sim_par_pool_blocks(const rf_model *m, const rf_step_opts *o, const
     rf_status s = rf_par_capacity_compute(m, o, po, 0, &c, err);
     if (s)
         return s;
-    if (!c.weights_fit || c.tokens < (double)block_tokens)
+    if (!c.weights_fit)
+        return rf_err_set(err, RF_EINVAL,
+                          "%s on --tp %lld --pp %lld --ep %lld: a device's weights (%.4g GB, "
+                          "stage %lld) do not fit the memory the engine may use on it "
+                          "(%.4g GB): no KV pool",
+                          m->name, (long long)po->layout.tp, (long long)po->layout.pp,
+                          (long long)po->layout.ep, (double)c.resident_bytes / 1e9,
+                          (long long)c.stage, c.budget_bytes / 1e9);
+    if (c.tokens < (double)block_tokens)
         return rf_err_set(err, RF_EINVAL,
                           "%s on --tp %lld --pp %lld --ep %lld: the weights leave %.4g bytes on "
                           "a device, less than one KV block of %lld tokens",

@@ -1,5 +1,8 @@
 /* load_svg.c - the latency-throughput curve under load (rf_load_svg.h). */
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "roofline/rf_load_svg.h"
 
@@ -117,5 +120,50 @@ rf_status rf_load_svg_write(const rf_load_point *p, size_t n, const rf_load_mark
                        "(solid)</text>\n<text x=\"%d\" y=\"%d\" font-size=\"12\" "
                        "fill=\"#2c5aa0\">TPOT (dashed); hollow: overloaded</text>\n</svg>\n",
                   LEFT + 8, TOP + 16, LEFT + 8, TOP + 32);
+    return RF_OK;
+}
+
+/* The root's width and height, and where its attributes end. */
+static bool root_size(const char *svg, int *w, int *h, const char **after)
+{
+    const char *r = svg ? strstr(svg, "<svg ") : NULL;
+    const char *end = r ? strchr(r, '>') : NULL;
+    if (!end)
+        return false;
+    const char *pw = strstr(r, " width=\""), *ph = strstr(r, " height=\"");
+    if (!pw || !ph || pw > end || ph > end || sscanf(pw, " width=\"%d\"", w) != 1 ||
+        sscanf(ph, " height=\"%d\"", h) != 1 || *w < 1 || *h < 1)
+        return false;
+    *after = r + 5;
+    return true;
+}
+
+rf_status rf_svg_stack(const char *const *svgs, size_t n, rf_buf *out, rf_err *err)
+{
+    int w = 0, h = 0;
+    for (size_t i = 0; i < n; i++) {
+        int wi, hi;
+        const char *after;
+        if (!root_size(svgs[i], &wi, &hi, &after))
+            return rf_err_set(err, RF_EINVAL, "figure %zu: no root <svg> with a width and height",
+                              i);
+        w = wi > w ? wi : w;
+        h += hi;
+    }
+    if (n < 1)
+        return rf_err_set(err, RF_EINVAL, "no figure to stack");
+    rf_buf_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                       "viewBox=\"0 0 %d %d\">\n",
+                  w, h, w, h);
+    int y = 0;
+    for (size_t i = 0; i < n; i++) {
+        int wi, hi;
+        const char *after;
+        root_size(svgs[i], &wi, &hi, &after);
+        rf_buf_printf(out, "<svg x=\"0\" y=\"%d\" ", y);
+        rf_buf_puts(out, after);
+        y += hi;
+    }
+    rf_buf_puts(out, "</svg>\n");
     return RF_OK;
 }
