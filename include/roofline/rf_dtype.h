@@ -48,6 +48,12 @@ typedef struct rf_dtype {
                              else a block_rows x (group_size / block_rows)
                              tile of the matrix (fp8's weight_block_size
                              [128, 128]: 16,384 elements a scale)         */
+    bool ggml;            /* a llama.cpp (ggml) block format: q8_0 (int8,
+                             group 32, fp16 scale: 34 bytes a block) or
+                             q4_0 (int4, the same: 18 bytes). Its kernels
+                             quantize the activations to q8_0 blocks and
+                             multiply in int8 dot products, so the math
+                             is int8 whatever the activations' dtype    */
 } rf_dtype;
 
 /* Plain (unscaled) dtype of a kind. */
@@ -61,7 +67,10 @@ const char *rf_dtype_name(rf_dtype_kind kind);
 uint32_t rf_dtype_bits(rf_dtype_kind kind);
 
 /* Parse "bf16", "fp8" (= fp8_e4m3, also "float8_e4m3fn"), "e5m2", "int4",
- * "int4:g128", "int8:g64:s4" (group 64, 4-byte scales), "mxfp4", "nvfp4".
+ * "int4:g128", "int8:g64:s4" (group 64, 4-byte scales), "mxfp4", "nvfp4",
+ * and llama.cpp's "q8_0" and "q4_0" (ggml set: int8 / int4 in groups of 32
+ * with 2-byte scales, exactly 34 / 32 and 18 / 32 bytes a weight; they take
+ * no suffix).
  * Integer dtypes default to no scales unless a group is given; mxfp4 always
  * has group 32 with 1-byte (e8m0) scales, nvfp4 group 16 with 1-byte (e4m3)
  * scales: 4.25 and 4.5 bits an element. Errors: RF_EINVAL naming the text. */
@@ -73,7 +82,8 @@ rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err);
 rf_status rf_dtype_set_group(rf_dtype *dt, uint32_t group, rf_err *err);
 
 /* Describe a dtype for an assumption line: "int4 (group 128, 2-byte scales)",
- * "fp8_e4m3 (128 x 128 blocks, 4-byte scales)".
+ * "fp8_e4m3 (128 x 128 blocks, 4-byte scales)", "q4_0 (llama.cpp: blocks of
+ * 32 int4 and an fp16 scale, 18 bytes)".
  * Writes at most cap bytes including the NUL; returns out. */
 char *rf_dtype_describe(rf_dtype dt, char *out, unsigned cap);
 
@@ -85,7 +95,9 @@ rf_status rf_dtype_bytes(rf_dtype dt, uint64_t n, uint64_t *bytes, rf_err *err);
 double rf_dtype_bytes_per_elem(rf_dtype dt);
 
 /* The math dtype whose peak bounds a GEMM with these weight and activation
- * dtypes: fp8 x fp8 -> fp8, int8 x int8 -> int8, nvfp4 x nvfp4 -> nvfp4,
+ * dtypes: llama.cpp's q8_0 / q4_0 weights x anything -> int8 (its kernels
+ * quantize the activations to q8_0 and use int8 dot products: VNNI,
+ * AVX2's maddubs), fp8 x fp8 -> fp8, int8 x int8 -> int8, nvfp4 x nvfp4 -> nvfp4,
  * mxfp4 x mxfp4 -> mxfp4 (the fp4 tensor-core peaks), otherwise the
  * activation dtype (weight-only quantization dequantizes into the
  * activation dtype; narrower activations against wider weights upcast to

@@ -101,22 +101,44 @@ rf_status rf_dtype_set_group(rf_dtype *dt, uint32_t group, rf_err *err)
     if (group < 1 || group > (1u << 24))
         return rf_err_set(err, RF_ERANGE, "group of %u elements (1..16777216)", group);
     dt->group_size = group;
+    dt->ggml = dt->ggml && group == 32; /* another group is no longer llama.cpp's block */
     if (!dt->scale_bytes)
         dt->scale_bytes = 2; /* bf16/fp16 scales, as GPTQ and AWQ ship */
     return RF_OK;
+}
+
+/* llama.cpp's block formats (ggml-common.h: block_q8_0, block_q4_0): 32
+ * weights a block, one fp16 scale d. */
+static const struct {
+    const char *name;
+    rf_dtype_kind kind;
+} ggml_blocks[] = {{"q8_0", RF_INT8}, {"q4_0", RF_INT4}};
+
+static const char *ggml_name(rf_dtype dt)
+{
+    for (size_t i = 0; dt.ggml && i < sizeof ggml_blocks / sizeof ggml_blocks[0]; i++)
+        if (ggml_blocks[i].kind == dt.kind)
+            return ggml_blocks[i].name;
+    return NULL;
 }
 
 rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err)
 {
     if (!text || !*text)
         return rf_err_set(err, RF_EINVAL, "empty dtype");
+    for (size_t i = 0; i < sizeof ggml_blocks / sizeof ggml_blocks[0]; i++)
+        if (!strcmp(text, ggml_blocks[i].name)) {
+            *out = (rf_dtype){.kind = ggml_blocks[i].kind, .group_size = 32, .scale_bytes = 2,
+                              .ggml = true};
+            return RF_OK;
+        }
     const char *colon = strchr(text, ':');
     size_t n = colon ? (size_t)(colon - text) : strlen(text);
     rf_dtype_kind k;
     if (!lookup(text, n, &k))
         return rf_err_set(err, RF_EINVAL,
                           "unknown dtype '%s' (known: fp32, tf32, bf16, fp16, fp8, fp8_e4m3, "
-                          "fp8_e5m2, int8, int4, mxfp4, nvfp4, fp64; int8/int4 take "
+                          "fp8_e5m2, int8, int4, mxfp4, nvfp4, fp64, q8_0, q4_0; int8/int4 take "
                           ":g<group>[:s<scale bytes>])",
                           text);
     rf_dtype d = rf_dtype_of(k);
@@ -146,7 +168,12 @@ rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err)
 
 char *rf_dtype_describe(rf_dtype dt, char *out, unsigned cap)
 {
-    if (dt.group_size && dt.block_rows)
+    const char *ggml = ggml_name(dt);
+    uint64_t block = 0;
+    if (ggml && rf_dtype_bytes(dt, dt.group_size, &block, NULL) == RF_OK)
+        snprintf(out, cap, "%s (llama.cpp: blocks of %u %s and an fp16 scale, %llu bytes)", ggml,
+                 dt.group_size, rf_dtype_name(dt.kind), (unsigned long long)block);
+    else if (dt.group_size && dt.block_rows)
         snprintf(out, cap, "%s (%u x %u blocks, %u-byte scales)", rf_dtype_name(dt.kind),
                  dt.block_rows, dt.group_size / dt.block_rows, dt.scale_bytes);
     else if (dt.group_size)
@@ -183,6 +210,8 @@ double rf_dtype_bytes_per_elem(rf_dtype dt)
 
 rf_dtype_kind rf_dtype_math(rf_dtype w, rf_dtype a)
 {
+    if (w.ggml)
+        return RF_INT8; /* q8_0 / q4_0: activations to q8_0, int8 dot products */
     if (rf_dtype_is_fp8(w.kind) && rf_dtype_is_fp8(a.kind))
         return RF_FP8_E4M3; /* the fp8 tensor-core peak covers both kinds */
     if (w.kind == RF_INT8 && a.kind == RF_INT8)
