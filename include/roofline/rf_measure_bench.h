@@ -89,6 +89,37 @@ void rf_bw_close(rf_bw_set *set);
 rf_status rf_fma_measure(rf_team *team, const rf_kernel_table *t, rf_dtype_kind dtype,
                          rf_timing timing, rf_measurement *out, rf_err *err);
 
+/* The dot-product peaks, one kernel each (rf_kernel_table has them). */
+typedef enum rf_dot_kind {
+    RF_DOT_BF16 = 0, /* vdpbf16ps: bf16 pairs into fp32 lanes              */
+    RF_DOT_FP16,     /* fp16 converted (F16C) into fp32 FMAs, a 4 x 4 tile  */
+    RF_DOT_INT8,     /* vpdpbusd: u8 x s8 quads into int32 lanes            */
+    RF_DOT_Q8_0,     /* llama.cpp q8_0 blocks x q8_0, through int8 dots     */
+    RF_DOT_Q4_0,     /* llama.cpp q4_0 blocks x q8_0, unpacked to int8 dots */
+    RF_DOT_COUNT
+} rf_dot_kind;
+
+/* "bf16", "fp16", "int8", "q8_0", "q4_0". */
+const char *rf_dot_name(rf_dot_kind kind);
+
+/* The dtype whose peak the kernel measures: bf16, fp16, int8; the block
+ * formats compute in int8 (their figure is a kernel's, not the peak). */
+rf_dtype_kind rf_dot_dtype(rf_dot_kind kind);
+
+/* The table has the kernel (the CPU has its instructions). */
+bool rf_dot_available(const rf_kernel_table *t, rf_dot_kind kind);
+
+/* Peak of one dot-product kernel on every thread at once, counted as
+ * rf_fma_measure counts (each thread's own time, rates summed). FLOPs (for
+ * int8, operations) as the instruction does them: a multiply and an add a
+ * product; the block kernels count 2 a weight ("weight-FLOPs": 64 a block
+ * of 32), whatever unpacking costs. The register kernels run in registers;
+ * the block kernels read a row of 128 blocks (4,096 weights) and its
+ * activations, which stay in L1. Every result is checked after timing
+ * against the reference (dot_ref.c). RF_EUNAVAIL when the table lacks it. */
+rf_status rf_dot_measure(rf_team *team, const rf_kernel_table *t, rf_dot_kind kind,
+                         rf_timing timing, rf_measurement *out, rf_err *err);
+
 /* The core clock: a chain of dependent integer adds (one cycle each on
  * every x86 core) run on every thread at once, each thread timed on its own;
  * the rate (Hz) is the mean of the threads' clocks, so clock x threads x

@@ -39,6 +39,9 @@ typedef struct rf_cpu {
     char brand[64];         /* cpuid brand string, trimmed                  */
     unsigned family, model; /* display family and model                     */
     bool sse2, avx, fma, avx2, avx512f;
+    bool f16c, avx512bw, avx512vl; /* the dot-product kernels' prerequisites */
+    bool avx512_bf16, avx512_vnni, avx512_fp16; /* dot products by dtype    */
+    bool amx_bf16, amx_int8; /* AMX tiles (seen and recorded; no kernel yet) */
     bool os_ymm, os_zmm;    /* the OS saves YMM / ZMM state (XCR0)          */
     int cpus;               /* CPUs this process may run on                  */
     int cores;              /* distinct physical cores among them            */

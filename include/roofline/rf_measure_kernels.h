@@ -25,6 +25,9 @@ extern "C" {
  * for iters steps; decode attention's scores sc (g, nk) = scale q (g, dh)
  * K (nk, dh)^T and values out (g, dh) = p (g, nk) V (nk, dh), K and V each
  * read once. */
+struct rf_kern_q8_0; /* llama.cpp's blocks, src/kernels/kernels.h */
+struct rf_kern_q4_0;
+
 typedef struct rf_kernel_table {
     rf_isa isa;
     double (*read_f64)(const double *a, size_t n);
@@ -46,6 +49,20 @@ typedef struct rf_kernel_table {
                                keep AVX2's (there is no 512-bit variant)    */
     int64_t attn_dh_multiple; /* they need d_h % this == 0; else the caller
                                takes the reference table's                  */
+    /* Dot-product peaks (src/kernels/kernels.h has the contract); NULL where
+     * the CPU or the table's ISA lacks the instructions (they need the
+     * AVX-512 table): dot_bf16 (AVX-512 BF16), fp16_tile (F16C conversion
+     * into fp32 FMAs), dot_int8 (AVX-512 VNNI) count RF_KERN_DOT_CHAINS
+     * register chains up; dot_q8_0 / dot_q4_0 are llama.cpp's blocks
+     * through VNNI, one row against q8_0 activations. */
+    void (*dot_bf16)(float *chains, size_t iters);
+    void (*fp16_tile)(float *chains, size_t iters);
+    void (*dot_int8)(int32_t *chains, size_t iters);
+    float (*dot_q8_0)(const struct rf_kern_q8_0 *x, const struct rf_kern_q8_0 *y, size_t blocks);
+    float (*dot_q4_0)(const struct rf_kern_q4_0 *x, const struct rf_kern_q8_0 *y, size_t blocks);
+    const char *dot_isa[3]; /* "avx512bf16", "avx512f16c", "avx512vnni":
+                               the names of bf16's, fp16's and int8's (and
+                               the blocks') kernels                        */
 } rf_kernel_table;
 
 #define RF_FMA_MAX_CHAINS 256

@@ -18,6 +18,7 @@
 #define RF_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Reference: portable C, compiled without vectorization. */
 double rf_kern_read_ref_f64(const double *a, size_t n);
@@ -29,6 +30,30 @@ void rf_kern_muladd_ref_f64(double *chains, size_t iters, double mul, double add
 float rf_kern_chain_ref_f32(float x, size_t iters, float mul, float add, int fused);
 double rf_kern_chain_ref_f64(double x, size_t iters, double mul, double add, int fused);
 #define RF_KERN_REF_CHAINS 8
+
+/* Dot products (dot_ref.c is their oracle, dot_avx512.c the kernels):
+ *   dot_bf16, dot_int8, fp16_tile  register chains, RF_KERN_DOT_CHAINS of
+ *             them, each counting up by one (int8: four) a step from an
+ *             integer start; the fp32 ones stop at 2^24 (x + 1 rounds to x);
+ *   dot_q8_0, dot_q4_0  one row of llama.cpp's 32-weight blocks against
+ *             q8_0 activations: sum over blocks of d_x d_y sum(x_i y_i),
+ *             q4_0's weight i the low nibble of qs[i] (i < 16) or the high
+ *             one of qs[i - 16], less 8. */
+#define RF_KERN_QK 32
+typedef struct rf_kern_q8_0 {
+    uint16_t d;              /* fp16 scale                                   */
+    int8_t qs[RF_KERN_QK];
+} rf_kern_q8_0;              /* 34 bytes                                     */
+typedef struct rf_kern_q4_0 {
+    uint16_t d;
+    uint8_t qs[RF_KERN_QK / 2];
+} rf_kern_q4_0;              /* 18 bytes                                     */
+_Static_assert(sizeof(rf_kern_q8_0) == 34 && sizeof(rf_kern_q4_0) == 18, "llama.cpp's blocks");
+float rf_kern_half_to_float(uint16_t h);
+float rf_kern_dot_q8_0_ref(const rf_kern_q8_0 *x, const rf_kern_q8_0 *y, size_t blocks);
+float rf_kern_dot_q4_0_ref(const rf_kern_q4_0 *x, const rf_kern_q8_0 *y, size_t blocks);
+float rf_kern_count_ref_f32(float start, size_t steps);
+#define RF_KERN_DOT_CHAINS (16 * 16)
 
 #if defined(__x86_64__) || defined(__i386__)
 #define RF_KERN_X86 1
@@ -66,6 +91,13 @@ void rf_kern_fma_avx512_f32(float *chains, size_t iters, float mul, float add);
 void rf_kern_fma_avx512_f64(double *chains, size_t iters, double mul, double add);
 #define RF_KERN_AVX512_CHAINS_F32 (16 * 16)
 #define RF_KERN_AVX512_CHAINS_F64 (16 * 8)
+
+/* AVX-512 BF16 / VNNI (+ BW, VL, F16C): the dot-product kernels above. */
+void rf_kern_dot_bf16_avx512(float *chains, size_t iters);
+void rf_kern_dot_int8_avx512(int32_t *chains, size_t iters);
+void rf_kern_fp16_tile_avx512(float *chains, size_t iters);
+float rf_kern_dot_q8_0_avx512(const rf_kern_q8_0 *x, const rf_kern_q8_0 *y, size_t blocks);
+float rf_kern_dot_q4_0_avx512(const rf_kern_q4_0 *x, const rf_kern_q8_0 *y, size_t blocks);
 #endif
 
 #endif

@@ -127,6 +127,7 @@ static void query_cpuid(rf_cpu *c)
     c->sse2 = d & (1u << 26);
     c->fma = cx & (1u << 12);
     c->avx = cx & (1u << 28);
+    c->f16c = cx & (1u << 29);
     bool osxsave = cx & (1u << 27);
     if (osxsave) {
         uint64_t xcr0 = xgetbv0();
@@ -137,6 +138,17 @@ static void query_cpuid(rf_cpu *c)
         __get_cpuid_count(7, 0, &a, &b, &cx, &d);
         c->avx2 = b & (1u << 5);
         c->avx512f = b & (1u << 16);
+        c->avx512bw = b & (1u << 30);
+        c->avx512vl = b & (1u << 31);
+        c->avx512_vnni = cx & (1u << 11);
+        c->avx512_fp16 = d & (1u << 23);
+        c->amx_bf16 = d & (1u << 22);
+        c->amx_int8 = d & (1u << 25);
+        unsigned max_sub = a;
+        if (max_sub >= 1) {
+            __get_cpuid_count(7, 1, &a, &b, &cx, &d);
+            c->avx512_bf16 = a & (1u << 5);
+        }
     }
     unsigned ext_max = __get_cpuid_max(0x80000000u, NULL);
     if (ext_max >= 0x80000004u) {

@@ -72,6 +72,25 @@ static void override_avx2(rf_kernel_table *t)
     attn_avx2(t);
 }
 
+/* The dot-product kernels an AVX-512 core has (each extension checked). */
+static void dots_avx512(const rf_cpu *cpu, rf_kernel_table *t)
+{
+    if (!(cpu->avx512bw && cpu->avx512vl && cpu->f16c && cpu->fma))
+        return;
+    t->fp16_tile = rf_kern_fp16_tile_avx512;
+    t->dot_isa[1] = "avx512f16c";
+    if (cpu->avx512_bf16) {
+        t->dot_bf16 = rf_kern_dot_bf16_avx512;
+        t->dot_isa[0] = "avx512bf16";
+    }
+    if (cpu->avx512_vnni) {
+        t->dot_int8 = rf_kern_dot_int8_avx512;
+        t->dot_q8_0 = rf_kern_dot_q8_0_avx512;
+        t->dot_q4_0 = rf_kern_dot_q4_0_avx512;
+        t->dot_isa[2] = "avx512vnni";
+    }
+}
+
 static void override_avx512(rf_kernel_table *t)
 {
     t->isa = RF_ISA_AVX512;
@@ -116,6 +135,7 @@ rf_status rf_kernels_for(const rf_cpu *cpu, rf_isa isa, rf_kernel_table *out, rf
         override_avx512(out);
         if (rf_isa_supported(cpu, RF_ISA_AVX2))
             attn_avx2(out);
+        dots_avx512(cpu, out);
         return RF_OK;
 #endif
     default:

@@ -14,8 +14,10 @@
 #define MIB ((uint64_t)1 << 20)
 #define MAX_SWEEP 28      /* 13.5 octaves at sqrt(2)                       */
 #define MAX_CACHE_LEVELS 3
-_Static_assert(MAX_SWEEP + 3 + 1 + 4 * (MAX_CACHE_LEVELS + 1) <= RF_HW_PROFILE_MAX_KERNELS,
-               "sweep, clock, FMA x 2, the DRAM read and 4 kernels a level fit a profile");
+_Static_assert(MAX_SWEEP + 3 + RF_DOT_COUNT + 1 + 4 * (MAX_CACHE_LEVELS + 1) <=
+                   RF_HW_PROFILE_MAX_KERNELS,
+               "sweep, clock, FMA x 2, the dot products, the DRAM read and 4 kernels a level "
+               "fit a profile");
 
 typedef struct lab {
     const rf_measure_opts *o;
@@ -26,6 +28,8 @@ typedef struct lab {
     rf_hw_profile *p;
     int done, total;       /* progress steps                               */
     rf_measurement clock, fma[2]; /* pooled over bursts                    */
+    rf_measurement dot[RF_DOT_COUNT]; /* pooled; rate.n 0: the CPU has none */
+    int n_dots;            /* dot-product kernels the table has              */
     rf_dram_sampler *dram; /* the memory roof: one set, pooled bursts      */
 } lab;
 
@@ -104,8 +108,19 @@ static void identity(lab *l)
     const struct {
         bool on;
         const char *name;
-    } flags[] = {{l->cpu.sse2, "sse2"}, {l->cpu.avx, "avx"},         {l->cpu.fma, "fma"},
-                 {l->cpu.avx2, "avx2"}, {l->cpu.avx512f, "avx512f"}};
+    } flags[] = {{l->cpu.sse2, "sse2"},
+                 {l->cpu.avx, "avx"},
+                 {l->cpu.fma, "fma"},
+                 {l->cpu.avx2, "avx2"},
+                 {l->cpu.avx512f, "avx512f"},
+                 {l->cpu.f16c, "f16c"},
+                 {l->cpu.avx512bw, "avx512bw"},
+                 {l->cpu.avx512vl, "avx512vl"},
+                 {l->cpu.avx512_bf16, "avx512_bf16"},
+                 {l->cpu.avx512_vnni, "avx512_vnni"},
+                 {l->cpu.avx512_fp16, "avx512_fp16"},
+                 {l->cpu.amx_bf16, "amx_bf16"},
+                 {l->cpu.amx_int8, "amx_int8"}};
     size_t used = 0;
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (flags[i].on && used < sizeof p->flags)
@@ -188,7 +203,8 @@ static rf_status clock_burst(lab *l, int i, int n, rf_err *err)
     return s;
 }
 
-/* One round: the clock, then a burst of each FMA kernel, pooled. */
+/* One round: the clock, then a burst of each FMA and dot-product kernel,
+ * pooled. */
 static rf_status core_round(lab *l, int round, rf_err *err)
 {
     rf_status s = clock_burst(l, round, l->plan.core_bursts + 1, err);
@@ -199,6 +215,17 @@ static rf_status core_round(lab *l, int round, rf_err *err)
         s = rf_fma_measure(l->team, &l->kt, fma_dtypes[i], l->plan.core, &m, err);
         if (s == RF_OK)
             s = rf__measurement_merge(&l->fma[i], &m, err);
+        l->done++;
+    }
+    for (int k = 0; s == RF_OK && k < RF_DOT_COUNT; k++) {
+        if (!rf_dot_available(&l->kt, (rf_dot_kind)k))
+            continue;
+        step(l, "dot peak %s (%d of %d)", rf_dot_name((rf_dot_kind)k), round + 1,
+             l->plan.core_bursts);
+        rf_measurement m;
+        s = rf_dot_measure(l->team, &l->kt, (rf_dot_kind)k, l->plan.core, &m, err);
+        if (s == RF_OK)
+            s = rf__measurement_merge(&l->dot[k], &m, err);
         l->done++;
     }
     return s;
@@ -253,6 +280,17 @@ static void figures(lab *l, rf_levels *lv, const rf_measurement *dram, size_t dr
             out->clock_hz * out->threads *
             rf_cpu_flops_per_cycle(&l->cpu, l->kt.isa, fma_dtypes[i]);
     }
+    /* bf16, fp16 and int8 peaks from their register kernels; the block
+     * formats' kernels are rows of the kernel table only (they compute in
+     * int8, whose peak bounds them). */
+    for (int k = 0; k < RF_DOT_COUNT; k++) {
+        if (l->dot[k].rate.n == 0)
+            continue;
+        bool blocks = k == RF_DOT_Q8_0 || k == RF_DOT_Q4_0;
+        add_kernel(l, &l->dot[k], blocks ? "L1" : "registers", "flops_per_s");
+        if (!blocks)
+            out->peak_flops_per_s[rf_dot_dtype((rf_dot_kind)k)] = l->dot[k].rate.best;
+    }
     lv->level[lv->n - 1].bandwidth_bytes_per_s = dram->rate.best;
     out->bandwidth_bytes_per_s = dram->rate.best;
     out->bandwidth_sustained_bytes_per_s = dram->rate.median; /* the pooled bursts' */
@@ -290,7 +328,9 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_hw_profile *out, rf_err *e
     size_t n_sweep = sweep_sizes(&l, sizes);
     int cache_levels = l.cpu.l3_bytes ? MAX_CACHE_LEVELS : l.cpu.l2_bytes ? 2 : MAX_CACHE_LEVELS;
     int per_level = l.kt.nt_stores ? 4 : 2;
-    l.total = 3 * l.plan.core_bursts + 1 + l.plan.roof_bursts + (int)n_sweep +
+    for (int k = 0; k < RF_DOT_COUNT; k++)
+        l.n_dots += rf_dot_available(&l.kt, (rf_dot_kind)k);
+    l.total = (3 + l.n_dots) * l.plan.core_bursts + 1 + l.plan.roof_bursts + (int)n_sweep +
               per_level * (cache_levels + 1);
     rf_measurement *sweep = calloc(MAX_SWEEP, sizeof *sweep);
     rf_levels lv;
@@ -312,9 +352,10 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_hw_profile *out, rf_err *e
     s = rf_levels_detect(sweep, n_sweep, dram, cache_levels, &lv, err);
     if (s != RF_OK)
         goto done;
-    /* left: the level kernels, the DRAM bursts, the last core round (clock
-     * and 2 FMA) and the last clock */
-    l.total = l.done + per_level * (int)lv.n + (l.plan.roof_bursts - roof_bursts_done(&l)) + 3 + 1;
+    /* left: the level kernels, the DRAM bursts, the last core round (clock,
+     * 2 FMA, the dot products) and the last clock */
+    l.total = l.done + per_level * (int)lv.n + (l.plan.roof_bursts - roof_bursts_done(&l)) + 3 +
+              l.n_dots + 1;
     for (size_t i = 0; i < lv.n; i++)
         for (size_t j = lv.first[i]; j < lv.end[i]; j++)
             add_kernel(&l, &sweep[j], lv.level[i].name, "bytes_per_s");
