@@ -15,7 +15,8 @@ enum { O_TOKENS = 1000, O_DTYPE, O_THREADS, O_DEVICE, O_TRIALS };
 
 static const cli_opt opts[] = {
     {"tokens", 1, O_TOKENS, "LIST", "tokens M (default 1,4,16,64,256,1024)"},
-    {"dtype", 1, O_DTYPE, "fp32|fp64", "GEMM dtype (default fp32)"},
+    {"dtype", 1, O_DTYPE, "DT", "GEMM dtype: fp32 (default), fp64, bf16 where OpenBLAS has "
+                                "cblas_sbgemm"},
     {"threads", 1, O_THREADS, "N", "BLAS threads (default: one per core)"},
     {"trials", 1, O_TRIALS, "N", "timed trials per point (default: CPU, about 3 s of the "
                                  "call's roofline time, 3 to 15; CUDA, the backend's 7)"},
@@ -41,13 +42,16 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         a->tokens = arg;
         a->tokens_given = true;
         return RF_EXIT_OK;
-    case O_DTYPE:
-        if (!strcmp(arg, "fp32") || !strcmp(arg, "fp64")) {
-            a->dtype = arg[2] == '3' ? RF_FP32 : RF_FP64;
-            a->dtype_given = true;
-            return RF_EXIT_OK;
-        }
-        return cli_fail(ctx, RF_EXIT_USAGE, "--dtype: '%s' is not fp32 or fp64", arg);
+    case O_DTYPE: {
+        rf_dtype dt;
+        rf_err e;
+        if (rf_dtype_parse(arg, &dt, &e) || dt.group_size || dt.ggml)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--dtype: '%s' is not a plain dtype (fp32, fp64, "
+                                                "bf16, ...)", arg);
+        a->dtype = dt.kind;
+        a->dtype_given = true;
+        return RF_EXIT_OK;
+    }
     case O_THREADS:
         return cli_i64(ctx, "--threads", arg, 1, 4096, &a->threads);
     case O_TRIALS:
@@ -224,7 +228,7 @@ static rf_report *sweep_report(const cli_ctx *ctx, const sweep *w)
                          rf_fmt(dm->rate.best, RF_U_BW, pk, sizeof pk));
     rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
                         "K N, Q = (M K + K N + M N) b; at M = 1 %s is timed too",
-                     a->dtype == RF_FP32 ? "cblas_sgemv" : "cblas_dgemv");
+                     rf_gemm_routine(a->dtype, true));
     if (a->trials_given)
         snprintf(trials, sizeof trials, "%lld", (long long)a->trials);
     else
@@ -261,8 +265,8 @@ static int sweep_rows(const cli_ctx *ctx, const sweep *w, rf_report *r)
     char bw[32];
     rf_report_note(r, "memory roof of a GEMV: bandwidth x 2/b = %s x %s FLOP/byte",
                    rf_fmt(w->roof.bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
-                   w->a.dtype == RF_FP32 ? "0.5" : "0.25");
-    const char *gemm_name = w->a.dtype == RF_FP32 ? "cblas_sgemm" : "cblas_dgemm";
+                   w->a.dtype == RF_BF16 ? "1" : w->a.dtype == RF_FP32 ? "0.5" : "0.25");
+    const char *gemm_name = rf_gemm_routine(w->a.dtype, false);
     for (size_t i = 1; i < w->n_pts; i++)
         if (w->pts[i].opts.gemv)
             rf_report_note(r, "M = 1 %-22s %s at %.2f x bandwidth x 2/b: %s; %s at %.2f x",
@@ -290,7 +294,7 @@ int cmd_bench(int argc, char **argv)
                      .device = "cpu"}};
     rf_report *r = NULL;
     int pos, rc = cli_parse(&ctx, argc, argv,
-                            "bench gemm MODEL [--tokens LIST] [--dtype fp32|fp64] [--threads N] "
+                            "bench gemm MODEL [--tokens LIST] [--dtype DT] [--threads N] "
                             "[--json]",
                             opts, on_opt, &w.a, &pos);
     if (rc)
@@ -306,6 +310,10 @@ int cmd_bench(int argc, char **argv)
         return cli_cuda_bench(&ctx, w.a.device, w.a.tokens_given ? w.a.tokens : NULL,
                               w.a.dtype_given ? &w.a.dtype : NULL,
                               w.a.trials_given ? (int)w.a.trials : 0, &w.m);
+    rf_err e; /* a dtype OpenBLAS has no GEMM in: said before any work, exit 3 */
+    if (rf_gemm_dtype_check(w.a.dtype, &e))
+        return cli_fail(&ctx, cli_exit_for(e.status), "--dtype %s: %s", rf_dtype_name(w.a.dtype),
+                        e.msg);
     if (!(rc = sweep_resolve(&ctx, &w)) && !(rc = sweep_points(&ctx, &w)) &&
         !(rc = sweep_run(&ctx, &w))) {
         if (!(r = sweep_report(&ctx, &w)))

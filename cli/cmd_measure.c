@@ -152,21 +152,38 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
     rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best DRAM read)",
                   p->bandwidth_bytes_per_s, RF_U_BW);
     cli_sustained_row(r, p); /* the median DRAM read, which predictions use */
-    const rf_dtype_kind dts[] = {RF_FP32, RF_FP64};
-    for (size_t i = 0; i < 2; i++) {
+    /* every dtype's peak the profile has, fp32 and fp64 first */
+    rf_dtype_kind dts[RF_DTYPE_COUNT] = {RF_FP32, RF_FP64};
+    size_t n = 2;
+    for (int k = 0; k < RF_DTYPE_COUNT; k++)
+        if (k != RF_FP32 && k != RF_FP64 && p->peak_flops_per_s[k] > 0)
+            dts[n++] = (rf_dtype_kind)k;
+    for (size_t i = 0; i < n; i++) {
         rf_dtype_kind k = dts[i];
-        char key[48], label[64];
-        snprintf(key, sizeof key, "peak_%s", rf_dtype_name(k));
-        snprintf(label, sizeof label, "%s peak (FMA, measured)", rf_dtype_name(k));
+        const char *dt = rf_dtype_name(k);
+        char key[48], label[96];
+        int ki = s.peak_kernel[k];
+        snprintf(key, sizeof key, "peak_%s", dt);
+        if (s.peak_is_fp32[k])
+            snprintf(label, sizeof label, "%s peak (computed in fp32: fp32's)", dt);
+        else
+            snprintf(label, sizeof label, "%s peak (%s, measured)", dt,
+                     k == RF_FP32 || k == RF_FP64 ? "FMA" : ki >= 0 ? p->kernels[ki].name : "-");
         rf_report_num(r, key, label, p->peak_flops_per_s[k], RF_U_FLOP_RATE);
-        snprintf(key, sizeof key, "theoretical_%s", rf_dtype_name(k));
-        snprintf(label, sizeof label, "%s peak at the measured clock", rf_dtype_name(k));
-        rf_report_num(r, key, label, p->theoretical_flops_per_s[k], RF_U_FLOP_RATE);
-        snprintf(key, sizeof key, "of_theoretical_%s", rf_dtype_name(k));
-        snprintf(label, sizeof label, "  measured / theoretical");
-        rf_report_num(r, key, label, s.of_theoretical[k], RF_U_PERCENT);
-        snprintf(key, sizeof key, "ridge_%s", rf_dtype_name(k));
-        snprintf(label, sizeof label, "ridge %s (FLOP/byte)", rf_dtype_name(k));
+        if (s.peak_is_fp32[k]) {
+            snprintf(key, sizeof key, "kernel_%s", dt);
+            snprintf(label, sizeof label, "  %s with its conversions", p->kernels[ki].name);
+            rf_report_num(r, key, label, p->kernels[ki].best, RF_U_FLOP_RATE);
+        }
+        if (p->theoretical_flops_per_s[k] > 0) {
+            snprintf(key, sizeof key, "theoretical_%s", dt);
+            snprintf(label, sizeof label, "%s peak at the measured clock", dt);
+            rf_report_num(r, key, label, p->theoretical_flops_per_s[k], RF_U_FLOP_RATE);
+            snprintf(key, sizeof key, "of_theoretical_%s", dt);
+            rf_report_num(r, key, "  measured / theoretical", s.of_theoretical[k], RF_U_PERCENT);
+        }
+        snprintf(key, sizeof key, "ridge_%s", dt);
+        snprintf(label, sizeof label, "ridge %s (FLOP/byte)", dt);
         rf_report_num(r, key, label, s.ridge[k], RF_U_INTENSITY);
     }
     rf_report_num(r, "clock_ghz", "core clock, GHz (dependent adds)", p->clock_hz / 1e9,

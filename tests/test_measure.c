@@ -230,6 +230,180 @@ static void fixed_point_stop(void **state)
     assert_true(fabs(x - 4.0) < 1e-12);
 }
 
+/* ---- the dot-product kernels against dot_ref.c ---------------------------- */
+
+/* The oracle's fp16 decoding on values the format fixes (IEEE 754 binary16):
+ * 0x3c00 = 1, 0x3800 = 0.5, 0xc000 = -2, 0x7bff = 65504 (the largest),
+ * 0x0001 = 2^-24 (the smallest subnormal), 0x0400 = 2^-14 (the smallest
+ * normal). */
+static void half_reference(void **state)
+{
+    (void)state;
+    assert_true(rf_kern_half_to_float(0x3c00) == 1.0f);
+    assert_true(rf_kern_half_to_float(0x3800) == 0.5f);
+    assert_true(rf_kern_half_to_float(0xc000) == -2.0f);
+    assert_true(rf_kern_half_to_float(0x7bff) == 65504.0f);
+    assert_true(rf_kern_half_to_float(0x0001) == ldexpf(1.0f, -24));
+    assert_true(rf_kern_half_to_float(0x0400) == ldexpf(1.0f, -14));
+    assert_true(rf_kern_half_to_float(0x8000) == 0.0f);
+    /* q4_0's weight i: the low nibble of qs[i] less 8 (i < 16), the high
+     * nibble of qs[i - 16] less 8: qs[0] = 0x2f gives weights 7 and -6;
+     * against y[0] = 1, y[16] = 1 and d 1 x 1: 7 - 6 = 1 */
+    rf_kern_q4_0 x = {.d = 0x3c00};
+    rf_kern_q8_0 y = {.d = 0x3c00};
+    for (int i = 0; i < RF_KERN_QK / 2; i++)
+        x.qs[i] = 0x88; /* both weights 0 */
+    x.qs[0] = 0x2f;
+    y.qs[0] = 1, y.qs[16] = 1;
+    assert_true(rf_kern_dot_q4_0_ref(&x, &y, 1) == 1.0f);
+}
+
+/* A fixed pseudo-random sequence (the LCG of Numerical Recipes). */
+static uint32_t lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+/* Blocks of full-range values (q8_0 weights and activations in [-127, 127],
+ * as llama.cpp's quantizer writes them; q4_0 bytes any value) and scales
+ * 2^-4 .. 2^3 (exact products): each block's integer sum is exact, so the
+ * kernel and the oracle differ only in the order of adding blocks' scaled
+ * sums, at most one rounding (2^-24 relative) a block of the sum of the
+ * terms' magnitudes. */
+static void fill_random_blocks(rf_kern_q8_0 *x8, rf_kern_q4_0 *x4, rf_kern_q8_0 *y8, size_t n,
+                               uint32_t seed)
+{
+    for (size_t b = 0; b < n; b++) {
+        x8[b].d = x4[b].d = (uint16_t)((11 + lcg(&seed) % 8) << 10); /* 2^-4 .. 2^3 */
+        y8[b].d = (uint16_t)((11 + lcg(&seed) % 8) << 10);
+        for (int i = 0; i < RF_KERN_QK; i++) {
+            x8[b].qs[i] = (int8_t)((int)(lcg(&seed) % 255) - 127);
+            y8[b].qs[i] = (int8_t)((int)(lcg(&seed) % 255) - 127);
+        }
+        for (int i = 0; i < RF_KERN_QK / 2; i++)
+            x4[b].qs[i] = (uint8_t)lcg(&seed);
+    }
+}
+
+/* Sum over blocks and weights of |d_x d_y x_i y_i|: it bounds every partial
+ * sum either order of adding forms, so n + 1 roundings of 2^-24 of it bound
+ * their difference. */
+static double blocks_magnitude(const rf_kern_q8_0 *x, const rf_kern_q8_0 *y, size_t n)
+{
+    double m = 0;
+    for (size_t b = 0; b < n; b++) {
+        double d = fabs((double)rf_kern_half_to_float(x[b].d) * rf_kern_half_to_float(y[b].d));
+        for (int i = 0; i < RF_KERN_QK; i++)
+            m += d * abs(x[b].qs[i] * y[b].qs[i]);
+    }
+    return m;
+}
+
+static void dots_one_table(const rf_kernel_table *t)
+{
+    /* register kernels: every chain counts up from its start by one a step
+     * (int8: four, one quad of ones a lane), 37 steps (odd, and not a
+     * multiple of any unrolling) */
+    float f[RF_KERN_DOT_CHAINS];
+    int32_t i32[RF_KERN_DOT_CHAINS];
+    void (*fkern[])(float *, size_t) = {t->dot_bf16, t->fp16_tile};
+    const char *fname[] = {"bf16", "fp16"};
+    for (int k = 0; k < 2; k++) {
+        if (!fkern[k]) {
+            print_message("  %s dot product: not on this CPU (%s table), skipped\n", fname[k],
+                          rf_isa_name(t->isa));
+            continue;
+        }
+        for (int c = 0; c < RF_KERN_DOT_CHAINS; c++)
+            f[c] = (float)c;
+        fkern[k](f, 37);
+        for (int c = 0; c < RF_KERN_DOT_CHAINS; c++)
+            assert_true(f[c] == rf_kern_count_ref_f32((float)c, 37));
+    }
+    if (t->dot_int8) {
+        for (int c = 0; c < RF_KERN_DOT_CHAINS; c++)
+            i32[c] = -c;
+        t->dot_int8(i32, 37);
+        for (int c = 0; c < RF_KERN_DOT_CHAINS; c++)
+            assert_int_equal(i32[c], -c + 4 * 37);
+    } else {
+        print_message("  int8 dot product (VNNI): not on this CPU (%s table), skipped\n",
+                      rf_isa_name(t->isa));
+    }
+    if (!t->dot_q8_0 || !t->dot_q4_0) {
+        print_message("  q8_0 / q4_0 blocks (VNNI): not on this CPU (%s table), skipped\n",
+                      rf_isa_name(t->isa));
+        return;
+    }
+    /* the blocks: odd counts (the kernels take two blocks a step and one
+     * left over), each against the oracle */
+    enum { MAX_BLOCKS = 131 };
+    rf_kern_q8_0 *x8 = calloc(MAX_BLOCKS, sizeof *x8), *y8 = calloc(MAX_BLOCKS, sizeof *y8);
+    rf_kern_q4_0 *x4 = calloc(MAX_BLOCKS, sizeof *x4);
+    rf_kern_q8_0 *w8 = calloc(MAX_BLOCKS, sizeof *w8);
+    assert_true(x8 && y8 && x4 && w8);
+    const size_t counts[] = {0, 1, 2, 3, 7, 64, 129, MAX_BLOCKS};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        size_t n = counts[c];
+        fill_random_blocks(x8, x4, y8, MAX_BLOCKS, 7u + (uint32_t)c);
+        double want8 = rf_kern_dot_q8_0_ref(x8, y8, n), want4 = rf_kern_dot_q4_0_ref(x4, y8, n);
+        double got8 = t->dot_q8_0(x8, y8, n), got4 = t->dot_q4_0(x4, y8, n);
+        double tol8 = blocks_magnitude(x8, y8, n) * (double)(n + 1) * ldexp(1, -23);
+        /* q4_0's magnitude: its weights as q8_0 blocks (|w| <= 8) */
+        for (size_t b = 0; b < n; b++) {
+            w8[b].d = x4[b].d;
+            for (int i = 0; i < RF_KERN_QK / 2; i++) {
+                w8[b].qs[i] = (int8_t)((x4[b].qs[i] & 0xf) - 8);
+                w8[b].qs[i + RF_KERN_QK / 2] = (int8_t)((x4[b].qs[i] >> 4) - 8);
+            }
+        }
+        double tol4 = blocks_magnitude(w8, y8, n) * (double)(n + 1) * ldexp(1, -23);
+        /* the unpacked weights are the q4_0 row: one oracle agrees with the other */
+        assert_true(fabs(rf_kern_dot_q8_0_ref(w8, y8, n) - want4) <= tol4);
+        if (fabs(got8 - want8) > tol8 || fabs(got4 - want4) > tol4)
+            fail_msg("%zu blocks: q8_0 %.9g (reference %.9g), q4_0 %.9g (reference %.9g)", n,
+                     got8, want8, got4, want4);
+    }
+    /* exact data: sums within fp32's integers, so the order cannot matter */
+    for (size_t b = 0; b < MAX_BLOCKS; b++) {
+        x8[b].d = x4[b].d = y8[b].d = 0x3c00;
+        for (int i = 0; i < RF_KERN_QK; i++) {
+            x8[b].qs[i] = (int8_t)((int)((b * 32 + (size_t)i) * 7 % 15) - 7);
+            y8[b].qs[i] = (int8_t)((int)((b * 32 + (size_t)i) * 11 % 31) - 15);
+        }
+        for (int i = 0; i < RF_KERN_QK / 2; i++)
+            x4[b].qs[i] = (uint8_t)((b * 16 + (size_t)i) * 37 % 256);
+    }
+    assert_true(t->dot_q8_0(x8, y8, MAX_BLOCKS) == rf_kern_dot_q8_0_ref(x8, y8, MAX_BLOCKS));
+    assert_true(t->dot_q4_0(x4, y8, MAX_BLOCKS) == rf_kern_dot_q4_0_ref(x4, y8, MAX_BLOCKS));
+    free(x8), free(y8), free(x4), free(w8);
+}
+
+static void dots_every_isa(void **state)
+{
+    (void)state;
+    rf_cpu cpu;
+    assert_int_equal(rf_cpu_query(&cpu, NULL), RF_OK);
+    for (int isa = 0; isa < RF_ISA_COUNT; isa++) {
+        rf_kernel_table t;
+        if (!rf_isa_supported(&cpu, (rf_isa)isa))
+            continue;
+        assert_int_equal(rf_kernels_for(&cpu, (rf_isa)isa, &t, NULL), RF_OK);
+        /* a kernel only where cpuid has its extension */
+        assert_true(!t.dot_bf16 || cpu.avx512_bf16);
+        assert_true(!t.dot_int8 || cpu.avx512_vnni);
+        assert_true(!t.fp16_tile || cpu.f16c);
+        if (isa != RF_ISA_AVX512) {
+            assert_true(!t.dot_bf16 && !t.fp16_tile && !t.dot_int8 && !t.dot_q8_0);
+            continue;
+        }
+        dots_one_table(&t);
+    }
+    if (!rf_isa_supported(&cpu, RF_ISA_AVX512))
+        print_message("  dot products: no AVX-512 on this CPU, every kernel skipped\n");
+}
+
 /* ---- levels from made-up sweeps ----------------------------------------- */
 
 static rf_measurement point(uint64_t bytes, double gbps)
@@ -387,6 +561,23 @@ static void timed_kernels(void **state)
     assert_true(m.rate.best > 0);
     assert_int_equal(rf_fma_measure(team, &t, RF_FP64, tm, &m, &e), RF_OK);
     assert_int_equal(rf_fma_measure(team, &t, RF_BF16, tm, &m, &e), RF_EINVAL);
+    /* the dot products: timed and checked (rf_dot_measure compares every
+     * thread's result with dot_ref.c after timing), or refused by name */
+    for (int k = 0; k < RF_DOT_COUNT; k++) {
+        rf_status ds = rf_dot_measure(team, &t, (rf_dot_kind)k, tm, &m, &e);
+        if (!rf_dot_available(&t, (rf_dot_kind)k)) {
+            assert_int_equal(ds, RF_EUNAVAIL);
+            assert_non_null(strstr(e.msg, rf_dot_name((rf_dot_kind)k)));
+            print_message("  %s dot product: not on this CPU, skipped\n",
+                          rf_dot_name((rf_dot_kind)k));
+            continue;
+        }
+        if (ds != RF_OK)
+            fail_msg("%s", e.msg);
+        assert_true(m.rate.best > 0 && m.rate.median > 0);
+        assert_non_null(strstr(m.name, rf_dot_name((rf_dot_kind)k)));
+    }
+    assert_int_equal(rf_dot_measure(team, &t, RF_DOT_COUNT, tm, &m, &e), RF_EINVAL);
     rf_status s = rf_clock_measure(team, tm, &m, &e);
     assert_true(s == RF_OK || s == RF_EUNAVAIL);
     if (s == RF_OK)
@@ -573,8 +764,23 @@ static void gemm_refused_and_scaled(void **state)
     assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_EINVAL);
     assert_non_null(strstr(e.msg, "M = 1"));
     o.gemv = false;
+    /* bf16 through cblas_sbgemm where the loaded OpenBLAS has it (checked
+     * against the reference dot like fp32), else refused by name; no
+     * OpenBLAS has an fp16 or int8 GEMM */
     o.dtype = RF_BF16;
-    assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_EINVAL);
+    rf_status s = rf_gemm_bench(&o, &g, &e);
+    assert_int_equal(s, rf_gemm_dtype_check(RF_BF16, NULL) == RF_OK ? RF_OK : RF_EUNAVAIL);
+    if (s == RF_OK) {
+        assert_string_equal(g.routine, "cblas_sbgemm");
+        assert_true(g.max_rel_err <= 1e-3 && g.flops_per_s.best > 0);
+    } else {
+        assert_non_null(strstr(e.msg, "cblas_sbgemm"));
+        print_message("  bf16 GEMM: %s; skipped\n", e.msg);
+    }
+    o.dtype = RF_FP16;
+    assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_EUNAVAIL);
+    assert_non_null(strstr(e.msg, "no fp16 GEMM"));
+    assert_string_equal(rf_gemm_routine(RF_BF16, true), "cblas_sbgemv");
     o.dtype = RF_FP32;
     o.n = 0;
     assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_EINVAL);
@@ -623,6 +829,28 @@ static void quick_lab(void **state)
     assert_int_equal(rf_hw_profile_to_hw(p, &hw, NULL), RF_OK);
     assert_int_equal(rf_hw_roof(&hw, RF_FP64, &roof, NULL), RF_OK);
     assert_true(roof.ridge == p->peak_flops_per_s[RF_FP64] / p->bandwidth_bytes_per_s);
+    /* a peak for every dtype the CPU has a kernel for, each named in the
+     * summary by the kernel that measured it; fp16 through F16C computes in
+     * fp32, so its peak is at least fp32's */
+    rf_cpu cpu;
+    rf_kernel_table t;
+    assert_int_equal(rf_cpu_query(&cpu, NULL), RF_OK);
+    assert_int_equal(rf_kernels_choose(&cpu, NULL, &t, NULL), RF_OK);
+    const rf_dtype_kind dts[] = {RF_BF16, RF_FP16, RF_INT8};
+    const rf_dot_kind dks[] = {RF_DOT_BF16, RF_DOT_FP16, RF_DOT_INT8};
+    for (size_t i = 0; i < 3; i++) {
+        bool has = rf_dot_available(&t, dks[i]);
+        assert_true((p->peak_flops_per_s[dts[i]] > 0) == has);
+        assert_true((s.peak_kernel[dts[i]] >= 0) == has);
+        if (!has)
+            print_message("  %s peak: no kernel on this CPU, skipped\n", rf_dtype_name(dts[i]));
+    }
+    if (rf_dot_available(&t, RF_DOT_FP16) && !cpu.avx512_fp16) {
+        assert_true(p->peak_flops_per_s[RF_FP16] >= p->peak_flops_per_s[RF_FP32]);
+        assert_true(p->peak_flops_per_s[RF_FP16] == p->kernels[s.peak_kernel[RF_FP16]].best ||
+                    s.peak_is_fp32[RF_FP16]);
+    }
+    assert_true(s.peak_kernel[RF_FP32] >= 0 && !s.peak_is_fp32[RF_FP32]);
     free(p);
 }
 
@@ -635,6 +863,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(stats_odd_and_even),   cmocka_unit_test(stats_refused),
         cmocka_unit_test(isa_choice),           cmocka_unit_test(flops_per_cycle),
         cmocka_unit_test(kernels_every_isa),    cmocka_unit_test(fixed_point_stop),
+        cmocka_unit_test(half_reference),       cmocka_unit_test(dots_every_isa),
         cmocka_unit_test(levels_plateaus),      cmocka_unit_test(levels_merge_and_refuse),
         cmocka_unit_test(levels_edge_point),
         cmocka_unit_test(timed_kernels),        cmocka_unit_test(bw_set_chunks),

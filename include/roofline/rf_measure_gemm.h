@@ -20,7 +20,9 @@ extern "C" {
 /* Y[M,N] = X[M,K] W^T, W stored [N,K] row-major as nn.Linear keeps it. */
 typedef struct rf_gemm_bench_opts {
     int64_t m, k, n;
-    rf_dtype_kind dtype;      /* RF_FP32 (sgemm/sgemv) or RF_FP64            */
+    rf_dtype_kind dtype;      /* RF_FP32 (sgemm/sgemv), RF_FP64, or RF_BF16
+                                 (sbgemm/sbgemv, Y in fp32) where OpenBLAS
+                                 has them (rf_gemm_dtype_check)             */
     bool gemv;                /* time ?gemv instead (m must be 1)            */
     int threads;              /* BLAS threads (>= 1)                         */
     uint64_t cold_bytes;      /* rotate copies of W until together >= this
@@ -38,7 +40,8 @@ typedef struct rf_gemm_bench_result {
     uint32_t copies;          /* copies of W rotated                         */
     const char *routine;      /* "cblas_sgemm", "cblas_dgemv", ...           */
     uint64_t flops;           /* per call: 2 M K N                           */
-    uint64_t bytes;           /* per call: (M K + K N + M N) b               */
+    uint64_t bytes;           /* per call: (M K + K N + M N) b (the counts of
+                                 rf_op_gemm, bf16's Y counted as bf16)      */
     rf_stats flops_per_s;
     rf_stats bytes_per_s;
     double max_rel_err;       /* sampled outputs against a long-double dot   */
@@ -57,10 +60,21 @@ typedef struct rf_gemm_placed {
 
 void rf_gemm_place(const rf_gemm_bench_result *g, const rf_roof *roof, rf_gemm_placed *out);
 
+/* Whether this OpenBLAS has a GEMM in dtype: fp32 and fp64 always, bf16
+ * where the loaded library has cblas_sbgemm and cblas_sbgemv (a build with
+ * BUILD_BFLOAT16; looked up at run time), no other dtype. RF_EUNAVAIL with
+ * a message saying why not. */
+rf_status rf_gemm_dtype_check(rf_dtype_kind dtype, rf_err *err);
+
+/* "cblas_sgemm", "cblas_dgemv", "cblas_sbgemm", ...; "-" for none. */
+const char *rf_gemm_routine(rf_dtype_kind dtype, bool gemv);
+
 /* Time one GEMM (or GEMV) shape after checking sampled outputs against a
- * reference dot product (relative error within 1e-3 fp32, 1e-9 fp64, else
- * RF_EINTERNAL). Errors: RF_EINVAL (bad shape, gemv with m != 1, dtype not
- * fp32/fp64), RF_ENOMEM (does not fit even at n = 1). */
+ * reference dot product (relative error within 1e-3 fp32 and bf16 (whose
+ * inputs are rounded to bf16 first, the reference reading the same
+ * values), 1e-9 fp64, else RF_EINTERNAL). Errors: RF_EINVAL (bad shape,
+ * gemv with m != 1), RF_EUNAVAIL (a dtype this OpenBLAS has no GEMM in),
+ * RF_ENOMEM (does not fit even at n = 1). */
 rf_status rf_gemm_bench(const rf_gemm_bench_opts *o, rf_gemm_bench_result *out, rf_err *err);
 
 /* Pool more's trials into into (the same shape timed again, later in the

@@ -4,6 +4,7 @@
 #ifndef RF_MEASURE_SUMMARY_H
 #define RF_MEASURE_SUMMARY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rf_dtype.h"
@@ -26,6 +27,12 @@ typedef struct rf_hw_profile_summary {
     double kernel_spread[RF_HW_PROFILE_MAX_KERNELS]; /* (best - median) / best            */
     size_t unsteady;                       /* kernels with spread > RF_SPREAD_WARN       */
     size_t worst;                          /* index of the kernel with the most spread   */
+    int peak_kernel[RF_DTYPE_COUNT];       /* the register kernel that measured the dtype's
+                                              peak ("fma_avx512_fp32",
+                                              "dot_avx512vnni_int8"), -1: none       */
+    bool peak_is_fp32[RF_DTYPE_COUNT];     /* the peak is fp32's, higher than the dtype's
+                                              own kernel (fp16 through F16C computes in
+                                              fp32: rf_measure_cpu)                   */
 } rf_hw_profile_summary;
 
 void rf_hw_profile_summarize(const rf_hw_profile *p, rf_hw_profile_summary *out);

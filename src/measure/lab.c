@@ -282,14 +282,21 @@ static void figures(lab *l, rf_levels *lv, const rf_measurement *dram, size_t dr
     }
     /* bf16, fp16 and int8 peaks from their register kernels; the block
      * formats' kernels are rows of the kernel table only (they compute in
-     * int8, whose peak bounds them). */
+     * int8, whose peak bounds them). Without AVX-512 FP16 an fp16 kernel
+     * converts (F16C) and computes in fp32: the fp32 FMA peak bounds it, and
+     * a tile large enough to amortize the conversions approaches it, so the
+     * fp16 peak is the higher of the tile's rate and fp32's (a floor must
+     * not sit above any fp16 kernel). */
     for (int k = 0; k < RF_DOT_COUNT; k++) {
         if (l->dot[k].rate.n == 0)
             continue;
         bool blocks = k == RF_DOT_Q8_0 || k == RF_DOT_Q4_0;
         add_kernel(l, &l->dot[k], blocks ? "L1" : "registers", "flops_per_s");
+        double peak = l->dot[k].rate.best;
+        if (k == RF_DOT_FP16 && !l->cpu.avx512_fp16 && out->peak_flops_per_s[RF_FP32] > peak)
+            peak = out->peak_flops_per_s[RF_FP32];
         if (!blocks)
-            out->peak_flops_per_s[rf_dot_dtype((rf_dot_kind)k)] = l->dot[k].rate.best;
+            out->peak_flops_per_s[rf_dot_dtype((rf_dot_kind)k)] = peak;
     }
     lv->level[lv->n - 1].bandwidth_bytes_per_s = dram->rate.best;
     out->bandwidth_bytes_per_s = dram->rate.best;

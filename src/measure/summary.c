@@ -4,6 +4,22 @@
 
 #include "roofline/rf_measure.h"
 
+/* The index of the register kernel named ..._<dtype> (the one that measured
+ * that dtype's peak), -1 if none. */
+static int peak_kernel(const rf_hw_profile *p, rf_dtype_kind dt)
+{
+    const char *name = rf_dtype_name(dt);
+    size_t n = strlen(name);
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const rf_hw_profile_kernel *k = &p->kernels[i];
+        size_t len = strlen(k->name);
+        if (!strcmp(k->unit, "flops_per_s") && !strcmp(k->level, "registers") && len > n &&
+            k->name[len - n - 1] == '_' && !strcmp(k->name + len - n, name))
+            return (int)i;
+    }
+    return -1;
+}
+
 void rf_hw_profile_summarize(const rf_hw_profile *p, rf_hw_profile_summary *out)
 {
     memset(out, 0, sizeof *out);
@@ -27,6 +43,12 @@ void rf_hw_profile_summarize(const rf_hw_profile *p, rf_hw_profile_summary *out)
                     !strcmp(p->kernels[i].level, p->levels[l].name))
                     out->level_rate[l][b] = p->kernels[i].best;
         }
+    }
+    for (int k = 0; k < RF_DTYPE_COUNT; k++) {
+        out->peak_kernel[k] = peak_kernel(p, (rf_dtype_kind)k);
+        int i = out->peak_kernel[k];
+        out->peak_is_fp32[k] = k != RF_FP32 && i >= 0 && p->peak_flops_per_s[k] > p->kernels[i].best &&
+                               p->peak_flops_per_s[k] == p->peak_flops_per_s[RF_FP32];
     }
     for (size_t i = 0; i < p->n_kernels; i++) {
         const rf_hw_profile_kernel *k = &p->kernels[i];
