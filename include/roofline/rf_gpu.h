@@ -1,0 +1,209 @@
+/* rf_gpu.h - GPU predictions from measured kernel tables (aiconfigurator's
+ * silicon database format: data/gpu/README.md, docs/gpu-predict.md).
+ *
+ * A table is one CSV of measured points of one kind of kernel on one GPU
+ * under one engine: its key columns (a shape, dtypes) and `latency` in
+ * milliseconds. rf_gpu_tables_load (rf_gpu_io.h) reads a directory of
+ * them; everything here is pure (gpu_predict.c, gpu_step.c: core).
+ *
+ * How a figure is predicted. Every row gets a floor from its own shape,
+ * floor = max(F / pi_dtype, Q / beta) on the GPU's roof (collectives: the
+ * bytes on the wire over the scale-up link plus one hop), and keeps its
+ * ratio r = latency / floor. A query with the same categorical keys (a
+ * dtype, a collective's name) is predicted as
+ *     t = r(q) x floor(q)
+ * with ln r interpolated linearly in the natural log of each numeric key,
+ * one key after another (the rows sorted by their keys: for the first key
+ * the two measured values around the query's, then within each the next
+ * key, and so on; a table need not be a full product grid). So a query on
+ * a measured point returns its latency exactly (in range), one between
+ * measured values interpolates (interpolated), and one outside a key's
+ * measured values takes the nearest edge's ratio on its own floor
+ * (extrapolated), that ratio never below 1, so an extrapolated figure is
+ * never below its floor.
+ *
+ * Error band: each table's leave-one-out error, each row with two
+ * neighbours along one numeric key (the rows equal in every other key)
+ * predicted from them alone: |pred - t| / t, its median and 90th
+ * percentile over every (row, key) so predicted.
+ *
+ * Units: seconds (the tables' milliseconds converted on reading), bytes,
+ * FLOPs. */
+#ifndef RF_GPU_H
+#define RF_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rf_error.h"
+#include "rf_hw.h"
+#include "rf_model.h"
+#include "rf_parallel.h"
+#include "rf_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rf_gpu_kind {
+    RF_GPU_GEMM = 0,        /* gemm_perf.csv                                 */
+    RF_GPU_ATTN_CONTEXT,    /* context_attention_perf.csv (prefill)          */
+    RF_GPU_ATTN_GENERATION, /* generation_attention_perf.csv (decode)        */
+    RF_GPU_MOE,             /* moe_perf.csv (one fused MoE layer)            */
+    RF_GPU_ALLREDUCE,       /* custom_allreduce_perf.csv (the engine's own)  */
+    RF_GPU_NCCL,            /* ../nccl/nccl_perf.csv (by op_name)            */
+    RF_GPU_KIND_COUNT
+} rf_gpu_kind;
+
+/* "gemm", "attn_context", "attn_generation", "moe", "allreduce", "nccl";
+ * NULL outside the enum. */
+const char *rf_gpu_kind_name(rf_gpu_kind k);
+/* The table's file name relative to the engine's directory
+ * ("gemm_perf.csv", ..., "../nccl/nccl_perf.csv"). */
+const char *rf_gpu_kind_file(rf_gpu_kind k);
+
+#define RF_GPU_MAX_KEYS 10
+#define RF_GPU_MAX_CATS 16 /* distinct values of a categorical column */
+
+/* One key column: numeric (interpolated in its log) or categorical
+ * (matched exactly, its values interned). */
+typedef struct rf_gpu_col {
+    const char *name;          /* the CSV header's name (static)            */
+    bool categorical;
+    size_t n_values;           /* categorical: distinct values              */
+    char values[RF_GPU_MAX_CATS][24];
+} rf_gpu_col;
+
+typedef struct rf_gpu_table {
+    rf_gpu_kind kind;
+    bool present;              /* read from a file                          */
+    char path[512];            /* the file                                  */
+    size_t n_keys;
+    rf_gpu_col col[RF_GPU_MAX_KEYS];
+    size_t n_rows;
+    double *key;               /* (n_rows, n_keys), rows sorted by key;
+                                  a categorical key holds its value's index */
+    double *latency_s;         /* (n_rows)                                  */
+    double *ln_ratio;          /* (n_rows) ln(latency / floor)              */
+    int64_t *line;             /* (n_rows) the row's line in the file       */
+    double loo_median, loo_p90;/* leave-one-out |pred - t| / t              */
+    size_t loo_n;              /* (row, key) pairs predicted                */
+} rf_gpu_table;
+
+/* An engine's tables and the roof their floors are taken on. */
+typedef struct rf_gpu_tables {
+    char dir[512];             /* the engine's directory                    */
+    char backend[16];          /* "vllm", "trtllm", "sglang" (the dir name) */
+    rf_hw hw;                  /* the GPU: peaks per dtype, bandwidth, links */
+    rf_gpu_table t[RF_GPU_KIND_COUNT];
+} rf_gpu_tables;
+
+/* The key columns of kind k, categorical first, the size axis last; a
+ * reader needs each of these columns (others are ignored). */
+size_t rf_gpu_kind_cols(rf_gpu_kind k, rf_gpu_col *cols);
+
+/* ---- core (gpu_predict.c) ------------------------------------------------ */
+
+/* Sort the rows, check them (a repeated point: RF_EINVAL naming both
+ * lines), compute each row's floor and ratio on t's hw, and the table's
+ * leave-one-out error (scratch: n_keys x n_rows doubles). Called by the
+ * reader; a test building a table in memory calls it too. */
+rf_status rf_gpu_table_prepare(rf_gpu_table *tab, const rf_hw *hw, double *scratch,
+                               rf_err *err);
+
+/* The floor of one row (its keys, categorical ones as indices) on hw. */
+double rf_gpu_row_floor_s(const rf_gpu_table *tab, const rf_hw *hw, const double *key);
+
+typedef enum rf_gpu_how {
+    RF_GPU_IN_RANGE = 0,     /* every key on a measured value               */
+    RF_GPU_INTERPOLATED,     /* some key between measured values            */
+    RF_GPU_EXTRAPOLATED,     /* some key outside them: the edge's ratio     */
+    RF_GPU_NO_TABLE          /* no table (or no rows of these categorical
+                                keys): on the floor, ratio 1                */
+} rf_gpu_how;
+
+/* "in range", "interpolated", "extrapolated", "floor (no table)". */
+const char *rf_gpu_how_name(rf_gpu_how h);
+
+/* A prediction and where it came from. */
+typedef struct rf_gpu_pred {
+    double time_s;             /* r x floor_s                               */
+    double floor_s;            /* the kind's floor at the query             */
+    double ratio;              /* r                                         */
+    rf_gpu_how how;
+    const rf_gpu_table *table; /* NULL for RF_GPU_NO_TABLE                  */
+    double band;               /* the table's loo_median (0 without one)    */
+} rf_gpu_pred;
+
+/* Predict kind k at keys q (categorical ones as strings in cat[i] for key
+ * i, numeric ones in q[i]; cat may be NULL when k has none). A kind
+ * without a table, or a categorical value it has no rows of, is predicted
+ * on its floor (RF_GPU_NO_TABLE). RF_EINVAL for a numeric key below 1. */
+rf_status rf_gpu_predict(const rf_gpu_tables *g, rf_gpu_kind k, const double *q,
+                         const char *const *cat, rf_gpu_pred *out, rf_err *err);
+/* The same with the query's floor taken after `prefix` cached positions
+ * (context attention: a chunk after a prefix scores q prefix + q (q + 1) /
+ * 2 pairs; the tables' rows have none, so the ratio is the isl's). */
+rf_status rf_gpu_predict_at(const rf_gpu_tables *g, rf_gpu_kind k, const double *q,
+                            const char *const *cat, double prefix, rf_gpu_pred *out,
+                            rf_err *err);
+
+/* ---- operators, steps and layouts ------------------------------------------ */
+
+/* The engines' quantization names (`--quant`): fp8 and fp8_block W8A8 fp8
+ * (the GEMM tables' fp8 and fp8_block rows), nvfp4 (fp4 weights and
+ * activations, nvfp4 dtype), mxfp4 and int4_wo weight-only with bf16
+ * activations (w4a16_mxfp4 and int4_wo MoE rows). Sets the weight and
+ * activation dtypes and the tables' dtype name; RF_EINVAL naming an
+ * unknown one. */
+typedef struct rf_gpu_quant {
+    const char *name;          /* as given                                  */
+    rf_dtype w, a;
+    const char *gemm_dtype;    /* gemm_perf's gemm_dtype                    */
+    const char *moe_dtype;     /* moe_perf's moe_dtype                      */
+} rf_gpu_quant;
+rf_status rf_gpu_quant_of(const char *name, rf_gpu_quant *out, rf_err *err);
+
+/* The context of a step's operators: the model a device runs (a TP shard's
+ * heads), the whole model and layout (an MoE layer's experts and its
+ * moe_tp x moe_ep), the step's options (batch, tokens; dtypes). quant may
+ * be NULL: the dtypes' own names (bf16 -> bfloat16, fp8 -> fp8). */
+typedef struct rf_gpu_ctx {
+    const rf_gpu_tables *g;
+    const rf_model *shard;     /* heads, KV heads after TP                   */
+    const rf_model *model;     /* the whole model                            */
+    rf_layout layout;
+    const rf_step_opts *opts;
+    const rf_gpu_quant *quant;
+} rf_gpu_ctx;
+
+/* A step predicted: each operator one instance, and where it came from.
+ * Routed-expert rows (rf_op.experts > 0) of a layer are one fused MoE
+ * kernel (moe_perf): the layer is predicted once and each of its rows
+ * gets the share of its floor. Element-wise rows and the embedding gather
+ * have no table: on their floor (RF_GPU_NO_TABLE). */
+typedef struct rf_gpu_step_pred {
+    rf_gpu_pred op[RF_STEP_MAX_OPS];
+    rf_gpu_pred coll[RF_PAR_MAX_COLL];
+    size_t n_coll;
+    double ops_s;              /* sum count_i x op[i].time_s                */
+    double coll_s;             /* sum count_j x coll[j].time_s              */
+    double time_s;             /* ops_s + coll_s                            */
+    double band;               /* time-weighted mean of the parts' bands    */
+    size_t n_how[4];           /* rows by rf_gpu_how                        */
+    unsigned missing;          /* bit k: kind k needed without a table      */
+} rf_gpu_step_pred;
+
+/* Predict the operators of st (one device of the layout: rf_par's stage
+ * step, or rf_step_compute's on one device) and the collectives coll[0 ..
+ * n_coll - 1] (rf_par_stage's; NULL, 0 on one device): all-reduces from
+ * custom_allreduce_perf (nccl_perf's all_reduce without it), all-gathers
+ * and all-to-alls from nccl_perf. Errors of rf_gpu_predict. */
+rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_coll *coll,
+                              size_t n_coll, rf_gpu_step_pred *out, rf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

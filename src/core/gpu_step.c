@@ -1,0 +1,225 @@
+/* gpu_step.c - a step's operators and collectives predicted on an engine's
+ * kernel tables (rf_gpu.h). */
+#include <string.h>
+
+#include "roofline/rf_gpu.h"
+
+rf_status rf_gpu_quant_of(const char *name, rf_gpu_quant *out, rf_err *err)
+{
+    static const struct {
+        const char *name;
+        rf_dtype_kind w, a;
+        const char *gemm, *moe;
+    } q[] = {
+        {"fp8", RF_FP8_E4M3, RF_FP8_E4M3, "fp8", "fp8"},
+        {"fp8_block", RF_FP8_E4M3, RF_FP8_E4M3, "fp8_block", "fp8_block"},
+        {"nvfp4", RF_NVFP4, RF_NVFP4, "nvfp4", "nvfp4"},
+        {"mxfp4", RF_MXFP4, RF_BF16, "w4a16_mxfp4", "w4a16_mxfp4"},
+        {"int4_wo", RF_INT4, RF_BF16, "int4_wo", "int4_wo"},
+    };
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        if (!strcmp(name, q[i].name)) {
+            *out = (rf_gpu_quant){.name = q[i].name, .w = rf_dtype_of(q[i].w),
+                                  .a = rf_dtype_of(q[i].a), .gemm_dtype = q[i].gemm,
+                                  .moe_dtype = q[i].moe};
+            return RF_OK;
+        }
+    return rf_err_set(err, RF_EINVAL,
+                      "--quant: unknown quantization '%s' (fp8, fp8_block, nvfp4, mxfp4, "
+                      "int4_wo)", name);
+}
+
+/* The tables' name of a weight dtype: bfloat16, fp8 (the --quant's fp8
+ * flavour), and the 4-bit ones' weight-only names. */
+static const char *dtype_name(const rf_gpu_ctx *c, rf_dtype d, bool moe)
+{
+    switch (d.kind) {
+    case RF_FP8_E4M3:
+    case RF_FP8_E5M2:
+        return c->quant ? (moe ? c->quant->moe_dtype : c->quant->gemm_dtype) : "fp8";
+    case RF_MXFP4:
+        return "w4a16_mxfp4";
+    case RF_NVFP4:
+        return "nvfp4";
+    case RF_INT4:
+        return "int4_wo";
+    case RF_FP16:
+        return "float16";
+    default:
+        return "bfloat16";
+    }
+}
+
+static double op_floor(const rf_step *st, const rf_op *op)
+{
+    double tf = (double)op->flops / st->roof.peak_flops_per_s;
+    double tq = (double)op->bytes / st->roof.bw_bytes_per_s;
+    return tf > tq ? tf : tq;
+}
+
+static double at_least1(double x)
+{
+    return x < 1 ? 1 : x;
+}
+
+/* An attention row: decode from generation_attention_perf at step = keys
+ * - 1, prefill from context_attention_perf at isl = its queries a
+ * sequence, after its prefix. MLA's latent attention has no such table. */
+static rf_status attention(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p, rf_err *err)
+{
+    const rf_model *m = c->shard;
+    const char *kv = c->opts->kv.kind == RF_FP8_E4M3 || c->opts->kv.kind == RF_FP8_E5M2
+                         ? "fp8"
+                         : "bfloat16";
+    const char *cat[8] = {"bfloat16", kv, "0"};
+    double q[8] = {0, 0, 0, (double)op->k, (double)m->n_q, (double)m->n_kv};
+    if (m->kv_lora_rank > 0) {
+        cat[0] = "mla"; /* no MLA rows in these tables: on its floor */
+    }
+    if (op->kind == RF_OP_ATTN_DECODE) {
+        q[6] = at_least1((double)op->m);
+        q[7] = at_least1((double)op->n - 1);
+        return rf_gpu_predict(c->g, RF_GPU_ATTN_GENERATION, q, cat, p, err);
+    }
+    int64_t b = c->opts->phase == RF_PREFILL && c->opts->batch > 0 &&
+                        op->m % c->opts->batch == 0
+                    ? c->opts->batch
+                    : 1;
+    int64_t isl = op->m / b;
+    q[6] = (double)b;
+    q[7] = at_least1((double)isl);
+    double prefix = op->n > isl ? (double)(op->n - isl) : 0;
+    return rf_gpu_predict_at(c->g, RF_GPU_ATTN_CONTEXT, q, cat, prefix, p, err);
+}
+
+/* One fused MoE layer at the routed rows' tokens (rf_op.m counts
+ * token-expert pairs a device runs: M = T k / E under EP E, T k with the
+ * experts split by TP). */
+static rf_status moe(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p, rf_err *err)
+{
+    const rf_model *m = c->model;
+    int64_t ep = c->layout.ep > 0 ? c->layout.ep : 1;
+    int64_t tp = ep > 1 ? 1 : (c->layout.tp > 0 ? c->layout.tp : 1);
+    double tokens = (double)op->m * (double)ep / (double)(m->top_k > 0 ? m->top_k : 1);
+    const char *cat[8] = {dtype_name(c, op->w, true)};
+    double q[8] = {0, (double)m->hidden, (double)m->moe_ffn, (double)m->top_k,
+                   (double)m->n_experts, (double)tp, (double)ep, at_least1(tokens)};
+    return rf_gpu_predict(c->g, RF_GPU_MOE, q, cat, p, err);
+}
+
+static rf_status gemm(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p, rf_err *err)
+{
+    const char *cat[4] = {dtype_name(c, op->w, false)};
+    double q[4] = {0, (double)op->n, (double)op->k, (double)op->m};
+    return rf_gpu_predict(c->g, RF_GPU_GEMM, q, cat, p, err);
+}
+
+static rf_status collective(const rf_gpu_ctx *c, const rf_coll *co, rf_gpu_pred *p,
+                            rf_err *err)
+{
+    double elems = (double)co->bytes / 2, t = (double)co->ranks;
+    if (co->kind == RF_COLL_ALLREDUCE && c->g->t[RF_GPU_ALLREDUCE].present) {
+        const char *cat[3] = {"bfloat16"};
+        double q[3] = {0, t, at_least1(elems)};
+        return rf_gpu_predict(c->g, RF_GPU_ALLREDUCE, q, cat, p, err);
+    }
+    const char *op = co->kind == RF_COLL_ALLREDUCE   ? "all_reduce"
+                     : co->kind == RF_COLL_ALLGATHER ? "all_gather"
+                     : co->kind == RF_COLL_ALLTOALL  ? "alltoall"
+                                                     : NULL;
+    if (!op) { /* a point-to-point send: no table, its own floor */
+        *p = (rf_gpu_pred){.time_s = co->time_s, .floor_s = co->time_s, .ratio = 1,
+                           .how = RF_GPU_NO_TABLE};
+        return RF_OK;
+    }
+    const char *cat[4] = {op, "half"};
+    double q[4] = {0, 0, t, at_least1(elems)};
+    return rf_gpu_predict(c->g, RF_GPU_NCCL, q, cat, p, err);
+}
+
+/* Rows a..b-1 are the routed rows of one MoE layer (same count, same M). */
+static size_t moe_group_end(const rf_step *st, size_t a)
+{
+    size_t b = a + 1;
+    while (b < st->n_ops && st->ops[b].experts > 0 && st->ops[b].count == st->ops[a].count &&
+           st->ops[b].m == st->ops[a].m)
+        b++;
+    return b;
+}
+
+static void account(rf_gpu_step_pred *out, const rf_gpu_pred *p, double n, rf_gpu_kind k,
+                    bool needs_table, double *band_w)
+{
+    out->n_how[p->how]++;
+    *band_w += n * p->time_s * p->band;
+    if (needs_table && p->how == RF_GPU_NO_TABLE)
+        out->missing |= 1u << k;
+}
+
+rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_coll *coll,
+                              size_t n_coll, rf_gpu_step_pred *out, rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    double band_w = 0;
+    rf_status s = RF_OK;
+    for (size_t i = 0; i < st->n_ops && !s; i++) {
+        const rf_op *op = &st->ops[i];
+        rf_gpu_pred *p = &out->op[i];
+        rf_gpu_kind k = RF_GPU_GEMM;
+        bool table = true;
+        if (op->experts > 0 && c->model->n_experts > 0) {
+            size_t end = moe_group_end(st, i);
+            rf_gpu_pred layer;
+            if ((s = moe(c, op, &layer, err)))
+                break;
+            double sum = 0;
+            for (size_t j = i; j < end; j++)
+                sum += op_floor(st, &st->ops[j]);
+            for (size_t j = i; j < end; j++) {
+                double share = sum > 0 ? op_floor(st, &st->ops[j]) / sum : 0;
+                out->op[j] = layer;
+                out->op[j].time_s = layer.time_s * share;
+                out->op[j].floor_s = layer.floor_s * share;
+                account(out, &out->op[j], (double)st->ops[j].count, RF_GPU_MOE, true, &band_w);
+                out->ops_s += (double)st->ops[j].count * out->op[j].time_s;
+            }
+            i = end - 1;
+            continue;
+        }
+        switch (op->kind) {
+        case RF_OP_GEMM:
+            s = gemm(c, op, p, err);
+            break;
+        case RF_OP_ATTN_DECODE:
+        case RF_OP_ATTN_PREFILL:
+            k = op->kind == RF_OP_ATTN_DECODE ? RF_GPU_ATTN_GENERATION : RF_GPU_ATTN_CONTEXT;
+            s = attention(c, op, p, err);
+            break;
+        default: /* element-wise rows and the gather: no aiconfigurator table */
+            table = false;
+            *p = (rf_gpu_pred){.time_s = op_floor(st, op), .floor_s = op_floor(st, op),
+                               .ratio = 1, .how = RF_GPU_NO_TABLE};
+            break;
+        }
+        if (s)
+            break;
+        account(out, p, (double)op->count, k, table, &band_w);
+        out->ops_s += (double)op->count * p->time_s;
+    }
+    for (size_t j = 0; j < n_coll && j < RF_PAR_MAX_COLL && !s; j++) {
+        rf_gpu_pred *p = &out->coll[j];
+        if ((s = collective(c, &coll[j], p, err)))
+            break;
+        bool table = coll[j].kind != RF_COLL_P2P;
+        account(out, p, (double)coll[j].count,
+                coll[j].kind == RF_COLL_ALLREDUCE && c->g->t[RF_GPU_ALLREDUCE].present
+                    ? RF_GPU_ALLREDUCE
+                    : RF_GPU_NCCL,
+                table, &band_w);
+        out->coll_s += (double)coll[j].count * p->time_s;
+        out->n_coll = j + 1;
+    }
+    out->time_s = out->ops_s + out->coll_s;
+    out->band = out->time_s > 0 ? band_w / out->time_s : 0;
+    return s;
+}

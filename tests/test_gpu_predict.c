@@ -1,0 +1,327 @@
+/* test_gpu_predict.c - GPU predictions from kernel tables (rf_gpu.h),
+ * derived by hand on tiny synthetic tables the test writes into a
+ * temporary directory: a point in range, one interpolated, one
+ * extrapolated, a collective, a kind with no table, the leave-one-out
+ * band, and the bad tables refused with their file and line. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "roofline/rf_gpu_io.h"
+
+/* A GPU of round figures: bf16 100 TFLOP/s, 1 TB/s, a 100 GB/s scale-up
+ * link with 1 us a hop. */
+static rf_hw round_hw(void)
+{
+    rf_hw hw;
+    memset(&hw, 0, sizeof hw);
+    snprintf(hw.name, sizeof hw.name, "round");
+    hw.peak_flops_per_s[RF_BF16] = 1e14;
+    hw.bw_bytes_per_s = 1e12;
+    hw.links.up_bw_bytes_per_s = 1e11;
+    hw.links.up_latency_s = 1e-6;
+    return hw;
+}
+
+typedef struct fixture {
+    char dir[64], eng[96], path[160];
+} fixture;
+
+static void put(fixture *f, const char *rel, const char *text)
+{
+    snprintf(f->path, sizeof f->path, "%s/%s", f->dir, rel);
+    FILE *fp = fopen(f->path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* eng/gemm_perf.csv: bfloat16, N = K = 1024, M = 1, 4, 16 (columns in
+ * the source's order, an extra column ignored); eng/custom_allreduce_perf:
+ * 2 and 4 GPUs at 1024 and 4096 elements. No attention or MoE table. */
+static const char gemm_csv[] = "gemm_dtype,m,n,k,extra,latency\n"
+                               "bfloat16,1,1024,1024,x,0.004\n"
+                               "bfloat16,4,1024,1024,x,0.005\n"
+                               "bfloat16,16,1024,1024,x,0.008\n";
+static const char ar_csv[] = "op_name,allreduce_dtype,num_gpus,message_size,latency\n"
+                             "all_reduce,bfloat16,2,1024,0.005\n"
+                             "all_reduce,bfloat16,2,4096,0.006\n"
+                             "all_reduce,bfloat16,4,1024,0.007\n"
+                             "all_reduce,bfloat16,4,4096,0.009\n";
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->dir, sizeof f->dir, "/tmp/rf_gpu_XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->eng, sizeof f->eng, "%s/eng", f->dir);
+    snprintf(f->path, sizeof f->path, "%s/nccl", f->dir);
+    if (mkdir(f->eng, 0700) || mkdir(f->path, 0700))
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    static const char *const files[] = {"eng/gemm_perf.csv", "eng/custom_allreduce_perf.csv",
+                                        "nccl/nccl_perf.csv"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(f->path, sizeof f->path, "%s/%s", f->dir, files[i]);
+        unlink(f->path);
+    }
+    snprintf(f->path, sizeof f->path, "%s/eng", f->dir);
+    rmdir(f->path);
+    snprintf(f->path, sizeof f->path, "%s/nccl", f->dir);
+    rmdir(f->path);
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+/* The GEMM's floor on round_hw at N = K = 1024 (memory-bound up to M =
+ * 64: F = 2 M 2^20 over 1e14 is below Q over 1e12):
+ *     Q(M) = (M K + K N) x 2 + M N x 2 bytes,  floor = Q / 1e12. */
+static double gemm_floor(double m)
+{
+    return ((m * 1024 + 1024.0 * 1024) * 2 + m * 1024 * 2) / 1e12;
+}
+
+static rf_gpu_pred gemm_at(const rf_gpu_tables *g, double m)
+{
+    const char *cat[4] = {"bfloat16"};
+    double q[4] = {0, 1024, 1024, m};
+    rf_gpu_pred p;
+    rf_err e;
+    assert_int_equal(rf_gpu_predict(g, RF_GPU_GEMM, q, cat, &p, &e), RF_OK);
+    return p;
+}
+
+static void load(fixture *f, rf_gpu_tables *g)
+{
+    rf_hw hw = round_hw();
+    rf_err e;
+    rf_status s = rf_gpu_tables_load(f->eng, &hw, g, &e);
+    if (s)
+        fail_msg("%s", e.msg);
+}
+
+static void test_gemm(void **state)
+{
+    fixture *f = *state;
+    put(f, "eng/gemm_perf.csv", gemm_csv);
+    rf_gpu_tables g;
+    load(f, &g);
+    assert_true(g.t[RF_GPU_GEMM].present);
+    assert_false(g.t[RF_GPU_MOE].present);
+    assert_int_equal(g.t[RF_GPU_GEMM].n_rows, 3);
+
+    /* in range: M = 4 is a row, its latency (5 us) exactly */
+    rf_gpu_pred p = gemm_at(&g, 4);
+    assert_int_equal(p.how, RF_GPU_IN_RANGE);
+    assert_true(fabs(p.time_s - 5e-6) < 1e-15);
+    assert_ptr_equal(p.table, &g.t[RF_GPU_GEMM]);
+
+    /* interpolated: M = 2 lies halfway between 1 and 4 in ln M, so
+     *     ln r = (ln r(1) + ln r(4)) / 2,  r(M) = t(M) / floor(M),
+     *     t = sqrt(r(1) r(4)) x floor(2) */
+    double r1 = 4e-6 / gemm_floor(1), r4 = 5e-6 / gemm_floor(4), r16 = 8e-6 / gemm_floor(16);
+    p = gemm_at(&g, 2);
+    assert_int_equal(p.how, RF_GPU_INTERPOLATED);
+    assert_true(fabs(p.time_s - sqrt(r1 * r4) * gemm_floor(2)) < 1e-12 * p.time_s);
+
+    /* extrapolated: M = 64 is above the last row, whose ratio (8 us over
+     * its floor, 3.8x) it takes on its own floor */
+    p = gemm_at(&g, 64);
+    assert_int_equal(p.how, RF_GPU_EXTRAPOLATED);
+    assert_true(r16 > 1);
+    assert_true(fabs(p.time_s - r16 * gemm_floor(64)) < 1e-12 * p.time_s);
+    assert_true(p.time_s >= p.floor_s);
+
+    /* leave-one-out: only M = 4 has neighbours on both sides, predicted
+     * from M = 1 and 16 at w = ln 4 / ln 16 = 1/2:
+     *     |sqrt(r(1) r(16)) / r(4) - 1| */
+    assert_int_equal(g.t[RF_GPU_GEMM].loo_n, 1);
+    double loo = fabs(sqrt(r1 * r16) / r4 - 1);
+    assert_true(fabs(g.t[RF_GPU_GEMM].loo_median - loo) < 1e-12);
+    assert_true(fabs(p.band - loo) < 1e-12);
+
+    /* a dtype the table has no rows of: on its floor, marked */
+    const char *cat[4] = {"fp8"};
+    double q[4] = {0, 1024, 1024, 4};
+    rf_err e;
+    assert_int_equal(rf_gpu_predict(&g, RF_GPU_GEMM, q, cat, &p, &e), RF_OK);
+    assert_int_equal(p.how, RF_GPU_NO_TABLE);
+    assert_true(p.time_s == p.floor_s);
+    rf_gpu_tables_free(&g);
+}
+
+/* The all-reduce's floor on round_hw: 2 (t-1)/t x n x 2 bytes over 100
+ * GB/s, plus one 1 us hop. */
+static double ar_floor(double t, double n)
+{
+    return 2 * (t - 1) / t * n * 2 / 1e11 + 1e-6;
+}
+
+static void test_collective(void **state)
+{
+    fixture *f = *state;
+    put(f, "eng/gemm_perf.csv", gemm_csv);
+    put(f, "eng/custom_allreduce_perf.csv", ar_csv);
+    rf_gpu_tables g;
+    load(f, &g);
+    /* a TP all-reduce of 4096 bytes (2048 bf16 elements) on 2 GPUs:
+     * halfway between 1024 and 4096 elements in ln n,
+     *     t = sqrt(r(2, 1024) r(2, 4096)) x floor(2, 2048) */
+    rf_coll c = {.name = "tp_allreduce", .kind = RF_COLL_ALLREDUCE, .count = 1, .bytes = 4096,
+                 .ranks = 2};
+    static rf_step st; /* no operators */
+    rf_model m;
+    memset(&m, 0, sizeof m);
+    rf_step_opts o = rf_step_opts_default();
+    rf_gpu_ctx ctx = {.g = &g, .shard = &m, .model = &m, .layout = {2, 1, 1, 1}, .opts = &o};
+    rf_gpu_step_pred sp;
+    rf_err e;
+    assert_int_equal(rf_gpu_predict_step(&ctx, &st, &c, 1, &sp, &e), RF_OK);
+    double r0 = 5e-6 / ar_floor(2, 1024), r1 = 6e-6 / ar_floor(2, 4096);
+    double want = sqrt(r0 * r1) * ar_floor(2, 2048);
+    assert_int_equal(sp.coll[0].how, RF_GPU_INTERPOLATED);
+    assert_true(fabs(sp.coll[0].time_s - want) < 1e-12 * want);
+    assert_true(fabs(sp.time_s - want) < 1e-12 * want);
+    assert_int_equal(sp.missing, 0);
+
+    /* 3 GPUs at 1024 elements: between the 2- and 4-GPU rows in ln t */
+    c.ranks = 3, c.bytes = 2048;
+    assert_int_equal(rf_gpu_predict_step(&ctx, &st, &c, 1, &sp, &e), RF_OK);
+    double w = log(1.5) / log(2);
+    double ra = 5e-6 / ar_floor(2, 1024), rb = 7e-6 / ar_floor(4, 1024);
+    want = exp((1 - w) * log(ra) + w * log(rb)) * ar_floor(3, 1024);
+    assert_true(fabs(sp.coll[0].time_s - want) < 1e-12 * want);
+
+    /* an all-gather: no nccl table here, on its floor and marked missing */
+    c.kind = RF_COLL_ALLGATHER;
+    assert_int_equal(rf_gpu_predict_step(&ctx, &st, &c, 1, &sp, &e), RF_OK);
+    assert_int_equal(sp.coll[0].how, RF_GPU_NO_TABLE);
+    assert_true(sp.missing & (1u << RF_GPU_NCCL));
+    rf_gpu_tables_free(&g);
+}
+
+/* A decode step with a GEMM (in the table) and decode attention (no
+ * table): the attention row on its floor, the kind reported missing. */
+static void test_missing_kind(void **state)
+{
+    fixture *f = *state;
+    put(f, "eng/gemm_perf.csv", gemm_csv);
+    rf_gpu_tables g;
+    load(f, &g);
+    static rf_step st;
+    memset(&st, 0, sizeof st);
+    st.roof = (rf_roof){.peak_flops_per_s = 1e14, .bw_bytes_per_s = 1e12};
+    rf_err e;
+    rf_dtype bf = rf_dtype_of(RF_BF16);
+    assert_int_equal(rf_op_gemm("q_proj", 4, 1024, 1024, bf, bf, &st.ops[0], &e), RF_OK);
+    st.ops[0].count = 2;
+    rf_attn_desc d = {.n_q = 8, .n_kv = 8, .head_dim = 128, .batch = 4, .q_tokens = 1,
+                      .keys = 100};
+    assert_int_equal(rf_op_attention("attention", &d, bf, bf, &st.ops[1], &e), RF_OK);
+    st.ops[1].count = 2;
+    st.n_ops = 2;
+    rf_model m;
+    memset(&m, 0, sizeof m);
+    m.n_q = m.n_kv = 8, m.head_dim = 128;
+    rf_step_opts o = rf_step_opts_default();
+    rf_gpu_ctx ctx = {.g = &g, .shard = &m, .model = &m, .layout = {1, 1, 1, 1}, .opts = &o};
+    rf_gpu_step_pred sp;
+    assert_int_equal(rf_gpu_predict_step(&ctx, &st, NULL, 0, &sp, &e), RF_OK);
+    assert_int_equal(sp.op[0].how, RF_GPU_IN_RANGE);
+    assert_int_equal(sp.op[1].how, RF_GPU_NO_TABLE);
+    assert_true(sp.missing & (1u << RF_GPU_ATTN_GENERATION));
+    /* decode attention's floor: 4 sequences x 100 keys x (K and V) x 8
+     * heads x 128 x 2 bytes + 4 x 8 x 128 x 2 x 2 (q in, o out) =
+     * 1,638,400 + 16,384 bytes over 1 TB/s (FLOPs 4 x 4 x 8 x 128 x 100
+     * = 1.6 MFLOP, far under) */
+    double att = (4.0 * 100 * 2 * 8 * 128 * 2 + 4.0 * 8 * 128 * 2 * 2) / 1e12;
+    assert_true(fabs(sp.op[1].time_s - att) < 1e-12 * att);
+    /* the step: 2 x 5 us + 2 x the attention's floor */
+    assert_true(fabs(sp.time_s - (2 * 5e-6 + 2 * att)) < 1e-12 * sp.time_s);
+    rf_gpu_tables_free(&g);
+}
+
+/* A bad table is refused naming its file and line. */
+static void expect_bad(fixture *f, const char *csv, const char *want)
+{
+    put(f, "eng/gemm_perf.csv", csv);
+    rf_hw hw = round_hw();
+    rf_gpu_tables g;
+    rf_err e;
+    assert_int_equal(rf_gpu_tables_load(f->eng, &hw, &g, &e), RF_EINVAL);
+    if (!strstr(e.msg, want) || !strstr(e.msg, "eng/gemm_perf.csv"))
+        fail_msg("'%s' lacks '%s'", e.msg, want);
+}
+
+static void test_bad_tables(void **state)
+{
+    fixture *f = *state;
+    expect_bad(f, "gemm_dtype,m,n,k,latency\nbfloat16,1,64,64,0.001\nbfloat16,2,64,64,0\n",
+               "line 3: latency '0' must be a positive");
+    expect_bad(f, "gemm_dtype,m,n,k,latency\nbfloat16,1,64,64,-0.5\n",
+               "line 2: latency '-0.5' must be a positive");
+    /* the grid must strictly increase: one point measured twice */
+    expect_bad(f,
+               "gemm_dtype,m,n,k,latency\nbfloat16,2,64,64,0.001\nbfloat16,4,64,64,0.002\n"
+               "bfloat16,2,64,64,0.003\n",
+               "repeats the point of line");
+    expect_bad(f, "gemm_dtype,m,n,latency\nbfloat16,1,64,0.001\n", "line 1: no column 'k'");
+    expect_bad(f, "gemm_dtype,m,n,k,latency\nbfloat16,0,64,64,0.001\n",
+               "line 2: m '0' must be a number >= 1");
+    /* and a directory with no table at all */
+    snprintf(f->path, sizeof f->path, "%s/eng/gemm_perf.csv", f->dir);
+    unlink(f->path);
+    rf_hw hw = round_hw();
+    rf_gpu_tables g;
+    rf_err e;
+    assert_int_equal(rf_gpu_tables_load(f->eng, &hw, &g, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "no kernel table"));
+}
+
+static void test_quant(void **state)
+{
+    (void)state;
+    rf_gpu_quant q;
+    rf_err e;
+    assert_int_equal(rf_gpu_quant_of("mxfp4", &q, &e), RF_OK);
+    assert_int_equal(q.w.kind, RF_MXFP4);
+    assert_int_equal(q.a.kind, RF_BF16);
+    assert_string_equal(q.moe_dtype, "w4a16_mxfp4");
+    assert_int_equal(rf_gpu_quant_of("fp8_block", &q, &e), RF_OK);
+    assert_int_equal(q.a.kind, RF_FP8_E4M3);
+    assert_string_equal(q.gemm_dtype, "fp8_block");
+    assert_int_equal(rf_gpu_quant_of("awq", &q, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "'awq'"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_gemm, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_collective, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_kind, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_tables, setup, teardown),
+        cmocka_unit_test(test_quant),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
