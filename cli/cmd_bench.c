@@ -310,6 +310,9 @@ int cmd_bench(int argc, char **argv)
         return cli_cuda_bench(&ctx, w.a.device, w.a.tokens_given ? w.a.tokens : NULL,
                               w.a.dtype_given ? &w.a.dtype : NULL,
                               w.a.trials_given ? (int)w.a.trials : 0, &w.m);
+    const char *inputs[] = {argv[pos + 1], ctx.hw_name, NULL}; /* -o, before any work */
+    if ((rc = cli_check_output(&ctx, ctx.out_path, inputs)))
+        return rc;
     rf_err e; /* a dtype OpenBLAS has no GEMM in: said before any work, exit 3 */
     if (rf_gemm_dtype_check(w.a.dtype, &e))
         return cli_fail(&ctx, cli_exit_for(e.status), "--dtype %s: %s", rf_dtype_name(w.a.dtype),

@@ -46,6 +46,9 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         a->quick = true;
         return RF_EXIT_OK;
     case O_ISA:
+        if (!*arg)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--isa: empty (give scalar, sse, avx2 or avx512, "
+                                                "or leave it out for the best by cpuid)");
         a->isa = arg;
         return RF_EXIT_OK;
     case O_MPI:
@@ -197,6 +200,34 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
     return r;
 }
 
+/* The global options that change nothing here (measure times this machine:
+ * it reads no roof, no dtype, no MODEL), all of them named. */
+static int refuse_unused(const cli_ctx *ctx)
+{
+    const struct {
+        bool given;
+        const char *name;
+    } g[] = {{ctx->hw_name != NULL, "--hw"},         {ctx->ridge > 0, "--ridge"},
+             {ctx->peak_tflops > 0, "--peak"},       {ctx->bw_tbps > 0, "--bw"},
+             {ctx->mem_bytes != 0, "--mem"},         {ctx->w_given, "--weight-dtype"},
+             {ctx->a_given, "--act-dtype"},          {ctx->kv_given, "--kv-dtype"},
+             {ctx->group_size != 0, "--group-size"}}; /* --family: cli_refuse_unused */
+    char names[160] = "";
+    int n = 0;
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+        if (g[i].given) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%s", n ? ", " : "", g[i].name);
+            n++;
+        }
+    if (!n)
+        return RF_EXIT_OK;
+    return cli_fail(ctx, RF_EXIT_USAGE,
+                    "%s: measure times this machine and reads no roof, dtype or MODEL; %s "
+                    "nothing here",
+                    names, n == 1 ? "it changes" : "they change");
+}
+
 int cmd_measure(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -209,7 +240,11 @@ int cmd_measure(int argc, char **argv)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (argc - pos != 0)
         return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
-    if ((rc = cli_refuse_unused(&ctx, CLI_G_FAMILY, "measure reads no MODEL")))
+    if ((rc = cli_refuse_unused(&ctx, CLI_G_FAMILY, "measure reads no MODEL")) ||
+        (rc = refuse_unused(&ctx)))
+        return rc;
+    const char *inputs[] = {NULL}; /* -o, before any work */
+    if ((rc = cli_check_output(&ctx, ctx.out_path, inputs)))
         return rc;
     rf_hw_profile *p = calloc(1, sizeof *p);
     rf_report *r = NULL;

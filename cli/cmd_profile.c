@@ -379,8 +379,14 @@ int cmd_profile(int argc, char **argv)
 
     /* Everything that can be refused is refused before the measurement. */
     rf_err e;
-    if (rf_forward_fit(&m, o, 0, &e))
+    rf_status fit = rf_forward_fit(&m, o, 0, &e);
+    if (fit == RF_ENOMEM && ctx.mem_bytes) /* the limit was the user's: bad input */
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--mem: %s", e.msg);
+    if (fit)
         return cli_fail_err(&ctx, &e);
+    const char *inputs[] = {ctx.hw_name, NULL};
+    if ((rc = cli_check_output(&ctx, ctx.out_path, inputs)))
+        return rc;
     bool tty = isatty(fileno(stderr));
     rf_calib *cal = NULL;
     if ((rc = load_calibration(&ctx, &cal)))

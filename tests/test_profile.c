@@ -258,7 +258,11 @@ static void cli_usage(void **state)
     assert_int_equal(run("bench gemm", out, sizeof out), 2);
     assert_int_equal(run("bench conv qwen2.5-7b-instruct", out, sizeof out), 2);
     assert_non_null(strstr(out, "bench gemm MODEL"));
-    assert_int_equal(run("bench gemm qwen2.5-7b-instruct --dtype bf16", out, sizeof out), 2);
+    /* a dtype no OpenBLAS GEMM runs in: exit 3 before any work, saying so;
+     * a block format is not a GEMM dtype at all */
+    assert_int_equal(run("bench gemm qwen2.5-7b-instruct --dtype fp16", out, sizeof out), 3);
+    assert_non_null(strstr(out, "--dtype fp16: no fp16 GEMM in OpenBLAS"));
+    assert_int_equal(run("bench gemm qwen2.5-7b-instruct --dtype q4_0", out, sizeof out), 2);
     assert_non_null(strstr(out, "--dtype"));
     assert_int_equal(run("bench gemm no-such-model --hw h100-sxm", out, sizeof out), 2);
     assert_int_equal(run("measure --help", out, sizeof out), 0);
