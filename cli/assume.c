@@ -9,10 +9,14 @@
 void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
                      const rf_roof *roof)
 {
-    char w[64], a[64], kv[64], pk[32], bw[32];
-    rf_report_assume(r, "dtypes: weights %s, activations %s, KV %s; math %s",
+    char w[64], a[64], kv[64], pk[32], bw[32], y[96] = "";
+    rf_dtype out = rf_step_out_dtype(o);
+    if (o->has_out || out.kind != o->a.kind) /* rf_gemm_out_default: bf16 after 8 bits */
+        snprintf(y, sizeof y, ", GEMM outputs %s (%s)", rf_dtype_name(out.kind),
+                 o->has_out ? "--out-dtype" : "what reads them");
+    rf_report_assume(r, "dtypes: weights %s, activations %s, KV %s%s; math %s",
                      rf_dtype_describe(o->w, w, sizeof w), rf_dtype_describe(o->a, a, sizeof a),
-                     rf_dtype_describe(o->kv, kv, sizeof kv), rf_dtype_name(roof->math));
+                     rf_dtype_describe(o->kv, kv, sizeof kv), y, rf_dtype_name(roof->math));
     if (roof->math_fallback) {
         const char *asked = rf_dtype_name(roof->math_asked), *used = rf_dtype_name(roof->math);
         bool measured = strncmp(ctx->hw_origin, "preset", 6) != 0;
@@ -70,16 +74,12 @@ void cli_assume_phase(rf_report *r, const rf_step_opts *o)
 
 void cli_assume_attn(rf_report *r, const rf_step_opts *o, bool square)
 {
-    if (!square) {
-        if (o->causal)
-            rf_report_assume(r, "attention: --causal changes nothing in decode (the new token "
-                                "scores every key before it)");
+    if (!square) /* a decode query scores every key before it: nothing to halve */
         return;
-    }
     if (!o->causal) {
         rf_report_assume(r, "attention: full S x S, no causal halving (each of q queries scores "
                             "all S keys: F = 4 n_q d_h q S a sequence; --causal counts the "
-                            "triangle)");
+                            "triangle, as every model-level command does unless --no-causal)");
         return;
     }
     rf_report_assume(r, "attention: causal, each query scores the keys up to itself, diagonal "

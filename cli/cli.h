@@ -49,6 +49,8 @@ typedef struct cli_ctx {
     char hw_origin[160];      /* "preset h100-sxm (NVIDIA H100 ...)"     */
     rf_dtype w, a, kv;        /* resolved dtypes                         */
     bool w_given, a_given, kv_given;
+    rf_dtype y;               /* --out-dtype: what GEMMs write (y_given) */
+    bool y_given;
     double ridge;             /* --ridge (0 = not given)                 */
     double peak_tflops;       /* --peak (0 = not given)                  */
     double bw_tbps;           /* --bw   (0 = not given)                  */
@@ -279,19 +281,26 @@ int cli_out_close(cli_out *o, int rc);
  * chosen mode is refused (cli_step_defaults). */
 enum { CLI_GIVEN_CONTEXT = 1, CLI_GIVEN_TOKENS = 2, CLI_GIVEN_MOE = 4,
        CLI_CLAMPED_CONTEXT = 8, CLI_CLAMPED_TOKENS = 16, /* a default cut to the model */
-       CLI_GIVEN_PREDICT = 32 };                          /* --predict                  */
+       CLI_GIVEN_PREDICT = 32,                            /* --predict                  */
+       CLI_GIVEN_CAUSAL = 64, CLI_GIVEN_SQUARE = 128 };  /* --causal, --no-causal      */
 
 /* Step options shared by step, sweep, plot, report, profile: put
  * CLI_STEP_OPTS in a command's cli_opt array and pass unknown ids to
  * cli_step_opt, which returns CLI_NOT_MINE for an id it does not own. */
 enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE, CLI_O_FUSED,
-       CLI_O_MOE, CLI_O_CAUSAL, CLI_O_TRAFFIC, CLI_O_FUSE_ELEMENTWISE, CLI_O_PREDICT };
+       CLI_O_MOE, CLI_O_CAUSAL, CLI_O_TRAFFIC, CLI_O_FUSE_ELEMENTWISE, CLI_O_PREDICT,
+       CLI_O_NO_CAUSAL };
 #define CLI_NOT_MINE (-2)
 /* --causal: prefill attention scores the causal triangle, S (S + 1) / 2
- * query-key pairs, not the full S x S the lesson and the chapter count (off
- * by default) */
+ * query-key pairs, not the full S x S the lesson and the chapter count: the
+ * default of every model-level command (cli_causal_default), an option of
+ * `attn` and `ops`, the course's calculators, which count the square. */
 #define CLI_CAUSAL_OPT                                                                         \
     {"causal", 0, CLI_O_CAUSAL, NULL, "prefill attention causal: S (S + 1) / 2 pairs, not S^2"}
+/* --no-causal: a model-level command counts the full S x S instead */
+#define CLI_NO_CAUSAL_OPT                                                                      \
+    {"no-causal", 0, CLI_O_NO_CAUSAL, NULL,                                                    \
+     "prefill attention as the full S x S (the course's count; default causal)"}
 /* --traffic compulsory|full and --fuse-elementwise (full only): what the
  * bytes count (rf_traffic in rf_step.h) */
 #define CLI_TRAFFIC_OPTS                                                                       \
@@ -303,7 +312,19 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
  * calibration of the --hw profile (cli_calib_load, measure_view.h) */
 #define CLI_PREDICT_OPT                                                                        \
     {"predict", 0, CLI_O_PREDICT, NULL,                                                       \
-     "predicted times beside the floors, from the calibration of the --hw profile"}
+     "predicted times beside the floors, from the calibration of the --hw profile"},          \
+    CLI_GPU_OPTS
+/* --backend, --quant, --calibration: --predict on a GPU's kernel tables
+ * (gpu_predict.h); ids 980..982, which cli_parse hands to cli_gpu_opt */
+enum { CLI_O_BACKEND = 980, CLI_O_QUANT, CLI_O_CALIBRATION };
+#define CLI_GPU_OPTS                                                                           \
+    {"backend", 1, CLI_O_BACKEND, "vllm|trtllm|sglang",                                        \
+     "--predict on the --hw GPU's kernel tables of this engine (data/gpu)"},                   \
+    {"quant", 1, CLI_O_QUANT, "fp8|fp8_block|nvfp4|mxfp4|int4_wo",                             \
+     "the engine's quantization: weight and activation dtypes, and its tables' rows"},         \
+    {"calibration", 1, CLI_O_CALIBRATION, "DIR",                                               \
+     "--predict on an engine's directory of aiconfigurator-format tables of your own"}
+int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg);
 #define CLI_STEP_OPTS                                                                          \
     {"phase", 1, CLI_O_PHASE, "decode|prefill", "step phase (default decode)"},                \
     {"batch", 1, CLI_O_BATCH, "B", "sequences in the step (default 1)"},                      \
@@ -313,6 +334,7 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
      "prefill only: new tokens a sequence (default " CLI_STR(CLI_DEFAULT_TOKENS) ")"},         \
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
     CLI_CAUSAL_OPT,                                                                            \
+    CLI_NO_CAUSAL_OPT,                                                                         \
     {"fused", 0, CLI_O_FUSED, NULL, "report qkv_proj and gate_up_proj fused"},               \
     CLI_TRAFFIC_OPTS,                                                                          \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}
@@ -324,6 +346,10 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o);
  * --tokens in a decode step (unless figure, whose prefill takes it),
  * --moe-experts on a model with no routed experts. */
 int cli_step_defaults(cli_ctx *ctx, const rf_model *m, rf_step_opts *o, bool figure);
+/* Prefill attention of a model-level command: causal unless --no-causal
+ * (cli_step_defaults calls it; so does a command without the other
+ * defaults); --causal with --no-causal is refused. */
+int cli_causal_default(cli_ctx *ctx, rf_step_opts *o);
 /* CLI_DEFAULT_CONTEXT, or the model's max_context where that is smaller
  * (then CLI_CLAMPED_CONTEXT is set, for cli_context_check to say so). */
 int64_t cli_default_context(cli_ctx *ctx, const rf_model *m);
@@ -369,6 +395,7 @@ enum { CLI_O_MEASURED = 950 };
      "prefill: new tokens a prompt (default " CLI_STR(CLI_DEFAULT_TOKENS) ")"},               \
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
     CLI_CAUSAL_OPT,                                                                            \
+    CLI_NO_CAUSAL_OPT,                                                                         \
     {"fused", 0, CLI_O_FUSED, NULL, "qkv_proj and gate_up_proj fused"},                      \
     CLI_TRAFFIC_OPTS,                                                                          \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \

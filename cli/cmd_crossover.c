@@ -14,6 +14,7 @@ static const cli_opt opts[] = {
     {"moe-experts", 1, CLI_O_MOE, "uniform|all",
      "routing that turns an expert's M* into tokens in flight (default uniform)"},
     CLI_CAUSAL_OPT,
+    CLI_NO_CAUSAL_OPT,
     {"tp", 1, CLI_O_TP, "T", "the shard one of T tensor-parallel devices runs (default 1)"},
     {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1): a stage runs the same shapes"},
     {"ep", 1, CLI_O_EP, "E", "expert-parallel devices: TP groups of E / T replicas (default 1)"},
@@ -108,7 +109,7 @@ int cmd_crossover(int argc, char **argv)
     cli_ctx ctx;
     args a = {NULL, rf_step_opts_default(), CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, argc, argv, "crossover MODEL [--square LIST] [--moe-experts "
-                            "uniform|all] [--causal]", opts, on_opt, &a, &pos);
+                            "uniform|all] [--no-causal]", opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_MEM, "crossing points need no memory size")))
@@ -121,7 +122,8 @@ int cmd_crossover(int argc, char **argv)
     int64_t *ds = NULL;
     size_t nd = 0;
     rf_step_opts o = a.o;
-    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
+    if ((rc = cli_causal_default(&ctx, &o)) ||
+        (rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (a.square && (rc = cli_range(&ctx, "--square", a.square, RF_DIM_MAX, &ds, &nd))) ||
         (rc = cli_par_check(&ctx, &m, &a.par)))
         goto out;

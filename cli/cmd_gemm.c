@@ -26,7 +26,8 @@ int cmd_gemm(int argc, char **argv)
         return rc;
     rf_op op;
     rf_err e;
-    if (rf_op_gemm("gemm", d[0], d[1], d[2], o.w, o.a, &op, &e))
+    rf_dtype y = rf_step_out_dtype(&o);
+    if (rf_op_gemm_out("gemm", d[0], d[1], d[2], o.w, o.a, y, &op, &e))
         return cli_fail_err(&ctx, &e);
     rf_point p = rf_roof_place(&roof, (double)op.flops, (double)op.bytes);
     double mstar;
@@ -36,7 +37,13 @@ int cmd_gemm(int argc, char **argv)
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     cli_assume_roof(&ctx, r, &o, &roof);
-    rf_report_assume(r, "F = 2 M K N; Q = M K b_a + K N b_w + M N b_a (read X, read W, write Y)");
+    rf_report_assume(r, "F = 2 M K N; Q = M K b_a + K N b_w + M N b_y (read X, read W, write Y)");
+    rf_report_assume(r, "output: Y written in %s (%s)", rf_dtype_name(y.kind),
+                     o.has_out ? "--out-dtype"
+                     : y.kind == o.a.kind
+                         ? "the activations' dtype"
+                         : "an 8- or 4-bit input is quantized for the GEMM alone; the engines' "
+                           "scaled GEMMs write bf16; --out-dtype sets it");
     rf_report_int(r, "m", "M", (uint64_t)d[0], RF_U_INT);
     rf_report_int(r, "k", "K", (uint64_t)d[1], RF_U_INT);
     rf_report_int(r, "n", "N", (uint64_t)d[2], RF_U_INT);

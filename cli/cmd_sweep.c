@@ -16,6 +16,7 @@ static const cli_opt opts[] = {
      "contexts (default " CLI_STR(CLI_DEFAULT_CONTEXT) "; 0: weights only)"},
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},
     CLI_CAUSAL_OPT,
+    CLI_NO_CAUSAL_OPT,
     CLI_TRAFFIC_OPTS,
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
     CLI_BUDGET_OPTS,

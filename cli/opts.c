@@ -19,6 +19,7 @@ enum {
     OPT_WDT,
     OPT_ADT,
     OPT_KVDT,
+    OPT_YDT,
     OPT_GROUP,
     OPT_FAMILY,
     OPT_JSON,
@@ -36,6 +37,8 @@ static const cli_opt globals[] = {
     {"weight-dtype", 1, OPT_WDT, "DT", "weights dtype (bf16, fp8, int4, int4:g128, ...)"},
     {"act-dtype", 1, OPT_ADT, "DT", "activations dtype (default bf16)"},
     {"kv-dtype", 1, OPT_KVDT, "DT", "KV-cache dtype (default bf16)"},
+    {"out-dtype", 1, OPT_YDT, "DT",
+     "dtype GEMMs write (default the activations', bf16 after an fp8/int8/fp4 input)"},
     {"group-size", 1, OPT_GROUP, "N", "quantization group of int weights (scales counted)"},
     {"family", 1, OPT_FAMILY, "NAME", "read MODEL's config.json as this family (model_type)"},
     {"json", 0, OPT_JSON, NULL, "JSON output (stable keys)"},
@@ -199,6 +202,8 @@ static int global_opt(cli_ctx *ctx, int id, const char *arg)
         return dtype_opt(ctx, "--act-dtype", arg, &ctx->a, &ctx->a_given);
     case OPT_KVDT:
         return dtype_opt(ctx, "--kv-dtype", arg, &ctx->kv, &ctx->kv_given);
+    case OPT_YDT:
+        return dtype_opt(ctx, "--out-dtype", arg, &ctx->y, &ctx->y_given);
     case OPT_GROUP:
         if (cli_i64(ctx, "--group-size", arg, 1, 1 << 24, &g))
             return RF_EXIT_USAGE;
@@ -248,7 +253,7 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
 
     memset(ctx, 0, sizeof *ctx);
     ctx->cmd = argv[0];
-    ctx->w = ctx->a = ctx->kv = rf_dtype_of(RF_BF16);
+    ctx->w = ctx->a = ctx->kv = ctx->y = rf_dtype_of(RF_BF16);
     opterr = 0;
     optind = 0; /* 0, not 1: glibc and musl reset all their scanning state */
     int c, idx;
@@ -276,6 +281,8 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
                 return -1;
             }
             rc = global_opt(ctx, o->id, optarg);
+        } else if (o->id >= CLI_O_BACKEND && o->id <= CLI_O_CALIBRATION) {
+            rc = cli_gpu_opt(ctx, o->id, optarg); /* --predict's GPU tables: gpu_predict.c */
         } else {
             rc = fn ? fn(ctx, o->id, optarg, user) : RF_EXIT_USAGE;
         }

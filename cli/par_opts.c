@@ -188,10 +188,12 @@ void cli_par_assume(rf_report *r, const rf_hw_links *k, const rf_layout *l)
                  (long long)rf_layout_devices(l));
     rf_report_assume(r,
                      "%s (an expert group: the TP groups of E / T replicas, attention "
-                     "data-parallel across them); collectives as ring algorithms, alpha-beta: "
-                     "all-reduce 2 (t-1)/t n / bw + 2 (t-1) alpha, all-gather and all-to-all "
-                     "(t-1)/t n / bw + (t-1) alpha, a send n / bw + alpha",
-                     what);
+                     "data-parallel across them); a collective's floor the least over the "
+                     "algorithms an engine may run, alpha-beta: all-reduce ring, tree, one-shot "
+                     "(t-1) n / bw + alpha, two-shot 2 (t-1)/t n / bw + 2 alpha%s; all-gather and "
+                     "all-to-all direct (t-1)/t n / bw + alpha; a send n / bw + alpha",
+                     what, k->up_switch_reduce ? ", in-switch (t-1)/t n / bw + 2 alpha in a node"
+                                               : "");
     rf_report_assume(r,
                      "links: %s %.4g GB/s a direction, %.3g us a hop, %lld devices a node; "
                      "between nodes %s %.4g GB/s a device, %.3g us a hop (%s)",

@@ -13,6 +13,7 @@ int cli_request_opt(cli_ctx *ctx, int id, const char *arg, cli_request *r)
     case CLI_O_BATCH:
     case CLI_O_NAIVE:
     case CLI_O_CAUSAL:
+    case CLI_O_NO_CAUSAL:
     case CLI_O_TRAFFIC:
     case CLI_O_FUSE_ELEMENTWISE:
     case CLI_O_MOE:

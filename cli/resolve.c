@@ -173,4 +173,6 @@ void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o)
     o->w_all_modules = ctx->w_given; /* models: an override covers every module */
     o->a = !ctx->a_given && m && m->has_act_dtype ? m->act_dtype : ctx->a;
     o->kv = ctx->kv;
+    o->out = ctx->y;
+    o->has_out = ctx->y_given;
 }

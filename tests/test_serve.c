@@ -729,16 +729,19 @@ static const rf_coll *coll_named(const rf_par *p, size_t stage, const char *name
  * N = 500, C = 512: the steady state of serve_steady_state, B = 32 decode
  * tokens at S_d = 2250 and one chunk of T_p = 128 after S_c = 512, so every
  * collective counts M = 32 + 128 = 160 rows and the logits L = 32 + 1 = 33.
- * TP 2, one stage (first and last), ring costs with t = 2:
- *     all-reduce n = 160 x 4,096 x 2 = 1,310,720 B:
- *       2 (1/2) n / 450e9 + 2 x 1 us = 2.91271 + 2 = 4.91271 us,
+ * TP 2, one stage (first and last), each collective the least over the
+ * algorithms (docs/accounting.md, "Collectives") with t = 2:
+ *     all-reduce n = 160 x 4,096 x 2 = 1,310,720 B: ring, tree and
+ *       two-shot 2 (1/2) n / 450e9 + 2 x 1 us = 2.91271 + 2 = 4.91271 us,
+ *       one-shot n / 450e9 + 1 us = 3.91271, in-switch (NVSwitch)
+ *       (1/2) n / 450e9 + 2 us = 1.45636 + 2 = 3.45636 us: in-switch,
  *       64 of them (attention and MLP, 32 layers) + the embedding's;
  *     all-gather n = 33 x 128,256 x 2 = 8,464,896 B:
  *       (1/2) n / 450e9 + 1 us = 9.40544 + 1 = 10.40544 us;
- *     collectives = 65 x 4.91271 + 10.40544 = 329.73 us.
+ *     collectives = 65 x 3.45636 + 10.40544 = 235.07 us.
  * The device's operators are its shard's mixed step (16 query heads, 4 KV
  * heads, ffn 7,168, vocabulary 64,128: rf_layout_shard) summed as
- * sum-of-max, so TPOT = som(shard's mixed step) + 329.73 us; the all-reduce
+ * sum-of-max, so TPOT = som(shard's mixed step) + 235.07 us; the all-reduce
  * is the one `step --tp 2 --phase prefill --tokens 160` counts (M = 160).
  * DP 2 doubles the deployment's tokens/s at the same TPOT; TP 1 x DP 1 is
  * the single device's step summed as sum-of-max. */
@@ -768,9 +771,9 @@ static void serve_on_layouts(void **state)
     assert_true(ag->bytes == 8464896 && ag->count == 1);
     assert_true(coll_named(&par, 0, "tp_allreduce_mlp")->count == 32);
     assert_true(coll_named(&par, 0, "embed_allreduce")->count == 1);
-    double t_ar = 1310720 / 450e9 + 2e-6, t_ag = 8464896 / 2 / 450e9 + 1e-6;
+    double t_ar = 1310720 / 2 / 450e9 + 2e-6, t_ag = 8464896 / 2 / 450e9 + 1e-6;
     near(par.stages[0].comm_s, 65 * t_ar + t_ag, 1e-12);
-    assert_true(round(par.stages[0].comm_s * 1e8) == 32973); /* 329.73 us */
+    assert_true(round(par.stages[0].comm_s * 1e8) == 23507); /* 235.07 us */
     rf_model shard;
     assert_int_equal(rf_layout_shard(&m, &po.layout, 0, 32, &shard, NULL), RF_OK);
     assert_true(shard.n_q == 16 && shard.n_kv == 4 && shard.ffn == 7168 && shard.vocab == 64128);

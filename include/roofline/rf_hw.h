@@ -61,6 +61,11 @@ typedef struct rf_hw_links {
     double out_bw_bytes_per_s;       /* between nodes, a device               */
     double out_latency_s;            /* alpha between nodes                    */
     int64_t devices_per_node;        /* devices the scale-up link joins        */
+    bool up_switch_reduce;           /* the scale-up switch reduces in the
+                                        network (NVLink SHARP, NCCL's NVLS:
+                                        NVSwitch 3 and later), so an
+                                        all-reduce in a node may move
+                                        (t-1)/t n a direction (rf_coll_cost) */
     char origin[RF_HW_SOURCE_MAX];   /* where the figures came from            */
     rf_link_fit up_fit[RF_LINK_FIT_KINDS];  /* measured in a node, per kind    */
     rf_link_fit out_fit[RF_LINK_FIT_KINDS]; /* measured between nodes          */
@@ -81,6 +86,10 @@ typedef struct rf_hw {
                                       power), for energy a token as an upper
                                       bound; 0 when not known                  */
     double ridge_override;         /* > 0: user gave the ridge (FLOP/byte)       */
+    uint64_t l2_bytes;             /* presets: the last-level cache on chip, where
+                                      the vendor states it (0: not stated); a
+                                      kernel whose working set fits may beat the
+                                      memory roof on repeated runs             */
     rf_hw_links links;             /* devices joined: scale-up and scale-out     */
 } rf_hw;
 

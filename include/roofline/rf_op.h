@@ -2,7 +2,9 @@
  *
  * GEMM  Y[M,N] = X[M,K] W[K,N], M = tokens in flight (docs/accounting.md):
  *     F = 2 M K N
- *     Q = M K b_a + K N b_w + M N b_a        (read X, read W, write Y)
+ *     Q = M K b_a + K N b_w + M N b_y        (read X, read W, write Y)
+ *   b_y is the output's dtype: b_a, except after an input narrower than 16
+ *   bits (fp8, int8, fp4), whose GEMM writes bf16 (rf_gemm_out_default).
  *
  * Attention, one layer, n_q query heads, n_kv KV heads, head dim d_h,
  * B sequences, each with q query tokens against S keys:
@@ -113,8 +115,18 @@ typedef struct rf_attn_desc {
  * causal and q > S, RF_ERANGE on overflow. */
 rf_status rf_attn_pairs(const rf_attn_desc *d, uint64_t *pairs, rf_err *err);
 
-/* GEMM of M x K by K x N. Errors: RF_EINVAL for a dimension < 1,
- * RF_ERANGE above RF_DIM_MAX or when F or Q overflow 64 bits. */
+/* GEMM of M x K by K x N, X read in a, Y written in y:
+ *     Q = M K b_a + K N b_w + M N b_y.
+ * Errors: RF_EINVAL for a dimension < 1, RF_ERANGE above RF_DIM_MAX or when
+ * F or Q overflow 64 bits. */
+rf_status rf_op_gemm_out(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w,
+                         rf_dtype a, rf_dtype y, rf_op *out, rf_err *err);
+/* The dtype a GEMM writes when none is given: the activation dtype of what
+ * reads Y. An input narrower than 16 bits (fp8, int8, fp4) is quantized for
+ * the GEMM alone, and the engines' scaled GEMMs write bf16 (vLLM's
+ * cutlass_scaled_mm, DeepGEMM's fp8 GEMM): bf16; otherwise a itself. */
+rf_dtype rf_gemm_out_default(rf_dtype a);
+/* rf_op_gemm_out with y = rf_gemm_out_default(a). */
 rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n,
                      rf_dtype w, rf_dtype a, rf_op *out, rf_err *err);
 
@@ -220,7 +232,8 @@ rf_status rf_op_attention_full(const char *const names[3], const rf_attn_desc *d
 double rf_op_intensity(const rf_op *op);
 
 /* Crossing point of a GEMM (I = I*), exact with activation traffic:
- *     M* = I* b_w K N / (2 K N - I* b_a (K + N))
+ *     M* = I* b_w K N / (2 K N - I* (b_a K + b_y N)),
+ * b_y of rf_gemm_out_default(a) (b_a (K + N) when the output is in a)
  * Returns false ("never compute-bound") when the denominator is <= 0. */
 bool rf_gemm_mstar(int64_t k, int64_t n, rf_dtype w, rf_dtype a, double ridge,
                    double *mstar);

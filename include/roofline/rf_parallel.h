@@ -28,11 +28,9 @@
  *     ranks) a MoE layer replace that layer's tp_allreduce_mlp; the router
  *     and the shared experts replicated.
  *   DP D: D replicas, no communication; throughput x D.
- * Costs, ring algorithms under the alpha-beta model (n = bytes of the whole
- * message, t = ranks, bw = one direction of a device's link):
- *   all-reduce 2 (t-1)/t n / bw + 2 (t-1) alpha
- *   all-gather (t-1)/t n / bw + (t-1) alpha; all-to-all the same
- *   point-to-point n / bw + alpha
+ * Costs, the alpha-beta model (n = bytes of the whole message, t = ranks,
+ * bw = one direction of a device's link): the least over the algorithms an
+ * engine may run (ring, tree, one-shot, two-shot, in-switch; rf_coll_cost)
  * A group of t devices uses the scale-up link when it fits in one node
  * (t <= devices_per_node), else the scale-out link (its bottleneck).
  * A device's floor = the sum-of-max of its own operators + its collectives
@@ -111,6 +109,12 @@ typedef struct rf_coll {
     int64_t ranks;         /* t                                              */
     const char *link;      /* the link's name                                */
     double bw_bytes_per_s, alpha_s;
+    bool switch_reduce;    /* the link's switch reduces (rf_hw_links)        */
+    bool measured;         /* a measured link fit set bw and alpha: its own
+                              (ring) form, no minimum over algorithms        */
+    const char *algo;      /* the algorithm of the floor: "ring", "tree",
+                              "one-shot", "two-shot", "in-switch", "direct",
+                              "send", "measured"                             */
     double bw_s;           /* one instance: the bandwidth term               */
     double latency_s;      /* one instance: the alpha term                   */
     double time_s;         /* one instance: bw_s + latency_s                 */
@@ -125,7 +129,23 @@ typedef struct rf_coll {
  * one, asking for --link-bw. */
 void rf_hw_links_defaults(rf_hw_links *k);
 
-/* The alpha-beta ring cost of one collective of n bytes over t ranks. */
+/* The floor of one collective of n bytes over t ranks: the least time over
+ * the algorithms an engine may run (docs/accounting.md, "Collectives"),
+ * alpha-beta, bw one direction of a device's link, alpha a hop:
+ *   all-reduce  ring       2 (t-1)/t n / bw + 2 (t-1) alpha
+ *               tree       2 (t-1)/t n / bw + 2 ceil(log2 t) alpha
+ *               one-shot   (t-1) n / bw + alpha   (each rank reads the
+ *                          others' n bytes and reduces them itself)
+ *               two-shot   2 (t-1)/t n / bw + 2 alpha  (reduce-scatter
+ *                          then all-gather, each a direct write to all)
+ *               in-switch  (t-1)/t n / bw + 2 alpha  (switch_reduce: each
+ *                          rank sends its share of the others' slices up
+ *                          and reads the reduced ones back)
+ *   all-gather, all-to-all  ring (t-1)/t n / bw + (t-1) alpha;
+ *               direct     (t-1)/t n / bw + alpha
+ *   point-to-point          n / bw + alpha
+ * A measured link fit (c->measured) keeps its ring form: 2 (t-1) hops of
+ * its alpha (t - 1 for the others). Sets bw_s, latency_s, time_s, algo. */
 void rf_coll_cost(rf_coll *c);
 
 typedef struct rf_par_stage {

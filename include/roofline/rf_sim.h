@@ -332,13 +332,11 @@ typedef struct rf_sim_par_kind {
 typedef struct rf_sim_par_stage {
     int64_t kind;
     bool first, last;
-    rf_coll coll[RF_PAR_MAX_COLL]; /* at one row                            */
+    rf_coll coll[RF_PAR_MAX_COLL]; /* at one row, re-costed at a step's rows */
+    bool coll_logits[RF_PAR_MAX_COLL]; /* its rows are the logits' (L), not M  */
     size_t n_coll;
     rf_coll send;                  /* pp_send to the next stage, one row    */
     bool has_send;
-    /* the collectives' time, affine in the rows as rf_coll_cost's
-     * alpha-beta cost: comm_m M + comm_l L + comm_0, send_m M + send_0 */
-    double comm_m, comm_l, comm_0, send_m, send_0;
 } rf_sim_par_stage;
 
 typedef struct rf_sim_par {

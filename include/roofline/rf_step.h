@@ -85,6 +85,9 @@ typedef struct rf_step_opts {
     int64_t context;      /* s: cached positions per sequence (>= 0)      */
     int64_t tokens;       /* T: new tokens per sequence in prefill        */
     rf_dtype w, a, kv;    /* b_w, b_a, b_kv                               */
+    rf_dtype out;         /* b_y, what every GEMM writes, when has_out    */
+    bool has_out;         /* false: rf_gemm_out_default(a), bf16 after an
+                             fp8, int8 or fp4 input (rf_step_out_dtype)   */
     bool w_all_modules;   /* w for every module; false: modules the model's
                              quantization leaves out keep its unquantized
                              dtype (rf_model_module_dtype)                 */
@@ -106,6 +109,10 @@ typedef struct rf_step_opts {
  * before its residual add (post_attn_norm, post_mlp_norm). */
 bool rf_model_gelu(const rf_model *m);
 bool rf_model_post_norms(const rf_model *m);
+
+/* The dtype a step's GEMMs write: o->out when has_out, else
+ * rf_gemm_out_default(o->a). */
+rf_dtype rf_step_out_dtype(const rf_step_opts *o);
 
 /* Defaults: decode, B = 1, s = 0, T = 1, bf16 everywhere, flash, unfused. */
 rf_step_opts rf_step_opts_default(void);

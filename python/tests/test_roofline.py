@@ -101,8 +101,9 @@ def test_serve_under_load_keys():
         assert v["p50"] <= v["p90"] <= v["p99"] <= v["max"], key
         assert v["mean"] > 0 or key == "queue_s", key
     assert doc["overloaded"] is False and doc["requests"] == 300
-    # TTFT includes the prefill floor (15.0 ms for 1,024 tokens on the H100)
-    assert doc["ttft_s"]["p50"] >= doc["ttft_floor_s"] > 0.0149
+    # TTFT includes the prefill floor (14.7 ms for 1,024 causal tokens on the
+    # H100: 14.57 TFLOP / 989.4 TFLOP/s, tests/cli_serving.txt derives it)
+    assert doc["ttft_s"]["p50"] >= doc["ttft_floor_s"] > 0.0147
     assert doc["output_tokens_per_s"] > 0 and doc["requests_per_s"] > 0
     # far above the capacity, the queue grows without bound
     assert roofline.serve("llama-3-8b", 1024, 128, rate=500, requests=2000)["overloaded"] is True

@@ -313,6 +313,7 @@ void rf_link_fit_apply(const rf_link_fit *f, rf_coll *c)
 {
     if (!(f->bw_bytes_per_s > 0) || f->ranks < 2)
         return;
+    c->measured = true; /* costed in the measured (ring) form, rf_coll_cost */
     c->bw_bytes_per_s = f->bw_bytes_per_s;
     c->alpha_s = f->latency_s / hops(c->kind, f->ranks);
     c->link = c->bytes >= f->min_bytes && c->bytes <= f->max_bytes ? f->name : f->beyond;

@@ -28,6 +28,12 @@
 #define LINKS(nm, bw, dpn, src)                                                            \
     .links = {.up_name = nm, .up_bw_bytes_per_s = (bw), .devices_per_node = (dpn), IB_NDR,   \
               .origin = src}
+/* NVSwitch 3 and later (HGX H100/H200/H20/H800, HGX B200/B300, NVL72) reduce
+ * in the switch (NVLink SHARP; NCCL's NVLS algorithm, NCCL 2.17+, sm90+): an
+ * all-reduce's floor may take the in-switch algorithm (rf_coll_cost). */
+#define NVLS_LINKS(nm, bw, dpn, src)                                                       \
+    .links = {.up_name = nm, .up_bw_bytes_per_s = (bw), .devices_per_node = (dpn), IB_NDR,   \
+              .up_switch_reduce = true, .origin = src}
 #define PCIE4 LINKS("PCIe Gen4 x16", 32e9, 8, "no NVLink: PCIe Gen4 x16, 32 GB/s a direction "\
                     "(64 bidirectional), 8 cards a server assumed")
 
@@ -48,7 +54,8 @@ static const rf_hw presets[] = {
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 3.35 * T,
      .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true, .board_power_w = 700,
-     LINKS("NVLink 4", 450e9, 8,
+     .l2_bytes = 50000000, /* 50 MB L2: NVIDIA H100 Tensor Core GPU Architecture whitepaper */
+     NVLS_LINKS("NVLink 4", 450e9, 8,
            "NVLink 4, 18 links: 450 GB/s a direction (900 bidirectional), H100 SXM5 "
            "datasheet; 8 GPUs an HGX board")},
     {.name = "h100-pcie",
@@ -68,7 +75,8 @@ static const rf_hw presets[] = {
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 4.8 * T,
      .mem_bytes = USABLE(141), .mem_stated_gb = 141, .mem_usable = true, .board_power_w = 700,
-     LINKS("NVLink 4", 450e9, 8,
+     .l2_bytes = 50000000, /* 50 MB L2: NVIDIA H100 Tensor Core GPU Architecture whitepaper */
+     NVLS_LINKS("NVLink 4", 450e9, 8,
            "NVLink 4, 18 links: 900 GB/s bidirectional, 450 a direction (MLCommons "
            "H200-SXM-141GBx8 system description); 8 GPUs an HGX board")},
     {.name = "a100-80gb",
@@ -123,7 +131,7 @@ static const rf_hw presets[] = {
                           FP4(9000 * T)},
      .bw_bytes_per_s = 7.7 * T,
      .mem_bytes = USABLE(180), .mem_stated_gb = 180, .mem_usable = true, .board_power_w = 1000,
-     LINKS("NVLink 5", 900e9, 8,
+     NVLS_LINKS("NVLink 5", 900e9, 8,
            "NVLink 5, 18 links: 900 GB/s a direction (1.8 TB/s bidirectional), HGX B200 spec"
            " sheet; 8 GPUs an HGX board")},
     {.name = "mi300x",
@@ -164,7 +172,7 @@ static const rf_hw presets[] = {
                           [RF_INT8] = 296 * T},
      .bw_bytes_per_s = 4.0 * T,
      .mem_bytes = USABLE(96), .mem_stated_gb = 96, .mem_usable = true, .board_power_w = 400,
-     LINKS("NVLink 4", 450e9, 8,
+     NVLS_LINKS("NVLink 4", 450e9, 8,
            "NVLink 4: 900 GB/s bidirectional, 450 a direction (as H100 SXM); 8 GPUs an HGX "
            "board")},
     {.name = "h800",
@@ -175,7 +183,7 @@ static const rf_hw presets[] = {
                           [RF_FP8_E4M3] = 1978.9 * T, [RF_INT8] = 1978.9 * T},
      .bw_bytes_per_s = 3.35 * T,
      .mem_bytes = USABLE(80), .mem_stated_gb = 80, .mem_usable = true, .board_power_w = 700,
-     LINKS("NVLink 4 (8 links)", 200e9, 8,
+     NVLS_LINKS("NVLink 4 (8 links)", 200e9, 8,
            "NVLink 4 cut to 8 links: 400 GB/s bidirectional, 200 a direction; 8 GPUs an HGX "
            "board")},
     {.name = "b300",
@@ -187,7 +195,7 @@ static const rf_hw presets[] = {
                           [RF_FP8_E4M3] = 4500 * T, FP4(13125 * T)},
      .bw_bytes_per_s = 8.0 * T,
      .mem_bytes = USABLE(288), .mem_stated_gb = 288, .mem_usable = true, .board_power_w = 1400,
-     LINKS("NVLink 5", 900e9, 8,
+     NVLS_LINKS("NVLink 5", 900e9, 8,
            "NVLink 5, 18 links: 900 GB/s a direction (1.8 TB/s bidirectional); 8 GPUs an HGX "
            "board")},
     {.name = "gb200",
@@ -198,7 +206,7 @@ static const rf_hw presets[] = {
                           [RF_FP8_E4M3] = 5000 * T, [RF_INT8] = 5000 * T, FP4(10000 * T)},
      .bw_bytes_per_s = 8.0 * T,
      .mem_bytes = USABLE(186), .mem_stated_gb = 186, .mem_usable = true, .board_power_w = 1200,
-     LINKS("NVLink 5 (NVL72)", 900e9, 72,
+     NVLS_LINKS("NVLink 5 (NVL72)", 900e9, 72,
            "NVLink 5, 18 links: 900 GB/s a direction; the NVL72 rack's NVLink switches join "
            "all 72 GPUs")},
     {.name = "gb300",
@@ -209,7 +217,7 @@ static const rf_hw presets[] = {
                           [RF_FP8_E4M3] = 5000 * T, FP4(15000 * T)},
      .bw_bytes_per_s = 8.0 * T,
      .mem_bytes = USABLE(288), .mem_stated_gb = 288, .mem_usable = true, .board_power_w = 1400,
-     LINKS("NVLink 5 (NVL72)", 900e9, 72,
+     NVLS_LINKS("NVLink 5 (NVL72)", 900e9, 72,
            "NVLink 5, 18 links: 900 GB/s a direction; the NVL72 rack's NVLink switches join "
            "all 72 GPUs")},
     {.name = "rtx-5090",

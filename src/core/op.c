@@ -40,24 +40,37 @@ static bool elems(rf_dtype dt, uint64_t n, uint64_t *out)
     return rf_dtype_bytes(dt, n, out, NULL) == RF_OK;
 }
 
-rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w, rf_dtype a,
-                     rf_op *out, rf_err *err)
+rf_dtype rf_gemm_out_default(rf_dtype a)
+{
+    /* an 8- or 4-bit input is quantized for the GEMM alone; the engines'
+     * scaled GEMMs (vLLM's cutlass_scaled_mm, DeepGEMM) write bf16 */
+    return rf_dtype_bits(a.kind) < 16 ? rf_dtype_of(RF_BF16) : a;
+}
+
+rf_status rf_op_gemm_out(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w,
+                         rf_dtype a, rf_dtype y, rf_op *out, rf_err *err)
 {
     rf_status s;
     if ((s = check_dim("M", m, 1, err)) || (s = check_dim("K", k, 1, err)) ||
         (s = check_dim("N", n, 1, err)))
         return s;
     rf_op op = {.name = name, .kind = RF_OP_GEMM, .m = m, .k = k, .n = n, .w = w, .count = 1};
-    uint64_t mk, kn, mn, x, y;
-    /* F = 2 M K N;  Q = M K b_a + K N b_w + M N b_a */
+    uint64_t mk, kn, mn, x, yb;
+    /* F = 2 M K N;  Q = M K b_a + K N b_w + M N b_y */
     if (!mul4(2, (uint64_t)m, (uint64_t)k, (uint64_t)n, &op.flops) ||
         !rf_mul_u64((uint64_t)m, (uint64_t)k, &mk) || !rf_mul_u64((uint64_t)k, (uint64_t)n, &kn) ||
         !rf_mul_u64((uint64_t)m, (uint64_t)n, &mn) || !elems(w, kn, &op.weight_bytes) ||
-        !elems(a, mk, &x) || !elems(a, mn, &y) || !rf_add_u64(x, y, &op.act_bytes) ||
+        !elems(a, mk, &x) || !elems(y, mn, &yb) || !rf_add_u64(x, yb, &op.act_bytes) ||
         !rf_add_u64(op.weight_bytes, op.act_bytes, &op.bytes))
         return overflow(name, err);
     *out = op;
     return RF_OK;
+}
+
+rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w, rf_dtype a,
+                     rf_op *out, rf_err *err)
+{
+    return rf_op_gemm_out(name, m, k, n, w, a, rf_gemm_out_default(a), out, err);
 }
 
 /* Keys a query may see: S, or the window when it is smaller; chunked, the
@@ -239,7 +252,8 @@ bool rf_gemm_mstar(int64_t k, int64_t n, rf_dtype w, rf_dtype a, double ridge, d
 {
     double K = (double)k, N = (double)n;
     double bw = rf_dtype_bytes_per_elem(w), ba = rf_dtype_bytes_per_elem(a);
-    double den = 2 * K * N - ridge * ba * (K + N);
+    double by = rf_dtype_bytes_per_elem(rf_gemm_out_default(a));
+    double den = 2 * K * N - ridge * (ba * K + by * N);
     if (den <= 0)
         return false;
     *mstar = ridge * bw * K * N / den;

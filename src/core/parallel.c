@@ -203,18 +203,49 @@ rf_status rf_layout_shard(const rf_model *m, const rf_layout *l, int64_t first, 
     return RF_OK;
 }
 
+/* One algorithm's time: f n / bw + hops alpha; kept in c when it is the
+ * least so far. */
+static void coll_try(rf_coll *c, const char *algo, double f, double hops)
+{
+    double bw_s = f * (double)c->bytes / c->bw_bytes_per_s, lat_s = hops * c->alpha_s;
+    if (c->algo && !(bw_s + lat_s < c->time_s))
+        return;
+    c->algo = algo;
+    c->bw_s = bw_s;
+    c->latency_s = lat_s;
+    c->time_s = bw_s + lat_s;
+}
+
 void rf_coll_cost(rf_coll *c)
 {
-    double t = (double)c->ranks, n = (double)c->bytes, f = 1, hops = 1;
+    double t = (double)c->ranks;
+    c->algo = NULL;
     switch (c->kind) {
-    case RF_COLL_ALLREDUCE: f = 2 * (t - 1) / t; hops = 2 * (t - 1); break;
+    case RF_COLL_ALLREDUCE:
+        if (c->measured) {
+            coll_try(c, "measured", 2 * (t - 1) / t, 2 * (t - 1));
+            break;
+        }
+        coll_try(c, "ring", 2 * (t - 1) / t, 2 * (t - 1));
+        coll_try(c, "tree", 2 * (t - 1) / t, 2 * ceil(log2(t)));
+        coll_try(c, "one-shot", t - 1, 1);
+        coll_try(c, "two-shot", 2 * (t - 1) / t, 2);
+        if (c->switch_reduce)
+            coll_try(c, "in-switch", (t - 1) / t, 2);
+        break;
     case RF_COLL_ALLGATHER:
-    case RF_COLL_ALLTOALL: f = (t - 1) / t; hops = t - 1; break;
-    case RF_COLL_P2P: f = 1; hops = 1; break;
+    case RF_COLL_ALLTOALL:
+        if (c->measured) {
+            coll_try(c, "measured", (t - 1) / t, t - 1);
+            break;
+        }
+        coll_try(c, "ring", (t - 1) / t, t - 1);
+        coll_try(c, "direct", (t - 1) / t, 1);
+        break;
+    case RF_COLL_P2P:
+        coll_try(c, c->measured ? "measured" : "send", 1, 1);
+        break;
     }
-    c->bw_s = f * n / c->bw_bytes_per_s;
-    c->latency_s = hops * c->alpha_s;
-    c->time_s = c->bw_s + c->latency_s;
     c->latency_bound = c->latency_s > c->bw_s;
 }
 
@@ -276,7 +307,10 @@ static void on_link(rf_coll *c, const rf_hw_links *k, bool in_node)
     c->link = in_node ? k->up_name : k->out_name;
     c->bw_bytes_per_s = in_node ? k->up_bw_bytes_per_s : k->out_bw_bytes_per_s;
     c->alpha_s = in_node ? k->up_latency_s : k->out_latency_s;
-    rf_link_fit_apply(&(in_node ? k->up_fit : k->out_fit)[c->kind], c); /* measured link */
+    c->switch_reduce = in_node && k->up_switch_reduce;
+    const rf_link_fit *fit = &(in_node ? k->up_fit : k->out_fit)[c->kind];
+    c->measured = fit->bw_bytes_per_s > 0 && fit->ranks >= 2;
+    rf_link_fit_apply(fit, c); /* measured link: its bandwidth and alpha */
     rf_coll_cost(c);
 }
 

@@ -103,9 +103,21 @@ rf_status rf_sim_par_table_bytes(rf_sim_par *p, const rf_model *m, const rf_layo
     return RF_OK;
 }
 
+/* count instances of collective x (costed at one row) at rows rows */
+static double coll_at(const rf_coll *x, int64_t rows)
+{
+    if (rows <= 0)
+        return 0;
+    rf_coll c = *x;
+    c.bytes = x->bytes * (uint64_t)rows;
+    rf_coll_cost(&c);
+    return (double)c.count * c.time_s;
+}
+
 /* The layout's collectives at one row (a decode of batch 1: M = L = 1),
  * kept a row: rf_par_compute's for this layout, each re-costed at a step's
- * rows by rf_coll_cost (the link figures do not depend on the bytes). */
+ * rows by rf_coll_cost (coll_at): the least over the algorithms is not
+ * affine in the bytes, so no rate a row is kept. */
 static rf_status collectives(rf_sim_par *p, const rf_model *m, rf_err *err)
 {
     rf_step_opts d = p->opts;
@@ -121,23 +133,15 @@ static rf_status collectives(rf_sim_par *p, const rf_model *m, rf_err *err)
         rf_sim_par_stage *ps = &p->stage[i];
         ps->n_coll = 0;
         ps->has_send = false;
-        ps->comm_m = ps->comm_l = ps->comm_0 = ps->send_m = ps->send_0 = 0;
         for (size_t c = 0; c < st->n_coll; c++) {
-            const rf_coll *x = &st->coll[c]; /* at one row: bw_s a row */
-            double n = (double)x->count;
+            const rf_coll *x = &st->coll[c]; /* at one row: its bytes a row */
             if (!strcmp(x->name, "pp_send")) {
                 ps->send = *x;
                 ps->has_send = true;
-                ps->send_m = n * x->bw_s;
-                ps->send_0 = n * x->latency_s;
                 continue;
             }
-            ps->coll[ps->n_coll++] = *x;
-            if (!strcmp(x->name, "lm_head_allgather"))
-                ps->comm_l += n * x->bw_s;
-            else
-                ps->comm_m += n * x->bw_s;
-            ps->comm_0 += n * x->latency_s;
+            ps->coll[ps->n_coll] = *x;
+            ps->coll_logits[ps->n_coll++] = !strcmp(x->name, "lm_head_allgather");
         }
     }
     return RF_OK;
@@ -596,14 +600,14 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
             }
             ops[k] = d;
         }
-        double through = 0, M = (double)x->M, L = (double)x->L;
+        double through = 0;
         for (int64_t s = 0; s < P; s++) {
             const rf_sim_par_stage *st = &p->stage[s];
             double d = ops[st->kind];
-            if (st->n_coll)
-                d += st->comm_m * M + st->comm_l * L + st->comm_0;
+            for (size_t c = 0; c < st->n_coll; c++)
+                d += coll_at(&st->coll[c], st->coll_logits[c] ? x->L : x->M);
             if (st->has_send)
-                through += st->send_m * M + st->send_0;
+                through += coll_at(&st->send, x->M);
             through += d;
             busy[s] += d;
         }

@@ -20,6 +20,11 @@ rf_step_opts rf_step_opts_default(void)
     return o;
 }
 
+rf_dtype rf_step_out_dtype(const rf_step_opts *o)
+{
+    return o->has_out ? o->out : rf_gemm_out_default(o->a);
+}
+
 rf_step_opts rf_step_opts_for_model(const rf_model *m)
 {
     rf_step_opts o = rf_step_opts_default();
@@ -113,7 +118,8 @@ static rf_status gemm(walk *st, const rf_model *md, rf_module mod, const char *n
     rf_status s;
     if (!count)
         return RF_OK;
-    if ((s = rf_op_gemm(name, m, k, n, wdt(md, o, mod), o->a, &op, err)))
+    if ((s = rf_op_gemm_out(name, m, k, n, wdt(md, o, mod), o->a, rf_step_out_dtype(o), &op,
+                            err)))
         return s;
     return push(st, &op, count, err);
 }
@@ -424,7 +430,8 @@ static rf_status expert(walk *st, const rf_model *md, const char *name, int64_t 
                         uint64_t count, rf_err *err)
 {
     rf_op op;
-    rf_status s = rf_op_gemm(name, pairs, k, n, wdt(md, o, RF_MOD_EXPERTS), o->a, &op, err);
+    rf_status s = rf_op_gemm_out(name, pairs, k, n, wdt(md, o, RF_MOD_EXPERTS), o->a,
+                                 rf_step_out_dtype(o), &op, err);
     if (s)
         return s;
     /* rf_op_gemm counted one expert's W[K, N]; the step streams `touched` */
@@ -435,7 +442,7 @@ static rf_status expert(walk *st, const rf_model *md, const char *name, int64_t 
     if (!rf_add_u64(op.weight_bytes, op.act_bytes, &op.bytes))
         return rf_err_set(err, RF_ERANGE, "%s: expert bytes overflow", name);
     /* op.m stays every token-expert pair, so the row's own columns give
-     * F = 2 m K N and Q = experts K N b_w + m (K + N) b_a */
+     * F = 2 m K N and Q = experts K N b_w + m (K b_a + N b_y) */
     op.experts = touched;
     op.m_per_expert = (double)pairs / touched;
     op.note = o->moe == RF_MOE_ALL ? "every expert streamed" : "expected under uniform routing";
