@@ -8,9 +8,10 @@
 
 #include "measure_view.h"
 #include "roofline/rf_measure.h"
+#include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_measure_calib.h"
 
-enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE, O_MPI, O_TIMEOUT, O_CALIBRATE };
+enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE, O_MPI, O_TIMEOUT, O_CALIBRATE, O_MERGE };
 
 static const cli_opt opts[] = {
     {"threads", 1, O_THREADS, "N", "threads, pinned one per core (default: one per core)"},
@@ -23,6 +24,8 @@ static const cli_opt opts[] = {
     {"calibrate", 0, O_CALIBRATE, NULL, "also time GEMMs, attention and element-wise kernels "
                                         "over their shapes and fit them, for predictions (at "
                                         "most 90 s; quick: 30 s)"},
+    {"merge", 1, O_MERGE, "PROFILE", "pool an earlier run of this machine: the higher roofs "
+                                     "and peaks, the bursts of both"},
     {0},
 };
 
@@ -34,6 +37,7 @@ typedef struct args {
     bool mpi;
     double timeout_s;
     bool calibrate;
+    const char *merge;
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -59,6 +63,9 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return RF_EXIT_OK;
     case O_TIMEOUT:
         return cli_f64(ctx, "--timeout", arg, 1e-3, 1e6, &a->timeout_s);
+    case O_MERGE:
+        a->merge = arg;
+        return RF_EXIT_OK;
     default:
         a->device = arg;
         return RF_EXIT_OK;
@@ -152,9 +159,7 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
                      plan.roof.trials, plan.roof.min_time_s * 1e3, plan.roof_chunks);
 
     rf_report_section(r, "roof", "roof");
-    rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best DRAM read)",
-                  p->bandwidth_bytes_per_s, RF_U_BW);
-    cli_sustained_row(r, p); /* the median DRAM read, which predictions use */
+    cli_memory_roof_rows(r, p, &s); /* one memory roof, its spread beside */
     /* every dtype's peak the profile has, fp32 and fp64 first */
     rf_dtype_kind dts[RF_DTYPE_COUNT] = {RF_FP32, RF_FP64};
     size_t n = 2;
@@ -192,12 +197,40 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
     rf_report_num(r, "clock_ghz", "core clock, GHz (dependent adds)", p->clock_hz / 1e9,
                   RF_U_NONE);
 
+    cli_memory_roofs_detail(r, p, &s);
     level_table(r, p, &s);
     cli_kernel_table(r, p, &s, "bytes_per_s", "bandwidth", "bandwidth kernels", RF_U_BW);
     cli_kernel_table(r, p, &s, "flops_per_s", "compute", "compute kernels", RF_U_FLOP_RATE);
     cli_unsteady_note(r, p, &s);
+    cli_roof_moves_note(r, p, &s);
     cli_calib_tables(r, p); /* --calibrate's fit and residuals */
     return r;
+}
+
+/* --merge PROFILE: a CPU profile that loads, read before any work. */
+static int load_merge(const cli_ctx *ctx, const char *path, rf_hw_profile **out)
+{
+    rf_hw_profile *p = malloc(sizeof *p);
+    rf_err e;
+    if (!p)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    if (rf_hw_profile_load(path, p, &e)) {
+        free(p);
+        return cli_fail(ctx, cli_exit_for(e.status), "--merge: %s", e.msg);
+    }
+    if (p->device[0] || p->cluster.ranks) {
+        free(p);
+        return cli_fail(ctx, RF_EXIT_USAGE, "--merge: %s is not one CPU's profile", path);
+    }
+    rf_cpu cpu; /* another CPU: refused now, not after the measurement */
+    if (rf_cpu_query(&cpu, &e) == RF_OK && strcmp(cpu.brand, p->cpu)) {
+        int rc = cli_fail(ctx, RF_EXIT_USAGE, "--merge: %s was measured on another CPU ('%s', "
+                                              "this one '%s')", path, p->cpu, cpu.brand);
+        free(p);
+        return rc;
+    }
+    *out = p;
+    return RF_EXIT_OK;
 }
 
 /* The global options that change nothing here (measure times this machine:
@@ -233,7 +266,8 @@ int cmd_measure(int argc, char **argv)
     cli_ctx ctx;
     args a = {.device = "cpu"};
     int pos, rc = cli_parse(&ctx, argc, argv,
-                            "measure [--threads N] [--quick] [--calibrate] [--isa NAME] [-o PROFILE.json] "
+                            "measure [--threads N] [--quick] [--calibrate] [--isa NAME] [--merge PROFILE] "
+                            "[-o PROFILE.json] "
                             "[--json]",
                             opts, on_opt, &a, &pos);
     if (rc)
@@ -243,20 +277,32 @@ int cmd_measure(int argc, char **argv)
     if ((rc = cli_refuse_unused(&ctx, CLI_G_FAMILY, "measure reads no MODEL")) ||
         (rc = refuse_unused(&ctx)))
         return rc;
-    const char *inputs[] = {NULL}; /* -o, before any work */
+    /* -o (it may name the --merge profile: rewritten in place) */
+    const char *inputs[] = {NULL};
     if ((rc = cli_check_output(&ctx, ctx.out_path, inputs)))
+        return rc;
+    if (a.merge && (a.mpi || strcmp(a.device, "cpu")))
+        return cli_fail(&ctx, RF_EXIT_USAGE, "--merge: a CPU profile only (not with --mpi or "
+                                             "--device)");
+    rf_hw_profile *old = NULL; /* --merge: read before the work */
+    if (a.merge && (rc = load_merge(&ctx, a.merge, &old)))
         return rc;
     rf_hw_profile *p = calloc(1, sizeof *p);
     rf_report *r = NULL;
     rf_err e;
-    if (!p)
+    if (!p) {
+        free(old);
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-
-    if (a.timeout_s > 0 && !a.mpi)
-        return free(p), cli_fail(&ctx, RF_EXIT_USAGE, "--timeout: only with --mpi");
-    if (a.mpi && strcmp(a.device, "cpu"))
-        return free(p), cli_fail(&ctx, RF_EXIT_USAGE, "--device: with --mpi each rank "
-                                                      "measures its own GPU; give neither");
+    }
+    if (a.timeout_s > 0 && !a.mpi) {
+        rc = cli_fail(&ctx, RF_EXIT_USAGE, "--timeout: only with --mpi");
+        goto out;
+    }
+    if (a.mpi && strcmp(a.device, "cpu")) {
+        rc = cli_fail(&ctx, RF_EXIT_USAGE, "--device: with --mpi each rank measures its own "
+                                           "GPU; give neither");
+        goto out;
+    }
     if (a.mpi) { /* cmd_measure_mpi.c; exit 3 without MPI */
         cli_mpi_args ma = {a.threads, a.quick, a.isa ? a.isa : getenv("RF_ISA"), a.timeout_s};
         rc = cli_mpi_measure(&ctx, &ma, p);
@@ -281,6 +327,10 @@ int cmd_measure(int argc, char **argv)
     }
     if (a.calibrate && (rc = calibrate(&ctx, p, a.quick, mo.isa)))
         goto out;
+    if (old && rf_hw_profile_merge(old, p, &e)) {
+        rc = cli_fail(&ctx, RF_EXIT_USAGE, "--merge %s: %s", a.merge, e.msg);
+        goto out;
+    }
     bool printed;
     if ((rc = cli_profile_json(&ctx, p, &printed)) || printed)
         goto out;
@@ -295,5 +345,6 @@ int cmd_measure(int argc, char **argv)
 out:
     rf_report_free(r);
     free(p);
+    free(old);
     return rc;
 }

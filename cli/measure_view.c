@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpu_predict.h"
 #include "measure_view.h"
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_calib.h"
@@ -112,6 +113,72 @@ void cli_sustained_row(rf_report *r, const rf_hw_profile *p)
                       RF_U_BW);
 }
 
+void cli_memory_roof_rows(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s)
+{
+    if (!s->roof_bursts) { /* an older profile: its roof alone */
+        rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (best DRAM read)",
+                      p->bandwidth_bytes_per_s, RF_U_BW);
+        return;
+    }
+    rf_report_num(r, "bandwidth_bytes_per_s", "memory roof (most a DRAM burst read; floors)",
+                  p->bandwidth_bytes_per_s, RF_U_BW);
+    rf_report_num(r, "roof_typical_bytes_per_s", "  typical: median of the bursts' best",
+                  s->roof_typical, RF_U_BW);
+    rf_report_num(r, "roof_q1_bytes_per_s", "  bursts' best, lower quartile", s->roof_q1, RF_U_BW);
+    rf_report_num(r, "roof_q3_bytes_per_s", "  bursts' best, upper quartile", s->roof_q3, RF_U_BW);
+    char how[64];
+    snprintf(how, sizeof how, "%d x %d trials, %d run%s", s->roof_bursts, s->roof_trials,
+             s->roof_runs, s->roof_runs == 1 ? "" : "s");
+    rf_report_str(r, "roof_bursts", "  bursts", how);
+}
+
+void cli_memory_roofs_detail(rf_report *r, const rf_hw_profile *p,
+                             const rf_hw_profile_summary *s)
+{
+    rf_report_table(r, "memory_roofs",
+                    "memory roofs in detail (the DRAM read; the summary shows the first)");
+    rf_report_col(r, "roof", "roof", RF_U_NONE);
+    rf_report_col(r, "bytes_per_s", "bandwidth", RF_U_BW);
+    rf_report_col(r, "used_by", "used by", RF_U_NONE);
+    const struct {
+        const char *name;
+        double v;
+        const char *use;
+    } rows[] = {
+        {"most a burst read (the roof)", p->bandwidth_bytes_per_s, "every floor"},
+        {"median of the bursts' best", s->roof_typical, "the typical best of a burst"},
+        {"slowest burst's best", s->roof_low, "what a busy stretch allowed"},
+        {"sustained: median of every trial", p->bandwidth_sustained_bytes_per_s,
+         "predictions without a calibration"},
+        {"the calibration's (its points' median)", p->calib.version ? p->calib.bw_bytes_per_s : 0,
+         "--predict (the calibration's fit)"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (!(rows[i].v > 0))
+            continue;
+        rf_report_row(r);
+        rf_report_cell_str(r, rows[i].name);
+        rf_report_cell_num(r, rows[i].v);
+        rf_report_cell_str(r, rows[i].use);
+    }
+}
+
+void cli_roof_moves_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s)
+{
+    if (!s->roof_moves)
+        return;
+    char lo[32], hi[32];
+    rf_report_note(r,
+                   "warning: the DRAM read's bursts ranged from %s to %s (the slowest %.0f%% "
+                   "below the roof, more than %.0f%%): this machine's memory bandwidth moves, "
+                   "and a run that met only the slow stretch reads near %s; the roof keeps the "
+                   "most shown, and `measure --merge PROFILE` keeps the most over runs",
+                   rf_fmt(s->roof_low, RF_U_BW, lo, sizeof lo),
+                   rf_fmt(p->bandwidth_bytes_per_s, RF_U_BW, hi, sizeof hi),
+                   100 * (p->bandwidth_bytes_per_s - s->roof_low) / p->bandwidth_bytes_per_s,
+                   100 * RF_ROOF_MOVES, lo);
+}
+
 /* "M 1 .. 2,048", "keys 64 .. 8,192" */
 static const char *x_label(rf_calib_kind k)
 {
@@ -210,6 +277,11 @@ int cli_calib_load(const cli_ctx *ctx, rf_calib *out)
 {
     static const char how[] = "make one with `roofline measure --calibrate -o calibrated.json` "
                               "and pass --hw calibrated.json";
+    if (cli_gpu_wanted()) /* --backend / --calibration: kernel tables, gpu_predict.c */
+        return cli_fail(ctx, RF_EXIT_USAGE, "--predict on kernel tables (--backend, "
+                                            "--calibration) is not wired into %s: serve "
+                                            "(under load) and step take it",
+                        ctx->cmd);
     if (!ctx->hw_name || access(ctx->hw_name, F_OK) != 0)
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict needs a calibrated profile: %s", how);
     rf_hw_profile *p = malloc(sizeof *p);

@@ -38,6 +38,17 @@ int cli_profile_emit(const cli_ctx *ctx, rf_report *r);
 /* The roof section's sustained memory roof row, when the profile has one. */
 void cli_sustained_row(rf_report *r, const rf_hw_profile *p);
 
+/* The summary's one memory roof (the most the DRAM bursts showed, which
+ * floors use) with its spread beside it: the bursts' median best and
+ * interquartile range, bursts x trials, runs pooled. */
+void cli_memory_roof_rows(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s);
+/* The other memory roofs, labelled, each with what uses it. */
+void cli_memory_roofs_detail(rf_report *r, const rf_hw_profile *p,
+                             const rf_hw_profile_summary *s);
+/* The warning when the bursts' bests span more than RF_ROOF_MOVES of the
+ * roof: another run could read much lower. */
+void cli_roof_moves_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s);
+
 /* The calibration's fit per kind (overhead, one efficiency, residuals) and
  * its series, when p has one. */
 void cli_calib_tables(rf_report *r, const rf_hw_profile *p);

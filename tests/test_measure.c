@@ -794,6 +794,76 @@ static void gemm_refused_and_scaled(void **state)
     assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_ENOMEM);
 }
 
+/* ---- the memory roof's bursts: summary and --merge ------------------------- */
+
+static void roof_bursts_and_merge(void **state)
+{
+    (void)state;
+    rf_hw_profile *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    assert_true(a && b);
+    snprintf(a->cpu, sizeof a->cpu, "cpu");
+    snprintf(a->isa, sizeof a->isa, "avx512");
+    a->threads = 2;
+    a->n_levels = 1;
+    /* bursts 50, 60, 40, 62, 61 GB/s: sorted 40 50 60 61 62, so the median
+     * is 60, the quartiles (linear, positions 1 and 3 of 0..4) 50 and 61,
+     * the slowest 40: 35% below the 62 roof, more than RF_ROOF_MOVES */
+    a->bandwidth_bytes_per_s = a->levels[0].bandwidth_bytes_per_s = 62e9;
+    a->peak_flops_per_s[RF_FP32] = 400e9;
+    a->dram_bursts = (rf_hw_profile_bursts){.n = 5, .trials = 16, .runs = 1,
+                                            .best = {50e9, 60e9, 40e9, 62e9, 61e9}};
+    rf_hw_profile_summary s;
+    rf_hw_profile_summarize(a, &s);
+    assert_true(s.roof_typical == 60e9 && s.roof_q1 == 50e9 && s.roof_q3 == 61e9);
+    assert_true(s.roof_low == 40e9 && s.roof_bursts == 5 && s.roof_trials == 16);
+    assert_true(s.roof_moves);
+    /* four bursts 10 20 30 40: quartiles at positions 0.75 and 2.25: 17.5
+     * and 32.5, the median 25; within 10% of the roof nothing moves */
+    rf_hw_profile_bursts four = {.n = 4, .trials = 1, .runs = 1, .best = {40, 10, 30, 20}};
+    *b = *a;
+    b->dram_bursts = four;
+    b->bandwidth_bytes_per_s = 40;
+    rf_hw_profile_summarize(b, &s);
+    assert_true(s.roof_q1 == 17.5 && s.roof_typical == 25 && s.roof_q3 == 32.5);
+    b->dram_bursts = (rf_hw_profile_bursts){.n = 2, .trials = 1, .runs = 1, .best = {39, 40}};
+    rf_hw_profile_summarize(b, &s);
+    assert_false(s.roof_moves);
+
+    /* --merge: the new run (b) read a lower roof and a higher fp32 peak; the
+     * higher of each is kept, the DRAM level with the roof, the bursts pooled
+     * oldest first, the runs counted */
+    *b = *a;
+    b->bandwidth_bytes_per_s = b->levels[0].bandwidth_bytes_per_s = 38e9;
+    b->peak_flops_per_s[RF_FP32] = 450e9;
+    b->dram_bursts = (rf_hw_profile_bursts){.n = 2, .trials = 16, .runs = 1, .best = {37e9, 38e9}};
+    rf_err e;
+    assert_int_equal(rf_hw_profile_merge(a, b, &e), RF_OK);
+    assert_true(b->bandwidth_bytes_per_s == 62e9 && b->levels[0].bandwidth_bytes_per_s == 62e9);
+    assert_true(b->peak_flops_per_s[RF_FP32] == 450e9);
+    assert_int_equal(b->dram_bursts.n, 7);
+    assert_int_equal(b->dram_bursts.runs, 2);
+    assert_true(b->dram_bursts.best[0] == 50e9 && b->dram_bursts.best[6] == 38e9);
+    /* past RF_HW_PROFILE_MAX_BURSTS the oldest go: 7 + 60 = 67, 3 dropped */
+    b->dram_bursts.n = 60;
+    for (int i = 0; i < 60; i++)
+        b->dram_bursts.best[i] = 1e9 * (i + 1);
+    b->bandwidth_bytes_per_s = 62e9;
+    rf_hw_profile *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    *c = *a;
+    c->dram_bursts = (rf_hw_profile_bursts){.n = 7, .trials = 16, .runs = 2,
+                                            .best = {1, 2, 3, 4, 5, 6, 7}};
+    assert_int_equal(rf_hw_profile_merge(c, b, &e), RF_OK);
+    assert_int_equal(b->dram_bursts.n, RF_HW_PROFILE_MAX_BURSTS);
+    assert_true(b->dram_bursts.best[0] == 4 && b->dram_bursts.best[63] == 60e9);
+    assert_int_equal(b->dram_bursts.runs, 4); /* c's 2 and b's 2 (one merge already) */
+    /* another machine or setup is refused, by what differs */
+    b->threads = 1;
+    assert_int_equal(rf_hw_profile_merge(a, b, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "threads"));
+    free(a), free(b), free(c);
+}
+
 /* ---- the --quick lab: sane figures ---------------------------------------- */
 
 static void quick_lab(void **state)
@@ -851,6 +921,17 @@ static void quick_lab(void **state)
                     s.peak_is_fp32[RF_FP16]);
     }
     assert_true(s.peak_kernel[RF_FP32] >= 0 && !s.peak_is_fp32[RF_FP32]);
+    /* the roof is the most a DRAM burst read, every burst recorded */
+    const rf_hw_profile_bursts *bu = &p->dram_bursts;
+    rf_measure_plan plan = rf_measure_plan_of(true);
+    assert_int_equal(bu->n, plan.roof_bursts);
+    assert_int_equal(bu->runs, 1);
+    double most = 0;
+    for (int i = 0; i < bu->n; i++)
+        most = bu->best[i] > most ? bu->best[i] : most;
+    assert_true(most == p->bandwidth_bytes_per_s);
+    assert_true(s.roof_q1 <= s.roof_typical && s.roof_typical <= s.roof_q3 &&
+                s.roof_q3 <= p->bandwidth_bytes_per_s);
     free(p);
 }
 
@@ -869,7 +950,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(timed_kernels),        cmocka_unit_test(bw_set_chunks),
         cmocka_unit_test(gemm_small),
         cmocka_unit_test(gemm_refused_and_scaled), cmocka_unit_test(gemm_sweep_passes),
-        cmocka_unit_test(gemm_sweep_budget),
+        cmocka_unit_test(gemm_sweep_budget),    cmocka_unit_test(roof_bursts_and_merge),
     };
     return cmocka_run_group_tests_name("measure", tests, NULL, NULL);
 }

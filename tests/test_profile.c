@@ -70,6 +70,9 @@ static void sample(rf_hw_profile *p)
     k->median = 1.77e11;
     k->min = 1.6e11;
     p->n_kernels = 2;
+    /* the roof's bursts: the roof is the most the last one read */
+    p->dram_bursts = (rf_hw_profile_bursts){.n = 3, .trials = 16, .runs = 1,
+                                            .best = {1.70e10, 1.2345e10, 1.8617e10}};
 }
 
 static void round_trip(void **state)
@@ -85,7 +88,7 @@ static void round_trip(void **state)
     const char *keys[] = {"\"name\"", "\"cpu\"", "\"threads\"", "\"clock_hz\"",
                           "\"bandwidth_bytes_per_s\"", "\"peak_flops_per_s\"", "\"fp32\"",
                           "\"fp64\"", "\"levels\"", "\"kernels\"", "\"spread\"",
-                          "\"ridge_flop_per_byte\""};
+                          "\"ridge_flop_per_byte\"", "\"dram_bursts\"", "\"burst_best\""};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         assert_non_null(strstr(json, keys[i]));
     assert_int_equal(rf_hw_profile_from_json(json, "t.json", q, NULL), RF_OK);
@@ -163,6 +166,25 @@ static void refusals(void **state)
     refused("{\"name\": \"0123456789012345678901234567890123456789012345678901234567890123\", "
             OK_ROOF "}",
             "name is longer than 63 characters");
+    /* the roof's bursts: counted, in range, none above the roof */
+#define BURSTS(n, t, r, list)                                                                 \
+    OK_HEAD OK_ROOF ", \"dram_bursts\": {\"bursts\": " n ", \"trials_per_burst\": " t         \
+                    ", \"runs\": " r ", \"burst_best\": [" list "]}}"
+    rf_hw_profile *ok = malloc(sizeof *ok);
+    assert_non_null(ok);
+    assert_int_equal(rf_hw_profile_from_json(BURSTS("2", "16", "1", "9e9, 1e10"), "ok.json", ok,
+                                             NULL),
+                     RF_OK);
+    assert_true(ok->dram_bursts.n == 2 && ok->dram_bursts.best[1] == 1e10);
+    free(ok);
+    refused(BURSTS("2", "16", "1", "9e9, 2e10"),
+            "dram_bursts.burst_best[1] (2e+10) is above the roof");
+    refused(BURSTS("3", "16", "1", "9e9, 1e10"), "an array of dram_bursts.bursts (3)");
+    refused(BURSTS("2", "16", "0", "9e9, 1e10"), "dram_bursts.runs must be within [1,");
+    refused(BURSTS("1", "16", "1", "1e-300"), "dram_bursts.burst_best[0]");
+    refused(BURSTS("65", "16", "1", "1e10"), "at most 64");
+    refused(OK_HEAD OK_ROOF ", \"dram_bursts\": [1]}", "dram_bursts must be an object");
+#undef BURSTS
     refused("[1, 2]", "the top level must be an object");
     refused("{\"name\": ", "line 1");
 }

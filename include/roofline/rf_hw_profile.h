@@ -35,6 +35,18 @@ typedef struct rf_hw_profile_level {
     uint64_t bytes;               /* working set it was measured with         */
 } rf_hw_profile_level;
 
+/* The memory roof's evidence: the best read of each DRAM burst, the bursts
+ * spread over the run (and over the runs `measure --merge` pooled). The roof
+ * (bandwidth_bytes_per_s) is the most any burst showed; the bursts' median
+ * is the typical best-of-k, their quartiles its spread. */
+#define RF_HW_PROFILE_MAX_BURSTS 64
+typedef struct rf_hw_profile_bursts {
+    int n;                        /* bursts (0: not recorded, an older profile) */
+    int trials;                   /* trials a burst (k)                         */
+    int runs;                     /* measure runs pooled (--merge adds one)     */
+    double best[RF_HW_PROFILE_MAX_BURSTS]; /* each burst's best, B/s, oldest first */
+} rf_hw_profile_bursts;
+
 typedef struct rf_hw_profile_kernel {
     char name[48];                /* "read_avx2_f64", "triad_nt", "sgemm" ... */
     char level[16];               /* level the working set sits in            */
@@ -57,6 +69,7 @@ typedef struct rf_hw_profile {
     double bandwidth_bytes_per_s; /* the memory roof                           */
     double bandwidth_sustained_bytes_per_s; /* median of the DRAM read's pooled
                                      bursts (0: not measured); predictions use it */
+    rf_hw_profile_bursts dram_bursts; /* the roof's bursts (CPU profiles)       */
     double peak_flops_per_s[RF_DTYPE_COUNT]; /* measured peaks, 0 = not measured */
     double spread;                /* worst (best - median) / best over kernels */
     int cores;                    /* CPU: physical cores (0 = not recorded)    */

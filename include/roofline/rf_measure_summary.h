@@ -33,9 +33,29 @@ typedef struct rf_hw_profile_summary {
     bool peak_is_fp32[RF_DTYPE_COUNT];     /* the peak is fp32's, higher than the dtype's
                                               own kernel (fp16 through F16C computes in
                                               fp32: rf_measure_cpu)                   */
+    /* The memory roof's bursts (p->dram_bursts; all 0 when not recorded):
+     * the roof is the most any burst showed; typical = the median of the
+     * bursts' best, q1 / q3 its interquartile range (linear between order
+     * statistics), low the slowest burst's best. roof_moves: the bursts'
+     * bests span more than RF_ROOF_MOVES of the roof, so another run, whose
+     * bursts met only the slow stretch, would read well below this roof. */
+    double roof_typical, roof_q1, roof_q3, roof_low;
+    int roof_bursts, roof_trials, roof_runs;
+    bool roof_moves;
 } rf_hw_profile_summary;
 
+#define RF_ROOF_MOVES 0.10
+
 void rf_hw_profile_summarize(const rf_hw_profile *p, rf_hw_profile_summary *out);
+
+/* `measure --merge`: pool an earlier profile of the same machine (same CPU,
+ * threads and kernels' ISA, else RF_EINVAL naming what differs) into p, a
+ * new run: the memory roof and every peak become the higher of the two,
+ * the DRAM level with the roof; the bursts are pooled (the oldest dropped
+ * past RF_HW_PROFILE_MAX_BURSTS), runs counted; the sustained roof, levels,
+ * kernels and clock stay the new run's; a calibration the new run lacks is
+ * kept from the old. */
+rf_status rf_hw_profile_merge(const rf_hw_profile *old, rf_hw_profile *p, rf_err *err);
 
 #ifdef __cplusplus
 }

@@ -56,6 +56,28 @@ static json_t *kernel_json(const rf_hw_profile_kernel *k)
     return o;
 }
 
+/* {"statistic", "bursts", "trials_per_burst", "runs", "burst_best": [...]} */
+static json_t *bursts_json(const rf_hw_profile_bursts *b)
+{
+    json_t *o = json_object(), *best = json_array();
+    bool ok = o && best &&
+              !put(o, "statistic", json_string("the roof: the most any burst's best read showed; "
+                                               "typical: the median of the bursts' best")) &&
+              !put(o, "bursts", json_integer(b->n)) &&
+              !put(o, "trials_per_burst", json_integer(b->trials)) &&
+              !put(o, "runs", json_integer(b->runs));
+    for (int i = 0; ok && i < b->n; i++)
+        ok = !json_array_append_new(best, json_real(b->best[i]));
+    if (ok) {
+        ok = !put(o, "burst_best", best);
+        best = NULL;
+    }
+    json_decref(best);
+    if (!ok)
+        return json_decref(o), NULL;
+    return o;
+}
+
 static json_t *profile_json(const rf_hw_profile *p)
 {
     json_t *o = json_object(), *levels = json_array(), *kernels = json_array();
@@ -94,6 +116,7 @@ static json_t *profile_json(const rf_hw_profile *p)
         kernels = NULL;
     }
     ok = ok && !put(o, "spread", json_real(p->spread));
+    ok = ok && (!p->dram_bursts.n || !put(o, "dram_bursts", bursts_json(&p->dram_bursts)));
     ok = ok && (!p->cluster.ranks || !put(o, "cluster", rf__cluster_json(&p->cluster)));
     ok = ok && !rf__calib_put(o, p); /* the sustained roof and --calibrate's data */
     json_decref(levels);
@@ -335,6 +358,55 @@ static rf_status read_fields(reader *r, json_t *root, rf_hw_profile *out)
                      sizeof out->kernels[0], RF_HW_PROFILE_MAX_KERNELS, &out->n_kernels);
 }
 
+/* The memory roof's bursts (absent in older profiles): counts of at most
+ * 2^20, as many bests as bursts (at most RF_HW_PROFILE_MAX_BURSTS), each a
+ * bandwidth in range and none above the roof. */
+static rf_status read_bursts(reader *r, json_t *root, rf_hw_profile *out)
+{
+    json_t *o = json_object_get(root, "dram_bursts");
+    if (!o)
+        return RF_OK;
+    if (!json_is_object(o))
+        return rf__json_fail(r->err, r->origin, "dram_bursts must be an object");
+    rf_hw_profile_bursts *b = &out->dram_bursts;
+    const char *keys[] = {"bursts", "trials_per_burst", "runs"};
+    int *dst[] = {&b->n, &b->trials, &b->runs};
+    rf_status s;
+    for (size_t i = 0; i < 3; i++) {
+        char path[64];
+        uint64_t v = 0;
+        snprintf(path, sizeof path, "dram_bursts.%s", keys[i]);
+        if ((s = get_count(r, o, keys[i], path, true, &v)))
+            return s;
+        if (v < 1 || v > 1u << 20)
+            return rf__json_fail(r->err, r->origin, "%s must be within [1, %u] (%llu)", path,
+                                 1u << 20, (unsigned long long)v);
+        *dst[i] = (int)v;
+    }
+    json_t *best = json_object_get(o, "burst_best");
+    if (!json_is_array(best) || json_array_size(best) != (size_t)b->n ||
+        b->n > RF_HW_PROFILE_MAX_BURSTS)
+        return rf__json_fail(r->err, r->origin,
+                             "dram_bursts.burst_best must be an array of dram_bursts.bursts (%d) "
+                             "figures, at most %d",
+                             b->n, RF_HW_PROFILE_MAX_BURSTS);
+    for (int i = 0; i < b->n; i++) {
+        char path[64];
+        json_t *v = json_array_get(best, (size_t)i);
+        snprintf(path, sizeof path, "dram_bursts.burst_best[%d]", i);
+        if (!json_is_number(v))
+            return rf__json_fail(r->err, r->origin, "%s must be a number", path);
+        b->best[i] = json_number_value(v);
+        if ((s = bandwidth_in_range(r, path, b->best[i], false)))
+            return s;
+        if (b->best[i] > out->bandwidth_bytes_per_s * (1 + 1e-12))
+            return rf__json_fail(r->err, r->origin,
+                                 "%s (%g) is above the roof, bandwidth_bytes_per_s (%g)", path,
+                                 b->best[i], out->bandwidth_bytes_per_s);
+    }
+    return RF_OK;
+}
+
 /* threads, cores and sm_count (at most 2^20), and the caches the system
  * reported. */
 static rf_status read_counts(reader *r, json_t *root, rf_hw_profile *out)
@@ -403,6 +475,8 @@ rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
     else if (!(s = read_fields(&r, root, out)) && !(s = read_counts(&r, root, out)) &&
              !(s = rf__cluster_read(r.origin, root, &out->cluster, err)))
         s = check_roof(&r, out);
+    if (!s && json_is_object(root))
+        s = read_bursts(&r, root, out);
     if (!s && json_is_object(root)) /* an older profile has neither */
         s = rf__calib_get(root, r.origin, out, err);
     json_decref(root);

@@ -19,6 +19,18 @@ _Static_assert(MAX_SWEEP + 3 + RF_DOT_COUNT + 1 + 4 * (MAX_CACHE_LEVELS + 1) <=
                "sweep, clock, FMA x 2, the dot products, the DRAM read and 4 kernels a level "
                "fit a profile");
 
+/* The DRAM roof sampled beside other work: one read set, bursts pooled. */
+struct rf_dram_sampler {
+    rf_kernel_table kt;
+    rf_team *team;
+    bool own_team;         /* opened with its own team, freed on close     */
+    rf_bw_set *set;
+    rf_timing timing;
+    rf_measurement pooled;
+    int bursts;
+    double burst_best[RF_HW_PROFILE_MAX_BURSTS]; /* the first bursts' bests */
+};
+
 typedef struct lab {
     const rf_measure_opts *o;
     rf_cpu cpu;
@@ -301,6 +313,11 @@ static void figures(lab *l, rf_levels *lv, const rf_measurement *dram, size_t dr
     lv->level[lv->n - 1].bandwidth_bytes_per_s = dram->rate.best;
     out->bandwidth_bytes_per_s = dram->rate.best;
     out->bandwidth_sustained_bytes_per_s = dram->rate.median; /* the pooled bursts' */
+    rf_hw_profile_bursts *b = &out->dram_bursts;
+    b->n = l->dram->bursts < RF_HW_PROFILE_MAX_BURSTS ? l->dram->bursts : RF_HW_PROFILE_MAX_BURSTS;
+    b->trials = l->plan.roof.trials;
+    b->runs = 1;
+    memcpy(b->best, l->dram->burst_best, (size_t)b->n * sizeof b->best[0]);
     out->n_levels = lv->n;
     for (size_t i = 0; i < lv->n; i++)
         out->levels[i] = lv->level[i];
@@ -389,15 +406,6 @@ done:
 
 /* ---- the DRAM roof sampled beside other work ---------------------------- */
 
-struct rf_dram_sampler {
-    rf_kernel_table kt;
-    rf_team *team;
-    bool own_team;         /* opened with its own team, freed on close     */
-    rf_bw_set *set;
-    rf_timing timing;
-    rf_measurement pooled;
-    int bursts;
-};
 
 rf_status rf__dram_sampler_on(rf_team *team, const rf_kernel_table *kt, const rf_cpu *cpu,
                               bool quick, rf_dram_sampler **out, rf_err *err)
@@ -444,6 +452,8 @@ rf_status rf_dram_sampler_burst(rf_dram_sampler *d, rf_err *err)
     rf_status s = rf_bw_time(d->set, d->timing, &m, err);
     if (s == RF_OK)
         s = rf__measurement_merge(&d->pooled, &m, err);
+    if (s == RF_OK && d->bursts < RF_HW_PROFILE_MAX_BURSTS)
+        d->burst_best[d->bursts] = m.rate.best;
     if (s == RF_OK)
         d->bursts++;
     return s;
