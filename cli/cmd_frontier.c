@@ -349,8 +349,9 @@ static void pred_summary(rf_report *r, const predicted *pr, int64_t n)
 
 /* The curve under load (--load-svg, --svg, report's Figure 4). The
  * capacity X is the closed loop's throughput at the engine's default cap
- * of CLI_SIM_MAX_SEQS clients; the open loop runs at X k / 10,
- * k = 1 .. LOAD_POINTS, 500 requests each. */
+ * of CLI_SIM_MAX_SEQS clients; the open loop runs at X k / 8,
+ * k = 1 .. LOAD_POINTS (up to 1.5 X: the open loop sustains more than the
+ * closed loop, whose clients start together), 500 requests each. */
 #define LOAD_POINTS 12
 int cli_load_curve(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
                    const rf_roof *roof, const cli_budget *b, const cli_par *par, int64_t prompt,
@@ -374,7 +375,7 @@ int cli_load_curve(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
     s.concurrency = 0;
     s.requests = 500;
     for (int k = 0; k < LOAD_POINTS; k++) {
-        s.rate = cap * (k + 1) / 10;
+        s.rate = cap * (k + 1) / 8;
         if ((rc = cli_sim_run(ctx, m, o, roof, b, par, &s, &out)))
             return rc;
         pts[k] = (rf_load_point){s.rate, out.res.ttft_s.pq, out.res.tpot_s.pq,
@@ -384,7 +385,7 @@ int cli_load_curve(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
     }
     rf_report_assume(r, "under load: the engine simulated as serve's defaults at prompt %lld, "
                         "output %lld; capacity = the closed loop's throughput at %d clients; the "
-                        "open loop (Poisson, 500 requests, seed 1) at 0.1 .. 1.2 x that rate; "
+                        "open loop (Poisson, 500 requests, seed 1) at 0.125 .. 1.5 x that rate; "
                         "P%g of each",
                      (long long)prompt, (long long)output, CLI_SIM_MAX_SEQS, q);
     rf_report_section(r, "load", "under load");
@@ -395,7 +396,7 @@ int cli_load_curve(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
                       RF_U_SIG3);
     else
         rf_report_null(r, "first_overloaded_rate_per_s", "first overloaded rate", "none");
-    rf_report_table(r, "load_points", "under load");
+    rf_report_table(r, "load_points", "under load, rate by rate");
     rf_report_col(r, "rate_per_s", "rate", RF_U_SIG3);
     rf_report_col(r, "ttft_s", "TTFT", RF_U_SECONDS);
     rf_report_col(r, "tpot_s", "TPOT", RF_U_SECONDS);

@@ -1,6 +1,7 @@
 /* cmd_report.c - `roofline report MODEL -o FILE.html`: one self-contained
  * page with Figure 1, the operator tables of both phases, step floors and
- * tokens/s, crossing points, KV capacity and a batch sweep. */
+ * tokens/s, crossing points, KV capacity, a batch sweep, the frontier
+ * (Figure 3) and the curve under load (Figure 4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,12 @@
 #include "roofline/rf_explorer.h"
 #include "roofline/rf_file.h"
 #include "roofline/rf_parse.h"
+#include "sim.h"
 
 enum { O_PART = 1000 };
 
 static const cli_opt opts[] = {
-    CLI_FIGURE_OPTS, CLI_PREDICT_OPT, CLI_BUDGET_OPTS, CLI_PAR_OPTS,
+    CLI_FIGURE_OPTS, CLI_PREDICT_OPT, CLI_BUDGET_OPTS, CLI_PAR_OPTS, CLI_SIM_SLO_OPTS,
     {"part", 1, O_PART, "step",
      "write only the page's step sections (both phases' totals and operator tables; no "
      "figures, no explorer): the explorer's fast path"},
@@ -25,6 +27,7 @@ typedef struct args {
     cli_budget budget;
     cli_par par; /* many devices: a section for the layout */
     bool step_part; /* --part step */
+    cli_sim sim;    /* Figure 4's SLO lines and percentile */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -36,6 +39,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         a->step_part = true;
         return RF_EXIT_OK;
     }
+    if (id == CLI_O_SLO_TTFT || id == CLI_O_SLO_TPOT || id == CLI_O_PERCENTILE)
+        return cli_sim_opt(ctx, id, arg, &a->sim);
     int rc = cli_budget_opt(ctx, id, arg, &a->budget);
     if (rc == CLI_NOT_MINE)
         rc = cli_par_opt(ctx, id, arg, &a->par);
@@ -252,6 +257,40 @@ static int frontier_section(const cli_ctx *ctx, rf_report *r, const cli_figure *
     return rc;
 }
 
+/* Figure 4 and its section: the curve under load (P_q TTFT and TPOT
+ * against the request rate, the SLO lines and the capacity knee), at the
+ * frontier's prompt and output, as `frontier --load-svg` draws it. Its SVG
+ * goes into svg; where the weights leave no KV pool (on one device or a
+ * device of the layout) the section says so and svg stays empty. */
+static int load_section(const cli_ctx *ctx, rf_report *r, const cli_figure *f, const args *a,
+                        rf_buf *svg)
+{
+    char title[256];
+    rf_buf_init(svg);
+    rf_err e;
+    int64_t blocks;
+    rf_par_opts po;
+    bool layout = cli_par_wanted(&a->par);
+    int rc = layout ? cli_par_setup(ctx, &f->model, &a->budget, &a->par, &po) : RF_EXIT_OK;
+    if (rc)
+        return rc;
+    if (layout ? rf_sim_par_pool_blocks(&f->model, &f->decode, &po, CLI_SIM_BLOCK, &blocks, &e)
+               : rf_sim_pool_blocks(&f->model, &f->decode, ctx->hw.mem_bytes, a->budget.util,
+                                    a->budget.reserve_bytes, CLI_SIM_BLOCK, &blocks, &e)) {
+        rf_report_section(r, "load", "under load");
+        rf_report_null(r, "capacity_requests_per_s", "capacity (closed loop, requests/s)",
+                       e.msg);
+        return RF_EXIT_OK;
+    }
+    snprintf(title, sizeof title, "under load: %s on %s, prompt %lld, output %d", f->model.name,
+             ctx->hw.name, (long long)f->prefill.tokens, FRONTIER_OUTPUT);
+    rc = cli_load_curve(ctx, r, &f->model, &f->decode, &f->roof, &a->budget, &a->par,
+                        f->prefill.tokens, FRONTIER_OUTPUT, &a->sim, title, svg);
+    if (rc)
+        rf_buf_free(svg);
+    return rc;
+}
+
 /* Figure 1's caption; under a layout it says what a device's figure shows. */
 static const char *figure1_caption(const rf_plot *p)
 {
@@ -304,9 +343,8 @@ static int add_explorer(const cli_ctx *ctx, rf_buf *html, int argc, char **argv)
 
 /* The page: r with Figure 1 and the batch chart (and the explorer, where
  * built), written to -o. */
-static int write_page(const cli_ctx *ctx, rf_report *r, const cli_figure *f,
-                      rf_buf *svg3,
-                      const rf_batch_chart *chart, int argc, char **argv)
+static int write_page(const cli_ctx *ctx, rf_report *r, const cli_figure *f, rf_buf *svg3,
+                      rf_buf *svg4, const rf_batch_chart *chart, int argc, char **argv)
 {
     rf_err e;
     int rc;
@@ -327,9 +365,16 @@ static int write_page(const cli_ctx *ctx, rf_report *r, const cli_figure *f,
                      "1, 2, ... requests (log axes); filled points are on the Pareto front, the "
                      "KV limit and the batch where the KV read reaches the weights ringed.",
          "frontier"},
+        {svg4->data, "Figure 4. The engine under load: TTFT (solid) and TPOT (dashed) at "
+                     "P99 (or --percentile's) against the request rate, each point an open "
+                     "loop of 500 Poisson requests simulated request by request on the step "
+                     "floors (hollow: the queue grows without bound); the capacity knee (the "
+                     "closed loop's throughput) and any SLO given (--slo-ttft, --slo-tpot) "
+                     "marked.",
+         "load"},
     };
     cli_assume_family(ctx, r); /* last: the explorer swaps the first sections by position */
-    if (rf_report_write_html(r, figs, 3, &html, &e))
+    if (rf_report_write_html(r, figs, svg4->len ? 4 : 3, &html, &e))
         rc = cli_fail_err(ctx, &e);
     else if (!rf_explorer_built() || !(rc = add_explorer(ctx, &html, argc, argv)))
         rc = cli_write_file(ctx, ctx->out_path, html.data, html.len);
@@ -337,6 +382,7 @@ out:
     rf_buf_free(&svg1);
     rf_buf_free(&svg2);
     rf_buf_free(svg3);
+    rf_buf_free(svg4);
     rf_buf_free(&html);
     return rc;
 }
@@ -359,12 +405,12 @@ int cmd_report(int argc, char **argv)
     static cli_figure f; /* ~60 KB: keep it off the stack */
     static rf_crossover cx;
     static rf_batch_chart chart;
-    rf_buf svg3; /* Figure 3, the frontier */
-    args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false};
+    rf_buf svg3, svg4; /* Figure 3, the frontier; Figure 4, the curve under load */
+    args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, {0}};
     int rc = cli_figure_start(&ctx, argc, argv,
                               "report MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--util U] [--reserve SIZE] "
-                              "[--part step] [-o FILE.html]",
+                              "[--slo-ttft X] [--slo-tpot Y] [--part step] [-o FILE.html]",
                               opts, on_opt, &a, &f);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
@@ -396,8 +442,12 @@ int cmd_report(int argc, char **argv)
     }
     if (rf_explorer_note())
         rf_report_note(r, "%s", rf_explorer_note());
-    if (!(rc = frontier_section(&ctx, r, &f, &a.budget, &a.par, &svg3)))
-        rc = write_page(&ctx, r, &f, &svg3, &chart, argc, argv);
+    if (!(rc = frontier_section(&ctx, r, &f, &a.budget, &a.par, &svg3))) {
+        if (!(rc = load_section(&ctx, r, &f, &a, &svg4)))
+            rc = write_page(&ctx, r, &f, &svg3, &svg4, &chart, argc, argv);
+        else
+            rf_buf_free(&svg3);
+    }
     rf_report_free(r);
     return rc;
 }

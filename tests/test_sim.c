@@ -370,15 +370,23 @@ static void littles_law(void **state)
     near(r.in_system_mean, r.requests_per_s * r.e2e_s.mean, 0.01);
 }
 
+/* The engine of the overload tests: 64 sequences, a step of 4,096 tokens,
+ * chunks of 1,024, the pool roomy. */
+static rf_sim_sched capped(void)
+{
+    rf_sim_sched sc = roomy();
+    sc.max_seqs = 64;
+    sc.max_batched_tokens = 4096;
+    sc.chunk = 1024;
+    return sc;
+}
+
 /* Capacity from the closed loop at a concurrency far above max_seqs, then
  * the open loop at twice it is flagged and at half it is not. */
 static void overload_flagged(void **state)
 {
     (void)state;
-    rf_sim_sched sc = roomy();
-    sc.max_seqs = 64;
-    sc.max_batched_tokens = 4096;
-    sc.chunk = 1024;
+    rf_sim_sched sc = capped();
     rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 4000, .concurrency = 512,
                          .prompt = fixed(1000), .output = fixed(100), .seed = 3};
     rf_sim_result cap, over, under;
@@ -399,6 +407,49 @@ static void overload_flagged(void **state)
     run_ok(&w, &sc, affine_step, NULL, &burst);
     assert_false(burst.overloaded);
     assert_true(burst.ttft_s.p99 > under.ttft_s.p99);
+}
+
+/* A flat step model: 10 ms a step whatever it holds. */
+static rf_status flat_step(void *user, const rf_sim_batch *b, double *step_s, rf_err *err)
+{
+    (void)user;
+    (void)b;
+    (void)err;
+    *step_s = 10e-3;
+    return RF_OK;
+}
+
+/* Overload in a short run (500 requests, as the curve under load runs
+ * each rate). Derived by hand on 10 ms steps: a request of a 1,000-token
+ * prompt (one chunk) and 100 output tokens holds a sequence slot for 100
+ * steps (the prefill step samples the first token, 99 decode steps the
+ * rest); at max_seqs 64 the engine finishes at most 64 / (100 x 10 ms) =
+ * 64 requests/s (the budget of 4,096 tokens admits 3 prompts a step beside
+ * the decodes, above the 0.64 a step that 64/s brings). At 0.8 x 64 the run
+ * starts from an empty engine, so the number in system climbs for about a
+ * request's 1 s life before it levels: not overload, and not flagged. At
+ * 1.25 x 64 = 80/s the queue grows by 80 - 64 = 16 requests/s once the 64
+ * slots fill: flagged, the growth 16 within 10 (two standard deviations:
+ * the second half's 250 Poisson arrivals over its 3.1 s are known to
+ * sqrt(250) / 3.1 s = 5 requests/s). Five seeds each. */
+static void overload_short_run(void **state)
+{
+    (void)state;
+    rf_sim_sched sc = capped();
+    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 500, .rate_per_s = 0.8 * 64,
+                         .prompt = fixed(1000), .output = fixed(100)};
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        w.seed = seed;
+        rf_sim_result under, over;
+        w.rate_per_s = 0.8 * 64;
+        run_ok(&w, &sc, flat_step, NULL, &under);
+        assert_false(under.overloaded);
+        w.rate_per_s = 1.25 * 64;
+        run_ok(&w, &sc, flat_step, NULL, &over);
+        assert_true(over.overloaded);
+        assert_true(fabs(over.queue_growth_per_s - 16) < 10);
+        assert_true(over.requests_per_s <= 64 * (1 + 1e-9));
+    }
 }
 
 /* The same seed gives the same bytes; another seed other arrivals. The
@@ -797,6 +848,63 @@ static rf_model config(const char *name)
     if (rf_model_load(path, &m, &e))
         fail_msg("%s", e.msg);
     return m;
+}
+
+/* Stage 0's collective named name (NULL when it has none). */
+static const rf_coll *coll_of(const rf_par *p, const char *name)
+{
+    for (size_t i = 0; i < p->stages[0].n_coll; i++)
+        if (!strcmp(p->stages[0].coll[i].name, name))
+            return &p->stages[0].coll[i];
+    return NULL;
+}
+
+/* EP across nodes (ep_between_nodes): MiniMax-M2.5 (H = 3,072, top-8 of
+ * 256 routed experts, 62 MoE layers) in bf16 as TP 4 x EP 16 x DP 4 on the
+ * H100 SXM (8 devices a node: the expert group spans 2 nodes; InfiniBand
+ * 50 GB/s a device, 5 us a hop), the prefill of one 8,192-token prompt,
+ * activations bf16.
+ * Each device of a replica's TP group sends its 8,192 / 4 = 2,048 rows,
+ * each once to the other node when that node holds one of the row's 8
+ * experts (it holds 128 of the 256): 1 - (128 x 127 x ... x 121) /
+ * (256 x 255 x ... x 249) = 1 - 0.0034899 = 0.9965101. So 2,048 x 3,072 x
+ * 2 B x 0.9965101 = 12,539,000 B leave a device, the message of an
+ * all-to-all over 16 ranks n = that x 16 / 15 = 13,374,931 B, its floor
+ * the direct algorithm's 15/16 n / 50e9 + 5 us = 255.78 us, for the
+ * dispatch and the combine of each MoE layer. Counting M k = 65,536 row
+ * copies of 6,144 B a device instead (the rule within a node) gives
+ * 402,653,184 B and 7.87 ms a layer, 2 x 62 x 7.87 = 976 ms, above vLLM's
+ * measured 265 ms TTFT of this prompt on these 16 H100s
+ * (bench/serving-h100.sh). Within a node (TP 4 x EP 8 x DP 2) the rule is
+ * unchanged: M k H b_a over NVLink. */
+static void ep_across_nodes(void **state)
+{
+    (void)state;
+    static rf_par par;
+    rf_hw h;
+    assert_int_equal(rf_hw_preset("h100-sxm", &h, NULL), RF_OK);
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model m = config("minimax-m2.5");
+    assert_true(m.hidden == 3072 && m.top_k == 8 && m.n_experts == 256);
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    o.phase = RF_PREFILL;
+    o.tokens = 8192;
+    o.a = rf_dtype_of(RF_BF16); /* the checkpoint's fp8 weights; rows of 2 B an element */
+    rf_par_opts po = {.layout = {4, 1, 16, 4}, .links = h.links, .util = 0.92,
+                      .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+    assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
+    const rf_coll *d = coll_of(&par, "ep_dispatch"), *c = coll_of(&par, "ep_combine");
+    assert_non_null(d);
+    assert_non_null(c);
+    assert_true(d->bytes == 13374931 && d->count == 62 && d->ranks == 16);
+    assert_true(c->bytes == d->bytes && c->count == 62);
+    assert_true(d->bw_bytes_per_s == 50e9);
+    near(d->time_s, 15.0 / 16 * 13374931 / 50e9 + 5e-6, 1e-12);
+    po.layout = (rf_layout){4, 1, 8, 2};
+    assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
+    d = coll_of(&par, "ep_dispatch");
+    assert_non_null(d);
+    assert_true(d->bytes == 402653184ull && d->bw_bytes_per_s == 450e9);
 }
 
 /* ---- hybrid stacks on a layout --------------------------------------------- */
@@ -1210,6 +1318,7 @@ int main(void)
         cmocka_unit_test(moe_floor_under_real_schedule),
         cmocka_unit_test(littles_law),
         cmocka_unit_test(overload_flagged),
+        cmocka_unit_test(overload_short_run),
         cmocka_unit_test(same_seed_same_bytes),
         cmocka_unit_test(kv_within_pool),
         cmocka_unit_test(prefix_hits),
@@ -1228,6 +1337,7 @@ int main(void)
         cmocka_unit_test(closed_one_spec_is_generate_draft),
         cmocka_unit_test(hybrid_layout_is_par),
         cmocka_unit_test(mtp_draft_by_hand),
+        cmocka_unit_test(ep_across_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -485,11 +485,54 @@ static uint64_t hidden_msg_bytes(const rf_model *m, const rf_step_opts *so, cons
     return step_rows(so, mix) * (uint64_t)m->hidden * (uint64_t)rf_dtype_bytes_per_elem(so->a);
 }
 
+/* The probability that none of a token's k experts, drawn uniformly
+ * without repeats from e_all, is among the held ones. */
+static double none_held(int64_t e_all, int64_t held, int64_t k)
+{
+    double p = 1;
+    for (int64_t q = 0; q < k; q++)
+        p *= e_all - held - q > 0 ? (double)(e_all - held - q) / (double)(e_all - q) : 0;
+    return p;
+}
+
+/* The message of EP's dispatch (and of its combine) when the expert group
+ * of E devices spans nodes of `per`: the bytes a device must send across
+ * the scale-out link, as the message n of an all-to-all over E ranks
+ * ((E - 1) / E n leaves the device). The compulsory traffic: a replica's
+ * M rows sit on all T devices of its TP group after attention's
+ * all-reduce, so each sends M / T of them; a row crosses to another node
+ * once if that node holds any of its k experts (the node's devices share
+ * it over NVLink, as DeepEP's internode kernels forward it), not once an
+ * expert; the in-node forwarding runs beside it on the faster link and is
+ * not added (a step waits for the longer of the two, at least this one).
+ * Uniform routing: node j, holding d_j E_routed / E experts, is sent a
+ * row with probability 1 - C(E_routed - held_j, k) / C(E_routed, k); a
+ * device's rows go to the other nodes, the node with the most remote
+ * experts bounding the step. The combine returns the same rows. */
+static uint64_t ep_between_nodes(const rf_model *m, uint64_t M, int64_t t, int64_t ep,
+                                 int64_t per, uint64_t ba)
+{
+    int64_t nodes = (ep + per - 1) / per, e = m->n_experts;
+    double worst = 0;
+    for (int64_t i = 0; i < nodes; i++) {
+        double r = 0;
+        for (int64_t j = 0; j < nodes; j++) {
+            int64_t d = j < nodes - 1 ? per : ep - (nodes - 1) * per;
+            if (j != i)
+                r += 1 - none_held(e, d * (e / ep), m->top_k);
+        }
+        worst = r > worst ? r : worst;
+    }
+    double out = (double)M / (double)t * (double)m->hidden * (double)ba * worst;
+    return (uint64_t)(out * (double)ep / (double)(ep - 1));
+}
+
 /* The collectives of a stage of n layers: under TP two all-reduces a dense
  * layer, the embedding's all-reduce on the first stage and lm_head's
  * all-gather of the logits on the last; under EP, on its MoE layers, the
  * dispatch and combine of a replica's M k routed rows over the E ranks of
- * the expert group, in place of the MLP's all-reduce. */
+ * the expert group, in place of the MLP's all-reduce (an expert group
+ * across nodes: the exchange between them, ep_between_nodes). */
 static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const rf__mix *mix,
                                 const rf_layout *l, const rf_hw_links *k, bool is_first,
                                 bool is_last, rf_par_stage *st, rf_err *err)
@@ -507,7 +550,9 @@ static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const
         ffn += f == RF_FFN_DENSE || f == RF_FFN_MOE_DENSE || (f == RF_FFN_MOE && ep == 1);
         moe += ep > 1 && (f == RF_FFN_MOE || f == RF_FFN_MOE_DENSE);
     }
-    uint64_t ktok = M * (uint64_t)m->top_k * (uint64_t)m->hidden * ba;
+    uint64_t ktok = ep > k->devices_per_node
+                        ? ep_between_nodes(m, M, t, ep, k->devices_per_node, ba)
+                        : M * (uint64_t)m->top_k * (uint64_t)m->hidden * ba;
     bool tp = t > 1; /* no TP: no all-reduce (a count of 0 adds no row) */
     rf_status s;
     if ((s = add_coll(st, "tp_allreduce_attn", RF_COLL_ALLREDUCE, tp ? n : 0, msg, t, k, err)) ||

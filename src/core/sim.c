@@ -469,14 +469,18 @@ static void trend_add(trend *tr, double x, double y)
 }
 
 /* The overload test (open loop): over the arrivals' second half, the
- * number in system at each arrival a_i, i + 1 less the requests ended by
- * a_i (the ends sorted, swept beside the arrivals, which never go back),
- * against time. Uses s->values. */
+ * number waiting at each arrival a_i (arrived, never yet scheduled: i + 1
+ * less the requests first scheduled by a_i, those times sorted and swept
+ * beside the arrivals, which never go back), against time. The number
+ * running is capped (max_seqs, the pool), so a rate above the capacity
+ * shows as a queue that grows; the number in system would also count the
+ * running batch filling up from an empty engine, a transient that a short
+ * run (500 requests) takes for growth. Uses s->values. */
 static void overload(sim *s, rf_sim_result *out)
 {
     int64_t n = s->n, k = 0;
     for (int64_t i = 0; i < n; i++)
-        s->values[i] = (itl_entry){s->end[i], 1};
+        s->values[i] = (itl_entry){s->first[i], 1};
     rf__sim_sort(s->values, s->tmp, n);
     trend tr = {.x0 = s->arrival[n / 2]};
     for (int64_t i = 0; i < n; i++) {
