@@ -209,6 +209,16 @@ static int predicted(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
                   p.outside_prefill, RF_U_INT);
     rf_report_int(r, "outside_decode", "decode operators outside the calibration",
                   p.outside_decode, RF_U_INT);
+    /* the bands: each operator's kind's leave-one-out worst error, summed */
+    rf_report_num(r, "ttft_lo_s", "TTFT band (left-out error), low", p.ttft_lo_s, RF_U_SECONDS);
+    rf_report_num(r, "ttft_hi_s", "  high", p.ttft_hi_s, RF_U_SECONDS);
+    if (p.output >= 2) {
+        rf_report_num(r, "tpot_mean_lo_s", "TPOT mean band, low", p.tpot_mean_lo_s,
+                      RF_U_SECONDS);
+        rf_report_num(r, "tpot_mean_hi_s", "  high", p.tpot_mean_hi_s, RF_U_SECONDS);
+    }
+    rf_report_num(r, "latency_lo_s", "latency band, low", p.latency_lo_s, RF_U_SECONDS);
+    rf_report_num(r, "latency_hi_s", "  high", p.latency_hi_s, RF_U_SECONDS);
     return RF_EXIT_OK;
 }
 

@@ -244,7 +244,8 @@ static int refuse_unused(const cli_ctx *ctx)
              {ctx->peak_tflops > 0, "--peak"},       {ctx->bw_tbps > 0, "--bw"},
              {ctx->mem_bytes != 0, "--mem"},         {ctx->w_given, "--weight-dtype"},
              {ctx->a_given, "--act-dtype"},          {ctx->kv_given, "--kv-dtype"},
-             {ctx->group_size != 0, "--group-size"}}; /* --family: cli_refuse_unused */
+             {ctx->y_given, "--out-dtype"},          {ctx->group_size != 0, "--group-size"}};
+    /* --family: cli_refuse_unused */
     char names[160] = "";
     int n = 0;
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)

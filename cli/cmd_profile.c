@@ -156,6 +156,9 @@ static void step_section(rf_report *r, const rf_forward_run *run, const rf_forwa
     if (pr) {
         rf_report_num(r, "predicted_s", "PREDICTED (calibration, sum of the operators)",
                       pr->step_s, RF_U_SECONDS);
+        rf_report_num(r, "predicted_lo_s", "  band low (left-out error)", pr->lo_s,
+                      RF_U_SECONDS);
+        rf_report_num(r, "predicted_hi_s", "  band high", pr->hi_s, RF_U_SECONDS);
         rf_report_num(r, "predicted_error", "  |predicted - measured| / measured",
                       pr->step_error, RF_U_PERCENT);
         rf_report_num(r, "floor_error", "  |floor - measured| / measured", pr->step_floor_error,
@@ -174,6 +177,12 @@ static void step_section(rf_report *r, const rf_forward_run *run, const rf_forwa
         rf_report_num(r, "sampled_peak_flops_per_s",
                       "  compute roof sampled beside the steps", pr->sampled_peak_flops_per_s,
                       RF_U_FLOP_RATE);
+        if (pr->sampled_bw_bytes_per_s > 0) {
+            rf_report_num(r, "predicted_now_s", "the same, GEMVs on the sampled memory roof",
+                          pr->step_now_s, RF_U_SECONDS);
+            rf_report_num(r, "predicted_now_error", "  |that - measured| / measured",
+                          pr->step_now_error, RF_U_PERCENT);
+        }
     }
     rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", run->floor_sum_of_max_s,
                   RF_U_SECONDS);
@@ -296,11 +305,13 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
                             "over every operator run");
         char sbw[32], spk[32];
         rf_report_assume(r, "predicted on the calibration's roofs, memory %s and compute %s "
-                            "(the medians of the roofs sampled beside its points), the GEMVs "
-                            "(M = 1) on the memory roof sampled beside this run, %s (compute "
-                            "sampled %s, not used; medians of %zu samples, one before each "
-                            "timed step and one after the last, each a burst of OpenBLAS GEMVs "
-                            "from DRAM and one of in-cache SGEMMs)",
+                            "(the medians of the roofs sampled beside its points), each "
+                            "operator as `step --predict` predicts it; band: each operator's "
+                            "kind's leave-one-out worst error, summed; beside it, labelled, the "
+                            "step with the GEMVs (M = 1) on the memory roof sampled beside this "
+                            "run, %s (compute sampled %s, not used; medians of %zu samples, one "
+                            "before each timed step and one after the last, each a burst of "
+                            "OpenBLAS GEMVs from DRAM and one of in-cache SGEMMs)",
                          rf_fmt(pr->bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
                          rf_fmt(pr->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
                          rf_fmt(pr->gemv_bw_bytes_per_s, RF_U_BW, sbw, sizeof sbw),

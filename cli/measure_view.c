@@ -175,8 +175,7 @@ void cli_roof_moves_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profi
                    "most shown, and `measure --merge PROFILE` keeps the most over runs",
                    rf_fmt(s->roof_low, RF_U_BW, lo, sizeof lo),
                    rf_fmt(p->bandwidth_bytes_per_s, RF_U_BW, hi, sizeof hi),
-                   100 * (p->bandwidth_bytes_per_s - s->roof_low) / p->bandwidth_bytes_per_s,
-                   100 * RF_ROOF_MOVES, lo);
+                   100 * s->roof_low_below, 100 * RF_ROOF_MOVES, lo);
 }
 
 /* "M 1 .. 2,048", "keys 64 .. 8,192" */
@@ -382,6 +381,8 @@ void cli_pred_cols(rf_report *r, const struct rf_step_pred *pr)
         return;
     rf_report_col(r, "predicted_s", "predicted", RF_U_SECONDS);
     rf_report_col(r, "predicted_in_range", "calibrated", RF_U_NONE);
+    rf_report_col(r, "predicted_lo_s", "band low", RF_U_SECONDS);
+    rf_report_col(r, "predicted_hi_s", "band high", RF_U_SECONDS);
 }
 
 void cli_pred_cells(rf_report *r, const struct rf_step_pred *pr, const rf_step *st, size_t i)
@@ -390,6 +391,8 @@ void cli_pred_cells(rf_report *r, const struct rf_step_pred *pr, const rf_step *
         return;
     rf_report_cell_num(r, (double)st->ops[i].count * pr->op[i].time_s);
     rf_report_cell_str(r, pr->op[i].in_range ? "yes" : "outside");
+    rf_report_cell_num(r, (double)st->ops[i].count * pr->op[i].lo_s);
+    rf_report_cell_num(r, (double)st->ops[i].count * pr->op[i].hi_s);
 }
 
 double cli_pred_step_s(const struct rf_step_pred *pr) { return pr ? pr->time_s : 0; }
@@ -405,7 +408,9 @@ void cli_pred_assume(rf_report *r)
                         "floor / eff on its sustained roof, eff interpolated in log space "
                         "between calibrated shapes, the calibration's dtypes' efficiency "
                         "assumed for these); the step = the sum of count x predicted, a "
-                        "PREDICTION, not a floor");
+                        "PREDICTION, not a floor; band: each operator's kind's leave-one-out "
+                        "worst error (the calibration predicting a point it did not see), "
+                        "summed as the times are");
 }
 
 void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *key,
@@ -417,6 +422,8 @@ void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *ke
     rf_report_section(r, key, label);
     rf_report_num(r, "predicted_s", "predicted step (sum of the operators)", pr->time_s,
                   RF_U_SECONDS);
+    rf_report_num(r, "predicted_lo_s", "  band low (left-out error)", pr->lo_s, RF_U_SECONDS);
+    rf_report_num(r, "predicted_hi_s", "  band high", pr->hi_s, RF_U_SECONDS);
     rf_report_num(r, "predicted_tokens_per_s", "predicted tokens/s", pr->tokens_per_s,
                   RF_U_TOK_RATE);
     rf_report_int(r, "predicted_outside", "operators outside the calibration", pr->n_outside,

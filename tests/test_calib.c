@@ -22,7 +22,10 @@
 #include "roofline/rf_calib.h"
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_measure_calib.h"
+#include "roofline/rf_forward.h"
 #include "roofline/rf_model.h"
+#include "roofline/rf_predict.h"
+#include "roofline/rf_reader.h"
 #include "roofline/rf_step.h"
 
 /* A roof of round figures: 20 GB/s, 200 GFLOP/s. */
@@ -391,6 +394,11 @@ static void gemv_pooled(void **state)
  * the memory roof sampled beside the run, here half the calibration's, so
  * its prediction doubles: Q / (BW / 2) / 0.9; the same projection at
  * M = 4 (eff 0.3) stays on the calibration's roof: floor / 0.3. */
+/* profile's prediction is every operator on the calibration's roofs, as
+ * step --predict's; the GEMV (M = 1) on the run's sampled memory roof only
+ * in step_now_s beside it: the synthetic GEMV at M = 1 has eff 0.9, the
+ * projection at M = 4 eff 0.3 (memory-bound at K = N = 4096: 2 M K N / (Q)
+ * is under the ridge of 10). */
 static void gemv_on_run_roof(void **state)
 {
     (void)state;
@@ -412,14 +420,130 @@ static void gemv_on_run_roof(void **state)
     assert_int_equal(rf_calib_predict_forward(c, run, BW / 2, PEAK / 2, pr, &e), RF_OK);
     double q1 = (double)run->ops[0].bytes, q4 = (double)run->ops[1].bytes;
     double f4 = (double)run->ops[1].flops;
-    assert_true(fabs(pr->op[0].time_s - q1 / (BW / 2) / 0.9) < 1e-12 * pr->op[0].time_s);
-    assert_true(fabs(pr->op[1].time_s - fmax(f4 / PEAK, q4 / BW) / 0.3) <
-                1e-12 * pr->op[1].time_s);
+    double t4 = fmax(f4 / PEAK, q4 / BW) / 0.3;
+    assert_true(fabs(pr->op[0].time_s - q1 / BW / 0.9) < 1e-12 * pr->op[0].time_s);
+    assert_true(fabs(pr->op[1].time_s - t4) < 1e-12 * pr->op[1].time_s);
+    assert_true(fabs(pr->step_s - (q1 / BW / 0.9 + t4)) < 1e-12 * pr->step_s);
+    assert_true(fabs(pr->step_now_s - (q1 / (BW / 2) / 0.9 + t4)) < 1e-12 * pr->step_now_s);
     assert_true(pr->gemv_bw_bytes_per_s == BW / 2 && pr->bw_bytes_per_s == BW);
     assert_true(pr->sampled_peak_flops_per_s == PEAK / 2 && pr->peak_flops_per_s == PEAK);
     free(run);
     free(pr);
     free(c);
+}
+
+/* Every prediction carries the band of its kind: the GEMM series K = N =
+ * 4096 has effs 0.9, 0.3, 0.6 at M = 1, 4, 16; M = 4 left out is predicted
+ * from its neighbours at exp((ln 0.9 + ln 0.6) / 2) = sqrt(0.54), so its
+ * time is off by 1 - 0.3 / sqrt(0.54) = 0.59175 of the measured: the GEMM
+ * band. The other kinds follow one efficiency exactly: band 0. A step's
+ * band is its operators' summed as the times are. */
+static void bands(void **state)
+{
+    (void)state;
+    rf_calib *c = fitted();
+    rf_err e;
+    double want = 1 - 0.3 / sqrt(0.54);
+    assert_true(fabs(rf_calib_band(c, RF_CALIB_GEMM) - want) < 1e-9);
+    assert_true(rf_calib_band(c, RF_CALIB_NORM) < 1e-9);
+    rf_calib_pred p;
+    const rf_calib_series *g = &c->series[0];
+    assert_int_equal(rf_calib_predict(c, RF_CALIB_GEMM, 8, 4096, 4096, 2.0 * 8 * 4096 * 4096,
+                                      (8.0 * 4096 * 2 + 4096.0 * 4096) * 4, &p, &e),
+                     RF_OK);
+    assert_true(p.band == rf_calib_band(c, RF_CALIB_GEMM));
+    assert_true(fabs(p.lo_s - p.time_s * (1 - want)) < 1e-9 * p.time_s);
+    assert_true(fabs(p.hi_s - p.time_s * (1 + want)) < 1e-9 * p.time_s);
+    (void)g;
+    /* a band of 1 or more leaves the low end at 0 */
+    c->fit[RF_CALIB_NORM].loo_worst = 1.5;
+    assert_int_equal(rf_calib_predict(c, RF_CALIB_NORM, 4096, 0, 0, 4096, 16384, &p, &e), RF_OK);
+    assert_true(p.lo_s == 0 && fabs(p.hi_s - 2.5 * p.time_s) < 1e-12 * p.time_s);
+    free(c);
+}
+
+/* One prediction path: on one calibration (the fixture of tests/data), the
+ * operators of `step --predict`, of `generate --predict` (its prefill and
+ * its first decode step) and of `profile` (rf_forward_plan's operators,
+ * what profile predicts after timing them) each get the same predicted
+ * time where they are the same operator, compared by name; profile's
+ * element-wise operators against `step --traffic full`'s. */
+static void one_prediction_path(void **state)
+{
+    (void)state;
+    rf_hw_profile *hp = malloc(sizeof *hp);
+    rf_model m;
+    rf_hw hw;
+    rf_roof roof;
+    rf_err e;
+    assert_non_null(hp);
+    if (rf_hw_profile_load(RF_TEST_DATA "/profile/calibrated.json", hp, &e) ||
+        rf_model_load(RF_TEST_DATA "/profile/tiny-llama.json", &m, &e) ||
+        rf_hw_profile_to_hw(hp, &hw, &e) || rf_hw_roof(&hw, RF_FP32, &roof, &e))
+        fail_msg("%s", e.msg);
+    const rf_calib *c = &hp->calib;
+    static rf_step st[2], pre;
+    static rf_step_pred sp[2], pp;
+    const int64_t S = 64, P = 63;
+    for (int full = 0; full < 2; full++) {
+        rf_step_opts so = rf_step_opts_default();
+        so.w = so.a = so.kv = rf_dtype_of(RF_FP32);
+        so.phase = RF_DECODE, so.batch = 1, so.context = S, so.tokens = 1;
+        so.traffic = full ? RF_TRAFFIC_FULL : RF_TRAFFIC_COMPULSORY;
+        if (rf_step_compute(&m, &so, &roof, &st[full], &e) ||
+            rf_calib_predict_step(c, &st[full], 1, &sp[full], &e))
+            fail_msg("%s", e.msg);
+    }
+    /* generate: the prompt P, two output tokens: its one decode step is at
+     * context P + 1 = S; its TTFT the prefill of P tokens */
+    rf_step_opts go = rf_step_opts_default();
+    go.w = go.a = go.kv = rf_dtype_of(RF_FP32);
+    go.batch = 1;
+    rf_generate_pred gp;
+    if (rf_calib_predict_generate(c, &m, &go, &roof, P, 2, NULL, &gp, &e))
+        fail_msg("%s", e.msg);
+    assert_true(fabs(gp.tpot_first_s - sp[0].time_s) <= 1e-12 * sp[0].time_s);
+    assert_true(fabs(gp.decode_lo_s - sp[0].lo_s) <= 1e-12 * sp[0].time_s);
+    rf_step_opts po = go;
+    po.phase = RF_PREFILL, po.tokens = P, po.context = 0;
+    if (rf_step_compute(&m, &po, &roof, &pre, &e) || rf_calib_predict_step(c, &pre, P, &pp, &e))
+        fail_msg("%s", e.msg);
+    assert_true(fabs(gp.ttft_s - pp.time_s) <= 1e-12 * pp.time_s);
+    assert_true(fabs(gp.ttft_hi_s - pp.hi_s) <= 1e-12 * pp.time_s);
+    /* profile: its planned operators, predicted as profile predicts them */
+    rf_forward_opts fo = rf_forward_opts_default();
+    fo.phase = RF_DECODE, fo.batch = 1, fo.context = S, fo.layers = m.layers;
+    rf_forward_run *run = calloc(1, sizeof *run);
+    rf_forward_pred *fp = calloc(1, sizeof *fp);
+    assert_true(run && fp);
+    /* with a memory roof sampled beside the run at half the calibration's:
+     * the prediction stays the calibration's (the sample goes to step_now_s) */
+    if (rf_forward_plan(&m, &fo, &roof, run, &e) ||
+        rf_calib_predict_forward(c, run, c->bw_bytes_per_s / 2, c->peak_flops_per_s / 2, fp, &e))
+        fail_msg("%s", e.msg);
+    size_t matched = 0;
+    for (size_t i = 0; i < run->n_ops; i++) {
+        rf_op op;
+        rf_calib_forward_op(run, &run->ops[i], &op);
+        bool elementwise = op.kind == RF_OP_ELEMENTWISE;
+        const rf_step *s = &st[elementwise];
+        const rf_step_pred *p = &sp[elementwise];
+        for (size_t j = 0; j < s->n_ops; j++) {
+            if (strcmp(s->ops[j].name, run->ops[i].name))
+                continue;
+            if (fabs(fp->op[i].time_s - p->op[j].time_s) > 1e-12 * p->op[j].time_s)
+                fail_msg("%s: profile predicts %.9g s, step %.9g s", run->ops[i].name,
+                         fp->op[i].time_s, p->op[j].time_s);
+            assert_true(fp->op[i].band == p->op[j].band);
+            matched++;
+        }
+    }
+    /* tiny-llama's decode: 7 GEMMs a layer and lm_head, attention, embed,
+     * kv_write, 2 norms, rope, act, 2 residuals, final_norm: 18 rows */
+    assert_int_equal(matched, run->n_ops);
+    assert_int_equal(matched, 18);
+    assert_true(fp->step_now_s > fp->step_s); /* the GEMVs on half the roof: slower */
+    free(run), free(fp), free(hp);
 }
 
 /* A version 1 calibration (written before the points had roofs of their
@@ -534,6 +658,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(old_profile_loads),       cmocka_unit_test(step_predicted),
         cmocka_unit_test(per_point_roofs),         cmocka_unit_test(version1_loads),
         cmocka_unit_test(gemv_pooled),             cmocka_unit_test(gemv_on_run_roof),
+        cmocka_unit_test(bands),                   cmocka_unit_test(one_prediction_path),
     };
     const struct CMUnitTest measure[] = {cmocka_unit_test(measure_tiny)};
     if (argc > 1 && !strcmp(argv[1], "measure"))

@@ -28,8 +28,16 @@
  * over seconds; point_bw, point_peak say whether it is).
  * The calibration's own roofs (bw_bytes_per_s, peak_flops_per_s) are the
  * medians of the points' (version 1: the sustained DRAM read and the fp32
- * peak of the profile), and stand in for a point without its own. A
- * prediction uses them: it needs nothing but this struct. Pure (core): no I/O, no allocation.
+ * peak of the profile), and stand in for a point without its own. Every
+ * prediction uses them, and only them: it needs nothing but this struct,
+ * so `step --predict`, `generate --predict` and `profile` give an operator
+ * of one shape the same time (rf_calib_predict_op); profile reports the
+ * roofs it sampled beside its run, and a step on them, beside it, never in
+ * its place. Each prediction carries a band, the kind's leave-one-out
+ * error (rf_calib_band). The calibration times fp32 OpenBLAS (CPU) or its
+ * backend's dtype (CUDA): an operator of another dtype is predicted at
+ * those efficiencies on its own FLOPs and bytes. Pure (core): no I/O, no
+ * allocation.
  */
 #ifndef RF_CALIB_H
 #define RF_CALIB_H
@@ -166,18 +174,28 @@ rf_status rf_calib_fit_all(rf_calib *c, rf_err *err);
  * before rf_calib_fit_all. */
 size_t rf_calib_pool_gemv(rf_calib *c, double min_w_bytes);
 
-/* A prediction. */
+/* A prediction, with its band: the calibration's own error at predicting a
+ * point it did not see (rf_calib_band), applied to this prediction. */
 typedef struct rf_calib_pred {
     double time_s;        /* c0 + floor / eff                              */
     double floor_s;       /* on the calibration's roof                     */
     double eff;           /* interpolated                                  */
     bool in_range;        /* false: x or (a, b) outside what was calibrated;
                              the nearest edge's efficiency was used        */
+    double band;          /* rf_calib_band of the kind (0: none known)     */
+    double lo_s, hi_s;    /* time_s x (1 - band) (not below 0), x (1 + band) */
 } rf_calib_pred;
 
+/* The relative error band of a kind's predictions: its leave-one-out worst
+ * (each inner point of a series predicted from its neighbours, the way a
+ * shape between calibrated ones is predicted), or, for a kind with no inner
+ * point, the worst residual of its one-efficiency fit; 0 for a kind that
+ * is not fitted. */
+double rf_calib_band(const rf_calib *c, rf_calib_kind k);
+
 /* Predict one call of kind k at coordinate x and shape (a, b) moving F
- * flops and Q bytes, on a fitted calibration. RF_EINVAL for x < 1, F + Q
- * not positive, or a kind with no series. */
+ * flops and Q bytes, on a fitted calibration, with its band. RF_EINVAL for
+ * x < 1, F + Q not positive, or a kind with no series. */
 rf_status rf_calib_predict(const rf_calib *c, rf_calib_kind k, int64_t x, int64_t a, int64_t b,
                            double flops, double bytes, rf_calib_pred *out, rf_err *err);
 
@@ -191,8 +209,12 @@ rf_status rf_calib_predict(const rf_calib *c, rf_calib_kind k, int64_t x, int64_
 bool rf_calib_shape_of(const rf_op *op, rf_calib_kind *k, int64_t *x, int64_t *a, int64_t *b);
 
 /* One instance of op predicted (rf_calib_shape_of, then rf_calib_predict
- * with the op's own FLOPs and bytes). RF_EINVAL for an operator no kind
- * covers. */
+ * with the op's own FLOPs and bytes): the one path every command predicts
+ * an operator by (step, generate, serve, frontier and report --predict,
+ * and profile, whose operators rf_calib_forward_op turns into rf_ops).
+ * The hybrid stacks' uncalibrated rows (rf_predict.h) are their floor on
+ * the calibration's roof, band 0, outside. RF_EINVAL for an operator no
+ * kind covers. */
 rf_status rf_calib_predict_op(const rf_calib *c, const rf_op *op, rf_calib_pred *out,
                               rf_err *err);
 
@@ -202,6 +224,8 @@ rf_status rf_calib_predict_op(const rf_calib *c, const rf_op *op, rf_calib_pred 
 typedef struct rf_step_pred {
     rf_calib_pred op[RF_STEP_MAX_OPS]; /* st->ops[i], one instance        */
     double time_s;        /* sum count_i x op[i].time_s                    */
+    double lo_s, hi_s;    /* sum count_i x op[i].lo_s, .hi_s: the band if
+                             every operator's error went one way          */
     double tokens_per_s;  /* new tokens / time_s                           */
     size_t n_outside;     /* operators predicted outside the calibration   */
 } rf_step_pred;

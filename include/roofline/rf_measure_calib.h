@@ -83,7 +83,11 @@ typedef struct rf_forward_pred {
     double bw_bytes_per_s;    /* the memory roof the predictions used (the
                                  calibration's)                             */
     double peak_flops_per_s;  /* and the compute roof                       */
-    double gemv_bw_bytes_per_s; /* the memory roof of the GEMVs' prediction */
+    double gemv_bw_bytes_per_s; /* the GEMVs' memory roof in step_now_s     */
+    double lo_s, hi_s;        /* the step's band (rf_calib_band, summed)    */
+    double step_now_s;        /* the step again with the GEMVs (M = 1) on
+                                 gemv_bw_bytes_per_s, the rest as step_s   */
+    double step_now_error;    /* its |predicted - measured| / measured      */
     double sampled_bw_bytes_per_s, sampled_peak_flops_per_s; /* the roofs
                                  sampled beside the run (0: none)           */
 } rf_forward_pred;
@@ -91,17 +95,18 @@ typedef struct rf_forward_pred {
 /* |predicted - measured| / measured (0 when measured is not positive). */
 double rf_calib_error(double predicted_s, double measured_s);
 
-/* The floors are on the calibration's roofs (the medians of its points'
- * own: a point set against its own roof has the calibration's as its
- * expected value), but for the GEMVs (GEMMs at M = 1), whose memory roof
- * is bw_now_bytes_per_s when it is > 0: the roof sampled beside the run
- * (the probe is itself a GEMV from DRAM, and a GEMV runs at the memory
- * roof, so it moves with it; an operator at a fraction of the roof is held
- * by its kernel, which the bandwidth does not move: on this VM, every
- * operator on the run's roofs made the bench worse, the GEMVs alone
- * better; docs/measure.md). bw_now_bytes_per_s, peak_now_flops_per_s are
- * kept in out->sampled_* (0: none). Errors of rf_calib_predict_op,
- * RF_ENOMEM. */
+/* Every operator predicted by rf_calib_predict_op on the calibration's
+ * roofs (the medians of its points' own: a point set against its own roof
+ * has the calibration's as its expected value), exactly as `step
+ * --predict` predicts an operator of the same shape: op[], step_s, the
+ * model and the band. Beside it, labelled and never in its place,
+ * step_now_s: the GEMVs (GEMMs at M = 1) on bw_now_bytes_per_s when it is
+ * > 0, the roof sampled beside the run (the probe is itself a GEMV from
+ * DRAM, and a GEMV runs at the memory roof, so it moves with it; an
+ * operator at a fraction of the roof is held by its kernel, which the
+ * bandwidth does not move; docs/profile.md). bw_now_bytes_per_s,
+ * peak_now_flops_per_s are kept in out->sampled_* (0: none). Errors of
+ * rf_calib_predict_op, RF_ENOMEM. */
 rf_status rf_calib_predict_forward(const rf_calib *c, const rf_forward_run *run,
                                    double bw_now_bytes_per_s, double peak_now_flops_per_s,
                                    rf_forward_pred *out, rf_err *err);

@@ -40,6 +40,7 @@ typedef struct rf_hw_profile_summary {
      * bests span more than RF_ROOF_MOVES of the roof, so another run, whose
      * bursts met only the slow stretch, would read well below this roof. */
     double roof_typical, roof_q1, roof_q3, roof_low;
+    double roof_low_below;                 /* (roof - low) / roof                       */
     int roof_bursts, roof_trials, roof_runs;
     bool roof_moves;
 } rf_hw_profile_summary;

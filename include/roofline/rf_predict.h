@@ -4,7 +4,9 @@
  *
  * A predicted step is rf_calib_predict_step's: each operator one instance
  * predicted, t_i = c0 + floor_i / eff_i on the calibration's roof, and the
- * step the sum of count_i x t_i. The requests are summed as rf_serve.h sums
+ * step the sum of count_i x t_i; each sum carries its band, the operators'
+ * bands (rf_calib_band) summed the same way (every error one way: the
+ * band is wide, never optimistic). The requests are summed as rf_serve.h sums
  * their floors, step by step, with the predicted step in place of the floor:
  *     TTFT      = the prefill step predicted (with a shared prefix, the
  *                 prefix's prefill of 1 x P_s plus the B suffixes' after it)
@@ -65,6 +67,9 @@ typedef struct rf_generate_pred {
     size_t pieces;                  /* affine pieces of contexts summed     */
     size_t ops_fixed;               /* decode rows predicted once a piece   */
     size_t ops_varying;             /* decode rows predicted every context  */
+    /* the bands (rf_calib_pred's lo_s, hi_s summed as the times are) */
+    double ttft_lo_s, ttft_hi_s, decode_lo_s, decode_hi_s;
+    double tpot_mean_lo_s, tpot_mean_hi_s, latency_lo_s, latency_hi_s;
 } rf_generate_pred;
 
 /* Predict rf_generate_prefix_compute's generation (px may be NULL: no
@@ -87,6 +92,7 @@ rf_status rf_calib_predict_generate(const rf_calib *c, const rf_model *m, const 
 typedef struct rf_serve_pred {
     rf_step_pred step;              /* sv->step's operators, predicted      */
     double tpot_s, ttft_s, tokens_per_s;
+    double tpot_lo_s, tpot_hi_s;    /* the step's band                      */
     size_t n_outside;               /* step.n_outside                       */
 } rf_serve_pred;
 

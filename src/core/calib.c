@@ -321,5 +321,16 @@ rf_status rf_calib_predict(const rf_calib *c, rf_calib_kind k, int64_t x, int64_
     out->floor_s = rf_calib_floor_s(c, flops, bytes);
     out->time_s = c->fit[k].overhead_s + out->floor_s / out->eff;
     out->in_range = covered && boxed;
+    out->band = rf_calib_band(c, k);
+    out->lo_s = out->band < 1 ? out->time_s * (1 - out->band) : 0;
+    out->hi_s = out->time_s * (1 + out->band);
     return RF_OK;
+}
+
+double rf_calib_band(const rf_calib *c, rf_calib_kind k)
+{
+    if ((unsigned)k >= RF_CALIB_KIND_COUNT)
+        return 0;
+    const rf_calib_fit *f = &c->fit[k];
+    return f->loo_worst > 0 ? f->loo_worst : f->worst_residual;
 }

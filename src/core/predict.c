@@ -67,7 +67,8 @@ rf_status rf_calib_predict_op(const rf_calib *c, const rf_op *op, rf_calib_pred 
         /* on the calibration's roof at efficiency 1, no overhead; marked
          * as outside the calibration */
         double floor_s = rf_calib_floor_s(c, (double)op->flops, (double)op->bytes);
-        *out = (rf_calib_pred){.time_s = floor_s, .floor_s = floor_s, .eff = 1};
+        *out = (rf_calib_pred){
+            .time_s = floor_s, .floor_s = floor_s, .eff = 1, .lo_s = floor_s, .hi_s = floor_s};
         return RF_OK;
     }
     if (!rf_calib_shape_of(op, &k, &x, &a, &b)) {
@@ -87,6 +88,8 @@ rf_status rf_calib_predict_step(const rf_calib *c, const rf_step *st, double new
         if (s != RF_OK)
             return s;
         out->time_s += (double)st->ops[i].count * out->op[i].time_s;
+        out->lo_s += (double)st->ops[i].count * out->op[i].lo_s;
+        out->hi_s += (double)st->ops[i].count * out->op[i].hi_s;
         out->n_outside += !out->op[i].in_range;
     }
     out->tokens_per_s = out->time_s > 0 ? new_tokens / out->time_s : 0;
@@ -106,6 +109,7 @@ typedef struct scan {
     rf_step a, b, x;
     int64_t first, last;        /* the whole range                          */
     double sum_s, first_s, last_s;
+    double lo_s, hi_s;          /* the sum's band                           */
     size_t pieces;
     bool outside[RF_STEP_MAX_OPS], varying[RF_STEP_MAX_OPS];
 } scan;
@@ -155,14 +159,18 @@ static rf_status is_piece(scan *sc, int64_t lo, int64_t hi, bool *yes)
     return RF_OK;
 }
 
-/* One prediction of op into *t_s, its row flagged when outside. */
-static rf_status predict_row(scan *sc, const rf_op *op, size_t i, double *t_s)
+/* One prediction of op into *t_s (its band into *lo_s, *hi_s), its row
+ * flagged when outside. */
+static rf_status predict_row(scan *sc, const rf_op *op, size_t i, double *t_s, double *lo_s,
+                             double *hi_s)
 {
     rf_calib_pred p;
     rf_status s = rf_calib_predict_op(sc->c, op, &p, sc->err);
     if (s)
         return s;
     *t_s = (double)op->count * p.time_s;
+    *lo_s = (double)op->count * p.lo_s;
+    *hi_s = (double)op->count * p.hi_s;
     sc->outside[i] |= !p.in_range;
     return RF_OK;
 }
@@ -173,18 +181,20 @@ static rf_status sum_piece(scan *sc, int64_t lo, int64_t hi)
 {
     const rf_step *a = &sc->a, *b = &sc->b;
     bool moves[RF_STEP_MAX_OPS];
-    double fixed_s = 0, t_s;
+    double fixed_s = 0, fixed_lo = 0, fixed_hi = 0, t_s, lo_s, hi_s;
     rf_status s;
     for (size_t i = 0; i < a->n_ops; i++) {
         moves[i] = hi > lo && (a->ops[i].n != b->ops[i].n || a->ops[i].flops != b->ops[i].flops ||
                                a->ops[i].bytes != b->ops[i].bytes);
         sc->varying[i] |= moves[i];
         if (!moves[i]) {
-            if ((s = predict_row(sc, &a->ops[i], i, &t_s)))
+            if ((s = predict_row(sc, &a->ops[i], i, &t_s, &lo_s, &hi_s)))
                 return s;
-            fixed_s += t_s;
+            fixed_s += t_s, fixed_lo += lo_s, fixed_hi += hi_s;
         }
     }
+    sc->lo_s += fixed_lo * (double)(hi - lo + 1);
+    sc->hi_s += fixed_hi * (double)(hi - lo + 1);
     for (int64_t ctx = lo; ctx <= hi; ctx++) {
         uint64_t t = (uint64_t)(ctx - lo);
         double step_s = fixed_s;
@@ -195,9 +205,10 @@ static rf_status sum_piece(scan *sc, int64_t lo, int64_t hi)
             op.n = (int64_t)((uint64_t)op.n + t * ((uint64_t)b->ops[i].n - (uint64_t)op.n));
             op.flops += t * (b->ops[i].flops - a->ops[i].flops);
             op.bytes += t * (b->ops[i].bytes - a->ops[i].bytes);
-            if ((s = predict_row(sc, &op, i, &t_s)))
+            if ((s = predict_row(sc, &op, i, &t_s, &lo_s, &hi_s)))
                 return s;
             step_s += t_s;
+            sc->lo_s += lo_s, sc->hi_s += hi_s;
         }
         sc->sum_s += step_s;
         if (ctx == sc->first)
@@ -243,8 +254,8 @@ static rf_status scan_contexts(scan *sc)
  * added to *t_s; its rows outside added to *outside. */
 static rf_status predict_prefill(const rf_calib *c, const rf_model *m, const rf_step_opts *o,
                                  const rf_roof *roof, int64_t batch, int64_t tokens,
-                                 int64_t context, rf_step *st, rf_step_pred *pr, double *t_s,
-                                 size_t *outside, rf_err *err)
+                                 int64_t context, rf_step *st, rf_step_pred *pr,
+                                 rf_generate_pred *out, rf_err *err)
 {
     rf_step_opts pre = *o;
     pre.phase = RF_PREFILL;
@@ -256,8 +267,10 @@ static rf_status predict_prefill(const rf_calib *c, const rf_model *m, const rf_
         s = rf_calib_predict_step(c, st, (double)batch * (double)tokens, pr, err);
     if (s)
         return s;
-    *t_s += pr->time_s;
-    *outside += pr->n_outside;
+    out->ttft_s += pr->time_s;
+    out->ttft_lo_s += pr->lo_s;
+    out->ttft_hi_s += pr->hi_s;
+    out->outside_prefill += pr->n_outside;
     return RF_OK;
 }
 
@@ -292,11 +305,10 @@ rf_status rf_calib_predict_generate(const rf_calib *c, const rf_model *m, const 
     rf_step_pred pr; /* ~2 KB; sc holds three steps (~20 KB) */
     int64_t ps = px->shared;
     *out = (rf_generate_pred){.batch = o->batch, .prompt = prompt, .output = output};
-    if (ps && (s = predict_prefill(c, m, o, roof, 1, ps, 0, &sc.a, &pr, &out->ttft_s,
-                                   &out->outside_prefill, err)))
+    if (ps && (s = predict_prefill(c, m, o, roof, 1, ps, 0, &sc.a, &pr, out, err)))
         return s;
-    if (ps < prompt && (s = predict_prefill(c, m, o, roof, o->batch, prompt - ps, ps, &sc.a, &pr,
-                                            &out->ttft_s, &out->outside_prefill, err)))
+    if (ps < prompt &&
+        (s = predict_prefill(c, m, o, roof, o->batch, prompt - ps, ps, &sc.a, &pr, out, err)))
         return s;
     if (output >= 2) {
         sc.o.phase = RF_DECODE;
@@ -306,7 +318,10 @@ rf_status rf_calib_predict_generate(const rf_calib *c, const rf_model *m, const 
             return s;
         out->decode_steps = output - 1;
         out->decode_s = sc.sum_s;
+        out->decode_lo_s = sc.lo_s, out->decode_hi_s = sc.hi_s;
         out->tpot_mean_s = sc.sum_s / (double)(output - 1);
+        out->tpot_mean_lo_s = sc.lo_s / (double)(output - 1);
+        out->tpot_mean_hi_s = sc.hi_s / (double)(output - 1);
         out->tpot_first_s = sc.first_s;
         out->tpot_last_s = sc.last_s;
         out->pieces = sc.pieces;
@@ -317,6 +332,8 @@ rf_status rf_calib_predict_generate(const rf_calib *c, const rf_model *m, const 
         out->ops_fixed = sc.a.n_ops - out->ops_varying;
     }
     out->latency_s = out->ttft_s + out->decode_s;
+    out->latency_lo_s = out->ttft_lo_s + out->decode_lo_s;
+    out->latency_hi_s = out->ttft_hi_s + out->decode_hi_s;
     out->tokens_per_s = (double)o->batch * (double)output / out->latency_s;
     out->n_outside = out->outside_prefill + out->outside_decode;
     return RF_OK;
@@ -332,6 +349,7 @@ rf_status rf_calib_predict_serve(const rf_calib *c, const rf_serve *sv, rf_serve
     if (s)
         return s;
     out->tpot_s = out->step.time_s;
+    out->tpot_lo_s = out->step.lo_s, out->tpot_hi_s = out->step.hi_s;
     out->tokens_per_s = (double)b / out->tpot_s;
     out->ttft_s = (double)sv->ttft_steps * out->tpot_s;
     out->n_outside = out->step.n_outside;

@@ -657,11 +657,16 @@ rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *ru
     for (size_t i = 0; i < run->n_ops; i++) {
         const rf_forward_op *fo = &run->ops[i];
         rf_op op;
+        rf_calib_pred on_now;
         rf_calib_forward_op(run, fo, &op);
         bool gemv = op.kind == RF_OP_GEMM && op.m == 1;
-        if ((s = rf_calib_predict_op(gemv ? now : c, &op, &out->op[i], err)) != RF_OK)
+        if ((s = rf_calib_predict_op(c, &op, &out->op[i], err)) != RF_OK ||
+            (s = rf_calib_predict_op(gemv ? now : c, &op, &on_now, err)) != RF_OK)
             break;
         double t = (double)fo->count * out->op[i].time_s;
+        out->step_now_s += (double)fo->count * on_now.time_s;
+        out->lo_s += (double)fo->count * out->op[i].lo_s;
+        out->hi_s += (double)fo->count * out->op[i].hi_s;
         bool head = fo->id == RF_FWD_EMBED || fo->id == RF_FWD_FINAL_NORM ||
                     fo->id == RF_FWD_LM_HEAD;
         *(head ? &out->head_s : &out->layers_s) += t;
@@ -671,6 +676,7 @@ rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *ru
     }
     out->step_s = out->layers_s + out->head_s;
     out->step_error = rf_calib_error(out->step_s, run->measured_s);
+    out->step_now_error = rf_calib_error(out->step_now_s, run->measured_s);
     out->step_floor_error = rf_calib_error(run->floor_s, run->measured_s);
     out->model_s = out->layers_s * (double)run->model_layers / (double)run->opts.layers +
                    out->head_s;

@@ -51,7 +51,8 @@ static void roof_bursts(const rf_hw_profile *p, rf_hw_profile_summary *out)
     out->roof_typical = quantile(v, b->n, 0.5);
     out->roof_q3 = quantile(v, b->n, 0.75);
     double roof = p->bandwidth_bytes_per_s;
-    out->roof_moves = roof > 0 && (roof - v[0]) / roof > RF_ROOF_MOVES;
+    out->roof_low_below = roof > 0 ? (roof - v[0]) / roof : 0;
+    out->roof_moves = out->roof_low_below > RF_ROOF_MOVES;
 }
 
 void rf_hw_profile_summarize(const rf_hw_profile *p, rf_hw_profile_summary *out)

@@ -1,0 +1,134 @@
+#!/bin/bash
+# GPU predictions against the measured H100 serving runs (issue 26's
+# acceptance): every aggregated run of bench/data/serving-runs/h100_sxm.csv
+# whose model, precision and layout the tool models, simulated by `roofline
+# serve --predict --backend ENGINE` (the run's own engine's kernel tables,
+# data/gpu/h100_sxm/ENGINE) in the closed loop at the run's concurrency and
+# ISL/OSL, each step's time predicted from the tables (docs/gpu-predict.md).
+#
+# Prints each run's measured and predicted TTFT and TPOT (means) with the
+# floors' ratio beside, then the errors |predicted - measured| / measured by
+# model, engine and concurrency (median and p90, TTFT and TPOT, and the
+# floor's median error beside), the overall medians against the targets
+# (TPOT 15%, TTFT 25%), and the runs not modelled and why. Reports the
+# medians whatever they are; exits 0 (a bench, not a check), 2 on bad usage.
+# The mapping of a run to a command line is bench/serving_runs.py (shared
+# with bench/serving-h100.sh), with these differences, each a prediction's
+# assumption rather than a floor's: the KV cache in the engines' default
+# dtype (serving_runs.kv_dtype_options(floor=False): bf16), fp8 runs as
+# --quant with the run's gemm_quant_mode (fp8 or fp8_block: the tables'
+# rows), gpt-oss's fp4 as its checkpoint's mxfp4 experts (w4a16_mxfp4 rows).
+# usage: bench/predict-gpu.sh [ROOFLINE] [CSV]
+set -eu
+cd "$(dirname "$0")/.."
+bin=${1:-build/cli/roofline}
+csv=${2:-bench/data/serving-runs/h100_sxm.csv}
+[ -x "$bin" ] || { echo "predict-gpu: $bin not built" >&2; exit 2; }
+exec python3 - "$bin" "$csv" <<'PY'
+import json, statistics, subprocess, sys, time
+from concurrent.futures import ThreadPoolExecutor
+sys.path.insert(0, "bench")
+import serving_runs as sr
+
+bin_, path = sys.argv[1], sys.argv[2]
+
+
+def argv(r):
+    """(argv, None) predicting run r, or (None, why)."""
+    model = sr.model_of(r)
+    if not model:
+        return None, "no preset for " + r["model_path"]
+    lay, why = sr.layout(r)
+    if lay is None:
+        return None, why
+    if r["precision"] == "fp8":
+        dt = ["--quant", r["gemm_quant_mode"] or "fp8"]
+    else:
+        dt = sr.dtype_options(r)
+    c = max(int(r["batch_size"]), lay[1])  # at least a client a DP replica
+    a = [bin_, "serve", model, "--hw", sr.HW] + sr.workload_options(r, c) + sr.engine_options(r)
+    a += dt + sr.kv_dtype_options(r, floor=False) + sr.layout_options(r)
+    return a + ["--backend", r["backend"], "--predict", "--json"], None
+
+
+def run(r):
+    a, why = argv(r)
+    if not a:
+        return r, None, why
+    p = subprocess.run(a, capture_output=True, text=True)
+    if p.returncode:
+        return r, None, p.stderr.strip().split(": ", 2)[-1][:90]
+    return r, json.loads(p.stdout), None
+
+
+rows = sr.load(path)
+t0 = time.time()
+with ThreadPoolExecutor(max_workers=2) as ex:
+    done = list(ex.map(run, rows))
+wall = time.time() - t0
+out, skipped = [], {}
+for r, doc, why in done:
+    if doc is None:
+        skipped[why] = skipped.get(why, 0) + 1
+    else:
+        out.append((r, doc))
+out.sort(key=lambda x: sr.sort_key(x[0]))
+
+
+def err(p, m):
+    return abs(p - m) / m
+
+
+print("%-22s %-6s %-4s %-11s %4s %10s | %8s %8s %6s %6s | %7s %7s %6s %6s | %5s" % (
+    "model", "engine", "prec", "layout", "C", "ISL/OSL", "TTFT prd", "measured", "err",
+    "flr/m", "TPOT prd", "meas", "err", "flr/m", "band"))
+groups = {}
+et, ep, ft, fp = [], [], [], []
+for r, d in out:
+    pt, pp = d["predicted"]["ttft_s"] * 1e3, d["predicted"]["tpot_s"] * 1e3
+    mt, mp = sr.measured(r)
+    flt, flp = d["ttft_floor_s"] * 1e3, d["tpot_floor_s"] * 1e3
+    print("%-22s %-6s %-4s %-11s %4s %10s | %8.1f %8.1f %5.0f%% %6.3f | %7.2f %7.2f %5.0f%% %6.3f "
+          "| %4.0f%%" % (
+              r["model_path"].split("/")[1][:22], r["backend"], r["precision"] or "bf16",
+              sr.layout_label(r), r["batch_size"], r["isl"] + "/" + r["osl"], pt, mt,
+              100 * err(pt, mt), flt / mt, pp, mp, 100 * err(pp, mp), flp / mp,
+              100 * d["predicted"]["band"]))
+    key = (r["model_path"].split("/")[1][:22], r["backend"], r["precision"] or "bf16",
+           int(r["batch_size"]))
+    g = groups.setdefault(key, ([], [], [], []))
+    for lst, v in zip(g, (err(pt, mt), err(pp, mp), err(flt, mt), err(flp, mp))):
+        lst.append(v)
+    et.append(err(pt, mt))
+    ep.append(err(pp, mp))
+    ft.append(err(flt, mt))
+    fp.append(err(flp, mp))
+
+
+def p90(v):
+    v = sorted(v)
+    return v[max(0, -(-9 * len(v) // 10) - 1)]
+
+
+print()
+print("errors by model, engine, precision and concurrency (|pred - measured| / measured; "
+      "floor: |floor - measured| / measured)")
+print("%-22s %-6s %-4s %5s %4s | %8s %8s %8s | %8s %8s %8s" % (
+    "model", "engine", "prec", "C", "runs", "TTFT med", "p90", "floor", "TPOT med", "p90",
+    "floor"))
+for key in sorted(groups):
+    t, p, f1, f2 = groups[key]
+    print("%-22s %-6s %-4s %5d %4d | %7.0f%% %7.0f%% %7.0f%% | %7.0f%% %7.0f%% %7.0f%%" % (
+        key + (len(t), 100 * statistics.median(t), 100 * p90(t), 100 * statistics.median(f1),
+               100 * statistics.median(p), 100 * p90(p), 100 * statistics.median(f2))))
+print()
+print("%d aggregated runs, %d predicted (%.0f s wall, 2 at a time), %d not modelled:" % (
+    len(rows), len(out), wall, sum(skipped.values())))
+for why, n in sorted(skipped.items(), key=lambda x: -x[1]):
+    print("  %4d  %s" % (n, why))
+if out:
+    print("median error: TTFT %.1f%% (target 25%%; p90 %.1f%%; the floor's %.1f%%), "
+          "TPOT %.1f%% (target 15%%; p90 %.1f%%; the floor's %.1f%%)" % (
+              100 * statistics.median(et), 100 * p90(et), 100 * statistics.median(ft),
+              100 * statistics.median(ep), 100 * p90(ep), 100 * statistics.median(fp)))
+PY
