@@ -6,6 +6,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -839,12 +840,16 @@ static void invariants_hold(void **state)
 }
 
 
+/* A model of tests/data/models: NAME.json, or a folder NAME/ ("name/"). */
 static rf_model config(const char *name)
 {
     rf_model m;
     char path[512];
     rf_err e;
-    snprintf(path, sizeof path, "%s/%s.json", RF_MODELS_DIR, name);
+    size_t n = strlen(name);
+    bool folder = n && name[n - 1] == '/';
+    snprintf(path, sizeof path, "%s/%.*s%s", RF_MODELS_DIR, (int)(folder ? n - 1 : n), name,
+             folder ? "" : ".json");
     if (rf_model_load(path, &m, &e))
         fail_msg("%s", e.msg);
     return m;
@@ -905,6 +910,102 @@ static void ep_across_nodes(void **state)
     d = coll_of(&par, "ep_dispatch");
     assert_non_null(d);
     assert_true(d->bytes == 402653184ull && d->bw_bytes_per_s == 450e9);
+}
+
+/* A pipeline's stages hold what one device holds, MTP layers included:
+ * DeepSeek-V3-0324 in NVFP4 excludes its MTP layer's (layer 61's) routed
+ * and shared experts from the quantization (bf16, cli_models.txt), and the
+ * MTP layer rides on the last stage (rf_layout_shard). So the stages'
+ * resident weight bytes add up to the one device's exactly (capacity's
+ * resident bytes, counted on the whole model, not through a shard), at
+ * PP 1, 2 and 4
+ * (embedding on the first stage, lm_head on the last, untied): dropping
+ * the MTP layer's exclusions on the last stage would count its experts at
+ * 4.5 bits instead of 16 and the sum would fall short (5bcb3fb). */
+static void pp_stages_hold_one_device(void **state)
+{
+    (void)state;
+    static rf_par one, pp;
+    rf_hw h;
+    assert_int_equal(rf_hw_preset("h100-sxm", &h, NULL), RF_OK);
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model m = config("deepseek-v3-0324-nvfp4/");
+    assert_true(m.mtp_layers == 1);
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_par_opts po = {.layout = {1, 1, 1, 1}, .links = h.links, .util = 0.92,
+                      .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+    rf_capacity cap;
+    assert_int_equal(rf_capacity_compute(&m, &o, h.mem_bytes, 0.92, 0, 1024, &cap, NULL), RF_OK);
+    uint64_t whole = cap.resident_bytes;
+    assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &one, NULL), RF_OK);
+    assert_true(one.stages[0].weight_bytes_resident == whole);
+    for (int64_t p = 2; p <= 4; p += 2) {
+        po.layout.pp = p;
+        assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &pp, NULL), RF_OK);
+        uint64_t sum = 0;
+        for (int64_t i = 0; i < p; i++)
+            sum += pp.stages[i].weight_bytes_resident;
+        assert_true(sum == whole);
+    }
+}
+
+/* An MLA verification's floor is the lesser of its two forms (issue 27).
+ * DeepSeek-V2-Lite (27 layers, 16 heads, latent r = 512 + rope 64, nope
+ * and v 128) verifying q = 4 speculated positions of one sequence after
+ * c = 2,000 cached: as an expanding chunk kv_b_proj expands all 2,004
+ * latents, 2 x 512 x 16 x 256 = 4.19 MFLOP a row and layer, 227 GFLOP in
+ * all, ten times the rest of the step; the absorbed kernel the engines run
+ * (FlashMLA) scores each query against the latent as a decode token at
+ * 2,001 .. 2,004 keys and reads the latent once. So:
+ *   on a roof of unbounded bandwidth (F / pi alone) the verification is the
+ *     decode step of 4 tokens at those contexts exactly (the same linear
+ *     rows M = 4 and lm_head rows L = 4, the same attention FLOPs, kv_b_proj
+ *     on 4 rows), and under a quarter of the expanding prefill of 4 tokens
+ *     after 2,000 (rf_step_compute);
+ *   on a roof of unbounded compute (Q / beta alone) it reads the weights and
+ *     the latent of 2,004 positions once, under that decode step, which
+ *     reads the latent four times (2,001 + ... + 2,004 positions), and at
+ *     most the expanding prefill (the same weights and latent read). */
+static void mla_verify_floor(void **state)
+{
+    (void)state;
+    static rf_sim_floor f;
+    size_t bytes = rf_sim_floor_table_bytes(8192, 256);
+    void *table = malloc(bytes);
+    assert_non_null(table);
+    rf_model m = model("deepseek-v2-lite");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    o.causal = true; /* query i of the 4 sees 2,000 + i keys, as the CLI counts */
+    rf_roof h = roof_of("h100-sxm"), fast_bw = h, fast_pi = h;
+    fast_bw.bw_bytes_per_s = 1e30;
+    fast_pi.peak_flops_per_s = 1e30;
+    rf_sim_chunk v = {.tokens = 4, .offset = 2000, .request = 0, .logits = 4};
+    rf_sim_batch verify = {.n_chunks = 1, .chunks = &v, .tokens = 4};
+    const int64_t ctx[4] = {2001, 2002, 2003, 2004};
+    rf_sim_batch dec = {.n_decode = 4, .decode_context = ctx, .decode_context_sum = 8010,
+                        .tokens = 4};
+    double tv, td;
+    rf_err e;
+    assert_int_equal(rf_sim_floor_prepare(&f, &m, &o, &fast_bw, 8192, 256, table, bytes, &e),
+                     RF_OK);
+    assert_int_equal(rf_sim_floor_step(&f, &verify, &tv, &e), RF_OK);
+    assert_int_equal(rf_sim_floor_step(&f, &dec, &td, &e), RF_OK);
+    near(tv, td, 1e-12);
+    rf_step_opts p = o;
+    p.phase = RF_PREFILL;
+    p.tokens = 4;
+    p.context = 2000;
+    static rf_step pre;
+    assert_int_equal(rf_step_compute(&m, &p, &fast_bw, &pre, NULL), RF_OK);
+    assert_true(tv < pre.floor_s / 4);
+    assert_int_equal(rf_sim_floor_prepare(&f, &m, &o, &fast_pi, 8192, 256, table, bytes, &e),
+                     RF_OK);
+    assert_int_equal(rf_sim_floor_step(&f, &verify, &tv, &e), RF_OK);
+    assert_int_equal(rf_sim_floor_step(&f, &dec, &td, &e), RF_OK);
+    assert_true(tv < td);
+    assert_int_equal(rf_step_compute(&m, &p, &fast_pi, &pre, NULL), RF_OK);
+    assert_true(tv <= pre.floor_s * (1 + 1e-12));
+    free(table);
 }
 
 /* ---- hybrid stacks on a layout --------------------------------------------- */
@@ -1338,6 +1439,8 @@ int main(void)
         cmocka_unit_test(hybrid_layout_is_par),
         cmocka_unit_test(mtp_draft_by_hand),
         cmocka_unit_test(ep_across_nodes),
+        cmocka_unit_test(pp_stages_hold_one_device),
+        cmocka_unit_test(mla_verify_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,6 +265,55 @@ static rf_status head_at(rf_sim_floor *f, int64_t L, const rf_sim_floor_entry **
     return RF_OK;
 }
 
+/* A verification of t positions after o cached on an MLA model as the
+ * absorbed kernel runs it (kv_b_proj folded into the query and the output,
+ * as engines run decode and their speculative verifications): each query
+ * scores the latent as a decode token at o + i keys (i = 1..t, itself
+ * included; o + t each without --causal), and the t queries of one
+ * sequence read the latent once, so its bytes are the longest query's
+ * alone. Into v: flops, bytes counted in Q, operator bytes. */
+static rf_status verify_absorbed(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[3],
+                                 rf_err *err)
+{
+    v[0] = v[1] = v[2] = 0;
+    for (int64_t i = 1; i <= t; i++) {
+        int64_t keys = f->opts.causal ? o + i : o + t;
+        uint64_t d[3] = {0, 0, 0};
+        for (size_t r = 0; r < f->decode.n_attn && f->decode_affine; r++) {
+            const struct rf_sweep_attn *a = &f->decode.attn[r];
+            uint64_t k = (uint64_t)(a->window && keys > a->window ? a->window : keys);
+            d[0] += a->count * (a->flops0 + k * a->flops);
+            d[1] += a->count *
+                    (a->kv_bytes0 + a->extra_bytes0 + k * (a->kv_bytes + a->extra_bytes));
+            d[2] += a->count * (a->bytes0 + k * a->bytes);
+        }
+        rf_status s = f->decode_affine ? RF_OK : part_cached(f, 0, keys, d, err);
+        if (s)
+            return s;
+        v[0] += d[0];
+        if (i == t) {
+            v[1] = d[1];
+            v[2] = d[2];
+        }
+    }
+    return RF_OK;
+}
+
+/* MLA: what kv_b_proj adds a row it expands (all its layers): flops and
+ * operator bytes (the row's input read and output write; its weights are
+ * read once whatever the rows). */
+static rf_status kvb_row(const rf_sim_floor *f, uint64_t row[2], rf_err *err)
+{
+    rf_op one, two;
+    rf_status s;
+    if ((s = rf_op_gemm(f->kvb.name, 1, f->kvb.k, f->kvb.n, f->kvb.w, f->opts.a, &one, err)) ||
+        (s = rf_op_gemm(f->kvb.name, 2, f->kvb.k, f->kvb.n, f->kvb.w, f->opts.a, &two, err)))
+        return s;
+    row[0] = f->kvb.count * (two.flops - one.flops);
+    row[1] = f->kvb.count * (two.bytes - one.bytes);
+    return RF_OK;
+}
+
 static inline bool mul(uint64_t a, uint64_t b, uint64_t *out)
 {
     return !__builtin_mul_overflow(a, b, out);
@@ -321,6 +370,9 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
                  a->kv_bytes + a->extra_bytes) &&
              acc(&Qf, a->count, n, a->bytes0, keys, a->bytes);
     }
+    uint64_t kv_row[2] = {0, 0}; /* MLA: kv_b_proj's expansion, a row */
+    if (f->has_kvb && (s = kvb_row(f, kv_row, err)))
+        return s;
     for (int64_t j = 0; j < b->n_chunks && ok; j++) {
         uint64_t v[3], t = (uint64_t)b->chunks[j].tokens, o = (uint64_t)b->chunks[j].offset;
         if (f->chunk_poly) {
@@ -339,16 +391,35 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
         } else if ((s = part_cached(f, (int64_t)t, (int64_t)o, v, err))) {
             return s;
         }
+        if (ok && f->has_kvb && b->chunks[j].logits > 1) {
+            /* an MLA verification (every position scored): the least of
+             * the expanding chunk (kv_b_proj expanding its o cached latents
+             * beside its t rows) and the absorbed kernel, component by
+             * component, so the floor is under whichever the engine runs */
+            uint64_t a[3], e0, e2;
+            if ((s = verify_absorbed(f, (int64_t)t, (int64_t)o, a, err)))
+                return s;
+            ok = mul(o, kv_row[0], &e0) && !__builtin_add_overflow(e0, v[0], &e0) &&
+                 mul(o, kv_row[1], &e2) && !__builtin_add_overflow(e2, v[2], &e2);
+            v[0] = e0 < a[0] ? e0 : a[0];
+            v[1] = v[1] < a[1] ? v[1] : a[1];
+            v[2] = e2 < a[2] ? e2 : a[2];
+        }
         ok = ok && !__builtin_add_overflow(F, v[0], &F) &&
              !__builtin_add_overflow(Qc, v[1], &Qc) && !__builtin_add_overflow(Qf, v[2], &Qf);
     }
     if (ok && f->has_kvb) {
         /* MLA: kv_b_proj absorbed for each decode token (one row), and
-         * expanding the o_j + t_j latents each chunk attends to */
+         * expanding the o_j + t_j latents each prompt chunk attends to; a
+         * verification's t_j rows (its o_j expanded, where that form is
+         * the lesser, are in its part above) */
         uint64_t rows = n;
-        for (int64_t j = 0; j < b->n_chunks && ok; j++)
-            ok = !__builtin_add_overflow(rows, (uint64_t)(b->chunks[j].offset + b->chunks[j].tokens),
+        for (int64_t j = 0; j < b->n_chunks && ok; j++) {
+            const rf_sim_chunk *c = &b->chunks[j];
+            ok = !__builtin_add_overflow(rows, (uint64_t)(c->logits > 1 ? c->tokens
+                                                                        : c->offset + c->tokens),
                                          &rows);
+        }
         rf_op kv;
         if (ok && rows > (uint64_t)RF_DIM_MAX)
             ok = false;
