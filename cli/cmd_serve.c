@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpu_predict.h"
 #include "measure_view.h"
 #include "request.h"
 #include "sim.h"
@@ -331,9 +332,10 @@ static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
                                           "prefix once a sequence"
                    : a->par.overlap ? "--overlap: the simulated layout step does not overlap "
                                       "communication"
-                   : (ctx->step_given & CLI_GIVEN_PREDICT)
-                       ? "--predict: predictions under load are not wired; "
-                         "--steady-state --predict predicts the steady state"
+                   : (ctx->step_given & CLI_GIVEN_PREDICT) && !cli_gpu_wanted()
+                       ? "--predict: predictions under load are made on a GPU's kernel "
+                         "tables (--backend or --calibration DIR); --steady-state --predict "
+                         "predicts the steady state on a calibrated profile"
                        : NULL;
     if (no)
         return cli_fail(ctx, RF_EXIT_USAGE, "%s", no);
@@ -377,6 +379,11 @@ static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
     cli_assume_model(r, &m, &o, NULL);
     cli_assume_roof(ctx, r, &o, &roof);
     cli_sim_view(ctx, r, &m, &a->sim, &out);
+    if ((ctx->step_given & CLI_GIVEN_PREDICT) &&
+        (rc = cli_gpu_serve_load(ctx, &m, &o, &roof, &a->rq.budget, &a->par, &a->sim, r))) {
+        rf_report_free(r);
+        return rc;
+    }
     rc = cli_emit(ctx, r);
     rf_report_free(r);
     return rc;

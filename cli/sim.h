@@ -63,6 +63,10 @@ typedef struct cli_sim {
     rf_step_opts draft_o;         /* its dtypes                             */
     int64_t spec_k;               /* --spec-k K (with draft)                */
     double spec_accept;           /* --accept ALPHA                         */
+    /* --predict (gpu_predict.c): the run's step model in place of the
+     * floor's (the floors of a lone request stay the floor's); NULL: none */
+    rf_sim_group_fn predict;
+    void *predict_user;
 } cli_sim;
 
 /* The ids of the lists above; CLI_NOT_MINE for any other. */

@@ -154,6 +154,8 @@ typedef struct model {
     rf_sim_floor *draft;          /* --draft: the draft's floor             */
     void *draft_table;
     int64_t g;                    /* the layout's lockstep group          */
+    rf_sim_group_fn predict;      /* cli_sim.predict: the run's step model */
+    void *predict_user;
 } model;
 
 static rf_status step_once(const model *md, const rf_sim_batch *b, double *t, rf_err *e)
@@ -218,6 +220,9 @@ static rf_status run(const model *md, cli_sim_out *out, rf_err *e)
         if (out->disagg)
             st = rf_sim_disagg_run(&out->w, &out->d, rf_sim_par_step, md->par, rf_sim_par_step,
                                    md->par, work, bytes, max_log, &out->dres, e);
+        else if (md->predict)
+            st = rf_sim_run_group(&out->w, &out->s, md->predict, md->predict_user, work, bytes,
+                                  max_log, &out->res, e);
         else if (md->floor)
             st = rf_sim_run(&out->w, &out->s, rf_sim_floor_step, md->floor, work, bytes,
                             max_log, &out->res, e);
@@ -345,7 +350,7 @@ int cli_sim_run(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                 cli_sim_out *out)
 {
     rf_sim_request *trace = NULL;
-    model md = {0};
+    model md = {.predict = s->predict, .predict_user = s->predict_user};
     rf_err e;
     memset(out, 0, sizeof *out);
     int rc = workload(ctx, s, &out->w, &trace);

@@ -203,6 +203,59 @@ typedef struct rf_gpu_step_pred {
 rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_coll *coll,
                               size_t n_coll, rf_gpu_step_pred *out, rf_err *err);
 
+/* ---- the serving simulator's step model (gpu_sim.c) ----------------------
+ * A step of batch b (rf_sim.h) on one device of the layout, predicted:
+ *     t = lin(M) + head(L) + n_a x gen(B_d, S_mean) + sum_j n_a x ctx(t_j, o_j)
+ * lin(M) the operators but attention and lm_head of a device's step at M
+ * = b->tokens rows and its collectives (rf_par_compute's at M rows), each
+ * predicted (rf_gpu_predict_step), tabled by M on first use; head(L)
+ * lm_head at the L = rf_sim_batch_logits rows; gen the decode attention of
+ * the B_d decode tokens at their mean context (decode attention is linear
+ * in the keys: the mean's time is the batch's, to the table's
+ * interpolation), ctx each prompt chunk's attention of t_j tokens after
+ * o_j cached; n_a the attention layers (sliding ones at their window's
+ * keys). A group of replicas in lockstep takes the slowest one's step.
+ * Refused (RF_EINVAL): pipeline stages, MLA and hybrid stacks (their
+ * attention kernels have no table here). One run at a time. */
+typedef struct rf_gpu_sim {
+    const rf_gpu_tables *g;
+    const rf_gpu_quant *quant;     /* NULL: the dtypes' own names            */
+    rf_model model, shard;
+    rf_step_opts opts;
+    rf_roof roof;
+    rf_par_opts po;
+    int64_t max_tokens, max_logits;
+    int64_t n_full, n_sliding;     /* attention layers of a device           */
+    double *lin;                   /* (max_tokens + 1) by M; < 0: not yet    */
+    double *head;                  /* (max_logits + 1) by L; < 0: not yet    */
+    rf_op head_op;                 /* lm_head's shape on a device            */
+    bool has_head;
+    rf_step scratch;
+    rf_gpu_step_pred pred;         /* scratch                                */
+    rf_par par;                    /* rf_par_compute's (large)               */
+    unsigned missing;              /* kinds met without a table (bits)       */
+    double time_s, band_s;         /* the parts predicted (each shape once):
+                                      seconds, and seconds x their band      */
+    size_t steps_computed;
+} rf_gpu_sim;
+
+/* Doubles of table rf_gpu_sim_prepare needs. */
+size_t rf_gpu_sim_table_len(int64_t max_tokens, int64_t max_logits);
+
+/* Prepare s (heap: it holds an rf_par) over table (outliving s). po: the
+ * layout and links (rf_par_compute's). Errors: the refusals above, those
+ * of rf_layout_validate and rf_par_compute, a table too small. */
+rf_status rf_gpu_sim_prepare(rf_gpu_sim *s, const rf_gpu_tables *g, const rf_gpu_quant *quant,
+                             const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                             const rf_par_opts *po, int64_t max_tokens, int64_t max_logits,
+                             double *table, size_t table_len, rf_err *err);
+
+/* rf_sim_group_fn: user an rf_gpu_sim; n batches each on its replica, the
+ * step the slowest. RF_ERANGE for a batch beyond the prepared sizes. */
+struct rf_sim_batch;
+rf_status rf_gpu_sim_group(void *user, const struct rf_sim_batch *b, int64_t n, double *step_s,
+                           rf_err *err);
+
 #ifdef __cplusplus
 }
 #endif

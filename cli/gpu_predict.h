@@ -1,0 +1,54 @@
+/* gpu_predict.h - --predict on a GPU's kernel tables (rf_gpu.h): the
+ * options --backend, --quant and --calibration, where the tables are
+ * found, and the commands' predicted sections (gpu_predict.c;
+ * docs/gpu-predict.md). */
+#ifndef RF_CLI_GPU_PREDICT_H
+#define RF_CLI_GPU_PREDICT_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "roofline/rf_gpu.h"
+#include "sim.h"
+
+/* cli_gpu_opt (cli.h): --backend (vllm, trtllm, sglang; another exits 2
+ * naming it), --quant (rf_gpu_quant_of: sets the weight and activation
+ * dtypes; refused after --weight-dtype or --act-dtype), --calibration DIR. */
+
+/* Whether --backend or --calibration was given: --predict then predicts
+ * on kernel tables, not on a calibrated profile. */
+bool cli_gpu_wanted(void);
+
+/* The folder holding <gpu>/<engine>/ tables: $ROOFLINE_GPU_DATA, else the
+ * source tree's data/gpu when it exists (a build), else the install
+ * prefix's share/roofline/gpu. */
+const char *cli_gpu_data_dir(void);
+
+/* The tables (read once): --calibration DIR, else <data>/<gpu>/<backend>
+ * with gpu the --hw preset's name, '-' as '_' (h100-sxm: h100_sxm). One
+ * line and exit 2 when neither was given, the folder is missing or a
+ * table is bad. */
+int cli_gpu_load(const cli_ctx *ctx, const rf_gpu_tables **out);
+const rf_gpu_quant *cli_gpu_quant(void);
+
+/* The assumption lines of a prediction on the tables: the folder, the
+ * source, how a figure is predicted, each table's leave-one-out band; and
+ * for each kind in `missing` a line and a warning on stderr. */
+void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, unsigned missing);
+
+/* `serve --predict` under load: the simulation run again with each step
+ * predicted (rf_gpu_sim), and a section "predicted" (ttft_s, tpot_s means,
+ * their p90, tokens/s, the band) beside the floors' view. */
+int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
+                       const cli_sim *s, rf_report *r);
+
+/* `step --predict` on the tables: the step of one device (st, with the
+ * layout's collectives coll[0..n_coll-1]; NULL, 0 on one device), a
+ * section "predicted" and a table of each row's prediction and
+ * provenance. shard: the model a device runs. */
+int cli_gpu_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *shard,
+                 const rf_layout *l, const rf_step_opts *o, const rf_step *st,
+                 const rf_coll *coll, size_t n_coll);
+
+#endif
