@@ -15,29 +15,7 @@
 #include "roofline/rf_parallel.h"
 #include "roofline/rf_serve.h"
 #include "roofline/rf_step.h"
-
-/* |a - b| <= rel * |b| */
-static void near(double a, double b, double rel)
-{
-    if (!(fabs(a - b) <= rel * fabs(b)))
-        fail_msg("%.15g is not within %.3g relative of %.15g", a, rel, b);
-}
-
-static rf_roof roof_of(const char *hw)
-{
-    rf_hw h;
-    rf_roof r;
-    assert_int_equal(rf_hw_preset(hw, &h, NULL), RF_OK);
-    assert_int_equal(rf_hw_roof(&h, RF_BF16, &r, NULL), RF_OK);
-    return r;
-}
-
-static rf_model model(const char *name)
-{
-    rf_model m;
-    assert_int_equal(rf_model_preset(name, &m, NULL), RF_OK);
-    return m;
-}
+#include "sim_fixture.h"
 
 static rf_step st; /* ~10 KB: off the stack */
 
@@ -713,15 +691,6 @@ static void verify_scores_every_token(void **state)
     near(sp.verify_s, fmax(f / roof.peak_flops_per_s, (double)st.total_bytes / roof.bw_bytes_per_s),
          1e-12);
     assert_true(sp.verify_s > st.floor_s + 1e-3); /* the 1.09 ms the old count missed */
-}
-
-/* Looks up a collective of stage 0 by name (NULL when it has none). */
-static const rf_coll *coll_named(const rf_par *p, size_t stage, const char *name)
-{
-    for (size_t i = 0; i < p->stages[stage].n_coll; i++)
-        if (!strcmp(p->stages[stage].coll[i].name, name))
-            return &p->stages[stage].coll[i];
-    return NULL;
 }
 
 /* serve on a layout. Llama-3-8B (H = 4,096, V = 128,256, 32 layers) on the

@@ -21,31 +21,12 @@
 #include "roofline/rf_serve.h"
 #include "roofline/rf_sim.h"
 #include "roofline/rf_step.h"
+#include "sim_fixture.h"
 
 #define GOLDEN_FIRST_GAP "0.31602793954435932"
 
-/* |a - b| <= rel * |b| */
-static void near(double a, double b, double rel)
-{
-    if (!(fabs(a - b) <= rel * fabs(b)))
-        fail_msg("%.15g is not within %.3g relative of %.15g", a, rel, b);
-}
 
-static rf_roof roof_of(const char *hw)
-{
-    rf_hw h;
-    rf_roof r;
-    assert_int_equal(rf_hw_preset(hw, &h, NULL), RF_OK);
-    assert_int_equal(rf_hw_roof(&h, RF_BF16, &r, NULL), RF_OK);
-    return r;
-}
 
-static rf_model model(const char *name)
-{
-    rf_model m;
-    assert_int_equal(rf_model_preset(name, &m, NULL), RF_OK);
-    return m;
-}
 
 /* The floor model over a heap table (large: off the stack). */
 typedef struct floor_model {
@@ -79,34 +60,11 @@ static void floor_free(floor_model *fm)
     free(fm);
 }
 
-/* Run, sizing the workspace from the hint and once more from the run's own
- * count when the hint is short (the retry rf_sim_run documents). */
-static rf_status run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn fn,
-                     void *user, rf_sim_result *out, rf_err *e)
-{
-    int64_t max_log = rf_sim_log_hint(w, sc);
-    for (int tries = 0; tries < 2; tries++) {
-        size_t bytes;
-        rf_status s = rf_sim_workspace_bytes(w, sc, max_log, &bytes, e);
-        if (s)
-            return s;
-        void *work = malloc(bytes);
-        assert_non_null(work);
-        s = rf_sim_run(w, sc, fn, user, work, bytes, max_log, out, e);
-        free(work);
-        if (s != RF_ERANGE || out->log_entries <= max_log)
-            return s;
-        max_log = out->log_entries;
-    }
-    return RF_ERANGE;
-}
-
+/* A run on one engine's step model fn (sim_run_ok). */
 static void run_ok(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn fn,
                    void *user, rf_sim_result *out)
 {
-    rf_err e = {0};
-    if (run(w, sc, fn, user, out, &e))
-        fail_msg("run: %s", e.msg);
+    sim_run_ok(w, sc, fn, NULL, user, out);
 }
 
 /* A cheap step model for the scheduler's own tests: 10 ms a step plus
@@ -537,7 +495,7 @@ static void expect_refusal(const rf_sim_workload *w, const rf_sim_sched *sc, con
 {
     rf_err e = {0};
     rf_sim_result r;
-    assert_int_equal(run(w, sc, affine_step, NULL, &r, &e), RF_EINVAL);
+    assert_int_equal(sim_run(w, sc, affine_step, NULL, NULL, &r, &e), RF_EINVAL);
     if (!strstr(e.msg, text))
         fail_msg("\"%s\" does not say \"%s\"", e.msg, text);
 }
@@ -816,7 +774,7 @@ static void invariants_hold(void **state)
 #undef NEXT
         rf_sim_result r;
         rf_err e = {0};
-        rf_status s = run(&w, &sc, affine_step, NULL, &r, &e);
+        rf_status s = sim_run(&w, &sc, affine_step, NULL, NULL, &r, &e);
         if (s == RF_EINVAL && (strstr(e.msg, "request ") || strstr(e.msg, "shared-prefix")))
             continue;
         if (s)
@@ -855,15 +813,6 @@ static rf_model config(const char *name)
     return m;
 }
 
-/* Stage 0's collective named name (NULL when it has none). */
-static const rf_coll *coll_of(const rf_par *p, const char *name)
-{
-    for (size_t i = 0; i < p->stages[0].n_coll; i++)
-        if (!strcmp(p->stages[0].coll[i].name, name))
-            return &p->stages[0].coll[i];
-    return NULL;
-}
-
 /* EP across nodes (ep_between_nodes): MiniMax-M2.5 (H = 3,072, top-8 of
  * 256 routed experts, 62 MoE layers) in bf16 as TP 4 x EP 16 x DP 4 on the
  * H100 SXM (8 devices a node: the expert group spans 2 nodes; InfiniBand
@@ -898,7 +847,7 @@ static void ep_across_nodes(void **state)
     rf_par_opts po = {.layout = {4, 1, 16, 4}, .links = h.links, .util = 0.92,
                       .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
     assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
-    const rf_coll *d = coll_of(&par, "ep_dispatch"), *c = coll_of(&par, "ep_combine");
+    const rf_coll *d = coll_named(&par, 0, "ep_dispatch"), *c = coll_named(&par, 0, "ep_combine");
     assert_non_null(d);
     assert_non_null(c);
     assert_true(d->bytes == 13374931 && d->count == 62 && d->ranks == 16);
@@ -907,7 +856,7 @@ static void ep_across_nodes(void **state)
     near(d->time_s, 15.0 / 16 * 13374931 / 50e9 + 5e-6, 1e-12);
     po.layout = (rf_layout){4, 1, 8, 2};
     assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
-    d = coll_of(&par, "ep_dispatch");
+    d = coll_named(&par, 0, "ep_dispatch");
     assert_non_null(d);
     assert_true(d->bytes == 402653184ull && d->bw_bytes_per_s == 450e9);
 }
@@ -1028,16 +977,10 @@ static void closed_one_hybrid(rf_sim_par *p, const rf_model *m, const rf_step_op
                        .block_tokens = 16, .pool_blocks = 1000};
     rf_sim_par_sched(p, &sc);
     rf_sim_result r;
-    size_t bytes;
-    assert_int_equal(rf_sim_workspace_bytes(&w, &sc, 1024, &bytes, &e), RF_OK);
-    void *work = malloc(bytes);
-    assert_non_null(work);
-    if (rf_sim_run_group(&w, &sc, rf_sim_par_step, p, work, bytes, 1024, &r, &e))
-        fail_msg("%s: %s", m->name, e.msg);
+    sim_run_ok(&w, &sc, NULL, rf_sim_par_step, p, &r);
     near(r.ttft_s.max, g.ttft_s, 1e-9);
     near(r.e2e_s.max, g.latency_s, 1e-9);
     near(r.tpot_s.p50, g.tpot_mean_s, 1e-9);
-    free(work);
     free(ps);
 }
 
@@ -1326,14 +1269,14 @@ static void spec_tokens_a_step(void **state)
                          .prompt = fixed(100), .output = fixed(10)};
     rf_sim_sched sc = spec_sched(65, 0.5);
     rf_err e = {0};
-    assert_int_equal(run(&w, &sc, affine_step, NULL, &r, &e), RF_EINVAL);
+    assert_int_equal(sim_run(&w, &sc, affine_step, NULL, NULL, &r, &e), RF_EINVAL);
     assert_non_null(strstr(e.msg, "spec-k (65)"));
     sc = spec_sched(4, 1.5);
-    assert_int_equal(run(&w, &sc, affine_step, NULL, &r, &e), RF_EINVAL);
+    assert_int_equal(sim_run(&w, &sc, affine_step, NULL, NULL, &r, &e), RF_EINVAL);
     assert_non_null(strstr(e.msg, "accept (1.5)"));
     sc = spec_sched(4, 0.5);
     sc.draft = NULL;
-    assert_int_equal(run(&w, &sc, affine_step, NULL, &r, &e), RF_EINVAL);
+    assert_int_equal(sim_run(&w, &sc, affine_step, NULL, NULL, &r, &e), RF_EINVAL);
     assert_non_null(strstr(e.msg, "draft"));
 }
 

@@ -19,13 +19,7 @@
 #include "roofline/rf_serve.h"
 #include "roofline/rf_sim.h"
 #include "roofline/rf_step.h"
-
-/* |a - b| <= rel * |b| */
-static void near(double a, double b, double rel)
-{
-    if (!(fabs(a - b) <= rel * fabs(b)))
-        fail_msg("%.15g is not within %.3g relative of %.15g", a, rel, b);
-}
+#include "sim_fixture.h"
 
 static rf_hw hw_of(const char *name)
 {
@@ -35,18 +29,11 @@ static rf_hw hw_of(const char *name)
     return h;
 }
 
-static rf_roof roof_of(const rf_hw *h)
+static rf_roof roof_hw(const rf_hw *h)
 {
     rf_roof r;
     assert_int_equal(rf_hw_roof(h, RF_BF16, &r, NULL), RF_OK);
     return r;
-}
-
-static rf_model model(const char *name)
-{
-    rf_model m;
-    assert_int_equal(rf_model_preset(name, &m, NULL), RF_OK);
-    return m;
 }
 
 static rf_par_opts popts(const rf_hw *h, int64_t tp, int64_t pp, int64_t ep, int64_t dp)
@@ -114,7 +101,7 @@ static void layout_step_is_par(void **state)
 {
     (void)state;
     rf_hw h = hw_of("h100-sxm");
-    rf_roof roof = roof_of(&h);
+    rf_roof roof = roof_hw(&h);
     rf_model m = model("llama-3-8b");
     rf_step_opts o = rf_step_opts_for_model(&m);
     rf_par_opts po = popts(&h, 2, 2, 1, 1);
@@ -167,7 +154,7 @@ static void layout_mixed_is_serve_par(void **state)
 {
     (void)state;
     rf_hw h = hw_of("h100-sxm");
-    rf_roof roof = roof_of(&h);
+    rf_roof roof = roof_hw(&h);
     rf_err e = {0};
     rf_serve_opts so = {.concurrency = 8, .prompt = 512, .output = 64, .chunk = 256};
     rf_serve sv;
@@ -226,7 +213,7 @@ static void deepseek_layout_is_par(void **state)
 {
     (void)state;
     rf_hw h = hw_of("h100-sxm");
-    rf_roof roof = roof_of(&h);
+    rf_roof roof = roof_hw(&h);
     rf_model m = model("deepseek-v2-lite");
     rf_step_opts o = rf_step_opts_for_model(&m);
     rf_par_opts po = popts(&h, 1, 1, 8, 8);
@@ -263,27 +250,6 @@ static void deepseek_layout_is_par(void **state)
     free(par);
 }
 
-/* Run with the workspace sized from the hint, retried once. */
-static rf_status run_group(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_group_fn fn,
-                           void *user, rf_sim_result *out, rf_err *e)
-{
-    int64_t max_log = rf_sim_log_hint(w, sc);
-    for (int tries = 0; tries < 2; tries++) {
-        size_t bytes;
-        rf_status s = rf_sim_workspace_bytes(w, sc, max_log, &bytes, e);
-        if (s)
-            return s;
-        void *work = malloc(bytes);
-        assert_non_null(work);
-        s = rf_sim_run_group(w, sc, fn, user, work, bytes, max_log, out, e);
-        free(work);
-        if (s != RF_ERANGE || out->log_entries <= max_log)
-            return s;
-        max_log = out->log_entries;
-    }
-    return RF_ERANGE;
-}
-
 /* Speculation on a layout. A verification chunk scores every position:
  * on TP 1 x PP 1 (no collectives) the step of 5 tokens after 1000 with
  * logits 5 exceeds the same chunk scoring one by lm_head at 5 rows less
@@ -295,7 +261,7 @@ static void layout_speculates(void **state)
 {
     (void)state;
     rf_hw h = hw_of("h100-sxm");
-    rf_roof roof = roof_of(&h);
+    rf_roof roof = roof_hw(&h);
     rf_model m = model("llama-3-8b");
     rf_step_opts o = rf_step_opts_for_model(&m);
     rf_par_opts po = popts(&h, 1, 1, 1, 1);
@@ -337,11 +303,11 @@ static void layout_speculates(void **state)
                        .spec_accept = 1, .draft = rf_sim_par_step, .draft_user = pm.p};
     rf_sim_par_sched(pm.p, &sc);
     rf_sim_result r, r2;
-    if (run_group(&w, &sc, rf_sim_par_step, pm.p, &r, &e))
+    if (sim_run(&w, &sc, NULL, rf_sim_par_step, pm.p, &r, &e))
         fail_msg("%s", e.msg);
     assert_int_equal(r.steps, 2 * 11);
     assert_int_equal(r.spec_verifies, 2 * 10);
-    if (run_group(&w, &sc, rf_sim_par_step, pm.p, &r2, &e))
+    if (sim_run(&w, &sc, NULL, rf_sim_par_step, pm.p, &r2, &e))
         fail_msg("%s", e.msg);
     assert_memory_equal(&r, &r2, sizeof r);
     free(st);
@@ -358,7 +324,7 @@ static void closed_one_is_generate_par(void **state)
 {
     (void)state;
     rf_hw h = hw_of("h100-sxm");
-    rf_roof roof = roof_of(&h);
+    rf_roof roof = roof_hw(&h);
     rf_model m = model("llama-3-8b");
     rf_step_opts o = rf_step_opts_for_model(&m);
     rf_par_sweep *ps = calloc(1, sizeof *ps);
@@ -380,18 +346,12 @@ static void closed_one_is_generate_par(void **state)
                            .block_tokens = 16, .pool_blocks = 1000};
         rf_sim_par_sched(pm.p, &sc);
         rf_sim_result r;
-        size_t bytes;
-        assert_int_equal(rf_sim_workspace_bytes(&w, &sc, 1024, &bytes, &e), RF_OK);
-        void *work = malloc(bytes);
-        assert_non_null(work);
-        if (rf_sim_run_group(&w, &sc, rf_sim_par_step, pm.p, work, bytes, 1024, &r, &e))
-            fail_msg("%s", e.msg);
+        sim_run_ok(&w, &sc, NULL, rf_sim_par_step, pm.p, &r);
         near(r.ttft_s.max, g.ttft_s, 1e-9);
         near(r.ttft_s.p50, g.ttft_s, 1e-9);
         near(r.e2e_s.max, g.latency_s, 1e-9);
         near(r.tpot_s.p50, g.tpot_mean_s, 1e-9);
         near(r.duration_s, 2 * g.latency_s, 1e-9);
-        free(work);
         par_free(&pm);
     }
     free(ps);
@@ -430,19 +390,19 @@ static void replicas_by_hand(void **state)
                        .block_tokens = 16, .pool_blocks = 1000};
     rf_sim_result one, two, lock;
     rf_err e = {0};
-    assert_int_equal(run_group(&w, &sc, group_affine, NULL, &one, &e), RF_OK);
+    assert_int_equal(sim_run(&w, &sc, NULL, group_affine, NULL, &one, &e), RF_OK);
     near(one.e2e_s.p50, 0.0604, 1e-12);
     near(one.duration_s, 0.1812, 1e-12);
     w.requests = 6;
     w.concurrency = 2;
     sc.replicas = 2;
-    assert_int_equal(run_group(&w, &sc, group_affine, NULL, &two, &e), RF_OK);
+    assert_int_equal(sim_run(&w, &sc, NULL, group_affine, NULL, &two, &e), RF_OK);
     near(two.e2e_s.max, 0.0604, 1e-12);
     near(two.duration_s, 0.1812, 1e-12);
     near(two.requests_per_s, 2 * one.requests_per_s, 1e-12);
     assert_int_equal(two.peak_running, 1);
     sc.lockstep = 2;
-    assert_int_equal(run_group(&w, &sc, group_affine, NULL, &lock, &e), RF_OK);
+    assert_int_equal(sim_run(&w, &sc, NULL, group_affine, NULL, &lock, &e), RF_OK);
     near(lock.e2e_s.max, 0.0708, 1e-12);
     near(lock.duration_s, 0.2124, 1e-12);
     assert_int_equal(lock.steps, 15);
@@ -492,7 +452,7 @@ static void planner_by_hand(void **state)
 {
     (void)state;
     rf_hw h = hw_of("h100-sxm");
-    rf_roof roof = roof_of(&h);
+    rf_roof roof = roof_hw(&h);
     rf_model m = model("llama-3-8b");
     rf_step_opts o = rf_step_opts_for_model(&m);
     rf_par *par = calloc(1, sizeof *par);
