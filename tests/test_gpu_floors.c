@@ -154,7 +154,7 @@ static double floor_on(const rf_hw *hw, rf_dtype_kind math, uint64_t flops, uint
  * known exceptions; the first row beaten is named. */
 typedef struct tally {
     long checked, skipped, beaten, excepted;
-    char first[512];
+    char first[768]; /* the table's path (512 bytes at most) and the figures */
 } tally;
 
 static void beaten(tally *y, const table *t, double floor_s, double measured_s)

@@ -743,15 +743,15 @@ static void labels_all_placed(void **state)
         int64_t batch;
         const char *lost; /* the one label known to find no room */
     } cases[] = {
-        {"gemma-2-9b-it", "h100-sxm", RF_BF16, 32},
-        {"qwen1.5-moe-a2.7b.json", "h100-sxm", RF_BF16, 32},
-        {"gemma-3-4b-it.json", "rtx4090", RF_BF16, 1},
-        {"phi-3-mini-4k-instruct.json", "rtx4090", RF_BF16, 32},
-        {"deepseek-v3.json", "l40s", RF_FP8_E4M3, 32},
+        {"gemma-2-9b-it", "h100-sxm", RF_BF16, 32, NULL},
+        {"qwen1.5-moe-a2.7b.json", "h100-sxm", RF_BF16, 32, NULL},
+        {"gemma-3-4b-it.json", "rtx4090", RF_BF16, 1, NULL},
+        {"phi-3-mini-4k-instruct.json", "rtx4090", RF_BF16, 32, NULL},
+        {"deepseek-v3.json", "l40s", RF_FP8_E4M3, 32, NULL},
         {"deepseek-v3.json", "h100-sxm", RF_FP8_E4M3, 32, "q_a_proj"},
-        {"mixtral-8x7b", "h100-sxm", RF_BF16, 32},
-        {"deepseek-v2-lite", "l40s", RF_BF16, 1},   /* placed narrowest first */
-        {"gemma-2-9b-it", "rtx4090", RF_BF16, 1},
+        {"mixtral-8x7b", "h100-sxm", RF_BF16, 32, NULL},
+        {"deepseek-v2-lite", "l40s", RF_BF16, 1, NULL},   /* placed narrowest first */
+        {"gemma-2-9b-it", "rtx4090", RF_BF16, 1, NULL},
     };
     at_context = 1024, at_tokens = 1024;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

@@ -158,8 +158,9 @@ rf_status rf_svg_stack(const char *const *svgs, size_t n, rf_buf *out, rf_err *e
     int y = 0;
     for (size_t i = 0; i < n; i++) {
         int wi, hi;
-        const char *after;
-        root_size(svgs[i], &wi, &hi, &after);
+        const char *after = NULL;
+        if (!root_size(svgs[i], &wi, &hi, &after)) /* checked above: never */
+            continue;
         rf_buf_printf(out, "<svg x=\"0\" y=\"%d\" ", y);
         rf_buf_puts(out, after);
         y += hi;
