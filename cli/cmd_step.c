@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpu_predict.h"
 #include "roofline/rf_serve.h"
 
 enum { O_DECODE = 1000, O_CHUNK, O_CHUNK_CONTEXT };
@@ -179,6 +180,11 @@ static int step_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
              "over 'count')", par.slowest);
     cli_op_table(r, "ops", label, &dev);
     cli_par_section(ctx, r, &par, &a->par);
+    if ((ctx->step_given & CLI_GIVEN_PREDICT) && /* on kernel tables: gpu_predict.c */
+        (rc = cli_gpu_step(ctx, r, m, &w->shard, &a->par.layout, o, &dev, w->coll, w->n_coll))) {
+        rf_report_free(r);
+        return rc;
+    }
     rc = cli_emit(ctx, r);
     rf_report_free(r);
     return rc;
@@ -339,8 +345,9 @@ int cmd_step(int argc, char **argv)
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
-    if ((rc = cli_predict_refuse(&ctx, a.mixed || cli_par_wanted(&a.par),
-                                 "--phase mixed and layouts")))
+    bool gpu = (ctx.step_given & CLI_GIVEN_PREDICT) && cli_gpu_wanted(); /* kernel tables */
+    if ((rc = cli_predict_refuse(&ctx, a.mixed || (cli_par_wanted(&a.par) && !gpu),
+                                 gpu ? "--phase mixed" : "--phase mixed and layouts")))
         return rc;
     if (a.mixed)
         return step_mixed(&ctx, &m, &o, &roof, &a);
@@ -356,7 +363,7 @@ int cmd_step(int argc, char **argv)
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     const struct rf_step_pred *pr = NULL; /* --predict */
-    if ((rc = cli_step_predict(&ctx, &o, &st, &pr))) {
+    if (!gpu && (rc = cli_step_predict(&ctx, &o, &st, &pr))) {
         rf_report_free(r);
         return rc;
     }
@@ -365,6 +372,11 @@ int cmd_step(int argc, char **argv)
     totals(&ctx, r, &m, &st, &o, &a.budget);
     cli_pred_totals(r, pr, "predicted",
                     "PREDICTED (from the calibration; the floors above are bounds)");
+    rf_layout one = rf_layout_single();
+    if (gpu && (rc = cli_gpu_step(&ctx, r, &m, &m, &one, &o, &st, NULL, 0))) {
+        rf_report_free(r);
+        return rc;
+    }
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;
