@@ -74,13 +74,17 @@
  *                       mean E2E over a run that starts and ends empty)
  *   overloaded        = open loop and trace only: over the second half of
  *                       the arrivals (index n/2 to n-1), the least-squares
- *                       slope of the number in system (taken at each
- *                       arrival) against time exceeds 5% of the arrival
- *                       rate over that half: the queue grows by more than 1
- *                       request for every 20 that arrive, so it grows
- *                       without bound at that rate (queue_growth_per_s is
- *                       the slope). Always false in the closed loop, whose
- *                       queue is bounded by C.
+ *                       slope of the number waiting (arrived, never yet
+ *                       scheduled; taken at each arrival) against time
+ *                       exceeds 5% of the arrival rate over that half: the
+ *                       queue grows by more than 1 request for every 20
+ *                       that arrive, so it grows without bound at that rate
+ *                       (queue_growth_per_s is the slope). The number
+ *                       running is capped (max_seqs, the pool), so only
+ *                       the queue can grow; the number in system also
+ *                       counts the batch filling up from an empty engine.
+ *                       Always false in the closed loop, whose queue is
+ *                       bounded by C.
  */
 #ifndef RF_SIM_H
 #define RF_SIM_H
