@@ -58,11 +58,12 @@ grep -qF 'qwen2.5-7b-instruct on rtx4090' "$svg" || bad "figure1.svg does not na
 for op in q_proj gate_proj down_proj lm_head; do
   grep -qF ">$op" "$svg" || grep -qF "<title>$op " "$svg" || bad "figure1.svg has no $op marker"
 done
-# the report holds its three figures inline, each with its caption
-[ "$(grep -o '<svg' "$html" | wc -l)" = 3 ] || bad "report.html does not hold three inline figures"
+# the report holds its four figures inline, each with its caption
+[ "$(grep -o '<svg' "$html" | wc -l)" = 4 ] || bad "report.html does not hold four inline figures"
 grep -qF 'Figure 1.' "$html" || bad "report.html has no Figure 1 caption"
 grep -qF 'Figure 2.' "$html" || bad "report.html has no Figure 2 caption"
 grep -qF 'Figure 3.' "$html" || bad "report.html has no Figure 3 caption"
+grep -qF 'Figure 4.' "$html" || bad "report.html has no Figure 4 caption"
 grep -qF 'qwen2.5-7b-instruct' "$html" || bad "report.html does not name the model"
 
 [ "$fail" = 0 ] && echo "demo: every command ran, the figures and both files are as expected"

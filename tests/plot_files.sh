@@ -90,8 +90,8 @@ grep -q '"name": "lab"' "$tmp/lab.json" || bad "the --measured input was overwri
 # the report: one page, figures inline, nothing fetched
 "$bin" report qwen2.5-7b-instruct --hw rtx4090 --measured "$tmp/lab.json" -o "$tmp/r.html" ||
   bad "report: exit $?"
-# (Figure 1, the batch chart, the frontier)
-[ "$(grep -c '<svg xmlns' "$tmp/r.html")" = 3 ] || bad "report: expected 3 inline figures"
+# (Figure 1, the batch chart, the frontier, the curve under load)
+[ "$(grep -c '<svg xmlns' "$tmp/r.html")" = 4 ] || bad "report: expected 4 inline figures"
 # (the page itself, up to its </main>: the explorer's inline module and
 # script follow it, checked in a browser for requests by explorer_browser)
 sed '/^<\/main>$/q' "$tmp/r.html" | grep -q '<script\|<link\|src=\|@import\|url(' &&
