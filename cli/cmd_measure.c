@@ -150,12 +150,14 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
     rf_measure_plan plan = rf_measure_plan_of(quick);
     rf_report_assume(r, "timing: warm-up, repetitions calibrated to a minimum trial, then "
                         "trials: bandwidth kernels %d of >= %.0f ms; clock and FMA %d rounds of %d "
-                        "of >= %.0f ms (the clock once more at the end); DRAM read %d bursts of "
+                        "of >= %.0f ms (the clock once more at the end), the dot products in %d "
+                        "of them; DRAM read %d bursts of "
                         "%d of >= %.0f ms, each call reading the next 1/%d of the set; bursts "
                         "spread over the run and pooled; best = the roof, median = what a run "
                         "typically sees",
                      plan.bandwidth.trials, plan.bandwidth.min_time_s * 1e3, plan.core_bursts,
-                     plan.core.trials, plan.core.min_time_s * 1e3, plan.roof_bursts,
+                     plan.core.trials, plan.core.min_time_s * 1e3, plan.dot_rounds,
+                     plan.roof_bursts,
                      plan.roof.trials, plan.roof.min_time_s * 1e3, plan.roof_chunks);
 
     rf_report_section(r, "roof", "roof");

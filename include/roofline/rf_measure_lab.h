@@ -44,6 +44,10 @@ typedef struct rf_measure_plan {
                              quick 3 ms x 9)                                   */
     int core_bursts;      /* clock + FMA rounds spread over the run, pooled: 3
                              (the clock once more at the end)                  */
+    int dot_rounds;       /* of those, the rounds that also time the dot
+                             products (bf16, fp16, int8, q8_0, q4_0): every
+                             one (3); quick only the middle one (1), which
+                             keeps --quick near its old time                   */
     rf_timing roof;       /* one burst of the DRAM read (3 ms x 48; quick 1 ms x
                              16)                                               */
     int roof_bursts;      /* DRAM read bursts spread over the run, pooled: 5    */

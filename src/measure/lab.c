@@ -196,6 +196,7 @@ rf_measure_plan rf_measure_plan_of(bool quick)
         .bandwidth = quick ? (rf_timing){0.001, 5} : (rf_timing){0.003, 11},
         .core = quick ? (rf_timing){0.003, 9} : (rf_timing){0.003, 15},
         .core_bursts = RF_LAB_CORE_ROUNDS,
+        .dot_rounds = quick ? 1 : RF_LAB_CORE_ROUNDS,
         .roof = quick ? (rf_timing){0.001, 16} : (rf_timing){0.003, 48},
         .roof_bursts = RF_LAB_ROOF_BURSTS,
         .roof_chunks = 8,
@@ -217,6 +218,13 @@ static rf_status clock_burst(lab *l, int i, int n, rf_err *err)
 
 /* One round: the clock, then a burst of each FMA and dot-product kernel,
  * pooled. */
+/* Whether core round `round` (0, 1, 2) times the dot products: every
+ * round, or with one dot round the middle one. */
+static bool dots_in(const lab *l, int round)
+{
+    return l->plan.dot_rounds >= l->plan.core_bursts || round == l->plan.core_bursts / 2;
+}
+
 static rf_status core_round(lab *l, int round, rf_err *err)
 {
     rf_status s = clock_burst(l, round, l->plan.core_bursts + 1, err);
@@ -229,7 +237,7 @@ static rf_status core_round(lab *l, int round, rf_err *err)
             s = rf__measurement_merge(&l->fma[i], &m, err);
         l->done++;
     }
-    for (int k = 0; s == RF_OK && k < RF_DOT_COUNT; k++) {
+    for (int k = 0; s == RF_OK && dots_in(l, round) && k < RF_DOT_COUNT; k++) {
         if (!rf_dot_available(&l->kt, (rf_dot_kind)k))
             continue;
         step(l, "dot peak %s (%d of %d)", rf_dot_name((rf_dot_kind)k), round + 1,
@@ -354,7 +362,8 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_hw_profile *out, rf_err *e
     int per_level = l.kt.nt_stores ? 4 : 2;
     for (int k = 0; k < RF_DOT_COUNT; k++)
         l.n_dots += rf_dot_available(&l.kt, (rf_dot_kind)k);
-    l.total = (3 + l.n_dots) * l.plan.core_bursts + 1 + l.plan.roof_bursts + (int)n_sweep +
+    l.total = 3 * l.plan.core_bursts + l.n_dots * l.plan.dot_rounds + 1 + l.plan.roof_bursts +
+              (int)n_sweep +
               per_level * (cache_levels + 1);
     rf_measurement *sweep = calloc(MAX_SWEEP, sizeof *sweep);
     rf_levels lv;
@@ -379,7 +388,7 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_hw_profile *out, rf_err *e
     /* left: the level kernels, the DRAM bursts, the last core round (clock,
      * 2 FMA, the dot products) and the last clock */
     l.total = l.done + per_level * (int)lv.n + (l.plan.roof_bursts - roof_bursts_done(&l)) + 3 +
-              l.n_dots + 1;
+              (dots_in(&l, 2) ? l.n_dots : 0) + 1;
     for (size_t i = 0; i < lv.n; i++)
         for (size_t j = lv.first[i]; j < lv.end[i]; j++)
             add_kernel(&l, &sweep[j], lv.level[i].name, "bytes_per_s");
