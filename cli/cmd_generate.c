@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpu_predict.h"
 #include "measure_view.h"
 #include "request.h"
 #include "roofline/rf_predict.h"
@@ -281,7 +282,11 @@ static int generate_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *
         rf_report_num(r, "energy_per_token_j", "energy a token (J, at TDP)",
                       rf_energy_per_token_j(ctx->hw.board_power_w, g.devices, g.tokens_per_s),
                       RF_U_SIG3);
-    rc = cli_emit(ctx, r);
+    if (ctx->step_given & CLI_GIVEN_PREDICT) /* on kernel tables (gpu_predict.c) */
+        rc = cli_gpu_generate(ctx, r, m, o, roof, &a->rq.budget, &a->par, a->rq.prompt,
+                              a->rq.output, 0);
+    if (!rc)
+        rc = cli_emit(ctx, r);
     rf_report_free(r);
     return rc;
 }
@@ -328,7 +333,11 @@ int cmd_generate(int argc, char **argv)
     timing(&ctx, r, &g);
     if (a.sp.draft)
         cli_spec_section(r, "speculative decoding", &d, &sp);
-    rc = ctx.step_given & CLI_GIVEN_PREDICT ? predicted(&ctx, r, &m, &o, &roof, &a) : RF_EXIT_OK;
+    rc = !(ctx.step_given & CLI_GIVEN_PREDICT) ? RF_EXIT_OK
+         : cli_gpu_wanted() /* on kernel tables (gpu_predict.c) */
+             ? cli_gpu_generate(&ctx, r, &m, &o, &roof, &a.rq.budget, &a.par, a.rq.prompt,
+                                a.rq.output, a.sp.prefix.shared)
+             : predicted(&ctx, r, &m, &o, &roof, &a);
     if (!rc)
         rc = cli_emit(&ctx, r);
     rf_report_free(r);

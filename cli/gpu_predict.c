@@ -139,19 +139,20 @@ void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, un
 
 /* ---- serve under load ------------------------------------------------------ */
 
-int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                       const cli_sim *s, rf_report *r)
+/* The tables and a prepared rf_gpu_sim for steps of at most max_tokens
+ * tokens and max_logits logit rows on par's layout (one device without
+ * one): *gs and *table to free, also on failure. */
+static int prepare(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                   const rf_roof *roof, const cli_budget *b, const cli_par *par,
+                   int64_t max_tokens, int64_t max_logits, rf_gpu_sim **gs, double **table)
 {
     const rf_gpu_tables *g;
     rf_err e;
+    rf_par_opts po;
+    *gs = NULL, *table = NULL;
     int rc = cli_gpu_load(ctx, &g);
     if (rc)
         return rc;
-    if (s->draft || s->disagg)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--predict under load: not with %s",
-                        s->draft ? "--draft" : "--disagg");
-    rf_par_opts po;
     if (cli_par_wanted(par)) {
         if ((rc = cli_par_setup(ctx, m, b, par, &po)))
             return rc;
@@ -159,26 +160,42 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
         po = cli_par_opts(ctx, b, par);
         po.layout = rf_layout_single();
     }
-    int64_t max_tokens = s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS;
-    int64_t max_seqs = s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS;
-    size_t len = rf_gpu_sim_table_len(max_tokens, max_seqs);
-    rf_gpu_sim *gs = calloc(1, sizeof *gs);
-    double *table = malloc(len * sizeof *table);
+    size_t len = rf_gpu_sim_table_len(max_tokens, max_logits);
+    *gs = calloc(1, sizeof **gs);
+    *table = malloc(len * sizeof **table);
+    if (!*gs || !*table)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    if (rf_gpu_sim_prepare(*gs, g, cli_gpu_quant(), m, o, roof, &po, max_tokens, max_logits,
+                           *table, len, &e))
+        return cli_fail_err(ctx, &e);
+    return RF_EXIT_OK;
+}
+
+static double band_of(const rf_gpu_sim *gs)
+{
+    return gs->time_s > 0 ? gs->band_s / gs->time_s : 0;
+}
+
+int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
+                       const cli_sim *s, rf_report *r)
+{
+    if (s->draft || s->disagg)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--predict under load: not with %s",
+                        s->draft ? "--draft" : "--disagg");
+    rf_gpu_sim *gs;
+    double *table;
     static cli_sim_out out; /* results: off the stack */
     cli_sim sp = *s;
-    rc = RF_EXIT_OK;
-    if (!gs || !table)
-        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    else if (rf_gpu_sim_prepare(gs, g, cli_gpu_quant(), m, o, roof, &po, max_tokens, max_seqs,
-                                table, len, &e))
-        rc = cli_fail_err(ctx, &e);
+    int rc = prepare(ctx, m, o, roof, b, par, s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS,
+                     s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS, &gs, &table);
     if (!rc) {
         sp.predict = rf_gpu_sim_group;
         sp.predict_user = gs;
         rc = cli_sim_run(ctx, m, o, roof, b, par, &sp, &out);
     }
     if (!rc) {
-        cli_gpu_assume(ctx, r, g, gs->missing);
+        cli_gpu_assume(ctx, r, gs->g, gs->missing);
         rf_report_assume(r, "predicted under load: the same simulation with each step's time "
                             "predicted (rf_gpu_sim: the linear layers, MoE and collectives of a "
                             "device at the step's M rows, lm_head at its logit rows, decode "
@@ -194,8 +211,52 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
         rf_report_num(r, "output_tokens_per_s", "predicted output tokens/s",
                       res->output_tokens_per_s, RF_U_TOK_RATE);
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
-                      gs->time_s > 0 ? gs->band_s / gs->time_s : 0, RF_U_PERCENT);
-        rf_report_str(r, "source", "tables", g->dir);
+                      band_of(gs), RF_U_PERCENT);
+        rf_report_str(r, "source", "tables", gs->g->dir);
+    }
+    free(table);
+    free(gs);
+    return rc;
+}
+
+int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
+                     int64_t prompt, int64_t output, int64_t shared_prefix)
+{
+    if (shared_prefix)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--predict on kernel tables: not with "
+                                            "--shared-prefix");
+    if (o->batch > RF_DIM_MAX / prompt)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--predict: a prefill of %lld x %lld tokens",
+                        (long long)o->batch, (long long)prompt);
+    rf_gpu_sim *gs;
+    double *table;
+    rf_gpu_generate p;
+    rf_err e;
+    int rc = prepare(ctx, m, o, roof, b, par, o->batch * prompt, o->batch, &gs, &table);
+    if (!rc && rf_gpu_sim_generate(gs, o->batch, prompt, output, &p, &e))
+        rc = cli_fail_err(ctx, &e);
+    if (!rc) {
+        cli_gpu_assume(ctx, r, gs->g, gs->missing);
+        rf_report_assume(r, "predicted generation: the prefill of %lld x %lld tokens and each "
+                            "decode step at every context P + 1 .. P + N - 1, predicted as a "
+                            "serving step is (rf_gpu_sim_generate)",
+                         (long long)o->batch, (long long)prompt);
+        rf_report_section(r, "predicted", "PREDICTED (kernel tables; the floors above are "
+                                          "bounds)");
+        rf_report_num(r, "ttft_s", "predicted TTFT", p.ttft_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_mean_s", "predicted TPOT mean", p.tpot_mean_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_first_s", "predicted TPOT first (j = 2)", p.tpot_first_s,
+                      RF_U_SECONDS);
+        rf_report_num(r, "tpot_last_s", "predicted TPOT last (j = N)", p.tpot_last_s,
+                      RF_U_SECONDS);
+        rf_report_num(r, "decode_s", "predicted decode time", p.decode_s, RF_U_SECONDS);
+        rf_report_num(r, "latency_s", "predicted latency", p.latency_s, RF_U_SECONDS);
+        rf_report_num(r, "tokens_per_s", "predicted output tokens/s", p.tokens_per_s,
+                      RF_U_TOK_RATE);
+        rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
+                      band_of(gs), RF_U_PERCENT);
+        rf_report_str(r, "source", "tables", gs->g->dir);
     }
     free(table);
     free(gs);

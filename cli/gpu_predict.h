@@ -43,6 +43,14 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
                        const rf_roof *roof, const cli_budget *b, const cli_par *par,
                        const cli_sim *s, rf_report *r);
 
+/* `generate --predict` on the tables: a static batch (o->batch) of prompt
+ * and output tokens on par's layout (rf_gpu_sim_generate), a section
+ * "predicted" as the calibration's (ttft_s, tpot_mean_s, ...). Refuses a
+ * shared prefix. */
+int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
+                     int64_t prompt, int64_t output, int64_t shared_prefix);
+
 /* `step --predict` on the tables: the step of one device (st, with the
  * layout's collectives coll[0..n_coll-1]; NULL, 0 on one device), a
  * section "predicted" and a table of each row's prediction and

@@ -278,8 +278,8 @@ int cli_calib_load(const cli_ctx *ctx, rf_calib *out)
                               "and pass --hw calibrated.json";
     if (cli_gpu_wanted()) /* --backend / --calibration: kernel tables, gpu_predict.c */
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict on kernel tables (--backend, "
-                                            "--calibration) is not wired into %s: serve "
-                                            "(under load) and step take it",
+                                            "--calibration) is not wired into %s: step, generate "
+                                            "and serve (under load) take it",
                         ctx->cmd);
     if (!ctx->hw_name || access(ctx->hw_name, F_OK) != 0)
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict needs a calibrated profile: %s", how);

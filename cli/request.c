@@ -1,6 +1,7 @@
 /* request.c - the options of generate, serve and frontier (request.h). */
 #include <string.h>
 
+#include "gpu_predict.h"
 #include "request.h"
 
 int cli_request_opt(cli_ctx *ctx, int id, const char *arg, cli_request *r)
@@ -75,7 +76,7 @@ int cli_spec_check(const cli_ctx *ctx, const cli_spec *sp, int64_t prompt)
 int cli_spec_predict_refuse(const cli_ctx *ctx, const cli_spec *sp, bool layout)
 {
     int rc;
-    if ((rc = cli_predict_refuse(ctx, layout, "layouts")) ||
+    if ((rc = cli_predict_refuse(ctx, layout && !cli_gpu_wanted(), "layouts")) || /* tables */
         (rc = cli_predict_refuse(ctx, sp->draft != NULL, "speculative decoding (--draft)")) ||
         (rc = cli_predict_refuse(ctx, sp->prefix.cascade, "--prefix-kernel cascade (a kernel "
                                                            "the calibration did not time)")))

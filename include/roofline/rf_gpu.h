@@ -256,6 +256,21 @@ struct rf_sim_batch;
 rf_status rf_gpu_sim_group(void *user, const struct rf_sim_batch *b, int64_t n, double *step_s,
                            rf_err *err);
 
+/* A static batch of B requests of P prompt and N output tokens, as
+ * rf_generate sums its floors, each step predicted as rf_gpu_sim_group
+ * predicts one:
+ *     TTFT = lin(B P) + head(B) + ctx(B sequences of P tokens)
+ *     decode = sum_{S = P+1}^{P+N-1} [lin(B) + head(B) + gen(B, S)]
+ *     TPOT = decode / (N - 1), latency = TTFT + decode
+ * s prepared with max_tokens >= B P and max_logits >= B (else RF_ERANGE). */
+typedef struct rf_gpu_generate {
+    double ttft_s, decode_s;
+    double tpot_mean_s, tpot_first_s, tpot_last_s; /* 0 when N = 1       */
+    double latency_s, tokens_per_s;                 /* B N / latency      */
+} rf_gpu_generate;
+rf_status rf_gpu_sim_generate(rf_gpu_sim *s, int64_t batch, int64_t prompt, int64_t output,
+                              rf_gpu_generate *out, rf_err *err);
+
 #ifdef __cplusplus
 }
 #endif

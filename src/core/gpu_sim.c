@@ -155,12 +155,13 @@ static rf_status decode_attn(rf_gpu_sim *s, int64_t b, double ctx, double *t_s, 
     return RF_OK;
 }
 
-/* A prompt chunk's attention: t tokens after o cached, every layer. */
-static rf_status chunk_attn(rf_gpu_sim *s, int64_t t, int64_t o, double *t_s, rf_err *err)
+/* b prompt chunks' attention: t tokens each after o cached, every layer. */
+static rf_status chunk_attn(rf_gpu_sim *s, int64_t b, int64_t t, int64_t o, double *t_s,
+                            rf_err *err)
 {
     const char *cat[8] = {"bfloat16", kv_name(&s->opts), "0"};
     double q[8] = {0, 0, 0, (double)s->shard.head_dim, (double)s->shard.n_q,
-                   (double)s->shard.n_kv, 1, (double)t};
+                   (double)s->shard.n_kv, (double)b, (double)t};
     rf_gpu_pred p;
     *t_s = 0;
     for (int cls = 0; cls < 2; cls++) {
@@ -215,7 +216,7 @@ static rf_status one(rf_gpu_sim *s, const rf_sim_batch *b, double *step_s, rf_er
                            &t, err)))
         sum += t;
     for (int64_t j = 0; j < b->n_chunks && !st; j++) {
-        st = chunk_attn(s, b->chunks[j].tokens, b->chunks[j].offset, &t, err);
+        st = chunk_attn(s, 1, b->chunks[j].tokens, b->chunks[j].offset, &t, err);
         sum += st ? 0 : t;
     }
     *step_s = sum;
@@ -234,5 +235,44 @@ rf_status rf_gpu_sim_group(void *user, const rf_sim_batch *b, int64_t n, double 
             return st;
         *step_s = t > *step_s ? t : *step_s;
     }
+    return RF_OK;
+}
+
+rf_status rf_gpu_sim_generate(rf_gpu_sim *s, int64_t batch, int64_t prompt, int64_t output,
+                              rf_gpu_generate *out, rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (batch < 1 || prompt < 1 || output < 1 || batch > s->max_logits ||
+        batch > s->max_tokens / prompt)
+        return rf_err_set(err, RF_ERANGE, "--predict: a batch of %lld x %lld tokens beyond the "
+                                          "prepared %lld tokens and %lld rows",
+                          (long long)batch, (long long)prompt, (long long)s->max_tokens,
+                          (long long)s->max_logits);
+    double t;
+    rf_status st = lin_at(s, batch * prompt, &t, err);
+    out->ttft_s += st ? 0 : t;
+    if (!st && !(st = head_at(s, batch, &t, err)))
+        out->ttft_s += t;
+    if (!st && !(st = chunk_attn(s, batch, prompt, 0, &t, err)))
+        out->ttft_s += t;
+    double fixed = 0;
+    if (!st && output >= 2 && !(st = lin_at(s, batch, &t, err)))
+        fixed += t;
+    if (!st && output >= 2 && !(st = head_at(s, batch, &t, err)))
+        fixed += t;
+    for (int64_t c = prompt + 1; !st && c <= prompt + output - 1; c++) {
+        if ((st = decode_attn(s, batch, (double)c, &t, err)))
+            break;
+        double step = fixed + t;
+        out->decode_s += step;
+        if (c == prompt + 1)
+            out->tpot_first_s = step;
+        out->tpot_last_s = step;
+    }
+    if (st)
+        return st;
+    out->tpot_mean_s = output >= 2 ? out->decode_s / (double)(output - 1) : 0;
+    out->latency_s = out->ttft_s + out->decode_s;
+    out->tokens_per_s = (double)batch * (double)output / out->latency_s;
     return RF_OK;
 }
