@@ -827,9 +827,9 @@ static rf_model config(const char *name)
  * the direct algorithm's 15/16 n / 50e9 + 5 us = 255.78 us, for the
  * dispatch and the combine of each MoE layer. Counting M k = 65,536 row
  * copies of 6,144 B a device instead (the rule within a node) gives
- * 402,653,184 B and 7.87 ms a layer, 2 x 62 x 7.87 = 976 ms, above vLLM's
- * measured 265 ms TTFT of this prompt on these 16 H100s
- * (bench/serving-h100.sh). Within a node (TP 4 x EP 8 x DP 2) the rule is
+ * 402,653,184 B, 15/16 of it over 50 GB/s = 7.55 ms, for each of the 124
+ * all-to-alls: 936 ms, above the 265 ms TTFT vLLM measured for this prompt
+ * on these 16 H100s (in fp8, half these bytes; bench/serving-h100.sh). Within a node (TP 4 x EP 8 x DP 2) the rule is
  * unchanged: M k H b_a over NVLink. */
 static void ep_across_nodes(void **state)
 {
