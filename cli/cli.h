@@ -312,10 +312,10 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
  * calibration of the --hw profile (cli_calib_load, measure_view.h) */
 #define CLI_PREDICT_OPT                                                                        \
     {"predict", 0, CLI_O_PREDICT, NULL,                                                       \
-     "predicted times beside the floors, from the calibration of the --hw profile"},          \
-    CLI_GPU_OPTS
+     "predicted times beside the floors, from the calibration of the --hw profile"}
 /* --backend, --quant, --calibration: --predict on a GPU's kernel tables
- * (gpu_predict.h); ids 980..982, which cli_parse hands to cli_gpu_opt */
+ * (gpu_predict.h), in the commands that take them (step, generate, serve);
+ * ids 980..982, which cli_parse hands to cli_gpu_opt */
 enum { CLI_O_BACKEND = 980, CLI_O_QUANT, CLI_O_CALIBRATION };
 #define CLI_GPU_OPTS                                                                           \
     {"backend", 1, CLI_O_BACKEND, "vllm|trtllm|sglang",                                        \

@@ -40,6 +40,7 @@ static const cli_opt opts[] = {
     CLI_REQUEST_STEP_OPTS,
     CLI_REQUEST_SPEC_OPTS,
     CLI_PREDICT_OPT,
+    CLI_GPU_OPTS,
     CLI_PAR_OPTS,
     {0},
 };

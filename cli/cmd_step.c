@@ -12,6 +12,7 @@ enum { O_DECODE = 1000, O_CHUNK, O_CHUNK_CONTEXT };
 static const cli_opt opts[] = {
     CLI_STEP_OPTS,
     CLI_PREDICT_OPT,
+    CLI_GPU_OPTS,
     {"decode", 1, O_DECODE, "B_d", "--phase mixed: decode tokens, one a sequence (at --context)"},
     {"chunk", 1, O_CHUNK, "C", "--phase mixed: prompt tokens of the prefill chunk"},
     {"chunk-context", 1, O_CHUNK_CONTEXT, "S_c",
