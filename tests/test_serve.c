@@ -660,6 +660,20 @@ static void generate_on_layouts(void **state)
     assert_true(pts[5].pareto_tpot && pts[0].pareto_ttft);
 }
 
+/* t drafting itself (K = 4, alpha 0.8) for B requests of P + 2 tokens:
+ * one verification, after P + 1 cached; o gets the step options. */
+static rf_spec verify_alone(const rf_model *t, const rf_roof *roof, int64_t batch,
+                            int64_t prompt, rf_step_opts *o)
+{
+    *o = rf_step_opts_for_model(t);
+    o->batch = batch;
+    rf_generate g;
+    rf_spec sp;
+    assert_int_equal(rf_generate_compute(t, o, roof, prompt, 2, &g, NULL), RF_OK);
+    assert_int_equal(rf_spec_compute(t, t, o, o, roof, &g, 4, 0.8, &sp, NULL), RF_OK);
+    return sp;
+}
+
 /* The target's verification step scores every one of its K + 1 query
  * tokens: lm_head at M = B (K + 1) rows, not the prefill's B. Llama-3-8B
  * (H = 4,096, V = 128,256) on the H100 SXM, B = 256, P = 512, N = 2 (one
@@ -675,12 +689,8 @@ static void verify_scores_every_token(void **state)
     (void)state;
     rf_roof roof = roof_of("h100-sxm");
     rf_model t = model("llama-3-8b");
-    rf_step_opts o = rf_step_opts_for_model(&t);
-    o.batch = 256;
-    rf_generate g;
-    rf_spec sp;
-    assert_int_equal(rf_generate_compute(&t, &o, &roof, 512, 2, &g, NULL), RF_OK);
-    assert_int_equal(rf_spec_compute(&t, &t, &o, &o, &roof, &g, 4, 0.8, &sp, NULL), RF_OK);
+    rf_step_opts o;
+    rf_spec sp = verify_alone(&t, &roof, 256, 512, &o);
     rf_step_opts v = o;
     v.phase = RF_PREFILL;
     v.tokens = 5;
@@ -691,6 +701,40 @@ static void verify_scores_every_token(void **state)
     near(sp.verify_s, fmax(f / roof.peak_flops_per_s, (double)st.total_bytes / roof.bw_bytes_per_s),
          1e-12);
     assert_true(sp.verify_s > st.floor_s + 1e-3); /* the 1.09 ms the old count missed */
+}
+
+/* generate --draft on an MLA model: the verification's floor is the lesser
+ * of the expanding prefill and the absorbed kernel (rf_spec_compute).
+ * DeepSeek-V2-Lite (27 layers, 16 heads, latent 512 + rope 64) drafting
+ * itself, B = 64, P = 8,000, N = 2 (one verification, after S = 8,001
+ * cached), K = 4. Expanding, kv_b_proj runs on 64 x 8,006 = 512,384 rows,
+ * 2 x 512 x 16 x 256 FLOPs a row and layer: 58 TFLOP, 58 ms at 989.4
+ * TFLOP/s, before anything else. Absorbed, the 5 queries of a sequence are
+ * 5 decode rows against the latent, read once: by hand, the decode of
+ * 320 rows at context 8,002 (the first query's keys) with its K/V read
+ * once a sequence, 64 x 8,002 latents of 576 x 2 B x 27 layers, not 320 x;
+ *     verify = max(F / pi, (Q - 4/5 KV) / beta), under a third of F_pre / pi. */
+static void mla_verify_absorbed(void **state)
+{
+    (void)state;
+    rf_roof roof = roof_of("h100-sxm");
+    rf_model t = model("deepseek-v2-lite");
+    rf_step_opts o;
+    rf_spec sp = verify_alone(&t, &roof, 64, 8000, &o);
+    rf_step_opts d = o;
+    d.batch = 320;
+    d.context = 8002;
+    assert_int_equal(rf_step_compute(&t, &d, &roof, &st, NULL), RF_OK);
+    assert_true(st.kv_bytes == 320ull * 8002 * 576 * 2 * 27);
+    double q = (double)(st.total_bytes - st.kv_bytes / 5 * 4);
+    near(sp.verify_s, fmax((double)st.flops / roof.peak_flops_per_s, q / roof.bw_bytes_per_s),
+         1e-12);
+    rf_step_opts v = o;
+    v.phase = RF_PREFILL;
+    v.tokens = 5;
+    v.context = 8001;
+    assert_int_equal(rf_step_compute(&t, &v, &roof, &st, NULL), RF_OK);
+    assert_true(sp.verify_s < (double)st.flops / roof.peak_flops_per_s / 3);
 }
 
 /* serve on a layout. Llama-3-8B (H = 4,096, V = 128,256, 32 layers) on the
@@ -852,6 +896,7 @@ int main(void)
         cmocka_unit_test(frontier),                 cmocka_unit_test(serve_speculative),
         cmocka_unit_test(serve_prefix),             cmocka_unit_test(generate_on_layouts),
         cmocka_unit_test(verify_scores_every_token), cmocka_unit_test(serve_on_layouts),
+        cmocka_unit_test(mla_verify_absorbed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,9 +29,23 @@ typedef struct summer {
                             shared by the B sequences, read once a step   */
     bool every_logit;    /* prefill only: lm_head scores every one of the
                             T positions (a speculative verification)      */
+    int64_t queries;     /* decode only, above 1: the B rows are B / q
+                            sequences of q queries each, every sequence's
+                            K/V read once (an absorbed MLA verification)  */
     double floor_s, sum_of_max_s;
     size_t pieces, calls;
 } summer;
+
+/* The step's floors again after its operators' bytes changed. */
+static void refloor(rf_step *st, const rf_step_opts *o)
+{
+    double som = 0;
+    for (size_t i = 0; i < st->n_ops; i++)
+        som += (double)st->ops[i].count *
+               rf_roof_place(&st->roof, (double)st->ops[i].flops, (double)st->ops[i].bytes).floor_s;
+    st->floor_sum_of_max_s = som;
+    rf__step_floors(st, &st->roof, (double)o->batch);
+}
 
 /* A cascade (shared-prefix) kernel reads the prefix's K/V once for the
  * batch, not once a sequence: each attention row's K/V read, B S x per
@@ -58,17 +72,20 @@ static rf_status prefix_layers(const rf_model *m, rf_err *err)
     return RF_OK;
 }
 
-static rf_status cascade(rf_step *st, const rf_step_opts *o, int64_t prefix, rf_err *err)
+/* Each decode attention row's K/V read less kv_bytes / div x mul (why:
+ * the refusal when a row's bytes are not a multiple of div); the totals
+ * and floors follow. */
+static rf_status kv_shed(rf_step *st, const rf_step_opts *o, uint64_t div, uint64_t mul,
+                         const char *why, rf_err *err)
 {
-    uint64_t bs = (uint64_t)o->batch * (uint64_t)o->context, saved = 0;
+    uint64_t saved = 0;
     for (size_t i = 0; i < st->n_ops; i++) {
         rf_op *op = &st->ops[i];
         if (op->kind != RF_OP_ATTN_DECODE || !op->kv_bytes)
             continue;
-        if (op->kv_bytes % bs)
-            return rf_err_set(err, RF_EINVAL, "--prefix-kernel cascade: the KV dtype's bytes "
-                                              "are not a whole number a token");
-        uint64_t save = op->kv_bytes / bs * (uint64_t)(o->batch - 1) * (uint64_t)prefix;
+        if (op->kv_bytes % div)
+            return rf_err_set(err, RF_EINVAL, "%s", why);
+        uint64_t save = op->kv_bytes / div * mul;
         op->kv_bytes -= save;
         op->bytes -= save;
         saved += op->count * save;
@@ -76,13 +93,27 @@ static rf_status cascade(rf_step *st, const rf_step_opts *o, int64_t prefix, rf_
     st->kv_bytes -= saved;
     st->total_bytes -= saved;
     st->op_bytes -= saved;
-    double som = 0;
-    for (size_t i = 0; i < st->n_ops; i++)
-        som += (double)st->ops[i].count *
-               rf_roof_place(&st->roof, (double)st->ops[i].flops, (double)st->ops[i].bytes).floor_s;
-    st->floor_sum_of_max_s = som;
-    rf__step_floors(st, &st->roof, (double)o->batch);
+    refloor(st, o);
     return RF_OK;
+}
+
+static rf_status cascade(rf_step *st, const rf_step_opts *o, int64_t prefix, rf_err *err)
+{
+    return kv_shed(st, o, (uint64_t)o->batch * (uint64_t)o->context,
+                   (uint64_t)(o->batch - 1) * (uint64_t)prefix,
+                   "--prefix-kernel cascade: the KV dtype's bytes are not a whole number a token",
+                   err);
+}
+
+/* A decode step of B rows that are B / q sequences of q queries each (an
+ * MLA verification as the absorbed kernel runs it, each query a decode row
+ * against the latent): every attention row's K/V read, once a row, loses
+ * (q - 1) / q, each sequence's latent read once. */
+static rf_status read_once(rf_step *st, const rf_step_opts *o, int64_t q, rf_err *err)
+{
+    return kv_shed(st, o, (uint64_t)q, (uint64_t)(q - 1),
+                   "a verification's K/V bytes are not a whole number of reads of a sequence",
+                   err);
 }
 
 static rf_status mixed_totals(const rf_step_opts *o, const rf_roof *roof, int64_t tokens,
@@ -117,6 +148,8 @@ static rf_status at(summer *sm, int64_t s, point *p)
         rc = cascade(&sm->st, &sm->o, sm->cascade, sm->err);
     if (!rc && sm->every_logit)
         rc = every_logit(&sm->st, &sm->o, sm->roof, sm->err);
+    if (!rc && sm->queries > 1)
+        rc = read_once(&sm->st, &sm->o, sm->queries, sm->err);
     if (rc)
         return rc;
     const rf_step *st = &sm->st;
@@ -200,26 +233,27 @@ static rf_status linear_range(summer *sm, const point *a, const point *b, int64_
 
 static rf_status floor_sum(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                            int64_t lo, int64_t hi, int64_t prefix, bool every_logit,
-                           rf_floor_sum *out, rf_err *err);
+                           int64_t queries, rf_floor_sum *out, rf_err *err);
 
 rf_status rf_floor_sum_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                                int64_t lo, int64_t hi, rf_floor_sum *out, rf_err *err)
 {
-    return floor_sum(m, o, roof, lo, hi, 0, false, out, err);
+    return floor_sum(m, o, roof, lo, hi, 0, false, 1, out, err);
 }
 
 /* prefix: a cascade prefix of a decode (0: none); every_logit: lm_head on
- * every position of a prefill (a verification step). */
+ * every position of a prefill (a verification step); queries: a decode's
+ * rows as sequences of that many queries reading their K/V once (1: none). */
 static rf_status floor_sum(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                            int64_t lo, int64_t hi, int64_t prefix, bool every_logit,
-                           rf_floor_sum *out, rf_err *err)
+                           int64_t queries, rf_floor_sum *out, rf_err *err)
 {
     if (lo < 0 || lo > hi)
         return rf_err_set(err, RF_EINVAL, "contexts %lld..%lld: need 0 <= first <= last",
                           (long long)lo, (long long)hi);
     static const size_t depth = 128; /* two ranges a halving of 2^40 */
     summer sm = {.m = m, .o = *o, .roof = roof, .err = err, .cascade = prefix,
-                 .every_logit = every_logit};
+                 .every_logit = every_logit, .queries = queries};
     rf_floor_sum r = {.steps = hi - lo + 1};
     point a, b, x;
     rf_status s;
@@ -359,7 +393,7 @@ rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o,
         dec.phase = RF_DECODE;
         dec.tokens = 1;
         if ((s = floor_sum(m, &dec, roof, prompt + 1, prompt + output - 1,
-                           px->cascade ? ps : 0, false, &g.decode, err)))
+                           px->cascade ? ps : 0, false, 1, &g.decode, err)))
             return s;
         g.tpot_mean_s = g.decode.floor_s / (double)(output - 1);
         g.tpot_first_s = g.decode.first_s;
@@ -437,10 +471,27 @@ rf_status rf_spec_compute(const rf_model *target, const rf_model *draft, const r
     rf_step_opts v = *o; /* K + 1 queries a sequence after S, every one scored */
     v.phase = RF_PREFILL;
     v.tokens = k + 1;
-    if ((s = floor_sum(target, &v, roof, lo, hi, 0, true, &f, err)))
+    if ((s = floor_sum(target, &v, roof, lo, hi, 0, true, 1, &f, err)))
         return s;
-    r.verify_s = f.floor_s / steps;
+    double verify = f.floor_s;
     r.steps_computed += f.steps_computed;
+    if (target->kv_lora_rank) {
+        /* MLA: the engines verify with the absorbed kernel, each of the
+         * K + 1 queries a decode row against the latent, read once a
+         * sequence. Under it: the decode of B (K + 1) rows at S + 1 (the
+         * first query's keys: the least FLOPs) with each sequence's latent
+         * read once; the floor is the lesser of the two sums (an engine
+         * runs one form throughout). */
+        rf_step_opts a = *o;
+        a.phase = RF_DECODE;
+        a.batch = o->batch * (k + 1);
+        a.tokens = 1;
+        if ((s = floor_sum(target, &a, roof, lo + 1, hi + 1, 0, false, k + 1, &f, err)))
+            return s;
+        verify = f.floor_s < verify ? f.floor_s : verify;
+        r.steps_computed += f.steps_computed;
+    }
+    r.verify_s = verify / steps;
     r.iter_s = r.draft_s + r.verify_s;
     r.tpot_s = r.iter_s / r.tokens_per_iter;
     r.tokens_per_s = (double)o->batch * r.tokens_per_iter / r.iter_s;
