@@ -250,6 +250,38 @@ static void deepseek_layout_is_par(void **state)
     free(par);
 }
 
+/* An MLA verification on a layout is the lesser of its forms, as on one
+ * device (test_sim's mla_verify_floor): DeepSeek-V2-Lite on TP 2, 4
+ * positions verified after 2,000 cached. On a roof of unbounded bandwidth
+ * (each operator's sum-of-max its F / pi) the absorbed kernel's rows are
+ * the decode of 4 tokens at 2,001 .. 2,004 keys (the same linear rows
+ * M = 4, lm_head rows L = 4, kv_b_proj on 4 rows, attention FLOPs, and the
+ * same collectives at M = 4 and L = 4), so the two steps are equal; the
+ * expanding chunk's kv_b_proj on 2,004 rows would cost ten times more. */
+static void layout_mla_verify(void **state)
+{
+    (void)state;
+    rf_hw h = hw_of("h100-sxm");
+    rf_roof roof = roof_hw(&h);
+    roof.bw_bytes_per_s = 1e30;
+    rf_model m = model("deepseek-v2-lite");
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    o.causal = true;
+    rf_par_opts po = popts(&h, 2, 1, 1, 1);
+    par_model pm = par_new(&m, &o, &roof, &po, 4096, 256);
+    rf_err e = {0};
+    rf_sim_chunk v = {.tokens = 4, .offset = 2000, .logits = 4};
+    rf_sim_batch verify = {.n_chunks = 1, .chunks = &v, .tokens = 4};
+    const int64_t ctx[4] = {2001, 2002, 2003, 2004};
+    rf_sim_batch dec = {.n_decode = 4, .decode_context = ctx, .decode_context_sum = 8010,
+                        .tokens = 4};
+    double tv = 0, td = 0;
+    assert_int_equal(rf_sim_par_step(pm.p, &verify, 1, &tv, &e), RF_OK);
+    assert_int_equal(rf_sim_par_step(pm.p, &dec, 1, &td, &e), RF_OK);
+    near(tv, td, 1e-12);
+    par_free(&pm);
+}
+
 /* Speculation on a layout. A verification chunk scores every position:
  * on TP 1 x PP 1 (no collectives) the step of 5 tokens after 1000 with
  * logits 5 exceeds the same chunk scoring one by lm_head at 5 rows less
@@ -681,6 +713,7 @@ int main(void)
         cmocka_unit_test(planner_refusals),
         cmocka_unit_test(disagg_by_hand),
         cmocka_unit_test(layout_speculates),
+        cmocka_unit_test(layout_mla_verify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -526,6 +526,27 @@ static double decode_rows(const rf_sim_par *p, int64_t k, const rf_sim_batch *b,
     return x;
 }
 
+/* An MLA verification's attention rows (kind k, affine decode rows) as the
+ * absorbed kernel runs them: each of its t queries after o a decode row at
+ * o + i keys (o + t each without --causal), the latent read once (the
+ * longest query's bytes), each row's sum-of-max. */
+static double verify_rows(const rf_sim_par *p, int64_t k, int64_t t, int64_t o)
+{
+    const rf_sim_par_kind *kd = &p->kind[k];
+    double x = 0;
+    for (size_t r = 0; r < kd->n_attn; r++) {
+        const struct rf_sweep_attn *a = &kd->attn[r];
+        uint64_t f = 0, last = 0;
+        for (int64_t i = 1; i <= t; i++) {
+            int64_t keys = p->opts.causal ? o + i : o + t;
+            last = (uint64_t)(a->window && keys > a->window ? a->window : keys);
+            f += a->flops0 + last * a->flops;
+        }
+        x += som(&p->roof, a->count, f, a->bytes0 + last * a->bytes);
+    }
+    return x;
+}
+
 /* One replica's step: its micro-batches through the stages, the group's
  * routed tokens G_j for micro-batch j under EP. *cycle: max(the slowest
  * micro-batch's latency through every stage and send, the busiest stage's
@@ -575,17 +596,6 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
                 d += v;
             if (e)
                 return e;
-            if (kd->kvb_affine) {
-                uint64_t r = (uint64_t)x->Mkv; /* below RF_DIM_MAX: its op's counts fit */
-                d += som(&p->roof, kd->kvb.count, kd->kvb_v[1] + r * kd->kvb_v[0],
-                         kd->kvb_v[3] + r * kd->kvb_v[2]);
-            } else if (kd->has_kvb) {
-                rf_op op;
-                if ((e = rf_op_gemm(kd->kvb.name, x->Mkv, kd->kvb.k, kd->kvb.n, kd->kvb.w,
-                                    p->opts.a, &op, err)))
-                    return e;
-                d += som(&p->roof, kd->kvb.count, op.flops, op.bytes);
-            }
             if (kd->direct && x->n_dec) {
                 if ((e = direct_decode(p, k, b, x, m, &v, err)))
                     return e;
@@ -593,10 +603,38 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
             } else if (!kd->direct) {
                 d += decode_rows(p, k, b, x, m);
             }
+            int64_t mkv = x->Mkv; /* kv_b_proj's rows, less what verifications absorb */
             for (int64_t i = ((j - b->n_decode) % m + m) % m; i < b->n_chunks; i += m) {
-                if ((e = chunk_at(p, k, b->chunks[i].tokens, b->chunks[i].offset, &v, err)))
+                const rf_sim_chunk *c = &b->chunks[i];
+                if ((e = chunk_at(p, k, c->tokens, c->offset, &v, err)))
                     return e;
+                if (kd->kvb_affine && !kd->direct && c->logits > 1) {
+                    /* an MLA verification: the absorbed kernel where it
+                     * is under the expanding chunk with its offset's rows
+                     * of kv_b_proj on their own (at least what they add
+                     * to the shared GEMM), so the floor stays under the
+                     * absorbed form the engines run */
+                    uint64_t r = (uint64_t)c->offset;
+                    double grow = som(&p->roof, kd->kvb.count, r * kd->kvb_v[0],
+                                      r * kd->kvb_v[2]);
+                    double a = verify_rows(p, k, c->tokens, c->offset);
+                    if (a < v + grow) {
+                        v = a;
+                        mkv -= c->offset;
+                    }
+                }
                 d += v;
+            }
+            if (kd->kvb_affine) {
+                uint64_t r = (uint64_t)mkv; /* below RF_DIM_MAX: its op's counts fit */
+                d += som(&p->roof, kd->kvb.count, kd->kvb_v[1] + r * kd->kvb_v[0],
+                         kd->kvb_v[3] + r * kd->kvb_v[2]);
+            } else if (kd->has_kvb) {
+                rf_op op;
+                if ((e = rf_op_gemm(kd->kvb.name, mkv, kd->kvb.k, kd->kvb.n, kd->kvb.w,
+                                    p->opts.a, &op, err)))
+                    return e;
+                d += som(&p->roof, kd->kvb.count, op.flops, op.bytes);
             }
             ops[k] = d;
         }
