@@ -7,9 +7,11 @@
 # ISL/OSL, each step's time predicted from the tables (docs/gpu-predict.md).
 #
 # Prints each run's measured and predicted TTFT and TPOT (means) with the
-# floors' ratio beside, then the errors |predicted - measured| / measured by
-# model, engine and concurrency (median and p90, TTFT and TPOT, and the
-# floor's median error beside), the overall medians against the targets
+# floor's ratio beside (flr/m: the same simulation with each step on its
+# floor, serve's own ttft_s and tpot_s means, over the measured), then the
+# errors |predicted - measured| / measured by model, engine, precision and
+# concurrency (median and p90, TTFT and TPOT, and the floor's median error
+# beside), the overall medians against the targets
 # (TPOT 15%, TTFT 25%), and the runs not modelled and why. Reports the
 # medians whatever they are; exits 0 (a bench, not a check), 2 on bad usage.
 # The mapping of a run to a command line is bench/serving_runs.py (shared
@@ -87,7 +89,8 @@ et, ep, ft, fp = [], [], [], []
 for r, d in out:
     pt, pp = d["predicted"]["ttft_s"] * 1e3, d["predicted"]["tpot_s"] * 1e3
     mt, mp = sr.measured(r)
-    flt, flp = d["ttft_floor_s"] * 1e3, d["tpot_floor_s"] * 1e3
+    # the same simulation on the floors (serve's own means): the floor's error under this load
+    flt, flp = d["ttft_s"]["mean"] * 1e3, d["tpot_s"]["mean"] * 1e3
     print("%-22s %-6s %-4s %-11s %4s %10s | %8.1f %8.1f %5.0f%% %6.3f | %7.2f %7.2f %5.0f%% %6.3f "
           "| %4.0f%%" % (
               r["model_path"].split("/")[1][:22], r["backend"], r["precision"] or "bf16",

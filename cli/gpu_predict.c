@@ -208,7 +208,7 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
         rf_report_num(r, "tpot_s", "predicted TPOT mean", res->tpot_s.mean, RF_U_SECONDS);
         rf_report_num(r, "ttft_p90_s", "predicted TTFT p90", res->ttft_s.p90, RF_U_SECONDS);
         rf_report_num(r, "tpot_p90_s", "predicted TPOT p90", res->tpot_s.p90, RF_U_SECONDS);
-        rf_report_num(r, "output_tokens_per_s", "predicted output tokens/s",
+        rf_report_num(r, "tokens_per_s", "predicted output tokens/s", /* as --steady-state's */
                       res->output_tokens_per_s, RF_U_TOK_RATE);
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
                       band_of(gs), RF_U_PERCENT);

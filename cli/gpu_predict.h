@@ -38,7 +38,8 @@ void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, un
 
 /* `serve --predict` under load: the simulation run again with each step
  * predicted (rf_gpu_sim), and a section "predicted" (ttft_s, tpot_s means,
- * their p90, tokens/s, the band) beside the floors' view. */
+ * ttft_p90_s, tpot_p90_s, tokens_per_s: the keys --steady-state --predict
+ * writes, and band, source) beside the floors' view. */
 int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                        const rf_roof *roof, const cli_budget *b, const cli_par *par,
                        const cli_sim *s, rf_report *r);
