@@ -22,6 +22,7 @@ static struct {
     bool quant_given;
     rf_gpu_tables tables;
     bool loaded;
+    char label[160]; /* "preset h100_sxm/vllm" or the --calibration DIR */
 } gpu;
 
 int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
@@ -83,12 +84,14 @@ int cli_gpu_load(const cli_ctx *ctx, const rf_gpu_tables **out)
     }
     if (gpu.calibration) {
         snprintf(dir, sizeof dir, "%s", gpu.calibration);
+        snprintf(gpu.label, sizeof gpu.label, "%s", gpu.calibration);
     } else if (gpu.backend) {
         char name[sizeof ctx->hw.name];
         snprintf(name, sizeof name, "%s", ctx->hw.name);
         for (char *c = name; *c; c++)
             *c = *c == '-' ? '_' : *c;
         snprintf(dir, sizeof dir, "%s/%s/%s", cli_gpu_data_dir(), name, gpu.backend);
+        snprintf(gpu.label, sizeof gpu.label, "preset %s/%s", name, gpu.backend);
         if (access(dir, F_OK) != 0)
             return cli_fail(ctx, RF_EXIT_USAGE,
                             "--backend %s: no kernel tables for %s (%s not found; "
@@ -111,7 +114,7 @@ void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, un
     rf_report_assume(r, "predicted on kernel tables: %s (aiconfigurator's format; the presets "
                         "derived from ai-dynamo/aiconfigurator 095f58a5, Apache-2.0, "
                         "data/gpu/README.md)%s%s",
-                     g->dir, gpu.quant_given ? "; --quant " : "",
+                     gpu.label, gpu.quant_given ? "; --quant " : "",
                      gpu.quant_given ? gpu.quant.name : "");
     rf_report_assume(r, "a predicted figure: t = r x floor, r = measured / floor of the table's "
                         "rows, ln r interpolated linearly in the log of each key; outside a "
@@ -212,7 +215,7 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
                       res->output_tokens_per_s, RF_U_TOK_RATE);
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
                       band_of(gs), RF_U_PERCENT);
-        rf_report_str(r, "source", "tables", gs->g->dir);
+        rf_report_str(r, "source", "tables", gpu.label);
     }
     free(table);
     free(gs);
@@ -256,7 +259,7 @@ int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
                       RF_U_TOK_RATE);
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
                       band_of(gs), RF_U_PERCENT);
-        rf_report_str(r, "source", "tables", gs->g->dir);
+        rf_report_str(r, "source", "tables", gpu.label);
     }
     free(table);
     free(gs);
