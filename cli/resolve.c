@@ -1,6 +1,6 @@
 /* resolve.c - MODEL and --hw made into a model and a roof: presets,
  * config.json files, measured profiles, the overrides; the files a run has
- * read. (This machine's roof measured now is lab_roof.c's: the lab's.) */
+ * read. (This machine's roof measured now is lab/lab_roof.c's: the lab's.) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>

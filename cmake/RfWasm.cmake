@@ -15,7 +15,8 @@ if(RF_WASM)
   find_program(RF_EMCMAKE emcmake)
   find_program(RF_EMCC emcc)
   # the command line's analytic sources as cli/CMakeLists.txt lists them
-  # (less measure, bench and profile, which time the machine)
+  # (less the lab in cli/lab/: measure, bench and profile, which time the
+  # machine)
   get_property(cli_sources GLOBAL PROPERTY RF_CLI_ANALYTIC_SOURCES)
   # jansson compiled from Debian's source package (scripts/deps.sh
   # fetches it into .deps/jansson), the same library the native build links

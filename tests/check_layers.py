@@ -5,8 +5,9 @@
 
 usage: check_layers.py ROOT
 
-Scans the #include lines of src/<layer>/*.{c,h,cu}, include/roofline/*.h and
-cli/*.{c,h} under ROOT and fails (exit 1, one line per problem) on:
+Scans the #include lines of src/<layer>/*.{c,h,cu}, include/roofline/*.h,
+cli/*.{c,h} and cli/lab/*.{c,h} under ROOT and fails (exit 1, one line per
+problem) on:
 
   1. an include against the layers. A file may include headers of its own
      layer and of the layers below it:
@@ -110,10 +111,11 @@ def files_of(root):
     for f in sorted(os.listdir(pub)) if os.path.isdir(pub) else []:
         if f.endswith(".h"):
             found.append((f"include/roofline/{f}", None))
-    cli = os.path.join(root, "cli")
-    for f in sorted(os.listdir(cli)) if os.path.isdir(cli) else []:
-        if f.endswith((".c", ".h")):
-            found.append((f"cli/{f}", "cli"))
+    for d in ("cli", "cli/lab"):  # the lab's commands are of the cli layer
+        folder = os.path.join(root, d)
+        for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if f.endswith((".c", ".h")):
+                found.append((f"{d}/{f}", "cli"))
     return found
 
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measure_view.h"
+#include "lab_view.h"
 #include "roofline/rf_cuda.h"
 
 static void progress(void *user, const char *stage)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measure_view.h"
+#include "lab_view.h"
 #include "roofline/rf_measure.h"
 
 enum { O_TOKENS = 1000, O_DTYPE, O_THREADS, O_DEVICE, O_TRIALS };

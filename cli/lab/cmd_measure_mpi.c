@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measure_view.h"
+#include "lab_view.h"
 #include "mpi_measure.h"
 #include "roofline/rf_cuda.h"
 #include "roofline/rf_measure.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measure_view.h"
+#include "lab_view.h"
 #include "roofline/rf_cuda.h"
 #include "roofline/rf_measured.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measure_view.h"
+#include "lab_view.h"
 #include "roofline/rf_measure.h"
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_measure_calib.h"
