@@ -156,7 +156,7 @@ bool cli_math_given(const cli_ctx *ctx, rf_dtype_kind math);
 /* The roof of commands that run on this machine (bench, profile): --hw when
  * given (as cli_resolve_roof), else this CPU measured now with --quick on
  * `threads` threads (RF_ISA honoured, progress on a terminal). Defined in
- * lab_roof.c, with the lab's commands. */
+ * lab/lab_roof.c, with the lab's commands. */
 int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *roof);
 
 /* Dtypes for a model: the user's if given, else the model's weights dtype
@@ -314,8 +314,8 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
     {"predict", 0, CLI_O_PREDICT, NULL,                                                       \
      "predicted times beside the floors, from the calibration of the --hw profile"}
 /* --backend, --quant, --calibration: --predict on a GPU's kernel tables
- * (gpu_predict.h), in the commands that take them (step, generate, serve);
- * ids 980..982, which cli_parse hands to cli_gpu_opt */
+ * (gpu_predict.h), in the commands that take them (step, generate, serve),
+ * whose option handlers pass ids 980..982 to cli_gpu_opt */
 enum { CLI_O_BACKEND = 980, CLI_O_QUANT, CLI_O_CALIBRATION };
 #define CLI_GPU_OPTS                                                                           \
     {"backend", 1, CLI_O_BACKEND, "vllm|trtllm|sglang",                                        \
@@ -481,7 +481,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_measure(int argc, char **argv); /* the measure views and CUDA
-                                           branches: measure_view.h */
+                                           branches: lab/lab_view.h */
 /* The crossing points as `crossover` shows them: M* per linear layer with
  * what it counts and the tokens in flight B* that reach it (a table under
  * table_key; for expert GEMMs an assumption line with the routing rule),

@@ -34,6 +34,8 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
+        return cli_gpu_opt(ctx, id, arg);
     if (id == CLI_O_PREDICT)
         return cli_step_opt(ctx, id, arg, &a->rq.o);
     int rc = cli_spec_opt(ctx, id, arg, &a->sp);

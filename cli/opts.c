@@ -281,8 +281,6 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
                 return -1;
             }
             rc = global_opt(ctx, o->id, optarg);
-        } else if (o->id >= CLI_O_BACKEND && o->id <= CLI_O_CALIBRATION) {
-            rc = cli_gpu_opt(ctx, o->id, optarg); /* --predict's GPU tables: gpu_predict.c */
         } else {
             rc = fn ? fn(ctx, o->id, optarg, user) : RF_EXIT_USAGE;
         }
