@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "gpu_predict.h"
 #include "measure_view.h"
 #include "request.h"
 #include "roofline/rf_frontier_svg.h"
@@ -29,6 +30,7 @@ static const cli_opt opts[] = {
     CLI_SIM_SLO_OPTS,
     CLI_REQUEST_STEP_OPTS,
     CLI_PREDICT_OPT,
+    CLI_GPU_OPTS,
     CLI_PAR_OPTS,
     {0},
 };
@@ -63,6 +65,10 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return cli_sim_opt(ctx, id, arg, &a->sim);
     case CLI_O_PREDICT:
         return cli_step_opt(ctx, id, arg, &a->rq.o);
+    case CLI_O_BACKEND:
+    case CLI_O_QUANT:
+    case CLI_O_CALIBRATION: /* --predict on kernel tables */
+        return cli_gpu_opt(ctx, id, arg);
     default: {
         int rc = cli_par_opt(ctx, id, arg, &a->par);
         return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
@@ -308,13 +314,16 @@ static int predict(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
 {
     static rf_calib cal; /* ~40 KB: off the stack */
     rf_err e;
-    int rc = cli_calib_load(ctx, &cal);
+    int rc = cli_gpu_wanted() ? RF_EXIT_OK : cli_calib_load(ctx, &cal);
     if (rc)
         return rc;
     pr->points = calloc((size_t)fr->n, sizeof *pr->points);
     pr->outside = calloc((size_t)fr->n, sizeof *pr->outside);
     if (!pr->points || !pr->outside)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    if (cli_gpu_wanted()) /* on kernel tables (gpu_predict.c); outside stays 0 */
+        return cli_gpu_frontier(ctx, m, o, roof, &a->rq.budget, &a->par, a->rq.prompt,
+                                a->rq.output, pr->points, (size_t)fr->n);
     if (rf_calib_predict_frontier(&cal, m, o, roof, a->rq.prompt, a->rq.output, pr->points,
                                   pr->outside, (size_t)fr->n, &e))
         return cli_fail_err(ctx, &e);
@@ -327,7 +336,10 @@ static void pred_summary(rf_report *r, const predicted *pr, int64_t n)
 {
     if (!pr->points)
         return;
-    cli_pred_assume(r);
+    if (cli_gpu_wanted())
+        cli_gpu_assume_loaded(r); /* the kernel tables' lines */
+    else
+        cli_pred_assume(r);
     rf_report_assume(r, "predicted points: each batch's generation as `generate --predict` sums "
                         "it (TTFT the prefill predicted, the decode steps predicted at every "
                         "context); the Pareto fronts marked a second time on the predicted "
@@ -473,7 +485,7 @@ int cmd_frontier(int argc, char **argv)
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_request_check(&ctx, &a.rq)) ||
-        (rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")))
+        (rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par) && !cli_gpu_wanted(), "layouts")))
         return rc;
     const char *inputs[] = {NULL};
     const char *const out_names[] = {"-o", "--svg", "--load-svg"}; /* issue 28, findings 7-8 */

@@ -6,6 +6,7 @@
 
 #include "gpu_predict.h"
 #include "roofline/rf_gpu_io.h"
+#include "roofline/rf_serve.h"
 #include "roofline/rf_sim.h"
 
 #ifndef RF_GPU_DATA_SRC
@@ -23,6 +24,7 @@ static struct {
     rf_gpu_tables tables;
     bool loaded;
     char label[160]; /* "preset h100_sxm/vllm" or the --calibration DIR */
+    unsigned missing; /* kinds predicted without a table (frontier's lines) */
 } gpu;
 
 int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
@@ -109,7 +111,8 @@ int cli_gpu_load(const cli_ctx *ctx, const rf_gpu_tables **out)
     return RF_EXIT_OK;
 }
 
-void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, unsigned missing)
+/* The assumption lines of cli_gpu_assume. */
+static void assume_lines(rf_report *r, const rf_gpu_tables *g, unsigned missing)
 {
     rf_report_assume(r, "predicted on kernel tables: %s (aiconfigurator's format; the presets "
                         "derived from ai-dynamo/aiconfigurator 095f58a5, Apache-2.0, "
@@ -128,16 +131,28 @@ void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, un
                                 "%.1f%% (%zu points)",
                              rf_gpu_kind_file((rf_gpu_kind)k), t->n_rows, 100 * t->loo_median,
                              100 * t->loo_p90, t->loo_n);
-        if (missing & (1u << k)) {
+        if (missing & (1u << k))
             rf_report_assume(r, "NO TABLE: %s (%s) is needed but absent or has no rows of "
                                 "these dtypes: predicted on its floor",
                              rf_gpu_kind_name((rf_gpu_kind)k), rf_gpu_kind_file((rf_gpu_kind)k));
+    }
+}
+
+/* A warning on stderr for each kind in missing. */
+static void warn_missing(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned missing)
+{
+    for (int k = 0; k < RF_GPU_KIND_COUNT; k++)
+        if (missing & (1u << k))
             fprintf(stderr, "roofline %s: warning: no %s rows in %s/%s for this model's "
                             "dtypes: those operators are predicted on their floor\n",
                     ctx->cmd, rf_gpu_kind_name((rf_gpu_kind)k), g->dir,
                     rf_gpu_kind_file((rf_gpu_kind)k));
-        }
-    }
+}
+
+void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, unsigned missing)
+{
+    assume_lines(r, g, missing);
+    warn_missing(ctx, g, missing);
 }
 
 /* ---- serve under load ------------------------------------------------------ */
@@ -264,6 +279,34 @@ int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
     free(table);
     free(gs);
     return rc;
+}
+
+int cli_gpu_frontier(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
+                     int64_t prompt, int64_t output, rf_frontier_point *points, size_t n)
+{
+    if ((int64_t)n > RF_DIM_MAX / prompt)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--predict: a prefill of %zu x %lld tokens", n,
+                        (long long)prompt);
+    rf_gpu_sim *gs;
+    double *table;
+    rf_err e;
+    int rc = prepare(ctx, m, o, roof, b, par, (int64_t)n * prompt, (int64_t)n, &gs, &table);
+    if (!rc && rf_gpu_sim_frontier(gs, prompt, output, points, n, &e))
+        rc = cli_fail_err(ctx, &e);
+    if (!rc) {
+        gpu.missing = gs->missing;
+        warn_missing(ctx, gs->g, gs->missing);
+    }
+    free(table);
+    free(gs);
+    return rc;
+}
+
+void cli_gpu_assume_loaded(rf_report *r)
+{
+    if (gpu.loaded)
+        assume_lines(r, &gpu.tables, gpu.missing);
 }
 
 /* ---- one step ---------------------------------------------------------------- */

@@ -52,6 +52,17 @@ int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
                      const rf_roof *roof, const cli_budget *b, const cli_par *par,
                      int64_t prompt, int64_t output, int64_t shared_prefix);
 
+/* `frontier --predict` on the tables: batches 1..n (points[0..n-1]) on
+ * par's layout (rf_gpu_sim_frontier); the kinds met without a table are
+ * kept for cli_gpu_assume_loaded. */
+struct rf_frontier_point;
+int cli_gpu_frontier(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
+                     int64_t prompt, int64_t output, struct rf_frontier_point *points, size_t n);
+/* cli_gpu_assume's lines for the tables read, without the warnings
+ * (cli_gpu_frontier gave them); nothing when none was read. */
+void cli_gpu_assume_loaded(rf_report *r);
+
 /* `step --predict` on the tables: the step of one device (st, with the
  * layout's collectives coll[0..n_coll-1]; NULL, 0 on one device), a
  * section "predicted" and a table of each row's prediction and

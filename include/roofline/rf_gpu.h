@@ -271,6 +271,14 @@ typedef struct rf_gpu_generate {
 rf_status rf_gpu_sim_generate(rf_gpu_sim *s, int64_t batch, int64_t prompt, int64_t output,
                               rf_gpu_generate *out, rf_err *err);
 
+/* rf_frontier_compute's batches B = 1..n predicted: out[i] holds B = i + 1
+ * and rf_gpu_sim_generate's TTFT, TPOT mean, latency and tokens/s (kv_bytes
+ * 0), both Pareto fronts marked on them by rf_frontier_compute's rule. s
+ * prepared with max_tokens >= n P and max_logits >= n. */
+struct rf_frontier_point;
+rf_status rf_gpu_sim_frontier(rf_gpu_sim *s, int64_t prompt, int64_t output,
+                              struct rf_frontier_point *out, size_t n, rf_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "roofline/rf_gpu.h"
+#include "roofline/rf_serve.h"
 #include "roofline/rf_sim.h"
+#include "serve_internal.h"
 
 size_t rf_gpu_sim_table_len(int64_t max_tokens, int64_t max_logits)
 {
@@ -274,5 +276,21 @@ rf_status rf_gpu_sim_generate(rf_gpu_sim *s, int64_t batch, int64_t prompt, int6
     out->tpot_mean_s = output >= 2 ? out->decode_s / (double)(output - 1) : 0;
     out->latency_s = out->ttft_s + out->decode_s;
     out->tokens_per_s = (double)batch * (double)output / out->latency_s;
+    return RF_OK;
+}
+
+rf_status rf_gpu_sim_frontier(rf_gpu_sim *s, int64_t prompt, int64_t output,
+                              rf_frontier_point *out, size_t n, rf_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        rf_gpu_generate g;
+        rf_status st = rf_gpu_sim_generate(s, (int64_t)i + 1, prompt, output, &g, err);
+        if (st)
+            return st;
+        out[i] = (rf_frontier_point){.batch = (int64_t)i + 1, .ttft_s = g.ttft_s,
+                                     .tpot_s = g.tpot_mean_s, .latency_s = g.latency_s,
+                                     .tokens_per_s = g.tokens_per_s};
+    }
+    rf__frontier_mark(out, n);
     return RF_OK;
 }
