@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "roofline/rf_gpu_io.h"
+#include "roofline/rf_sim.h"
 
 /* A GPU of round figures: bf16 100 TFLOP/s, 1 TB/s, a 100 GB/s scale-up
  * link with 1 us a hop. */
@@ -314,6 +315,61 @@ static void test_quant(void **state)
     assert_non_null(strstr(e.msg, "'awq'"));
 }
 
+/* The serving step model and the static batch agree: a lone prompt's
+ * chunk step (rf_gpu_sim_group) is generate's TTFT at B = 1, and B decode
+ * tokens at context P + 1 are its first decode step, on llama-3-8b with a
+ * GEMM table and no attention table (attention on its floor, marked). */
+static void test_sim_generate(void **state)
+{
+    (void)state;
+    rf_hw hw;
+    rf_err e;
+    assert_int_equal(rf_hw_preset("h100-sxm", &hw, &e), RF_OK);
+    static rf_gpu_tables g;
+    rf_status s = rf_gpu_tables_load(RF_TEST_DATA "/gpu/gemm-only/vllm", &hw, &g, &e);
+    if (s)
+        fail_msg("%s", e.msg);
+    rf_model m;
+    assert_int_equal(rf_model_preset("llama-3-8b", &m, &e), RF_OK);
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_roof roof;
+    assert_int_equal(rf_hw_roof(&hw, RF_BF16, &roof, &e), RF_OK);
+    rf_par_opts po = {.layout = rf_layout_single(), .links = hw.links, .util = 0.9,
+                      .mem_bytes = hw.mem_bytes};
+    const int64_t b = 4, p = 256;
+    size_t len = rf_gpu_sim_table_len(b * p, b);
+    double *table = malloc(len * sizeof *table);
+    rf_gpu_sim *gs = calloc(1, sizeof *gs);
+    assert_non_null(table);
+    assert_non_null(gs);
+    s = rf_gpu_sim_prepare(gs, &g, NULL, &m, &o, &roof, &po, b * p, b, table, len, &e);
+    if (s)
+        fail_msg("%s", e.msg);
+    rf_gpu_generate one, many;
+    assert_int_equal(rf_gpu_sim_generate(gs, 1, p, 2, &one, &e), RF_OK);
+    assert_int_equal(rf_gpu_sim_generate(gs, b, p, 2, &many, &e), RF_OK);
+    rf_sim_chunk ch = {.tokens = p, .offset = 0, .request = 0, .logits = 1};
+    rf_sim_batch pre = {.n_chunks = 1, .chunks = &ch, .tokens = p};
+    double t;
+    assert_int_equal(rf_gpu_sim_group(gs, &pre, 1, &t, &e), RF_OK);
+    assert_true(fabs(t - one.ttft_s) <= 1e-12 * t);
+    int64_t ctx[4] = {p + 1, p + 1, p + 1, p + 1};
+    rf_sim_batch dec = {.n_decode = b, .decode_context = ctx, .decode_context_sum = b * (p + 1),
+                        .tokens = b};
+    assert_int_equal(rf_gpu_sim_group(gs, &dec, 1, &t, &e), RF_OK);
+    assert_true(fabs(t - many.tpot_first_s) <= 1e-12 * t);
+    /* a bigger batch amortizes the weights: more tokens/s, each step longer */
+    assert_true(many.tpot_first_s > one.tpot_first_s);
+    assert_true(many.tokens_per_s > one.tokens_per_s);
+    /* no attention table: both attention kinds on their floor, said so */
+    assert_true(gs->missing & (1u << RF_GPU_ATTN_GENERATION));
+    assert_true(gs->missing & (1u << RF_GPU_ATTN_CONTEXT));
+    assert_false(gs->missing & (1u << RF_GPU_GEMM));
+    free(gs);
+    free(table);
+    rf_gpu_tables_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +378,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_kind, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_tables, setup, teardown),
         cmocka_unit_test(test_quant),
+        cmocka_unit_test(test_sim_generate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
