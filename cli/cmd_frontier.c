@@ -477,6 +477,7 @@ int cmd_frontier(int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .par = CLI_PAR_DEFAULT};
+    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "frontier MODEL --prompt P --output N [--max-batch B] [--svg FILE] "
                             "[--price-per-hour USD] [--load-svg FILE [--slo-ttft X] [--slo-tpot "

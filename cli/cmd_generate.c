@@ -298,6 +298,7 @@ int cmd_generate(int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
+    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "generate MODEL --prompt P --output N [--batch B] "
                             "[--draft MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",

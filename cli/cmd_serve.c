@@ -396,6 +396,7 @@ int cmd_serve(int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
+    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "serve MODEL --prompt P|DIST --output N|DIST (--concurrency C | "
                             "--rate R [--arrival poisson|gamma:CV]) [--requests N] [--seed S] "

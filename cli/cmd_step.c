@@ -330,6 +330,7 @@ int cmd_step(int argc, char **argv)
     args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, false,
               {.decode_batch = -1, .chunk = -1, .chunk_context = -1}};
     rf_step_opts o;
+    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "step MODEL [--phase decode|prefill] [--batch B] [--context S] "
                             "[--tokens T] [options]\n"

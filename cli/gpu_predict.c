@@ -27,6 +27,12 @@ static struct {
     unsigned missing; /* kinds predicted without a table (frontier's lines) */
 } gpu;
 
+void cli_gpu_reset(void)
+{
+    rf_gpu_tables_free(&gpu.tables);
+    memset(&gpu, 0, sizeof gpu);
+}
+
 int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
 {
     rf_err e;

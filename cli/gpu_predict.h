@@ -11,6 +11,11 @@
 #include "roofline/rf_gpu.h"
 #include "sim.h"
 
+/* Forget the options and tables of an earlier run in this process
+ * (rf_cli_run runs many): a command that takes CLI_GPU_OPTS calls it
+ * before cli_parse. */
+void cli_gpu_reset(void);
+
 /* cli_gpu_opt (cli.h): --backend (vllm, trtllm, sglang; another exits 2
  * naming it), --quant (rf_gpu_quant_of: sets the weight and activation
  * dtypes; refused after --weight-dtype or --act-dtype), --calibration DIR. */
