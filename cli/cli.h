@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "roofline/rf_calib.h"
 #include "roofline/rf_dtype.h"
 #include "roofline/rf_error.h"
 #include "roofline/rf_file.h"
@@ -39,6 +40,25 @@ enum {
     RF_EXIT_UNAVAIL = 3, /* a backend or device is unavailable           */
     RF_EXIT_IO = 4       /* an output could not be written               */
 };
+
+/* What this command's inputs resolved to, each file read once: resolve.c
+ * fills it as it resolves MODEL and --hw, and what else a command takes
+ * from the --hw profile (its calibration, its sustained memory roof) is
+ * read from here (measure_view.c). cli_parse empties it with the rest of
+ * the context, so nothing of one command line is left for the next. */
+enum { CLI_INPUT_MODEL, CLI_INPUT_PROFILE, CLI_N_INPUTS };
+typedef struct cli_run {
+    char read[CLI_N_INPUTS][4096]; /* the files read: a config.json, a profile */
+    bool hw_resolved;         /* --hw resolved into hw and hw_origin      */
+    rf_hw hw;                 /* as --hw names it, before the overrides  */
+    char hw_origin[160];
+    bool profile;             /* --hw named a profile: the figures below */
+    double sustained_bw;      /* its sustained memory roof (0: none)     */
+    bool calibrated;          /* calib holds the --hw profile's          */
+    rf_calib calib;
+    rf_step_pred pred[2];     /* cli_step_predict's last two steps       */
+    unsigned next_pred;
+} cli_run;
 
 /* Global state after cli_parse(). */
 typedef struct cli_ctx {
@@ -63,6 +83,7 @@ typedef struct cli_ctx {
      * model_type its file said (empty when read as its own family);
      * cli_emit says so in the output (cli_assume_family). */
     char family_as[32], family_from[32];
+    cli_run run;              /* the inputs, resolved and read once      */
 } cli_ctx;
 
 /* A command's own option. id must be >= 1000 (smaller ids are global). */
@@ -163,11 +184,10 @@ int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *ro
  * for b_w and bf16 for activations and KV. Fills o->w/a/kv. */
 void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o);
 
-/* The files this run has read (the model's config.json, a hardware
- * profile), NULL-terminated: an output never writes over one of them. */
-const char *const *cli_inputs(void);
-/* Forget them: the start of a command line run in this process (entry.c). */
-void cli_inputs_reset(void);
+/* The files this command has read (the model's config.json, a hardware
+ * profile) into list, NULL-terminated: an output never writes over one of
+ * them. */
+void cli_inputs(const cli_ctx *ctx, const char *list[CLI_N_INPUTS + 1]);
 
 /* ---- assume.c: assumption lines ------------------------------------------- */
 
@@ -571,9 +591,9 @@ int cli_mpi_measure(cli_ctx *ctx, const cli_mpi_args *a, struct rf_hw_profile *p
 /* --predict where it is not supported (what names it): refused, exit 2. */
 int cli_predict_refuse(const cli_ctx *ctx, bool unsupported, const char *what);
 /* With --predict: the step predicted on the --hw profile's calibration
- * (*out, static storage for two steps at a time), or a one-line refusal
- * saying how to make one; without it *out = NULL. An exit code. */
-int cli_step_predict(const cli_ctx *ctx, const rf_step_opts *o, const rf_step *st,
+ * (*out, in ctx->run, which holds two steps at a time), or a one-line
+ * refusal saying how to make one; without it *out = NULL. An exit code. */
+int cli_step_predict(cli_ctx *ctx, const rf_step_opts *o, const rf_step *st,
                      const struct rf_step_pred **out);
 /* The operator table's columns and cells (nothing when pr is NULL). */
 void cli_pred_cols(rf_report *r, const struct rf_step_pred *pr);

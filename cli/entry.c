@@ -88,11 +88,11 @@ static int finish(int code)
 
 int rf_cli_main(int argc, char **argv)
 {
-    /* What an earlier call left: the files it read. The option scanner is
-     * reset by cli_parse, the commands' scratch buffers are filled afresh,
-     * and an output's temporary ends with the output
-     * (rf_file_writer_free); signal handlers are the binary's (main.c). */
-    cli_inputs_reset();
+    /* What an earlier call left: the option scanner and the files a
+     * command read and what they resolved to (ctx->run) are reset by
+     * cli_parse, the commands' scratch buffers are filled afresh, and an
+     * output's temporary ends with the output (rf_file_writer_free);
+     * signal handlers are the binary's (main.c). */
     return finish(dispatch(argc, argv));
 }
 

@@ -25,6 +25,14 @@ int cli_calib_load(const cli_ctx *ctx, rf_calib *out)
                         ctx->cmd);
     if (!ctx->hw_name || access(ctx->hw_name, F_OK) != 0)
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict needs a calibrated profile: %s", how);
+    if (ctx->run.profile) { /* --hw resolved: the profile was read then */
+        if (!ctx->run.calibrated)
+            return cli_fail(ctx, RF_EXIT_USAGE, "--predict: %s has no calibration: %s",
+                            ctx->hw_name, how);
+        if (out != &ctx->run.calib)
+            *out = ctx->run.calib;
+        return RF_EXIT_OK;
+    }
     rf_hw_profile *p = malloc(sizeof *p);
     if (!p)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
@@ -63,9 +71,12 @@ bool cli_hw_is_calibrated(const char *path)
 
 void cli_plot_sustained(const cli_ctx *ctx, rf_plot *plot)
 {
-    rf_hw_profile *p = profile_at(ctx->hw_name);
-    double bw = p ? p->bandwidth_sustained_bytes_per_s : 0;
-    free(p);
+    double bw = ctx->run.sustained_bw; /* --hw resolved as a profile */
+    if (!ctx->run.profile) {
+        rf_hw_profile *p = profile_at(ctx->hw_name);
+        bw = p ? p->bandwidth_sustained_bytes_per_s : 0;
+        free(p);
+    }
     if (!(bw > 0) || plot->n_lines >= RF_PLOT_MAX_LINES || !(plot->peak_flops_per_s > 0))
         return;
     rf_plot_line *l = &plot->lines[plot->n_lines++];
@@ -91,27 +102,23 @@ int cli_predict_refuse(const cli_ctx *ctx, bool unsupported, const char *what)
     return RF_EXIT_OK;
 }
 
-int cli_step_predict(const cli_ctx *ctx, const rf_step_opts *o, const rf_step *st,
+int cli_step_predict(cli_ctx *ctx, const rf_step_opts *o, const rf_step *st,
                      const struct rf_step_pred **out)
 {
-    static rf_calib cal;
-    static char loaded[1024]; /* the profile cal came from: a sweep asks per point */
-    static rf_step_pred pool[2];
-    static unsigned next;
+    cli_run *run = &ctx->run;
     *out = NULL;
     if (!(ctx->step_given & CLI_GIVEN_PREDICT))
         return RF_EXIT_OK;
-    if (!ctx->hw_name || strcmp(loaded, ctx->hw_name)) {
-        loaded[0] = 0;
-        int rc = cli_calib_load(ctx, &cal);
+    if (!run->calibrated) { /* read once: a sweep asks per point */
+        int rc = cli_calib_load(ctx, &run->calib);
         if (rc)
             return rc;
-        snprintf(loaded, sizeof loaded, "%s", ctx->hw_name);
+        run->calibrated = true;
     }
-    rf_step_pred *p = &pool[next++ % 2];
+    rf_step_pred *p = &run->pred[run->next_pred++ % 2];
     double tokens = (double)o->batch * (double)(o->phase == RF_PREFILL ? o->tokens : 1);
     rf_err e;
-    if (rf_calib_predict_step(&cal, st, tokens, p, &e))
+    if (rf_calib_predict_step(&run->calib, st, tokens, p, &e))
         return cli_fail_err(ctx, &e);
     *out = p;
     return RF_EXIT_OK;

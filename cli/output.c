@@ -40,7 +40,9 @@ int cli_out_open(const cli_ctx *ctx, const char *path, cli_out *o)
     o->ctx = ctx;
     rf_buf_init(&o->buf);
     if (path && strcmp(path, "-")) {
-        if (rf_file_writer_new(path, cli_inputs(), &o->file, &o->err))
+        const char *inputs[CLI_N_INPUTS + 1];
+        cli_inputs(ctx, inputs);
+        if (rf_file_writer_new(path, inputs, &o->file, &o->err))
             return out_fail(o);
     }
     rf_buf_set_sink(&o->buf, out_sink, o, OUT_FLUSH_BYTES);

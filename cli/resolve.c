@@ -1,6 +1,6 @@
 /* resolve.c - MODEL and --hw made into a model and a roof: presets,
- * config.json files, measured profiles, the overrides; the files a run has
- * read. (This machine's roof measured now is lab/lab_roof.c's: the lab's.) */
+ * config.json files, measured profiles, the overrides; each file read once
+ * a command, into ctx->run, which also lists them. (This machine's roof measured now is lab/lab_roof.c's: the lab's.) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,33 +12,24 @@
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_reader.h"
 
-/* Files this run has read (slot 0: the model's config.json, slot 1: a
- * hardware profile). cli_write_file never writes over one of them. One
- * command runs at a time: rf_cli_main empties the list before each. */
-enum { INPUT_MODEL, INPUT_PROFILE, N_INPUTS };
-static char read_files[N_INPUTS][4096];
-
-static void note_input(int slot, const char *path)
+/* A file this command has read (CLI_INPUT_MODEL: the model's config.json,
+ * CLI_INPUT_PROFILE: a hardware profile), kept in ctx->run: cli_write_file
+ * never writes over one of them. */
+static void note_input(cli_ctx *ctx, int slot, const char *path)
 {
     struct stat st;
     bool folder = stat(path, &st) == 0 && S_ISDIR(st.st_mode); /* a model folder */
-    snprintf(read_files[slot], sizeof read_files[slot], folder ? "%s/config.json" : "%s", path);
+    snprintf(ctx->run.read[slot], sizeof ctx->run.read[slot], folder ? "%s/config.json" : "%s",
+             path);
 }
 
-void cli_inputs_reset(void)
+void cli_inputs(const cli_ctx *ctx, const char *list[CLI_N_INPUTS + 1])
 {
-    memset(read_files, 0, sizeof read_files);
-}
-
-const char *const *cli_inputs(void)
-{
-    static const char *list[N_INPUTS + 1];
     size_t n = 0;
-    for (size_t i = 0; i < N_INPUTS; i++)
-        if (read_files[i][0])
-            list[n++] = read_files[i];
+    for (size_t i = 0; i < CLI_N_INPUTS; i++)
+        if (ctx->run.read[i][0])
+            list[n++] = ctx->run.read[i];
     list[n] = NULL;
-    return list;
 }
 
 static bool is_preset(const char *name)
@@ -60,7 +51,7 @@ static int resolve_as(cli_ctx *ctx, const char *text, const char *family, rf_mod
     if (rf_model_find(text, &ro, out, &e))
         return cli_fail_err(ctx, &e); /* the reader's line, as it gives it */
     if (!is_preset(text))
-        note_input(INPUT_MODEL, text);
+        note_input(ctx, CLI_INPUT_MODEL, text);
     return RF_EXIT_OK;
 }
 
@@ -126,34 +117,55 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
     return RF_EXIT_OK;
 }
 
-int cli_resolve_hw(cli_ctx *ctx)
+/* --hw into ctx->run, once a command: a preset, else a profile from
+ * `roofline measure`, read once for all it holds (the roof, its sustained
+ * memory roof, its calibration). */
+static int read_hw(cli_ctx *ctx)
 {
     rf_err e;
-    if (ctx->peak_tflops > 0 && ctx->ridge > 0)
-        return cli_fail(ctx, RF_EXIT_USAGE,
-                        "--peak and --ridge both set the compute roof (pi = ridge x bw); give one");
+    cli_run *run = &ctx->run;
     const char *name = ctx->hw_name ? ctx->hw_name : "h100-sxm";
-    if (rf_hw_preset(name, &ctx->hw, &e) == RF_OK) {
-        snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "preset %s", ctx->hw.name);
+    if (rf_hw_preset(name, &run->hw, &e) == RF_OK) {
+        snprintf(run->hw_origin, sizeof run->hw_origin, "preset %s", run->hw.name);
     } else if (access(name, F_OK) == 0) {
         /* measure: not a preset but a file: a profile from `roofline measure` */
         rf_hw_profile *p = malloc(sizeof *p);
         if (!p)
             return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
         rf_status s = rf_hw_profile_load(name, p, &e);
-        if (s == RF_OK && (s = rf_hw_profile_to_hw(p, &ctx->hw, &e)))
+        if (s == RF_OK && (s = rf_hw_profile_to_hw(p, &run->hw, &e)))
             rf_err_prefix(&e, s, "%s", name); /* the figure is the file's */
-        if (s == RF_OK)
-            note_input(INPUT_PROFILE, name);
-        if (s == RF_OK)
-            snprintf(ctx->hw_origin, sizeof ctx->hw_origin, "profile %.80s (measured %s)", name,
+        if (s == RF_OK) {
+            note_input(ctx, CLI_INPUT_PROFILE, name);
+            snprintf(run->hw_origin, sizeof run->hw_origin, "profile %.80s (measured %s)", name,
                      p->date[0] ? p->date : "undated");
+            run->profile = true;
+            run->sustained_bw = p->bandwidth_sustained_bytes_per_s;
+            run->calibrated = p->calib.version != 0;
+            if (run->calibrated)
+                run->calib = p->calib;
+        }
         free(p);
         if (s != RF_OK)
             return cli_fail_err(ctx, &e);
     } else {
         return cli_fail_err(ctx, &e);
     }
+    run->hw_resolved = true;
+    return RF_EXIT_OK;
+}
+
+int cli_resolve_hw(cli_ctx *ctx)
+{
+    rf_err e;
+    if (ctx->peak_tflops > 0 && ctx->ridge > 0)
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--peak and --ridge both set the compute roof (pi = ridge x bw); give one");
+    int rc = ctx->run.hw_resolved ? RF_EXIT_OK : read_hw(ctx);
+    if (rc)
+        return rc;
+    ctx->hw = ctx->run.hw; /* afresh each call: the overrides go on the roof as named */
+    memcpy(ctx->hw_origin, ctx->run.hw_origin, sizeof ctx->hw_origin);
     if (ctx->bw_tbps > 0)
         ctx->hw.bw_bytes_per_s = ctx->bw_tbps * 1e12;
     if (ctx->mem_bytes)

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Each input is read once a command (issue 25 item 3): the --hw profile of
+# `report --predict` resolves the roof, the calibration and Figure 1's
+# sustained memory roof, and a config.json MODEL the model, from one open of
+# each file. strace counts the opens (openat, and open where it is a system
+# call of its own); without strace, or where it may not trace (a container
+# without ptrace), the test is skipped (exit 77).
+# usage: inputs_once.sh ROOFLINE SOURCE_DIR
+set -u
+bin=$1
+src=$2
+command -v strace >/dev/null 2>&1 || { echo "skipped: no strace"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+strace -f -o "$tmp/probe" true >/dev/null 2>&1 || { echo "skipped: strace may not trace here"; exit 77; }
+fails=0
+profile=$src/tests/data/profile/calibrated.json
+model=$src/tests/data/models/llama-3-70b.json
+
+# once FILE ARGS... runs roofline ARGS under strace and fails unless the
+# command exited 0 having opened FILE exactly once
+once() {
+    file=$1
+    shift
+    if ! strace -f -qq -e trace=open,openat -o "$tmp/trace" "$bin" "$@" >"$tmp/out" 2>&1; then
+        echo "FAIL: roofline $* exited non-zero:"
+        sed 's/^/    /' "$tmp/out" | tail -5
+        fails=$((fails + 1))
+        return
+    fi
+    n=$(grep -c "\"$file\"" "$tmp/trace")
+    if [ "$n" -ne 1 ]; then
+        echo "FAIL: roofline $*: $file opened $n times, not once"
+        fails=$((fails + 1))
+    fi
+}
+
+once "$profile" report llama-3-8b --hw "$profile" --predict -o "$tmp/report.html"
+once "$profile" step llama-3-8b --hw "$profile" --predict
+once "$profile" plot llama-3-8b --hw "$profile" -o "$tmp/figure.svg"
+once "$model" report "$model" --hw "$profile" --predict -o "$tmp/70b.html"
+
+[ "$fails" -eq 0 ] || exit 1
+echo "ok: report --predict, step --predict and plot open the --hw profile once; report a config.json once"
