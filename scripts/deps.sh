@@ -11,7 +11,7 @@ set -eu
 # test the Python binding (python/); emscripten compiles the CLI to
 # WebAssembly for the report's explorer, and chromium runs the browser tests.
 PKGS="cmake make gcc pkg-config libjansson-dev libopenblas-dev libcmocka-dev \
-libxml2-utils clang libclang-rt-dev valgrind scdoc python3 python3-pytest \
+libxml2-utils clang libclang-rt-dev valgrind strace scdoc python3 python3-pytest \
 python3-cffi python3-venv libopenmpi-dev openmpi-bin chromium emscripten"
 # The ones a build can go without (the tests that need them skip and say so).
 OPTIONAL="chromium emscripten"
