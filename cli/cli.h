@@ -169,6 +169,11 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof);
 /* Resolve --hw and apply --bw/--mem/--ridge alone, for a command that needs
  * no compute peak (capacity); fills ctx->hw. */
 int cli_resolve_hw(cli_ctx *ctx);
+/* Read the profile at name into ctx->run (listed as read; its roof as
+ * named, sustained memory roof and calibration): what cli_resolve_hw does
+ * for a --hw profile, for a command that wants the calibration before the
+ * roof (the lab's profile). An rf_status with *e. */
+rf_status cli_read_profile(cli_ctx *ctx, const char *name, rf_err *e);
 
 /* The math dtype was named by the user (--act-dtype, or --weight-dtype
  * where the math follows the weights, W8A8): no fallback for it. */

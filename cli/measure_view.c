@@ -61,14 +61,6 @@ static rf_hw_profile *profile_at(const char *path)
     return p;
 }
 
-bool cli_hw_is_calibrated(const char *path)
-{
-    rf_hw_profile *p = profile_at(path);
-    bool yes = p && p->calib.version;
-    free(p);
-    return yes;
-}
-
 void cli_plot_sustained(const cli_ctx *ctx, rf_plot *plot)
 {
     double bw = ctx->run.sustained_bw; /* --hw resolved as a profile */

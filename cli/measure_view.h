@@ -6,15 +6,11 @@
 #ifndef RF_CLI_MEASURE_VIEW_H
 #define RF_CLI_MEASURE_VIEW_H
 
-#include <stdbool.h>
-
 #include "cli.h"
 #include "roofline/rf_calib.h"
 
 /* --predict: the calibration of the profile --hw names. Refused (exit 2,
  * one line saying how to make one) without a calibrated profile. */
 int cli_calib_load(const cli_ctx *ctx, rf_calib *out);
-/* Whether path is a profile file that loads and has a calibration. */
-bool cli_hw_is_calibrated(const char *path);
 
 #endif

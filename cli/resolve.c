@@ -117,9 +117,32 @@ int cli_resolve_roof(cli_ctx *ctx, rf_dtype_kind math, rf_roof *roof)
     return RF_EXIT_OK;
 }
 
+rf_status cli_read_profile(cli_ctx *ctx, const char *name, rf_err *e)
+{
+    cli_run *run = &ctx->run;
+    rf_hw_profile *p = malloc(sizeof *p);
+    if (!p)
+        return rf_err_set(e, RF_ENOMEM, "out of memory");
+    rf_status s = rf_hw_profile_load(name, p, e);
+    if (s == RF_OK && (s = rf_hw_profile_to_hw(p, &run->hw, e)))
+        rf_err_prefix(e, s, "%s", name); /* the figure is the file's */
+    if (s == RF_OK) {
+        note_input(ctx, CLI_INPUT_PROFILE, name);
+        snprintf(run->hw_origin, sizeof run->hw_origin, "profile %.80s (measured %s)", name,
+                 p->date[0] ? p->date : "undated");
+        run->profile = true;
+        run->sustained_bw = p->bandwidth_sustained_bytes_per_s;
+        run->calibrated = p->calib.version != 0;
+        if (run->calibrated)
+            run->calib = p->calib;
+    }
+    free(p);
+    return s;
+}
+
 /* --hw into ctx->run, once a command: a preset, else a profile from
- * `roofline measure`, read once for all it holds (the roof, its sustained
- * memory roof, its calibration). */
+ * `roofline measure` (already read when the lab's profile took its
+ * calibration first). */
 static int read_hw(cli_ctx *ctx)
 {
     rf_err e;
@@ -127,26 +150,9 @@ static int read_hw(cli_ctx *ctx)
     const char *name = ctx->hw_name ? ctx->hw_name : "h100-sxm";
     if (rf_hw_preset(name, &run->hw, &e) == RF_OK) {
         snprintf(run->hw_origin, sizeof run->hw_origin, "preset %s", run->hw.name);
-    } else if (access(name, F_OK) == 0) {
+    } else if (run->profile || access(name, F_OK) == 0) {
         /* measure: not a preset but a file: a profile from `roofline measure` */
-        rf_hw_profile *p = malloc(sizeof *p);
-        if (!p)
-            return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-        rf_status s = rf_hw_profile_load(name, p, &e);
-        if (s == RF_OK && (s = rf_hw_profile_to_hw(p, &run->hw, &e)))
-            rf_err_prefix(&e, s, "%s", name); /* the figure is the file's */
-        if (s == RF_OK) {
-            note_input(ctx, CLI_INPUT_PROFILE, name);
-            snprintf(run->hw_origin, sizeof run->hw_origin, "profile %.80s (measured %s)", name,
-                     p->date[0] ? p->date : "undated");
-            run->profile = true;
-            run->sustained_bw = p->bandwidth_sustained_bytes_per_s;
-            run->calibrated = p->calib.version != 0;
-            if (run->calibrated)
-                run->calib = p->calib;
-        }
-        free(p);
-        if (s != RF_OK)
+        if (!run->profile && cli_read_profile(ctx, name, &e))
             return cli_fail_err(ctx, &e);
     } else {
         return cli_fail_err(ctx, &e);

@@ -2,7 +2,7 @@
 # Each input is read once a command (issue 25 item 3): the --hw profile of
 # `report --predict` resolves the roof, the calibration and Figure 1's
 # sustained memory roof, and a config.json MODEL the model, from one open of
-# each file. strace counts the opens (openat, and open where it is a system
+# each file; so do step --predict, plot and the lab's profile --predict. strace counts the opens (openat, and open where it is a system
 # call of its own); without strace, or where it may not trace (a container
 # without ptrace), the test is skipped (exit 77).
 # usage: inputs_once.sh ROOFLINE SOURCE_DIR
@@ -39,6 +39,10 @@ once "$profile" report llama-3-8b --hw "$profile" --predict -o "$tmp/report.html
 once "$profile" step llama-3-8b --hw "$profile" --predict
 once "$profile" plot llama-3-8b --hw "$profile" -o "$tmp/figure.svg"
 once "$model" report "$model" --hw "$profile" --predict -o "$tmp/70b.html"
+# the lab's profile takes the calibration before the roof (roofline-lab, by
+# exec: strace -f follows it)
+once "$profile" profile "$src/tests/data/profile/tiny-llama.json" --layers 1 --context 8 \
+    --steps 2 --hw "$profile" --predict
 
 [ "$fails" -eq 0 ] || exit 1
-echo "ok: report --predict, step --predict and plot open the --hw profile once; report a config.json once"
+echo "ok: report --predict, step --predict, plot and profile --predict open the --hw profile once; report a config.json once"

@@ -339,12 +339,17 @@ static rf_report *build(const cli_ctx *ctx, const rf_model *m, const rf_forward_
 }
 
 /* The calibration of a --hw profile that has one (*out, to free), NULL
- * otherwise; --predict without one is refused before anything runs. */
-static int load_calibration(const cli_ctx *ctx, rf_calib **out)
+ * otherwise; --predict without one is refused before anything runs. The
+ * profile is read here once, into ctx->run, for the roof after it too (a
+ * profile that does not load is refused by --predict, or by the roof). */
+static int load_calibration(cli_ctx *ctx, rf_calib **out)
 {
     *out = NULL;
     bool asked = ctx->step_given & CLI_GIVEN_PREDICT;
-    if (!asked && (!ctx->hw_name || !cli_hw_is_calibrated(ctx->hw_name)))
+    rf_err e;
+    if (ctx->hw_name && access(ctx->hw_name, F_OK) == 0)
+        (void)cli_read_profile(ctx, ctx->hw_name, &e);
+    if (!asked && !ctx->run.calibrated)
         return RF_EXIT_OK;
     if (!(*out = malloc(sizeof **out)))
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
