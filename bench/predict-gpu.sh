@@ -14,10 +14,10 @@
 # beside), the overall medians against the targets
 # (TPOT 15%, TTFT 25%), and the runs not modelled and why. Reports the
 # medians whatever they are; exits 0 (a bench, not a check), 2 on bad usage.
-# The mapping of a run to a command line is bench/serving_runs.py (shared
-# with bench/serving-h100.sh), with these differences, each a prediction's
-# assumption rather than a floor's: the KV cache in the engines' default
-# dtype (serving_runs.kv_dtype_options(floor=False): bf16), fp8 runs as
+# The mapping of a run to a command line is bench/serving_runs.py's
+# serve_argv(..., predict=True) (shared with bench/serving-h100.sh's floors),
+# with these differences, each a prediction's assumption rather than a
+# floor's: the KV cache in the engines' default dtype (bf16), fp8 runs as
 # --quant with the run's gemm_quant_mode (fp8 or fp8_block: the tables'
 # rows), gpt-oss's fp4 as its checkpoint's mxfp4 experts (w4a16_mxfp4 rows).
 # usage: bench/predict-gpu.sh [ROOFLINE] [CSV]
@@ -27,7 +27,7 @@ bin=${1:-build/cli/roofline}
 csv=${2:-bench/data/serving-runs/h100_sxm.csv}
 [ -x "$bin" ] || { echo "predict-gpu: $bin not built" >&2; exit 2; }
 exec python3 - "$bin" "$csv" <<'PY'
-import json, statistics, subprocess, sys, time
+import statistics, sys, time
 from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, "bench")
 import serving_runs as sr
@@ -35,32 +35,12 @@ import serving_runs as sr
 bin_, path = sys.argv[1], sys.argv[2]
 
 
-def argv(r):
-    """(argv, None) predicting run r, or (None, why)."""
-    model = sr.model_of(r)
-    if not model:
-        return None, "no preset for " + r["model_path"]
-    lay, why = sr.layout(r)
-    if lay is None:
-        return None, why
-    if r["precision"] == "fp8":
-        dt = ["--quant", r["gemm_quant_mode"] or "fp8"]
-    else:
-        dt = sr.dtype_options(r)
-    c = max(int(r["batch_size"]), lay[1])  # at least a client a DP replica
-    a = [bin_, "serve", model, "--hw", sr.HW] + sr.workload_options(r, c) + sr.engine_options(r)
-    a += dt + sr.kv_dtype_options(r, floor=False) + sr.layout_options(r)
-    return a + ["--backend", r["backend"], "--predict", "--json"], None
-
-
 def run(r):
-    a, why = argv(r)
-    if not a:
-        return r, None, why
-    p = subprocess.run(a, capture_output=True, text=True)
-    if p.returncode:
-        return r, None, p.stderr.strip().split(": ", 2)[-1][:90]
-    return r, json.loads(p.stdout), None
+    lay, _ = sr.layout(r)
+    over = lay[1] if lay and lay[1] > int(r["batch_size"]) else None  # a client a DP replica
+    a, why = sr.serve_argv(bin_, r, predict=True, concurrency=over)
+    doc, why = sr.run_json(a) if a else (None, why)
+    return r, doc, why
 
 
 rows = sr.load(path)

@@ -29,7 +29,9 @@ The mapping (each an assumption, labelled where it is one):
   chunked_prefill_size) and C sequences; 10 C requests, at least 64.
 """
 import csv
+import json
 import os
+import subprocess
 
 CSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "serving-runs", "h100_sxm.csv")
 HW = "h100-sxm"
@@ -123,10 +125,21 @@ def workload_options(r, concurrency=None):
             "--requests", str(max(10 * c, 64))]
 
 
-def serve_argv(bin_, r, extra=(), floor=True, concurrency=None):
+def quant_options(r):
+    """A prediction's dtypes (bench/predict-gpu.sh): an fp8 run as the engine's quantization,
+    --quant with its gemm_quant_mode (fp8 or fp8_block: the kernel tables' rows of that name);
+    the others as dtype_options."""
+    if r["precision"] == "fp8":
+        return ["--quant", r["gemm_quant_mode"] or "fp8"]
+    return dtype_options(r)
+
+
+def serve_argv(bin_, r, extra=(), floor=True, concurrency=None, predict=False):
     """(argv, None) simulating run r with `roofline serve`, or (None, why) where it is not modelled.
     concurrency overrides the run's (the simulator pins a client to each DP replica, so it needs
-    at least DP clients; a lone request's floors do not depend on it)."""
+    at least DP clients; a lone request's floors do not depend on it). predict: also predict it
+    on its engine's kernel tables (--backend ENGINE --predict, quant_options, the KV cache in the
+    engines' default dtype)."""
     model = model_of(r)
     if not model:
         return None, "no preset for " + r["model_path"]
@@ -134,8 +147,19 @@ def serve_argv(bin_, r, extra=(), floor=True, concurrency=None):
     if lay is None:
         return None, why
     a = [bin_, "serve", model, "--hw", HW] + workload_options(r, concurrency) + engine_options(r)
-    a += dtype_options(r) + kv_dtype_options(r, floor) + layout_options(r) + list(extra)
+    a += quant_options(r) if predict else dtype_options(r)
+    a += kv_dtype_options(r, floor and not predict) + layout_options(r) + list(extra)
+    if predict:
+        a += ["--backend", r["backend"], "--predict"]
     return a + ["--json"], None
+
+
+def run_json(argv):
+    """Run a command line: (its JSON output, None), or (None, the last words of its error)."""
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode:
+        return None, p.stderr.strip().split(": ", 2)[-1][:90]
+    return json.loads(p.stdout), None
 
 
 def measured(r):
