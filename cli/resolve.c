@@ -1,6 +1,7 @@
 /* resolve.c - MODEL and --hw made into a model and a roof: presets,
  * config.json files, measured profiles, the overrides; each file read once
- * a command, into ctx->run, which also lists them. (This machine's roof measured now is lab/lab_roof.c's: the lab's.) */
+ * a command, into ctx->run, which also lists them. (This machine's roof
+ * measured now is lab/lab_roof.c's: the lab's.) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
