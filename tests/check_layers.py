@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_layers.py - the layers hold at the file level.
 
-    core  <-  io, report, measure  <-  cuda, mpi  <-  cli
+    core  <-  io, report, measure  <-  cuda, mpi  <-  cli  <-  lab
 
 usage: check_layers.py ROOT
 
@@ -17,7 +17,8 @@ problem) on:
          measure  core, measure        (src/kernels is part of measure)
          cuda     core, measure, cuda
          mpi      core, measure, mpi
-         cli      every layer
+         cli      every layer but the lab
+         lab      every layer          (cli/lab: roofline-lab's alone)
      A private header (src/<layer>/x.h, cli/x.h) is of its folder's layer. A
      public header (include/roofline/rf_x.h) is of the layer PUBLIC below
      names, or else of the layer whose src/ folder implements the functions
@@ -38,7 +39,7 @@ import os
 import re
 import sys
 
-LAYERS = ("core", "io", "report", "measure", "cuda", "mpi", "cli")
+LAYERS = ("core", "io", "report", "measure", "cuda", "mpi", "cli", "lab")
 ALLOWED = {
     "core": {"core"},
     "io": {"core", "io"},
@@ -46,7 +47,8 @@ ALLOWED = {
     "measure": {"core", "measure"},
     "cuda": {"core", "measure", "cuda"},
     "mpi": {"core", "measure", "mpi"},
-    "cli": set(LAYERS),
+    "cli": set(LAYERS) - {"lab"},  # roofline links no lab
+    "lab": set(LAYERS),
 }
 SRC_LAYER = {"core": "core", "io": "io", "report": "report", "measure": "measure",
              "kernels": "measure", "cuda": "cuda", "mpi": "mpi"}
@@ -111,11 +113,11 @@ def files_of(root):
     for f in sorted(os.listdir(pub)) if os.path.isdir(pub) else []:
         if f.endswith(".h"):
             found.append((f"include/roofline/{f}", None))
-    for d in ("cli", "cli/lab"):  # the lab's commands are of the cli layer
+    for d, layer in (("cli", "cli"), ("cli/lab", "lab")):
         folder = os.path.join(root, d)
         for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
             if f.endswith((".c", ".h")):
-                found.append((f"{d}/{f}", "cli"))
+                found.append((f"{d}/{f}", layer))
     return found
 
 
