@@ -56,7 +56,8 @@ if(RF_EXPLORER_BUILT)
     "set(RF_WASM_SOURCES \"${wasm_sources}\")\n"
     "set(RF_WASM_INCLUDES \"${PROJECT_SOURCE_DIR}/include;${PROJECT_SOURCE_DIR}/cli\")\n"
     "set(RF_JANSSON_SOURCE_DIR \"${RF_JANSSON_SOURCE_DIR}\")\n"
-    "set(RF_VERSION \"${PROJECT_VERSION}\")\n")
+    "set(RF_VERSION \"${PROJECT_VERSION}\")\n"
+    "set(RF_GPU_DATA_SRC \"${PROJECT_SOURCE_DIR}/data/gpu\")\n")
   file(COPY_FILE ${wasm_list}.new ${wasm_list} ONLY_IF_DIFFERENT)
   set(node_env ${CMAKE_COMMAND} -E env "NODE_PATH=/usr/share/nodejs$ENV{NODE_PATH}")
   ExternalProject_Add(rf_wasm
