@@ -27,34 +27,16 @@ bin=${1:-build/cli/roofline}
 csv=${2:-bench/data/serving-runs/h100_sxm.csv}
 [ -x "$bin" ] || { echo "predict-gpu: $bin not built" >&2; exit 2; }
 exec python3 - "$bin" "$csv" <<'PY'
-import statistics, sys, time
-from concurrent.futures import ThreadPoolExecutor
+import statistics, sys
 sys.path.insert(0, "bench")
 import serving_runs as sr
 
 bin_, path = sys.argv[1], sys.argv[2]
 
 
-def run(r):
-    lay, _ = sr.layout(r)
-    over = lay[1] if lay and lay[1] > int(r["batch_size"]) else None  # a client a DP replica
-    a, why = sr.serve_argv(bin_, r, predict=True, concurrency=over)
-    doc, why = sr.run_json(a) if a else (None, why)
-    return r, doc, why
-
-
 rows = sr.load(path)
-t0 = time.time()
-with ThreadPoolExecutor(max_workers=2) as ex:
-    done = list(ex.map(run, rows))
-wall = time.time() - t0
-out, skipped = [], {}
-for r, doc, why in done:
-    if doc is None:
-        skipped[why] = skipped.get(why, 0) + 1
-    else:
-        out.append((r, doc))
-out.sort(key=lambda x: sr.sort_key(x[0]))
+out, skipped, wall = sr.run_all(
+    rows, lambda r: sr.serve_argv(bin_, r, predict=True, concurrency=sr.clients(r)))
 
 
 def err(p, m):

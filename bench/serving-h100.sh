@@ -16,7 +16,7 @@
 # why, and exits 1 if a floor is above a measured TTFT or TPOT.
 # The mapping of a run to a command line (model to preset, precision to
 # dtypes, the KV dtype a floor assumes, layout, engine) is bench/serving_runs.py,
-# shared with bench/predict-gpu.sh; prefill attention causal (--causal).
+# shared with bench/predict-gpu.sh; prefill attention causal (the default).
 # usage: bench/serving-h100.sh [ROOFLINE] [CSV]
 set -eu
 cd "$(dirname "$0")/.."
@@ -24,40 +24,15 @@ bin=${1:-build/cli/roofline}
 csv=${2:-bench/data/serving-runs/h100_sxm.csv}
 [ -x "$bin" ] || { echo "serving-h100: $bin not built" >&2; exit 2; }
 exec python3 - "$bin" "$csv" <<'PY'
-import json, statistics, subprocess, sys, time
-from concurrent.futures import ThreadPoolExecutor
+import statistics, sys
 sys.path.insert(0, "bench")
 import serving_runs as sr
 
 bin_, path = sys.argv[1], sys.argv[2]
 
-def run(r):
-    lay, _ = sr.layout(r)
-    c = int(r["batch_size"])
-    over = lay[1] if lay and lay[1] > c else None  # fewer clients than DP replicas
-    a, why = sr.serve_argv(bin_, r, ["--causal"], concurrency=over)
-    if not a:
-        return r, None, why
-    p = subprocess.run(a, capture_output=True, text=True)
-    if p.returncode:
-        return r, None, p.stderr.strip().split(": ", 2)[-1][:90]
-    d = json.loads(p.stdout)
-    if over:
-        d["sim_at"] = over
-    return r, d, None
-
 rows = sr.load(path)
-t0 = time.time()
-with ThreadPoolExecutor(max_workers=2) as ex:
-    done = list(ex.map(run, rows))
-wall = time.time() - t0
-out, skipped = [], {}
-for r, doc, why in done:
-    if doc is None:
-        skipped[why] = skipped.get(why, 0) + 1
-        continue
-    out.append((r, doc))
-out.sort(key=lambda x: sr.sort_key(x[0]))
+out, skipped, wall = sr.run_all(
+    rows, lambda r: sr.serve_argv(bin_, r, concurrency=sr.clients(r)))
 print("%-24s %-6s %-4s %-12s %4s %10s | %8s %8s %8s %6s | %7s %7s %7s %6s" % (
     "model", "engine", "prec", "layout", "C", "ISL/OSL", "TTFT flr", "sim", "measured",
     "flr/m", "TPOT flr", "sim", "measured", "flr/m"))

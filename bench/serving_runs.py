@@ -32,6 +32,8 @@ import csv
 import json
 import os
 import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 CSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "serving-runs", "h100_sxm.csv")
 HW = "h100-sxm"
@@ -170,3 +172,33 @@ def measured(r):
 def sort_key(r):
     return (r["model_path"], r["backend"], r["precision"], num(r["tp_size"]), int(r["batch_size"]),
             int(r["isl"]), int(r["osl"]))
+
+
+def clients(r):
+    """The clients to simulate: the run's concurrency, or one a DP replica
+    where the run had fewer (None: the run's own)."""
+    lay, _ = layout(r)
+    return lay[1] if lay and lay[1] > int(r["batch_size"]) else None
+
+
+def run_all(rows, argv_of):
+    """Run argv_of(r) -> (argv, why) for every row, two at a time: ([(r, doc)]
+    sorted by sort_key, {why not modelled: count}, wall seconds). A doc gets
+    sim_at when the clients simulated differ from the run's."""
+    def one(r):
+        a, why = argv_of(r)
+        doc, why = run_json(a) if a else (None, why)
+        if doc is not None and clients(r):
+            doc["sim_at"] = clients(r)
+        return r, doc, why
+    t0 = time.time()
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        done = list(ex.map(one, rows))
+    out, skipped = [], {}
+    for r, doc, why in done:
+        if doc is None:
+            skipped[why] = skipped.get(why, 0) + 1
+        else:
+            out.append((r, doc))
+    out.sort(key=lambda x: sort_key(x[0]))
+    return out, skipped, time.time() - t0

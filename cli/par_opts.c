@@ -102,6 +102,7 @@ static void coll_table(rf_report *r, const rf_par *par)
     rf_report_col(r, "link", "link", RF_U_NONE);
     rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
     rf_report_col(r, "bound_by", "bound by", RF_U_NONE);
+    rf_report_col(r, "algorithm", "algorithm", RF_U_NONE); /* the floor's (rf_coll_cost) */
     for (size_t s = 0; s < par->n_stages; s++)
         for (size_t i = 0; i < par->stages[s].n_coll; i++) {
             const rf_coll *c = &par->stages[s].coll[i];
@@ -115,6 +116,7 @@ static void coll_table(rf_report *r, const rf_par *par)
             rf_report_cell_str(r, c->link);
             rf_report_cell_num(r, (double)c->count * c->time_s);
             rf_report_cell_str(r, c->latency_bound ? "latency" : "bandwidth");
+            rf_report_cell_str(r, c->algo ? c->algo : "-");
         }
 }
 
