@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -460,7 +461,10 @@ static void plan_405b(void **state)
     clock_t t0 = clock();
     assert_int_equal(rf_plan_compute(&m, &o, &roof, &po, 64, RF_OBJ_COST, &plan, NULL), RF_OK);
     double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    if (cpu > 0.1)
+    /* 100 ms of CPU natively; under valgrind (make memcheck), whose
+     * preload names it, every instruction is emulated, tens of times slower */
+    const char *pre = getenv("LD_PRELOAD");
+    if (cpu > 0.1 && !(pre && strstr(pre, "vgpreload")))
         fail_msg("plan took %.3f s of CPU", cpu);
     assert_true(plan.n_rows > 0);
     assert_int_equal(plan.rows[0].devices, 16);
