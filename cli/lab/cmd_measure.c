@@ -11,7 +11,8 @@
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_measure_calib.h"
 
-enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE, O_MPI, O_TIMEOUT, O_CALIBRATE, O_MERGE };
+enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE, O_MPI, O_TIMEOUT, O_CALIBRATE, O_MERGE,
+       O_COMPARE };
 
 static const cli_opt opts[] = {
     {"threads", 1, O_THREADS, "N", "threads, pinned one per core (default: one per core)"},
@@ -23,9 +24,13 @@ static const cli_opt opts[] = {
     {"timeout", 1, O_TIMEOUT, "S", "with --mpi: a rank still running after S seconds fails"},
     {"calibrate", 0, O_CALIBRATE, NULL, "also time GEMMs, attention and element-wise kernels "
                                         "over their shapes and fit them, for predictions (at "
-                                        "most 90 s; quick: 30 s)"},
+                                        "most 90 s; quick: 30 s); with --device cuda and -o "
+                                        "DIR, also as kernel tables in DIR"},
     {"merge", 1, O_MERGE, "PROFILE", "pool an earlier run of this machine: the higher roofs "
                                      "and peaks, the bursts of both"},
+    {"compare-calibration", 1, O_COMPARE, "A", "kernel tables of folder A against those of "
+                                              "folder B (the argument), row by row; floors on "
+                                              "--hw; times nothing"},
     {0},
 };
 
@@ -38,6 +43,7 @@ typedef struct args {
     double timeout_s;
     bool calibrate;
     const char *merge;
+    const char *compare; /* --compare-calibration A */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -65,6 +71,9 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return cli_f64(ctx, "--timeout", arg, 1e-3, 1e6, &a->timeout_s);
     case O_MERGE:
         a->merge = arg;
+        return RF_EXIT_OK;
+    case O_COMPARE:
+        a->compare = arg;
         return RF_EXIT_OK;
     default:
         a->device = arg;
@@ -270,11 +279,15 @@ int cmd_measure(int argc, char **argv)
     args a = {.device = "cpu"};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "measure [--threads N] [--quick] [--calibrate] [--isa NAME] [--merge PROFILE] "
-                            "[-o PROFILE.json] "
-                            "[--json]",
+                            "[-o PROFILE.json | -o DIR with --device cuda --calibrate] "
+                            "[--json] | measure --compare-calibration A B [--hw HW]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    if (a.compare) /* cmd_measure_cuda.c: reads two folders, times nothing */
+        return cli_calibration_compare(&ctx, a.compare, argc - pos, argv + pos,
+                                       a.calibrate || a.quick || a.mpi || a.merge ||
+                                           strcmp(a.device, "cpu") || a.threads || a.isa);
     if (argc - pos != 0)
         return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
     if ((rc = cli_refuse_unused(&ctx, CLI_G_FAMILY, "measure reads no MODEL")) ||
@@ -282,7 +295,8 @@ int cmd_measure(int argc, char **argv)
         return rc;
     /* -o (it may name the --merge profile: rewritten in place) */
     const char *inputs[] = {NULL};
-    if ((rc = cli_check_output(&ctx, ctx.out_path, inputs)))
+    bool to_dir = a.calibrate && strcmp(a.device, "cpu"); /* -o DIR: cmd_measure_cuda.c */
+    if (!to_dir && (rc = cli_check_output(&ctx, ctx.out_path, inputs)))
         return rc;
     if (a.merge && (a.mpi || strcmp(a.device, "cpu")))
         return cli_fail(&ctx, RF_EXIT_USAGE, "--merge: a CPU profile only (not with --mpi or "

@@ -1,16 +1,20 @@
 /* cmd_measure_cuda.c - `measure --device cuda[:N]`: open the device, run
- * the CUDA backend (rf_cuda.h), build the report; and what bench gemm's
- * CUDA branch shares with it (opening the device, a measurement's progress
- * and notes). Figures all come from the library; this file only lays them
- * out. */
+ * the CUDA backend (rf_cuda.h), build the report; with --calibrate -o DIR
+ * the calibration as kernel tables too; `measure --compare-calibration A B`,
+ * two folders of kernel tables side by side; and what bench gemm's CUDA
+ * branch shares with it (opening the device, a measurement's progress and
+ * notes). Figures all come from the library; this file only lays them out. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lab_view.h"
 #include "roofline/rf_cuda.h"
+#include "roofline/rf_gpu_compare.h"
+#include "roofline/rf_gpu_io.h"
 
 static void progress(void *user, const char *stage)
 {
@@ -174,12 +178,125 @@ static int calibrate(cli_ctx *ctx, rf_cuda_ctx *cu, const cli_cuda_talk *talk, b
     return st == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
+/* The GEMM dtypes timed for the tables beside the calibration's bf16. */
+static const rf_dtype_kind table_dtypes[] = {RF_FP16, RF_FP32, RF_FP8_E4M3};
+#define N_TABLE_DTYPES (sizeof table_dtypes / sizeof table_dtypes[0])
+
+/* A warning on stderr now, and in the report's notes. */
+static void warn(const cli_ctx *ctx, cli_cuda_talk *talk, const char *line)
+{
+    fprintf(stderr, "roofline %s: warning: %s\n", ctx->cmd, line);
+    note(talk, line);
+}
+
+/* --calibrate -o DIR: the calibration's GEMMs again in each of
+ * table_dtypes (a dtype the device cannot run is left out with a
+ * warning), every point written as kernel tables in dir
+ * (rf_cuda_calib_tables, rf_gpu_tables_write) and the copy as
+ * mem_copy_perf.csv; what was written goes into *written. */
+static int write_tables(cli_ctx *ctx, rf_cuda_ctx *cu, cli_cuda_talk *talk, bool quick,
+                        const rf_hw_profile *p, const char *dir, char *written, size_t cap)
+{
+    rf_calib *more[N_TABLE_DTYPES] = {NULL};
+    rf_cuda_calib_part parts[N_TABLE_DTYPES + 1] = {{RF_BF16, &p->calib}};
+    size_t n = 1;
+    rf_gpu_tables tabs;
+    rf_gpu_table copy;
+    bool built = false;
+    rf_err e;
+    int rc = RF_EXIT_OK;
+    rf_cuda_calib_opts o = {.quick = quick, .progress = talk->shown ? progress : NULL,
+                            .user = talk};
+    for (size_t i = 0; i < N_TABLE_DTYPES; i++) {
+        char line[RF_ERR_MSG_MAX + 64];
+        int skipped = 0;
+        if (!(more[i] = calloc(1, sizeof *more[i]))) {
+            rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+            goto out;
+        }
+        rf_status st = rf_cuda_calib_gemm_dtype(cu, &o, table_dtypes[i], more[i], &skipped, &e);
+        if (talk->shown)
+            fprintf(stderr, "\r%-80s\r", "");
+        if (st == RF_ENOMEM || st == RF_EIO) {
+            rc = cli_fail_err(ctx, &e);
+            goto out;
+        }
+        if (st != RF_OK) { /* unavailable, or a result that failed its check */
+            snprintf(line, sizeof line, "%s GEMMs left out of the tables: %s",
+                     rf_dtype_name(table_dtypes[i]), e.msg);
+            warn(ctx, talk, line);
+            continue;
+        }
+        if (skipped) {
+            snprintf(line, sizeof line, "%s: %d GEMM shapes without a cuBLASLt algorithm, "
+                                        "left out of the tables",
+                     rf_dtype_name(table_dtypes[i]), skipped);
+            warn(ctx, talk, line);
+        }
+        parts[n++] = (rf_cuda_calib_part){table_dtypes[i], more[i]};
+    }
+    if (rf_cuda_calib_tables(parts, n, p->l2_bytes, &tabs, &copy, &e) != RF_OK) {
+        rc = cli_fail_err(ctx, &e);
+        goto out;
+    }
+    built = true;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/mem_copy_perf.csv", dir);
+    if (rf_gpu_tables_write(&tabs, dir, &e) != RF_OK ||
+        (copy.n_rows && rf_gpu_table_write(&copy, path, &e) != RF_OK)) {
+        rc = cli_fail_err(ctx, &e);
+        goto out;
+    }
+    size_t len = (size_t)snprintf(written, cap, "kernel tables written to %s (--calibration %s "
+                                                "reads them):",
+                                  dir, dir);
+    for (int k = 0; k < RF_GPU_KIND_COUNT && len < cap; k++)
+        if (tabs.t[k].n_rows)
+            len += (size_t)snprintf(written + len, cap - len, " %s (%zu rows)",
+                                    rf_gpu_kind_file((rf_gpu_kind)k), tabs.t[k].n_rows);
+    if (copy.n_rows && len < cap)
+        snprintf(written + len, cap - len, " mem_copy_perf.csv (%zu rows)", copy.n_rows);
+out:
+    if (built) {
+        rf_gpu_tables_free(&tabs);
+        rf_gpu_table_free(&copy);
+    }
+    for (size_t i = 0; i < N_TABLE_DTYPES; i++)
+        free(more[i]);
+    return rc;
+}
+
+/* -o DIR of --calibrate: refused when it names something that is not a
+ * folder, before any work. */
+static int check_dir(const cli_ctx *ctx, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return cli_fail(ctx, RF_EXIT_USAGE, "-o %s: with --device cuda --calibrate, -o names a "
+                                            "folder (the kernel tables and profile.json); %s is "
+                                            "not one",
+                        dir, dir);
+    if (strlen(dir) > 3000)
+        return cli_fail(ctx, RF_EXIT_USAGE, "-o: a folder name of %zu characters is too long",
+                        strlen(dir));
+    return RF_EXIT_OK;
+}
+
 int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, bool calibrate_too,
                      rf_hw_profile *p)
 {
     rf_cuda_ctx *cu = NULL;
     rf_report *r = NULL;
     rf_err e;
+    const char *dir = NULL, *out_path = ctx->out_path;
+    char profile_path[4096], written[1024] = "";
+    if (calibrate_too && out_path && strcmp(out_path, "-")) {
+        int rc = check_dir(ctx, out_path);
+        if (rc)
+            return rc;
+        dir = out_path;
+        snprintf(profile_path, sizeof profile_path, "%s/profile.json", dir);
+    }
     int rc = cli_cuda_open(ctx, device, &cu);
     if (rc)
         return rc;
@@ -192,6 +309,10 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, bool calibrat
     }
     if (calibrate_too && (rc = calibrate(ctx, cu, &talk, quick, p)))
         goto out;
+    if (dir && (rc = write_tables(ctx, cu, &talk, quick, p, dir, written, sizeof written)))
+        goto out;
+    if (dir)
+        ctx->out_path = profile_path; /* the profile beside the tables */
     if ((rc = cli_profile_json(ctx, p, &printed)) || printed)
         goto out;
     if (!(r = measure_report(p, rf_cuda_ctx_device(cu), quick, dim))) {
@@ -199,9 +320,158 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, bool calibrat
         goto out;
     }
     cli_cuda_talk_report(&talk, r);
+    if (*written)
+        rf_report_note(r, "%s", written);
     rc = cli_profile_emit(ctx, r);
 out:
+    ctx->out_path = out_path;
     rf_report_free(r);
     rf_cuda_ctx_free(cu);
+    return rc;
+}
+
+/* ---- measure --compare-calibration A B ------------------------------------ */
+
+/* Row r of t's numeric keys as "name=value ...". */
+static void keys_text(const rf_gpu_table *t, size_t r, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (size_t d = 0; d < t->n_keys && len < cap; d++)
+        if (!t->col[d].categorical) {
+            int n = snprintf(out + len, cap - len, "%s%s=%.0f", len ? " " : "", t->col[d].name,
+                             t->key[r * t->n_keys + d]);
+            len += n > 0 ? (size_t)n : 0;
+        }
+}
+
+static rf_report *compare_report(const cli_ctx *ctx, const char *a_dir, const char *b_dir,
+                                 const rf_gpu_tables *a, const rf_gpu_cmp *c)
+{
+    char title[1200];
+    snprintf(title, sizeof title, "kernel tables compared: %s against %s", a_dir, b_dir);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return NULL;
+    rf_report_assume(r, "floors on %s; every row of %s predicted from %s as --predict "
+                        "predicts (t = r x floor, ln r interpolated in the log of each key, "
+                        "the edge's r outside the measured range)",
+                     ctx->hw_origin, a_dir, b_dir);
+    rf_report_assume(r, "ratio = A / B: above 1, A is slower than B at that point; a row whose "
+                        "table or dtypes B lacks is on B's floor (provenance 'floor (no "
+                        "table)'), kept out of the ratios; over_floor = A / the floor");
+    rf_report_section(r, "summary", "summary");
+    rf_report_int(r, "rows", "rows of A", c->n_rows, RF_U_INT);
+    rf_report_int(r, "rows_in_range", "  on a point B measured", c->n_how[RF_GPU_IN_RANGE],
+                  RF_U_INT);
+    rf_report_int(r, "rows_interpolated", "  between B's points", c->n_how[RF_GPU_INTERPOLATED],
+                  RF_U_INT);
+    rf_report_int(r, "rows_extrapolated", "  outside B's range", c->n_how[RF_GPU_EXTRAPOLATED],
+                  RF_U_INT);
+    rf_report_int(r, "rows_no_table", "  without a table in B", c->n_how[RF_GPU_NO_TABLE],
+                  RF_U_INT);
+    if (c->n_rows > c->n_how[RF_GPU_NO_TABLE])
+        rf_report_num(r, "ratio_median", "median ratio A / B", c->ratio_median, RF_U_RATIO);
+    else
+        rf_report_null(r, "ratio_median", "median ratio A / B", "- (no row B has a table for)");
+    rf_report_table(r, "groups", "by table and dtype");
+    rf_report_col(r, "table", "table", RF_U_NONE);
+    rf_report_col(r, "dtypes", "dtypes", RF_U_NONE);
+    rf_report_col(r, "rows", "rows", RF_U_INT);
+    rf_report_col(r, "in_range", "in range", RF_U_INT);
+    rf_report_col(r, "interpolated", "interp.", RF_U_INT);
+    rf_report_col(r, "extrapolated", "extrap.", RF_U_INT);
+    rf_report_col(r, "no_table", "no table", RF_U_INT);
+    rf_report_col(r, "ratio_median", "A/B median", RF_U_RATIO);
+    rf_report_col(r, "ratio_min", "A/B min", RF_U_RATIO);
+    rf_report_col(r, "ratio_max", "A/B max", RF_U_RATIO);
+    rf_report_col(r, "over_floor_median", "A/floor median", RF_U_RATIO);
+    for (size_t g = 0; g < c->n_groups; g++) {
+        const rf_gpu_cmp_group *grp = &c->group[g];
+        rf_report_row(r);
+        rf_report_cell_str(r, rf_gpu_kind_name(grp->kind));
+        rf_report_cell_str(r, grp->cats);
+        rf_report_cell_int(r, grp->n);
+        for (int h = 0; h <= RF_GPU_NO_TABLE; h++)
+            rf_report_cell_int(r, grp->n_how[h]);
+        if (grp->n > grp->n_how[RF_GPU_NO_TABLE]) {
+            rf_report_cell_num(r, grp->ratio_median);
+            rf_report_cell_num(r, grp->ratio_min);
+            rf_report_cell_num(r, grp->ratio_max);
+        } else {
+            for (int i = 0; i < 3; i++)
+                rf_report_cell_null(r, "-");
+        }
+        rf_report_cell_num(r, grp->over_floor_median);
+    }
+    rf_report_table(r, "rows", "row by row");
+    rf_report_col(r, "table", "table", RF_U_NONE);
+    rf_report_col(r, "dtypes", "dtypes", RF_U_NONE);
+    rf_report_col(r, "keys", "keys", RF_U_NONE);
+    rf_report_col(r, "a_s", "A", RF_U_SECONDS);
+    rf_report_col(r, "b_s", "B", RF_U_SECONDS);
+    rf_report_col(r, "ratio", "A/B", RF_U_RATIO);
+    rf_report_col(r, "over_floor", "A/floor", RF_U_RATIO);
+    rf_report_col(r, "b_provenance", "B from", RF_U_NONE);
+    for (size_t i = 0; i < c->n_rows; i++) {
+        const rf_gpu_cmp_row *row = &c->rows[i];
+        char keys[256];
+        keys_text(&a->t[row->kind], row->row, keys, sizeof keys);
+        rf_report_row(r);
+        rf_report_cell_str(r, rf_gpu_kind_name(row->kind));
+        rf_report_cell_str(r, c->group[row->group].cats);
+        rf_report_cell_str(r, keys);
+        rf_report_cell_num(r, row->a_s);
+        rf_report_cell_num(r, row->b.time_s);
+        if (row->b.how == RF_GPU_NO_TABLE) /* B's floor: no ratio to B's measurement */
+            rf_report_cell_null(r, "-");
+        else
+            rf_report_cell_num(r, row->ratio);
+        rf_report_cell_num(r, row->over_floor);
+        rf_report_cell_str(r, rf_gpu_how_name(row->b.how));
+    }
+    return r;
+}
+
+int cli_calibration_compare(cli_ctx *ctx, const char *a_dir, int n, char **pos, bool other)
+{
+    rf_gpu_tables a, b;
+    rf_gpu_cmp_row *rows = NULL;
+    double *scratch = NULL;
+    rf_report *r = NULL;
+    rf_gpu_cmp cmp;
+    rf_err e;
+    if (other)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--compare-calibration reads two folders and times "
+                                            "nothing: give it with --hw, --json, -o alone");
+    if (n != 1)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--compare-calibration %s: give one folder B to "
+                                            "compare it with (%d given)",
+                        a_dir, n);
+    int rc = cli_resolve_hw(ctx);
+    if (rc)
+        return rc;
+    if (rf_gpu_tables_load(a_dir, &ctx->hw, &a, &e))
+        return cli_fail_err(ctx, &e);
+    if (rf_gpu_tables_load(pos[0], &ctx->hw, &b, &e)) {
+        rf_gpu_tables_free(&a);
+        return cli_fail_err(ctx, &e);
+    }
+    size_t len = rf_gpu_compare_len(&a);
+    rows = calloc(len + 1, sizeof *rows);
+    scratch = calloc(len + 1, sizeof *scratch);
+    if (!rows || !scratch)
+        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    else if (rf_gpu_compare(&a, &b, rows, scratch, len, &cmp, &e))
+        rc = cli_fail_err(ctx, &e);
+    else if (!(r = compare_report(ctx, a_dir, pos[0], &a, &cmp)))
+        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    else
+        rc = cli_emit(ctx, r);
+    rf_report_free(r);
+    free(rows);
+    free(scratch);
+    rf_gpu_tables_free(&a);
+    rf_gpu_tables_free(&b);
     return rc;
 }

@@ -63,6 +63,11 @@ void cli_calib_tables(rf_report *r, const rf_hw_profile *p);
  * rf_cuda_timing_default's. Both return an exit code (3: no device). */
 int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, bool calibrate,
                      rf_hw_profile *p);
+/* measure --compare-calibration A B (cmd_measure_cuda.c): the kernel tables
+ * of folder A against those of B (the n positional arguments: exactly one),
+ * floors on --hw (rf_gpu_compare.h); `other` says a measuring option was
+ * given too (refused). An exit code. */
+int cli_calibration_compare(cli_ctx *ctx, const char *a_dir, int n, char **pos, bool other);
 int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                    const rf_dtype_kind *dtype, int trials, const rf_model *m);
 

@@ -50,6 +50,7 @@
 #include "rf_hw.h"
 #include "rf_hw_profile.h"
 #include "rf_calib.h"
+#include "rf_gpu.h"
 #include "rf_measure_stats.h"
 #include "rf_op.h"
 
@@ -368,6 +369,54 @@ typedef struct rf_cuda_calib_opts {
  * check; RF_EUNAVAIL without the backend. */
 rf_status rf_cuda_calibrate(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_hw_profile *p,
                             rf_err *err);
+
+/* ---- The calibration as kernel tables (`--calibrate -o DIR`) ------------
+ * The points a calibration timed, in the format of the GPU kernel tables
+ * (aiconfigurator's columns, rf_gpu.h), so that `--calibration DIR` predicts
+ * from a GPU's own measurement and `measure --compare-calibration` sets it
+ * beside the published tables. Host only (cuda_tables.c, plain C). */
+
+/* A calibration whose GEMM series ran in one dtype. */
+typedef struct rf_cuda_calib_part {
+    rf_dtype_kind dtype;      /* of its GEMMs: bf16, fp16, fp32, tf32, fp8_e4m3 */
+    const rf_calib *calib;
+} rf_cuda_calib_part;
+
+/* The tables' name of a GEMM dtype: "bfloat16", "float16", "float32",
+ * "tf32", "fp8" (per-tensor fp8 e4m3 with a bf16 output, as
+ * aiconfigurator's fp8 rows); NULL for one the backend does not run. */
+const char *rf_cuda_table_dtype(rf_dtype_kind dt);
+
+/* Tables of the parts' points into out (zeroed first; each table's arrays
+ * malloc'd: rf_gpu_tables_free and rf_gpu_table_free, rf_gpu_io.h):
+ *   gemm_perf             every GEMM point (series a = K, b = N, x = M) as
+ *                         gemm_dtype (the part's), m, n, k;
+ *   generation_attention  every attn_decode point (a = d_h, x = keys S):
+ *                         bfloat16 in the cache and out, window 0,
+ *                         head_dim d_h, RF_CUDA_CALIB_NQ heads over
+ *                         RF_CUDA_CALIB_NKV, batch_size the B the point
+ *                         ran (rf_cuda_calib_decode_batch on l2_bytes),
+ *                         isl 1, step S - 1 (the keys before the new one);
+ *   context_attention     every attn_prefill point (x = tokens T): the same
+ *                         heads, batch_size 1, isl T (causal, no prefix);
+ * and into copy (kind RF_GPU_KIND_COUNT, no table of the reader's) the copy
+ * points as `bytes` (read + written), latency. Element-wise points have no
+ * table and are left out. Latencies are the points' time_s. Errors:
+ * RF_EINVAL for a dtype without a table name, a decode point with fewer
+ * than 2 keys; RF_ENOMEM. */
+rf_status rf_cuda_calib_tables(const rf_cuda_calib_part *parts, size_t n_parts,
+                               uint64_t l2_bytes, rf_gpu_tables *out, rf_gpu_table *copy,
+                               rf_err *err);
+
+/* Time the plan's GEMM grid (rf_cuda_calib_plan_of(o->quick): its (K, N)
+ * shapes at each M) in dt with cuBLASLt, as rf_cuda_calibrate times its bf16
+ * ones, into c (zeroed first: GEMM series only, no fit). A shape cuBLASLt
+ * has no algorithm for (RF_EUNAVAIL, as fp8 at M = 1 on some versions) is
+ * skipped and counted in *skipped. Errors: RF_EUNAVAIL when the device
+ * cannot run dt at all (rf_cuda_gemm_supported) or without the backend;
+ * those of the timing. */
+rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o,
+                                   rf_dtype_kind dt, rf_calib *c, int *skipped, rf_err *err);
 
 #ifdef __cplusplus
 }

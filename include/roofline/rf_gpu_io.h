@@ -21,6 +21,25 @@ extern "C" {
  * graphs). RF_EINVAL too for a directory with no table at all. */
 rf_status rf_gpu_tables_load(const char *dir, const rf_hw *hw, rf_gpu_tables *out, rf_err *err);
 void rf_gpu_tables_free(rf_gpu_tables *t);
+/* Free one table's arrays (rf_gpu_tables_free does it for each kind). */
+void rf_gpu_table_free(rf_gpu_table *t);
+
+/* Write t as the reader reads it (gpu_tables_write.c): a header of its key
+ * columns' names then `latency`, one row a line in t's order, categorical
+ * keys as their values, numeric ones as integers when whole (else %.17g),
+ * latency in milliseconds (%.9g: the reader gets it back within 1e-9). The
+ * file is replaced atomically (rf_file_write_atomic). Any column set works:
+ * a table of a kind the reader has no use for (kind RF_GPU_KIND_COUNT, its
+ * columns set by hand) is written the same way. RF_EINVAL for a table
+ * without rows; RF_EIO naming the file when writing fails. */
+rf_status rf_gpu_table_write(const rf_gpu_table *t, const char *path, rf_err *err);
+
+/* Write each kind of g that has rows to <dir>/<rf_gpu_kind_file(kind)>,
+ * creating dir (and nccl's ../nccl) when missing: what rf_gpu_tables_load
+ * reads back, so `--calibration DIR` predicts from it. Errors: those of
+ * rf_gpu_table_write; RF_EIO naming a folder that cannot be made;
+ * RF_EINVAL when g has no table with rows. */
+rf_status rf_gpu_tables_write(const rf_gpu_tables *g, const char *dir, rf_err *err);
 
 #ifdef __cplusplus
 }

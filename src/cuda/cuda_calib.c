@@ -102,6 +102,45 @@ done:
     return st;
 }
 
+rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o,
+                                   rf_dtype_kind dt, rf_calib *c, int *skipped, rf_err *err)
+{
+    static const rf_cuda_calib_opts none;
+    rf_status st = RF_OK;
+    o = o ? o : &none;
+    memset(c, 0, sizeof *c);
+    *skipped = 0;
+    RF__TRY(rf__cuda_ctx_enter(ctx, err));
+    RF__TRY(rf_cuda_gemm_supported(ctx, RF_CUDA_GEMM_CUBLASLT, dt, 16, err));
+    c->version = RF_CALIB_VERSION;
+    snprintf(c->backend, sizeof c->backend, "cuda:%d cuBLASLt %s, %.24s", ctx->dev.index,
+             rf_dtype_name(dt), ctx->dev.name);
+    calib_run r = {.ctx = ctx, .o = o, .pl = rf_cuda_calib_plan_of(o->quick),
+                   .t = rf_cuda_timing_default(o->quick), .c = c};
+    r.total = (int)(r.pl.n_gemm * r.pl.n_m);
+    for (size_t s = 0; s < r.pl.n_gemm; s++) {
+        int64_t K = r.pl.gemm[s][0], N = r.pl.gemm[s][1];
+        for (size_t i = 0; i < r.pl.n_m; i++) {
+            int64_t M = r.pl.m[i];
+            rf_cuda_gemm_result g;
+            progress(&r, "gemm %s M=%lld K=%lld N=%lld", rf_dtype_name(dt), (long long)M,
+                     (long long)K, (long long)N);
+            st = rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, dt, M, K, N, &r.t, NULL, &g, err);
+            if (st == RF_EUNAVAIL) { /* no algorithm for this shape: left out */
+                (*skipped)++;
+                st = RF_OK;
+                continue;
+            }
+            if (st != RF_OK)
+                goto done;
+            RF__TRY(rf_cuda_calib_add(c, RF_CALIB_GEMM, K, N, M, (double)g.flops,
+                                      (double)g.bytes, g.time_s_median, err));
+        }
+    }
+done:
+    return st;
+}
+
 /* ---- attention ------------------------------------------------------------ */
 
 typedef struct attn_run {

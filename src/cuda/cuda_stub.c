@@ -86,3 +86,9 @@ rf_status rf_cuda_calibrate(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_hw
 {
     return not_built(err);
 }
+
+rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o,
+                                   rf_dtype_kind dt, rf_calib *c, int *skipped, rf_err *err)
+{
+    return not_built(err);
+}

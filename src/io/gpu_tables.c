@@ -239,15 +239,20 @@ void rf_gpu_tables_free(rf_gpu_tables *g)
 {
     if (!g)
         return;
-    for (int k = 0; k < RF_GPU_KIND_COUNT; k++) {
-        rf_gpu_table *t = &g->t[k];
-        free(t->key);
-        free(t->latency_s);
-        free(t->ln_ratio);
-        free(t->line);
-        t->key = t->latency_s = t->ln_ratio = NULL;
-        t->line = NULL;
-        t->present = false;
-        t->n_rows = 0;
-    }
+    for (int k = 0; k < RF_GPU_KIND_COUNT; k++)
+        rf_gpu_table_free(&g->t[k]);
+}
+
+void rf_gpu_table_free(rf_gpu_table *t)
+{
+    if (!t)
+        return;
+    free(t->key);
+    free(t->latency_s);
+    free(t->ln_ratio);
+    free(t->line);
+    t->key = t->latency_s = t->ln_ratio = NULL;
+    t->line = NULL;
+    t->present = false;
+    t->n_rows = 0;
 }
