@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpu_predict.h"
 #include "sim.h"
 
 enum { O_MAX = 1000, O_OBJ, O_DEVICES, O_PROMPT, O_OUTPUT, O_MAX_TOKENS, O_CHUNK, O_PRICE,
@@ -38,6 +39,8 @@ static const cli_opt opts[] = {
     {"disagg", 0, O_DISAGG, NULL, "SLO plan: also disaggregated prefill and decode (P:D chosen)"},
     CLI_SIM_DISAGG_OPTS,
     {"every", 0, O_EVERY, NULL, "SLO plan: every device count, not only up to the fewest that meet"},
+    CLI_PREDICT_OPT,
+    CLI_GPU_OPTS,
     {0},
 };
 
@@ -57,6 +60,8 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
+        return cli_gpu_opt(ctx, id, arg);
     switch (id) {
     case O_MAX:
         a->max_given = true;
@@ -103,7 +108,32 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
 }
 
-static void rows_table(rf_report *r, const rf_plan *p)
+/* rows_table's predicted columns (--predict). */
+static void pred_cols(rf_report *r)
+{
+    rf_report_col(r, "predicted_step_s", "pred step", RF_U_SECONDS);
+    rf_report_col(r, "predicted_token_latency_s", "pred latency", RF_U_SECONDS);
+    rf_report_col(r, "predicted_tokens_per_s", "pred tok/s", RF_U_TOK_RATE);
+    rf_report_col(r, "predicted_tokens_per_s_device", "pred tok/s a device", RF_U_TOK_RATE);
+    rf_report_col(r, "predicted_band", "band", RF_U_PERCENT);
+    rf_report_col(r, "predicted_rows", "rows: in range/interp/extrap/floor", RF_U_NONE);
+}
+
+static void pred_cells(rf_report *r, const rf_gpu_par_pred *q)
+{
+    char how[64];
+    snprintf(how, sizeof how, "%zu/%zu/%zu/%zu", q->n_how[RF_GPU_IN_RANGE],
+             q->n_how[RF_GPU_INTERPOLATED], q->n_how[RF_GPU_EXTRAPOLATED],
+             q->n_how[RF_GPU_NO_TABLE]);
+    rf_report_cell_num(r, q->stage_s[q->slowest]);
+    rf_report_cell_num(r, q->token_latency_s);
+    rf_report_cell_num(r, q->tokens_per_s);
+    rf_report_cell_num(r, q->tokens_per_s_device);
+    rf_report_cell_num(r, q->band);
+    rf_report_cell_str(r, how);
+}
+
+static void rows_table(rf_report *r, const rf_plan *p, const rf_gpu_par_pred *pred)
 {
     rf_report_table(r, "layouts", "layouts that fit, ranked");
     rf_report_col(r, "rank", "rank", RF_U_INT);
@@ -118,6 +148,8 @@ static void rows_table(rf_report *r, const rf_plan *p)
     rf_report_col(r, "tokens_per_s", "tokens/s", RF_U_TOK_RATE);
     rf_report_col(r, "tokens_per_s_device", "tokens/s a device", RF_U_TOK_RATE);
     rf_report_col(r, "comm_share", "communicating", RF_U_PERCENT);
+    if (pred)
+        pred_cols(r);
     for (size_t i = 0; i < p->n_rows; i++) {
         const rf_plan_row *w = &p->rows[i];
         rf_report_row(r);
@@ -133,7 +165,71 @@ static void rows_table(rf_report *r, const rf_plan *p)
         rf_report_cell_num(r, w->tokens_per_s);
         rf_report_cell_num(r, w->tokens_per_s_device);
         rf_report_cell_num(r, w->comm_share);
+        if (pred)
+            pred_cells(r, &pred[i]);
     }
+}
+
+/* plan --predict on kernel tables: every fitting row predicted and the
+ * rows re-ranked on the predictions (rf_gpu_predict_plan), *pred (heap,
+ * the caller frees) row i's; the assumption lines. */
+static int plan_predict(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                        const rf_roof *roof, const rf_par_opts *po, rf_objective obj,
+                        rf_plan *plan, rf_gpu_par_pred **pred)
+{
+    const rf_gpu_tables *g;
+    rf_err e;
+    int rc = cli_gpu_load(ctx, &g);
+    if (rc)
+        return rc;
+    rf_gpu_par_work *work = malloc(sizeof *work);
+    *pred = calloc(plan->n_rows ? plan->n_rows : 1, sizeof **pred);
+    if (!work || !*pred)
+        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    else if (rf_gpu_predict_plan(g, cli_gpu_quant(), m, o, roof, po, obj, plan, *pred, work,
+                                 &e))
+        rc = cli_fail_err(ctx, &e);
+    free(work);
+    if (rc)
+        return rc;
+    unsigned missing = 0;
+    for (size_t i = 0; i < plan->n_rows; i++)
+        missing |= (*pred)[i].missing;
+    cli_gpu_assume(ctx, r, g, missing);
+    rf_report_assume(r, "predicted layouts: each stage's operators and collectives predicted "
+                        "(rf_gpu_predict_par), a pipeline's sends apart; latency = the stages "
+                        "and sends summed, cycle = max(latency, micro-batches x the slowest "
+                        "stage), tokens/s = D B / cycle; RANKED BY THE PREDICTIONS (%s), the "
+                        "floors beside them",
+                     obj == RF_OBJ_COST      ? "fewest devices, then predicted tokens/s a device"
+                     : obj == RF_OBJ_LATENCY ? "predicted token latency"
+                                             : "predicted tokens/s");
+    return RF_EXIT_OK;
+}
+
+/* The section "predicted": the best row by the predictions. */
+static void pred_section(rf_report *r, const rf_plan *plan, const rf_gpu_par_pred *pred,
+                         const char *source)
+{
+    rf_report_section(r, "predicted", "PREDICTED (kernel tables; the floors are bounds)");
+    if (!plan->n_rows) {
+        rf_report_null(r, "best", "best layout predicted", "none up to --max-devices");
+        return;
+    }
+    char lay[96];
+    cli_layout_text(&plan->rows[0].layout, lay, sizeof lay);
+    rf_report_str(r, "best", "best layout predicted", lay);
+    rf_report_int(r, "devices", "devices", (uint64_t)plan->rows[0].devices, RF_U_INT);
+    rf_report_num(r, "step_s", "predicted step (slowest stage)", pred[0].stage_s[pred[0].slowest],
+                  RF_U_SECONDS);
+    rf_report_num(r, "token_latency_s", "predicted token latency", pred[0].token_latency_s,
+                  RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "predicted tokens/s", pred[0].tokens_per_s, RF_U_TOK_RATE);
+    rf_report_num(r, "tokens_per_s_device", "predicted tokens/s a device",
+                  pred[0].tokens_per_s_device, RF_U_TOK_RATE);
+    rf_report_num(r, "band", "error band (leave-one-out median, time-weighted)", pred[0].band,
+                  RF_U_PERCENT);
+    rf_report_str(r, "source", "tables", source);
 }
 
 /* The SLO plan's candidates, best first. */
@@ -365,21 +461,116 @@ done:
     return rc;
 }
 
+/* The layouts that fit (rf_plan_compute) and, with --predict, their
+ * predictions on the kernel tables. */
+static int plan_layouts(cli_ctx *ctx, const args *a, const rf_model *m, const rf_step_opts *o,
+                        const rf_roof *roof, rf_plan *plan, bool predict)
+{
+    rf_err e;
+    int rc;
+    rf_par_opts po = cli_par_opts(ctx, &a->budget, &a->par);
+    uint64_t state, kv;
+    if (rf_plan_compute(m, o, roof, &po, a->max_devices, a->obj, plan, &e) ||
+        rf_model_state_bytes(m, &state, &e) || rf_model_kv_bytes(m, o->kv, 1, &kv, &e))
+        return cli_fail_err(ctx, &e);
+    char title[256], lay[96], need[32], budget[32];
+    snprintf(title, sizeof title, "plan: %s on %s, %lld sequences at %lld positions", m->name,
+             ctx->hw.name, (long long)o->batch, (long long)rf_step_positions(o));
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    rf_gpu_par_pred *pred = NULL; /* --predict: row i's */
+    if (predict && (rc = plan_predict(ctx, r, m, o, roof, &po, a->obj, plan, &pred))) {
+        rf_report_free(r);
+        free(pred);
+        return rc;
+    }
+    cli_assume_roof(ctx, r, o, roof);
+    cli_assume_math(r, m, o, roof);
+    cli_assume_phase(r, o);
+    cli_par_assume(r, &po.links, NULL);
+    rf_report_assume(r, "layouts tried: TP, PP and DP powers of two with TP x PP x DP <= %lld; "
+                        "on a MoE model EP 1 and TP x 1, 2, 4 ... DP; a DP replica serves "
+                        "ceil(B / DP) "
+                        "sequences; fit: every device's weights and KV within util x memory "
+                        "- reserve (%g x memory - %llu bytes)",
+                     (long long)a->max_devices, a->budget.util,
+                     (unsigned long long)a->budget.reserve_bytes);
+    cli_assume_state(r, m, state);
+    rf_report_section(r, "plan", "plan");
+    if (state) { /* a hybrid model: what a sequence holds, beside its KV */
+        rf_report_int(r, "kv_bytes_per_token", "KV a token", kv, RF_U_INT);
+        rf_report_int(r, "state_bytes_per_sequence", "recurrent state a sequence", state,
+                      RF_U_INT);
+    }
+    rf_report_int(r, "tried", "layouts tried", plan->n_tried, RF_U_INT);
+    rf_report_int(r, "fitting", "layouts that fit", plan->n_rows, RF_U_INT);
+    const rf_plan_row *small = NULL;
+    for (size_t i = 0; i < plan->n_rows; i++)
+        if (!small || plan->rows[i].devices < small->devices)
+            small = &plan->rows[i];
+    if (small) {
+        cli_layout_text(&small->layout, lay, sizeof lay);
+        char text[160];
+        snprintf(text, sizeof text, "%s, %lld devices", lay, (long long)small->devices);
+        rf_report_str(r, "smallest", "smallest deployment that fits", text);
+    } else {
+        rf_report_null(r, "smallest", "smallest deployment that fits",
+                       "none up to --max-devices");
+    }
+    if (plan->n_short) { /* the largest count short of it, for machines too */
+        const rf_plan_row *w = &plan->short_of[plan->n_short - 1];
+        char why[160];
+        rf_fmt(w->needed_bytes, RF_U_BYTES, need, sizeof need);
+        rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
+        snprintf(why, sizeof why, "%lld devices: a device needs %s of a %s budget",
+                 (long long)w->devices, need, budget);
+        rf_report_str(r, "largest_short", "the most devices that do not fit", why);
+    }
+    for (size_t i = 0; i < plan->n_short; i++) {
+        const rf_plan_row *w = &plan->short_of[i];
+        cli_layout_text(&w->layout, lay, sizeof lay);
+        rf_fmt(w->needed_bytes, RF_U_BYTES, need, sizeof need);
+        rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
+        rf_report_note(r, "%lld device%s not enough: the best split, %s, needs %s on a device "
+                          "of a %s budget",
+                       (long long)w->devices, w->devices == 1 ? " is" : "s are", lay, need,
+                       budget);
+    }
+    rows_table(r, plan, pred);
+    if (pred)
+        pred_section(r, plan, pred, cli_gpu_label());
+    rc = cli_emit(ctx, r);
+    rf_report_free(r);
+    free(pred);
+    return rc;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.o = rf_step_opts_default(), .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT,
               .max_devices = 64, .obj = RF_OBJ_COST};
+    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "plan MODEL --hw DEVICE [--batch B] [--context S] [--max-devices N] "
                             "[--objective latency|throughput|cost]; or plan MODEL --hw DEVICE "
                             "(--rate R | --devices N) --slo-ttft X --slo-tpot Y [--percentile Q] "
-                            "--prompt P --output N [--disagg] [--price-per-hour USD]",
+                            "--prompt P --output N [--disagg] [--price-per-hour USD]; "
+                            "plan MODEL --hw GPU --predict --backend vllm|trtllm|sglang",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
+    bool predict = ctx.step_given & CLI_GIVEN_PREDICT;
     if (a.sim.rate || a.devices || a.sim.slo_ttft || a.sim.slo_tpot)
-        return plan_slo(&ctx, argc, argv, pos, &a);
+        return predict ? cli_fail(&ctx, RF_EXIT_USAGE, "--predict: not for an SLO plan (--rate, "
+                                                       "--devices); plan MODEL --predict ranks "
+                                                       "layouts on the kernel tables")
+                       : plan_slo(&ctx, argc, argv, pos, &a);
+    if (predict && !cli_gpu_wanted())
+        return cli_fail(&ctx, RF_EXIT_USAGE, "plan --predict: on a GPU's kernel tables only "
+                                             "(--backend vllm|trtllm|sglang or --calibration "
+                                             "DIR)");
     const char *sim_only = cli_sim_given(&a.sim);
     if (!sim_only)
         sim_only = a.sim.prompt ? "--prompt" : a.sim.output ? "--output" : a.price ? "--price-per-hour"
@@ -391,79 +582,16 @@ int cmd_plan(int argc, char **argv)
     rf_step_opts o = a.o;
     rf_model m;
     rf_roof roof;
-    rf_err e;
-    static rf_plan plan; /* ~1 MB: off the stack */
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
     if (!ctx.hw.mem_bytes)
         return cli_fail(&ctx, RF_EXIT_USAGE, "%s has no memory size: give --mem", ctx.hw.name);
-    rf_par_opts po = cli_par_opts(&ctx, &a.budget, &a.par);
-    uint64_t state, kv;
-    if (rf_plan_compute(&m, &o, &roof, &po, a.max_devices, a.obj, &plan, &e) ||
-        rf_model_state_bytes(&m, &state, &e) || rf_model_kv_bytes(&m, o.kv, 1, &kv, &e))
-        return cli_fail_err(&ctx, &e);
-
-    char title[256], lay[96], need[32], budget[32];
-    snprintf(title, sizeof title, "plan: %s on %s, %lld sequences at %lld positions", m.name,
-             ctx.hw.name, (long long)o.batch, (long long)rf_step_positions(&o));
-    rf_report *r = rf_report_new(title);
-    if (!r)
+    rf_plan *plan = malloc(sizeof *plan); /* ~1 MB: off the stack */
+    if (!plan)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-    cli_assume_roof(&ctx, r, &o, &roof);
-    cli_assume_math(r, &m, &o, &roof);
-    cli_assume_phase(r, &o);
-    cli_par_assume(r, &po.links, NULL);
-    rf_report_assume(r, "layouts tried: TP, PP and DP powers of two with TP x PP x DP <= %lld; "
-                        "on a MoE model EP 1 and TP x 1, 2, 4 ... DP; a DP replica serves "
-                        "ceil(B / DP) "
-                        "sequences; fit: every device's weights and KV within util x memory "
-                        "- reserve (%g x memory - %llu bytes)",
-                     (long long)a.max_devices, a.budget.util,
-                     (unsigned long long)a.budget.reserve_bytes);
-    cli_assume_state(r, &m, state);
-    rf_report_section(r, "plan", "plan");
-    if (state) { /* a hybrid model: what a sequence holds, beside its KV */
-        rf_report_int(r, "kv_bytes_per_token", "KV a token", kv, RF_U_INT);
-        rf_report_int(r, "state_bytes_per_sequence", "recurrent state a sequence", state,
-                      RF_U_INT);
-    }
-    rf_report_int(r, "tried", "layouts tried", plan.n_tried, RF_U_INT);
-    rf_report_int(r, "fitting", "layouts that fit", plan.n_rows, RF_U_INT);
-    const rf_plan_row *small = NULL;
-    for (size_t i = 0; i < plan.n_rows; i++)
-        if (!small || plan.rows[i].devices < small->devices)
-            small = &plan.rows[i];
-    if (small) {
-        cli_layout_text(&small->layout, lay, sizeof lay);
-        char text[160];
-        snprintf(text, sizeof text, "%s, %lld devices", lay, (long long)small->devices);
-        rf_report_str(r, "smallest", "smallest deployment that fits", text);
-    } else {
-        rf_report_null(r, "smallest", "smallest deployment that fits",
-                       "none up to --max-devices");
-    }
-    if (plan.n_short) { /* the largest count short of it, for machines too */
-        const rf_plan_row *w = &plan.short_of[plan.n_short - 1];
-        char why[160];
-        rf_fmt(w->needed_bytes, RF_U_BYTES, need, sizeof need);
-        rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
-        snprintf(why, sizeof why, "%lld devices: a device needs %s of a %s budget",
-                 (long long)w->devices, need, budget);
-        rf_report_str(r, "largest_short", "the most devices that do not fit", why);
-    }
-    for (size_t i = 0; i < plan.n_short; i++) {
-        const rf_plan_row *w = &plan.short_of[i];
-        cli_layout_text(&w->layout, lay, sizeof lay);
-        rf_fmt(w->needed_bytes, RF_U_BYTES, need, sizeof need);
-        rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
-        rf_report_note(r, "%lld device%s not enough: the best split, %s, needs %s on a device "
-                          "of a %s budget",
-                       (long long)w->devices, w->devices == 1 ? " is" : "s are", lay, need,
-                       budget);
-    }
-    rows_table(r, &plan);
-    rc = cli_emit(&ctx, r);
-    rf_report_free(r);
+    rc = plan_layouts(&ctx, &a, &m, &o, &roof, plan, predict);
+    free(plan);
     return rc;
 }
+

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpu_predict.h"
 #include "roofline/rf_file.h"
 
 enum { O_BATCHES = 1000, O_CONTEXTS };
@@ -22,6 +23,7 @@ static const cli_opt opts[] = {
     CLI_BUDGET_OPTS,
     CLI_PAR_OPTS,
     CLI_PREDICT_OPT,
+    CLI_GPU_OPTS,
     {0},
 };
 
@@ -35,6 +37,8 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
+        return cli_gpu_opt(ctx, id, arg);
     if (id == O_BATCHES)
         a->batch = arg;
     else if (id == O_CONTEXTS) {
@@ -82,6 +86,12 @@ typedef struct sweep_run {
     rf_report *head;  /* title and assumption lines                 */
     rf_fit fit;       /* each point's memory fit, when judged       */
     bool judged;
+    rf_step *step;    /* --predict on a calibration: a point's step  */
+    /* --predict on kernel tables: a point's layout (one device without
+     * one) predicted */
+    const rf_gpu_tables *g;
+    rf_par *par;
+    rf_gpu_par_work *work;
 } sweep_run;
 
 /* The batches of --batch, the contexts of --context (0: weights only, one
@@ -175,6 +185,22 @@ static int assume_points(sweep_run *s)
     return RF_EXIT_OK;
 }
 
+/* A point (the batch in s->a.o, context ctx) on the kernel tables: its
+ * layout's step (one device without one), rf_gpu_predict_par. */
+static int predict_point(sweep_run *s, int64_t ctx, rf_gpu_par_pred *q)
+{
+    rf_err e;
+    rf_step_opts o = s->a.o;
+    o.context = ctx;
+    rf_par_opts po = cli_par_opts(&s->ctx, &s->a.budget, &s->a.par);
+    if (!cli_par_wanted(&s->a.par))
+        po.layout = rf_layout_single();
+    if (rf_par_compute(&s->m, &o, &s->roof, &po, s->par, &e) ||
+        rf_gpu_predict_par(s->g, cli_gpu_quant(), &s->m, &o, s->par, s->work, q, &e))
+        return cli_fail_err(&s->ctx, &e);
+    return RF_EXIT_OK;
+}
+
 /* The points of the batch in s->a.o, a row each; stops early when the
  * output takes no more (cli_out_close says why). */
 static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
@@ -191,15 +217,22 @@ static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
         if (s->judged && rf_fit_at(&s->fit, &s->m, s->a.o.kv, p.batch, p.context, &e))
             return cli_fail_err(&s->ctx, &e);
         const struct rf_step_pred *pr = NULL; /* --predict: the point's whole step */
-        if (s->ctx.step_given & CLI_GIVEN_PREDICT) {
-            static rf_step st;
-            rf_step_opts po = s->a.o;
-            po.context = s->ss[j];
-            int rc = rf_step_compute(&s->m, &po, &s->roof, &st, &e)
-                         ? cli_fail_err(&s->ctx, &e)
-                         : cli_step_predict(&s->ctx, &po, &st, &pr);
+        double pred_s = 0, pred_rate = 0;
+        if ((s->ctx.step_given & CLI_GIVEN_PREDICT) && s->g) { /* kernel tables */
+            rf_gpu_par_pred q;
+            int rc = predict_point(s, s->ss[j], &q);
             if (rc)
                 return rc;
+            pred_s = q.stage_s[q.slowest], pred_rate = q.tokens_per_s;
+        } else if (s->ctx.step_given & CLI_GIVEN_PREDICT) {
+            rf_step_opts po = s->a.o;
+            po.context = s->ss[j];
+            int rc = rf_step_compute(&s->m, &po, &s->roof, s->step, &e)
+                         ? cli_fail_err(&s->ctx, &e)
+                         : cli_step_predict(&s->ctx, &po, s->step, &pr);
+            if (rc)
+                return rc;
+            pred_s = cli_pred_step_s(pr), pred_rate = cli_pred_tokens_per_s(pr);
         }
         rf_cell c[N_COLS + 2] = {
             {.kind = RF_CELL_INT, .i = (uint64_t)p.batch},
@@ -213,8 +246,8 @@ static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
             {.kind = RF_CELL_NUM, .num = p.floor_sum_of_max_s},
             {.kind = s->judged ? RF_CELL_BOOL : RF_CELL_NULL, .i = s->fit.fits},
             {.kind = s->judged ? RF_CELL_INT : RF_CELL_NULL, .i = s->fit.needed_bytes},
-            {.kind = RF_CELL_NUM, .num = cli_pred_step_s(pr)},
-            {.kind = RF_CELL_NUM, .num = cli_pred_tokens_per_s(pr)},
+            {.kind = RF_CELL_NUM, .num = pred_s},
+            {.kind = RF_CELL_NUM, .num = pred_rate},
         };
         rf_rows_add(w, &o->buf, c);
         if (o->buf.failed)
@@ -229,8 +262,21 @@ static int stream_points(sweep_run *s, cli_out *o)
     rf_err e;
     int rc = RF_EXIT_OK;
     bool pred = s->ctx.step_given & CLI_GIVEN_PREDICT;
-    if (pred)
+    if (pred && cli_gpu_wanted()) { /* kernel tables: the corner's needs, in the head */
+        rf_gpu_par_pred q;
+        int64_t b = s->a.o.batch;
+        s->a.o.batch = s->bs[s->nb - 1];
+        if ((rc = cli_gpu_load(&s->ctx, &s->g)) ||
+            (rc = predict_point(s, s->ss[s->ns - 1], &q)))
+            return rc;
+        s->a.o.batch = b;
+        cli_gpu_assume(&s->ctx, s->head, s->g, q.missing);
+        rf_report_assume(s->head, "predicted: each point's step on the kernel tables "
+                                  "(rf_gpu_predict_par): one device's step, or the layout's "
+                                  "slowest stage; pred tok/s = D B / the predicted cycle");
+    } else if (pred) {
         cli_pred_assume(s->head);
+    }
     rf_rows_begin(&w, &o->buf, s->ctx.format, s->head, "points", cols, N_COLS + (pred ? 2 : 0));
     for (size_t i = 0; i < s->nb && !rc && !o->buf.failed; i++) {
         s->a.o.batch = s->bs[i];
@@ -248,18 +294,32 @@ static int stream_points(sweep_run *s, cli_out *o)
     return rc;
 }
 
+static int sweep_alloc(sweep_run *s)
+{
+    if (!(s->ctx.step_given & CLI_GIVEN_PREDICT))
+        return RF_EXIT_OK;
+    bool gpu = cli_gpu_wanted();
+    if (gpu ? !(s->par = malloc(sizeof *s->par)) || !(s->work = malloc(sizeof *s->work))
+            : !(s->step = malloc(sizeof *s->step)))
+        return cli_fail(&s->ctx, RF_EXIT_FAIL, "out of memory");
+    return RF_EXIT_OK;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     sweep_run s = {.a = {NULL, CLI_STR(CLI_DEFAULT_CONTEXT), rf_step_opts_default(),
                          CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT}};
     cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
+    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&s.ctx, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]",
                             opts, on_opt, &s.a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (!s.a.batch)
         return cli_fail(&s.ctx, RF_EXIT_USAGE, "--batch RANGE is required");
-    if (!(rc = cli_predict_refuse(&s.ctx, cli_par_wanted(&s.a.par), "layouts")) &&
+    if (!(rc = cli_predict_refuse(&s.ctx, cli_par_wanted(&s.a.par) && !cli_gpu_wanted(),
+                                  "layouts")) &&
+        !(rc = sweep_alloc(&s)) &&
         !(rc = cli_model_setup(&s.ctx, argc, argv, pos, &s.m, &s.a.o, &s.roof)) &&
         !(rc = cli_step_defaults(&s.ctx, &s.m, &s.a.o, false)) && !(rc = read_ranges(&s)) &&
         !(rc = begin_report(&s)) && !(rc = try_corner(&s)) && !(rc = assume_points(&s)) &&
@@ -271,5 +331,8 @@ int cmd_sweep(int argc, char **argv)
     free(s.ps);
     free(s.bs);
     free(s.ss);
+    free(s.step);
+    free(s.par);
+    free(s.work);
     return rc;
 }

@@ -66,6 +66,11 @@ bool cli_gpu_wanted(void)
     return gpu.backend || gpu.calibration;
 }
 
+const char *cli_gpu_label(void)
+{
+    return gpu.label;
+}
+
 const rf_gpu_quant *cli_gpu_quant(void)
 {
     return gpu.quant_given ? &gpu.quant : NULL;
@@ -137,14 +142,18 @@ static void assume_lines(rf_report *r, const rf_gpu_tables *g, unsigned missing)
                                 "%.1f%% (%zu points)",
                              rf_gpu_kind_file((rf_gpu_kind)k), t->n_rows, 100 * t->loo_median,
                              100 * t->loo_p90, t->loo_n);
-        if (missing & (1u << k))
+    }
+    for (int k = 0; k < RF_GPU_NEED_COUNT; k++)
+        if (missing & (1u << k) && k < RF_GPU_KIND_COUNT)
             rf_report_assume(r, "NO TABLE: %s (%s) is needed but absent or has no rows of "
                                 "these dtypes: predicted on its floor",
-                             rf_gpu_kind_name((rf_gpu_kind)k), rf_gpu_kind_file((rf_gpu_kind)k));
-    }
+                             rf_gpu_need_name(k), rf_gpu_need_what(k));
+        else if (missing & (1u << k))
+            rf_report_assume(r, "NO TABLE: %s (%s): predicted on its floor",
+                             rf_gpu_need_name(k), rf_gpu_need_what(k));
 }
 
-/* A warning on stderr for each kind in missing. */
+/* A warning on stderr for each need in missing. */
 static void warn_missing(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned missing)
 {
     for (int k = 0; k < RF_GPU_KIND_COUNT; k++)
@@ -153,6 +162,11 @@ static void warn_missing(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned mi
                             "dtypes: those operators are predicted on their floor\n",
                     ctx->cmd, rf_gpu_kind_name((rf_gpu_kind)k), g->dir,
                     rf_gpu_kind_file((rf_gpu_kind)k));
+    for (int k = RF_GPU_KIND_COUNT; k < RF_GPU_NEED_COUNT; k++)
+        if (missing & (1u << k))
+            fprintf(stderr, "roofline %s: warning: no table for %s (%s): those operators "
+                            "are predicted on their floor\n",
+                    ctx->cmd, rf_gpu_need_name(k), rf_gpu_need_what(k));
 }
 
 void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, unsigned missing)
@@ -184,7 +198,10 @@ static int prepare(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
         po = cli_par_opts(ctx, b, par);
         po.layout = rf_layout_single();
     }
-    size_t len = rf_gpu_sim_table_len(max_tokens, max_logits);
+    if (max_tokens > RF_DIM_MAX / po.layout.pp)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--predict: %lld tokens a step on %lld stages",
+                        (long long)max_tokens, (long long)po.layout.pp);
+    size_t len = rf_gpu_sim_table_len(po.layout.pp, max_tokens, max_logits);
     *gs = calloc(1, sizeof **gs);
     *table = malloc(len * sizeof **table);
     if (!*gs || !*table)
@@ -209,14 +226,16 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
                         s->draft ? "--draft" : "--disagg");
     rf_gpu_sim *gs;
     double *table;
-    static cli_sim_out out; /* results: off the stack */
+    cli_sim_out *out = calloc(1, sizeof *out); /* results: off the stack */
     cli_sim sp = *s;
-    int rc = prepare(ctx, m, o, roof, b, par, s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS,
-                     s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS, &gs, &table);
+    int rc = out ? prepare(ctx, m, o, roof, b, par,
+                           s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS,
+                           s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS, &gs, &table)
+                 : cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     if (!rc) {
         sp.predict = rf_gpu_sim_group;
         sp.predict_user = gs;
-        rc = cli_sim_run(ctx, m, o, roof, b, par, &sp, &out);
+        rc = cli_sim_run(ctx, m, o, roof, b, par, &sp, out);
     }
     if (!rc) {
         cli_gpu_assume(ctx, r, gs->g, gs->missing);
@@ -225,7 +244,7 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
                             "device at the step's M rows, lm_head at its logit rows, decode "
                             "attention at the decode tokens' mean context, each chunk's "
                             "attention after its prefix), in place of the floor");
-        const rf_sim_result *res = &out.res;
+        const rf_sim_result *res = &out->res;
         rf_report_section(r, "predicted", "PREDICTED under load (kernel tables; the floors "
                                           "above are bounds)");
         rf_report_num(r, "ttft_s", "predicted TTFT mean", res->ttft_s.mean, RF_U_SECONDS);
@@ -238,6 +257,7 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
                       band_of(gs), RF_U_PERCENT);
         rf_report_str(r, "source", "tables", gpu.label);
     }
+    free(out);
     free(table);
     free(gs);
     return rc;
@@ -326,12 +346,17 @@ int cli_gpu_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_m
     int rc = cli_gpu_load(ctx, &g);
     if (rc)
         return rc;
-    static rf_gpu_step_pred p;
+    rf_gpu_step_pred *pp = malloc(sizeof *pp); /* large: off the stack */
     rf_gpu_ctx c = {.g = g, .shard = shard, .model = m, .layout = *l, .opts = o,
                     .quant = cli_gpu_quant()};
-    if (rf_gpu_predict_step(&c, st, coll, n_coll, &p, &e))
+    if (!pp)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    if (rf_gpu_predict_step(&c, st, coll, n_coll, pp, &e)) {
+        free(pp);
         return cli_fail_err(ctx, &e);
-    cli_gpu_assume(ctx, r, g, p.missing);
+    }
+    const rf_gpu_step_pred *p = pp;
+    cli_gpu_assume(ctx, r, g, p->missing);
     rf_report_table(r, "predicted_ops", "predicted operators (summed over 'count'; t = r x "
                                         "floor of the table's kind)");
     rf_report_col(r, "operator", "operator", RF_U_NONE);
@@ -343,7 +368,7 @@ int cli_gpu_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_m
     rf_report_col(r, "table", "table", RF_U_NONE);
     for (size_t i = 0; i < st->n_ops + n_coll; i++) {
         bool is_op = i < st->n_ops;
-        const rf_gpu_pred *q = is_op ? &p.op[i] : &p.coll[i - st->n_ops];
+        const rf_gpu_pred *q = is_op ? &p->op[i] : &p->coll[i - st->n_ops];
         uint64_t count = is_op ? st->ops[i].count : coll[i - st->n_ops].count;
         rf_report_row(r);
         rf_report_cell_str(r, is_op ? st->ops[i].name : coll[i - st->n_ops].name);
@@ -355,20 +380,21 @@ int cli_gpu_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_m
         rf_report_cell_str(r, q->table ? rf_gpu_kind_file(q->table->kind) : "-");
     }
     rf_report_section(r, "predicted", "PREDICTED (kernel tables; the floors above are bounds)");
-    rf_report_num(r, "time_s", "predicted step", p.time_s, RF_U_SECONDS);
-    rf_report_num(r, "ops_s", "  operators", p.ops_s, RF_U_SECONDS);
-    rf_report_num(r, "collectives_s", "  collectives", p.coll_s, RF_U_SECONDS);
-    rf_report_num(r, "band", "error band (leave-one-out median, time-weighted)", p.band,
+    rf_report_num(r, "time_s", "predicted step", p->time_s, RF_U_SECONDS);
+    rf_report_num(r, "ops_s", "  operators", p->ops_s, RF_U_SECONDS);
+    rf_report_num(r, "collectives_s", "  collectives", p->coll_s, RF_U_SECONDS);
+    rf_report_num(r, "band", "error band (leave-one-out median, time-weighted)", p->band,
                   RF_U_PERCENT);
     double tokens = (double)o->batch * (double)(o->phase == RF_PREFILL ? o->tokens : 1);
-    rf_report_num(r, "tokens_per_s", "predicted tokens/s (a replica)", tokens / p.time_s,
+    rf_report_num(r, "tokens_per_s", "predicted tokens/s (a replica)", tokens / p->time_s,
                   RF_U_TOK_RATE);
-    rf_report_int(r, "in_range", "rows in range", p.n_how[RF_GPU_IN_RANGE], RF_U_INT);
-    rf_report_int(r, "interpolated", "rows interpolated", p.n_how[RF_GPU_INTERPOLATED],
+    rf_report_int(r, "in_range", "rows in range", p->n_how[RF_GPU_IN_RANGE], RF_U_INT);
+    rf_report_int(r, "interpolated", "rows interpolated", p->n_how[RF_GPU_INTERPOLATED],
                   RF_U_INT);
-    rf_report_int(r, "extrapolated", "rows extrapolated", p.n_how[RF_GPU_EXTRAPOLATED],
+    rf_report_int(r, "extrapolated", "rows extrapolated", p->n_how[RF_GPU_EXTRAPOLATED],
                   RF_U_INT);
-    rf_report_int(r, "on_floor", "rows on their floor (no table)", p.n_how[RF_GPU_NO_TABLE],
+    rf_report_int(r, "on_floor", "rows on their floor (no table)", p->n_how[RF_GPU_NO_TABLE],
                   RF_U_INT);
+    free(pp);
     return RF_EXIT_OK;
 }

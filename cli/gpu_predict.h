@@ -35,6 +35,9 @@ const char *cli_gpu_data_dir(void);
  * table is bad. */
 int cli_gpu_load(const cli_ctx *ctx, const rf_gpu_tables **out);
 const rf_gpu_quant *cli_gpu_quant(void);
+/* Where the tables came from, once read: "preset h100_sxm/vllm" or the
+ * --calibration DIR (the `source` of a predicted section). */
+const char *cli_gpu_label(void);
 
 /* The assumption lines of a prediction on the tables: the folder, the
  * source, how a figure is predicted, each table's leave-one-out band; and

@@ -337,7 +337,7 @@ static void test_sim_generate(void **state)
     rf_par_opts po = {.layout = rf_layout_single(), .links = hw.links, .util = 0.9,
                       .mem_bytes = hw.mem_bytes};
     const int64_t b = 4, p = 256;
-    size_t len = rf_gpu_sim_table_len(b * p, b);
+    size_t len = rf_gpu_sim_table_len(1, b * p, b);
     double *table = malloc(len * sizeof *table);
     rf_gpu_sim *gs = calloc(1, sizeof *gs);
     assert_non_null(table);

@@ -178,6 +178,24 @@ typedef struct rf_gpu_ctx {
     const rf_gpu_quant *quant;
 } rf_gpu_ctx;
 
+/* What a step needs beyond the kinds (rf_gpu_step_pred.missing's bits
+ * above the kinds' 1 << k): operators these tables hold no measurement of,
+ * predicted on their own floor (RF_GPU_NO_TABLE) and named in a warning. */
+#define RF_GPU_NEED_P2P (1u << RF_GPU_KIND_COUNT)          /* a pipeline send: nccl_perf
+                                                              has no point-to-point rows */
+#define RF_GPU_NEED_MLA (1u << (RF_GPU_KIND_COUNT + 1))    /* MLA attention (the latent
+                                                              kernel: mla_*_module_perf
+                                                              not read)                  */
+#define RF_GPU_NEED_LINEAR (1u << (RF_GPU_KIND_COUNT + 2)) /* a linear-attention or state
+                                                              space mixer's conv and
+                                                              recurrence (gdn_perf not
+                                                              read; Mamba2: none)        */
+#define RF_GPU_NEED_COUNT (RF_GPU_KIND_COUNT + 3)          /* bits in all                */
+/* The bit b's (0 .. RF_GPU_NEED_COUNT - 1) name, "gemm" ... "nccl", "p2p",
+ * "mla", "linear_attention", and the table or kernel it names. */
+const char *rf_gpu_need_name(int b);
+const char *rf_gpu_need_what(int b);
+
 /* A step predicted: each operator one instance, and where it came from.
  * Routed-expert rows (rf_op.experts > 0) of a layer are one fused MoE
  * kernel (moe_perf): the layer is predicted once and each of its rows
@@ -192,16 +210,56 @@ typedef struct rf_gpu_step_pred {
     double time_s;             /* ops_s + coll_s                            */
     double band;               /* time-weighted mean of the parts' bands    */
     size_t n_how[4];           /* rows by rf_gpu_how                        */
-    unsigned missing;          /* bit k: kind k needed without a table      */
+    unsigned missing;          /* bit k: kind k needed without a table; the
+                                  RF_GPU_NEED_* bits                         */
 } rf_gpu_step_pred;
 
 /* Predict the operators of st (one device of the layout: rf_par's stage
  * step, or rf_step_compute's on one device) and the collectives coll[0 ..
  * n_coll - 1] (rf_par_stage's; NULL, 0 on one device): all-reduces from
  * custom_allreduce_perf (nccl_perf's all_reduce without it), all-gathers
- * and all-to-alls from nccl_perf. Errors of rf_gpu_predict. */
+ * and all-to-alls from nccl_perf; a pipeline's pp_send on its floor
+ * (RF_GPU_NEED_P2P). MLA's attention (c->model->kv_lora_rank > 0) and a
+ * mixer's conv and recurrence (gdn_*, mamba_*) are on their own floor
+ * (RF_GPU_NEED_MLA, RF_GPU_NEED_LINEAR). Errors of rf_gpu_predict. */
 rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_coll *coll,
                               size_t n_coll, rf_gpu_step_pred *out, rf_err *err);
+
+/* A layout's step predicted as rf_par combines its floors: every stage of
+ * par (rf_par_compute's of a replica's step o, o->batch sequences) on its
+ * own operators (rf_par_stage_holds) and collectives, its send apart:
+ *     latency = sum_s stage_s + sum_s send_s
+ *     cycle = max(latency, micro_batches x max_s stage_s)
+ *     tokens/s = D B T / cycle (T: o's tokens in prefill, else 1)
+ * work: scratch (large: heap). Errors of rf_gpu_predict_step. */
+typedef struct rf_gpu_par_work {
+    rf_gpu_step_pred pred;     /* one stage's                               */
+    rf_step step;              /* its operators                             */
+} rf_gpu_par_work;
+typedef struct rf_gpu_par_pred {
+    double stage_s[RF_PAR_MAX_STAGES]; /* ops + collectives, the send apart  */
+    double send_s;             /* the sends of one micro-batch, summed      */
+    size_t slowest;
+    double token_latency_s, cycle_s, tokens_per_s, tokens_per_s_device;
+    double band;               /* time-weighted over the stages and sends   */
+    size_t n_how[4];           /* rows by rf_gpu_how, every stage           */
+    unsigned missing;          /* as rf_gpu_step_pred's                     */
+} rf_gpu_par_pred;
+rf_status rf_gpu_predict_par(const rf_gpu_tables *g, const rf_gpu_quant *quant,
+                             const rf_model *m, const rf_step_opts *o, const rf_par *par,
+                             rf_gpu_par_work *work, rf_gpu_par_pred *out, rf_err *err);
+
+/* rf_plan_compute's rows (plan, of a replica step o: each row's replica
+ * serves ceil(B / D) of o->batch) predicted, preds[i] row i's, and both
+ * re-ranked by obj on the predicted figures as rf_plan ranks its floors
+ * (cost: fewest devices, then predicted tokens/s a device; latency: the
+ * predicted token latency; throughput: predicted tokens/s). plan->scratch
+ * holds each row's rf_par in turn. Errors of rf_par_compute and
+ * rf_gpu_predict_par. */
+rf_status rf_gpu_predict_plan(const rf_gpu_tables *g, const rf_gpu_quant *quant,
+                              const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                              const rf_par_opts *po, rf_objective obj, rf_plan *plan,
+                              rf_gpu_par_pred *preds, rf_gpu_par_work *work, rf_err *err);
 
 /* ---- the serving simulator's step model (gpu_sim.c) ----------------------
  * A step of batch b (rf_sim.h) on one device of the layout, predicted:
@@ -215,8 +273,16 @@ rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_c
  * interpolation), ctx each prompt chunk's attention of t_j tokens after
  * o_j cached; n_a the attention layers (sliding ones at their window's
  * keys). A group of replicas in lockstep takes the slowest one's step.
- * Refused (RF_EINVAL): pipeline stages, MLA and hybrid stacks (their
- * attention kernels have no table here). One run at a time. */
+ * Softmax attention layers only (a hybrid's mixers are in lin, on their
+ * floor); a layer's local window caps its keys. MLA's attention: the
+ * floor of the model's own attention rows at that batch and context
+ * (rf_step_compute on the stage's shard; RF_GPU_NEED_MLA).
+ * Pipeline stages (P > 1): a replica's batch in min(P, items) micro-batches
+ * round robin (decode tokens, then chunks), as the floors' layout model
+ * (rf_sim_par): each micro-batch through every stage (lin_s, attention of
+ * the stage's layers, lm_head on the last) and its sends (pp_send on its
+ * floor, RF_GPU_NEED_P2P); the step max(the slowest micro-batch's latency,
+ * the busiest stage's time). One run at a time. */
 typedef struct rf_gpu_sim {
     const rf_gpu_tables *g;
     const rf_gpu_quant *quant;     /* NULL: the dtypes' own names            */
@@ -225,8 +291,14 @@ typedef struct rf_gpu_sim {
     rf_roof roof;
     rf_par_opts po;
     int64_t max_tokens, max_logits;
-    int64_t n_full, n_sliding;     /* attention layers of a device           */
-    double *lin;                   /* (max_tokens + 1) by M; < 0: not yet    */
+    int64_t pp;                    /* stages                                 */
+    int64_t n_full[RF_PAR_MAX_STAGES], n_sliding[RF_PAR_MAX_STAGES]; /* softmax
+                                      attention layers of a stage's device   */
+    int64_t window;                /* the local layers' keys (window or chunk) */
+    bool mla;                      /* attention on its floor (RF_GPU_NEED_MLA) */
+    double *lin;                   /* (pp, max_tokens + 1) by stage, M; < 0:
+                                      not yet                                */
+    double *send;                  /* (pp, max_tokens + 1): stage s's send   */
     double *head;                  /* (max_logits + 1) by L; < 0: not yet    */
     rf_op head_op;                 /* lm_head's shape on a device            */
     bool has_head;
@@ -239,12 +311,12 @@ typedef struct rf_gpu_sim {
     size_t steps_computed;
 } rf_gpu_sim;
 
-/* Doubles of table rf_gpu_sim_prepare needs. */
-size_t rf_gpu_sim_table_len(int64_t max_tokens, int64_t max_logits);
+/* Doubles of table rf_gpu_sim_prepare needs for pp stages. */
+size_t rf_gpu_sim_table_len(int64_t pp, int64_t max_tokens, int64_t max_logits);
 
 /* Prepare s (heap: it holds an rf_par) over table (outliving s). po: the
- * layout and links (rf_par_compute's). Errors: the refusals above, those
- * of rf_layout_validate and rf_par_compute, a table too small. */
+ * layout and links (rf_par_compute's). Errors: those of
+ * rf_layout_validate and rf_par_compute, a table too small. */
 rf_status rf_gpu_sim_prepare(rf_gpu_sim *s, const rf_gpu_tables *g, const rf_gpu_quant *quant,
                              const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                              const rf_par_opts *po, int64_t max_tokens, int64_t max_logits,

@@ -8,15 +8,23 @@
 #include "roofline/rf_sim.h"
 #include "serve_internal.h"
 
-size_t rf_gpu_sim_table_len(int64_t max_tokens, int64_t max_logits)
+size_t rf_gpu_sim_table_len(int64_t pp, int64_t max_tokens, int64_t max_logits)
 {
-    return (size_t)(max_tokens + 1) + (size_t)(max_logits + 1);
+    return 2 * (size_t)(pp > 1 ? pp : 1) * (size_t)(max_tokens + 1) + (size_t)(max_logits + 1);
 }
 
-static rf_gpu_ctx ctx_of(const rf_gpu_sim *s, const rf_step_opts *o)
+static rf_gpu_ctx ctx_of(const rf_gpu_sim *s, const rf_model *shard, const rf_step_opts *o)
 {
-    return (rf_gpu_ctx){.g = s->g, .shard = &s->shard, .model = &s->model,
+    return (rf_gpu_ctx){.g = s->g, .shard = shard, .model = &s->model,
                         .layout = s->po.layout, .opts = o, .quant = s->quant};
+}
+
+/* A softmax attention row (a mixer's conv and recurrence are attention
+ * kinds too, but stay in lin: they do not read the KV cache). */
+static bool softmax_attention(const rf_op *op)
+{
+    return (op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL) && op->name &&
+           !strncmp(op->name, "attention", 9);
 }
 
 rf_status rf_gpu_sim_prepare(rf_gpu_sim *s, const rf_gpu_tables *g, const rf_gpu_quant *quant,
@@ -24,15 +32,9 @@ rf_status rf_gpu_sim_prepare(rf_gpu_sim *s, const rf_gpu_tables *g, const rf_gpu
                              const rf_par_opts *po, int64_t max_tokens, int64_t max_logits,
                              double *table, size_t table_len, rf_err *err)
 {
-    if (po->layout.pp > 1)
-        return rf_err_set(err, RF_EINVAL, "--predict under load: pipeline stages are not "
-                                          "predicted (each stage's micro-batches)");
-    if (m->kv_lora_rank > 0 || rf_model_is_hybrid(m))
-        return rf_err_set(err, RF_EINVAL, "--predict under load: %s's attention (MLA or a "
-                                          "hybrid mixer) has no kernel table here",
-                          m->name);
-    if (max_tokens < 1 || max_logits < 1 ||
-        table_len < rf_gpu_sim_table_len(max_tokens, max_logits))
+    int64_t pp = po->layout.pp > 1 ? po->layout.pp : 1;
+    if (max_tokens < 1 || max_logits < 1 || max_tokens > RF_DIM_MAX / pp ||
+        table_len < rf_gpu_sim_table_len(pp, max_tokens, max_logits))
         return rf_err_set(err, RF_EINVAL, "--predict under load: a table too small");
     rf_status st = rf_layout_validate(m, &po->layout, err);
     if (st)
@@ -40,24 +42,38 @@ rf_status rf_gpu_sim_prepare(rf_gpu_sim *s, const rf_gpu_tables *g, const rf_gpu
     s->g = g, s->quant = quant, s->model = *m, s->opts = *o, s->roof = *roof, s->po = *po;
     s->opts.fused = true; /* engines run q, k, v as one GEMM, gate and up as one */
     s->max_tokens = max_tokens, s->max_logits = max_logits;
+    s->pp = pp;
     s->lin = table;
-    s->head = table + max_tokens + 1;
-    for (size_t i = 0; i < rf_gpu_sim_table_len(max_tokens, max_logits); i++)
+    s->send = table + pp * (max_tokens + 1);
+    s->head = table + 2 * pp * (max_tokens + 1);
+    for (size_t i = 0; i < rf_gpu_sim_table_len(pp, max_tokens, max_logits); i++)
         table[i] = -1;
-    s->n_sliding = 0;
-    for (int64_t l = 0; l < m->layers; l++)
-        s->n_sliding += m->window > 0 && m->sliding[l];
-    s->n_full = m->layers - s->n_sliding;
+    s->mla = m->kv_lora_rank > 0;
+    s->window = m->window > 0 ? m->window : m->attn_chunk;
+    for (int64_t i = 0, first = 0; i < pp; i++) {
+        int64_t n = rf_layout_stage_layers(m->layers, pp, i);
+        s->n_full[i] = s->n_sliding[i] = 0;
+        for (int64_t l = first; l < first + n; l++) {
+            if (rf_model_layer_mixer(m, l) != RF_MIX_ATTN)
+                continue; /* a mixer: its rows are lin's */
+            if (rf_model_layer_local(m, l) != RF_LOCAL_GLOBAL && s->window > 0)
+                s->n_sliding[i]++;
+            else
+                s->n_full[i]++;
+        }
+        first += n;
+    }
     s->missing = 0;
     s->time_s = s->band_s = 0;
     s->steps_computed = 0;
-    /* the shard and lm_head's shape from a one-row decode step */
+    /* the shards and lm_head's shape from a one-row decode step (a row a
+     * micro-batch: P sequences) */
     rf_step_opts d = *o;
-    d.phase = RF_DECODE, d.batch = 1, d.context = 1, d.tokens = 1;
+    d.phase = RF_DECODE, d.batch = pp, d.context = 1, d.tokens = 1;
     if ((st = rf_par_compute(m, &d, roof, po, &s->par, err)))
         return st;
     s->shard = s->par.stages[0].shard;
-    const rf_step *ds = &s->par.stages[0].step;
+    const rf_step *ds = &s->par.stages[pp - 1].step;
     s->has_head = false;
     for (size_t i = 0; i < ds->n_ops; i++)
         if (!strcmp(ds->ops[i].name, "lm_head"))
@@ -65,37 +81,55 @@ rf_status rf_gpu_sim_prepare(rf_gpu_sim *s, const rf_gpu_tables *g, const rf_gpu
     return RF_OK;
 }
 
-/* lin(M): a device's decode step of M sequences less its attention and
- * lm_head rows, with its collectives, predicted. */
-static rf_status lin_at(rf_gpu_sim *s, int64_t m, double *t_s, rf_err *err)
+static void add_part(rf_gpu_sim *s, double t_s, double band)
 {
+    s->time_s += t_s, s->band_s += t_s * band;
+}
+
+/* lin_i(M) of every stage i: a device's decode step of M sequences less
+ * its softmax attention and lm_head rows, with its collectives, predicted;
+ * its pipeline send apart (send_i(M)). */
+static rf_status lin_at(rf_gpu_sim *s, int64_t stage, int64_t m, double *t_s, double *send_s,
+                        rf_err *err)
+{
+    size_t row = (size_t)(s->max_tokens + 1);
     if (s->lin[m] >= 0) {
-        *t_s = s->lin[m];
+        *t_s = s->lin[(size_t)stage * row + (size_t)m];
+        *send_s = s->send[(size_t)stage * row + (size_t)m];
         return RF_OK;
     }
     rf_step_opts d = s->opts;
-    d.phase = RF_DECODE, d.batch = m, d.context = 1, d.tokens = 1;
+    d.phase = RF_DECODE, d.batch = m * s->pp, d.context = 1, d.tokens = 1; /* M a stage */
     rf_status st = rf_par_compute(&s->model, &d, &s->roof, &s->po, &s->par, err);
     if (st)
         return st;
     s->steps_computed++;
-    const rf_par_stage *ps = &s->par.stages[0];
-    rf_step *k = &s->scratch;
-    *k = ps->step;
-    k->n_ops = 0;
-    for (size_t i = 0; i < ps->step.n_ops; i++) {
-        const rf_op *op = &ps->step.ops[i];
-        if (op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL ||
-            !strcmp(op->name, "lm_head"))
-            continue;
-        k->ops[k->n_ops++] = *op;
+    d.batch = m;
+    for (int64_t i = 0; i < s->pp; i++) {
+        const rf_par_stage *ps = &s->par.stages[i];
+        rf_step *k = &s->scratch;
+        *k = ps->step;
+        k->n_ops = 0;
+        for (size_t j = 0; j < ps->step.n_ops; j++) {
+            const rf_op *op = &ps->step.ops[j];
+            if (!softmax_attention(op) && strcmp(op->name, "lm_head") &&
+                rf_par_stage_holds(&s->par, (size_t)i, op))
+                k->ops[k->n_ops++] = *op;
+        }
+        rf_gpu_ctx c = ctx_of(s, &ps->shard, &d);
+        if ((st = rf_gpu_predict_step(&c, k, ps->coll, ps->n_coll, &s->pred, err)))
+            return st;
+        double send = 0;
+        for (size_t j = 0; j < s->pred.n_coll; j++)
+            if (ps->coll[j].kind == RF_COLL_P2P)
+                send += (double)ps->coll[j].count * s->pred.coll[j].time_s;
+        s->missing |= s->pred.missing;
+        add_part(s, s->pred.time_s, s->pred.band);
+        s->lin[(size_t)i * row + (size_t)m] = s->pred.time_s - send;
+        s->send[(size_t)i * row + (size_t)m] = send;
     }
-    rf_gpu_ctx c = ctx_of(s, &d);
-    if ((st = rf_gpu_predict_step(&c, k, ps->coll, ps->n_coll, &s->pred, err)))
-        return st;
-    s->missing |= s->pred.missing;
-    s->time_s += s->pred.time_s, s->band_s += s->pred.time_s * s->pred.band;
-    *t_s = s->lin[m] = s->pred.time_s;
+    *t_s = s->lin[(size_t)stage * row + (size_t)m];
+    *send_s = s->send[(size_t)stage * row + (size_t)m];
     return RF_OK;
 }
 
@@ -117,12 +151,12 @@ static rf_status head_at(rf_gpu_sim *s, int64_t l, double *t_s, rf_err *err)
     k->ops[0] = op;
     k->ops[0].count = 1;
     k->n_ops = 1;
-    rf_gpu_ctx c = ctx_of(s, &s->opts);
+    rf_gpu_ctx c = ctx_of(s, &s->par.stages[s->pp - 1].shard, &s->opts);
     rf_status st = rf_gpu_predict_step(&c, k, NULL, 0, &s->pred, err);
     if (st)
         return st;
     s->missing |= s->pred.missing;
-    s->time_s += s->pred.time_s, s->band_s += s->pred.time_s * s->pred.band;
+    add_part(s, s->pred.time_s, s->pred.band);
     *t_s = s->head[l] = s->pred.time_s;
     return RF_OK;
 }
@@ -132,17 +166,47 @@ static const char *kv_name(const rf_step_opts *o)
     return o->kv.kind == RF_FP8_E4M3 || o->kv.kind == RF_FP8_E5M2 ? "fp8" : "bfloat16";
 }
 
-/* Decode attention of b decode tokens at mean context ctx, every layer. */
-static rf_status decode_attn(rf_gpu_sim *s, int64_t b, double ctx, double *t_s, rf_err *err)
+/* MLA's attention on its floor: the softmax attention rows of the stage's
+ * shard in a step of d (rf_step_compute), each max(F / pi, Q / beta). */
+static rf_status attn_floor(rf_gpu_sim *s, int64_t stage, const rf_step_opts *d, double *t_s,
+                            rf_err *err)
 {
+    rf_status st = rf_step_compute(&s->par.stages[stage].shard, d, &s->roof, &s->scratch, err);
+    *t_s = 0;
+    if (st)
+        return st;
+    for (size_t i = 0; i < s->scratch.n_ops; i++) {
+        const rf_op *op = &s->scratch.ops[i];
+        if (!softmax_attention(op))
+            continue;
+        double tf = (double)op->flops / s->roof.peak_flops_per_s;
+        double tq = (double)op->bytes / s->roof.bw_bytes_per_s;
+        *t_s += (double)op->count * (tf > tq ? tf : tq);
+    }
+    s->missing |= RF_GPU_NEED_MLA;
+    add_part(s, *t_s, 0);
+    return RF_OK;
+}
+
+/* Decode attention of b decode tokens at mean context ctx, every
+ * attention layer of the stage. */
+static rf_status decode_attn(rf_gpu_sim *s, int64_t stage, int64_t b, double ctx, double *t_s,
+                             rf_err *err)
+{
+    if (s->mla) {
+        rf_step_opts d = s->opts;
+        d.phase = RF_DECODE, d.batch = b, d.tokens = 1;
+        d.context = ctx > 1 ? (int64_t)(ctx + 0.5) : 1;
+        return attn_floor(s, stage, &d, t_s, err);
+    }
     const char *cat[8] = {"bfloat16", kv_name(&s->opts), "0"};
     double q[8] = {0, 0, 0, (double)s->shard.head_dim, (double)s->shard.n_q,
                    (double)s->shard.n_kv, (double)b, 0};
     rf_gpu_pred p;
     *t_s = 0;
     for (int cls = 0; cls < 2; cls++) {
-        int64_t n = cls ? s->n_sliding : s->n_full;
-        double keys = cls && ctx > (double)s->model.window ? (double)s->model.window : ctx;
+        int64_t n = cls ? s->n_sliding[stage] : s->n_full[stage];
+        double keys = cls && ctx > (double)s->window ? (double)s->window : ctx;
         if (!n)
             continue;
         q[7] = keys > 2 ? keys - 1 : 1;
@@ -151,78 +215,115 @@ static rf_status decode_attn(rf_gpu_sim *s, int64_t b, double ctx, double *t_s, 
             return st;
         if (p.how == RF_GPU_NO_TABLE)
             s->missing |= 1u << RF_GPU_ATTN_GENERATION;
-        s->time_s += (double)n * p.time_s, s->band_s += (double)n * p.time_s * p.band;
+        add_part(s, (double)n * p.time_s, p.band);
         *t_s += (double)n * p.time_s;
     }
     return RF_OK;
 }
 
-/* b prompt chunks' attention: t tokens each after o cached, every layer. */
-static rf_status chunk_attn(rf_gpu_sim *s, int64_t b, int64_t t, int64_t o, double *t_s,
-                            rf_err *err)
+/* b prompt chunks' attention: t tokens each after o cached, every
+ * attention layer of the stage. */
+static rf_status chunk_attn(rf_gpu_sim *s, int64_t stage, int64_t b, int64_t t, int64_t o,
+                            double *t_s, rf_err *err)
 {
+    if (s->mla) {
+        rf_step_opts d = s->opts;
+        d.phase = RF_PREFILL, d.batch = b, d.tokens = t, d.context = o;
+        return attn_floor(s, stage, &d, t_s, err);
+    }
     const char *cat[8] = {"bfloat16", kv_name(&s->opts), "0"};
     double q[8] = {0, 0, 0, (double)s->shard.head_dim, (double)s->shard.n_q,
                    (double)s->shard.n_kv, (double)b, (double)t};
     rf_gpu_pred p;
     *t_s = 0;
     for (int cls = 0; cls < 2; cls++) {
-        int64_t n = cls ? s->n_sliding : s->n_full;
+        int64_t n = cls ? s->n_sliding[stage] : s->n_full[stage];
         if (!n)
             continue;
         double prefix = (double)o;
+        rf_status st;
         if (cls) { /* a window's keys: the query sees at most w */
             char w[24];
-            snprintf(w, sizeof w, "%lld", (long long)s->model.window);
+            snprintf(w, sizeof w, "%lld", (long long)s->window);
             cat[2] = w;
-            rf_status st = rf_gpu_predict_at(s->g, RF_GPU_ATTN_CONTEXT, q, cat, prefix, &p, err);
+            st = rf_gpu_predict_at(s->g, RF_GPU_ATTN_CONTEXT, q, cat, prefix, &p, err);
             cat[2] = "0";
-            if (st)
-                return st;
-            if (p.how == RF_GPU_NO_TABLE) { /* no rows of this window: the full table's */
-                if ((st = rf_gpu_predict_at(s->g, RF_GPU_ATTN_CONTEXT, q, cat,
-                                            prefix, &p, err)))
-                    return st;
-            }
+            if (!st && p.how == RF_GPU_NO_TABLE) /* no rows of this window: the full table's */
+                st = rf_gpu_predict_at(s->g, RF_GPU_ATTN_CONTEXT, q, cat, prefix, &p, err);
         } else {
-            rf_status st = rf_gpu_predict_at(s->g, RF_GPU_ATTN_CONTEXT, q, cat, prefix, &p, err);
-            if (st)
-                return st;
+            st = rf_gpu_predict_at(s->g, RF_GPU_ATTN_CONTEXT, q, cat, prefix, &p, err);
         }
+        if (st)
+            return st;
         if (p.how == RF_GPU_NO_TABLE)
             s->missing |= 1u << RF_GPU_ATTN_CONTEXT;
-        s->time_s += (double)n * p.time_s, s->band_s += (double)n * p.time_s * p.band;
+        add_part(s, (double)n * p.time_s, p.band);
         *t_s += (double)n * p.time_s;
     }
     return RF_OK;
 }
 
+/* Micro-batch j of m (items round robin: decode tokens, then chunks; m =
+ * 1 holds all of b) on stage i: *t_s its time there, *send_s its send. */
+static rf_status micro_stage(rf_gpu_sim *s, const rf_sim_batch *b, int64_t j, int64_t m,
+                             int64_t stage, double *t_s, double *send_s, rf_err *err)
+{
+    int64_t n_dec = 0, keys = 0, M = 0, L = 0;
+    for (int64_t i = j; i < b->n_decode; i += m)
+        n_dec++, keys += b->decode_context[i];
+    for (int64_t i = 0; i < b->n_chunks; i++)
+        if ((b->n_decode + i) % m == j)
+            M += b->chunks[i].tokens, L += b->chunks[i].logits > 1 ? b->chunks[i].logits : 1;
+    M += n_dec, L += n_dec;
+    *t_s = *send_s = 0;
+    if (M > s->max_tokens || L > s->max_logits)
+        return rf_err_set(err, RF_ERANGE, "--predict under load: a step of %lld tokens and "
+                                          "%lld logit rows, beyond %lld and %lld",
+                          (long long)M, (long long)L, (long long)s->max_tokens,
+                          (long long)s->max_logits);
+    if (M <= 0)
+        return RF_OK;
+    double t = 0;
+    rf_status st = lin_at(s, stage, M, t_s, send_s, err);
+    if (!st && stage == s->pp - 1 && !(st = head_at(s, L, &t, err)))
+        *t_s += t;
+    if (!st && n_dec > 0 && !(st = decode_attn(s, stage, n_dec, (double)keys / (double)n_dec,
+                                               &t, err)))
+        *t_s += t;
+    for (int64_t i = 0; i < b->n_chunks && !st; i++) {
+        if ((b->n_decode + i) % m != j)
+            continue;
+        if (!(st = chunk_attn(s, stage, 1, b->chunks[i].tokens, b->chunks[i].offset, &t, err)))
+            *t_s += t;
+    }
+    return st;
+}
+
+/* One replica's step: its micro-batches through the stages; max(the
+ * slowest micro-batch's latency with its sends, the busiest stage). */
 static rf_status one(rf_gpu_sim *s, const rf_sim_batch *b, double *step_s, rf_err *err)
 {
     *step_s = 0;
     if (b->tokens <= 0)
         return RF_OK;
-    int64_t l = rf_sim_batch_logits(b);
-    if (b->tokens > s->max_tokens || l > s->max_logits)
-        return rf_err_set(err, RF_ERANGE, "--predict under load: a step of %lld tokens and "
-                                          "%lld logit rows, beyond %lld and %lld",
-                          (long long)b->tokens, (long long)l, (long long)s->max_tokens,
-                          (long long)s->max_logits);
-    double t = 0, sum = 0;
-    rf_status st = lin_at(s, b->tokens, &t, err);
-    sum += st ? 0 : t;
-    if (!st && !(st = head_at(s, l, &t, err)))
-        sum += t;
-    if (!st && b->n_decode > 0 &&
-        !(st = decode_attn(s, b->n_decode, (double)b->decode_context_sum / (double)b->n_decode,
-                           &t, err)))
-        sum += t;
-    for (int64_t j = 0; j < b->n_chunks && !st; j++) {
-        st = chunk_attn(s, 1, b->chunks[j].tokens, b->chunks[j].offset, &t, err);
-        sum += st ? 0 : t;
+    int64_t items = b->n_decode + b->n_chunks, m = items < s->pp ? items : s->pp;
+    double busy[RF_PAR_MAX_STAGES] = {0}, lat = 0;
+    for (int64_t j = 0; j < m; j++) {
+        double through = 0;
+        for (int64_t i = 0; i < s->pp; i++) {
+            double t, send;
+            rf_status st = micro_stage(s, b, j, m, i, &t, &send, err);
+            if (st)
+                return st;
+            through += t + send;
+            busy[i] += t;
+        }
+        lat = through > lat ? through : lat;
     }
-    *step_s = sum;
-    return st;
+    *step_s = lat;
+    for (int64_t i = 0; i < s->pp; i++)
+        *step_s = busy[i] > *step_s ? busy[i] : *step_s;
+    return RF_OK;
 }
 
 rf_status rf_gpu_sim_group(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
@@ -240,6 +341,39 @@ rf_status rf_gpu_sim_group(void *user, const rf_sim_batch *b, int64_t n, double 
     return RF_OK;
 }
 
+/* A static batch's step: `batch` sequences of `prompt` tokens each (a
+ * prefill), or (prompt 0) one decode token each at context ctx; under PP in
+ * min(P, batch) micro-batches, as one() combines them. */
+static rf_status static_step(rf_gpu_sim *s, int64_t batch, int64_t prompt, double ctx,
+                             double *step_s, rf_err *err)
+{
+    int64_t m = batch < s->pp ? batch : s->pp;
+    double busy[RF_PAR_MAX_STAGES] = {0}, lat = 0;
+    for (int64_t j = 0; j < m; j++) {
+        int64_t bj = batch / m + (j < batch % m), through_n = bj * (prompt ? prompt : 1);
+        double through = 0;
+        for (int64_t i = 0; i < s->pp; i++) {
+            double t, send, a = 0;
+            rf_status st = lin_at(s, i, through_n, &t, &send, err);
+            if (!st && i == s->pp - 1 && !(st = head_at(s, bj, &a, err)))
+                t += a;
+            if (!st)
+                st = prompt ? chunk_attn(s, i, bj, prompt, 0, &a, err)
+                            : decode_attn(s, i, bj, ctx, &a, err);
+            if (st)
+                return st;
+            t += a;
+            through += t + send;
+            busy[i] += t;
+        }
+        lat = through > lat ? through : lat;
+    }
+    *step_s = lat;
+    for (int64_t i = 0; i < s->pp; i++)
+        *step_s = busy[i] > *step_s ? busy[i] : *step_s;
+    return RF_OK;
+}
+
 rf_status rf_gpu_sim_generate(rf_gpu_sim *s, int64_t batch, int64_t prompt, int64_t output,
                               rf_gpu_generate *out, rf_err *err)
 {
@@ -250,22 +384,11 @@ rf_status rf_gpu_sim_generate(rf_gpu_sim *s, int64_t batch, int64_t prompt, int6
                                           "prepared %lld tokens and %lld rows",
                           (long long)batch, (long long)prompt, (long long)s->max_tokens,
                           (long long)s->max_logits);
-    double t;
-    rf_status st = lin_at(s, batch * prompt, &t, err);
-    out->ttft_s += st ? 0 : t;
-    if (!st && !(st = head_at(s, batch, &t, err)))
-        out->ttft_s += t;
-    if (!st && !(st = chunk_attn(s, batch, prompt, 0, &t, err)))
-        out->ttft_s += t;
-    double fixed = 0;
-    if (!st && output >= 2 && !(st = lin_at(s, batch, &t, err)))
-        fixed += t;
-    if (!st && output >= 2 && !(st = head_at(s, batch, &t, err)))
-        fixed += t;
+    rf_status st = static_step(s, batch, prompt, 0, &out->ttft_s, err);
     for (int64_t c = prompt + 1; !st && c <= prompt + output - 1; c++) {
-        if ((st = decode_attn(s, batch, (double)c, &t, err)))
+        double step;
+        if ((st = static_step(s, batch, 0, (double)c, &step, err)))
             break;
-        double step = fixed + t;
         out->decode_s += step;
         if (c == prompt + 1)
             out->tpot_first_s = step;

@@ -50,6 +50,26 @@ static const char *dtype_name(const rf_gpu_ctx *c, rf_dtype d, bool moe)
     }
 }
 
+const char *rf_gpu_need_name(int b)
+{
+    static const char *const more[] = {"p2p", "mla", "linear_attention"};
+    if (b >= 0 && b < RF_GPU_KIND_COUNT)
+        return rf_gpu_kind_name((rf_gpu_kind)b);
+    return b >= RF_GPU_KIND_COUNT && b < RF_GPU_NEED_COUNT ? more[b - RF_GPU_KIND_COUNT] : NULL;
+}
+
+const char *rf_gpu_need_what(int b)
+{
+    static const char *const more[] = {
+        "a pipeline stage's send; nccl_perf.csv has no point-to-point rows",
+        "MLA's latent attention; mla_*_module_perf.csv (whole modules) not read",
+        "a linear-attention or state-space mixer's conv and recurrence; gdn_perf.csv not "
+        "read, Mamba2 has no table"};
+    if (b >= 0 && b < RF_GPU_KIND_COUNT)
+        return rf_gpu_kind_file((rf_gpu_kind)b);
+    return b >= RF_GPU_KIND_COUNT && b < RF_GPU_NEED_COUNT ? more[b - RF_GPU_KIND_COUNT] : NULL;
+}
+
 static double op_floor(const rf_step *st, const rf_op *op)
 {
     double tf = (double)op->flops / st->roof.peak_flops_per_s;
@@ -64,7 +84,8 @@ static double at_least1(double x)
 
 /* An attention row: decode from generation_attention_perf at step = keys
  * - 1, prefill from context_attention_perf at isl = its queries a
- * sequence, after its prefix. MLA's latent attention has no such table. */
+ * sequence, after its prefix. (MLA's latent attention: rf_gpu_predict_step
+ * keeps it on its floor.) */
 static rf_status attention(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p, rf_err *err)
 {
     const rf_model *m = c->shard;
@@ -73,9 +94,6 @@ static rf_status attention(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p,
                          : "bfloat16";
     const char *cat[8] = {"bfloat16", kv, "0"};
     double q[8] = {0, 0, 0, (double)op->k, (double)m->n_q, (double)m->n_kv};
-    if (m->kv_lora_rank > 0) {
-        cat[0] = "mla"; /* no MLA rows in these tables: on its floor */
-    }
     if (op->kind == RF_OP_ATTN_DECODE) {
         q[6] = at_least1((double)op->m);
         q[7] = at_least1((double)op->n - 1);
@@ -147,13 +165,27 @@ static size_t moe_group_end(const rf_step *st, size_t a)
     return b;
 }
 
-static void account(rf_gpu_step_pred *out, const rf_gpu_pred *p, double n, rf_gpu_kind k,
-                    bool needs_table, double *band_w)
+/* need: the missing bit a row on its floor sets (0: none). */
+static void account(rf_gpu_step_pred *out, const rf_gpu_pred *p, double n, unsigned need,
+                    double *band_w)
 {
     out->n_how[p->how]++;
     *band_w += n * p->time_s * p->band;
-    if (needs_table && p->how == RF_GPU_NO_TABLE)
-        out->missing |= 1u << k;
+    if (p->how == RF_GPU_NO_TABLE)
+        out->missing |= need;
+}
+
+/* A row on its own floor (no table of its kind). */
+static rf_gpu_pred on_floor(const rf_step *st, const rf_op *op)
+{
+    return (rf_gpu_pred){.time_s = op_floor(st, op), .floor_s = op_floor(st, op), .ratio = 1,
+                         .how = RF_GPU_NO_TABLE};
+}
+
+/* A linear-attention or state-space mixer's core (step.c's mixer_core). */
+static bool mixer_core(const rf_op *op)
+{
+    return op->name && (!strncmp(op->name, "gdn_", 4) || !strncmp(op->name, "mamba_", 6));
 }
 
 rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_coll *coll,
@@ -165,8 +197,7 @@ rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_c
     for (size_t i = 0; i < st->n_ops && !s; i++) {
         const rf_op *op = &st->ops[i];
         rf_gpu_pred *p = &out->op[i];
-        rf_gpu_kind k = RF_GPU_GEMM;
-        bool table = true;
+        unsigned need = 1u << RF_GPU_GEMM;
         if (op->experts > 0 && c->model->n_experts > 0) {
             size_t end = moe_group_end(st, i);
             rf_gpu_pred layer;
@@ -180,46 +211,137 @@ rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_c
                 out->op[j] = layer;
                 out->op[j].time_s = layer.time_s * share;
                 out->op[j].floor_s = layer.floor_s * share;
-                account(out, &out->op[j], (double)st->ops[j].count, RF_GPU_MOE, true, &band_w);
+                account(out, &out->op[j], (double)st->ops[j].count, 1u << RF_GPU_MOE, &band_w);
                 out->ops_s += (double)st->ops[j].count * out->op[j].time_s;
             }
             i = end - 1;
             continue;
         }
-        switch (op->kind) {
-        case RF_OP_GEMM:
+        if (mixer_core(op)) {
+            need = RF_GPU_NEED_LINEAR;
+            *p = on_floor(st, op);
+        } else if (op->kind == RF_OP_GEMM) {
             s = gemm(c, op, p, err);
-            break;
-        case RF_OP_ATTN_DECODE:
-        case RF_OP_ATTN_PREFILL:
-            k = op->kind == RF_OP_ATTN_DECODE ? RF_GPU_ATTN_GENERATION : RF_GPU_ATTN_CONTEXT;
+        } else if ((op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL) &&
+                   c->model->kv_lora_rank > 0) {
+            need = RF_GPU_NEED_MLA;
+            *p = on_floor(st, op);
+        } else if (op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL) {
+            need = 1u << (op->kind == RF_OP_ATTN_DECODE ? RF_GPU_ATTN_GENERATION
+                                                        : RF_GPU_ATTN_CONTEXT);
             s = attention(c, op, p, err);
-            break;
-        default: /* element-wise rows and the gather: no aiconfigurator table */
-            table = false;
-            *p = (rf_gpu_pred){.time_s = op_floor(st, op), .floor_s = op_floor(st, op),
-                               .ratio = 1, .how = RF_GPU_NO_TABLE};
-            break;
+        } else { /* element-wise rows and the gather: no aiconfigurator table */
+            need = 0;
+            *p = on_floor(st, op);
         }
         if (s)
             break;
-        account(out, p, (double)op->count, k, table, &band_w);
+        account(out, p, (double)op->count, need, &band_w);
         out->ops_s += (double)op->count * p->time_s;
     }
     for (size_t j = 0; j < n_coll && j < RF_PAR_MAX_COLL && !s; j++) {
         rf_gpu_pred *p = &out->coll[j];
         if ((s = collective(c, &coll[j], p, err)))
             break;
-        bool table = coll[j].kind != RF_COLL_P2P;
-        account(out, p, (double)coll[j].count,
-                coll[j].kind == RF_COLL_ALLREDUCE && c->g->t[RF_GPU_ALLREDUCE].present
-                    ? RF_GPU_ALLREDUCE
-                    : RF_GPU_NCCL,
-                table, &band_w);
+        unsigned need = coll[j].kind == RF_COLL_P2P ? RF_GPU_NEED_P2P
+                        : coll[j].kind == RF_COLL_ALLREDUCE && c->g->t[RF_GPU_ALLREDUCE].present
+                            ? 1u << RF_GPU_ALLREDUCE
+                            : 1u << RF_GPU_NCCL;
+        account(out, p, (double)coll[j].count, need, &band_w);
         out->coll_s += (double)coll[j].count * p->time_s;
         out->n_coll = j + 1;
     }
     out->time_s = out->ops_s + out->coll_s;
     out->band = out->time_s > 0 ? band_w / out->time_s : 0;
     return s;
+}
+
+rf_status rf_gpu_predict_par(const rf_gpu_tables *g, const rf_gpu_quant *quant,
+                             const rf_model *m, const rf_step_opts *o, const rf_par *par,
+                             rf_gpu_par_work *work, rf_gpu_par_pred *out, rf_err *err)
+{
+    rf_gpu_step_pred *scratch = &work->pred;
+    memset(out, 0, sizeof *out);
+    rf_step_opts so = *o; /* a stage runs a micro-batch */
+    so.batch = par->micro_batch;
+    double band_w = 0, busy = 0;
+    for (size_t i = 0; i < par->n_stages; i++) {
+        const rf_par_stage *ps = &par->stages[i];
+        rf_step *k = &work->step;
+        *k = ps->step;
+        k->n_ops = 0;
+        for (size_t j = 0; j < ps->step.n_ops; j++)
+            if (rf_par_stage_holds(par, i, &ps->step.ops[j]))
+                k->ops[k->n_ops++] = ps->step.ops[j];
+        rf_gpu_ctx c = {.g = g, .shard = &ps->shard, .model = m, .layout = par->layout,
+                        .opts = &so, .quant = quant};
+        rf_status s = rf_gpu_predict_step(&c, k, ps->coll, ps->n_coll, scratch, err);
+        if (s)
+            return s;
+        double send = 0;
+        for (size_t j = 0; j < scratch->n_coll; j++)
+            if (ps->coll[j].kind == RF_COLL_P2P)
+                send += (double)ps->coll[j].count * scratch->coll[j].time_s;
+        out->stage_s[i] = scratch->time_s - send;
+        out->send_s += send;
+        band_w += scratch->time_s * scratch->band;
+        for (int h = 0; h < 4; h++)
+            out->n_how[h] += scratch->n_how[h];
+        out->missing |= scratch->missing;
+        out->token_latency_s += scratch->time_s;
+        if (out->stage_s[i] > out->stage_s[out->slowest])
+            out->slowest = i;
+    }
+    busy = (double)par->micro_batches * out->stage_s[out->slowest];
+    out->cycle_s = out->token_latency_s > busy ? out->token_latency_s : busy;
+    out->band = out->token_latency_s > 0 ? band_w / out->token_latency_s : 0;
+    out->tokens_per_s = (double)par->layout.dp * (double)o->batch *
+                        (double)(o->phase == RF_PREFILL ? o->tokens : 1) / out->cycle_s;
+    out->tokens_per_s_device = out->tokens_per_s / (double)par->devices;
+    return RF_OK;
+}
+
+/* < 0 when row a (prediction x) ranks before b (y) under obj. */
+static int rank_pred(const rf_plan_row *a, const rf_gpu_par_pred *x, const rf_plan_row *b,
+                     const rf_gpu_par_pred *y, rf_objective obj)
+{
+    double u = 0, v = 0;
+    switch (obj) {
+    case RF_OBJ_COST:
+        if (a->devices != b->devices)
+            return a->devices < b->devices ? -1 : 1;
+        u = -x->tokens_per_s_device, v = -y->tokens_per_s_device;
+        break;
+    case RF_OBJ_LATENCY: u = x->token_latency_s, v = y->token_latency_s; break;
+    case RF_OBJ_THROUGHPUT: u = -x->tokens_per_s, v = -y->tokens_per_s; break;
+    }
+    if (u != v)
+        return u < v ? -1 : 1;
+    return a->devices < b->devices ? -1 : a->devices > b->devices;
+}
+
+rf_status rf_gpu_predict_plan(const rf_gpu_tables *g, const rf_gpu_quant *quant,
+                              const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                              const rf_par_opts *po, rf_objective obj, rf_plan *plan,
+                              rf_gpu_par_pred *preds, rf_gpu_par_work *work, rf_err *err)
+{
+    for (size_t i = 0; i < plan->n_rows; i++) {
+        rf_par_opts p = *po;
+        p.layout = plan->rows[i].layout;
+        rf_step_opts so = *o;
+        so.batch = (o->batch + p.layout.dp - 1) / p.layout.dp;
+        rf_status s = rf_par_compute(m, &so, roof, &p, &plan->scratch, err);
+        if (s || (s = rf_gpu_predict_par(g, quant, m, &so, &plan->scratch, work, &preds[i],
+                                         err)))
+            return s;
+    }
+    for (size_t i = 1; i < plan->n_rows; i++) /* insertion sort: stable, few */
+        for (size_t j = i; j > 0 && rank_pred(&plan->rows[j], &preds[j], &plan->rows[j - 1],
+                                              &preds[j - 1], obj) < 0; j--) {
+            rf_plan_row t = plan->rows[j];
+            rf_gpu_par_pred q = preds[j];
+            plan->rows[j] = plan->rows[j - 1], preds[j] = preds[j - 1];
+            plan->rows[j - 1] = t, preds[j - 1] = q;
+        }
+    return RF_OK;
 }
