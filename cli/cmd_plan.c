@@ -39,7 +39,9 @@ static const cli_opt opts[] = {
     {"disagg", 0, O_DISAGG, NULL, "SLO plan: also disaggregated prefill and decode (P:D chosen)"},
     CLI_SIM_DISAGG_OPTS,
     {"every", 0, O_EVERY, NULL, "SLO plan: every device count, not only up to the fewest that meet"},
-    CLI_PREDICT_OPT,
+    {"predict", 0, CLI_O_PREDICT, NULL,
+     "rank the layouts on their predictions from a GPU's kernel tables (--backend, "
+     "--calibration), the floors beside them"},
     CLI_GPU_OPTS,
     {0},
 };

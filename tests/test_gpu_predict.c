@@ -2,7 +2,9 @@
  * derived by hand on tiny synthetic tables the test writes into a
  * temporary directory: a point in range, one interpolated, one
  * extrapolated, a collective, a kind with no table, the leave-one-out
- * band, and the bad tables refused with their file and line. */
+ * band, and the bad tables refused with their file and line; a pipeline's
+ * stages and send combined, and the kinds no table holds (a send, MLA, a
+ * linear-attention mixer) on their floor and marked. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
@@ -262,6 +264,84 @@ static void test_missing_kind(void **state)
     rf_gpu_tables_free(&g);
 }
 
+/* A pipeline of two stages, hand-built, predicted as rf_par combines its
+ * floors (rf_gpu_predict_par): stage 0 two q_proj rows (M = 4: the
+ * table's 5 us each) and its send to stage 1 (3 us: no point-to-point
+ * table, on its floor, RF_GPU_NEED_P2P); stage 1 the same GEMMs and two
+ * MLA attention rows (the model has a latent KV: on their floor,
+ * RF_GPU_NEED_MLA) and two of a Gated DeltaNet recurrence (on its floor,
+ * RF_GPU_NEED_LINEAR). Two micro-batches of 2 sequences each. */
+static void test_pipeline(void **state)
+{
+    fixture *f = *state;
+    put(f, "eng/gemm_perf.csv", gemm_csv);
+    rf_gpu_tables g;
+    load(f, &g);
+    rf_par *par = calloc(1, sizeof *par);
+    rf_gpu_par_work *work = malloc(sizeof *work);
+    assert_non_null(par);
+    assert_non_null(work);
+    rf_err e;
+    rf_dtype bf = rf_dtype_of(RF_BF16);
+    rf_model m;
+    memset(&m, 0, sizeof m);
+    m.n_q = m.n_kv = 8, m.head_dim = 128, m.kv_lora_rank = 512;
+    par->layout = (rf_layout){1, 2, 1, 1};
+    par->devices = 2, par->n_stages = 2, par->micro_batches = 2, par->micro_batch = 2;
+    rf_attn_desc d = {.n_q = 8, .n_kv = 8, .head_dim = 128, .batch = 4, .q_tokens = 1,
+                      .keys = 100};
+    for (size_t i = 0; i < 2; i++) {
+        rf_par_stage *ps = &par->stages[i];
+        ps->shard = m;
+        ps->step.roof = (rf_roof){.peak_flops_per_s = 1e14, .bw_bytes_per_s = 1e12};
+        assert_int_equal(rf_op_gemm("q_proj", 4, 1024, 1024, bf, bf, &ps->step.ops[0], &e),
+                         RF_OK);
+        ps->step.ops[0].count = 2;
+        ps->step.n_ops = 1;
+    }
+    rf_step *s1 = &par->stages[1].step;
+    assert_int_equal(rf_op_attention("attention", &d, bf, bf, &s1->ops[1], &e), RF_OK);
+    assert_int_equal(rf_op_attention("gdn_delta_rule", &d, bf, bf, &s1->ops[2], &e), RF_OK);
+    s1->ops[1].count = s1->ops[2].count = 2;
+    s1->n_ops = 3;
+    par->stages[0].coll[0] = (rf_coll){.name = "pp_send", .kind = RF_COLL_P2P, .count = 1,
+                                       .bytes = 16384, .ranks = 2, .time_s = 3e-6};
+    par->stages[0].n_coll = 1;
+    rf_step_opts o = rf_step_opts_default();
+    o.batch = 4;
+    rf_gpu_par_pred q;
+    assert_int_equal(rf_gpu_predict_par(&g, NULL, &m, &o, par, work, &q, &e), RF_OK);
+    /* on their own floor, the operator's bytes: rf_op_attention's K and V
+     * read, 4 sequences x 100 keys x 2 x 8 heads x 128 x 2 bytes = 1,638,400
+     * at 1 TB/s (the step's rows add q and o; this bare operator has not;
+     * FLOPs 4 x 4 x 8 x 128 x 100 = 1.6 M, far under) */
+    double att = 4.0 * 100 * 2 * 8 * 128 * 2 / 1e12;
+    double st0 = 2 * 5e-6, st1 = 2 * 5e-6 + 2 * att + 2 * att;
+    assert_true(fabs(q.stage_s[0] - st0) < 1e-12 * st0);
+    assert_true(fabs(q.stage_s[1] - st1) < 1e-12 * st1);
+    assert_true(fabs(q.send_s - 3e-6) < 1e-18);
+    assert_int_equal(q.slowest, 1);
+    /* latency = 10 us + 3 us + stage 1; cycle = max(latency, 2 x stage 1)
+     * = 2 x stage 1 (stage 1 is 16.6 us, more than 10 + 3); tokens/s =
+     * D B / cycle = 4 / cycle */
+    double lat = st0 + 3e-6 + st1;
+    assert_true(fabs(q.token_latency_s - lat) < 1e-12 * lat);
+    assert_true(2 * st1 > lat);
+    assert_true(fabs(q.cycle_s - 2 * st1) < 1e-12 * st1);
+    assert_true(fabs(q.tokens_per_s - 4 / (2 * st1)) < 1e-9 * q.tokens_per_s);
+    assert_true(fabs(q.tokens_per_s_device - q.tokens_per_s / 2) < 1e-9 * q.tokens_per_s);
+    /* provenance: 2 GEMM rows in range; the send, MLA and GDN rows on their floor */
+    assert_int_equal(q.n_how[RF_GPU_IN_RANGE], 2);
+    assert_int_equal(q.n_how[RF_GPU_NO_TABLE], 3);
+    assert_int_equal(q.missing, RF_GPU_NEED_P2P | RF_GPU_NEED_MLA | RF_GPU_NEED_LINEAR);
+    assert_string_equal(rf_gpu_need_name(RF_GPU_KIND_COUNT), "p2p");
+    assert_string_equal(rf_gpu_need_name(RF_GPU_KIND_COUNT + 2), "linear_attention");
+    assert_null(rf_gpu_need_name(RF_GPU_NEED_COUNT));
+    free(work);
+    free(par);
+    rf_gpu_tables_free(&g);
+}
+
 /* A bad table is refused naming its file and line. */
 static void expect_bad(fixture *f, const char *csv, const char *want)
 {
@@ -313,6 +393,61 @@ static void test_quant(void **state)
     assert_string_equal(q.gemm_dtype, "fp8_block");
     assert_int_equal(rf_gpu_quant_of("awq", &q, &e), RF_EINVAL);
     assert_non_null(strstr(e.msg, "'awq'"));
+}
+
+/* A pipeline under load: one decode token (one micro-batch) on two stages
+ * is the one-device step plus the send between them. With a GEMM table
+ * and no attention table every row is predicted per operator (the GEMMs
+ * of M = 1 from the table, attention and element-wise rows on their
+ * floor), so the two stages' rows are the single device's rows split;
+ * the send is on its floor (rf_par_compute's pp_send at one row), marked
+ * RF_GPU_NEED_P2P. */
+static void test_sim_pipeline(void **state)
+{
+    (void)state;
+    rf_hw hw;
+    rf_err e;
+    assert_int_equal(rf_hw_preset("h100-sxm", &hw, &e), RF_OK);
+    static rf_gpu_tables g;
+    rf_status s = rf_gpu_tables_load(RF_TEST_DATA "/gpu/gemm-only/vllm", &hw, &g, &e);
+    if (s)
+        fail_msg("%s", e.msg);
+    rf_model m;
+    assert_int_equal(rf_model_preset("llama-3-8b", &m, &e), RF_OK);
+    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_roof roof;
+    assert_int_equal(rf_hw_roof(&hw, RF_BF16, &roof, &e), RF_OK);
+    rf_par_opts po = {.layout = rf_layout_single(), .links = hw.links, .util = 0.9,
+                      .mem_bytes = hw.mem_bytes};
+    double step[2];
+    int64_t ctx[1] = {300};
+    rf_sim_batch dec = {.n_decode = 1, .decode_context = ctx, .decode_context_sum = 300,
+                        .tokens = 1};
+    rf_gpu_sim *gs = calloc(1, sizeof *gs);
+    rf_par *par = calloc(1, sizeof *par);
+    assert_non_null(gs);
+    assert_non_null(par);
+    for (int pp = 1; pp <= 2; pp++) {
+        po.layout.pp = pp;
+        size_t len = rf_gpu_sim_table_len(pp, 64, 64);
+        double *table = malloc(len * sizeof *table);
+        assert_non_null(table);
+        s = rf_gpu_sim_prepare(gs, &g, NULL, &m, &o, &roof, &po, 64, 64, table, len, &e);
+        if (s)
+            fail_msg("%s", e.msg);
+        assert_int_equal(rf_gpu_sim_group(gs, &dec, 1, &step[pp - 1], &e), RF_OK);
+        assert_int_equal(!!(gs->missing & RF_GPU_NEED_P2P), pp == 2);
+        free(table);
+    }
+    rf_step_opts d = o;
+    d.phase = RF_DECODE, d.batch = 2, d.context = 1, d.tokens = 1;
+    assert_int_equal(rf_par_compute(&m, &d, &roof, &po, par, &e), RF_OK);
+    assert_string_equal(par->stages[0].coll[par->stages[0].n_coll - 1].name, "pp_send");
+    double send = par->stages[0].coll[par->stages[0].n_coll - 1].time_s;
+    assert_true(fabs(step[1] - (step[0] + send)) <= 1e-9 * step[1]);
+    free(par);
+    free(gs);
+    rf_gpu_tables_free(&g);
 }
 
 /* The serving step model and the static batch agree: a lone prompt's
@@ -379,6 +514,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_tables, setup, teardown),
         cmocka_unit_test(test_quant),
         cmocka_unit_test(test_sim_generate),
+        cmocka_unit_test_setup_teardown(test_pipeline, setup, teardown),
+        cmocka_unit_test(test_sim_pipeline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
