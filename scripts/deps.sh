@@ -9,12 +9,14 @@ set -eu
 # examples and the layer check (tests/doc_examples.py, tests/check_layers.py).
 # Open MPI measures clusters (measure --mpi); python3-pytest and python3-cffi
 # test the Python binding (python/); emscripten compiles the CLI to
-# WebAssembly for the report's explorer, and chromium runs the browser tests.
+# WebAssembly for the report's explorer, dpkg-dev unpacks the jansson source
+# it compiles (apt-get source runs dpkg-source), and chromium runs the
+# browser tests.
 PKGS="cmake make gcc pkg-config libjansson-dev libopenblas-dev libcmocka-dev \
 libxml2-utils clang libclang-rt-dev valgrind strace scdoc python3 python3-pytest \
-python3-cffi python3-venv libopenmpi-dev openmpi-bin chromium emscripten"
+python3-cffi python3-venv libopenmpi-dev openmpi-bin chromium emscripten dpkg-dev"
 # The ones a build can go without (the tests that need them skip and say so).
-OPTIONAL="chromium emscripten"
+OPTIONAL="chromium emscripten dpkg-dev"
 
 # The WebAssembly explorer compiles jansson from Debian's own source
 # package with emcc (the native build links libjansson-dev): fetched once
@@ -25,6 +27,10 @@ fetch_jansson_source() {
   here=$(cd "$(dirname "$0")/.." && pwd)
   [ -f "$here/.deps/jansson/src/dump.c" ] && return 0
   command -v emcc >/dev/null 2>&1 || return 0
+  if ! command -v dpkg-source >/dev/null 2>&1; then
+    echo "roofline: no dpkg-source to unpack jansson's source for the explorer (Debian: dpkg-dev)" >&2
+    return 0
+  fi
   if [ "$(id -u)" -ne 0 ] && ! apt-get source --print-uris jansson >/dev/null 2>&1; then
     echo "roofline: no jansson source for the explorer; as root: scripts/deps.sh" >&2
     return 0

@@ -135,6 +135,34 @@ require(path.resolve(modulePath))({
               absent + " of measure/bench/profile (exit 3 checked), " + outside +
               " naming files outside the test folders, " + fsDiffers +
               " where the file system's errno differs (ENOTDIR as ENOENT)");
+  /* jansson as emcc compiled it (Debian's source, wasm/CMakeLists.txt)
+   * against the binary's libjansson on JSON's edge cases
+   * (tests/data/json_edge: bad escapes and UTF-8, surrogates, a BOM, deep
+   * nesting, 64-bit limits, reals, duplicate keys, trailing bytes): the
+   * same refusal, line, column and message, read as a config.json and as
+   * a profile. */
+  const edgeDir = dataDirs.map((d) => path.join(d, "json_edge")).find((d) => fs.existsSync(d));
+  const edge = edgeDir ? fs.readdirSync(edgeDir).filter((f) => f.endsWith(".json")).sort() : [];
+  let edgeSame = 0;
+  for (const f of edge) {
+    const file = path.join(edgeDir, f);
+    for (const args of [["info", file], ["gemm", "1", "64", "64", "--hw", file]]) {
+      const n = spawnSync(bin, args, { stdio: ["ignore", "pipe", "pipe"] }), w = run(args);
+      if (n.status === w.code && n.stdout.equals(w.out) && n.stderr.equals(w.err)) {
+        edgeSame++;
+      } else if (failed++ < 20) {
+        console.log("FAIL: " + args.join(" ") + "\n  native: exit " + n.status + ", err " +
+          JSON.stringify(String(n.stderr)) + "\n  module: exit " + w.code + ", err " +
+          JSON.stringify(String(w.err)));
+      }
+    }
+  }
+  console.log("module = binary on " + edgeSame + " reads of " + edge.length +
+              " JSON edge cases (tests/data/json_edge)");
+  if (edge.length < 30) {
+    console.log("FAIL: " + edge.length + " files in tests/data/json_edge, 30 or more expected");
+    failed++;
+  }
   /* issue 28, finding 13: a config of 40,000 keys (llama-3-70b's fields
    * and k00000 .. k39999) took 9.7 s in the module (a hand-written reader's
    * linear key lookup; 0.05 s native) and froze the explorer; jansson's

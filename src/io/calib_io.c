@@ -153,29 +153,20 @@ int rf__calib_put(json_t *o, const rf_hw_profile *p)
 
 /* ---- reading ------------------------------------------------------------ */
 
-/* obj[key], a number (required) into *out. */
-static rf_status number(json_t *obj, const char *key, const char *path, const char *origin,
-                        double *out, rf_err *err)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return rf__json_fail(err, origin, "%s.%s is missing", path, key);
-    if (!json_is_number(v))
-        return rf__json_fail(err, origin, "%s.%s must be a number", path, key);
-    *out = json_number_value(v);
-    return RF_OK;
-}
-
-/* obj[key], an integer 0 .. 2^40 into *out. */
+/* obj[key], an integer 0 .. 2^40 into *out; path names obj. */
 static rf_status whole(json_t *obj, const char *key, const char *path, const char *origin,
                        int64_t *out, rf_err *err)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return rf__json_fail(err, origin, "%s.%s is missing", path, key);
+    rf__json_doc d = {.origin = origin, .err = err};
+    char at[64];
+    snprintf(at, sizeof at, "%s.", path);
+    json_t *v;
+    rf_status s = rf__field_get(&d, obj, at, key, true, &v);
+    if (s)
+        return s;
     if (!json_is_integer(v) || json_integer_value(v) < 0 ||
         json_integer_value(v) > ((json_int_t)1 << 40))
-        return rf__json_fail(err, origin, "%s.%s must be a whole number in 0 .. 2^40", path, key);
+        return rf__json_fail(err, origin, "%s%s must be a whole number in 0 .. 2^40", at, key);
     *out = (int64_t)json_integer_value(v);
     return RF_OK;
 }
@@ -313,10 +304,13 @@ static rf_status read_calib(json_t *o, const char *origin, rf_calib *c, rf_err *
         if (v)
             snprintf(dst[i], cap[i], "%s", json_string_value(v));
     }
-    if ((s = number(o, "bandwidth_bytes_per_s", "calibration", origin, &c->bw_bytes_per_s, err)) ||
+    rf__json_doc d = {.origin = origin, .err = err};
+    if ((s = rf__field_number(&d, o, "calibration.", "bandwidth_bytes_per_s", true,
+                              &c->bw_bytes_per_s)) ||
         (s = rf__figure_check(origin, "calibration.bandwidth_bytes_per_s", c->bw_bytes_per_s,
                               RF__FIG_BW, false, err)) ||
-        (s = number(o, "peak_flops_per_s", "calibration", origin, &c->peak_flops_per_s, err)) ||
+        (s = rf__field_number(&d, o, "calibration.", "peak_flops_per_s", true,
+                              &c->peak_flops_per_s)) ||
         (s = rf__figure_check(origin, "calibration.peak_flops_per_s", c->peak_flops_per_s,
                               RF__FIG_PEAK, false, err)))
         return s;
@@ -338,16 +332,13 @@ static rf_status read_calib(json_t *o, const char *origin, rf_calib *c, rf_err *
 
 rf_status rf__calib_get(json_t *root, const char *origin, rf_hw_profile *out, rf_err *err)
 {
-    json_t *v = json_object_get(root, "bandwidth_sustained_bytes_per_s");
-    if (v) {
-        if (!json_is_number(v))
-            return rf__json_fail(err, origin, "bandwidth_sustained_bytes_per_s must be a number");
-        out->bandwidth_sustained_bytes_per_s = json_number_value(v);
-        rf_status s = rf__figure_check(origin, "bandwidth_sustained_bytes_per_s",
-                                       out->bandwidth_sustained_bytes_per_s, RF__FIG_BW, true, err);
-        if (s)
-            return s;
-    }
+    rf__json_doc d = {.origin = origin, .err = err};
+    double *sustained = &out->bandwidth_sustained_bytes_per_s; /* 0 (none) when absent */
+    rf_status s;
+    if ((s = rf__field_number(&d, root, "", "bandwidth_sustained_bytes_per_s", false, sustained)) ||
+        (s = rf__figure_check(origin, "bandwidth_sustained_bytes_per_s", *sustained, RF__FIG_BW,
+                              true, err)))
+        return s;
     json_t *c = json_object_get(root, "calibration");
     return c ? read_calib(c, origin, &out->calib, err) : RF_OK;
 }

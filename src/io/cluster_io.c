@@ -1,8 +1,6 @@
 /* cluster_io.c - the profile's "cluster" object (rf_cluster.h): written by
  * `roofline measure --mpi`, read wherever --hw takes that profile. */
 #include <jansson.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -99,81 +97,16 @@ json_t *rf__cluster_json(const rf_cluster *c)
 
 /* ---- reading ------------------------------------------------------------ */
 
-typedef struct rd {
-    const char *origin;
-    rf_err *err;
-} rd;
-
-/* obj[key] as a finite number (any sign: the checks come after); at is the
- * path up to the key. */
-static rf_status number(const rd *r, json_t *obj, const char *at, const char *key, double *out)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return rf__json_fail(r->err, r->origin, "%s%s is missing", at, key);
-    if (!json_is_number(v) || !isfinite(json_number_value(v)))
-        return rf__json_fail(r->err, r->origin, "%s%s must be a number", at, key);
-    *out = json_number_value(v);
-    return RF_OK;
-}
-
-/* obj[key] as a whole number within [lo, hi]. */
-static rf_status whole(const rd *r, json_t *obj, const char *at, const char *key, int64_t lo,
-                       int64_t hi, int64_t *out)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return rf__json_fail(r->err, r->origin, "%s%s is missing", at, key);
-    if (!json_is_integer(v))
-        return rf__json_fail(r->err, r->origin, "%s%s must be a whole number", at, key);
-    json_int_t x = json_integer_value(v);
-    if (x < lo || x > hi)
-        return rf__json_fail(r->err, r->origin,
-                             "%s%s (%lld) must be within [%lld, %lld]", at, key, (long long)x,
-                   (long long)lo, (long long)hi);
-    *out = x;
-    return RF_OK;
-}
-
-static rf_status text(const rd *r, json_t *obj, const char *at, const char *key, char *out,
-                      size_t cap)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return rf__json_fail(r->err, r->origin, "%s%s is missing", at, key);
-    if (!json_is_string(v))
-        return rf__json_fail(r->err, r->origin, "%s%s must be a string", at, key);
-    if (json_string_length(v) >= cap)
-        return rf__json_fail(r->err, r->origin,
-                             "%s%s is longer than %zu characters", at, key, cap - 1);
-    snprintf(out, cap, "%s", json_string_value(v));
-    return RF_OK;
-}
-
-static rf_status array(const rd *r, json_t *obj, const char *at, const char *key, size_t max,
-                       json_t **out)
-{
-    json_t *a = json_object_get(obj, key);
-    if (!a)
-        return rf__json_fail(r->err, r->origin, "%s%s is missing", at, key);
-    if (!json_is_array(a))
-        return rf__json_fail(r->err, r->origin, "%s%s must be an array", at, key);
-    if (json_array_size(a) > max)
-        return rf__json_fail(r->err, r->origin, "%s%s: more than %zu", at, key, max);
-    *out = a;
-    return RF_OK;
-}
-
-static rf_status read_node(const rd *r, json_t *o, const char *at, rf_cluster_node *n)
+static rf_status read_node(const rf__json_doc *r, json_t *o, const char *at, rf_cluster_node *n)
 {
     int64_t ranks = 0, devices = 0;
     rf_status s;
     if (!json_is_object(o))
         return rf__json_fail(r->err, r->origin, "%.*s must be an object", (int)strlen(at) - 1, at);
-    if ((s = text(r, o, at, "name", n->name, sizeof n->name)) ||
-        (s = whole(r, o, at, "ranks", 1, 1 << 20, &ranks)) ||
-        (s = whole(r, o, at, "devices", 0, 1 << 20, &devices)) ||
-        (s = number(r, o, at, "bandwidth_bytes_per_s", &n->bandwidth_bytes_per_s)))
+    if ((s = rf__field_string(r, o, at, "name", true, n->name, sizeof n->name)) ||
+        (s = rf__field_whole(r, o, at, "ranks", true, 1, 1 << 20, &ranks)) ||
+        (s = rf__field_whole(r, o, at, "devices", true, 0, 1 << 20, &devices)) ||
+        (s = rf__field_number(r, o, at, "bandwidth_bytes_per_s", true, &n->bandwidth_bytes_per_s)))
         return s;
     char path[96];
     snprintf(path, sizeof path, "%sbandwidth_bytes_per_s", at);
@@ -196,7 +129,7 @@ static rf_status read_node(const rd *r, json_t *o, const char *at, rf_cluster_no
         snprintf(path, sizeof path, "%speak_flops_per_s.", at);
         if (rf_dtype_parse(key, &dt, NULL))
             return rf__json_fail(r->err, r->origin, "%s: unknown dtype '%s'", path, key);
-        if ((s = number(r, peaks, path, key, &n->peak_flops_per_s[dt.kind])))
+        if ((s = rf__field_number(r, peaks, path, key, true, &n->peak_flops_per_s[dt.kind])))
             return s;
         snprintf(path, sizeof path, "%speak_flops_per_s.%s", at, key);
         if ((s = rf__figure_check(r->origin, path, n->peak_flops_per_s[dt.kind], RF__FIG_PEAK,
@@ -206,16 +139,16 @@ static rf_status read_node(const rd *r, json_t *o, const char *at, rf_cluster_no
     return RF_OK;
 }
 
-static rf_status read_point(const rd *r, json_t *o, const char *at, rf_cluster_point *p)
+static rf_status read_point(const rf__json_doc *r, json_t *o, const char *at, rf_cluster_point *p)
 {
     int64_t bytes = 0;
     rf_status s;
     if (!json_is_object(o))
         return rf__json_fail(r->err, r->origin, "%.*s must be an object", (int)strlen(at) - 1, at);
-    if ((s = whole(r, o, at, "bytes", 1, (int64_t)1 << 40, &bytes)) ||
-        (s = number(r, o, at, "time_s", &p->time_s)) ||
-        (s = number(r, o, at, "median_s", &p->median_s)) ||
-        (s = whole(r, o, at, "iterations", 1, (int64_t)1 << 40, &p->iterations)))
+    if ((s = rf__field_whole(r, o, at, "bytes", true, 1, (int64_t)1 << 40, &bytes)) ||
+        (s = rf__field_number(r, o, at, "time_s", true, &p->time_s)) ||
+        (s = rf__field_number(r, o, at, "median_s", true, &p->median_s)) ||
+        (s = rf__field_whole(r, o, at, "iterations", true, 1, (int64_t)1 << 40, &p->iterations)))
         return s;
     p->bytes = (uint64_t)bytes;
     const struct { const char *key; double v; } times[] = {{"time_s", p->time_s},
@@ -229,15 +162,15 @@ static rf_status read_point(const rd *r, json_t *o, const char *at, rf_cluster_p
     return RF_OK;
 }
 
-static rf_status read_link(const rd *r, json_t *o, const char *at, rf_cluster_link *l)
+static rf_status read_link(const rf__json_doc *r, json_t *o, const char *at, rf_cluster_link *l)
 {
     char cls[24] = "", kind[24] = "";
     int64_t ranks = 0;
     rf_status s;
     if (!json_is_object(o))
         return rf__json_fail(r->err, r->origin, "%.*s must be an object", (int)strlen(at) - 1, at);
-    if ((s = text(r, o, at, "class", cls, sizeof cls)) ||
-        (s = text(r, o, at, "collective", kind, sizeof kind)))
+    if ((s = rf__field_string(r, o, at, "class", true, cls, sizeof cls)) ||
+        (s = rf__field_string(r, o, at, "collective", true, kind, sizeof kind)))
         return s;
     l->cls = RF_LINK_CLASS_COUNT;
     for (int c = 0; c < RF_LINK_CLASS_COUNT; c++)
@@ -258,11 +191,11 @@ static rf_status read_link(const rd *r, json_t *o, const char *at, rf_cluster_li
     char named[64];
     snprintf(named, sizeof named, "%.*s (%s, %s): ", (int)strlen(at) - 1, at, kind, cls);
     json_t *pts = NULL;
-    if ((s = whole(r, o, named, "ranks", 0, 1 << 20, &ranks)) ||
-        (s = number(r, o, named, "latency_s", &l->latency_s)) ||
-        (s = number(r, o, named, "bandwidth_bytes_per_s", &l->bw_bytes_per_s)) ||
-        (s = number(r, o, named, "residual", &l->residual)) ||
-        (s = array(r, o, named, "points", RF_CLUSTER_MAX_POINTS, &pts)))
+    if ((s = rf__field_whole(r, o, named, "ranks", true, 0, 1 << 20, &ranks)) ||
+        (s = rf__field_number(r, o, named, "latency_s", true, &l->latency_s)) ||
+        (s = rf__field_number(r, o, named, "bandwidth_bytes_per_s", true, &l->bw_bytes_per_s)) ||
+        (s = rf__field_number(r, o, named, "residual", true, &l->residual)) ||
+        (s = rf__field_array(r, o, named, "points", true, RF_CLUSTER_MAX_POINTS, &pts)))
         return s;
     l->ranks = (int)ranks;
     for (size_t i = 0; i < json_array_size(pts); i++) {
@@ -277,7 +210,7 @@ static rf_status read_link(const rd *r, json_t *o, const char *at, rf_cluster_li
 
 rf_status rf__cluster_read(const char *origin, json_t *root, rf_cluster *out, rf_err *err)
 {
-    rd r = {.origin = origin, .err = err};
+    rf__json_doc r = {.origin = origin, .err = err};
     json_t *c = json_object_get(root, "cluster"), *nodes = NULL, *links = NULL;
     memset(out, 0, sizeof *out);
     if (!c)
@@ -286,10 +219,10 @@ rf_status rf__cluster_read(const char *origin, json_t *root, rf_cluster *out, rf
         return rf__json_fail(r.err, r.origin, "cluster must be an object");
     int64_t ranks = 0;
     rf_status s;
-    if ((s = whole(&r, c, "cluster.", "ranks", 1, 1 << 20, &ranks)) ||
-        (s = text(&r, c, "cluster.", "mpi", out->mpi, sizeof out->mpi)) ||
-        (s = array(&r, c, "cluster.", "nodes", RF_CLUSTER_MAX_NODES, &nodes)) ||
-        (s = array(&r, c, "cluster.", "links", RF_CLUSTER_MAX_LINKS, &links)))
+    if ((s = rf__field_whole(&r, c, "cluster.", "ranks", true, 1, 1 << 20, &ranks)) ||
+        (s = rf__field_string(&r, c, "cluster.", "mpi", true, out->mpi, sizeof out->mpi)) ||
+        (s = rf__field_array(&r, c, "cluster.", "nodes", true, RF_CLUSTER_MAX_NODES, &nodes)) ||
+        (s = rf__field_array(&r, c, "cluster.", "links", true, RF_CLUSTER_MAX_LINKS, &links)))
         return s;
     out->ranks = (int)ranks;
     for (size_t i = 0; i < json_array_size(nodes); i++) {

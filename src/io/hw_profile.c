@@ -159,68 +159,44 @@ rf_status rf_hw_profile_save(const rf_hw_profile *p, const char *path, rf_err *e
 
 /* ---- reading ------------------------------------------------------------ */
 
-typedef struct reader {
-    const char *origin; /* prefixes every message */
-    rf_err *err;
-} reader;
-
-/* A figure: present, a number, not negative. */
-static rf_status get_figure(const reader *r, json_t *obj, const char *key, const char *path,
-                            bool required, double *out)
+/* A figure: a number (io_json.h's accessors), not negative. */
+static rf_status get_figure(const rf__json_doc *r, json_t *obj, const char *at,
+                            const char *key, bool required, double *out)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v) {
-        if (required)
-            return rf__json_fail(r->err, r->origin, "%s is missing", path);
-        return RF_OK;
-    }
-    if (!json_is_number(v))
-        return rf__json_fail(r->err, r->origin, "%s must be a number", path);
-    double x = json_number_value(v);
+    double x = *out; /* kept when absent */
+    rf_status s = rf__field_number(r, obj, at, key, required, &x);
+    if (s)
+        return s;
     if (x < 0)
-        return rf__json_fail(r->err, r->origin, "%s is negative (%g)", path, x);
+        return rf__json_fail(r->err, r->origin, "%s%s is negative (%g)", at, key, x);
     *out = x;
     return RF_OK;
 }
 
 /* A count (of bytes, threads, ...): a non-negative integer, at most
  * RF_SIZE_MAX_BYTES (2^60, as --mem). */
-static rf_status get_count(const reader *r, json_t *obj, const char *key, const char *path,
-                           bool required, uint64_t *out)
+static rf_status get_count(const rf__json_doc *r, json_t *obj, const char *at,
+                           const char *key, bool required, uint64_t *out)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return required ? rf__json_fail(r->err, r->origin, "%s is missing", path) : RF_OK;
-    if (!json_is_integer(v))
-        return rf__json_fail(r->err, r->origin, "%s must be a whole number", path);
-    if (json_integer_value(v) < 0)
-        return rf__json_fail(r->err, r->origin,
-                             "%s is negative (%lld)", path, (long long)json_integer_value(v));
-    *out = (uint64_t)json_integer_value(v);
+    json_int_t x = (json_int_t)*out; /* kept when absent */
+    rf_status s = rf__field_integer(r, obj, at, key, required, &x);
+    if (s)
+        return s;
+    if (x < 0)
+        return rf__json_fail(r->err, r->origin, "%s%s is negative (%lld)", at, key, (long long)x);
+    *out = (uint64_t)x;
+    char path[96];
+    snprintf(path, sizeof path, "%s%s", at, key);
     return rf__bytes_check(r->origin, path, *out, r->err);
 }
 
-/* A string that fits cap bytes (never truncated: refused). */
-static rf_status get_string(const reader *r, json_t *obj, const char *key, const char *path,
-                            bool required, char *out, size_t cap)
+static rf_status get_dtype_figures(const rf__json_doc *r, json_t *obj, const char *key,
+                                   bool required, double *out)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return required ? rf__json_fail(r->err, r->origin, "%s is missing", path) : RF_OK;
-    if (!json_is_string(v))
-        return rf__json_fail(r->err, r->origin, "%s must be a string", path);
-    if (json_string_length(v) >= cap)
-        return rf__json_fail(r->err, r->origin, "%s is longer than %zu characters", path, cap - 1);
-    snprintf(out, cap, "%s", json_string_value(v));
-    return RF_OK;
-}
-
-static rf_status get_dtype_figures(const reader *r, json_t *obj, const char *key, bool required,
-                                   double *out)
-{
-    json_t *m = json_object_get(obj, key);
-    if (!m)
-        return required ? rf__json_fail(r->err, r->origin, "%s is missing", key) : RF_OK;
+    json_t *m;
+    rf_status s = rf__field_get(r, obj, "", key, required, &m);
+    if (s || !m)
+        return s;
     if (!json_is_object(m))
         return rf__json_fail(r->err, r->origin,
                              "%s must be an object keyed by dtype (\"fp32\": ...)", key);
@@ -236,8 +212,9 @@ static rf_status get_dtype_figures(const reader *r, json_t *obj, const char *key
                 kind = k;
         if (kind < 0)
             return rf__json_fail(r->err, r->origin, "%s: unknown dtype '%s'", path, name);
-        rf_status s = get_figure(r, m, name, path, true, &out[kind]);
-        if (s != RF_OK)
+        char at[64];
+        snprintf(at, sizeof at, "%s.", key);
+        if ((s = get_figure(r, m, at, name, true, &out[kind])))
             return s;
     }
     return RF_OK;
@@ -246,7 +223,8 @@ static rf_status get_dtype_figures(const reader *r, json_t *obj, const char *key
 /* A bandwidth within the readers' range (or 0, not measured, where
  * zero_ok), so that every ridge written beside it (peak / bandwidth) is
  * finite. */
-static rf_status bandwidth_in_range(const reader *r, const char *path, double v, bool zero_ok)
+static rf_status bandwidth_in_range(const rf__json_doc *r, const char *path, double v,
+                                    bool zero_ok)
 {
     return rf__figure_check(r->origin, path, v, RF__FIG_BW, zero_ok, r->err);
 }
@@ -283,36 +261,33 @@ static const item_field kernel_fields[] = {
 
 /* root[key], an array of at most max objects, each read by its fields, in
  * order, into items (item_size bytes apart); *count is how many were read. */
-static rf_status get_items(const reader *r, json_t *root, const char *key,
+static rf_status get_items(const rf__json_doc *r, json_t *root, const char *key,
                            const item_field *fields, size_t n_fields, void *items,
                            size_t item_size, size_t max, size_t *count)
 {
-    json_t *a = json_object_get(root, key);
-    if (!a)
-        return RF_OK;
-    if (!json_is_array(a))
-        return rf__json_fail(r->err, r->origin, "%s must be an array", key);
-    if (json_array_size(a) > max)
-        return rf__json_fail(r->err, r->origin, "%s: more than %zu", key, max);
+    json_t *a = NULL;
+    rf_status s = rf__field_array(r, root, "", key, false, max, &a);
+    if (s || !a)
+        return s;
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *o = json_array_get(a, i);
-        char base[32], path[96];
+        char base[32], at[40], path[96];
         snprintf(base, sizeof base, "%s[%zu]", key, i);
+        snprintf(at, sizeof at, "%s.", base);
         if (!json_is_object(o))
             return rf__json_fail(r->err, r->origin, "%s must be an object", base);
         char *item = (char *)items + i * item_size;
         for (size_t f = 0; f < n_fields; f++) {
             const item_field *fd = &fields[f];
-            void *at = item + fd->offset;
-            rf_status s;
+            void *dst = item + fd->offset;
             snprintf(path, sizeof path, "%s.%s", base, fd->key);
             if (fd->kind == F_STRING)
-                s = get_string(r, o, fd->key, path, fd->required, at, fd->cap);
+                s = rf__field_string(r, o, at, fd->key, fd->required, dst, fd->cap);
             else if (fd->kind == F_COUNT)
-                s = get_count(r, o, fd->key, path, fd->required, at);
-            else if (!(s = get_figure(r, o, fd->key, path, fd->required, at)) &&
+                s = get_count(r, o, at, fd->key, fd->required, dst);
+            else if (!(s = get_figure(r, o, at, fd->key, fd->required, dst)) &&
                      fd->kind == F_BANDWIDTH)
-                s = bandwidth_in_range(r, path, *(double *)at, true);
+                s = bandwidth_in_range(r, path, *(double *)dst, true);
             if (s)
                 return s;
         }
@@ -329,22 +304,22 @@ rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_pr
 
 /* The named fields of the top level: strings, figures, counts, the two
  * dtype tables, the levels and the kernels, each checked as it is read. */
-static rf_status read_fields(reader *r, json_t *root, rf_hw_profile *out)
+static rf_status read_fields(rf__json_doc *r, json_t *root, rf_hw_profile *out)
 {
     rf_status s;
-    if ((s = get_string(r, root, "name", "name", true, out->name, sizeof out->name)) ||
-        (s = get_string(r, root, "cpu", "cpu", false, out->cpu, sizeof out->cpu)) ||
-        (s = get_string(r, root, "device", "device", false, out->device, sizeof out->device)) ||
-        (s = get_string(r, root, "isa", "isa", false, out->isa, sizeof out->isa)) ||
-        (s = get_string(r, root, "date", "date", false, out->date, sizeof out->date)) ||
-        (s = get_string(r, root, "flags", "flags", false, out->flags, sizeof out->flags)) ||
-        (s = get_figure(r, root, "bandwidth_bytes_per_s", "bandwidth_bytes_per_s", true,
+    if ((s = rf__field_string(r, root, "", "name", true, out->name, sizeof out->name)) ||
+        (s = rf__field_string(r, root, "", "cpu", false, out->cpu, sizeof out->cpu)) ||
+        (s = rf__field_string(r, root, "", "device", false, out->device, sizeof out->device)) ||
+        (s = rf__field_string(r, root, "", "isa", false, out->isa, sizeof out->isa)) ||
+        (s = rf__field_string(r, root, "", "date", false, out->date, sizeof out->date)) ||
+        (s = rf__field_string(r, root, "", "flags", false, out->flags, sizeof out->flags)) ||
+        (s = get_figure(r, root, "", "bandwidth_bytes_per_s", true,
                         &out->bandwidth_bytes_per_s)) ||
-        (s = get_figure(r, root, "clock_hz", "clock_hz", false, &out->clock_hz)) ||
+        (s = get_figure(r, root, "", "clock_hz", false, &out->clock_hz)) ||
         (s = rf__figure_check(r->origin, "clock_hz", out->clock_hz, RF__FIG_CLOCK, true, r->err)) ||
-        (s = get_figure(r, root, "spread", "spread", false, &out->spread)) ||
-        (s = get_count(r, root, "mem_bytes", "mem_bytes", false, &out->mem_bytes)) ||
-        (s = get_count(r, root, "l2_bytes", "l2_bytes", false, &out->l2_bytes)) ||
+        (s = get_figure(r, root, "", "spread", false, &out->spread)) ||
+        (s = get_count(r, root, "", "mem_bytes", false, &out->mem_bytes)) ||
+        (s = get_count(r, root, "", "l2_bytes", false, &out->l2_bytes)) ||
         (s = get_dtype_figures(r, root, "peak_flops_per_s", true, out->peak_flops_per_s)) ||
         (s = get_dtype_figures(r, root, "theoretical_flops_per_s", false,
                                out->theoretical_flops_per_s)))
@@ -361,7 +336,7 @@ static rf_status read_fields(reader *r, json_t *root, rf_hw_profile *out)
 /* The memory roof's bursts (absent in older profiles): counts of at most
  * 2^20, as many bests as bursts (at most RF_HW_PROFILE_MAX_BURSTS), each a
  * bandwidth in range and none above the roof. */
-static rf_status read_bursts(reader *r, json_t *root, rf_hw_profile *out)
+static rf_status read_bursts(rf__json_doc *r, json_t *root, rf_hw_profile *out)
 {
     json_t *o = json_object_get(root, "dram_bursts");
     if (!o)
@@ -376,7 +351,7 @@ static rf_status read_bursts(reader *r, json_t *root, rf_hw_profile *out)
         char path[64];
         uint64_t v = 0;
         snprintf(path, sizeof path, "dram_bursts.%s", keys[i]);
-        if ((s = get_count(r, o, keys[i], path, true, &v)))
+        if ((s = get_count(r, o, "dram_bursts.", keys[i], true, &v)))
             return s;
         if (v < 1 || v > 1u << 20)
             return rf__json_fail(r->err, r->origin, "%s must be within [1, %u] (%llu)", path,
@@ -409,14 +384,14 @@ static rf_status read_bursts(reader *r, json_t *root, rf_hw_profile *out)
 
 /* threads, cores and sm_count (at most 2^20), and the caches the system
  * reported. */
-static rf_status read_counts(reader *r, json_t *root, rf_hw_profile *out)
+static rf_status read_counts(rf__json_doc *r, json_t *root, rf_hw_profile *out)
 {
     rf_status s;
     const char *ints[] = {"threads", "cores", "sm_count"};
     int *dst[] = {&out->threads, &out->cores, &out->sm_count};
     for (size_t i = 0; i < 3; i++) {
         uint64_t v = 0;
-        if ((s = get_count(r, root, ints[i], ints[i], false, &v)))
+        if ((s = get_count(r, root, "", ints[i], false, &v)))
             return s;
         if (v > 1u << 20)
             return rf__json_fail(r->err, r->origin,
@@ -427,18 +402,16 @@ static rf_status read_counts(reader *r, json_t *root, rf_hw_profile *out)
     if (!caches)
         return RF_OK;
     const char *names[] = {"l1d", "l2", "l3"};
-    for (size_t i = 0; i < 3; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "caches_reported_bytes.%s", names[i]);
-        if ((s = get_count(r, caches, names[i], path, false, &out->cache_bytes[i])))
+    for (size_t i = 0; i < 3; i++)
+        if ((s = get_count(r, caches, "caches_reported_bytes.", names[i], false,
+                           &out->cache_bytes[i])))
             return s;
-    }
     return RF_OK;
 }
 
 /* The figures a roof needs: a bandwidth in range, every peak in range,
  * and at least one positive peak. */
-static rf_status check_roof(reader *r, const rf_hw_profile *out)
+static rf_status check_roof(rf__json_doc *r, const rf_hw_profile *out)
 {
     rf_status s;
     double peaks_any = 0;
@@ -465,7 +438,7 @@ rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
                               rf_hw_profile *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
-    reader r = {.origin = origin ? origin : "profile", .err = err};
+    rf__json_doc r = {.origin = origin ? origin : "profile", .err = err};
     json_t *root = NULL;
     rf_status s = rf__json_parse(text, len, r.origin, &root, err);
     if (s)

@@ -80,4 +80,38 @@ rf_status rf__figure_check(const char *origin, const char *path, double v, rf__f
  * set): RF_OK up to RF_SIZE_MAX_BYTES (2^60, as --mem), RF_EINVAL beyond. */
 rf_status rf__bytes_check(const char *origin, const char *path, uint64_t v, rf_err *err);
 
+/* ---- field accessors ------------------------------------------------------
+ * The profile, calibration, cluster and measured readers read their fields
+ * through these (json_fields.c). Each looks up obj[key] and names it in a
+ * refusal as "ORIGIN: ATKEY ...", at being the path up to the key
+ * ("levels[0].", "cluster.nodes[1].", "" at the top level). An absent key
+ * is refused with "ATKEY is missing" when required; otherwise it is RF_OK
+ * with *out left as it was. A reader's own rules (a range, a sign, a
+ * figure kind) follow the read. */
+typedef struct rf__json_doc {
+    const char *origin; /* the file: first in every message */
+    rf_err *err;
+} rf__json_doc;
+
+/* obj[key] itself; *v is NULL when absent (and not required). */
+rf_status rf__field_get(const rf__json_doc *d, const json_t *obj, const char *at, const char *key,
+                        bool required, json_t **v);
+/* A number: "ATKEY must be a number". */
+rf_status rf__field_number(const rf__json_doc *d, const json_t *obj, const char *at,
+                           const char *key, bool required, double *out);
+/* An integer: "ATKEY must be a whole number". */
+rf_status rf__field_integer(const rf__json_doc *d, const json_t *obj, const char *at,
+                            const char *key, bool required, json_int_t *out);
+/* An integer within [lo, hi]: "ATKEY (X) must be within [LO, HI]". */
+rf_status rf__field_whole(const rf__json_doc *d, const json_t *obj, const char *at,
+                          const char *key, bool required, int64_t lo, int64_t hi, int64_t *out);
+/* A string of fewer than cap bytes, copied (never cut: "ATKEY is longer
+ * than N characters"); "ATKEY must be a string". */
+rf_status rf__field_string(const rf__json_doc *d, const json_t *obj, const char *at,
+                           const char *key, bool required, char *out, size_t cap);
+/* An array of at most max entries: "ATKEY must be an array", "ATKEY: more
+ * than MAX". */
+rf_status rf__field_array(const rf__json_doc *d, const json_t *obj, const char *at,
+                          const char *key, bool required, size_t max, json_t **out);
+
 #endif
