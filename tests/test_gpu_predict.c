@@ -3,8 +3,9 @@
  * temporary directory: a point in range, one interpolated, one
  * extrapolated, a collective, a kind with no table, the leave-one-out
  * band, and the bad tables refused with their file and line; a pipeline's
- * stages and send combined, and the kinds no table holds (a send, MLA, a
- * linear-attention mixer) on their floor and marked. */
+ * stages and send combined, MLA decode from its table, and the kinds no
+ * table holds (a send, MLA of other widths, a linear-attention mixer) on
+ * their floor and marked. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
@@ -82,7 +83,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     static const char *const files[] = {"eng/gemm_perf.csv", "eng/custom_allreduce_perf.csv",
-                                        "nccl/nccl_perf.csv"};
+                                        "nccl/nccl_perf.csv", "eng/generation_mla_perf.csv"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(f->path, sizeof f->path, "%s/%s", f->dir, files[i]);
         unlink(f->path);
@@ -268,8 +269,9 @@ static void test_missing_kind(void **state)
  * floors (rf_gpu_predict_par): stage 0 two q_proj rows (M = 4: the
  * table's 5 us each) and its send to stage 1 (3 us: no point-to-point
  * table, on its floor, RF_GPU_NEED_P2P); stage 1 the same GEMMs and two
- * MLA attention rows (the model has a latent KV: on their floor,
- * RF_GPU_NEED_MLA) and two of a Gated DeltaNet recurrence (on its floor,
+ * MLA attention rows (a latent KV of widths the MLA tables do not
+ * measure: on their floor, RF_GPU_NEED_MLA) and two of a Gated DeltaNet
+ * recurrence (on its floor,
  * RF_GPU_NEED_LINEAR). Two micro-batches of 2 sequences each. */
 static void test_pipeline(void **state)
 {
@@ -339,6 +341,68 @@ static void test_pipeline(void **state)
     assert_null(rf_gpu_need_name(RF_GPU_NEED_COUNT));
     free(work);
     free(par);
+    rf_gpu_tables_free(&g);
+}
+
+/* MLA decode from generation_mla_perf (DeepSeek's widths: keys of 576 a
+ * token, a latent read once for every head). Two rows of 16 heads at
+ * batch 1, step 1023 and 4095 (1024 and 4096 keys); the query, a decode
+ * of one sequence over 2048 keys (step 2047), between them. On round_hw a
+ * row's floor is memory-bound (FLOPs 2 x 16 x keys x 1088 over 1e14 are
+ * 0.35 keys ps, the bytes 1.15 keys ps):
+ *     floor(keys) = (keys x 576 x 2 + 16 x (576 + 512) x 2) / 1e12
+ * and ln r is interpolated in ln step:
+ *     w = (ln 2047 - ln 1023) / (ln 4095 - ln 1023),
+ *     t = exp((1 - w) ln r(1023) + w ln r(4095)) x floor(2048).
+ * A model of other widths (kv_lora_rank 256) is on its own floor,
+ * RF_GPU_NEED_MLA. */
+static double mla_floor(double keys)
+{
+    return (keys * 576 * 2 + 16.0 * 1088 * 2) / 1e12;
+}
+
+static void test_mla(void **state)
+{
+    fixture *f = *state;
+    put(f, "eng/gemm_perf.csv", gemm_csv);
+    put(f, "eng/generation_mla_perf.csv",
+        "mla_dtype,kv_cache_dtype,num_heads,batch_size,isl,tp_size,step,latency\n"
+        "bfloat16,bfloat16,16,1,1,8,1023,0.004\n"
+        "bfloat16,bfloat16,16,1,1,8,4095,0.010\n");
+    rf_gpu_tables g;
+    load(f, &g);
+    assert_true(g.t[RF_GPU_MLA_GENERATION].present);
+    static rf_step st;
+    memset(&st, 0, sizeof st);
+    st.roof = (rf_roof){.peak_flops_per_s = 1e14, .bw_bytes_per_s = 1e12};
+    rf_err e;
+    rf_dtype bf = rf_dtype_of(RF_BF16);
+    rf_attn_desc d = {.n_q = 16, .n_kv = 1, .head_dim = 576, .batch = 1, .q_tokens = 1,
+                      .keys = 2048};
+    assert_int_equal(rf_op_attention("attention", &d, bf, bf, &st.ops[0], &e), RF_OK);
+    st.n_ops = 1;
+    rf_model m;
+    memset(&m, 0, sizeof m);
+    m.n_q = 16, m.n_kv = 16, m.head_dim = 192;
+    m.kv_lora_rank = 512, m.qk_rope_dim = 64, m.qk_nope_dim = 128, m.v_head_dim = 128;
+    rf_step_opts o = rf_step_opts_default();
+    rf_gpu_ctx ctx = {.g = &g, .shard = &m, .model = &m, .layout = {8, 1, 1, 1}, .opts = &o};
+    rf_gpu_step_pred sp;
+    assert_int_equal(rf_gpu_predict_step(&ctx, &st, NULL, 0, &sp, &e), RF_OK);
+    double r0 = 4e-6 / mla_floor(1024), r1 = 10e-6 / mla_floor(4096);
+    double w = (log(2047) - log(1023)) / (log(4095) - log(1023));
+    double want = exp((1 - w) * log(r0) + w * log(r1)) * mla_floor(2048);
+    assert_int_equal(sp.op[0].how, RF_GPU_INTERPOLATED);
+    assert_ptr_equal(sp.op[0].table, &g.t[RF_GPU_MLA_GENERATION]);
+    assert_true(fabs(sp.op[0].time_s - want) < 1e-12 * want);
+    assert_int_equal(sp.missing, 0);
+    /* other widths: the operator's own floor (its bytes at 1 TB/s), marked */
+    m.kv_lora_rank = 256;
+    assert_int_equal(rf_gpu_predict_step(&ctx, &st, NULL, 0, &sp, &e), RF_OK);
+    assert_int_equal(sp.op[0].how, RF_GPU_NO_TABLE);
+    assert_true(fabs(sp.op[0].time_s - (double)st.ops[0].bytes / 1e12) <
+                1e-12 * sp.op[0].time_s);
+    assert_int_equal(sp.missing, RF_GPU_NEED_MLA);
     rf_gpu_tables_free(&g);
 }
 
@@ -516,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_sim_generate),
         cmocka_unit_test_setup_teardown(test_pipeline, setup, teardown),
         cmocka_unit_test(test_sim_pipeline),
+        cmocka_unit_test_setup_teardown(test_mla, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

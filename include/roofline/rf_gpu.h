@@ -53,11 +53,13 @@ typedef enum rf_gpu_kind {
     RF_GPU_MOE,             /* moe_perf.csv (one fused MoE layer)            */
     RF_GPU_ALLREDUCE,       /* custom_allreduce_perf.csv (the engine's own)  */
     RF_GPU_NCCL,            /* ../nccl/nccl_perf.csv (by op_name)            */
+    RF_GPU_MLA_CONTEXT,     /* context_mla_perf.csv (MLA prefill attention)  */
+    RF_GPU_MLA_GENERATION,  /* generation_mla_perf.csv (MLA decode)          */
     RF_GPU_KIND_COUNT
 } rf_gpu_kind;
 
-/* "gemm", "attn_context", "attn_generation", "moe", "allreduce", "nccl";
- * NULL outside the enum. */
+/* "gemm", "attn_context", "attn_generation", "moe", "allreduce", "nccl",
+ * "mla_context", "mla_generation"; NULL outside the enum. */
 const char *rf_gpu_kind_name(rf_gpu_kind k);
 /* The table's file name relative to the engine's directory
  * ("gemm_perf.csv", ..., "../nccl/nccl_perf.csv"). */
@@ -178,14 +180,27 @@ typedef struct rf_gpu_ctx {
     const rf_gpu_quant *quant;
 } rf_gpu_ctx;
 
+/* The MLA tables' shape (DeepSeek-V3's, which every MLA row measures): a
+ * latent of 512 and a shared rotary key of 64 cached a token; decode
+ * absorbs the up-projections (each head scores 576-wide keys and sums
+ * 512-wide values), prefill expands them (q and k 128 + 64 a head, v
+ * 128). An MLA model of other widths is predicted on its floor
+ * (RF_GPU_NEED_MLA). */
+#define RF_GPU_MLA_LATENT 512
+#define RF_GPU_MLA_ROPE 64
+#define RF_GPU_MLA_NOPE 128
+#define RF_GPU_MLA_V 128
+/* Whether m's MLA has the tables' widths. */
+bool rf_gpu_mla_shape(const rf_model *m);
+
 /* What a step needs beyond the kinds (rf_gpu_step_pred.missing's bits
  * above the kinds' 1 << k): operators these tables hold no measurement of,
  * predicted on their own floor (RF_GPU_NO_TABLE) and named in a warning. */
 #define RF_GPU_NEED_P2P (1u << RF_GPU_KIND_COUNT)          /* a pipeline send: nccl_perf
                                                               has no point-to-point rows */
-#define RF_GPU_NEED_MLA (1u << (RF_GPU_KIND_COUNT + 1))    /* MLA attention (the latent
-                                                              kernel: mla_*_module_perf
-                                                              not read)                  */
+#define RF_GPU_NEED_MLA (1u << (RF_GPU_KIND_COUNT + 1))    /* MLA attention of widths
+                                                              the MLA tables do not
+                                                              measure                    */
 #define RF_GPU_NEED_LINEAR (1u << (RF_GPU_KIND_COUNT + 2)) /* a linear-attention or state
                                                               space mixer's conv and
                                                               recurrence (gdn_perf not
@@ -219,9 +234,11 @@ typedef struct rf_gpu_step_pred {
  * n_coll - 1] (rf_par_stage's; NULL, 0 on one device): all-reduces from
  * custom_allreduce_perf (nccl_perf's all_reduce without it), all-gathers
  * and all-to-alls from nccl_perf; a pipeline's pp_send on its floor
- * (RF_GPU_NEED_P2P). MLA's attention (c->model->kv_lora_rank > 0) and a
- * mixer's conv and recurrence (gdn_*, mamba_*) are on their own floor
- * (RF_GPU_NEED_MLA, RF_GPU_NEED_LINEAR). Errors of rf_gpu_predict. */
+ * (RF_GPU_NEED_P2P). MLA's attention (c->model->kv_lora_rank > 0) from
+ * context_mla_perf and generation_mla_perf (its own floor, RF_GPU_NEED_MLA,
+ * where the model's widths are not the tables'); a mixer's conv and
+ * recurrence (gdn_*, mamba_*) on its own floor (RF_GPU_NEED_LINEAR).
+ * Errors of rf_gpu_predict. */
 rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_coll *coll,
                               size_t n_coll, rf_gpu_step_pred *out, rf_err *err);
 
@@ -274,9 +291,10 @@ rf_status rf_gpu_predict_plan(const rf_gpu_tables *g, const rf_gpu_quant *quant,
  * o_j cached; n_a the attention layers (sliding ones at their window's
  * keys). A group of replicas in lockstep takes the slowest one's step.
  * Softmax attention layers only (a hybrid's mixers are in lin, on their
- * floor); a layer's local window caps its keys. MLA's attention: the
- * floor of the model's own attention rows at that batch and context
- * (rf_step_compute on the stage's shard; RF_GPU_NEED_MLA).
+ * floor); a layer's local window caps its keys. MLA's attention from the
+ * MLA tables (every layer; rf_gpu_mla_shape), else the floor of the
+ * model's own attention rows at that batch and context (rf_step_compute
+ * on the stage's shard; RF_GPU_NEED_MLA).
  * Pipeline stages (P > 1): a replica's batch in min(P, items) micro-batches
  * round robin (decode tokens, then chunks), as the floors' layout model
  * (rf_sim_par): each micro-batch through every stage (lin_s, attention of
@@ -295,7 +313,8 @@ typedef struct rf_gpu_sim {
     int64_t n_full[RF_PAR_MAX_STAGES], n_sliding[RF_PAR_MAX_STAGES]; /* softmax
                                       attention layers of a stage's device   */
     int64_t window;                /* the local layers' keys (window or chunk) */
-    bool mla;                      /* attention on its floor (RF_GPU_NEED_MLA) */
+    bool mla;                      /* MLA attention                          */
+    bool mla_tables;               /* ... of the MLA tables' widths          */
     double *lin;                   /* (pp, max_tokens + 1) by stage, M; < 0:
                                       not yet                                */
     double *send;                  /* (pp, max_tokens + 1): stage s's send   */

@@ -10,6 +10,7 @@ static const char *const kind_names[] = {
     [RF_GPU_GEMM] = "gemm",           [RF_GPU_ATTN_CONTEXT] = "attn_context",
     [RF_GPU_ATTN_GENERATION] = "attn_generation", [RF_GPU_MOE] = "moe",
     [RF_GPU_ALLREDUCE] = "allreduce", [RF_GPU_NCCL] = "nccl",
+    [RF_GPU_MLA_CONTEXT] = "mla_context", [RF_GPU_MLA_GENERATION] = "mla_generation",
 };
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == RF_GPU_KIND_COUNT,
                "a name for every GPU table kind");
@@ -21,6 +22,8 @@ static const char *const kind_files[] = {
     [RF_GPU_MOE] = "moe_perf.csv",
     [RF_GPU_ALLREDUCE] = "custom_allreduce_perf.csv",
     [RF_GPU_NCCL] = "../nccl/nccl_perf.csv",
+    [RF_GPU_MLA_CONTEXT] = "context_mla_perf.csv",
+    [RF_GPU_MLA_GENERATION] = "generation_mla_perf.csv",
 };
 _Static_assert(sizeof kind_files / sizeof kind_files[0] == RF_GPU_KIND_COUNT,
                "a file for every GPU table kind");
@@ -65,6 +68,11 @@ static const rf_gpu_col cols_moe[] = {C("moe_dtype"),  N("hidden_size"), N("inte
 static const rf_gpu_col cols_ar[] = {C("allreduce_dtype"), N("num_gpus"), N("message_size")};
 static const rf_gpu_col cols_nccl[] = {C("op_name"), C("nccl_dtype"), N("num_gpus"),
                                        N("message_size")};
+/* num_heads a GPU (the rows' tp_size follows from it: ignored) */
+static const rf_gpu_col cols_mla_ctx[] = {C("mla_dtype"), C("kv_cache_dtype"), N("num_heads"),
+                                          N("batch_size"), N("isl")};
+static const rf_gpu_col cols_mla_gen[] = {C("mla_dtype"), C("kv_cache_dtype"), N("num_heads"),
+                                          N("batch_size"), N("step")};
 #undef C
 #undef N
 
@@ -80,6 +88,8 @@ size_t rf_gpu_kind_cols(rf_gpu_kind k, rf_gpu_col *cols)
         [RF_GPU_MOE] = {cols_moe, sizeof cols_moe / sizeof *cols_moe},
         [RF_GPU_ALLREDUCE] = {cols_ar, sizeof cols_ar / sizeof *cols_ar},
         [RF_GPU_NCCL] = {cols_nccl, sizeof cols_nccl / sizeof *cols_nccl},
+        [RF_GPU_MLA_CONTEXT] = {cols_mla_ctx, sizeof cols_mla_ctx / sizeof *cols_mla_ctx},
+        [RF_GPU_MLA_GENERATION] = {cols_mla_gen, sizeof cols_mla_gen / sizeof *cols_mla_gen},
     };
     _Static_assert(sizeof all / sizeof all[0] == RF_GPU_KIND_COUNT, "columns for every kind");
     if ((unsigned)k >= RF_GPU_KIND_COUNT)
@@ -187,10 +197,30 @@ static double kind_floor(rf_gpu_kind k, const rf_hw *hw, const double *v, const 
         double up = hw->links.up_bw_bytes_per_s > 0 ? hw->links.up_bw_bytes_per_s : bw;
         return wire / up + hw->links.up_latency_s;
     }
+    case RF_GPU_MLA_CONTEXT: { /* expanded: q, k (nope + rope) and v, o a head */
+        double h = v[2], b = v[3], q = v[4], keys = p + q, bk = name_bytes(s[1]);
+        double dqk = RF_GPU_MLA_NOPE + RF_GPU_MLA_ROPE, dv = RF_GPU_MLA_V;
+        double flops = 2 * b * h * causal_pairs(q, p, 0) * (dqk + dv);
+        double bytes = b * h * (q * (dqk + dv) * 2 + keys * (dqk + dv) * bk);
+        return roof(flops, bytes, name_peak(hw, s[0]), bw);
+    }
+    case RF_GPU_MLA_GENERATION: { /* absorbed: 576-wide keys, 512-wide values */
+        double h = v[2], b = v[3], keys = v[4] + 1, bk = name_bytes(s[1]);
+        double dk = RF_GPU_MLA_LATENT + RF_GPU_MLA_ROPE, dv = RF_GPU_MLA_LATENT;
+        double flops = 2 * b * h * keys * (dk + dv);
+        double bytes = b * keys * dk * bk + b * h * (dk + dv) * 2;
+        return roof(flops, bytes, name_peak(hw, s[0]), bw);
+    }
     case RF_GPU_KIND_COUNT:
         break;
     }
     return 0;
+}
+
+bool rf_gpu_mla_shape(const rf_model *m)
+{
+    return m->kv_lora_rank == RF_GPU_MLA_LATENT && m->qk_rope_dim == RF_GPU_MLA_ROPE &&
+           m->qk_nope_dim == RF_GPU_MLA_NOPE && m->v_head_dim == RF_GPU_MLA_V;
 }
 
 /* The numeric keys and categorical names of row r. */

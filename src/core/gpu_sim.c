@@ -49,6 +49,7 @@ rf_status rf_gpu_sim_prepare(rf_gpu_sim *s, const rf_gpu_tables *g, const rf_gpu
     for (size_t i = 0; i < rf_gpu_sim_table_len(pp, max_tokens, max_logits); i++)
         table[i] = -1;
     s->mla = m->kv_lora_rank > 0;
+    s->mla_tables = s->mla && rf_gpu_mla_shape(m);
     s->window = m->window > 0 ? m->window : m->attn_chunk;
     for (int64_t i = 0, first = 0; i < pp; i++) {
         int64_t n = rf_layout_stage_layers(m->layers, pp, i);
@@ -188,11 +189,34 @@ static rf_status attn_floor(rf_gpu_sim *s, int64_t stage, const rf_step_opts *d,
     return RF_OK;
 }
 
+/* MLA's attention of every layer of the stage from its table k at keys q
+ * after prefix (its floor where the table is missing, marked). */
+static rf_status mla_table(rf_gpu_sim *s, int64_t stage, rf_gpu_kind k, const double *q,
+                           double prefix, double *t_s, rf_err *err)
+{
+    const char *cat[4] = {"bfloat16", kv_name(&s->opts)};
+    rf_gpu_pred p;
+    int64_t n = s->n_full[stage] + s->n_sliding[stage];
+    rf_status st = rf_gpu_predict_at(s->g, k, q, cat, prefix, &p, err);
+    *t_s = 0;
+    if (st)
+        return st;
+    if (p.how == RF_GPU_NO_TABLE)
+        s->missing |= 1u << k;
+    add_part(s, (double)n * p.time_s, p.band);
+    *t_s = (double)n * p.time_s;
+    return RF_OK;
+}
+
 /* Decode attention of b decode tokens at mean context ctx, every
  * attention layer of the stage. */
 static rf_status decode_attn(rf_gpu_sim *s, int64_t stage, int64_t b, double ctx, double *t_s,
                              rf_err *err)
 {
+    if (s->mla && s->mla_tables) {
+        double q[8] = {0, 0, (double)s->shard.n_q, (double)b, ctx > 2 ? ctx - 1 : 1};
+        return mla_table(s, stage, RF_GPU_MLA_GENERATION, q, 0, t_s, err);
+    }
     if (s->mla) {
         rf_step_opts d = s->opts;
         d.phase = RF_DECODE, d.batch = b, d.tokens = 1;
@@ -226,6 +250,10 @@ static rf_status decode_attn(rf_gpu_sim *s, int64_t stage, int64_t b, double ctx
 static rf_status chunk_attn(rf_gpu_sim *s, int64_t stage, int64_t b, int64_t t, int64_t o,
                             double *t_s, rf_err *err)
 {
+    if (s->mla && s->mla_tables) {
+        double q[8] = {0, 0, (double)s->shard.n_q, (double)b, (double)t};
+        return mla_table(s, stage, RF_GPU_MLA_CONTEXT, q, (double)o, t_s, err);
+    }
     if (s->mla) {
         rf_step_opts d = s->opts;
         d.phase = RF_PREFILL, d.batch = b, d.tokens = t, d.context = o;

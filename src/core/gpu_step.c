@@ -62,7 +62,7 @@ const char *rf_gpu_need_what(int b)
 {
     static const char *const more[] = {
         "a pipeline stage's send; nccl_perf.csv has no point-to-point rows",
-        "MLA's latent attention; mla_*_module_perf.csv (whole modules) not read",
+        "MLA attention of widths the MLA tables (DeepSeek-V3's) do not measure",
         "a linear-attention or state-space mixer's conv and recurrence; gdn_perf.csv not "
         "read, Mamba2 has no table"};
     if (b >= 0 && b < RF_GPU_KIND_COUNT)
@@ -108,6 +108,33 @@ static rf_status attention(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p,
     q[7] = at_least1((double)isl);
     double prefix = op->n > isl ? (double)(op->n - isl) : 0;
     return rf_gpu_predict_at(c->g, RF_GPU_ATTN_CONTEXT, q, cat, prefix, p, err);
+}
+
+/* An MLA attention row (the model's widths the tables'): decode from
+ * generation_mla_perf at step = keys - 1, prefill from context_mla_perf
+ * at isl = its queries a sequence after its prefix; num_heads the shard's. */
+static rf_status mla_attention(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p,
+                               rf_err *err)
+{
+    const char *cat[4] = {"bfloat16", c->opts->kv.kind == RF_FP8_E4M3 ||
+                                              c->opts->kv.kind == RF_FP8_E5M2
+                                          ? "fp8"
+                                          : "bfloat16"};
+    double q[8] = {0, 0, (double)c->shard->n_q};
+    if (op->kind == RF_OP_ATTN_DECODE) {
+        q[3] = at_least1((double)op->m);
+        q[4] = at_least1((double)op->n - 1);
+        return rf_gpu_predict(c->g, RF_GPU_MLA_GENERATION, q, cat, p, err);
+    }
+    int64_t b = c->opts->phase == RF_PREFILL && c->opts->batch > 0 &&
+                        op->m % c->opts->batch == 0
+                    ? c->opts->batch
+                    : 1;
+    int64_t isl = op->m / b;
+    q[3] = (double)b;
+    q[4] = at_least1((double)isl);
+    double prefix = op->n > isl ? (double)(op->n - isl) : 0;
+    return rf_gpu_predict_at(c->g, RF_GPU_MLA_CONTEXT, q, cat, prefix, p, err);
 }
 
 /* One fused MoE layer at the routed rows' tokens (rf_op.m counts
@@ -222,6 +249,11 @@ rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_c
             *p = on_floor(st, op);
         } else if (op->kind == RF_OP_GEMM) {
             s = gemm(c, op, p, err);
+        } else if ((op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL) &&
+                   c->model->kv_lora_rank > 0 && rf_gpu_mla_shape(c->model)) {
+            need = 1u << (op->kind == RF_OP_ATTN_DECODE ? RF_GPU_MLA_GENERATION
+                                                        : RF_GPU_MLA_CONTEXT);
+            s = mla_attention(c, op, p, err);
         } else if ((op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL) &&
                    c->model->kv_lora_rank > 0) {
             need = RF_GPU_NEED_MLA;
