@@ -343,12 +343,14 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
  * whose option handlers pass ids 980..982 to cli_gpu_opt */
 enum { CLI_O_BACKEND = 980, CLI_O_QUANT, CLI_O_CALIBRATION };
 #define CLI_GPU_OPTS                                                                           \
-    {"backend", 1, CLI_O_BACKEND, "vllm|trtllm|sglang",                                        \
-     "--predict on the --hw GPU's kernel tables of this engine (data/gpu)"},                   \
+    {"backend", 1, CLI_O_BACKEND, "vllm|trtllm|sglang|llamacpp",                               \
+     "--predict on the --hw GPU's kernel tables of this engine (data/gpu); llamacpp "         \
+     "(step): on its --calibration FILE"},                                                   \
     {"quant", 1, CLI_O_QUANT, "fp8|fp8_block|nvfp4|mxfp4|int4_wo",                             \
      "the engine's quantization: weight and activation dtypes, and its tables' rows"},         \
-    {"calibration", 1, CLI_O_CALIBRATION, "DIR",                                               \
-     "--predict on an engine's directory of aiconfigurator-format tables of your own"}
+    {"calibration", 1, CLI_O_CALIBRATION, "DIR|FILE",                                          \
+     "--predict on an engine's directory of aiconfigurator-format tables of your own, or "     \
+     "llama.cpp's calibration file"}
 int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg);
 #define CLI_STEP_OPTS                                                                          \
     {"phase", 1, CLI_O_PHASE, "decode|prefill", "step phase (default decode)"},                \

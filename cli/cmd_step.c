@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine_predict.h"
 #include "gpu_predict.h"
 #include "roofline/rf_serve.h"
 
@@ -34,6 +35,8 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    if (id == CLI_O_BACKEND && cli_engine_backend(arg)) /* an engine calibration file */
+        return cli_gpu_engine_opt(arg);
     if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
         return cli_gpu_opt(ctx, id, arg);
     switch (id) {
@@ -350,6 +353,8 @@ int cmd_step(int argc, char **argv)
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
     bool gpu = (ctx.step_given & CLI_GIVEN_PREDICT) && cli_gpu_wanted(); /* kernel tables */
+    const char *engine_file, *engine = cli_gpu_engine(&engine_file); /* --backend llamacpp */
+    bool on_engine = (ctx.step_given & CLI_GIVEN_PREDICT) && engine;
     if ((rc = cli_predict_refuse(&ctx, a.mixed || (cli_par_wanted(&a.par) && !gpu),
                                  gpu ? "--phase mixed" : "--phase mixed and layouts")))
         return rc;
@@ -367,7 +372,7 @@ int cmd_step(int argc, char **argv)
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     const struct rf_step_pred *pr = NULL; /* --predict */
-    if (!gpu && (rc = cli_step_predict(&ctx, &o, &st, &pr))) {
+    if (!gpu && !on_engine && (rc = cli_step_predict(&ctx, &o, &st, &pr))) {
         rf_report_free(r);
         return rc;
     }
@@ -377,7 +382,8 @@ int cmd_step(int argc, char **argv)
     cli_pred_totals(r, pr, "predicted",
                     "PREDICTED (from the calibration; the floors above are bounds)");
     rf_layout one = rf_layout_single();
-    if (gpu && (rc = cli_gpu_step(&ctx, r, &m, &m, &one, &o, &st, NULL, 0))) {
+    if ((on_engine && (rc = cli_engine_step(&ctx, r, engine, engine_file, &m, &o, &st))) ||
+        (gpu && (rc = cli_gpu_step(&ctx, r, &m, &m, &one, &o, &st, NULL, 0)))) {
         rf_report_free(r);
         return rc;
     }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "gpu_predict.h"
+#include "engine_predict.h"
 #include "roofline/rf_gpu_io.h"
 #include "roofline/rf_serve.h"
 #include "roofline/rf_sim.h"
@@ -19,6 +20,7 @@
 /* What the options said (one command a process; the tables read once). */
 static struct {
     const char *backend, *calibration;
+    const char *engine; /* --backend llamacpp: --calibration is its file */
     rf_gpu_quant quant;
     bool quant_given;
     rf_gpu_tables tables;
@@ -38,9 +40,13 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
     rf_err e;
     switch (id) {
     case CLI_O_BACKEND:
+        if (cli_engine_backend(arg)) /* step's on_opt takes it: cli_gpu_engine_opt */
+            return cli_fail(ctx, RF_EXIT_USAGE, "--backend %s: an engine calibration predicts "
+                                                "`step` only (docs/llamacpp.md)", arg);
         if (strcmp(arg, "vllm") && strcmp(arg, "trtllm") && strcmp(arg, "sglang"))
             return cli_fail(ctx, RF_EXIT_USAGE,
-                            "--backend: unknown engine '%s' (vllm, trtllm, sglang)", arg);
+                            "--backend: unknown engine '%s' (vllm, trtllm, sglang, llamacpp)",
+                            arg);
         gpu.backend = arg;
         return RF_EXIT_OK;
     case CLI_O_CALIBRATION:
@@ -63,7 +69,24 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
 
 bool cli_gpu_wanted(void)
 {
-    return gpu.backend || gpu.calibration;
+    return !gpu.engine && (gpu.backend || gpu.calibration);
+}
+
+int cli_gpu_engine_opt(const char *arg)
+{
+    gpu.engine = arg;
+    return RF_EXIT_OK;
+}
+
+const char *cli_gpu_engine(const char **calibration)
+{
+    *calibration = gpu.calibration;
+    return gpu.engine;
+}
+
+const char *cli_gpu_backend(void)
+{
+    return gpu.backend;
 }
 
 const char *cli_gpu_label(void)

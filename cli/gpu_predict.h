@@ -24,6 +24,17 @@ void cli_gpu_reset(void);
  * on kernel tables, not on a calibrated profile. */
 bool cli_gpu_wanted(void);
 
+/* The engine --backend named (vllm, trtllm, sglang), or NULL. */
+const char *cli_gpu_backend(void);
+
+/* --backend naming a CPU engine (llamacpp, cli_engine_backend), in step:
+ * --calibration is then its file. Other commands refuse it (cli_gpu_opt). */
+int cli_gpu_engine_opt(const char *arg);
+
+/* --backend naming a CPU engine (llamacpp), or NULL; *calibration its
+ * --calibration FILE (or NULL). */
+const char *cli_gpu_engine(const char **calibration);
+
 /* The folder holding <gpu>/<engine>/ tables: $ROOFLINE_GPU_DATA, else the
  * source tree's data/gpu when it exists (a build), else the install
  * prefix's share/roofline/gpu. */
