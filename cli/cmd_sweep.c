@@ -69,8 +69,11 @@ static const rf_rowcol cols[] = {
     /* --predict only: */
     {"predicted_s", "predicted", RF_U_SECONDS, 10},
     {"predicted_tokens_per_s", "pred tok/s", RF_U_TOK_RATE, 12},
+    /* --predict on kernel tables only: */
+    {"predicted_band", "band", RF_U_PERCENT, 7},
+    {"predicted_rows", "in/interp/extrap/floor", RF_U_NONE, 22},
 };
-#define N_COLS (sizeof cols / sizeof cols[0] - 2)
+#define N_COLS (sizeof cols / sizeof cols[0] - 4)
 
 /* One sweep's state, from the parsed options to the streamed rows. */
 typedef struct sweep_run {
@@ -217,13 +220,17 @@ static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
         if (s->judged && rf_fit_at(&s->fit, &s->m, s->a.o.kv, p.batch, p.context, &e))
             return cli_fail_err(&s->ctx, &e);
         const struct rf_step_pred *pr = NULL; /* --predict: the point's whole step */
-        double pred_s = 0, pred_rate = 0;
+        double pred_s = 0, pred_rate = 0, band = 0;
+        char how[64] = "";
         if ((s->ctx.step_given & CLI_GIVEN_PREDICT) && s->g) { /* kernel tables */
             rf_gpu_par_pred q;
             int rc = predict_point(s, s->ss[j], &q);
             if (rc)
                 return rc;
-            pred_s = q.stage_s[q.slowest], pred_rate = q.tokens_per_s;
+            pred_s = q.stage_s[q.slowest], pred_rate = q.tokens_per_s, band = q.band;
+            snprintf(how, sizeof how, "%zu/%zu/%zu/%zu", q.n_how[RF_GPU_IN_RANGE],
+                     q.n_how[RF_GPU_INTERPOLATED], q.n_how[RF_GPU_EXTRAPOLATED],
+                     q.n_how[RF_GPU_NO_TABLE]);
         } else if (s->ctx.step_given & CLI_GIVEN_PREDICT) {
             rf_step_opts po = s->a.o;
             po.context = s->ss[j];
@@ -234,7 +241,7 @@ static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
                 return rc;
             pred_s = cli_pred_step_s(pr), pred_rate = cli_pred_tokens_per_s(pr);
         }
-        rf_cell c[N_COLS + 2] = {
+        rf_cell c[N_COLS + 4] = {
             {.kind = RF_CELL_INT, .i = (uint64_t)p.batch},
             {.kind = RF_CELL_INT, .i = (uint64_t)p.context},
             {.kind = RF_CELL_NUM, .num = p.floor_s},
@@ -248,6 +255,8 @@ static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
             {.kind = s->judged ? RF_CELL_INT : RF_CELL_NULL, .i = s->fit.needed_bytes},
             {.kind = RF_CELL_NUM, .num = pred_s},
             {.kind = RF_CELL_NUM, .num = pred_rate},
+            {.kind = RF_CELL_NUM, .num = band},
+            {.kind = RF_CELL_STR, .str = how},
         };
         rf_rows_add(w, &o->buf, c);
         if (o->buf.failed)
@@ -273,11 +282,15 @@ static int stream_points(sweep_run *s, cli_out *o)
         cli_gpu_assume(&s->ctx, s->head, s->g, q.missing);
         rf_report_assume(s->head, "predicted: each point's step on the kernel tables "
                                   "(rf_gpu_predict_par): one device's step, or the layout's "
-                                  "slowest stage; pred tok/s = D B / the predicted cycle");
+                                  "slowest stage; pred tok/s = D B / the predicted cycle; band: "
+                                  "the tables' leave-one-out median, time-weighted; the rows "
+                                  "by provenance: in range / interpolated / extrapolated / on "
+                                  "their floor");
     } else if (pred) {
         cli_pred_assume(s->head);
     }
-    rf_rows_begin(&w, &o->buf, s->ctx.format, s->head, "points", cols, N_COLS + (pred ? 2 : 0));
+    rf_rows_begin(&w, &o->buf, s->ctx.format, s->head, "points", cols,
+                  N_COLS + (pred ? 2 : 0) + (pred && s->g ? 2 : 0));
     for (size_t i = 0; i < s->nb && !rc && !o->buf.failed; i++) {
         s->a.o.batch = s->bs[i];
         if (i && rf_sweep_prepare(s->sw, &s->m, &s->a.o, &s->roof, &e))
