@@ -279,8 +279,8 @@ int cmd_measure(int argc, char **argv)
     args a = {.device = "cpu"};
     int pos, rc = cli_parse(&ctx, argc, argv,
                             "measure [--threads N] [--quick] [--calibrate] [--isa NAME] [--merge PROFILE] "
-                            "[-o PROFILE.json | -o DIR with --device cuda --calibrate] "
-                            "[--json] | measure --compare-calibration A B [--hw HW]",
+                            "[-o PROFILE.json|DIR] [--json]; "
+                            "measure --compare-calibration A B [--hw HW]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;

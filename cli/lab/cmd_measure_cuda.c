@@ -448,8 +448,10 @@ int cli_calibration_compare(cli_ctx *ctx, const char *a_dir, int n, char **pos, 
         return cli_fail(ctx, RF_EXIT_USAGE, "--compare-calibration %s: give one folder B to "
                                             "compare it with (%d given)",
                         a_dir, n);
-    int rc = cli_resolve_hw(ctx);
-    if (rc)
+    int rc = cli_refuse_unused(ctx, CLI_G_FAMILY | CLI_G_DTYPES,
+                               "--compare-calibration reads two folders of tables: no MODEL, "
+                               "their dtypes are the tables' own");
+    if (rc || (rc = cli_resolve_hw(ctx)))
         return rc;
     if (rf_gpu_tables_load(a_dir, &ctx->hw, &a, &e))
         return cli_fail_err(ctx, &e);
