@@ -28,7 +28,7 @@ seed() { # seed NAME FILES...: copy the inputs that exist into the corpus
 }
 
 status=0
-for name in parse config profile measured calib cluster; do
+for name in parse config profile measured calib cluster engine; do
   bin=$build/fuzz_$name
   [ -x "$bin" ] || { echo "fuzz_$name: not built (its reader is not in the library yet)"; continue; }
   seed "$name" "$here/corpus/$name"/*
@@ -39,6 +39,7 @@ for name in parse config profile measured calib cluster; do
     measured) seed measured "$root"/tests/data/bad/measured-*.json ;;
     calib) seed calib "$root"/tests/data/profile/calibrated.json \
                       "$root"/tests/data/bad/profile-calibration-*.json ;;
+    engine) seed engine "$root"/tests/data/engine/*.json ;;
     cluster) seed cluster "$root"/tests/data/profile/cluster-2rank.json \
                           "$root"/tests/data/bad/profile-cluster-*.json ;;
   esac
