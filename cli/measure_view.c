@@ -145,7 +145,9 @@ double cli_pred_tokens_per_s(const struct rf_step_pred *pr)
 
 void cli_pred_assume(rf_report *r)
 {
-    rf_report_assume(r, "predicted: each operator from the --hw profile's calibration (t = c0 + "
+    rf_report_assume(r, "predicted: each operator from the --hw profile's calibration, for the "
+                        "kernels `measure --calibrate` timed (OpenBLAS on a CPU, cuBLAS on a "
+                        "GPU; llama.cpp's own: --backend llamacpp) (t = c0 + "
                         "floor / eff on its sustained roof, eff interpolated in log space "
                         "between calibrated shapes, the calibration's dtypes' efficiency "
                         "assumed for these); the step = the sum of count x predicted, a "
