@@ -459,6 +459,23 @@ static void test_quant(void **state)
     assert_non_null(strstr(e.msg, "'awq'"));
 }
 
+/* llama-3-8b on the H100 with the GEMM-only tables (tests/data/gpu):
+ * what the simulator's tests prepare on, one device. */
+static void llama_on_gemm_only(rf_gpu_tables *g, rf_model *m, rf_step_opts *o, rf_roof *roof,
+                               rf_par_opts *po)
+{
+    rf_hw hw;
+    rf_err e;
+    assert_int_equal(rf_hw_preset("h100-sxm", &hw, &e), RF_OK);
+    if (rf_gpu_tables_load(RF_TEST_DATA "/gpu/gemm-only/vllm", &hw, g, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(rf_model_preset("llama-3-8b", m, &e), RF_OK);
+    *o = rf_step_opts_for_model(m);
+    assert_int_equal(rf_hw_roof(&hw, RF_BF16, roof, &e), RF_OK);
+    *po = (rf_par_opts){.layout = rf_layout_single(), .links = hw.links, .util = 0.9,
+                        .mem_bytes = hw.mem_bytes};
+}
+
 /* A pipeline under load: one decode token (one micro-batch) on two stages
  * is the one-device step plus the send between them. With a GEMM table
  * and no attention table every row is predicted per operator (the GEMMs
@@ -469,20 +486,14 @@ static void test_quant(void **state)
 static void test_sim_pipeline(void **state)
 {
     (void)state;
-    rf_hw hw;
     rf_err e;
-    assert_int_equal(rf_hw_preset("h100-sxm", &hw, &e), RF_OK);
+    rf_status s;
     static rf_gpu_tables g;
-    rf_status s = rf_gpu_tables_load(RF_TEST_DATA "/gpu/gemm-only/vllm", &hw, &g, &e);
-    if (s)
-        fail_msg("%s", e.msg);
     rf_model m;
-    assert_int_equal(rf_model_preset("llama-3-8b", &m, &e), RF_OK);
-    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_step_opts o;
     rf_roof roof;
-    assert_int_equal(rf_hw_roof(&hw, RF_BF16, &roof, &e), RF_OK);
-    rf_par_opts po = {.layout = rf_layout_single(), .links = hw.links, .util = 0.9,
-                      .mem_bytes = hw.mem_bytes};
+    rf_par_opts po;
+    llama_on_gemm_only(&g, &m, &o, &roof, &po);
     double step[2];
     int64_t ctx[1] = {300};
     rf_sim_batch dec = {.n_decode = 1, .decode_context = ctx, .decode_context_sum = 300,
@@ -521,20 +532,14 @@ static void test_sim_pipeline(void **state)
 static void test_sim_generate(void **state)
 {
     (void)state;
-    rf_hw hw;
     rf_err e;
-    assert_int_equal(rf_hw_preset("h100-sxm", &hw, &e), RF_OK);
+    rf_status s;
     static rf_gpu_tables g;
-    rf_status s = rf_gpu_tables_load(RF_TEST_DATA "/gpu/gemm-only/vllm", &hw, &g, &e);
-    if (s)
-        fail_msg("%s", e.msg);
     rf_model m;
-    assert_int_equal(rf_model_preset("llama-3-8b", &m, &e), RF_OK);
-    rf_step_opts o = rf_step_opts_for_model(&m);
+    rf_step_opts o;
     rf_roof roof;
-    assert_int_equal(rf_hw_roof(&hw, RF_BF16, &roof, &e), RF_OK);
-    rf_par_opts po = {.layout = rf_layout_single(), .links = hw.links, .util = 0.9,
-                      .mem_bytes = hw.mem_bytes};
+    rf_par_opts po;
+    llama_on_gemm_only(&g, &m, &o, &roof, &po);
     const int64_t b = 4, p = 256;
     size_t len = rf_gpu_sim_table_len(1, b * p, b);
     double *table = malloc(len * sizeof *table);

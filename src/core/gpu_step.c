@@ -84,9 +84,11 @@ static double at_least1(double x)
 
 /* An attention row: decode from generation_attention_perf at step = keys
  * - 1, prefill from context_attention_perf at isl = its queries a
- * sequence, after its prefix. (MLA's latent attention: rf_gpu_predict_step
- * keeps it on its floor.) */
-static rf_status attention(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p, rf_err *err)
+ * sequence, after its prefix; an MLA row (mla: the model's widths the
+ * tables') the same from generation_mla_perf and context_mla_perf, by the
+ * shard's heads. */
+static rf_status attention(const rf_gpu_ctx *c, const rf_op *op, bool mla, rf_gpu_pred *p,
+                           rf_err *err)
 {
     const rf_model *m = c->shard;
     const char *kv = c->opts->kv.kind == RF_FP8_E4M3 || c->opts->kv.kind == RF_FP8_E5M2
@@ -94,47 +96,25 @@ static rf_status attention(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p,
                          : "bfloat16";
     const char *cat[8] = {"bfloat16", kv, "0"};
     double q[8] = {0, 0, 0, (double)op->k, (double)m->n_q, (double)m->n_kv};
+    size_t at = 6; /* the batch's key; the length's after it */
+    if (mla)
+        q[2] = (double)m->n_q, at = 3;
     if (op->kind == RF_OP_ATTN_DECODE) {
-        q[6] = at_least1((double)op->m);
-        q[7] = at_least1((double)op->n - 1);
-        return rf_gpu_predict(c->g, RF_GPU_ATTN_GENERATION, q, cat, p, err);
+        q[at] = at_least1((double)op->m);
+        q[at + 1] = at_least1((double)op->n - 1);
+        return rf_gpu_predict(c->g, mla ? RF_GPU_MLA_GENERATION : RF_GPU_ATTN_GENERATION, q,
+                              cat, p, err);
     }
     int64_t b = c->opts->phase == RF_PREFILL && c->opts->batch > 0 &&
                         op->m % c->opts->batch == 0
                     ? c->opts->batch
                     : 1;
     int64_t isl = op->m / b;
-    q[6] = (double)b;
-    q[7] = at_least1((double)isl);
+    q[at] = (double)b;
+    q[at + 1] = at_least1((double)isl);
     double prefix = op->n > isl ? (double)(op->n - isl) : 0;
-    return rf_gpu_predict_at(c->g, RF_GPU_ATTN_CONTEXT, q, cat, prefix, p, err);
-}
-
-/* An MLA attention row (the model's widths the tables'): decode from
- * generation_mla_perf at step = keys - 1, prefill from context_mla_perf
- * at isl = its queries a sequence after its prefix; num_heads the shard's. */
-static rf_status mla_attention(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p,
-                               rf_err *err)
-{
-    const char *cat[4] = {"bfloat16", c->opts->kv.kind == RF_FP8_E4M3 ||
-                                              c->opts->kv.kind == RF_FP8_E5M2
-                                          ? "fp8"
-                                          : "bfloat16"};
-    double q[8] = {0, 0, (double)c->shard->n_q};
-    if (op->kind == RF_OP_ATTN_DECODE) {
-        q[3] = at_least1((double)op->m);
-        q[4] = at_least1((double)op->n - 1);
-        return rf_gpu_predict(c->g, RF_GPU_MLA_GENERATION, q, cat, p, err);
-    }
-    int64_t b = c->opts->phase == RF_PREFILL && c->opts->batch > 0 &&
-                        op->m % c->opts->batch == 0
-                    ? c->opts->batch
-                    : 1;
-    int64_t isl = op->m / b;
-    q[3] = (double)b;
-    q[4] = at_least1((double)isl);
-    double prefix = op->n > isl ? (double)(op->n - isl) : 0;
-    return rf_gpu_predict_at(c->g, RF_GPU_MLA_CONTEXT, q, cat, prefix, p, err);
+    return rf_gpu_predict_at(c->g, mla ? RF_GPU_MLA_CONTEXT : RF_GPU_ATTN_CONTEXT, q, cat,
+                             prefix, p, err);
 }
 
 /* One fused MoE layer at the routed rows' tokens (rf_op.m counts
@@ -253,7 +233,7 @@ rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_c
                    c->model->kv_lora_rank > 0 && rf_gpu_mla_shape(c->model)) {
             need = 1u << (op->kind == RF_OP_ATTN_DECODE ? RF_GPU_MLA_GENERATION
                                                         : RF_GPU_MLA_CONTEXT);
-            s = mla_attention(c, op, p, err);
+            s = attention(c, op, true, p, err);
         } else if ((op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL) &&
                    c->model->kv_lora_rank > 0) {
             need = RF_GPU_NEED_MLA;
@@ -261,7 +241,7 @@ rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_c
         } else if (op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL) {
             need = 1u << (op->kind == RF_OP_ATTN_DECODE ? RF_GPU_ATTN_GENERATION
                                                         : RF_GPU_ATTN_CONTEXT);
-            s = attention(c, op, p, err);
+            s = attention(c, op, false, p, err);
         } else { /* element-wise rows and the gather: no aiconfigurator table */
             need = 0;
             *p = on_floor(st, op);
