@@ -32,6 +32,7 @@ static const cli_opt opts[] = {
     {"max-batched-tokens", 1, O_MAX_TOKENS, "T",
      "tokens a step at most, decode included (default " CLI_STR(CLI_SIM_MAX_TOKENS) ")"},
     CLI_SIM_ENGINE_OPTS,
+    CLI_SIM_SCHEDULE_OPTS,
     CLI_SIM_SLO_OPTS,
     {"disagg", 1, CLI_O_DISAGG, "P:D", "disaggregated: P prefill and D decode workers (open loop)"},
     CLI_SIM_DISAGG_OPTS,

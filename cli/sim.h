@@ -12,7 +12,8 @@
 /* ids 1200s (a command's own start at 1000, the request's at 1100) */
 enum { CLI_O_RATE = 1200, CLI_O_ARRIVAL, CLI_O_REQUESTS, CLI_O_SEED, CLI_O_TRACE,
        CLI_O_MAX_SEQS, CLI_O_BLOCK, CLI_O_NO_PREEMPT, CLI_O_STEADY, CLI_O_SLO_TTFT,
-       CLI_O_SLO_TPOT, CLI_O_PERCENTILE, CLI_O_DISAGG, CLI_O_KV_LINK_BW, CLI_O_KV_LINK_LAT };
+       CLI_O_SLO_TPOT, CLI_O_PERCENTILE, CLI_O_DISAGG, CLI_O_KV_LINK_BW, CLI_O_KV_LINK_LAT,
+       CLI_O_SCHEDULE, CLI_O_FRONTEND };
 
 /* The engine's defaults (vLLM V1's on an H100: a step of 8,192 tokens, 256
  * sequences, chunks cut by the budget, blocks of 16 tokens). */
@@ -36,6 +37,14 @@ enum { CLI_O_RATE = 1200, CLI_O_ARRIVAL, CLI_O_REQUESTS, CLI_O_SEED, CLI_O_TRACE
     {"no-preempt", 0, CLI_O_NO_PREEMPT, NULL,                                                  \
      "reserve each request's whole KV at admission: never preempt"}
 
+/* serve's: the engine's schedule (default the --backend's, else mixed) */
+#define CLI_SIM_SCHEDULE_OPTS                                                                  \
+    {"schedule", 1, CLI_O_SCHEDULE, "NAME",                                                    \
+     "mixed, unchunked or prefill-first: how prompts and decodes share a step (default: "      \
+     "--backend's engine's, else mixed)"},                                                      \
+    {"frontend-latency", 1, CLI_O_FRONTEND, "SECONDS",                                          \
+     "a request reaches the scheduler this long after it is sent (default 0)"}
+
 #define CLI_SIM_SLO_OPTS                                                                       \
     {"slo-ttft", 1, CLI_O_SLO_TTFT, "SECONDS", "TTFT target (goodput; plan: required)"},        \
     {"slo-tpot", 1, CLI_O_SLO_TPOT, "SECONDS", "TPOT target (goodput; plan: required)"},        \
@@ -55,6 +64,9 @@ typedef struct cli_sim {
     int64_t requests, seed;       /* 0: the default                         */
     int64_t max_tokens, max_seqs, chunk, block, shared_prefix; /* 0: default */
     bool no_preempt, steady, seed_given;
+    const char *schedule;         /* --schedule as typed (NULL: default)    */
+    double frontend_s;            /* --frontend-latency (0: none)           */
+    bool frontend_given;
     double slo_ttft, slo_tpot, percentile; /* 0: none, none, 99            */
     int64_t disagg_p, disagg_d;   /* --disagg P:D (0: not given)            */
     bool disagg;                  /* --disagg given (plan: without P:D)     */

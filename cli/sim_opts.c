@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_predict.h"
 #include "sim.h"
 #include "roofline/rf_trace_io.h"
 
@@ -77,6 +78,15 @@ int cli_sim_opt(cli_ctx *ctx, int id, const char *arg, cli_sim *s)
         return cli_f64(ctx, "--kv-link-bw", arg, 1e-6, 1e9, &s->kv_link_gbps);
     case CLI_O_KV_LINK_LAT:
         return cli_f64(ctx, "--kv-link-latency", arg, 0, 1e9, &s->kv_link_us);
+    case CLI_O_SCHEDULE:
+        if (strcmp(arg, "mixed") && strcmp(arg, "unchunked") && strcmp(arg, "prefill-first"))
+            return cli_fail(ctx, RF_EXIT_USAGE, "--schedule: unknown schedule '%s' (mixed, "
+                                                "unchunked, prefill-first)", arg);
+        s->schedule = arg;
+        return RF_EXIT_OK;
+    case CLI_O_FRONTEND:
+        s->frontend_given = true;
+        return cli_f64(ctx, "--frontend-latency", arg, 0, 1e6, &s->frontend_s);
     default:
         return CLI_NOT_MINE;
     }
@@ -89,7 +99,8 @@ const char *cli_sim_given(const cli_sim *s)
          : s->block ? "--block" : s->no_preempt ? "--no-preempt" : s->slo_ttft ? "--slo-ttft"
          : s->slo_tpot ? "--slo-tpot" : s->percentile ? "--percentile"
          : s->disagg ? "--disagg" : s->kv_link_gbps ? "--kv-link-bw"
-         : s->kv_link_us ? "--kv-link-latency" : NULL;
+         : s->kv_link_us ? "--kv-link-latency" : s->schedule ? "--schedule"
+         : s->frontend_given ? "--frontend-latency" : NULL;
 }
 
 /* The workload of s into w (*trace: the rows read, freed by the caller). */
@@ -242,6 +253,29 @@ static rf_status run(const model *md, cli_sim_out *out, rf_err *e)
     return st;
 }
 
+/* The schedule: --schedule, else the --backend engine's default (docs/
+ * serving.md, "Schedules"): vLLM's mixed chunked prefill, TensorRT-LLM's
+ * in-flight batching with chunking off (a prompt whole; --chunk C turns
+ * its chunking on), SGLang's prefill-first; mixed without a backend. */
+static int schedule(const cli_ctx *ctx, const cli_sim *s, rf_sim_sched *sc)
+{
+    const char *name = s->schedule, *engine = cli_gpu_backend();
+    if (!name)
+        name = !engine ? "mixed"
+             : !strcmp(engine, "sglang") ? "prefill-first"
+             : !strcmp(engine, "trtllm") && !s->chunk ? "unchunked"
+                                                      : "mixed";
+    sc->policy = strcmp(name, "prefill-first") ? RF_SIM_MIXED : RF_SIM_PREFILL_FIRST;
+    if (strcmp(name, "unchunked"))
+        return RF_EXIT_OK;
+    if (s->chunk)
+        return cli_fail(ctx, RF_EXIT_USAGE, "--chunk %lld: not with --schedule unchunked (a "
+                                            "prompt whole in one step)",
+                        (long long)s->chunk);
+    sc->chunk = 0;
+    return RF_EXIT_OK;
+}
+
 /* The engine of s; the pool and the step model of the layout (or of one
  * device) into md. */
 static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
@@ -254,9 +288,12 @@ static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     sc->max_batched_tokens = s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS;
     sc->max_seqs = s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS;
     sc->chunk = s->chunk ? s->chunk : sc->max_batched_tokens;
+    if (schedule(ctx, s, sc))
+        return RF_EXIT_USAGE;
     sc->block_tokens = s->block ? s->block : CLI_SIM_BLOCK;
     sc->shared_prefix = s->shared_prefix;
     sc->no_preempt = s->no_preempt;
+    sc->frontend_s = s->frontend_s;
     sc->slo_ttft_s = s->slo_ttft;
     sc->slo_tpot_s = s->slo_tpot;
     sc->percentile = s->percentile ? s->percentile : 99;

@@ -54,13 +54,31 @@ static void assume(const cli_ctx *ctx, rf_report *r, const cli_sim_out *out)
                          w->arrival == RF_SIM_GAMMA ? " of the coefficient of variation given"
                                                     : "",
                          p, n, (unsigned long long)w->seed);
+    if (s->policy == RF_SIM_PREFILL_FIRST || !s->chunk)
+        rf_report_assume(r, "schedule: %s",
+                         s->policy == RF_SIM_PREFILL_FIRST
+                             ? "prefill-first (SGLang's): a step holds prompt work only while "
+                               "any is waiting or unfinished, the decodes paused; else every "
+                               "decode (--schedule)"
+                             : "unchunked (TensorRT-LLM's in-flight batching, chunking off): "
+                               "each prompt whole in one step with the decodes, or it waits "
+                               "(--schedule)");
+    if (s->frontend_s > 0)
+        rf_report_assume(r, "front end: a request reaches the scheduler's queue %g ms after "
+                            "it is sent (--frontend-latency), counted in its queue, TTFT and "
+                            "E2E",
+                         s->frontend_s * 1e3);
+    char chunk[64] = "prompts whole (no chunking)";
+    if (s->chunk)
+        snprintf(chunk, sizeof chunk, "prompts in chunks of at most %lld tokens",
+                 (long long)s->chunk);
     rf_report_assume(r, "engine: continuous batching, a step of at most %lld tokens "
                         "(--max-batched-tokens) and %lld requests (--max-seqs) a replica, "
-                        "prompts in chunks of at most %lld tokens, FCFS admission; KV in "
+                        "%s, FCFS admission; KV in "
                         "blocks of %lld tokens, a pool of %lld blocks a replica (util x memory "
                         "- reserve less the weights)%s%s",
-                     (long long)s->max_batched_tokens, (long long)s->max_seqs,
-                     (long long)s->chunk, (long long)s->block_tokens, (long long)s->pool_blocks,
+                     (long long)s->max_batched_tokens, (long long)s->max_seqs, chunk,
+                     (long long)s->block_tokens, (long long)s->pool_blocks,
                      s->no_preempt ? "; each request's whole KV reserved at admission "
                                      "(--no-preempt): never preempted"
                                    : "; a full pool preempts the last admitted (recomputed "

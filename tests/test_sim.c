@@ -611,6 +611,79 @@ static void queueing_in_ttft(void **state)
     near(r.duration_s, 2 * e, 1e-12);
 }
 
+/* The three schedules by hand (rf_sim.h, rf_sim_policy). Two clients send
+ * a request of 100 + 3 tokens together at 0, on a step of 100 tokens (and
+ * chunks of 100, 2 sequences), each step 10 ms + 0.01 ms a token + 1 ns a decode key
+ * (affine_step). A is admitted first; its prefill fills step 1 alone:
+ * 10 + 100 x 0.01 = 11 ms, its first token at 11 ms in every schedule.
+ * Mixed (vLLM):
+ *   2: A decodes at 101, B's chunk of 99 (the budget left): 10 + 1.00 ms
+ *      + 101 ns, ends 22.000101 ms;
+ *   3: A at 102 (its last), B's last prompt token: 10.02 ms + 102 ns,
+ *      ends 32.020203 ms; B's first token: TTFT 32.020203 ms;
+ *   4, 5: B alone at 101, 102: 10.01 ms + 101 ns, 10.01 ms + 102 ns, ends
+ *      52.040406 ms.
+ * Prefill-first (SGLang): B waits, so step 2 is its whole prefill, A
+ *   paused: 11 ms, ends 22 ms (B's TTFT); 3: both decode at 101: 10.02 ms +
+ *   202 ns, ends 32.020202 ms; 4: both at 102: 10.02 ms + 204 ns, ends
+ *   42.040406 ms: both done. A's TPOT (42.040406 - 11) / 2 = 15.520203 ms.
+ * Unchunked (TensorRT-LLM: chunk 0): B's 100 tokens never fit beside A's
+ *   decode (99 left), so A decodes alone at 101, 102: ends 21.010101 and
+ *   31.020203 ms; 4: B's prefill, 11 ms, ends 42.020203 ms (its TTFT);
+ *   5, 6: B at 101, 102, ends 62.040406 ms. */
+static void schedules_by_hand(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 2,
+                         .prompt = fixed(100), .output = fixed(3)};
+    rf_sim_sched sc = roomy();
+    sc.max_batched_tokens = sc.chunk = 100;
+    sc.max_seqs = 2;
+    rf_sim_result r;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    near(r.ttft_s.max, 32.020203e-3, 1e-12);
+    near(r.ttft_s.mean, (11e-3 + 32.020203e-3) / 2, 1e-12);
+    near(r.tpot_s.max, (32.020203e-3 - 11e-3) / 2, 1e-12);
+    near(r.duration_s, 52.040406e-3, 1e-12);
+    sc.policy = RF_SIM_PREFILL_FIRST;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    near(r.ttft_s.max, 22e-3, 1e-12);
+    near(r.ttft_s.mean, (11e-3 + 22e-3) / 2, 1e-12);
+    near(r.tpot_s.max, (42.040406e-3 - 11e-3) / 2, 1e-12);
+    near(r.duration_s, 42.040406e-3, 1e-12);
+    assert_int_equal(r.steps, 4);
+    sc.policy = RF_SIM_MIXED;
+    sc.chunk = 0;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    near(r.ttft_s.max, 42.020203e-3, 1e-12);
+    near(r.tpot_s.max, (31.020203e-3 - 11e-3) / 2, 1e-12);
+    near(r.duration_s, 62.040406e-3, 1e-12);
+    sc.policy = (rf_sim_policy)2;
+    expect_refusal(&w, &sc, "policy (2)");
+}
+
+/* The front end's latency: one client, two requests of 100 + 1 tokens, a
+ * request reaching the queue 5 ms after it is sent. Each is sent, waits
+ * 5 ms, prefills in 11 ms (affine_step: 10 + 100 x 0.01 ms) and is done
+ * with its one token: TTFT 16 ms each, the second sent at 16 ms, the run
+ * over at 32 ms. A negative latency is refused. */
+static void frontend_latency(void **state)
+{
+    (void)state;
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 1,
+                         .prompt = fixed(100), .output = fixed(1)};
+    rf_sim_sched sc = roomy();
+    sc.frontend_s = 5e-3;
+    rf_sim_result r;
+    run_ok(&w, &sc, affine_step, NULL, &r);
+    near(r.ttft_s.mean, 16e-3, 1e-15);
+    near(r.ttft_s.max, 16e-3, 1e-15);
+    near(r.queue_s.max, 5e-3, 1e-15);
+    near(r.duration_s, 32e-3, 1e-15);
+    sc.frontend_s = -1e-3;
+    expect_refusal(&w, &sc, "frontend latency");
+}
+
 /* The pool from memory is capacity's: floor(tokens / b) blocks. A floor
  * table too small for the sizes asked is refused with both sizes. */
 static void pool_and_floor_refusal(void **state)
@@ -1371,6 +1444,8 @@ int main(void)
         cmocka_unit_test(length_means),
         cmocka_unit_test(percentiles),
         cmocka_unit_test(queueing_in_ttft),
+        cmocka_unit_test(schedules_by_hand),
+        cmocka_unit_test(frontend_latency),
         cmocka_unit_test(pool_and_floor_refusal),
         cmocka_unit_test(mla_mixed_step),
         cmocka_unit_test(sliding_model_runs),

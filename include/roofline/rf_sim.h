@@ -18,7 +18,8 @@
  * rf_step_compute counts them: S = P_r + j - 1 for the j-th token, j >= 2,
  * as rf_generate's decode).
  * When the engine is free at time t, the step is built:
- *   1. the requests arrived by t join the back of the waiting queue;
+ *   1. the requests sent by t - frontend_s join the back of the waiting
+ *      queue;
  *   2. the running requests, in the order they were admitted, each take
  *      min(K - c, C, budget left) tokens (C the chunk; a decode takes 1),
  *      the budget starting at T = max_batched_tokens; a request whose new
@@ -49,6 +50,7 @@
  * passes the budget, is refused before the run (RF_EINVAL naming it).
  *
  * ---- Metrics (every request counted; times in seconds) --------------------
+ * arrival is when a request is sent; it joins the queue frontend_s later.
  *   queue  = first scheduled (the start of its first step) - arrival
  *   TTFT   = end of the step that samples its first token - arrival
  *   E2E    = end of the step that samples its last token - arrival
@@ -456,6 +458,24 @@ rf_status rf_sim_lengths_parse(const char *text, const char *what, rf_sim_length
 
 /* ---- the engine --------------------------------------------------------- */
 
+/* How a step is built (the scheduler, above, is RF_SIM_MIXED's):
+ *   RF_SIM_MIXED: decode tokens and prompt chunks in one step, the running
+ *     requests first, then admissions (vLLM V1's scheduler; TensorRT-LLM's
+ *     in-flight batching, whose chunking is off by default: chunk 0);
+ *   RF_SIM_PREFILL_FIRST: a step is a prefill batch or a decode batch,
+ *     never both (SGLang's scheduler, enable_mixed_chunk off by default):
+ *     when any prompt work exists (a running request whose prompt or
+ *     recompute is unfinished, in admission order, then the waiting queue
+ *     admitted as in step 3), the step holds only that work, cut by the
+ *     budget and the chunk, and every decoding request waits; with none,
+ *     the step decodes one token of every decoding request (step 2 with
+ *     the prompt work absent). Preemption and admission are step 2's and
+ *     step 3's. */
+typedef enum rf_sim_policy {
+    RF_SIM_MIXED = 0,
+    RF_SIM_PREFILL_FIRST
+} rf_sim_policy;
+
 typedef struct rf_sim_sched {
     int64_t max_batched_tokens; /* T: tokens a step (>= max_seqs)          */
     int64_t max_seqs;           /* requests running at once (>= 1)         */
@@ -465,6 +485,13 @@ typedef struct rf_sim_sched {
     int64_t pool_blocks;        /* KV blocks in all (>= 1)                 */
     int64_t shared_prefix;      /* P_s tokens of every prompt cached (0)   */
     bool no_preempt;            /* reserve each request's whole life       */
+    rf_sim_policy policy;       /* how prompts and decodes share a step
+                                   (RF_SIM_MIXED, the zero value)          */
+    double frontend_s;          /* a request reaches the scheduler's queue
+                                   this long after it is sent (the serving
+                                   front end's round trip: tokenizing,
+                                   hand-off, streaming back); counted in
+                                   its queue, TTFT and E2E (0: none)       */
     double slo_ttft_s, slo_tpot_s; /* goodput targets (0: none)            */
     int64_t replicas;           /* D engines (0: 1), each its own scheduler,
                                    queue and pool of pool_blocks           */

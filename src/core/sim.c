@@ -125,6 +125,10 @@ static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
     if (s->chunk < 0)
         return rf_err_set(err, RF_EINVAL, "chunk (%lld) must be >= 0 (0: no chunking)",
                           (long long)s->chunk);
+    if (s->policy != RF_SIM_MIXED && s->policy != RF_SIM_PREFILL_FIRST)
+        return rf_err_set(err, RF_EINVAL, "policy (%d) must be RF_SIM_MIXED or "
+                                          "RF_SIM_PREFILL_FIRST",
+                          (int)s->policy);
     if (s->block_tokens < 1 || s->pool_blocks < 1 || s->block_tokens > RF_DIM_MAX ||
         s->pool_blocks > RF_DIM_MAX)
         return rf_err_set(err, RF_EINVAL,
@@ -134,6 +138,9 @@ static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
     if (s->shared_prefix < 0)
         return rf_err_set(err, RF_EINVAL, "shared-prefix (%lld) must be >= 0",
                           (long long)s->shared_prefix);
+    if (!(s->frontend_s >= 0 && s->frontend_s < 1e9))
+        return rf_err_set(err, RF_EINVAL, "frontend latency (%g s) must be in [0, 1e9)",
+                          s->frontend_s);
     if (!(s->slo_ttft_s >= 0) || !(s->slo_tpot_s >= 0))
         return rf_err_set(err, RF_EINVAL, "SLOs (TTFT %g s, TPOT %g s) must be > 0 (0: none)",
                           s->slo_ttft_s, s->slo_tpot_s);
@@ -319,6 +326,39 @@ static int64_t tokens_for(const sim *s, int64_t r, int64_t budget)
     return rem < budget ? rem : budget;
 }
 
+/* Which running requests a pass of step 2 takes: all, those with prompt
+ * work (a prompt or a recompute unfinished), or those decoding. */
+typedef enum { PASS_ALL, PASS_PROMPTS, PASS_DECODES } pass_kind;
+
+/* Step 2 over the running requests of kind `kind`, in admission order:
+ * each takes its tokens from *budget, preempting for its blocks. */
+static void run_pass(sim *s, engine *e, rf_sim_batch *b, int64_t *budget, pass_kind kind,
+                     rf_sim_result *out)
+{
+    for (int64_t i = 0; i < e->n_run && *budget > 0; i++) {
+        int64_t r = e->run[i];
+        if (kind != PASS_ALL && decoding(s, r) != (kind == PASS_DECODES))
+            continue;
+        int64_t tk = tokens_for(s, r, *budget);
+        if (!tk)
+            continue;
+        if (!s->sc->no_preempt) {
+            int64_t need = blocks_more(s, r, s->cached[r] + tk);
+            bool self = false;
+            while (need > e->free_blocks && !self) {
+                self = e->run[e->n_run - 1] == r;
+                preempt_last(s, e, out);
+            }
+            if (self)
+                return; /* r was the last running: nothing after it */
+            e->free_blocks -= need;
+            s->own[r] += need;
+        }
+        take(s, e, b, r, tk);
+        *budget -= tk;
+    }
+}
+
 /* Build engine e's step at time t (rf_sim.h, "The scheduler"). */
 static void schedule(sim *s, engine *e, double t, rf_sim_batch *b, rf_sim_result *out)
 {
@@ -327,25 +367,10 @@ static void schedule(sim *s, engine *e, double t, rf_sim_batch *b, rf_sim_result
     *b = (rf_sim_batch){.decode_context = e->dctx, .chunks = e->chunks};
     e->n_sched = 0;
     int64_t preempted = out->preemptions;
-    for (int64_t i = 0; i < e->n_run && budget > 0; i++) {
-        int64_t r = e->run[i], tk = tokens_for(s, r, budget);
-        if (!tk)
-            continue;
-        if (!sc->no_preempt) {
-            int64_t need = blocks_more(s, r, s->cached[r] + tk);
-            bool self = false;
-            while (need > e->free_blocks && !self) {
-                self = e->run[e->n_run - 1] == r;
-                preempt_last(s, e, out);
-            }
-            if (self)
-                break; /* r was the last running: nothing after it */
-            e->free_blocks -= need;
-            s->own[r] += need;
-        }
-        take(s, e, b, r, tk);
-        budget -= tk;
-    }
+    /* prefill-first: the running requests' prompt work now, their decodes
+     * only in a step with no prompt work (below) */
+    bool first = sc->policy == RF_SIM_PREFILL_FIRST;
+    run_pass(s, e, b, &budget, first ? PASS_PROMPTS : PASS_ALL, out);
     /* after a preemption nothing is admitted this step (vLLM V1) */
     while (e->waiting && budget > 0 && e->n_run < sc->max_seqs && preempted == out->preemptions) {
         int64_t r = front(e), tk = tokens_for(s, r, budget);
@@ -364,6 +389,8 @@ static void schedule(sim *s, engine *e, double t, rf_sim_batch *b, rf_sim_result
         take(s, e, b, r, tk);
         budget -= tk;
     }
+    if (first && !b->tokens)
+        run_pass(s, e, b, &budget, PASS_DECODES, out);
 }
 
 /* Log n gaps of gap_s (the log full: count what it would need). */
@@ -633,17 +660,18 @@ static rf_status run_group(sim *s, int64_t first, bool closed, rf_sim_group_fn s
     rf_sim_batch *B = s->batch + first;
     for (int64_t i = 0; i < g; i++)
         total += E[i].n_req;
-    double t = 0;
+    double t = 0, fe = sc->frontend_s;
     while (done < total) {
         bool busy = false;
         double wake = INFINITY;
         for (int64_t i = 0; i < g; i++) {
             engine *e = &E[i];
-            for (; e->next < e->issued && s->arrival[req(s, e, e->next)] <= t; e->next++)
+            /* a request reaches the queue frontend_s after it is sent */
+            for (; e->next < e->issued && s->arrival[req(s, e, e->next)] + fe <= t; e->next++)
                 push_back(e, req(s, e, e->next));
             busy = busy || e->n_run || e->waiting;
-            if (e->next < e->issued && s->arrival[req(s, e, e->next)] < wake)
-                wake = s->arrival[req(s, e, e->next)];
+            if (e->next < e->issued && s->arrival[req(s, e, e->next)] + fe < wake)
+                wake = s->arrival[req(s, e, e->next)] + fe;
         }
         if (!busy) {
             t = wake; /* idle to the next arrival (one exists: done < total) */
