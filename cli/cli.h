@@ -345,7 +345,7 @@ enum { CLI_O_BACKEND = 980, CLI_O_QUANT, CLI_O_CALIBRATION };
 #define CLI_GPU_OPTS                                                                           \
     {"backend", 1, CLI_O_BACKEND, "vllm|trtllm|sglang|llamacpp",                               \
      "--predict on the --hw GPU's kernel tables of this engine (data/gpu); llamacpp "         \
-     "(step): on its --calibration FILE"},                                                   \
+     "(step, generate): on its --calibration FILE"},                                         \
     {"quant", 1, CLI_O_QUANT, "fp8|fp8_block|nvfp4|mxfp4|int4_wo",                             \
      "the engine's quantization: weight and activation dtypes, and its tables' rows"},         \
     {"calibration", 1, CLI_O_CALIBRATION, "DIR|FILE",                                          \

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine_predict.h"
 #include "gpu_predict.h"
 #include "measure_view.h"
 #include "request.h"
@@ -34,6 +35,8 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    if (id == CLI_O_BACKEND && cli_engine_backend(arg)) /* an engine calibration file */
+        return cli_gpu_engine_opt(arg);
     if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
         return cli_gpu_opt(ctx, id, arg);
     if (id == CLI_O_PREDICT)
@@ -337,7 +340,10 @@ int cmd_generate(int argc, char **argv)
     timing(&ctx, r, &g);
     if (a.sp.draft)
         cli_spec_section(r, "speculative decoding", &d, &sp);
+    const char *engine_file, *engine = cli_gpu_engine(&engine_file); /* --backend llamacpp */
     rc = !(ctx.step_given & CLI_GIVEN_PREDICT) ? RF_EXIT_OK
+         : engine ? cli_engine_generate(&ctx, r, engine, engine_file, &m, &o, &roof, a.rq.prompt,
+                                        a.rq.output)
          : cli_gpu_wanted() /* on kernel tables (gpu_predict.c) */
              ? cli_gpu_generate(&ctx, r, &m, &o, &roof, &a.rq.budget, &a.par, a.rq.prompt,
                                 a.rq.output, a.sp.prefix.shared)

@@ -50,44 +50,69 @@ static void terms(rf_report *r, const rf_engine_pred *p)
     rf_report_cell_num(r, p->layers_s);
 }
 
-int cli_engine_step(const cli_ctx *ctx, rf_report *r, const char *backend, const char *path,
-                    const rf_model *m, const rf_step_opts *o, const rf_step *st)
+/* The calibration at path, of engine backend, heap-held (~40 KB). */
+static int load(const cli_ctx *ctx, const char *backend, const char *path, rf_engine_calib **out)
 {
+    *out = NULL;
     if (!path)
         return cli_fail(ctx, RF_EXIT_USAGE, "--backend %s --predict needs --calibration FILE "
                                             "(an engine calibration: docs/llamacpp.md)", backend);
-    rf_engine_calib *c = malloc(sizeof *c); /* ~40 KB of timed steps */
+    rf_engine_calib *c = malloc(sizeof *c);
     if (!c)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     rf_err e;
-    rf_engine_pred p;
     int rc = RF_EXIT_OK;
     if (rf_engine_calib_load(path, c, &e))
         rc = cli_fail_err(ctx, &e);
     else if (strcmp(c->engine, backend))
         rc = cli_fail(ctx, RF_EXIT_USAGE, "--calibration %s: a calibration of %s, not of %s",
                       path, c->engine, backend);
-    else if (rf_engine_predict(c, st, o, (double)m->layers, &p, &e))
-        rc = cli_fail(ctx, RF_EXIT_USAGE, "--calibration %s: %s", path, e.msg);
-    if (rc) {
+    if (rc)
         free(c);
-        return rc;
-    }
-    const rf_engine_fit *f = p.fit;
+    else
+        *out = c;
+    return rc;
+}
+
+/* The provenance of a fit: the calibration, its data, its model. */
+static void assume_fit(rf_report *r, const rf_engine_calib *c, const char *path,
+                       const rf_engine_fit *f, const rf_model *m)
+{
     rf_report_assume(r, "predicted: %s calibration %s (%s, %s): %s %s fitted on %zu timed "
                      "steps, leave-one-out error median %.1f%%, worst %.1f%% (the band)",
                      engine_title(c->engine), path, c->detail, c->date, f->weights,
-                     o->phase == RF_PREFILL ? "prefill" : "decode", f->n_points,
+                     f->phase == RF_PREFILL ? "prefill" : "decode", f->n_points,
                      100.0 * f->loo_median, 100.0 * f->loo_worst);
     rf_report_assume(r, "predicted: t = %.3g x GEMM floor + %.3g x attention floor + other "
                      "floors + %.3g us x %lld layers, the floors on the calibration's roofs "
                      "(%s), not --hw's", f->k_gemm, f->k_attn, f->layer_s * 1e6,
                      (long long)m->layers, c->roofs_from);
+}
+
+static void assume_dtypes(rf_report *r, const rf_engine_calib *c, const rf_step_opts *o)
+{
     if (o->a.kind != c->act.kind || o->kv.kind != c->kv.kind)
         rf_report_assume(r, "predicted: the calibration timed activations %s and KV %s; this "
                          "step has %s and %s", rf_dtype_name(c->act.kind),
                          rf_dtype_name(c->kv.kind), rf_dtype_name(o->a.kind),
                          rf_dtype_name(o->kv.kind));
+}
+
+int cli_engine_step(const cli_ctx *ctx, rf_report *r, const char *backend, const char *path,
+                    const rf_model *m, const rf_step_opts *o, const rf_step *st)
+{
+    rf_engine_calib *c;
+    rf_engine_pred p;
+    rf_err e;
+    int rc = load(ctx, backend, path, &c);
+    if (rc)
+        return rc;
+    if (rf_engine_predict(c, st, o, (double)m->layers, &p, &e)) {
+        free(c);
+        return cli_fail(ctx, RF_EXIT_USAGE, "--calibration %s: %s", path, e.msg);
+    }
+    assume_fit(r, c, path, p.fit, m);
+    assume_dtypes(r, c, o);
     terms(r, &p);
     char label[96];
     snprintf(label, sizeof label, "PREDICTED (%s's kernels, from its calibration; the floors "
@@ -102,6 +127,68 @@ int cli_engine_step(const cli_ctx *ctx, rf_report *r, const char *backend, const
     double tokens = o->phase == RF_PREFILL ? (double)(o->batch * o->tokens) : (double)o->batch;
     rf_report_num(r, "predicted_tokens_per_s", "predicted tokens/s", tokens / p.time_s,
                   RF_U_TOK_RATE);
+    free(c);
+    return RF_EXIT_OK;
+}
+
+int cli_engine_generate(const cli_ctx *ctx, rf_report *r, const char *backend, const char *path,
+                        const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                        int64_t prompt, int64_t output)
+{
+    rf_engine_calib *c;
+    rf_err e;
+    int rc = load(ctx, backend, path, &c);
+    if (rc)
+        return rc;
+    rf_step *st = malloc(sizeof *st);
+    rf_engine_gen g;
+    if (!st)
+        rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    else if (rf_engine_predict_generate(c, m, o, roof, prompt, output, st, &g, &e))
+        rc = cli_fail(ctx, RF_EXIT_USAGE, "--calibration %s: %s", path, e.msg);
+    free(st);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    assume_fit(r, c, path, g.prefill_fit, m);
+    if (g.decode_fit)
+        assume_fit(r, c, path, g.decode_fit, m);
+    assume_dtypes(r, c, o);
+    rf_report_assume(r, "predicted decode: the decode step predicted at every context "
+                     "%lld..%lld and summed", (long long)(prompt + 1),
+                     (long long)(prompt + output - 1));
+    char label[96];
+    snprintf(label, sizeof label, "PREDICTED (%s's kernels, from its calibration; the floors "
+             "above are bounds)", engine_title(c->engine));
+    rf_report_section(r, "predicted", label);
+    rf_report_str(r, "engine", "engine", c->engine);
+    rf_report_num(r, "ttft_s", "predicted TTFT", g.ttft_s, RF_U_SECONDS);
+    if (output >= 2) {
+        rf_report_num(r, "tpot_mean_s", "predicted TPOT mean", g.tpot_mean_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_first_s", "predicted TPOT first (j = 2)", g.tpot_first_s,
+                      RF_U_SECONDS);
+        rf_report_num(r, "tpot_last_s", "predicted TPOT last (j = N)", g.tpot_last_s,
+                      RF_U_SECONDS);
+    } else {
+        const char *why = "- (one output token)";
+        rf_report_null(r, "tpot_mean_s", "predicted TPOT mean", why);
+        rf_report_null(r, "tpot_first_s", "predicted TPOT first (j = 2)", why);
+        rf_report_null(r, "tpot_last_s", "predicted TPOT last (j = N)", why);
+    }
+    rf_report_num(r, "decode_s", "predicted decode time", g.decode_s, RF_U_SECONDS);
+    rf_report_num(r, "latency_s", "predicted latency", g.latency_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", g.tokens_per_s,
+                  RF_U_TOK_RATE);
+    rf_report_num(r, "ttft_lo_s", "TTFT band (left-out error), low", g.ttft_lo_s, RF_U_SECONDS);
+    rf_report_num(r, "ttft_hi_s", "  high", g.ttft_hi_s, RF_U_SECONDS);
+    if (output >= 2) {
+        rf_report_num(r, "tpot_mean_lo_s", "TPOT mean band, low", g.tpot_mean_lo_s,
+                      RF_U_SECONDS);
+        rf_report_num(r, "tpot_mean_hi_s", "  high", g.tpot_mean_hi_s, RF_U_SECONDS);
+    }
+    rf_report_num(r, "latency_lo_s", "latency band, low", g.latency_lo_s, RF_U_SECONDS);
+    rf_report_num(r, "latency_hi_s", "  high", g.latency_hi_s, RF_U_SECONDS);
     free(c);
     return RF_EXIT_OK;
 }

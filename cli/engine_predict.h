@@ -16,4 +16,10 @@ bool cli_engine_backend(const char *backend);
 int cli_engine_step(const cli_ctx *ctx, rf_report *r, const char *backend, const char *path,
                     const rf_model *m, const rf_step_opts *o, const rf_step *st);
 
+/* generate's section "predicted": the prompt's prefill and every decode
+ * step after it predicted on the calibration at path (one sequence). */
+int cli_engine_generate(const cli_ctx *ctx, rf_report *r, const char *backend, const char *path,
+                        const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                        int64_t prompt, int64_t output);
+
 #endif

@@ -42,7 +42,8 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
     case CLI_O_BACKEND:
         if (cli_engine_backend(arg)) /* step's on_opt takes it: cli_gpu_engine_opt */
             return cli_fail(ctx, RF_EXIT_USAGE, "--backend %s: an engine calibration predicts "
-                                                "`step` only (docs/llamacpp.md)", arg);
+                                                "`step` and `generate` only (docs/llamacpp.md)",
+                            arg);
         if (strcmp(arg, "vllm") && strcmp(arg, "trtllm") && strcmp(arg, "sglang"))
             return cli_fail(ctx, RF_EXIT_USAGE,
                             "--backend: unknown engine '%s' (vllm, trtllm, sglang, llamacpp)",

@@ -27,8 +27,9 @@ bool cli_gpu_wanted(void);
 /* The engine --backend named (vllm, trtllm, sglang), or NULL. */
 const char *cli_gpu_backend(void);
 
-/* --backend naming a CPU engine (llamacpp, cli_engine_backend), in step:
- * --calibration is then its file. Other commands refuse it (cli_gpu_opt). */
+/* --backend naming a CPU engine (llamacpp, cli_engine_backend), in step
+ * and generate: --calibration is then its file. Other commands refuse it
+ * (cli_gpu_opt). */
 int cli_gpu_engine_opt(const char *arg);
 
 /* --backend naming a CPU engine (llamacpp), or NULL; *calibration its

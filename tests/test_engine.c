@@ -177,6 +177,59 @@ static void split_and_predict(void **state)
 
 /* The committed tiny calibration: two shapes, q4_0, two prefills and two
  * decodes each, so two fits of four points. */
+/* A generation on a fit of k = 1, c = 0 is the floors on the calibration's
+ * roofs: its TTFT the prompt's prefill floor, its decode the floors of the
+ * steps at contexts prompt + 1 .. prompt + output - 1 summed (each
+ * computed here the same way), its latency the two, its TPOT mean the
+ * decode over output - 1. A batch of 2 is refused: the fits are of one
+ * sequence's steps. */
+static void generate_sums(void **state)
+{
+    (void)state;
+    rf_engine_calib *c = calib_new();
+    rf_model m;
+    rf_err e;
+    assert_int_equal(rf_model_find("llama-3-8b", NULL, &m, &e), RF_OK);
+    rf_dtype q4;
+    assert_int_equal(rf_dtype_parse("q4_0", &q4, &e), RF_OK);
+    c->n_fits = 2;
+    for (int i = 0; i < 2; i++) {
+        c->fit[i] = (rf_engine_fit){.phase = i ? RF_DECODE : RF_PREFILL, .k_gemm = 1,
+                                    .k_attn = 1, .n_points = 4};
+        snprintf(c->fit[i].weights, sizeof c->fit[i].weights, "q4_0");
+    }
+    rf_step_opts o = rf_engine_step_opts(c, &m, q4, RF_DECODE, 1, 0);
+    rf_roof roof = {.peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e11, .ridge = 10};
+    rf_step *st = malloc(sizeof *st);
+    assert_non_null(st);
+    rf_engine_gen g;
+    assert_int_equal(rf_engine_predict_generate(c, &m, &o, &roof, 100, 4, st, &g, &e), RF_OK);
+    /* by hand: the prefill of 100 tokens, the decodes at contexts 101, 102, 103 */
+    double want[4], gs, as, xs;
+    for (int j = 0; j < 4; j++) {
+        rf_step_opts so = rf_engine_step_opts(c, &m, q4, j ? RF_DECODE : RF_PREFILL, 100,
+                                              j ? 100 + j : 0);
+        assert_int_equal(rf_step_compute(&m, &so, &roof, st, &e), RF_OK);
+        assert_int_equal(rf_engine_split(c, st, &so, &gs, &as, &xs, &e), RF_OK);
+        want[j] = gs + as + xs;
+    }
+    double decode = want[1] + want[2] + want[3];
+    assert_true(fabs(g.ttft_s - want[0]) <= 1e-12 * want[0]);
+    assert_true(fabs(g.decode_s - decode) <= 1e-12 * decode);
+    assert_true(fabs(g.tpot_mean_s - decode / 3) <= 1e-12 * decode);
+    assert_true(g.tpot_first_s == want[1] && g.tpot_last_s == want[3]);
+    assert_true(fabs(g.latency_s - want[0] - decode) <= 1e-12 * g.latency_s);
+    assert_true(fabs(g.tokens_per_s - 4 / g.latency_s) <= 1e-9 * g.tokens_per_s);
+    /* one output token: no decode step, no TPOT */
+    assert_int_equal(rf_engine_predict_generate(c, &m, &o, &roof, 100, 1, st, &g, &e), RF_OK);
+    assert_true(g.decode_s == 0 && g.tpot_mean_s == 0 && g.decode_fit == NULL);
+    o.batch = 2;
+    assert_int_equal(rf_engine_predict_generate(c, &m, &o, &roof, 100, 4, st, &g, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "a batch of 2"));
+    free(st);
+    free(c);
+}
+
 static void file_reads(void **state)
 {
     (void)state;
@@ -242,7 +295,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fit_recovers),    cmocka_unit_test(fit_holds_floor),
         cmocka_unit_test(loo_honest),      cmocka_unit_test(fit_refuses),
-        cmocka_unit_test(split_and_predict), cmocka_unit_test(file_reads),
+        cmocka_unit_test(split_and_predict), cmocka_unit_test(generate_sums),
+        cmocka_unit_test(file_reads),
         cmocka_unit_test(file_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,11 +147,37 @@ typedef struct rf_engine_pred {
 } rf_engine_pred;
 
 /* Predict st (computed with options o, of a model with `layers` layers).
- * RF_EINVAL when the calibration has no fit for the step's weights and
+ * RF_EINVAL for a batch other than 1 (the fits are of one sequence's
+ * steps), or when the calibration has no fit for the step's weights and
  * phase, naming both and listing the fits it has; errors of
  * rf_engine_split. */
 rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const rf_step_opts *o,
                             double layers, rf_engine_pred *out, rf_err *err);
+
+/* A whole generation predicted, one sequence: the prompt's prefill, then
+ * the decode step at every context prompt + 1 .. prompt + output - 1,
+ * summed (as rf_calib_predict_generate does for the CPU calibration). */
+typedef struct rf_engine_gen {
+    int64_t prompt, output;
+    double ttft_s, ttft_lo_s, ttft_hi_s;     /* the prefill's prediction   */
+    double tpot_mean_s, tpot_first_s, tpot_last_s; /* 0 when output < 2   */
+    double tpot_mean_lo_s, tpot_mean_hi_s;
+    double decode_s;                         /* the decode steps summed    */
+    double latency_s, latency_lo_s, latency_hi_s;
+    double tokens_per_s;                     /* output / latency           */
+    const rf_engine_fit *prefill_fit, *decode_fit; /* decode: NULL when
+                                                      output < 2           */
+} rf_engine_gen;
+
+/* o: the dtypes (and attention options) of the generation, batch 1;
+ * roof: any positive roof (only the operators' F and Q are used); st:
+ * scratch for one step. RF_EINVAL for prompt < 1 or output < 1; errors of
+ * rf_step_compute and rf_engine_predict (a batch other than 1 among
+ * them). */
+rf_status rf_engine_predict_generate(const rf_engine_calib *c, const rf_model *m,
+                                     const rf_step_opts *o, const rf_roof *roof, int64_t prompt,
+                                     int64_t output, rf_step *st, rf_engine_gen *out,
+                                     rf_err *err);
 
 #ifdef __cplusplus
 }

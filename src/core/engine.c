@@ -364,6 +364,10 @@ rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const r
                             double layers, rf_engine_pred *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
+    if (o->batch != 1)
+        return rf_err_set(err, RF_EINVAL, "engine calibration (%s): a batch of %lld: its fits "
+                          "are of one sequence's steps (batch 1)", c->engine,
+                          (long long)o->batch);
     const rf_engine_fit *f = rf_engine_find(c, o->w, o->phase);
     if (!f) {
         char have[512] = "";
@@ -390,5 +394,47 @@ rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const r
     double lo = out->time_s * (1.0 - out->band);
     out->lo_s = lo > out->floor_s ? lo : out->floor_s;
     out->hi_s = out->time_s * (1.0 + out->band);
+    return RF_OK;
+}
+
+rf_status rf_engine_predict_generate(const rf_engine_calib *c, const rf_model *m,
+                                     const rf_step_opts *o, const rf_roof *roof, int64_t prompt,
+                                     int64_t output, rf_step *st, rf_engine_gen *out,
+                                     rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (prompt < 1 || output < 1)
+        return rf_err_set(err, RF_EINVAL, "engine calibration: a prompt and an output of at "
+                          "least one token (%lld, %lld)", (long long)prompt, (long long)output);
+    out->prompt = prompt, out->output = output;
+    rf_step_opts so = *o;
+    so.phase = RF_PREFILL, so.tokens = prompt, so.context = 0;
+    rf_engine_pred p;
+    double L = (double)m->layers;
+    rf_status rc = rf_step_compute(m, &so, roof, st, err);
+    if (rc || (rc = rf_engine_predict(c, st, &so, L, &p, err)))
+        return rc;
+    out->prefill_fit = p.fit;
+    out->ttft_s = p.time_s, out->ttft_lo_s = p.lo_s, out->ttft_hi_s = p.hi_s;
+    double lo = 0, hi = 0;
+    so.phase = RF_DECODE, so.tokens = 1;
+    for (int64_t s = prompt + 1; s <= prompt + output - 1; s++) {
+        so.context = s;
+        if ((rc = rf_step_compute(m, &so, roof, st, err)) ||
+            (rc = rf_engine_predict(c, st, &so, L, &p, err)))
+            return rc;
+        if (s == prompt + 1)
+            out->tpot_first_s = p.time_s, out->decode_fit = p.fit;
+        out->tpot_last_s = p.time_s;
+        out->decode_s += p.time_s, lo += p.lo_s, hi += p.hi_s;
+    }
+    if (output >= 2) {
+        double n = (double)(output - 1);
+        out->tpot_mean_s = out->decode_s / n;
+        out->tpot_mean_lo_s = lo / n, out->tpot_mean_hi_s = hi / n;
+    }
+    out->latency_s = out->ttft_s + out->decode_s;
+    out->latency_lo_s = out->ttft_lo_s + lo, out->latency_hi_s = out->ttft_hi_s + hi;
+    out->tokens_per_s = (double)output / out->latency_s;
     return RF_OK;
 }
