@@ -3,7 +3,8 @@
  * the tables' format (rf_cuda_calib_tables, plain C), written
  * (rf_gpu_tables_write), read back by the tables' reader and predicted
  * from, each figure derived by hand in its comment; two such calibrations
- * compared row by row (rf_gpu_compare); the refusals. No GPU is needed:
+ * compared row by row (rf_gpu_compare); the refusals; every point of the
+ * backend's quick and full plans read back. No GPU is needed:
  * the calibrations are synthetic, as the GPU would fill them. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -352,6 +353,65 @@ static void refusals(void **state)
     assert_null(rf_cuda_table_dtype(RF_INT4));
 }
 
+/* Every point of the calibration's plans (quick and full), as
+ * rf_cuda_calibrate and rf_cuda_calib_gemm_dtype fill them, a time each,
+ * written and read back by the reader: no point refused or repeated, a row
+ * per point (GEMMs per dtype: shapes x M; decode and prefill: head dims x
+ * keys or tokens; the copy's sizes), and each GEMM row predicted in range
+ * as its own time. */
+static void plans_read_back(void **state)
+{
+    fixture *f = *state;
+    rf_hw hw = round_hw();
+    for (int quick = 0; quick < 2; quick++) {
+        rf_cuda_calib_plan pl = rf_cuda_calib_plan_of(quick);
+        rf_calib *bf = calloc(1, sizeof *bf), *f8 = calloc(1, sizeof *f8);
+        assert_non_null(bf);
+        assert_non_null(f8);
+        for (size_t s = 0; s < pl.n_gemm; s++)
+            for (size_t i = 0; i < pl.n_m; i++) {
+                double t = (1 + (double)pl.m[i] / 64) * (double)(s + 1) * US;
+                add(bf, RF_CALIB_GEMM, pl.gemm[s][0], pl.gemm[s][1], pl.m[i], t);
+                add(f8, RF_CALIB_GEMM, pl.gemm[s][0], pl.gemm[s][1], pl.m[i], t / 2);
+            }
+        for (size_t d = 0; d < pl.n_head_dims; d++) {
+            for (size_t i = 0; i < pl.n_keys; i++)
+                add(bf, RF_CALIB_ATTN_DECODE, pl.head_dims[d], 0, pl.keys[i], 10 * US);
+            for (size_t i = 0; i < pl.n_tokens; i++)
+                add(bf, RF_CALIB_ATTN_PREFILL, pl.head_dims[d], 0, pl.tokens[i], 20 * US);
+        }
+        for (size_t i = 0; i < pl.n_copy; i++)
+            add(bf, RF_CALIB_COPY, 0, 0, pl.copy_bytes[i], 3 * US);
+        rf_cuda_calib_part parts[] = {{RF_BF16, bf}, {RF_FP8_E4M3, f8}};
+        rf_gpu_tables g, back;
+        rf_gpu_table copy;
+        rf_err e;
+        if (rf_cuda_calib_tables(parts, 2, L2_BYTES, &g, &copy, &e) ||
+            rf_gpu_tables_write(&g, f->a, &e) || rf_gpu_tables_load(f->a, &hw, &back, &e))
+            fail_msg("%s", e.msg);
+        assert_int_equal(back.t[RF_GPU_GEMM].n_rows, 2 * pl.n_gemm * pl.n_m);
+        assert_int_equal(back.t[RF_GPU_ATTN_GENERATION].n_rows, pl.n_head_dims * pl.n_keys);
+        assert_int_equal(back.t[RF_GPU_ATTN_CONTEXT].n_rows, pl.n_head_dims * pl.n_tokens);
+        assert_int_equal(copy.n_rows, pl.n_copy);
+        const char *f8name[] = {"fp8", NULL, NULL, NULL};
+        for (size_t s = 0; s < pl.n_gemm; s++)
+            for (size_t i = 0; i < pl.n_m; i++) {
+                double q[] = {0, (double)pl.gemm[s][1], (double)pl.gemm[s][0], (double)pl.m[i]};
+                double t = (1 + (double)pl.m[i] / 64) * (double)(s + 1) * US / 2;
+                rf_gpu_pred p;
+                if (rf_gpu_predict(&back, RF_GPU_GEMM, q, f8name, &p, &e))
+                    fail_msg("%s", e.msg);
+                assert_int_equal(p.how, RF_GPU_IN_RANGE);
+                assert_double_equal(p.time_s, t, t * 1e-8);
+            }
+        rf_gpu_tables_free(&g);
+        rf_gpu_tables_free(&back);
+        rf_gpu_table_free(&copy);
+        free(bf);
+        free(f8);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +419,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(read_back_and_predict, setup, teardown),
         cmocka_unit_test_setup_teardown(compare_two, setup, teardown),
         cmocka_unit_test_setup_teardown(refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(plans_read_back, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
