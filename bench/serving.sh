@@ -33,7 +33,7 @@ for model in llama-3-8b gemma-2-9b-it; do
   for n in 10 1000000; do
     secs=()
     for _ in $(seq "$runs"); do
-      t=$( { time "$bin" generate "$model" --prompt 1024 --output "$n" --batch 64 --json \
+      t=$( { time "$bin" generate "$model" --prompt 1024 --output-tokens "$n" --batch 64 --json \
                >/dev/null; } 2>&1 )
       secs+=("$(echo "$t" | awk '{printf "%.4f", $1 + $2}')")
     done
@@ -43,11 +43,11 @@ for model in llama-3-8b gemma-2-9b-it; do
   done
 done
 echo "generate llama-3-8b --batch 1  N = 1000000  median $(cpu "$bin" generate llama-3-8b \
-  --prompt 1024 --output 1000000) ms CPU (the whole process)"
+  --prompt 1024 --output-tokens 1000000) ms CPU (the whole process)"
 # the frontier over 1,024 batch sizes x 4,096 output tokens (target: under 1 s)
 secs=()
 for _ in $(seq "$runs"); do
-  t=$( { time "$bin" frontier llama-3-8b --prompt 1024 --output 4096 --max-batch 1024 --csv \
+  t=$( { time "$bin" frontier llama-3-8b --prompt 1024 --output-tokens 4096 --max-batch 1024 --csv \
            >/dev/null; } 2>&1 )
   secs+=("$(echo "$t" | awk '{printf "%.4f", $1 + $2}')")
 done
@@ -56,6 +56,6 @@ awk -v m="$m" 'BEGIN {
   printf "frontier llama-3-8b  1,024 batches x N = 4,096  median %.1f ms CPU\n", m * 1e3 }'
 # on a layout: TP 2, the closed form on a device's shard
 echo "generate llama-3-8b --tp 2  N = 1000000  median $(cpu "$bin" generate llama-3-8b \
-  --prompt 1024 --output 1000000 --batch 64 --tp 2 --json) ms CPU"
+  --prompt 1024 --output-tokens 1000000 --batch 64 --tp 2 --json) ms CPU"
 echo "frontier llama-3-8b --tp 2  1,024 batches x N = 4,096  median $(cpu "$bin" frontier \
-  llama-3-8b --prompt 1024 --output 4096 --max-batch 1024 --tp 2 --csv) ms CPU"
+  llama-3-8b --prompt 1024 --output-tokens 4096 --max-batch 1024 --tp 2 --csv) ms CPU"

@@ -126,7 +126,7 @@ def engine_options(r):
 def workload_options(r, concurrency=None):
     """The closed loop at the run's concurrency (or the one given) and lengths."""
     c = concurrency or int(r["batch_size"])
-    return ["--prompt", r["isl"], "--output", r["osl"], "--concurrency", str(c),
+    return ["--prompt", r["isl"], "--output-tokens", r["osl"], "--concurrency", str(c),
             "--requests", str(max(10 * c, 64))]
 
 

@@ -93,6 +93,8 @@ typedef struct cli_opt {
     int id;             /* passed to the handler                          */
     const char *arg;    /* "N", "LIST", ... for --help                    */
     const char *help;   /* one line                                       */
+    char letter;        /* its short form (-n), 0 for none; left out of
+                           an initializer, none                           */
 } cli_opt;
 
 typedef int (*cli_opt_fn)(cli_ctx *ctx, int id, const char *arg, void *user);

@@ -1,4 +1,4 @@
-/* cmd_frontier.c - `roofline frontier MODEL --prompt P --output N`: static
+/* cmd_frontier.c - `roofline frontier MODEL --prompt P --output-tokens N`: static
  * batches of 1..B requests (rf_frontier_compute): TTFT, TPOT, tokens/s a
  * device, the two Pareto fronts, optionally cost and an SVG figure; with
  * --predict every point predicted on the --hw profile's calibration and
@@ -479,9 +479,9 @@ int cmd_frontier(int argc, char **argv)
     args a = {.rq = CLI_REQUEST_DEFAULT, .par = CLI_PAR_DEFAULT};
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, argc, argv,
-                            "frontier MODEL --prompt P --output N [--max-batch B] [--svg FILE] "
-                            "[--price-per-hour USD] [--load-svg FILE [--slo-ttft X] [--slo-tpot "
-                            "Y]] [options]",
+                            "frontier MODEL --prompt P --output-tokens N [--max-batch B] [--svg "
+                            "FILE] [--price-per-hour USD] [--load-svg FILE [--slo-ttft X] "
+                            "[--slo-tpot Y]] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;

@@ -1,4 +1,4 @@
-/* cmd_generate.c - `roofline generate MODEL --prompt P --output N`: a static
+/* cmd_generate.c - `roofline generate MODEL --prompt P --output-tokens N`: a static
  * batch of B identical requests to the end (rf_serve.h): TTFT, TPOT (mean,
  * first, last), latency, tokens/s, the memory fit at the last context,
  * with --draft a speculative decoding of the same requests, and with
@@ -303,7 +303,7 @@ int cmd_generate(int argc, char **argv)
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, argc, argv,
-                            "generate MODEL --prompt P --output N [--batch B] "
+                            "generate MODEL --prompt P --output-tokens N [--batch B] "
                             "[--draft MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)

@@ -28,7 +28,7 @@ static const cli_opt opts[] = {
     {"devices", 1, O_DEVICES, "N", "SLO plan: the highest rate N devices serve within the SLOs"},
     CLI_SIM_SLO_OPTS,
     {"prompt", 1, O_PROMPT, "P|DIST", "SLO plan: prompt tokens (N, uniform:LO:HI, normal:MEAN:SD, lognormal:MEAN:SD)"},
-    {"output", 1, O_OUTPUT, "N|DIST", "SLO plan: output tokens (as --prompt)"},
+    {"output-tokens", 1, O_OUTPUT, "N|DIST", "SLO plan: output tokens (as --prompt)", 'n'},
     {"arrival", 1, CLI_O_ARRIVAL, "poisson|gamma:CV", "SLO plan: arrival gaps (default poisson)"},
     {"requests", 1, CLI_O_REQUESTS, "N", "SLO plan: requests a simulation (default 1000)"},
     {"seed", 1, CLI_O_SEED, "S", "SLO plan: random seed (default 1)"},
@@ -323,7 +323,7 @@ static int plan_slo(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
                    : NULL;
     if (no)
         return cli_fail(ctx, RF_EXIT_USAGE, "%s: not with an SLO plan (--rate, --devices: "
-                                            "lengths from --prompt and --output)", no);
+                                            "lengths from --prompt and --output-tokens)", no);
     if (!s->slo_ttft || !s->slo_tpot)
         return cli_fail(ctx, RF_EXIT_USAGE, "an SLO plan needs --slo-ttft X and --slo-tpot Y "
                                             "(seconds)");
@@ -333,8 +333,8 @@ static int plan_slo(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
     if (s->rate && a->devices)
         return cli_fail(ctx, RF_EXIT_USAGE, "--rate and --devices: give one");
     if (!s->prompt || !s->output)
-        return cli_fail(ctx, RF_EXIT_USAGE, "an SLO plan needs --prompt P and --output N (tokens "
-                                            "or a distribution)");
+        return cli_fail(ctx, RF_EXIT_USAGE, "an SLO plan needs --prompt P and --output-tokens N "
+                                            "(tokens or a distribution)");
     rf_step_opts o = a->o;
     rf_model m;
     rf_roof roof;
@@ -358,7 +358,7 @@ static int plan_slo(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
     if (rf_sim_lengths_parse(s->prompt, "prompt", &w->prompt, &e))
         return cli_fail(ctx, RF_EXIT_USAGE, "--prompt: %s", e.msg);
     if (rf_sim_lengths_parse(s->output, "output", &w->output, &e))
-        return cli_fail(ctx, RF_EXIT_USAGE, "--output: %s", e.msg);
+        return cli_fail(ctx, RF_EXIT_USAGE, "--output-tokens: %s", e.msg);
     w->rate_per_s = s->rate ? s->rate : 1;
     w->requests = s->requests ? s->requests : CLI_SIM_REQUESTS;
     w->seed = s->seed_given ? (uint64_t)s->seed : 1;
@@ -558,7 +558,7 @@ int cmd_plan(int argc, char **argv)
                             "plan MODEL --hw DEVICE [--batch B] [--context S] [--max-devices N] "
                             "[--objective latency|throughput|cost]; or plan MODEL --hw DEVICE "
                             "(--rate R | --devices N) --slo-ttft X --slo-tpot Y [--percentile Q] "
-                            "--prompt P --output N [--disagg] [--price-per-hour USD]; "
+                            "--prompt P --output-tokens N [--disagg] [--price-per-hour USD]; "
                             "plan MODEL --hw GPU --predict --backend vllm|trtllm|sglang",
                             opts, on_opt, &a, &pos);
     if (rc)
@@ -575,7 +575,8 @@ int cmd_plan(int argc, char **argv)
                                              "DIR)");
     const char *sim_only = cli_sim_given(&a.sim);
     if (!sim_only)
-        sim_only = a.sim.prompt ? "--prompt" : a.sim.output ? "--output" : a.price ? "--price-per-hour"
+        sim_only = a.sim.prompt ? "--prompt" : a.sim.output ? "--output-tokens"
+                 : a.price ? "--price-per-hour"
                  : a.every ? "--every" : a.sim.max_tokens ? "--max-batched-tokens"
                  : a.sim.chunk ? "--chunk" : NULL;
     if (sim_only)

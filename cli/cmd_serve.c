@@ -1,4 +1,4 @@
-/* cmd_serve.c - `roofline serve MODEL --prompt P --output N --concurrency C`
+/* cmd_serve.c - `roofline serve MODEL --prompt P --output-tokens N --concurrency C`
  * or `--rate R`: an engine's scheduler simulated request by request under
  * a closed or open loop (rf_sim.h through sim.h: latency percentiles,
  * throughput, goodput, KV use, preemptions). `--steady-state --concurrency
@@ -399,12 +399,12 @@ int cmd_serve(int argc, char **argv)
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, argc, argv,
-                            "serve MODEL --prompt P|DIST --output N|DIST (--concurrency C | "
+                            "serve MODEL --prompt P|DIST --output-tokens N|DIST (--concurrency C | "
                             "--rate R [--arrival poisson|gamma:CV]) [--requests N] [--seed S] "
                             "[--trace FILE.csv] [--max-batched-tokens T] [--max-seqs S] [--chunk "
                             "C] [--block B] [--shared-prefix P_s] [--no-preempt] [--slo-ttft X "
                             "--slo-tpot Y] [--disagg P:D] [options]; or serve MODEL "
-                            "--steady-state --prompt P --output N --concurrency B [--draft "
+                            "--steady-state --prompt P --output-tokens N --concurrency B [--draft "
                             "MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",
                             opts, on_opt, &a, &pos);
     if (rc)
@@ -417,7 +417,7 @@ int cmd_serve(int argc, char **argv)
                                              "requests)", sim_only);
     if ((a.sim.prompt && !a.rq.prompt) || (a.sim.output && !a.rq.output))
         return cli_fail(&ctx, RF_EXIT_USAGE, "%s: --steady-state takes a fixed length",
-                        a.sim.prompt && !a.rq.prompt ? "--prompt" : "--output");
+                        a.sim.prompt && !a.rq.prompt ? "--prompt" : "--output-tokens");
     if ((rc = cli_request_check(&ctx, &a.rq)) ||
         (rc = cli_spec_check(&ctx, &a.sp, a.rq.prompt)))
         return rc;

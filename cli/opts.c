@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "roofline/rf_parse.h"
+#include "roofline/rf_sim.h"
 
 enum {
     OPT_HW = 1,
@@ -113,8 +114,10 @@ int cli_refuse_unused(const cli_ctx *ctx, unsigned unused, const char *why)
 static void print_opts(const cli_opt *o, size_t n)
 {
     for (size_t i = 0; i < n && o[i].name; i++) {
-        char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", o[i].name, o[i].arg ? " " : "",
+        char left[64], letter[8] = "";
+        if (o[i].letter)
+            snprintf(letter, sizeof letter, "-%c, ", o[i].letter);
+        snprintf(left, sizeof left, "%s--%s%s%s", letter, o[i].name, o[i].arg ? " " : "",
                  o[i].arg ? o[i].arg : "");
         printf("  %-26s %s\n", left, o[i].help);
     }
@@ -230,18 +233,56 @@ static int global_opt(cli_ctx *ctx, int id, const char *arg)
     }
 }
 
+/* --output X where the command counts output tokens with --output-tokens
+ * and X reads as a count or a length distribution (rf_sim_lengths_parse's,
+ * or any run of digits, or a distribution's name and colon): the old
+ * spelling of the count, refused naming the new one. -o X stays a file. */
+static int old_output_tokens(const cli_ctx *ctx, const cli_opt *opts, size_t n_cmd,
+                             const char *arg)
+{
+    bool counts = false;
+    for (size_t i = 0; i < n_cmd; i++)
+        counts |= !strcmp(opts[i].name, "output-tokens");
+    rf_sim_lengths l;
+    if (!counts || !*arg)
+        return RF_EXIT_OK;
+    bool like = strspn(arg, "0123456789") == strlen(arg) ||
+                !rf_sim_lengths_parse(arg, "output", &l, NULL) ||
+                !strncmp(arg, "uniform:", 8) || !strncmp(arg, "normal:", 7) ||
+                !strncmp(arg, "lognormal:", 10);
+    if (!like)
+        return RF_EXIT_OK;
+    return cli_fail(ctx, RF_EXIT_USAGE, "--output %s: --output is the file to write; the output "
+                                        "token count is --output-tokens (-n)",
+                    arg);
+}
+
 int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_opt *opts,
               cli_opt_fn fn, void *user, int *first_pos)
 {
     size_t n_cmd = count_opts(opts), n = 0;
     struct option lo[N_GLOBALS + 64];
     const cli_opt *by_index[N_GLOBALS + 64];
+    /* ':' (a missing value reported as such), -h, -o, then the command's
+     * letters, each with ':' when it takes a value. */
+    char shorts[4 + 2 * 64] = ":ho:";
+    size_t ns = strlen(shorts);
     if (n_cmd > 63)
         return cli_fail(ctx, RF_EXIT_FAIL, "too many options");
     for (size_t i = 0; i < n_cmd; i++, n++) {
         lo[n] = (struct option){opts[i].name, opts[i].has_arg ? required_argument : no_argument,
                                 NULL, 1000 + (int)n};
         by_index[n] = &opts[i];
+        char c = opts[i].letter;
+        if (!c)
+            continue;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || strchr(shorts, c))
+            return cli_fail(ctx, RF_EXIT_FAIL, "option table: -%c of --%s taken or not a letter",
+                            c, opts[i].name);
+        shorts[ns++] = c;
+        if (opts[i].has_arg)
+            shorts[ns++] = ':';
+        shorts[ns] = '\0';
     }
     for (size_t i = 0; i < N_GLOBALS; i++, n++) {
         lo[n] = (struct option){globals[i].name,
@@ -257,7 +298,7 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
     opterr = 0;
     optind = 0; /* 0, not 1: glibc and musl reset all their scanning state */
     int c, idx;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, lo, &idx)) != -1) {
         int rc;
         if (c == 'h') {
             c = 1000 + (int)(n - 1); /* --help is the last global */
@@ -265,6 +306,10 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
             if ((rc = global_opt(ctx, OPT_OUT, optarg)))
                 return rc;
             continue;
+        } else if (c > 0 && c < 1000 && c != '?' && c != ':') {
+            for (size_t i = 0; i < n_cmd; i++) /* a command's letter, in shorts */
+                if (opts[i].letter == c)
+                    c = 1000 + (int)i;
         } else if (c == '?') {
             return cli_fail(ctx, RF_EXIT_USAGE, "unknown option '%s' (see --help)",
                             argv[optind - 1]);
@@ -280,7 +325,9 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
                 print_opts(globals, N_GLOBALS);
                 return -1;
             }
-            rc = global_opt(ctx, o->id, optarg);
+            rc = o->id == OPT_OUT ? old_output_tokens(ctx, opts, n_cmd, optarg) : RF_EXIT_OK;
+            if (!rc)
+                rc = global_opt(ctx, o->id, optarg);
         } else {
             rc = fn ? fn(ctx, o->id, optarg, user) : RF_EXIT_USAGE;
         }

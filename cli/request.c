@@ -10,7 +10,7 @@ int cli_request_opt(cli_ctx *ctx, int id, const char *arg, cli_request *r)
     case CLI_O_PROMPT:
         return cli_i64(ctx, "--prompt", arg, 1, RF_DIM_MAX, &r->prompt);
     case CLI_O_OUTPUT:
-        return cli_i64(ctx, "--output", arg, 1, RF_DIM_MAX, &r->output);
+        return cli_i64(ctx, "--output-tokens", arg, 1, RF_DIM_MAX, &r->output);
     case CLI_O_BATCH:
     case CLI_O_NAIVE:
     case CLI_O_CAUSAL:
@@ -27,7 +27,8 @@ int cli_request_opt(cli_ctx *ctx, int id, const char *arg, cli_request *r)
 int cli_request_check(const cli_ctx *ctx, const cli_request *r)
 {
     if (!r->prompt || !r->output)
-        return cli_fail(ctx, RF_EXIT_USAGE, "give --prompt P and --output N (tokens a request)");
+        return cli_fail(ctx, RF_EXIT_USAGE, "give --prompt P and --output-tokens N (tokens a "
+                                            "request)");
     return RF_EXIT_OK;
 }
 

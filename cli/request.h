@@ -13,7 +13,7 @@ enum { CLI_O_PROMPT = 1100, CLI_O_OUTPUT, CLI_O_DRAFT, CLI_O_SPEC_K, CLI_O_ACCEP
 
 #define CLI_REQUEST_LEN_OPTS                                                                   \
     {"prompt", 1, CLI_O_PROMPT, "P", "prompt tokens a request (required)"},                    \
-    {"output", 1, CLI_O_OUTPUT, "N", "output tokens a request (required; -o names a file)"}
+    {"output-tokens", 1, CLI_O_OUTPUT, "N", "output tokens a request (required)", 'n'}
 #define CLI_REQUEST_STEP_OPTS                                                                  \
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
     CLI_CAUSAL_OPT,                                                                            \

@@ -56,7 +56,7 @@ enum { CLI_O_RATE = 1200, CLI_O_ARRIVAL, CLI_O_REQUESTS, CLI_O_SEED, CLI_O_TRACE
     {"kv-link-latency", 1, CLI_O_KV_LINK_LAT, "US", "--disagg: its latency, us"}
 
 typedef struct cli_sim {
-    const char *prompt, *output;  /* --prompt, --output as typed            */
+    const char *prompt, *output;  /* --prompt, --output-tokens as typed     */
     const char *arrival;          /* --arrival (NULL: poisson)              */
     const char *trace;            /* --trace FILE.csv                       */
     double rate;                  /* --rate (0: not given)                  */

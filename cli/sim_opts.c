@@ -113,7 +113,7 @@ static int workload(const cli_ctx *ctx, const cli_sim *s, rf_sim_workload *w,
     if (s->trace) {
         const char *other = s->rate ? "--rate" : s->arrival ? "--arrival"
                           : s->requests ? "--requests" : s->prompt ? "--prompt"
-                          : s->output ? "--output" : s->concurrency ? "--concurrency" : NULL;
+                          : s->output ? "--output-tokens" : s->concurrency ? "--concurrency" : NULL;
         if (other)
             return cli_fail(ctx, RF_EXIT_USAGE, "%s: not with --trace (the trace gives each "
                                                 "request's arrival and lengths)", other);
@@ -125,12 +125,12 @@ static int workload(const cli_ctx *ctx, const cli_sim *s, rf_sim_workload *w,
         return RF_EXIT_OK;
     }
     if (!s->prompt || !s->output)
-        return cli_fail(ctx, RF_EXIT_USAGE, "give --prompt P and --output N (tokens a request, "
-                                            "or a distribution), or --trace FILE.csv");
+        return cli_fail(ctx, RF_EXIT_USAGE, "give --prompt P and --output-tokens N (tokens a "
+                                            "request, or a distribution), or --trace FILE.csv");
     if (rf_sim_lengths_parse(s->prompt, "prompt", &w->prompt, &e))
         return cli_fail(ctx, RF_EXIT_USAGE, "--prompt: %s", e.msg);
     if (rf_sim_lengths_parse(s->output, "output", &w->output, &e))
-        return cli_fail(ctx, RF_EXIT_USAGE, "--output: %s", e.msg);
+        return cli_fail(ctx, RF_EXIT_USAGE, "--output-tokens: %s", e.msg);
     if (s->rate && s->concurrency)
         return cli_fail(ctx, RF_EXIT_USAGE, "--rate and --concurrency: give one (open loop or "
                                             "closed loop)");

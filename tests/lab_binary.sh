@@ -49,7 +49,7 @@ code=$?
 [ "$(wc -l <"$tmp/err")" = 1 ] || bad "roofline alone: stderr is not one line: $(cat "$tmp/err")"
 grep -q "$tmp/alone/roofline-lab" "$tmp/err" || bad "roofline alone: the line names no path tried"
 echo "roofline alone: exit $code: $(cat "$tmp/err")"
-"$tmp/alone/roofline" generate llama-3-8b --prompt 1024 --output 10 >/dev/null 2>&1 ||
+"$tmp/alone/roofline" generate llama-3-8b --prompt 1024 --output-tokens 10 >/dev/null 2>&1 ||
   bad "roofline alone: generate fails"
 
 [ "$fail" = 0 ] && echo "lab_binary: OK"

@@ -166,8 +166,9 @@ def attn(heads, context, **options):
 
 
 def generate(model, prompt, output, **options):
-    """Whole requests: TTFT, TPOT, latency, tokens/s (`roofline generate`)."""
-    return command("generate", model, prompt=prompt, output=output, **options)
+    """Whole requests: TTFT, TPOT, latency, tokens/s (`roofline generate`);
+    output is the output token count (--output-tokens)."""
+    return command("generate", model, prompt=prompt, output_tokens=output, **options)
 
 
 def serve(model, prompt, output, concurrency=None, **options):
@@ -177,22 +178,23 @@ def serve(model, prompt, output, concurrency=None, **options):
     counts or distributions ("uniform:100:900"). The result has ttft_s,
     tpot_s, itl_s, e2e_s and queue_s (each a dict of mean, p50, p90, p99),
     requests_per_s, output_tokens_per_s and overloaded. steady_state=True
-    gives the older steady-state model instead."""
-    return command("serve", model, prompt=prompt, output=output, concurrency=concurrency,
+    gives the older steady-state model instead. output is --output-tokens."""
+    return command("serve", model, prompt=prompt, output_tokens=output, concurrency=concurrency,
                    **options)
 
 
 def frontier(model, prompt, output, **options):
-    """Latency against throughput over batch sizes (`roofline frontier`)."""
-    return command("frontier", model, prompt=prompt, output=output, **options)
+    """Latency against throughput over batch sizes (`roofline frontier`);
+    output is the output token count (--output-tokens)."""
+    return command("frontier", model, prompt=prompt, output_tokens=output, **options)
 
 
-def plan(model, hw, **options):
+def plan(model, hw, output=None, **options):
     """The device layouts that fit, ranked (`roofline plan MODEL --hw DEVICE`);
-    with rate=R, slo_ttft=X, slo_tpot=Y, prompt and output (or devices=N in
-    place of rate), the SLO plan: "candidates", best first, each with its
-    "devices" and layout."""
-    return command("plan", model, hw=hw, **options)
+    with rate=R, slo_ttft=X, slo_tpot=Y, prompt and output (the output
+    token count, --output-tokens; or devices=N in place of rate), the SLO
+    plan: "candidates", best first, each with its "devices" and layout."""
+    return command("plan", model, hw=hw, output_tokens=output, **options)
 
 
 def info(model, **options):

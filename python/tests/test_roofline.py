@@ -56,17 +56,17 @@ CASES = [
     (lambda: roofline.attn(32, 4096, kv_heads=8, phase="prefill"),
      ["attn", "--heads", "32", "--context", "4096", "--kv-heads", "8", "--phase", "prefill"]),
     (lambda: roofline.generate("llama-3-8b", 1024, 256, batch=8),
-     ["generate", "llama-3-8b", "--prompt", "1024", "--output", "256", "--batch", "8"]),
+     ["generate", "llama-3-8b", "--prompt", "1024", "--output-tokens", "256", "--batch", "8"]),
     (lambda: roofline.serve("llama-3-8b", 1024, 256, 32),
-     ["serve", "llama-3-8b", "--prompt", "1024", "--output", "256", "--concurrency", "32"]),
+     ["serve", "llama-3-8b", "--prompt", "1024", "--output-tokens", "256", "--concurrency", "32"]),
     (lambda: roofline.serve("llama-3-8b", 1024, 256, 32, steady_state=True),
-     ["serve", "llama-3-8b", "--prompt", "1024", "--output", "256", "--concurrency", "32",
+     ["serve", "llama-3-8b", "--prompt", "1024", "--output-tokens", "256", "--concurrency", "32",
       "--steady-state"]),
     (lambda: roofline.serve("llama-3-8b", "uniform:100:900", 128, rate=4, requests=200),
-     ["serve", "llama-3-8b", "--prompt", "uniform:100:900", "--output", "128", "--rate", "4",
+     ["serve", "llama-3-8b", "--prompt", "uniform:100:900", "--output-tokens", "128", "--rate", "4",
       "--requests", "200"]),
     (lambda: roofline.frontier("llama-3-8b", 512, 128, max_batch=64),
-     ["frontier", "llama-3-8b", "--prompt", "512", "--output", "128", "--max-batch", "64"]),
+     ["frontier", "llama-3-8b", "--prompt", "512", "--output-tokens", "128", "--max-batch", "64"]),
     (lambda: roofline.plan("llama-3-8b", "h100-sxm", batch=32, context=8192),
      ["plan", "llama-3-8b", "--hw", "h100-sxm", "--batch", "32", "--context", "8192"]),
     (lambda: roofline.info(MODELS / "deepseek-v3.json"),
@@ -123,6 +123,20 @@ def test_plan_slo_candidates():
     assert rows[0]["devices"] >= 2
 
 
+def test_output_is_the_token_count_in_helpers_only():
+    # generate/serve/frontier/plan's output= is --output-tokens (issue 25:
+    # --output is the file everywhere); command()'s output= stays --output,
+    # so a count there is the old spelling, refused naming the new one
+    want = roofline.generate("llama-3-8b", 128, 16)
+    assert roofline.command("generate", "llama-3-8b", prompt=128, output_tokens=16) == want
+    assert cli_json("generate", "llama-3-8b", "--prompt", "128", "-n", "16") == want
+    with pytest.raises(roofline.Error) as e:
+        roofline.command("generate", "llama-3-8b", prompt=128, output=16)
+    assert e.value.code == 2
+    assert str(e.value) == ("roofline generate: --output 16: --output is the file to write; "
+                            "the output token count is --output-tokens (-n)")
+
+
 def test_run_gives_the_binary_bytes():
     for argv in (["--help"], ["gemm", "1", "4096", "4096"], ["step", "nope"], ["bogus"], []):
         res = roofline.run(*argv)
@@ -172,10 +186,10 @@ def test_unknown_family_refused_by_every_helper():
         (lambda: roofline.capacity(UNKNOWN), ["capacity"]),
         (lambda: roofline.crossover(UNKNOWN), ["crossover"]),
         (lambda: roofline.plan(UNKNOWN, "h100-sxm"), ["plan", "--hw", "h100-sxm"]),
-        (lambda: roofline.generate(UNKNOWN, 128, 16), ["generate", "--prompt", "128", "--output", "16"]),
+        (lambda: roofline.generate(UNKNOWN, 128, 16), ["generate", "--prompt", "128", "--output-tokens", "16"]),
         (lambda: roofline.serve(UNKNOWN, 128, 16, 4),
-         ["serve", "--prompt", "128", "--output", "16", "--concurrency", "4"]),
-        (lambda: roofline.frontier(UNKNOWN, 128, 16), ["frontier", "--prompt", "128", "--output", "16"]),
+         ["serve", "--prompt", "128", "--output-tokens", "16", "--concurrency", "4"]),
+        (lambda: roofline.frontier(UNKNOWN, 128, 16), ["frontier", "--prompt", "128", "--output-tokens", "16"]),
     ]
     for call, argv in calls:
         with pytest.raises(roofline.Error) as e:
