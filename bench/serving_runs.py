@@ -28,8 +28,7 @@ The mapping (each an assumption, labelled where it is one):
   of max(8192, C) tokens (each engine's default budget: max_num_tokens, max_num_batched_tokens,
   chunked_prefill_size) and C sequences; 10 C requests, at least 64. A prediction
   (--backend ENGINE) runs the engine's own schedule (`roofline serve --schedule`'s default for
-  the backend: vLLM mixed, TensorRT-LLM unchunked, SGLang prefill-first) and bench/predict-gpu.sh
-  adds the engine's fitted front-end latency (frontend-h100.csv, frontend_table).
+  the backend: vLLM mixed, TensorRT-LLM unchunked, SGLang prefill-first); no front-end latency.
 """
 import csv
 import json
@@ -157,41 +156,6 @@ def serve_argv(bin_, r, extra=(), floor=True, concurrency=None, predict=False):
     if predict:
         a += ["--backend", r["backend"], "--predict"]
     return a + ["--json"], None
-
-
-FRONTEND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "serving-runs",
-                        "frontend-h100.csv")
-
-
-def frontend_fit(runs, grid_ms=0.5, top_ms=1000.0):
-    """The front-end latency d (seconds) that best fits runs [(predicted TTFT at d = 0, measured
-    TTFT)] (ms) taken as additive: the d on a grid of grid_ms in [0, top_ms] with the least median
-    |p + d - m| / m (the smallest d among equals). 0 for no runs."""
-    if not runs:
-        return 0.0
-    best, best_err = 0.0, None
-    for k in range(int(top_ms / grid_ms) + 1):
-        d = k * grid_ms
-        e = sorted(abs(p + d - m) / m for p, m in runs)
-        n = len(e)
-        med = e[n // 2] if n % 2 else (e[n // 2 - 1] + e[n // 2]) / 2
-        if best_err is None or med < best_err - 1e-12:
-            best, best_err = d, med
-    return best / 1e3
-
-
-def frontend_table(path=FRONTEND):
-    """{(engine, held-out model or ''): seconds}: the fitted front-end latencies
-    (bench/predict-gpu.sh --fit wrote them; '' the fit on every model of the engine)."""
-    with open(path, newline="") as f:
-        return {(r["engine"], r["held_out_model"]): float(r["frontend_s"])
-                for r in csv.DictReader(f)}
-
-
-def frontend_of(table, r, held_out=False):
-    """Run r's front-end latency: its engine's fit on every model, or (held_out) the fit
-    on the engine's other models only."""
-    return table[(r["backend"], r["model_path"] if held_out else "")]
 
 
 def run_json(argv):
