@@ -13,7 +13,7 @@
 # node_modules (git-ignored) on the first run. About 15 minutes on 2 cores;
 # run it on a quiet machine (the load is printed, and llama.cpp's threads
 # spin: a busy core slows a step many times over).
-# usage: bench/predict-llamacpp.sh [BUILD_DIR] [OUT_DIR] [--quick|--smoke]
+# usage: bench/predict-llamacpp.sh [BUILD_DIR] [OUT_DIR] [--quick|--smoke|--reuse]
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}

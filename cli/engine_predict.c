@@ -43,11 +43,17 @@ static void terms(rf_report *r, const rf_engine_pred *p)
         rf_report_cell_num(r, row[i].k);
         rf_report_cell_num(r, row[i].pred);
     }
-    rf_report_row(r);
-    rf_report_cell_str(r, "per-layer cost");
-    rf_report_cell_null(r, "-");
-    rf_report_cell_null(r, "-");
-    rf_report_cell_num(r, p->layers_s);
+    const struct {
+        const char *name;
+        double s;
+    } fixed[] = {{"per-layer cost", p->layers_s}, {"per-step cost", p->step_s}};
+    for (size_t i = 0; i < 2; i++) {
+        rf_report_row(r);
+        rf_report_cell_str(r, fixed[i].name);
+        rf_report_cell_null(r, "-");
+        rf_report_cell_null(r, "-");
+        rf_report_cell_num(r, fixed[i].s);
+    }
 }
 
 /* The calibration at path, of engine backend, heap-held (~40 KB). */
@@ -84,9 +90,9 @@ static void assume_fit(rf_report *r, const rf_engine_calib *c, const char *path,
                      f->phase == RF_PREFILL ? "prefill" : "decode", f->n_points,
                      100.0 * f->loo_median, 100.0 * f->loo_worst);
     rf_report_assume(r, "predicted: t = %.3g x GEMM floor + %.3g x attention floor + other "
-                     "floors + %.3g us x %lld layers, the floors on the calibration's roofs "
-                     "(%s), not --hw's", f->k_gemm, f->k_attn, f->layer_s * 1e6,
-                     (long long)m->layers, c->roofs_from);
+                     "floors + %.3g us x %lld layers + %.3g us a step, the floors on the "
+                     "calibration's roofs (%s), not --hw's", f->k_gemm, f->k_attn,
+                     f->layer_s * 1e6, (long long)m->layers, f->step_s * 1e6, c->roofs_from);
 }
 
 static void assume_dtypes(rf_report *r, const rf_engine_calib *c, const rf_step_opts *o)

@@ -4,8 +4,8 @@
  *
  * Besides "no crash, no sanitizer report": a refusal carries one line
  * naming the input; an accepted calibration has every step's time within
- * [1e-12, 1e6] s, finite non-negative floors, fits with k >= 1 and a
- * per-layer cost >= 0, all finite; and a Qwen2.5-3B decode and prefill in
+ * [1e-12, 1e6] s, finite non-negative floors, fits with k >= 1 and
+ * per-layer and per-step costs >= 0, all finite; and a Qwen2.5-3B decode and prefill in
  * each fitted dtype is predicted positive, finite, and never under its
  * floor on the calibration's roofs.
  */
@@ -82,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < c.n_fits; i++) {
         const rf_engine_fit *f = &c.fit[i];
         CHECK(isfinite(f->k_gemm) && f->k_gemm >= 1 && isfinite(f->k_attn) && f->k_attn >= 1);
-        CHECK(finite_nonneg(f->layer_s) && finite_nonneg(f->rms_residual));
+        CHECK(finite_nonneg(f->layer_s) && finite_nonneg(f->step_s));
+        CHECK(finite_nonneg(f->rms_residual));
         CHECK(finite_nonneg(f->loo_median) && finite_nonneg(f->loo_worst));
         predict(f);
     }

@@ -42,64 +42,66 @@ static void put(rf_engine_calib *c, double g, double a, double e, double layers,
     p->gemm_s = g, p->attn_s = a, p->other_s = e, p->layers = layers, p->time_s = t;
 }
 
-/* Times made as t = 2 G + 3 A + E + 1 ms x L: the fit gives k_gemm 2,
- * k_attn 3, c 1 ms, no residual, and each point left out is predicted
- * exactly from the other four (the model holds for all of them). */
+/* Times made as t = 2 G + 3 A + E + 1 ms x L + 5 ms: the fit gives k_gemm
+ * 2, k_attn 3, c 1 ms, c0 5 ms, no residual, and each point left out is
+ * predicted exactly from the other five (the model holds for all). */
 static void fit_recovers(void **state)
 {
     (void)state;
     rf_engine_calib *c = calib_new();
     const double pts[][4] = {{1.0, 0.1, 0.01, 2}, {2.0, 0.5, 0.0, 2}, {0.5, 0.2, 0.0, 4},
-                             {3.0, 0.3, 0.02, 1}, {0.2, 0.05, 0.0, 8}};
-    for (size_t i = 0; i < 5; i++)
+                             {3.0, 0.3, 0.02, 1}, {0.2, 0.05, 0.0, 8}, {1.5, 0.4, 0.0, 3}};
+    for (size_t i = 0; i < 6; i++)
         put(c, pts[i][0], pts[i][1], pts[i][2], pts[i][3],
-            2 * pts[i][0] + 3 * pts[i][1] + pts[i][2] + 1e-3 * pts[i][3]);
+            2 * pts[i][0] + 3 * pts[i][1] + pts[i][2] + 1e-3 * pts[i][3] + 5e-3);
     rf_err e;
     assert_int_equal(rf_engine_fit_all(c, &e), RF_OK);
     assert_int_equal(c->n_fits, 1);
     const rf_engine_fit *f = &c->fit[0];
     assert_string_equal(f->weights, "q4_0");
-    assert_int_equal(f->n_points, 5);
+    assert_int_equal(f->n_points, 6);
     assert_true(fabs(f->k_gemm - 2.0) < 1e-9);
     assert_true(fabs(f->k_attn - 3.0) < 1e-9);
-    assert_true(fabs(f->layer_s - 1e-3) < 1e-12);
-    assert_true(f->rms_residual < 1e-12 && f->loo_worst < 1e-9);
-    /* the fitted time of a point: 2 x 1 + 3 x 0.1 + 0.01 + 2 ms = 2.312 s */
-    assert_true(fabs(rf_engine_fitted_s(f, &c->pt[0]) - 2.312) < 1e-9);
+    assert_true(fabs(f->layer_s - 1e-3) < 1e-10);
+    assert_true(fabs(f->step_s - 5e-3) < 1e-10);
+    assert_true(f->rms_residual < 1e-10 && f->loo_worst < 1e-8);
+    /* the fitted time of a point: 2 x 1 + 3 x 0.1 + 0.01 + 2 ms + 5 ms = 2.317 s */
+    assert_true(fabs(rf_engine_fitted_s(f, &c->pt[0]) - 2.317) < 1e-9);
     free(c);
 }
 
 /* Steps faster than their floor (t = G / 2, as if the roofs were half the
  * machine's): the unconstrained fit would take k_gemm = 1/2; held at 1 and
- * c at 0, the prediction is the floor, and every point is off by
- * (G - G/2) / (G/2) = 100%. */
+ * c, c0 at 0, the prediction is the floor, and every point, in the fit or
+ * left out of it, is off by (G - G/2) / (G/2) = 100%. */
 static void fit_holds_floor(void **state)
 {
     (void)state;
     rf_engine_calib *c = calib_new();
-    for (int i = 1; i <= 4; i++)
+    for (int i = 1; i <= 5; i++)
         put(c, 0.1 * i, 0.0, 0.0, 2, 0.05 * i);
     rf_err e;
     assert_int_equal(rf_engine_fit_all(c, &e), RF_OK);
     const rf_engine_fit *f = &c->fit[0];
-    assert_true(f->k_gemm == 1.0 && f->k_attn == 1.0 && f->layer_s == 0.0);
+    assert_true(f->k_gemm == 1.0 && f->k_attn == 1.0 && f->layer_s == 0.0 && f->step_s == 0.0);
     assert_true(fabs(f->rms_residual - 1.0) < 1e-12 && fabs(f->worst_residual - 1.0) < 1e-12);
     assert_true(fabs(f->loo_median - 1.0) < 1e-12);
     free(c);
 }
 
-/* Leave-one-out is a prediction without the point: four points on
+/* Leave-one-out is a prediction without the point: five points on
  * t = 2.001 G (A = 0.001 G, one layer), the last of them 10% slow. Left
- * out, it is predicted from the three exact ones at t / 1.1: an error of
+ * out, it is predicted from the four exact ones (through the origin: no
+ * per-layer or per-step cost fits them) at t / 1.1: an error of
  * 1 - 1 / 1.1 = 0.0909. The others, left out, are predicted from fits the
  * slow point pulls, by less than the 10% it is off. */
 static void loo_honest(void **state)
 {
     (void)state;
     rf_engine_calib *c = calib_new();
-    for (int i = 1; i <= 4; i++) {
+    for (int i = 1; i <= 5; i++) {
         double g = 0.1 * i, t = 2.0 * g + 0.001 * g;
-        put(c, g, 0.001 * g, 0.0, 1, i == 4 ? 1.1 * t : t);
+        put(c, g, 0.001 * g, 0.0, 1, i == 5 ? 1.1 * t : t);
     }
     rf_err e;
     assert_int_equal(rf_engine_fit_all(c, &e), RF_OK);
@@ -116,8 +118,8 @@ static void fit_refuses(void **state)
     rf_err e;
     put(c, 1.0, 0.1, 0.0, 2, 3.0);
     put(c, 2.0, 0.1, 0.0, 2, 5.0);
-    assert_int_equal(rf_engine_fit_all(c, &e), RF_EINVAL); /* two points, three unknowns */
-    assert_non_null(strstr(e.msg, "q4_0 prefill: 2 timed steps, at least 3"));
+    assert_int_equal(rf_engine_fit_all(c, &e), RF_EINVAL); /* two points, four unknowns */
+    assert_non_null(strstr(e.msg, "q4_0 prefill: 2 timed steps, at least 4"));
     put(c, 1.0, 0.1, 0.0, 2, -1.0);
     assert_int_equal(rf_engine_fit_all(c, &e), RF_EINVAL);
     assert_non_null(strstr(e.msg, "step 2: time -1 s"));

@@ -2,18 +2,23 @@
 // on llama.cpp's own steps of three calibration shapes, then time the three
 // real configs and set measured, floor and predicted side by side.
 //
-//   node bench/llamacpp/predict.mjs ROOFLINE ROOFLINE_LAB OUTDIR [--quick|--smoke]
+//   node bench/llamacpp/predict.mjs ROOFLINE ROOFLINE_LAB OUTDIR [--quick|--smoke|--reuse]
 //
+// --reuse: time nothing; read OUTDIR/profile.json and OUTDIR/runs.json of
+// an earlier run and recompute the points, the calibration and the table
+// (to see a statistic's effect on the same timings).
 // --quick: q4_0 and f16 only, one timed run a prompt. --smoke: the
 // plumbing only (q4_0, prompts of 16 and 64, 4 decode tokens; its figures
 // mean nothing).
-// 1. The machine: `roofline-lab measure --quick -o OUTDIR/profile.json`.
-//    Its roofs (the most the DRAM bursts read, a peak a dtype) are the
-//    floors' and the calibration's.
+// 1. The machine: three `roofline-lab measure --quick` runs pooled by
+//    --merge into OUTDIR/profile.json: the roofs are the most the machine
+//    showed (a VM's DRAM read moves by tens of percent between runs, and a
+//    floor must not sit above a measurement). They are the floors' and the
+//    calibration's.
 // 2. Calibration: the shapes cal-a, cal-b, cal-c (below; none of them a
 //    test config) in f32, f16, q8_0 and q4_0 written as GGUF with random
 //    weights (tools/gguf/gguf-write.mjs), each timed by run.mjs: a prefill
-//    of 128 and one of 1024 tokens, then 16 decode tokens after each.
+//    of 128 and one of 1024 tokens, then 64 decode tokens after each.
 //    OUTDIR/llamacpp.json is the engine calibration (include/roofline/
 //    rf_engine_io.h): the roofs, the shapes and the times; roofline fits it
 //    when it reads it.
@@ -23,8 +28,14 @@
 //    and embedding stay whole), timed the same way, and `roofline step
 //    --predict --backend llamacpp --calibration OUTDIR/llamacpp.json`
 //    asked for each step.
-// A decode point is the median of its 16 tokens' times, at the median
-// context. Every run records the load average before it.
+// A decode point is the 10th percentile of its 128 tokens' times (two
+// runs of 64), at the median context: on two shared vCPUs llama.cpp's
+// decode times fall in two modes, a token whose thread lost its core taking
+// about twice as long, and the slow mode's share moves from run to run
+// (a quarter of a run's tokens or more); the 10th percentile is the engine
+// with its cores, and a single fast outlier does not move it. A prefill point is the
+// median of its two runs. Every run records the load average before it;
+// OUTDIR/runs.json keeps every token's time.
 import {execFileSync} from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -36,6 +47,7 @@ if (!bin || !lab || !out) {
     process.exit(2);
 }
 const quick = rest.includes("--quick"), smoke = rest.includes("--smoke");
+const reuse = rest.includes("--reuse");
 const here = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(here, "../..");
 fs.mkdirSync(out, {recursive: true});
@@ -43,7 +55,7 @@ fs.mkdirSync(out, {recursive: true});
 const dtypes = smoke ? ["q4_0"] : quick ? ["q4_0", "f16"] : ["f32", "f16", "q8_0", "q4_0"];
 const key = {f32: "fp32", f16: "fp16", q8_0: "q8_0", q4_0: "q4_0"};
 const prompts = smoke ? [16, 64] : [128, 1024];
-const decode = smoke ? 4 : 16, repeats = quick || smoke ? 1 : 2;
+const decode = smoke ? 4 : 64, repeats = quick || smoke ? 1 : 2;
 
 const base = {architectures: ["LlamaForCausalLM"], model_type: "llama", hidden_act: "silu",
               rms_norm_eps: 1e-5, rope_theta: 500000.0, tie_word_embeddings: true,
@@ -66,15 +78,21 @@ const tests = {
 
 const load = () => os.loadavg().map(x => x.toFixed(2)).join(" ");
 const log = s => process.stderr.write(s + "\n");
-const median = v => {
-    const s = [...v].sort((a, b) => a - b), n = s.length;
-    return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+// the q-quantile, linear between order statistics (q = 0.5: the median)
+const quantile = (v, q) => {
+    const s = [...v].sort((a, b) => a - b), h = (s.length - 1) * q, i = Math.floor(h);
+    return i + 1 < s.length ? s[i] + (h - i) * (s[i + 1] - s[i]) : s[i];
 };
+const median = v => quantile(v, 0.5);
+const raw = [];
+const cached = reuse ? JSON.parse(fs.readFileSync(path.join(out, "runs.json"), "utf8")) : [];
 
 // time one config in one dtype: [{phase, tokens, context, measured_s, load}]
 function time(name, cfg, dt) {
     const cfgPath = path.join(out, `${name}.json`);
     fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2) + "\n");
+    if (reuse)
+        return points(name, dt, cached.filter(l => l.name === name && l.dtype === dt));
     const gguf = path.join(out, `${name}-${dt}.gguf`);
     execFileSync("node", [path.join(root, "tools/gguf/gguf-write.mjs"), cfgPath, dt, gguf],
                  {stdio: ["ignore", "ignore", "inherit"]});
@@ -87,6 +105,15 @@ function time(name, cfg, dt) {
                                              maxBuffer: 1 << 24}).trim().split("\n")
                       .map(l => JSON.parse(l));
     fs.rmSync(gguf);
+    raw.push(...lines.map(l => ({...l, name, dtype: dt})));
+    return points(name, dt, lines, before);
+}
+
+// the points of one config's runs (run.mjs's lines)
+function points(name, dt, lines, before) {
+    if (!lines.length)
+        throw new Error(`predict.mjs: no runs of ${name} ${dt}`);
+    before ??= lines[0].load;
     const steps = [];
     for (const p of prompts) {
         const runs = lines.filter(l => l.prompt === p);
@@ -96,7 +123,7 @@ function time(name, cfg, dt) {
         const times = runs.flatMap(r => r.decode_s);
         const ctx = median(runs[0].contexts) - 1;
         steps.push({phase: "decode", tokens: 1, context: Math.round(ctx),
-                    measured_s: median(times), load: before});
+                    measured_s: quantile(times, 0.1), load: before});
     }
     log(`predict.mjs: ${name} ${dt}: ${steps.map(s => `${s.phase} ${s.tokens}@${s.context} ` +
         `${(s.measured_s * 1e3).toFixed(1)} ms`).join(", ")} (load before ${before})`);
@@ -105,8 +132,11 @@ function time(name, cfg, dt) {
 
 // 1. the machine
 const profile = path.join(out, "profile.json");
-log(`predict.mjs: measuring the machine (load ${load()})`);
-execFileSync(lab, ["measure", "--quick", "-o", profile], {stdio: ["ignore", "ignore", "inherit"]});
+for (let i = 0; i < (reuse ? 0 : 3); i++) {
+    log(`predict.mjs: measuring the machine, run ${i + 1} of 3 (load ${load()})`);
+    execFileSync(lab, ["measure", "--quick", ...(i ? ["--merge", profile] : []), "-o", profile],
+                 {stdio: ["ignore", "ignore", "inherit"]});
+}
 const prof = JSON.parse(fs.readFileSync(profile, "utf8"));
 
 // 2. the calibration
@@ -150,4 +180,6 @@ for (const [name, cfg] of Object.entries(tests))
                        predicted_s: pr.predicted.predicted_s, load: s.load});
         }
 fs.writeFileSync(path.join(out, "results.json"), JSON.stringify(rows, null, 2) + "\n");
+if (!reuse)
+    fs.writeFileSync(path.join(out, "runs.json"), JSON.stringify(raw) + "\n");
 process.stdout.write(JSON.stringify(rows) + "\n");

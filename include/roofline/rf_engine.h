@@ -10,16 +10,17 @@
  * context S), on small models of chosen shapes. Per weight dtype and phase,
  * a step's time is fitted as
  *
- *     t = k_gemm G + k_attn A + E + c L
+ *     t = k_gemm G + k_attn A + E + c L + c0
  *
  * G: the step's GEMMs at their floors, sum count x max(F / pi, Q / beta),
  * A: its attention the same, E: every other operator at its floor, L: the
  * model's layers, and pi and beta the calibration's own roofs (the profile
  * the fit was made on), so a prediction needs nothing but this struct.
  * k_gemm and k_attn are the engine's slowdowns over the roof (1 / the
- * efficiency), c its fixed cost a layer (graph nodes, thread barriers). The
- * fit is a non-negative least squares of the relative error with k >= 1
- * and c >= 0: a prediction is never under the floor on those roofs. Its
+ * efficiency), c its fixed cost a layer (graph nodes, thread barriers) and
+ * c0 a step's (the call into the engine, the sampling). The fit is a
+ * non-negative least squares of the relative error with k >= 1 and c,
+ * c0 >= 0: a prediction is never under the floor on those roofs. Its
  * band is the leave-one-out error: each timed step predicted from the
  * others. Pure (core): no I/O, no allocation.
  */
@@ -71,11 +72,12 @@ typedef struct rf_engine_fit {
     rf_phase phase;
     double k_gemm, k_attn;/* >= 1                                          */
     double layer_s;       /* c >= 0                                        */
+    double step_s;        /* c0 >= 0                                       */
     size_t n_points;
     double rms_residual;  /* sqrt(mean ((t_fit - t) / t)^2)                */
     double worst_residual;
     double loo_median;    /* each point predicted by a fit without it:
-                             median |pred - t| / t (0 with under 4 points) */
+                             median |pred - t| / t (0 with under 5 points) */
     double loo_worst;
 } rf_engine_fit;
 
@@ -118,7 +120,7 @@ rf_status rf_engine_split(const rf_engine_calib *c, const rf_step *st, const rf_
                           double *gemm_s, double *attn_s, double *other_s, rf_err *err);
 
 /* Fit every (weights, phase) present in c->pt into c->fit, replacing c's
- * fits. Each group needs at least 3 points;
+ * fits. Each group needs at least 4 points (four unknowns);
  * every point needs a positive finite time, non-negative finite floors
  * with G + A > 0 and L >= 1. RF_EINVAL naming the point (its index) or
  * the group. */
@@ -137,8 +139,8 @@ const rf_engine_fit *rf_engine_find(const rf_engine_calib *c, rf_dtype w, rf_pha
 
 /* A step predicted. */
 typedef struct rf_engine_pred {
-    double time_s;        /* k_gemm G + k_attn A + E + c L                 */
-    double gemm_s, attn_s, other_s, layers_s; /* its four terms            */
+    double time_s;        /* k_gemm G + k_attn A + E + c L + c0            */
+    double gemm_s, attn_s, other_s, layers_s, step_s; /* its five terms    */
     double floor_s;       /* G + A + E on the calibration's roofs          */
     double band;          /* the fit's leave-one-out worst (its worst
                              residual when it has no leave-one-out)        */

@@ -113,19 +113,21 @@ rf_status rf_engine_point_make(const rf_engine_calib *c, const rf_model *m, cons
 
 /* ---- the fit -------------------------------------------------------------
  *
- * With r = t - G - A - E, the unknowns x = (k_gemm - 1, k_attn - 1, c) >= 0
- * and the columns (G, A, L), each row divided by t (relative error):
- * min |D x - r / t|^2 over x >= 0. Three unknowns: every subset of them is
- * solved unconstrained by its normal equations, and the best subset whose
- * solution is non-negative kept (the exact NNLS optimum is one of them). */
+ * With r = t - G - A - E, the unknowns x = (k_gemm - 1, k_attn - 1, c, c0)
+ * >= 0 and the columns (G, A, L, 1), each row divided by t (relative
+ * error): min |D x - r / t|^2 over x >= 0. Four unknowns: every subset of
+ * them is solved unconstrained by its normal equations, and the best subset
+ * whose solution is non-negative kept (the exact NNLS optimum is one of
+ * them). */
 
-enum { NX = 3 };
+enum { NX = 4 };
 
 static void columns(const rf_engine_point *p, double col[NX], double *rhs)
 {
     col[0] = p->gemm_s / p->time_s;
     col[1] = p->attn_s / p->time_s;
     col[2] = p->layers / p->time_s;
+    col[3] = 1.0 / p->time_s;
     *rhs = (p->time_s - p->gemm_s - p->attn_s - p->other_s) / p->time_s;
 }
 
@@ -202,7 +204,7 @@ static void nnls(const rf_engine_point *pts, const size_t *idx, size_t n, long s
                 continue;
             double col[NX], rhs;
             columns(&pts[idx[i]], col, &rhs);
-            double e = col[0] * x[0] + col[1] * x[1] + col[2] * x[2] - rhs;
+            double e = col[0] * x[0] + col[1] * x[1] + col[2] * x[2] + col[3] * x[3] - rhs;
             ss += e * e;
         }
         if (ss < best_ss) {
@@ -214,7 +216,8 @@ static void nnls(const rf_engine_point *pts, const size_t *idx, size_t n, long s
 
 static double model_s(const rf_engine_point *p, const double x[NX])
 {
-    return (1.0 + x[0]) * p->gemm_s + (1.0 + x[1]) * p->attn_s + p->other_s + x[2] * p->layers;
+    return (1.0 + x[0]) * p->gemm_s + (1.0 + x[1]) * p->attn_s + p->other_s + x[2] * p->layers +
+           x[3];
 }
 
 static void sort(double *v, size_t n)
@@ -234,6 +237,7 @@ static void fit_group(const rf_engine_point *pts, const size_t *idx, size_t n, r
     f->k_gemm = 1.0 + x[0];
     f->k_attn = 1.0 + x[1];
     f->layer_s = x[2];
+    f->step_s = x[3];
     f->n_points = n;
     double ss = 0.0, worst = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -245,7 +249,7 @@ static void fit_group(const rf_engine_point *pts, const size_t *idx, size_t n, r
     f->rms_residual = sqrt(ss / (double)n);
     f->worst_residual = worst;
     f->loo_median = f->loo_worst = 0.0;
-    if (n < 4) /* three unknowns: a point left out of three leaves no check */
+    if (n <= NX) /* a point left out of NX leaves no check of the others' fit */
         return;
     double err[RF_ENGINE_MAX_POINTS];
     for (size_t i = 0; i < n; i++) {
@@ -266,7 +270,7 @@ static bool finite_nonneg(double v)
 
 double rf_engine_fitted_s(const rf_engine_fit *f, const rf_engine_point *p)
 {
-    double x[NX] = {f->k_gemm - 1.0, f->k_attn - 1.0, f->layer_s};
+    double x[NX] = {f->k_gemm - 1.0, f->k_attn - 1.0, f->layer_s, f->step_s};
     return model_s(p, x);
 }
 
@@ -337,11 +341,12 @@ rf_status rf_engine_check(const rf_engine_calib *c, rf_err *err)
     for (size_t i = 0; i < c->n_fits; i++) {
         const rf_engine_fit *f = &c->fit[i];
         if (!(isfinite(f->k_gemm) && f->k_gemm >= 1.0 && isfinite(f->k_attn) &&
-              f->k_attn >= 1.0 && finite_nonneg(f->layer_s) && finite_nonneg(f->rms_residual) &&
+              f->k_attn >= 1.0 && finite_nonneg(f->layer_s) && finite_nonneg(f->step_s) &&
+              finite_nonneg(f->rms_residual) &&
               finite_nonneg(f->worst_residual) && finite_nonneg(f->loo_median) &&
               finite_nonneg(f->loo_worst)))
             return rf_err_set(err, RF_EINVAL, "engine calibration: fit %s %s: k_gemm and "
-                              "k_attn must be finite and >= 1, layer_s and the errors finite "
+                              "k_attn must be finite and >= 1, layer_s, step_s and the errors finite "
                               "and >= 0", f->weights, phase_name(f->phase));
         for (size_t j = 0; j < i; j++)
             if (c->fit[j].phase == f->phase && !strcmp(c->fit[j].weights, f->weights))
@@ -388,9 +393,10 @@ rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const r
     out->attn_s = f->k_attn * a;
     out->other_s = e;
     out->layers_s = f->layer_s * layers;
-    out->time_s = out->gemm_s + out->attn_s + out->other_s + out->layers_s;
+    out->step_s = f->step_s;
+    out->time_s = out->gemm_s + out->attn_s + out->other_s + out->layers_s + out->step_s;
     out->floor_s = g + a + e;
-    out->band = f->n_points >= 4 ? f->loo_worst : f->worst_residual;
+    out->band = f->n_points > NX ? f->loo_worst : f->worst_residual;
     double lo = out->time_s * (1.0 - out->band);
     out->lo_s = lo > out->floor_s ? lo : out->floor_s;
     out->hi_s = out->time_s * (1.0 + out->band);
