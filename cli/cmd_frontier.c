@@ -66,6 +66,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case CLI_O_PREDICT:
         return cli_step_opt(ctx, id, arg, &a->rq.o);
     case CLI_O_BACKEND:
+        a->sim.engine = arg; /* the load curve's default schedule */
+        return cli_gpu_opt(ctx, id, arg);
     case CLI_O_QUANT:
     case CLI_O_CALIBRATION: /* --predict on kernel tables */
         return cli_gpu_opt(ctx, id, arg);

@@ -67,6 +67,8 @@ static int length(cli_ctx *ctx, int id, const char *arg, args *a)
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
+    if (id == CLI_O_BACKEND)
+        a->sim.engine = arg; /* its default schedule */
     if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
         return cli_gpu_opt(ctx, id, arg);
     switch (id) {

@@ -85,11 +85,6 @@ const char *cli_gpu_engine(const char **calibration)
     return gpu.engine;
 }
 
-const char *cli_gpu_backend(void)
-{
-    return gpu.backend;
-}
-
 const char *cli_gpu_label(void)
 {
     return gpu.label;

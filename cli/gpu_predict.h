@@ -24,9 +24,6 @@ void cli_gpu_reset(void);
  * on kernel tables, not on a calibrated profile. */
 bool cli_gpu_wanted(void);
 
-/* The engine --backend named (vllm, trtllm, sglang), or NULL. */
-const char *cli_gpu_backend(void);
-
 /* --backend naming a CPU engine (llamacpp, cli_engine_backend), in step
  * and generate: --calibration is then its file. Other commands refuse it
  * (cli_gpu_opt). */

@@ -65,6 +65,8 @@ typedef struct cli_sim {
     int64_t max_tokens, max_seqs, chunk, block, shared_prefix; /* 0: default */
     bool no_preempt, steady, seed_given;
     const char *schedule;         /* --schedule as typed (NULL: default)    */
+    const char *engine;           /* --backend as typed: the default schedule
+                                     (set by the command's option handler)  */
     double frontend_s;            /* --frontend-latency (0: none)           */
     bool frontend_given;
     double slo_ttft, slo_tpot, percentile; /* 0: none, none, 99            */

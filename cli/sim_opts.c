@@ -259,7 +259,7 @@ static rf_status run(const model *md, cli_sim_out *out, rf_err *e)
  * its chunking on), SGLang's prefill-first; mixed without a backend. */
 static int schedule(const cli_ctx *ctx, const cli_sim *s, rf_sim_sched *sc)
 {
-    const char *name = s->schedule, *engine = cli_gpu_backend();
+    const char *name = s->schedule, *engine = s->engine;
     if (!name)
         name = !engine ? "mixed"
              : !strcmp(engine, "sglang") ? "prefill-first"
