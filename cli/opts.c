@@ -314,7 +314,9 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
             return cli_fail(ctx, RF_EXIT_USAGE, "unknown option '%s' (see --help)",
                             argv[optind - 1]);
         } else if (c == ':') {
-            return cli_fail(ctx, RF_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+            /* a value can be missing only after the last argument; argv[optind - 1]
+             * is past the end there in emscripten's getopt for a short option */
+            return cli_fail(ctx, RF_EXIT_USAGE, "option '%s' needs a value", argv[argc - 1]);
         }
         const cli_opt *o = by_index[c - 1000];
         if (o >= globals && o < globals + N_GLOBALS) {
