@@ -314,9 +314,17 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
             return cli_fail(ctx, RF_EXIT_USAGE, "unknown option '%s' (see --help)",
                             argv[optind - 1]);
         } else if (c == ':') {
-            /* a value can be missing only after the last argument; argv[optind - 1]
-             * is past the end there in emscripten's getopt for a short option */
-            return cli_fail(ctx, RF_EXIT_USAGE, "option '%s' needs a value", argv[argc - 1]);
+            /* optopt, not argv[optind - 1]: glibc and musl (emscripten's) set it
+             * to the option's letter or long option's value, and permute argv
+             * differently (musl's optind - 1 is past the end after a letter) */
+            char name[80];
+            if (optopt >= 1000 && optopt < 1000 + (int)n)
+                snprintf(name, sizeof name, "--%s", by_index[optopt - 1000]->name);
+            else if (optopt > 0 && optopt < 128)
+                snprintf(name, sizeof name, "-%c", optopt);
+            else
+                snprintf(name, sizeof name, "%s", argv[argc - 1]);
+            return cli_fail(ctx, RF_EXIT_USAGE, "option '%s' needs a value", name);
         }
         const cli_opt *o = by_index[c - 1000];
         if (o >= globals && o < globals + N_GLOBALS) {
