@@ -171,7 +171,8 @@ static void nnls(const rf_engine_point *pts, const size_t *idx, size_t n, long s
                  double best[NX])
 {
     double best_ss = INFINITY;
-    best[0] = best[1] = best[2] = 0.0;
+    for (int j = 0; j < NX; j++)
+        best[j] = 0.0;
     for (unsigned set = 0; set < 1u << NX; set++) {
         int var[NX], k = 0;
         for (int j = 0; j < NX; j++)
