@@ -33,7 +33,7 @@ static rf_status read_roofs(const rf__json_doc *d, json_t *e, rf_engine_calib *c
     json_t *v;
     json_object_foreach(pk, key, v)
     {
-        rf_dtype dt;
+        rf_dtype dt = {0};
         char path[96];
         snprintf(path, sizeof path, "%speak_flops_per_s.%s", at, key);
         if (rf_dtype_parse(key, &dt, NULL) || dt.ggml || dt.group_size)
@@ -55,6 +55,7 @@ static rf_status read_dtype(const rf__json_doc *d, json_t *o, const char *at, co
     rf_status s = rf__field_string(d, o, at, key, true, text, sizeof text);
     if (s)
         return s;
+    *out = (rf_dtype){0}; /* rf_dtype_parse sets only the fields its text names */
     if (rf_dtype_parse(text, out, NULL) || strcmp(rf_engine_dtype_key(*out), text))
         return rf__json_fail(d->err, d->origin, "%s%s: '%s' is not a dtype (q4_0, q8_0, fp16, "
                              "fp32, bf16, ...)", at, key, text);
