@@ -445,6 +445,7 @@ void cli_op_table(rf_report *r, const char *key, const char *label, const rf_ste
 /* The same with --predict's columns (predicted_s, count x one instance, and
  * calibrated: yes or outside) when pr is not NULL (measure_view.h). */
 struct rf_step_pred;
+struct rf_generate_pred;
 void cli_op_table_pred(rf_report *r, const char *key, const char *label, const rf_step *st,
                        const struct rf_step_pred *pr);
 
@@ -614,6 +615,12 @@ void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *ke
 /* The prediction's assumption line alone (sweep's head); a step's predicted
  * time and tokens/s (0 when pr is NULL). */
 void cli_pred_assume(rf_report *r);
+/* A generation predicted, whichever calibration made it (the profile's,
+ * or an engine's, rf_engine_gen.g): the rows TTFT .. output tokens/s of a
+ * section "predicted", and the bands' rows (TPOT rows null with one
+ * output token). */
+void cli_pred_gen_times(rf_report *r, const struct rf_generate_pred *g);
+void cli_pred_gen_bands(rf_report *r, const struct rf_generate_pred *g);
 double cli_pred_step_s(const struct rf_step_pred *pr);
 double cli_pred_tokens_per_s(const struct rf_step_pred *pr);
 /* Figure 1's second memory roof: the --hw profile's sustained one (the

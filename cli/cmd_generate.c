@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "engine_predict.h"
 #include "gpu_predict.h"
+#include "roofline/rf_engine.h"
 #include "measure_view.h"
 #include "request.h"
 #include "roofline/rf_predict.h"
@@ -35,7 +36,7 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == CLI_O_BACKEND && cli_engine_backend(arg)) /* an engine calibration file */
+    if (id == CLI_O_BACKEND && rf_engine_known(arg)) /* an engine calibration file */
         return cli_gpu_engine_opt(arg);
     if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
         return cli_gpu_opt(ctx, id, arg);
@@ -196,36 +197,13 @@ static int predicted(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
                          p.ops_varying == 1 ? "does" : "do");
     rf_report_section(r, "predicted", "PREDICTED (from the calibration; the floors above are "
                                       "bounds)");
-    rf_report_num(r, "ttft_s", "predicted TTFT", p.ttft_s, RF_U_SECONDS);
-    if (p.output >= 2) {
-        rf_report_num(r, "tpot_mean_s", "predicted TPOT mean", p.tpot_mean_s, RF_U_SECONDS);
-        rf_report_num(r, "tpot_first_s", "predicted TPOT first (j = 2)", p.tpot_first_s,
-                      RF_U_SECONDS);
-        rf_report_num(r, "tpot_last_s", "predicted TPOT last (j = N)", p.tpot_last_s,
-                      RF_U_SECONDS);
-    } else {
-        const char *why = "- (one output token)";
-        rf_report_null(r, "tpot_mean_s", "predicted TPOT mean", why);
-        rf_report_null(r, "tpot_first_s", "predicted TPOT first (j = 2)", why);
-        rf_report_null(r, "tpot_last_s", "predicted TPOT last (j = N)", why);
-    }
-    rf_report_num(r, "decode_s", "predicted decode time", p.decode_s, RF_U_SECONDS);
-    rf_report_num(r, "latency_s", "predicted latency", p.latency_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", p.tokens_per_s, RF_U_TOK_RATE);
+    cli_pred_gen_times(r, &p);
     rf_report_int(r, "outside_prefill", "prefill operators outside the calibration",
                   p.outside_prefill, RF_U_INT);
     rf_report_int(r, "outside_decode", "decode operators outside the calibration",
                   p.outside_decode, RF_U_INT);
     /* the bands: each operator's kind's leave-one-out worst error, summed */
-    rf_report_num(r, "ttft_lo_s", "TTFT band (left-out error), low", p.ttft_lo_s, RF_U_SECONDS);
-    rf_report_num(r, "ttft_hi_s", "  high", p.ttft_hi_s, RF_U_SECONDS);
-    if (p.output >= 2) {
-        rf_report_num(r, "tpot_mean_lo_s", "TPOT mean band, low", p.tpot_mean_lo_s,
-                      RF_U_SECONDS);
-        rf_report_num(r, "tpot_mean_hi_s", "  high", p.tpot_mean_hi_s, RF_U_SECONDS);
-    }
-    rf_report_num(r, "latency_lo_s", "latency band, low", p.latency_lo_s, RF_U_SECONDS);
-    rf_report_num(r, "latency_hi_s", "  high", p.latency_hi_s, RF_U_SECONDS);
+    cli_pred_gen_bands(r, &p);
     return RF_EXIT_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "engine_predict.h"
 #include "gpu_predict.h"
+#include "roofline/rf_engine.h"
 #include "roofline/rf_serve.h"
 
 enum { O_DECODE = 1000, O_CHUNK, O_CHUNK_CONTEXT };
@@ -35,7 +36,7 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == CLI_O_BACKEND && cli_engine_backend(arg)) /* an engine calibration file */
+    if (id == CLI_O_BACKEND && rf_engine_known(arg)) /* an engine calibration file */
         return cli_gpu_engine_opt(arg);
     if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
         return cli_gpu_opt(ctx, id, arg);

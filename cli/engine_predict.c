@@ -9,14 +9,6 @@
 #include "roofline/rf_engine.h"
 #include "roofline/rf_engine_io.h"
 
-bool cli_engine_backend(const char *backend)
-{
-    for (size_t i = 0; backend && rf_engine_name(i); i++)
-        if (!strcmp(backend, rf_engine_name(i)))
-            return true;
-    return false;
-}
-
 static const char *engine_title(const char *engine)
 {
     return !strcmp(engine, "llamacpp") ? "llama.cpp" : engine;
@@ -169,32 +161,8 @@ int cli_engine_generate(const cli_ctx *ctx, rf_report *r, const char *backend, c
              "above are bounds)", engine_title(c->engine));
     rf_report_section(r, "predicted", label);
     rf_report_str(r, "engine", "engine", c->engine);
-    rf_report_num(r, "ttft_s", "predicted TTFT", g.ttft_s, RF_U_SECONDS);
-    if (output >= 2) {
-        rf_report_num(r, "tpot_mean_s", "predicted TPOT mean", g.tpot_mean_s, RF_U_SECONDS);
-        rf_report_num(r, "tpot_first_s", "predicted TPOT first (j = 2)", g.tpot_first_s,
-                      RF_U_SECONDS);
-        rf_report_num(r, "tpot_last_s", "predicted TPOT last (j = N)", g.tpot_last_s,
-                      RF_U_SECONDS);
-    } else {
-        const char *why = "- (one output token)";
-        rf_report_null(r, "tpot_mean_s", "predicted TPOT mean", why);
-        rf_report_null(r, "tpot_first_s", "predicted TPOT first (j = 2)", why);
-        rf_report_null(r, "tpot_last_s", "predicted TPOT last (j = N)", why);
-    }
-    rf_report_num(r, "decode_s", "predicted decode time", g.decode_s, RF_U_SECONDS);
-    rf_report_num(r, "latency_s", "predicted latency", g.latency_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", g.tokens_per_s,
-                  RF_U_TOK_RATE);
-    rf_report_num(r, "ttft_lo_s", "TTFT band (left-out error), low", g.ttft_lo_s, RF_U_SECONDS);
-    rf_report_num(r, "ttft_hi_s", "  high", g.ttft_hi_s, RF_U_SECONDS);
-    if (output >= 2) {
-        rf_report_num(r, "tpot_mean_lo_s", "TPOT mean band, low", g.tpot_mean_lo_s,
-                      RF_U_SECONDS);
-        rf_report_num(r, "tpot_mean_hi_s", "  high", g.tpot_mean_hi_s, RF_U_SECONDS);
-    }
-    rf_report_num(r, "latency_lo_s", "latency band, low", g.latency_lo_s, RF_U_SECONDS);
-    rf_report_num(r, "latency_hi_s", "  high", g.latency_hi_s, RF_U_SECONDS);
+    cli_pred_gen_times(r, &g.g);
+    cli_pred_gen_bands(r, &g.g);
     free(c);
     return RF_EXIT_OK;
 }

@@ -7,9 +7,6 @@
 #include "cli.h"
 #include "roofline/rf_step.h"
 
-/* Whether --backend names an engine with a calibration file (llamacpp). */
-bool cli_engine_backend(const char *backend);
-
 /* The section "predicted" of a step: the calibration at path read, st (of
  * model m, options o) predicted, its terms, band and provenance. Exit 2
  * naming the file for a bad calibration, or for a step it has no fit for. */

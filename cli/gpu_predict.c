@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "gpu_predict.h"
-#include "engine_predict.h"
+#include "roofline/rf_engine.h"
 #include "roofline/rf_gpu_io.h"
 #include "roofline/rf_serve.h"
 #include "roofline/rf_sim.h"
@@ -40,7 +40,7 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
     rf_err e;
     switch (id) {
     case CLI_O_BACKEND:
-        if (cli_engine_backend(arg)) /* step's on_opt takes it: cli_gpu_engine_opt */
+        if (rf_engine_known(arg)) /* step's on_opt takes it: cli_gpu_engine_opt */
             return cli_fail(ctx, RF_EXIT_USAGE, "--backend %s: an engine calibration predicts "
                                                 "`step` and `generate` only (docs/llamacpp.md)",
                             arg);

@@ -24,7 +24,7 @@ void cli_gpu_reset(void);
  * on kernel tables, not on a calibrated profile. */
 bool cli_gpu_wanted(void);
 
-/* --backend naming a CPU engine (llamacpp, cli_engine_backend), in step
+/* --backend naming a CPU engine (llamacpp, rf_engine_known), in step
  * and generate: --calibration is then its file. Other commands refuse it
  * (cli_gpu_opt). */
 int cli_gpu_engine_opt(const char *arg);

@@ -13,6 +13,7 @@
 #include "measure_view.h"
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_calib.h"
+#include "roofline/rf_predict.h"
 
 int cli_calib_load(const cli_ctx *ctx, rf_calib *out)
 {
@@ -171,4 +172,38 @@ void cli_pred_totals(rf_report *r, const struct rf_step_pred *pr, const char *ke
                   RF_U_TOK_RATE);
     rf_report_int(r, "predicted_outside", "operators outside the calibration", pr->n_outside,
                   RF_U_INT);
+}
+
+void cli_pred_gen_times(rf_report *r, const struct rf_generate_pred *g)
+{
+    rf_report_num(r, "ttft_s", "predicted TTFT", g->ttft_s, RF_U_SECONDS);
+    if (g->output >= 2) {
+        rf_report_num(r, "tpot_mean_s", "predicted TPOT mean", g->tpot_mean_s, RF_U_SECONDS);
+        rf_report_num(r, "tpot_first_s", "predicted TPOT first (j = 2)", g->tpot_first_s,
+                      RF_U_SECONDS);
+        rf_report_num(r, "tpot_last_s", "predicted TPOT last (j = N)", g->tpot_last_s,
+                      RF_U_SECONDS);
+    } else {
+        const char *why = "- (one output token)";
+        rf_report_null(r, "tpot_mean_s", "predicted TPOT mean", why);
+        rf_report_null(r, "tpot_first_s", "predicted TPOT first (j = 2)", why);
+        rf_report_null(r, "tpot_last_s", "predicted TPOT last (j = N)", why);
+    }
+    rf_report_num(r, "decode_s", "predicted decode time", g->decode_s, RF_U_SECONDS);
+    rf_report_num(r, "latency_s", "predicted latency", g->latency_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", g->tokens_per_s,
+                  RF_U_TOK_RATE);
+}
+
+void cli_pred_gen_bands(rf_report *r, const struct rf_generate_pred *g)
+{
+    rf_report_num(r, "ttft_lo_s", "TTFT band (left-out error), low", g->ttft_lo_s, RF_U_SECONDS);
+    rf_report_num(r, "ttft_hi_s", "  high", g->ttft_hi_s, RF_U_SECONDS);
+    if (g->output >= 2) {
+        rf_report_num(r, "tpot_mean_lo_s", "TPOT mean band, low", g->tpot_mean_lo_s,
+                      RF_U_SECONDS);
+        rf_report_num(r, "tpot_mean_hi_s", "  high", g->tpot_mean_hi_s, RF_U_SECONDS);
+    }
+    rf_report_num(r, "latency_lo_s", "latency band, low", g->latency_lo_s, RF_U_SECONDS);
+    rf_report_num(r, "latency_hi_s", "  high", g->latency_hi_s, RF_U_SECONDS);
 }

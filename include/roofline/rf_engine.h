@@ -34,6 +34,7 @@
 #include "rf_dtype.h"
 #include "rf_error.h"
 #include "rf_model.h"
+#include "rf_predict.h"
 #include "rf_step.h"
 
 #ifdef __cplusplus
@@ -47,6 +48,9 @@ extern "C" {
 /* The engines a calibration may name: "llamacpp" (llama.cpp's CPU
  * kernels). NULL past the end. */
 const char *rf_engine_name(size_t i);
+
+/* Whether name is one of them (NULL: false). */
+bool rf_engine_known(const char *name);
 
 /* The short name a fit is keyed by: "q4_0", "q8_0" for llama.cpp's blocks,
  * else rf_dtype_name of the kind ("fp16", "fp32"). */
@@ -160,13 +164,10 @@ rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const r
  * the decode step at every context prompt + 1 .. prompt + output - 1,
  * summed (as rf_calib_predict_generate does for the CPU calibration). */
 typedef struct rf_engine_gen {
-    int64_t prompt, output;
-    double ttft_s, ttft_lo_s, ttft_hi_s;     /* the prefill's prediction   */
-    double tpot_mean_s, tpot_first_s, tpot_last_s; /* 0 when output < 2   */
-    double tpot_mean_lo_s, tpot_mean_hi_s;
-    double decode_s;                         /* the decode steps summed    */
-    double latency_s, latency_lo_s, latency_hi_s;
-    double tokens_per_s;                     /* output / latency           */
+    rf_generate_pred g;   /* the figures, as the profile's calibration gives
+                             them (batch 1; no operator is "outside" and
+                             no context piece is skipped: pieces and
+                             ops_* 0, every decode step predicted)        */
     const rf_engine_fit *prefill_fit, *decode_fit; /* decode: NULL when
                                                       output < 2           */
 } rf_engine_gen;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "roofline/rf_calib.h"
+#include "sorted.h"
 
 static const char *const kind_names[] = {
     [RF_CALIB_GEMM] = "gemm",         [RF_CALIB_ATTN_DECODE] = "attn_decode",
@@ -183,16 +184,6 @@ static double series_eff(const rf_calib_series *s, int64_t x, bool *inside)
     return between(s, hi - 1, hi, log((double)x));
 }
 
-static void sort(double *v, size_t n)
-{
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-}
-
 /* Each inner point of a series predicted from its two neighbours. */
 static void leave_one_out(rf_calib *c, rf_calib_kind k)
 {
@@ -208,8 +199,8 @@ static void leave_one_out(rf_calib *c, rf_calib_kind k)
             err[n++] = fabs(pred - pt->time_s) / pt->time_s;
         }
     }
-    sort(err, n);
-    fit->loo_median = n ? (n % 2 ? err[n / 2] : (err[n / 2 - 1] + err[n / 2]) / 2) : 0;
+    rf__sort(err, n);
+    fit->loo_median = rf__median_sorted(err, n);
     fit->loo_worst = n ? err[n - 1] : 0;
 }
 
@@ -262,8 +253,8 @@ size_t rf_calib_pool_gemv(rf_calib *c, double min_w_bytes)
         return 0;
     double sorted[RF_CALIB_MAX_SERIES];
     memcpy(sorted, rate, n * sizeof *rate);
-    sort(sorted, n);
-    double mid = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    rf__sort(sorted, n);
+    double mid = rf__median_sorted(sorted, n);
     for (size_t i = 0; i < n; i++)
         pt[i]->time_s = pt[i]->bytes / mid;
     return n;

@@ -5,11 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sorted.h"
+
 static const char *const engines[] = {"llamacpp"};
 
 const char *rf_engine_name(size_t i)
 {
     return i < sizeof engines / sizeof engines[0] ? engines[i] : NULL;
+}
+
+bool rf_engine_known(const char *name)
+{
+    for (size_t i = 0; name && rf_engine_name(i); i++)
+        if (!strcmp(name, rf_engine_name(i)))
+            return true;
+    return false;
 }
 
 const char *rf_engine_dtype_key(rf_dtype w)
@@ -221,16 +231,6 @@ static double model_s(const rf_engine_point *p, const double x[NX])
            x[3];
 }
 
-static void sort(double *v, size_t n)
-{
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-}
-
 static void fit_group(const rf_engine_point *pts, const size_t *idx, size_t n, rf_engine_fit *f)
 {
     double x[NX];
@@ -259,8 +259,8 @@ static void fit_group(const rf_engine_point *pts, const size_t *idx, size_t n, r
         const rf_engine_point *p = &pts[idx[i]];
         err[i] = fabs(model_s(p, xl) - p->time_s) / p->time_s;
     }
-    sort(err, n);
-    f->loo_median = n % 2 ? err[n / 2] : 0.5 * (err[n / 2 - 1] + err[n / 2]);
+    rf__sort(err, n);
+    f->loo_median = rf__median_sorted(err, n);
     f->loo_worst = err[n - 1];
 }
 
@@ -327,10 +327,7 @@ rf_status rf_engine_check(const rf_engine_calib *c, rf_err *err)
     if (c->version != RF_ENGINE_VERSION)
         return rf_err_set(err, RF_EINVAL, "engine calibration: version %d, %d expected",
                           c->version, RF_ENGINE_VERSION);
-    bool known = false;
-    for (size_t i = 0; rf_engine_name(i); i++)
-        known |= !strcmp(c->engine, rf_engine_name(i));
-    if (!known)
+    if (!rf_engine_known(c->engine))
         return rf_err_set(err, RF_EINVAL, "engine calibration: unknown engine '%s' (llamacpp)",
                           c->engine);
     if (!(isfinite(c->bw_bytes_per_s) && c->bw_bytes_per_s > 0.0))
@@ -413,7 +410,8 @@ rf_status rf_engine_predict_generate(const rf_engine_calib *c, const rf_model *m
     if (prompt < 1 || output < 1)
         return rf_err_set(err, RF_EINVAL, "engine calibration: a prompt and an output of at "
                           "least one token (%lld, %lld)", (long long)prompt, (long long)output);
-    out->prompt = prompt, out->output = output;
+    rf_generate_pred *g = &out->g;
+    g->batch = 1, g->prompt = prompt, g->output = output, g->decode_steps = output - 1;
     rf_step_opts so = *o;
     so.phase = RF_PREFILL, so.tokens = prompt, so.context = 0;
     rf_engine_pred p;
@@ -422,8 +420,7 @@ rf_status rf_engine_predict_generate(const rf_engine_calib *c, const rf_model *m
     if (rc || (rc = rf_engine_predict(c, st, &so, L, &p, err)))
         return rc;
     out->prefill_fit = p.fit;
-    out->ttft_s = p.time_s, out->ttft_lo_s = p.lo_s, out->ttft_hi_s = p.hi_s;
-    double lo = 0, hi = 0;
+    g->ttft_s = p.time_s, g->ttft_lo_s = p.lo_s, g->ttft_hi_s = p.hi_s;
     so.phase = RF_DECODE, so.tokens = 1;
     for (int64_t s = prompt + 1; s <= prompt + output - 1; s++) {
         so.context = s;
@@ -431,17 +428,18 @@ rf_status rf_engine_predict_generate(const rf_engine_calib *c, const rf_model *m
             (rc = rf_engine_predict(c, st, &so, L, &p, err)))
             return rc;
         if (s == prompt + 1)
-            out->tpot_first_s = p.time_s, out->decode_fit = p.fit;
-        out->tpot_last_s = p.time_s;
-        out->decode_s += p.time_s, lo += p.lo_s, hi += p.hi_s;
+            g->tpot_first_s = p.time_s, out->decode_fit = p.fit;
+        g->tpot_last_s = p.time_s;
+        g->decode_s += p.time_s, g->decode_lo_s += p.lo_s, g->decode_hi_s += p.hi_s;
     }
     if (output >= 2) {
         double n = (double)(output - 1);
-        out->tpot_mean_s = out->decode_s / n;
-        out->tpot_mean_lo_s = lo / n, out->tpot_mean_hi_s = hi / n;
+        g->tpot_mean_s = g->decode_s / n;
+        g->tpot_mean_lo_s = g->decode_lo_s / n, g->tpot_mean_hi_s = g->decode_hi_s / n;
     }
-    out->latency_s = out->ttft_s + out->decode_s;
-    out->latency_lo_s = out->ttft_lo_s + lo, out->latency_hi_s = out->ttft_hi_s + hi;
-    out->tokens_per_s = (double)output / out->latency_s;
+    g->latency_s = g->ttft_s + g->decode_s;
+    g->latency_lo_s = g->ttft_lo_s + g->decode_lo_s;
+    g->latency_hi_s = g->ttft_hi_s + g->decode_hi_s;
+    g->tokens_per_s = (double)output / g->latency_s;
     return RF_OK;
 }
