@@ -1,8 +1,8 @@
 /* cli.h - what every subcommand shares: global options, exit codes, model
  * and hardware resolution, and writing a report to stdout or a file.
  *
- * A subcommand is `int cmd_<name>(int argc, char **argv)` listed in the
- * table in main.c. It declares its own options as a cli_opt array, calls
+ * A subcommand is `int cmd_<name>(const cli_io *io, int argc, char **argv)`
+ * listed in the table in entry.c, writing only to io. It declares its own options as a cli_opt array, calls
  * cli_parse() (which also handles every global option), resolves what it
  * needs, asks the library, builds one rf_report and hands it to
  * cli_emit(). No arithmetic lives in cli/.
@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "roofline/rf_calib.h"
 #include "roofline/rf_dtype.h"
@@ -40,6 +41,17 @@ enum {
     RF_EXIT_UNAVAIL = 3, /* a backend or device is unavailable           */
     RF_EXIT_IO = 4       /* an output could not be written               */
 };
+
+/* Where a command writes: its report and --help to out, its one-line
+ * errors, warnings and progress to err. The binary passes the process's
+ * stdout and stderr (rf_cli_main); rf_cli_run passes memory streams of its
+ * own, so two calls on two threads write to two places. err_tty: err is a
+ * terminal (a progress line is shown there). */
+typedef struct cli_io {
+    FILE *out;
+    FILE *err;
+    bool err_tty;
+} cli_io;
 
 /* What this command's inputs resolved to, each file read once: resolve.c
  * fills it as it resolves MODEL and --hw, and what else a command takes
@@ -84,6 +96,7 @@ typedef struct cli_ctx {
      * cli_emit says so in the output (cli_assume_family). */
     char family_as[32], family_from[32];
     cli_run run;              /* the inputs, resolved and read once      */
+    const cli_io *io;         /* where this command writes               */
 } cli_ctx;
 
 /* A command's own option. id must be >= 1000 (smaller ids are global). */
@@ -108,7 +121,7 @@ typedef int (*cli_opt_fn)(cli_ctx *ctx, int id, const char *arg, void *user);
  * return RF_EXIT_USAGE; success returns RF_EXIT_OK. The handler returns
  * RF_EXIT_OK or an exit code after printing its one-line error via cli_fail.
  * hw/dtype overrides are not applied yet: call cli_resolve_hw. */
-int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage,
+int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage,
               const cli_opt *opts, cli_opt_fn fn, void *user, int *first_pos);
 
 /* Print "roofline <cmd>: <message>" on stderr and return code. */
@@ -435,7 +448,7 @@ int cli_figure_opt(cli_ctx *ctx, int id, const char *arg, cli_figure *f);
  * id, user its state), the -o check (cli_check_output), MODEL and the roof,
  * both steps, --measured, the fitted figure. Returns -1 after --help (the
  * command then returns RF_EXIT_OK), else an exit code. */
-int cli_figure_start(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_opt *opts,
+int cli_figure_start(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage, const cli_opt *opts,
                      cli_opt_fn fn, void *user, cli_figure *f);
 
 /* One step's operators as a report table: name, count, M, K, N, FLOPs and
@@ -495,22 +508,22 @@ void cli_assume_fit(rf_report *r, const rf_fit *f, const cli_ctx *ctx);
 /* ---- the subcommands (main.c's table) ------------------------------------- */
 
 /* Subcommands. */
-int cmd_gemm(int argc, char **argv);
-int cmd_attn(int argc, char **argv);
-int cmd_ops(int argc, char **argv);
-int cmd_step(int argc, char **argv);
-int cmd_generate(int argc, char **argv); /* cmd_generate.c: rf_serve.h */
-int cmd_serve(int argc, char **argv);    /* cmd_serve.c: rf_serve.h */
-int cmd_frontier(int argc, char **argv); /* cmd_frontier.c: rf_serve.h */
-int cmd_crossover(int argc, char **argv);
-int cmd_capacity(int argc, char **argv);
-int cmd_sweep(int argc, char **argv);
-int cmd_models(int argc, char **argv);
-int cmd_hw(int argc, char **argv);
-int cmd_plot(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_measure(int argc, char **argv); /* the measure views and CUDA
+int cmd_gemm(const cli_io *io, int argc, char **argv);
+int cmd_attn(const cli_io *io, int argc, char **argv);
+int cmd_ops(const cli_io *io, int argc, char **argv);
+int cmd_step(const cli_io *io, int argc, char **argv);
+int cmd_generate(const cli_io *io, int argc, char **argv); /* cmd_generate.c: rf_serve.h */
+int cmd_serve(const cli_io *io, int argc, char **argv);    /* cmd_serve.c: rf_serve.h */
+int cmd_frontier(const cli_io *io, int argc, char **argv); /* cmd_frontier.c: rf_serve.h */
+int cmd_crossover(const cli_io *io, int argc, char **argv);
+int cmd_capacity(const cli_io *io, int argc, char **argv);
+int cmd_sweep(const cli_io *io, int argc, char **argv);
+int cmd_models(const cli_io *io, int argc, char **argv);
+int cmd_hw(const cli_io *io, int argc, char **argv);
+int cmd_plot(const cli_io *io, int argc, char **argv);
+int cmd_report(const cli_io *io, int argc, char **argv);
+int cmd_info(const cli_io *io, int argc, char **argv);
+int cmd_measure(const cli_io *io, int argc, char **argv); /* the measure views and CUDA
                                            branches: lab/lab_view.h */
 /* The crossing points as `crossover` shows them: M* per linear layer with
  * what it counts and the tokens in flight B* that reach it (a table under
@@ -520,8 +533,8 @@ int cmd_measure(int argc, char **argv); /* the measure views and CUDA
 void cli_crossover_tables(rf_report *r, const rf_crossover *cx, const rf_model *m,
                           const char *table_key, const char *section_key);
 
-int cmd_bench(int argc, char **argv);
-int cmd_profile(int argc, char **argv);
+int cmd_bench(const cli_io *io, int argc, char **argv);
+int cmd_profile(const cli_io *io, int argc, char **argv);
 
 /* ---- par_opts.c: many devices (rf_parallel.h) ----------------------------- */
 
@@ -573,7 +586,7 @@ void cli_par_assume(rf_report *r, const rf_hw_links *k, const rf_layout *l);
 /* The layout section: devices, fit, floors, tokens/s, bubble, share; the
  * stage table and the collectives as operator rows. */
 void cli_par_section(const cli_ctx *ctx, rf_report *r, const rf_par *par, const cli_par *p);
-int cmd_plan(int argc, char **argv); /* cmd_plan.c: the layouts that fit, ranked */
+int cmd_plan(const cli_io *io, int argc, char **argv); /* cmd_plan.c: the layouts that fit, ranked */
 /* Figure 1 of a layout (plot, report; cmd_plot.c): both steps on it into
  * dec and pre (static storage: large), and f->plot rebuilt from a device
  * of the slowest stage, its operators and collectives on the link roofs

@@ -53,11 +53,11 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return RF_EXIT_USAGE;
 }
 
-int cmd_attn(int argc, char **argv)
+int cmd_attn(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.d = {.head_dim = 128, .batch = 1}};
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "attn --heads NQ [--kv-heads NKV] --context S [--phase decode|prefill] "
                             "[--head-dim D] [--batch B] [--naive] [--causal]",
                             opts, on_opt, &a, &pos);

@@ -109,14 +109,14 @@ static void figures(rf_report *r, const rf_capacity *c)
         rf_report_null(r, "sequences", "sequences at this context", "- (no context given)");
 }
 
-int cmd_capacity(int argc, char **argv)
+int cmd_capacity(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     /* The book chapter's budget: 0.92 x 79.65 GiB - weights - 6 GiB (its
      * 8k context is --context 8192; the default is every command's
      * CLI_DEFAULT_CONTEXT) */
     args a = {CLI_BUDGET_DEFAULT, CLI_DEFAULT_CONTEXT, CLI_PAR_DEFAULT};
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "capacity MODEL [--util U] [--reserve SIZE] [--context S]", opts,
                             on_opt, &a, &pos);
     if (rc)

@@ -104,11 +104,11 @@ void cli_crossover_tables(rf_report *r, const rf_crossover *cx, const rf_model *
                   cx->attn_prefill_s_star, RF_U_INTENSITY);
 }
 
-int cmd_crossover(int argc, char **argv)
+int cmd_crossover(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {NULL, rf_step_opts_default(), CLI_PAR_DEFAULT};
-    int pos, rc = cli_parse(&ctx, argc, argv, "crossover MODEL [--square LIST] [--moe-experts "
+    int pos, rc = cli_parse(&ctx, io, argc, argv, "crossover MODEL [--square LIST] [--moe-experts "
                             "uniform|all] [--no-causal]", opts, on_opt, &a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;

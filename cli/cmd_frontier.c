@@ -475,12 +475,12 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
     return rc;
 }
 
-int cmd_frontier(int argc, char **argv)
+int cmd_frontier(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .par = CLI_PAR_DEFAULT};
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "frontier MODEL --prompt P --output-tokens N [--max-batch B] [--svg "
                             "FILE] [--price-per-hour USD] [--load-svg FILE [--slo-ttft X] "
                             "[--slo-tpot Y]] [options]",

@@ -2,10 +2,10 @@
 #include "cli.h"
 #include "roofline/rf_op.h"
 
-int cmd_gemm(int argc, char **argv)
+int cmd_gemm(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
-    int pos, rc = cli_parse(&ctx, argc, argv, "gemm M K N [options]", NULL, NULL, NULL, &pos);
+    int pos, rc = cli_parse(&ctx, io, argc, argv, "gemm M K N [options]", NULL, NULL, NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_KVDT, "a GEMM reads no KV cache")) ||

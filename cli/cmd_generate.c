@@ -275,12 +275,12 @@ static int generate_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *
     return rc;
 }
 
-int cmd_generate(int argc, char **argv)
+int cmd_generate(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "generate MODEL --prompt P --output-tokens N [--batch B] "
                             "[--draft MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",
                             opts, on_opt, &a, &pos);

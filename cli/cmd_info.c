@@ -289,11 +289,11 @@ static void linears(rf_report *r, const rf_step *st)
     }
 }
 
-int cmd_info(int argc, char **argv)
+int cmd_info(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     rf_step_opts o = rf_step_opts_default();
-    int pos, rc = cli_parse(&ctx, argc, argv, "info MODEL [--weight-dtype DT] [--json|--csv]",
+    int pos, rc = cli_parse(&ctx, io, argc, argv, "info MODEL [--weight-dtype DT] [--json|--csv]",
                             NULL, NULL, NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;

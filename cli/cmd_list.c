@@ -3,10 +3,10 @@
 #include "cli.h"
 #include "roofline/rf_reader.h"
 
-int cmd_models(int argc, char **argv)
+int cmd_models(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
-    int pos, rc = cli_parse(&ctx, argc, argv, "models [--json|--csv]", NULL, NULL, NULL, &pos);
+    int pos, rc = cli_parse(&ctx, io, argc, argv, "models [--json|--csv]", NULL, NULL, NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_ROOF | CLI_G_DTYPES | CLI_G_FAMILY,
@@ -60,10 +60,10 @@ int cmd_models(int argc, char **argv)
     return rc;
 }
 
-int cmd_hw(int argc, char **argv)
+int cmd_hw(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
-    int pos, rc = cli_parse(&ctx, argc, argv, "hw [--json|--csv]", NULL, NULL, NULL, &pos);
+    int pos, rc = cli_parse(&ctx, io, argc, argv, "hw [--json|--csv]", NULL, NULL, NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_ROOF | CLI_G_DTYPES | CLI_G_FAMILY,

@@ -200,12 +200,12 @@ static void layout_fit(const cli_ctx *ctx, rf_report *r, rf_step_opts o, const r
                   w->needed_bytes, RF_U_BYTES);
 }
 
-int cmd_ops(int argc, char **argv)
+int cmd_ops(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.tokens = "1,256", .context = "128,512,2048", .traffic = rf_step_opts_default(),
               .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT};
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "ops MODEL [--tokens LIST] [--context LIST] [--causal]", opts,
                             on_opt, &a, &pos);
     if (rc)

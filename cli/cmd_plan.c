@@ -548,13 +548,13 @@ static int plan_layouts(cli_ctx *ctx, const args *a, const rf_model *m, const rf
     return rc;
 }
 
-int cmd_plan(int argc, char **argv)
+int cmd_plan(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.o = rf_step_opts_default(), .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT,
               .max_devices = 64, .obj = RF_OBJ_COST};
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "plan MODEL --hw DEVICE [--batch B] [--context S] [--max-devices N] "
                             "[--objective latency|throughput|cost]; or plan MODEL --hw DEVICE "
                             "(--rate R | --devices N) --slo-ttft X --slo-tpot Y [--percentile Q] "

@@ -97,12 +97,12 @@ int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *in
     return cli_fail_err(ctx, &e);
 }
 
-int cli_figure_start(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_opt *opts,
+int cli_figure_start(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage, const cli_opt *opts,
                      cli_opt_fn fn, void *user, cli_figure *f)
 {
     int pos, rc;
     cli_figure_init(f);
-    if ((rc = cli_parse(ctx, argc, argv, usage, opts, fn, user, &pos)))
+    if ((rc = cli_parse(ctx, io, argc, argv, usage, opts, fn, user, &pos)))
         return rc;
     const char *inputs[] = {f->measured_path, NULL};
     if ((rc = cli_check_output(ctx, ctx->out_path, inputs)))
@@ -150,13 +150,13 @@ static void note_fit(const cli_ctx *ctx, cli_figure *f, const cli_budget *b, con
                  cli_fit_text(&fit, text, sizeof text));
 }
 
-int cmd_plot(int argc, char **argv)
+int cmd_plot(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     static cli_figure f; /* ~60 KB: keep it off the stack */
     static rf_par dec, pre; /* under a layout: large, off the stack */
     args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT};
-    int rc = cli_figure_start(&ctx, argc, argv,
+    int rc = cli_figure_start(&ctx, io, argc, argv,
                               "plot MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--tp T] [--pp P] [--ep E] "
                               "[--dp D] [-o FILE.svg]",

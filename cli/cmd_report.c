@@ -399,7 +399,7 @@ static int layout_section(cli_ctx *ctx, rf_report *r, cli_figure *f, const args 
     return rc;
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     static cli_figure f; /* ~60 KB: keep it off the stack */
@@ -407,7 +407,7 @@ int cmd_report(int argc, char **argv)
     static rf_batch_chart chart;
     rf_buf svg3, svg4; /* Figure 3, the frontier; Figure 4, the curve under load */
     args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, {0}};
-    int rc = cli_figure_start(&ctx, argc, argv,
+    int rc = cli_figure_start(&ctx, io, argc, argv,
                               "report MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--util U] [--reserve SIZE] "
                               "[--slo-ttft X] [--slo-tpot Y] [--part step] [-o FILE.html]",

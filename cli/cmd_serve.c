@@ -395,12 +395,12 @@ static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
     return rc;
 }
 
-int cmd_serve(int argc, char **argv)
+int cmd_serve(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "serve MODEL --prompt P|DIST --output-tokens N|DIST (--concurrency C | "
                             "--rate R [--arrival poisson|gamma:CV]) [--requests N] [--seed S] "
                             "[--trace FILE.csv] [--max-batched-tokens T] [--max-seqs S] [--chunk "

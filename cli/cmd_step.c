@@ -328,14 +328,14 @@ static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     return rc;
 }
 
-int cmd_step(int argc, char **argv)
+int cmd_step(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, false,
               {.decode_batch = -1, .chunk = -1, .chunk_context = -1}};
     rf_step_opts o;
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "step MODEL [--phase decode|prefill] [--batch B] [--context S] "
                             "[--tokens T] [options]\n"
                             "       roofline step MODEL --phase mixed --decode B_d [--context S] "

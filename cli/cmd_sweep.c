@@ -318,13 +318,13 @@ static int sweep_alloc(sweep_run *s)
     return RF_EXIT_OK;
 }
 
-int cmd_sweep(int argc, char **argv)
+int cmd_sweep(const cli_io *io, int argc, char **argv)
 {
     sweep_run s = {.a = {NULL, CLI_STR(CLI_DEFAULT_CONTEXT), rf_step_opts_default(),
                          CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT}};
     cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
-    int pos, rc = cli_parse(&s.ctx, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]",
+    int pos, rc = cli_parse(&s.ctx, io, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]",
                             opts, on_opt, &s.a, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;

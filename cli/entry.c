@@ -1,10 +1,11 @@
 /* entry.c - the subcommand table and the two ways in: rf_cli_main, which
  * writes to the process's streams (the binary), and rf_cli_run, which
  * captures them in memory. Each command lives in cmd_<name>.c. */
-#define _GNU_SOURCE /* open_memstream's declaration on glibc */
+#define _GNU_SOURCE /* open_memstream's declaration on glibc; fileno */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rf_cli.h"
@@ -15,7 +16,7 @@
 
 typedef struct command {
     const char *name;
-    int (*fn)(int argc, char **argv);
+    int (*fn)(const cli_io *io, int argc, char **argv);
     const char *summary;
 } command;
 
@@ -53,23 +54,23 @@ static int usage(FILE *f)
 }
 
 /* The command argv names, its exit code. */
-static int dispatch(int argc, char **argv)
+static int dispatch(const cli_io *io, int argc, char **argv)
 {
     if (argc < 2) { /* bad usage: one line, as every refusal (issue 28, finding 11) */
-        fprintf(stderr, "roofline: no command given (usage: roofline [--version] [--help] "
+        fprintf(io->err, "roofline: no command given (usage: roofline [--version] [--help] "
                         "<command> [options]; 'roofline --help' lists the commands)\n");
         return RF_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
-        return usage(stdout);
+        return usage(io->out);
     if (!strcmp(argv[1], "--version")) {
-        printf("roofline %s\n", RF_VERSION);
+        fprintf(io->out, "roofline %s\n", RF_VERSION);
         return RF_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "roofline: unknown command '%s' (see 'roofline --help')\n", argv[1]);
+            return commands[i].fn(io, argc - 1, argv + 1);
+    fprintf(io->err, "roofline: unknown command '%s' (see 'roofline --help')\n", argv[1]);
     return RF_EXIT_USAGE;
 }
 
@@ -93,7 +94,8 @@ int rf_cli_main(int argc, char **argv)
      * cli_parse, the commands' scratch buffers are filled afresh, and an
      * output's temporary ends with the output (rf_file_writer_free);
      * signal handlers are the binary's (main.c). */
-    return finish(dispatch(argc, argv));
+    cli_io io = {stdout, stderr, isatty(fileno(stderr)) != 0};
+    return finish(dispatch(&io, argc, argv));
 }
 
 void rf_cli_result_free(rf_cli_result *res)

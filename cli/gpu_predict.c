@@ -177,13 +177,13 @@ static void warn_missing(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned mi
 {
     for (int k = 0; k < RF_GPU_KIND_COUNT; k++)
         if (missing & (1u << k))
-            fprintf(stderr, "roofline %s: warning: no %s rows in %s/%s for this model's "
+            fprintf(ctx->io->err, "roofline %s: warning: no %s rows in %s/%s for this model's "
                             "dtypes: those operators are predicted on their floor\n",
                     ctx->cmd, rf_gpu_kind_name((rf_gpu_kind)k), g->dir,
                     rf_gpu_kind_file((rf_gpu_kind)k));
     for (int k = RF_GPU_KIND_COUNT; k < RF_GPU_NEED_COUNT; k++)
         if (missing & (1u << k))
-            fprintf(stderr, "roofline %s: warning: no table for %s (%s): those operators "
+            fprintf(ctx->io->err, "roofline %s: warning: no table for %s (%s): those operators "
                             "are predicted on their floor\n",
                     ctx->cmd, rf_gpu_need_name(k), rf_gpu_need_what(k));
 }

@@ -93,6 +93,6 @@ static int lab_exec(int argc, char **argv)
     return RF_EXIT_UNAVAIL;
 }
 
-int cmd_measure(int argc, char **argv) { return lab_exec(argc, argv); }
-int cmd_bench(int argc, char **argv) { return lab_exec(argc, argv); }
-int cmd_profile(int argc, char **argv) { return lab_exec(argc, argv); }
+int cmd_measure(const cli_io *io, int argc, char **argv) { return lab_exec(argc, argv); }
+int cmd_bench(const cli_io *io, int argc, char **argv) { return lab_exec(argc, argv); }
+int cmd_profile(const cli_io *io, int argc, char **argv) { return lab_exec(argc, argv); }

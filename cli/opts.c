@@ -61,7 +61,8 @@ int cli_fail(const cli_ctx *ctx, int code, const char *fmt, ...)
     for (char *c = msg; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
-    fprintf(stderr, "roofline %s: %s\n", ctx && ctx->cmd ? ctx->cmd : "", msg);
+    fprintf(ctx && ctx->io ? ctx->io->err : stderr, "roofline %s: %s\n",
+            ctx && ctx->cmd ? ctx->cmd : "", msg);
     return code;
 }
 
@@ -111,7 +112,7 @@ int cli_refuse_unused(const cli_ctx *ctx, unsigned unused, const char *why)
     return RF_EXIT_OK;
 }
 
-static void print_opts(const cli_opt *o, size_t n)
+static void print_opts(FILE *f, const cli_opt *o, size_t n)
 {
     for (size_t i = 0; i < n && o[i].name; i++) {
         char left[64], letter[8] = "";
@@ -119,7 +120,7 @@ static void print_opts(const cli_opt *o, size_t n)
             snprintf(letter, sizeof letter, "-%c, ", o[i].letter);
         snprintf(left, sizeof left, "%s--%s%s%s", letter, o[i].name, o[i].arg ? " " : "",
                  o[i].arg ? o[i].arg : "");
-        printf("  %-26s %s\n", left, o[i].help);
+        fprintf(f, "  %-26s %s\n", left, o[i].help);
     }
 }
 
@@ -257,7 +258,7 @@ static int old_output_tokens(const cli_ctx *ctx, const cli_opt *opts, size_t n_c
                     arg);
 }
 
-int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_opt *opts,
+int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage, const cli_opt *opts,
               cli_opt_fn fn, void *user, int *first_pos)
 {
     size_t n_cmd = count_opts(opts), n = 0;
@@ -293,6 +294,7 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
     lo[n] = (struct option){0, 0, 0, 0};
 
     memset(ctx, 0, sizeof *ctx);
+    ctx->io = io;
     ctx->cmd = argv[0];
     ctx->w = ctx->a = ctx->kv = ctx->y = rf_dtype_of(RF_BF16);
     opterr = 0;
@@ -329,10 +331,10 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv, const char *usage, const cli_
         const cli_opt *o = by_index[c - 1000];
         if (o >= globals && o < globals + N_GLOBALS) {
             if (o->id == OPT_HELP) {
-                printf("usage: roofline %s\n\noptions:\n", usage);
-                print_opts(opts, n_cmd);
-                printf("\nglobal options:\n");
-                print_opts(globals, N_GLOBALS);
+                fprintf(io->out, "usage: roofline %s\n\noptions:\n", usage);
+                print_opts(io->out, opts, n_cmd);
+                fprintf(io->out, "\nglobal options:\n");
+                print_opts(io->out, globals, N_GLOBALS);
                 return -1;
             }
             rc = o->id == OPT_OUT ? old_output_tokens(ctx, opts, n_cmd, optarg) : RF_EXIT_OK;

@@ -21,7 +21,7 @@ static rf_status out_sink(void *user, const char *data, size_t len)
     rf_status s = RF_OK;
     if (o->file)
         s = rf_file_writer_put(o->file, data, len, &o->err);
-    else if (fwrite(data, 1, len, stdout) != len)
+    else if (fwrite(data, 1, len, o->ctx->io->out) != len)
         s = rf_err_set(&o->err, RF_EIO, "error writing standard output");
     o->sink_failed = s != RF_OK;
     return s;

@@ -6,15 +6,24 @@
 
 #include "cli.h"
 
-static int absent(const char *name)
+static int absent(const cli_io *io, const char *name)
 {
-    fprintf(stderr,
+    fprintf(io->err,
             "roofline %s: not in the WebAssembly build (it times this machine's hardware, "
             "which a browser page cannot); run the native roofline %s\n",
             name, name);
     return RF_EXIT_UNAVAIL;
 }
 
-int cmd_measure(int argc, char **argv) { return (void)argc, (void)argv, absent("measure"); }
-int cmd_bench(int argc, char **argv) { return (void)argc, (void)argv, absent("bench"); }
-int cmd_profile(int argc, char **argv) { return (void)argc, (void)argv, absent("profile"); }
+int cmd_measure(const cli_io *io, int argc, char **argv)
+{
+    return (void)argc, (void)argv, absent(io, "measure");
+}
+int cmd_bench(const cli_io *io, int argc, char **argv)
+{
+    return (void)argc, (void)argv, absent(io, "bench");
+}
+int cmd_profile(const cli_io *io, int argc, char **argv)
+{
+    return (void)argc, (void)argv, absent(io, "profile");
+}

@@ -287,13 +287,13 @@ static int sweep_rows(const cli_ctx *ctx, const sweep *w, rf_report *r)
 /* `bench gemm MODEL`: parse, then `--device cuda[:N]` goes to
  * cmd_bench_cuda.c (exit 3 without the backend or a device); the CPU sweep
  * resolves, builds its points, runs them and reports. */
-int cmd_bench(int argc, char **argv)
+int cmd_bench(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     sweep w = {.a = {.tokens = "1,4,16,64,256,1024", .dtype = RF_FP32, .trials = 3,
                      .device = "cpu"}};
     rf_report *r = NULL;
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "bench gemm MODEL [--tokens LIST] [--dtype DT] [--threads N] "
                             "[--json]",
                             opts, on_opt, &w.a, &pos);

@@ -273,11 +273,11 @@ static int refuse_unused(const cli_ctx *ctx)
                     names, n == 1 ? "it changes" : "they change");
 }
 
-int cmd_measure(int argc, char **argv)
+int cmd_measure(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.device = "cpu"};
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "measure [--threads N] [--quick] [--calibrate] [--isa NAME] [--merge PROFILE] "
                             "[-o PROFILE.json|DIR] [--json]; "
                             "measure --compare-calibration A B [--hw HW]",

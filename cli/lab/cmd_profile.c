@@ -361,13 +361,13 @@ static int load_calibration(cli_ctx *ctx, rf_calib **out)
     return rc;
 }
 
-int cmd_profile(int argc, char **argv)
+int cmd_profile(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.step = rf_step_opts_default(), .fwd = rf_forward_opts_default()};
     a.step.context = -1; /* defaults depend on the phase */
     a.step.tokens = -1;
-    int pos, rc = cli_parse(&ctx, argc, argv,
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "profile MODEL [--phase decode|prefill] [--batch B] [--context S] "
                             "[--tokens T] [--layers N] [--dtype fp32] [--threads N] [--steps N] "
                             "[--hw PROFILE (default: measure now)] [--predict] [--mem SIZE (a limit)]",
