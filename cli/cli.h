@@ -525,14 +525,6 @@ int cmd_report(const cli_io *io, int argc, char **argv);
 int cmd_info(const cli_io *io, int argc, char **argv);
 int cmd_measure(const cli_io *io, int argc, char **argv); /* the measure views and CUDA
                                            branches: lab/lab_view.h */
-/* The crossing points as `crossover` shows them: M* per linear layer with
- * what it counts and the tokens in flight B* that reach it (a table under
- * table_key; for expert GEMMs an assumption line with the routing rule),
- * then the ridge, the square d = hidden T* and the prefill-attention S* (a
- * section under section_key, NULL for none). */
-void cli_crossover_tables(rf_report *r, const rf_crossover *cx, const rf_model *m,
-                          const char *table_key, const char *section_key);
-
 int cmd_bench(const cli_io *io, int argc, char **argv);
 int cmd_profile(const cli_io *io, int argc, char **argv);
 

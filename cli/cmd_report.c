@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "roofline/rf_view.h"
 #include "request.h"
 #include "roofline/rf_explorer.h"
 #include "roofline/rf_file.h"
@@ -179,7 +180,7 @@ static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, cons
         return;
     if (f->measured_path && f->measured.n_ops)
         measured(r, &f->plot);
-    cli_crossover_tables(r, cx, &f->model, "crossover", "crossover_other");
+    rf_view_crossover(r, cx, &f->model, "crossover", "crossover_other");
     capacity(r, cap_s, cap, cap_err);
     sweep(r, chart);
 }

@@ -43,7 +43,7 @@ if(RF_EXPLORER_BUILT)
   # The sources: the layers' own lists (what the native build compiles),
   # the command line's analytic commands (the native `roofline` binary's).
   set(wasm_sources "")
-  foreach(lib rf_core rf_io rf_report)
+  foreach(lib rf_core rf_io rf_report rf_view)
     get_target_property(srcs ${lib} SOURCES)
     get_target_property(dir ${lib} SOURCE_DIR)
     list(TRANSFORM srcs PREPEND ${dir}/ REGEX "^[^/]") # generated sources are absolute

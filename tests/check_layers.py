@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_layers.py - the layers hold at the file level.
 
-    core  <-  io, report, measure  <-  cuda, mpi  <-  cli  <-  lab
+    core  <-  io, report, measure  <-  cuda, mpi, view  <-  cli  <-  lab
 
 usage: check_layers.py ROOT
 
@@ -17,6 +17,7 @@ problem) on:
          measure  core, measure        (src/kernels is part of measure)
          cuda     core, measure, cuda
          mpi      core, measure, mpi
+         view     core, io, report, measure, view   (results as tables)
          cli      every layer but the lab
          lab      every layer          (cli/lab: roofline-lab's alone)
      A private header (src/<layer>/x.h, cli/x.h) is of its folder's layer. A
@@ -39,7 +40,7 @@ import os
 import re
 import sys
 
-LAYERS = ("core", "io", "report", "measure", "cuda", "mpi", "cli", "lab")
+LAYERS = ("core", "io", "report", "measure", "cuda", "mpi", "view", "cli", "lab")
 ALLOWED = {
     "core": {"core"},
     "io": {"core", "io"},
@@ -47,11 +48,12 @@ ALLOWED = {
     "measure": {"core", "measure"},
     "cuda": {"core", "measure", "cuda"},
     "mpi": {"core", "measure", "mpi"},
+    "view": {"core", "io", "report", "measure", "view"},
     "cli": set(LAYERS) - {"lab"},  # roofline links no lab
     "lab": set(LAYERS),
 }
 SRC_LAYER = {"core": "core", "io": "io", "report": "report", "measure": "measure",
-             "kernels": "measure", "cuda": "cuda", "mpi": "mpi"}
+             "kernels": "measure", "cuda": "cuda", "mpi": "mpi", "view": "view"}
 
 # Public headers whose layer is not read off their functions: those that
 # declare none (types, macros, inline helpers). Every other header is
