@@ -99,11 +99,11 @@ typedef struct cli_ctx {
     const cli_io *io;         /* where this command writes               */
 } cli_ctx;
 
-/* A command's own option. id must be >= 1000 (smaller ids are global). */
+/* An option of a command or of a group commands share. */
 typedef struct cli_opt {
     const char *name;   /* long name without dashes                       */
     int has_arg;        /* 0 no, 1 required                               */
-    int id;             /* passed to the handler                          */
+    int id;             /* passed to its group's handler                  */
     const char *arg;    /* "N", "LIST", ... for --help                    */
     const char *help;   /* one line                                       */
     char letter;        /* its short form (-n), 0 for none; left out of
@@ -112,17 +112,29 @@ typedef struct cli_opt {
 
 typedef int (*cli_opt_fn)(cli_ctx *ctx, int id, const char *arg, void *user);
 
+/* A group of options and who handles them: opts ({0}-terminated), the
+ * handler each of them is passed to with its id and the group's user
+ * state. An id means something only within its group, so groups need no
+ * agreement on ids. A command passes cli_parse its groups in the order
+ * --help lists them, the list ending with {0}. */
+typedef struct cli_opt_group {
+    const cli_opt *opts;
+    cli_opt_fn fn;
+    void *user;
+} cli_opt_group;
+
 /* ---- opts.c: parsing and the one-line error ------------------------------- */
 
-/* Parse argv: global options, the command's options (handler called for
- * each), and positional arguments (left in argv[*first_pos..argc-1]).
+/* Parse argv: global options, the command's option groups (each option
+ * passed to its group's handler), and positional arguments (left in
+ * argv[*first_pos..argc-1]); groups may be NULL (none).
  * `--help` prints usage (usage line + options) to stdout and returns -1
  * after which the command returns RF_EXIT_OK. Errors print one line and
  * return RF_EXIT_USAGE; success returns RF_EXIT_OK. The handler returns
  * RF_EXIT_OK or an exit code after printing its one-line error via cli_fail.
  * hw/dtype overrides are not applied yet: call cli_resolve_hw. */
 int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage,
-              const cli_opt *opts, cli_opt_fn fn, void *user, int *first_pos);
+              const cli_opt_group *groups, int *first_pos);
 
 /* Print "roofline <cmd>: <message>" on stderr and return code. */
 int cli_fail(const cli_ctx *ctx, int code, const char *fmt, ...)
@@ -448,8 +460,8 @@ int cli_figure_opt(cli_ctx *ctx, int id, const char *arg, cli_figure *f);
  * id, user its state), the -o check (cli_check_output), MODEL and the roof,
  * both steps, --measured, the fitted figure. Returns -1 after --help (the
  * command then returns RF_EXIT_OK), else an exit code. */
-int cli_figure_start(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage, const cli_opt *opts,
-                     cli_opt_fn fn, void *user, cli_figure *f);
+int cli_figure_start(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage,
+                     const cli_opt_group *groups, cli_figure *f);
 
 /* One step's operators as a report table: name, count, M, K, N, FLOPs and
  * bytes (summed over count), FLOP/B, regime, floor, bound by (cmd_step.c;

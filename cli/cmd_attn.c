@@ -60,7 +60,7 @@ int cmd_attn(const cli_io *io, int argc, char **argv)
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "attn --heads NQ [--kv-heads NKV] --context S [--phase decode|prefill] "
                             "[--head-dim D] [--batch B] [--naive] [--causal]",
-                            opts, on_opt, &a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_WDT | CLI_G_GROUP,

@@ -117,8 +117,8 @@ int cmd_capacity(const cli_io *io, int argc, char **argv)
      * CLI_DEFAULT_CONTEXT) */
     args a = {CLI_BUDGET_DEFAULT, CLI_DEFAULT_CONTEXT, CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, io, argc, argv,
-                            "capacity MODEL [--util U] [--reserve SIZE] [--context S]", opts,
-                            on_opt, &a, &pos);
+                            "capacity MODEL [--util U] [--reserve SIZE] [--context S]",
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     rf_model m;

@@ -45,7 +45,8 @@ int cmd_crossover(const cli_io *io, int argc, char **argv)
     cli_ctx ctx;
     args a = {NULL, rf_step_opts_default(), CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, io, argc, argv, "crossover MODEL [--square LIST] [--moe-experts "
-                            "uniform|all] [--no-causal]", opts, on_opt, &a, &pos);
+                            "uniform|all] [--no-causal]",
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_MEM, "crossing points need no memory size")))

@@ -484,7 +484,7 @@ int cmd_frontier(const cli_io *io, int argc, char **argv)
                             "frontier MODEL --prompt P --output-tokens N [--max-batch B] [--svg "
                             "FILE] [--price-per-hour USD] [--load-svg FILE [--slo-ttft X] "
                             "[--slo-tpot Y]] [options]",
-                            opts, on_opt, &a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_request_check(&ctx, &a.rq)) ||

@@ -5,7 +5,7 @@
 int cmd_gemm(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
-    int pos, rc = cli_parse(&ctx, io, argc, argv, "gemm M K N [options]", NULL, NULL, NULL, &pos);
+    int pos, rc = cli_parse(&ctx, io, argc, argv, "gemm M K N [options]", NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_KVDT, "a GEMM reads no KV cache")) ||

@@ -283,7 +283,7 @@ int cmd_generate(const cli_io *io, int argc, char **argv)
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "generate MODEL --prompt P --output-tokens N [--batch B] "
                             "[--draft MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",
-                            opts, on_opt, &a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_request_check(&ctx, &a.rq)) || (rc = cli_spec_check(&ctx, &a.sp, a.rq.prompt)))

@@ -294,7 +294,7 @@ int cmd_info(const cli_io *io, int argc, char **argv)
     cli_ctx ctx;
     rf_step_opts o = rf_step_opts_default();
     int pos, rc = cli_parse(&ctx, io, argc, argv, "info MODEL [--weight-dtype DT] [--json|--csv]",
-                            NULL, NULL, NULL, &pos);
+                            NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_ROOF, "info reads the model alone, no hardware")) ||

@@ -6,7 +6,7 @@
 int cmd_models(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
-    int pos, rc = cli_parse(&ctx, io, argc, argv, "models [--json|--csv]", NULL, NULL, NULL, &pos);
+    int pos, rc = cli_parse(&ctx, io, argc, argv, "models [--json|--csv]", NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_ROOF | CLI_G_DTYPES | CLI_G_FAMILY,
@@ -63,7 +63,7 @@ int cmd_models(const cli_io *io, int argc, char **argv)
 int cmd_hw(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
-    int pos, rc = cli_parse(&ctx, io, argc, argv, "hw [--json|--csv]", NULL, NULL, NULL, &pos);
+    int pos, rc = cli_parse(&ctx, io, argc, argv, "hw [--json|--csv]", NULL, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_ROOF | CLI_G_DTYPES | CLI_G_FAMILY,

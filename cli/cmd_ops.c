@@ -206,8 +206,8 @@ int cmd_ops(const cli_io *io, int argc, char **argv)
     args a = {.tokens = "1,256", .context = "128,512,2048", .traffic = rf_step_opts_default(),
               .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, io, argc, argv,
-                            "ops MODEL [--tokens LIST] [--context LIST] [--causal]", opts,
-                            on_opt, &a, &pos);
+                            "ops MODEL [--tokens LIST] [--context LIST] [--causal]",
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     int64_t *toks = NULL, *ctxs = NULL;

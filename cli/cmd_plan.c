@@ -560,7 +560,7 @@ int cmd_plan(const cli_io *io, int argc, char **argv)
                             "(--rate R | --devices N) --slo-ttft X --slo-tpot Y [--percentile Q] "
                             "--prompt P --output-tokens N [--disagg] [--price-per-hour USD]; "
                             "plan MODEL --hw GPU --predict --backend vllm|trtllm|sglang",
-                            opts, on_opt, &a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     bool predict = ctx.step_given & CLI_GIVEN_PREDICT;

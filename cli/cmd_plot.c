@@ -97,12 +97,12 @@ int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *in
     return cli_fail_err(ctx, &e);
 }
 
-int cli_figure_start(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage, const cli_opt *opts,
-                     cli_opt_fn fn, void *user, cli_figure *f)
+int cli_figure_start(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage,
+                     const cli_opt_group *groups, cli_figure *f)
 {
     int pos, rc;
     cli_figure_init(f);
-    if ((rc = cli_parse(ctx, io, argc, argv, usage, opts, fn, user, &pos)))
+    if ((rc = cli_parse(ctx, io, argc, argv, usage, groups, &pos)))
         return rc;
     const char *inputs[] = {f->measured_path, NULL};
     if ((rc = cli_check_output(ctx, ctx->out_path, inputs)))
@@ -160,7 +160,7 @@ int cmd_plot(const cli_io *io, int argc, char **argv)
                               "plot MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--tp T] [--pp P] [--ep E] "
                               "[--dp D] [-o FILE.svg]",
-                              opts, on_opt, &a, &f);
+                              (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &f);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (a.par.overlap)

@@ -412,7 +412,7 @@ int cmd_report(const cli_io *io, int argc, char **argv)
                               "report MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--util U] [--reserve SIZE] "
                               "[--slo-ttft X] [--slo-tpot Y] [--part step] [-o FILE.html]",
-                              opts, on_opt, &a, &f);
+                              (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &f);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (a.step_part)

@@ -408,7 +408,7 @@ int cmd_serve(const cli_io *io, int argc, char **argv)
                             "--slo-tpot Y] [--disagg P:D] [options]; or serve MODEL "
                             "--steady-state --prompt P --output-tokens N --concurrency B [--draft "
                             "MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",
-                            opts, on_opt, &a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (!a.sim.steady)

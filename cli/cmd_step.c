@@ -340,7 +340,7 @@ int cmd_step(const cli_io *io, int argc, char **argv)
                             "[--tokens T] [options]\n"
                             "       roofline step MODEL --phase mixed --decode B_d [--context S] "
                             "--chunk C [--chunk-context S_c] [options]",
-                            opts, on_opt, &a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = mixed_check(&ctx, &a)))

@@ -325,7 +325,7 @@ int cmd_sweep(const cli_io *io, int argc, char **argv)
     cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&s.ctx, io, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]",
-                            opts, on_opt, &s.a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &s.a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (!s.a.batch)

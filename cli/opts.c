@@ -238,12 +238,12 @@ static int global_opt(cli_ctx *ctx, int id, const char *arg)
  * and X reads as a count or a length distribution (rf_sim_lengths_parse's,
  * or any run of digits, or a distribution's name and colon): the old
  * spelling of the count, refused naming the new one. -o X stays a file. */
-static int old_output_tokens(const cli_ctx *ctx, const cli_opt *opts, size_t n_cmd,
+static int old_output_tokens(const cli_ctx *ctx, const cli_opt *const *opts, size_t n_cmd,
                              const char *arg)
 {
     bool counts = false;
     for (size_t i = 0; i < n_cmd; i++)
-        counts |= !strcmp(opts[i].name, "output-tokens");
+        counts |= !strcmp(opts[i]->name, "output-tokens");
     rf_sim_lengths l;
     if (!counts || !*arg)
         return RF_EXIT_OK;
@@ -258,30 +258,38 @@ static int old_output_tokens(const cli_ctx *ctx, const cli_opt *opts, size_t n_c
                     arg);
 }
 
-int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage, const cli_opt *opts,
-              cli_opt_fn fn, void *user, int *first_pos)
+int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage,
+              const cli_opt_group *groups, int *first_pos)
 {
-    size_t n_cmd = count_opts(opts), n = 0;
+    size_t n_cmd = 0, n = 0;
     struct option lo[N_GLOBALS + 64];
     const cli_opt *by_index[N_GLOBALS + 64];
+    const cli_opt_group *group_of[64]; /* the command's options' groups */
     /* ':' (a missing value reported as such), -h, -o, then the command's
      * letters, each with ':' when it takes a value. */
     char shorts[4 + 2 * 64] = ":ho:";
     size_t ns = strlen(shorts);
-    if (n_cmd > 63)
-        return cli_fail(ctx, RF_EXIT_FAIL, "too many options");
+    for (const cli_opt_group *g = groups; g && g->opts; g++) {
+        size_t k = count_opts(g->opts);
+        if (n_cmd + k > 63)
+            return cli_fail(ctx, RF_EXIT_FAIL, "too many options");
+        for (size_t i = 0; i < k; i++, n_cmd++) {
+            by_index[n_cmd] = &g->opts[i];
+            group_of[n_cmd] = g;
+        }
+    }
     for (size_t i = 0; i < n_cmd; i++, n++) {
-        lo[n] = (struct option){opts[i].name, opts[i].has_arg ? required_argument : no_argument,
-                                NULL, 1000 + (int)n};
-        by_index[n] = &opts[i];
-        char c = opts[i].letter;
+        const cli_opt *o = by_index[i];
+        lo[n] = (struct option){o->name, o->has_arg ? required_argument : no_argument, NULL,
+                                1000 + (int)n};
+        char c = o->letter;
         if (!c)
             continue;
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || strchr(shorts, c))
             return cli_fail(ctx, RF_EXIT_FAIL, "option table: -%c of --%s taken or not a letter",
-                            c, opts[i].name);
+                            c, o->name);
         shorts[ns++] = c;
-        if (opts[i].has_arg)
+        if (o->has_arg)
             shorts[ns++] = ':';
         shorts[ns] = '\0';
     }
@@ -310,7 +318,7 @@ int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char 
             continue;
         } else if (c > 0 && c < 1000 && c != '?' && c != ':') {
             for (size_t i = 0; i < n_cmd; i++) /* a command's letter, in shorts */
-                if (opts[i].letter == c)
+                if (by_index[i]->letter == c)
                     c = 1000 + (int)i;
         } else if (c == '?') {
             return cli_fail(ctx, RF_EXIT_USAGE, "unknown option '%s' (see --help)",
@@ -332,16 +340,18 @@ int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char 
         if (o >= globals && o < globals + N_GLOBALS) {
             if (o->id == OPT_HELP) {
                 fprintf(io->out, "usage: roofline %s\n\noptions:\n", usage);
-                print_opts(io->out, opts, n_cmd);
+                for (const cli_opt_group *g = groups; g && g->opts; g++)
+                    print_opts(io->out, g->opts, count_opts(g->opts));
                 fprintf(io->out, "\nglobal options:\n");
                 print_opts(io->out, globals, N_GLOBALS);
                 return -1;
             }
-            rc = o->id == OPT_OUT ? old_output_tokens(ctx, opts, n_cmd, optarg) : RF_EXIT_OK;
+            rc = o->id == OPT_OUT ? old_output_tokens(ctx, by_index, n_cmd, optarg) : RF_EXIT_OK;
             if (!rc)
                 rc = global_opt(ctx, o->id, optarg);
-        } else {
-            rc = fn ? fn(ctx, o->id, optarg, user) : RF_EXIT_USAGE;
+        } else { /* the handler of the option's own group, with its state */
+            const cli_opt_group *g = group_of[c - 1000];
+            rc = g->fn ? g->fn(ctx, o->id, optarg, g->user) : RF_EXIT_USAGE;
         }
         if (rc)
             return rc;

@@ -296,7 +296,7 @@ int cmd_bench(const cli_io *io, int argc, char **argv)
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "bench gemm MODEL [--tokens LIST] [--dtype DT] [--threads N] "
                             "[--json]",
-                            opts, on_opt, &w.a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &w.a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (argc - pos < 1 || strcmp(argv[pos], "gemm"))

@@ -281,7 +281,7 @@ int cmd_measure(const cli_io *io, int argc, char **argv)
                             "measure [--threads N] [--quick] [--calibrate] [--isa NAME] [--merge PROFILE] "
                             "[-o PROFILE.json|DIR] [--json]; "
                             "measure --compare-calibration A B [--hw HW]",
-                            opts, on_opt, &a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (a.compare) /* cmd_measure_cuda.c: reads two folders, times nothing */

@@ -371,7 +371,7 @@ int cmd_profile(const cli_io *io, int argc, char **argv)
                             "profile MODEL [--phase decode|prefill] [--batch B] [--context S] "
                             "[--tokens T] [--layers N] [--dtype fp32] [--threads N] [--steps N] "
                             "[--hw PROFILE (default: measure now)] [--predict] [--mem SIZE (a limit)]",
-                            opts, on_opt, &a, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (argc - pos != 1)
