@@ -1,7 +1,10 @@
 #!/bin/sh
-# The man page against the CLI: every option a command's --help prints (the
-# same cli_opt tables the parser reads) must be named in the page, and the
-# page must name no option the CLI lacks.
+# The man page against the CLI and docs/cli.md. The build writes the page
+# (man/gen_man.py: the prose of man/roofline.1.scd.in, the option lists
+# from the built roofline's --help, which prints the parser's cli_opt
+# tables); this checks the page it wrote, with a parser of its own, so a
+# page that fell behind --help (a stale build, a generator fault) or prose
+# that names a gone option fails:
 #
 #   - each command `roofline --help` lists has a "## NAME" section under
 #     "# COMMANDS" (NAME is "bench gemm" where the usage line names a
@@ -10,21 +13,26 @@
 #     global options in "# GLOBAL OPTIONS";
 #   - each option in a command's section is one that command takes, each in
 #     GLOBAL OPTIONS a global one, each elsewhere one some command takes;
-#   - each default an option's --help line states, "(default X)" up to
-#     ")", ";" or ", ", is in that option's entry in the page (the line
-#     starting "*--name*" and its tab-indented lines below);
-#   - each exit code `roofline --help` lists is an entry of "# EXIT STATUS".
+#   - each option line of --help is in the page whole: its names and
+#     argument in the first line of its entry (the line starting "*--name*"
+#     or "*-x*"), its help line in the tab-indented lines below;
+#   - each exit code `roofline --help` lists is an entry of "# EXIT STATUS";
+#   - docs/cli.md shows each command's --help as a run example
+#     ("$ roofline NAME --help" in a block after a plain "<!-- example -->"
+#     marker, which doc_examples compares whole with the binary's).
 #
-# usage: tests/man_options.sh ROOFLINE man/roofline.1.scd
+# usage: tests/man_options.sh ROOFLINE BUILD/man/roofline.1.scd docs/cli.md
 set -u
 rf=$1
 page=$2
+cli_md=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-[ -r "$page" ] || { echo "FAIL: cannot read $page"; exit 1; }
+[ -r "$page" ] || { echo "FAIL: cannot read $page (the build writes it: man/gen_man.py, with python3)"; exit 1; }
+[ -r "$cli_md" ] || { echo "FAIL: cannot read $cli_md"; exit 1; }
 
 # Options named in a text: --name, one a line, sorted, unique.
 opts() { grep -o -- '--[a-z0-9][a-z0-9-]*' | sort -u; }
@@ -54,21 +62,23 @@ awk -v dir="$tmp/sec" '
     }' "$page"
 touch "$tmp/sec/global" "$tmp/sec/other" "$tmp/sec/exit"
 
-# defaults HELP_LINES SECTION WHERE WHO: the option lines of --help in the
-# file HELP_LINES against the entries of the page's section file SECTION.
-# Markup (* _ \) and runs of blanks do not count in the comparison.
-defaults() {
+# entries HELP_LINES SECTION WHERE WHO: each option line of --help in the
+# file HELP_LINES against the entries of the page's section file SECTION:
+# "--name ARG" in the entry's first line, the help line in the entry.
+# --help prints "  %-26s %s", so a word one blank after the names, before
+# column 29, is the argument. Markup (* _ \) and runs of blanks do not count.
+entries() {
     awk -v where="$3" -v who="$4" '
-        function norm(t) { gsub(/[*_\\]/, "", t); gsub(/[ \t]+/, " ", t); return t }
+        function norm(t) { gsub(/[*_\\]/, "", t); gsub(/[ \t]+/, " ", t); sub(/^ /, "", t); return t }
         FNR == NR {
-            if ($0 !~ /^  --[a-z0-9]/) next
-            name = $1; rest = $0
-            while (match(rest, /default[^);]*/)) {
-                key = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
-                if ((c = index(key, ", ")) > 0) key = substr(key, 1, c - 1)
-                sub(/[ ]+$/, "", key)
-                if (key != "default") { n[name]++; want[name, n[name]] = norm(key) }
+            if (!match($0, /^  (-[A-Za-z0-9], )?--[a-z0-9][a-z0-9-]*/)) next
+            left = substr($0, 3, RLENGTH - 2); rest = substr($0, RLENGTH + 1)
+            name = left; sub(/^.*, /, "", name)
+            if (rest ~ /^ [^ ]/ && RLENGTH + 1 < 29) {
+                rest = substr(rest, 2); arg = rest; sub(/ .*/, "", arg)
+                left = left " " arg; rest = substr(rest, length(arg) + 1)
             }
+            head[name] = norm(left); help[name] = norm(rest)
             next
         }
         /^\*/ {
@@ -76,7 +86,7 @@ defaults() {
             line = $0
             while (match(line, /\*--[a-z0-9][a-z0-9-]*\*/)) {
                 o = substr(line, RSTART + 1, RLENGTH - 2); line = substr(line, RSTART + RLENGTH)
-                cur = cur " " o; entry[o] = norm($0)
+                cur = cur " " o; first[o] = norm($0); entry[o] = first[o]
             }
             next
         }
@@ -87,14 +97,15 @@ defaults() {
         }
         { cur = "" }
         END {
-            for (o in n) {
-                if (!(o in entry)) { print where " has no entry *" o "* (" who " states its default)"; continue }
-                for (i = 1; i <= n[o]; i++)
-                    if (index(entry[o], want[o, i]) == 0)
-                        print where ": the entry *" o "* does not say \"" want[o, i] "\" (" who " does)"
+            for (o in head) {
+                if (!(o in entry)) { print where " has no entry *" o "* (" who " lists it)"; continue }
+                if (index(first[o], head[o]) == 0)
+                    print where ": the entry *" o "* does not start \"" head[o] "\" (" who " does)"
+                if (index(entry[o], help[o]) == 0)
+                    print where ": the entry *" o "* does not say \"" help[o] "\" (" who " does)"
             }
-        }' "$1" "$2" | sort > "$tmp/dfail"
-    while IFS= read -r line; do fail "$page: $line"; done < "$tmp/dfail"
+        }' "$1" "$2" | sort > "$tmp/efail"
+    while IFS= read -r line; do fail "$page: $line"; done < "$tmp/efail"
 }
 
 top_help=$("$rf" --help) || { echo "FAIL: $rf --help"; exit 1; }
@@ -131,7 +142,7 @@ for c in $commands; do
     opts < "$sec" > "$tmp/page_sec"
     agree "$tmp/own" "$tmp/takes" "$tmp/page_sec" "'## $name'" "'roofline $name --help'"
     printf '%s\n' "$help" | awk '/^global options:/ { exit } 1' > "$tmp/own_lines"
-    defaults "$tmp/own_lines" "$sec" "'## $name'" "'roofline $name --help'"
+    entries "$tmp/own_lines" "$sec" "'## $name'" "'roofline $name --help'"
     printf '%s\n' "$help" | awk '/^global options:/ { on = 1 } on' >> "$tmp/global_lines"
 done
 
@@ -143,7 +154,7 @@ opts < "$tmp/sec/global" > "$tmp/page_global"
 agree "$tmp/global_opts" "$tmp/global_opts" "$tmp/page_global" "'# GLOBAL OPTIONS'" \
       "the commands' 'global options:'"
 sort -u -o "$tmp/global_lines" "$tmp/global_lines"
-defaults "$tmp/global_lines" "$tmp/sec/global" "'# GLOBAL OPTIONS'" "'global options:'"
+entries "$tmp/global_lines" "$tmp/sec/global" "'# GLOBAL OPTIONS'" "'global options:'"
 cat "$tmp/sec/other" "$tmp/sec/exit" | opts > "$tmp/page_other"
 for o in $(comm -13 "$tmp/all_opts" "$tmp/page_other"); do
     fail "$page: names $o, which no command takes"
@@ -165,10 +176,24 @@ for n in $codes; do
     grep -q "^\*$n\*\$" "$tmp/sec/exit" || fail "$page: '# EXIT STATUS' has no entry *$n*"
 done
 
+# docs/cli.md: each command's --help run as an example, its marker plain
+# (no mask, elide or skip that would hide a line from doc_examples) or
+# eliding only the global options (gemm's example shows them whole).
+awk '/^<!-- example -->$/ || /^<!-- example elide=.\^global options:\[\\s\\S\]\*. -->$/ { plain = 1; next }
+     /^<!--/ { plain = 0 }
+     /^```/ { if (inblock) { inblock = 0; plain = 0 } else inblock = 1; next }
+     inblock && plain && /^\$ roofline / { print }' "$cli_md" > "$tmp/md_runs"
+for c in $(cat "$tmp/sections_expected"); do
+    name=$(printf '%s' "${c#cmd_}" | tr _ ' ')
+    grep -qxF "\$ roofline ${name%% *} --help" "$tmp/md_runs" ||
+        fail "$cli_md: no run example '\$ roofline ${name%% *} --help' (after a plain '<!-- example -->')"
+done
+
 if [ "$fails" -ne 0 ]; then
-    echo "$fails problem(s): the man page and the CLI disagree; edit $page" \
-         "(each option goes in its command's '## NAME' section, as '*--name* _ARG_'" \
-         "then tab-indented lines saying what it does, with its default as --help words it)"
+    echo "$fails problem(s): the man page, the CLI and docs/cli.md disagree. The page is" \
+         "built from the option tables (man/gen_man.py): rebuild it (make); edit the" \
+         "prose and notes in man/roofline.1.scd.in, the options in the cli_opt tables," \
+         "and docs/cli.md with scripts/doc-examples-update.sh"
     exit 1
 fi
-echo "ok: $(echo "$commands" | wc -w) commands, $(wc -l < "$tmp/all_opts") options, exit codes $(echo $codes) all in $page"
+echo "ok: $(echo "$commands" | wc -w) commands, $(wc -l < "$tmp/all_opts") options, exit codes $(echo $codes) all in $page; every --help in $cli_md"
