@@ -183,27 +183,6 @@ void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, co
     cli_assume_arch(r, m, o);
 }
 
-void cli_expert_cols(rf_report *r, bool moe)
-{
-    if (!moe)
-        return;
-    rf_report_col(r, "experts_touched", "experts", RF_U_SIG3);
-    rf_report_col(r, "m_per_expert", "M/expert", RF_U_SIG3);
-}
-
-void cli_expert_cells(rf_report *r, const rf_op *op, bool moe)
-{
-    if (!moe)
-        return;
-    if (op->experts > 0) {
-        rf_report_cell_num(r, op->experts);
-        rf_report_cell_num(r, op->m_per_expert);
-    } else {
-        rf_report_cell_null(r, "-");
-        rf_report_cell_null(r, "-");
-    }
-}
-
 char *cli_modules_text(uint32_t mask, char *out, size_t cap)
 {
     size_t used = 0;

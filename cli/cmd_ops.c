@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "roofline/rf_view.h"
 
 enum { O_TOKENS = 1000, O_CONTEXT };
 
@@ -58,7 +59,7 @@ static void row(rf_report *r, const rf_op *op, const char *name, const rf_roof *
     rf_report_row(r);
     rf_report_cell_str(r, name);
     rf_report_cell_int(r, (uint64_t)op->m);
-    cli_expert_cells(r, op, moe);
+    rf_view_expert_cells(r, op, moe);
     rf_report_cell_int(r, (uint64_t)op->k);
     rf_report_cell_int(r, (uint64_t)op->n);
     rf_report_cell_int(r, op->flops);
@@ -142,7 +143,7 @@ static void op_columns(rf_report *r, bool moe)
     rf_report_table(r, "ops", NULL);
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "m", "M", RF_U_INT);
-    cli_expert_cols(r, moe);
+    rf_view_expert_cols(r, moe);
     rf_report_col(r, "k", "K", RF_U_INT);
     rf_report_col(r, "n", "N", RF_U_INT);
     rf_report_col(r, "flops", "FLOPs", RF_U_INT);

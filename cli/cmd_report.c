@@ -170,12 +170,14 @@ static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, cons
                  &f->prefill_step, b);
     snprintf(label, sizeof label, "decode operators (B = %lld at s = %lld)",
              (long long)f->decode.batch, (long long)f->decode.context);
-    cli_op_table_pred(r, "decode_ops", label, &f->decode_step, pred[0]);
+    rf_view_op_table(r, "decode_ops", label, &f->decode_step, pred[0]);
     snprintf(label, sizeof label, "prefill operators (B = %lld, T = %lld)",
              (long long)f->prefill.batch, (long long)f->prefill.tokens);
-    cli_op_table_pred(r, "prefill_ops", label, &f->prefill_step, pred[1]);
-    cli_pred_totals(r, pred[0], "decode_predicted", "decode step PREDICTED (the calibration's)");
-    cli_pred_totals(r, pred[1], "prefill_predicted", "prefill step PREDICTED (the calibration's)");
+    rf_view_op_table(r, "prefill_ops", label, &f->prefill_step, pred[1]);
+    rf_view_pred_totals(r, pred[0], "decode_predicted",
+                        "decode step PREDICTED (the calibration's)");
+    rf_view_pred_totals(r, pred[1], "prefill_predicted",
+                        "prefill step PREDICTED (the calibration's)");
     if (!chart) /* --part step: these sections only */
         return;
     if (f->measured_path && f->measured.n_ops)

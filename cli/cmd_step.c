@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "roofline/rf_view.h"
 #include "engine_predict.h"
 #include "gpu_predict.h"
 #include "roofline/rf_engine.h"
@@ -61,50 +62,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     if (rc == CLI_NOT_MINE)
         rc = cli_par_opt(ctx, id, arg, &a->par);
     return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
-}
-
-/* Operator rows: per step, summed over the layers an operator runs in
- * (shared with `report`). */
-void cli_op_table(rf_report *r, const char *key, const char *label, const rf_step *st)
-{
-    cli_op_table_pred(r, key, label, st, NULL);
-}
-
-void cli_op_table_pred(rf_report *r, const char *key, const char *label, const rf_step *st,
-                       const struct rf_step_pred *pr)
-{
-    rf_report_table(r, key, label);
-    rf_report_col(r, "name", "operator", RF_U_NONE);
-    rf_report_col(r, "count", "count", RF_U_INT);
-    rf_report_col(r, "m", "M", RF_U_INT);
-    cli_expert_cols(r, st->experts_touched > 0);
-    rf_report_col(r, "k", "K", RF_U_INT);
-    rf_report_col(r, "n", "N", RF_U_INT);
-    rf_report_col(r, "flops", "FLOPs", RF_U_FLOPS);
-    rf_report_col(r, "bytes", "bytes", RF_U_BYTES);
-    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
-    rf_report_col(r, "regime", "regime", RF_U_NONE);
-    rf_report_col(r, "floor_s", "floor", RF_U_SECONDS);
-    rf_report_col(r, "bound_by", "bound by", RF_U_NONE);
-    cli_pred_cols(r, pr); /* --predict: predicted_s and calibrated */
-    for (size_t i = 0; i < st->n_ops; i++) {
-        const rf_op *op = &st->ops[i];
-        rf_point p = rf_roof_place(&st->roof, (double)op->flops, (double)op->bytes);
-        rf_report_row(r);
-        rf_report_cell_str(r, op->name);
-        rf_report_cell_int(r, op->count);
-        rf_report_cell_int(r, (uint64_t)op->m);
-        cli_expert_cells(r, op, st->experts_touched > 0);
-        rf_report_cell_int(r, (uint64_t)op->k);
-        rf_report_cell_int(r, (uint64_t)op->n);
-        rf_report_cell_int(r, op->count * op->flops); /* checked in rf_step_compute */
-        rf_report_cell_int(r, op->count * op->bytes);
-        rf_report_cell_num(r, p.intensity);
-        rf_report_cell_str(r, rf_regime_name(p.regime));
-        rf_report_cell_num(r, (double)op->count * p.floor_s);
-        rf_report_cell_str(r, p.regime == RF_COMPUTE_BOUND ? "compute" : "memory");
-        cli_pred_cells(r, pr, st, i);
-    }
 }
 
 /* The totals every step shows: scores, bytes, FLOPs, intensity, regime,
@@ -185,7 +142,7 @@ static int step_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     cli_assume_step(ctx, r, &w->shard, o, &dev);
     snprintf(label, sizeof label, "operators of a device of stage %zu (the slowest; summed "
              "over 'count')", par.slowest);
-    cli_op_table(r, "ops", label, &dev);
+    rf_view_op_table(r, "ops", label, &dev, NULL);
     cli_par_section(ctx, r, &par, &a->par);
     if ((ctx->step_given & CLI_GIVEN_PREDICT) && /* on kernel tables: gpu_predict.c */
         (rc = cli_gpu_step(ctx, r, m, &w->shard, &a->par.layout, o, &dev, w->coll, w->n_coll))) {
@@ -321,7 +278,8 @@ static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     chunk_o.phase = RF_PREFILL;
     cli_assume_model(r, m, &chunk_o, &st);
     mixed_rows(&st, &shown);
-    cli_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &shown);
+    rf_view_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &shown,
+                     NULL);
     mixed_totals(ctx, r, m, o, a, &st);
     int rc = cli_emit(ctx, r);
     rf_report_free(r);
@@ -378,9 +336,9 @@ int cmd_step(const cli_io *io, int argc, char **argv)
         return rc;
     }
     cli_assume_step(&ctx, r, &m, &o, &st);
-    cli_op_table_pred(r, "ops", "operators (figures summed over the layers in 'count')", &st, pr);
+    rf_view_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &st, pr);
     totals(&ctx, r, &m, &st, &o, &a.budget);
-    cli_pred_totals(r, pr, "predicted",
+    rf_view_pred_totals(r, pr, "predicted",
                     "PREDICTED (from the calibration; the floors above are bounds)");
     rf_layout one = rf_layout_single();
     if ((on_engine && (rc = cli_engine_step(&ctx, r, engine, engine_file, &m, &o, &st))) ||

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "roofline/rf_view.h"
 #include "gpu_predict.h"
 #include "roofline/rf_file.h"
 
@@ -239,7 +240,7 @@ static int stream_batch(sweep_run *s, cli_out *o, rf_rows *w)
                          : cli_step_predict(&s->ctx, &po, s->step, &pr);
             if (rc)
                 return rc;
-            pred_s = cli_pred_step_s(pr), pred_rate = cli_pred_tokens_per_s(pr);
+            pred_s = rf_view_pred_step_s(pr), pred_rate = rf_view_pred_tokens_per_s(pr);
         }
         rf_cell c[N_COLS + 4] = {
             {.kind = RF_CELL_INT, .i = (uint64_t)p.batch},
@@ -287,7 +288,7 @@ static int stream_points(sweep_run *s, cli_out *o)
                                   "by provenance: in range / interpolated / extrapolated / on "
                                   "their floor");
     } else if (pred) {
-        cli_pred_assume(s->head);
+        rf_view_pred_assume(s->head);
     }
     rf_rows_begin(&w, &o->buf, s->ctx.format, s->head, "points", cols,
                   N_COLS + (pred ? 2 : 0) + (pred && s->g ? 2 : 0));

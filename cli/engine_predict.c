@@ -161,8 +161,8 @@ int cli_engine_generate(const cli_ctx *ctx, rf_report *r, const char *backend, c
              "above are bounds)", engine_title(c->engine));
     rf_report_section(r, "predicted", label);
     rf_report_str(r, "engine", "engine", c->engine);
-    cli_pred_gen_times(r, &g.g);
-    cli_pred_gen_bands(r, &g.g);
+    rf_view_pred_gen_times(r, &g.g);
+    rf_view_pred_gen_bands(r, &g.g);
     free(c);
     return RF_EXIT_OK;
 }

@@ -1,16 +1,36 @@
 /* measure_view.h - a measured profile as the analytic commands read it
- * (measure_view.c): the calibration --predict takes from the --hw profile.
- * The rest of measure_view.c (--predict's columns, the sustained roof on
- * Figure 1) is declared in cli.h; how the lab shows what it measures is
- * lab/lab_view.h's. */
+ * (measure_view.c): the calibration --predict takes from the --hw profile,
+ * a step predicted on it, the sustained roof on Figure 1. How the lab
+ * shows what it measures is lab/lab_view.h's. */
 #ifndef RF_CLI_MEASURE_VIEW_H
 #define RF_CLI_MEASURE_VIEW_H
 
-#include "cli.h"
+#include "core.h"
 #include "roofline/rf_calib.h"
+#include "roofline/rf_plot.h"
+#include "roofline/rf_step.h"
+#include "roofline/rf_view.h"
 
 /* --predict: the calibration of the profile --hw names. Refused (exit 2,
  * one line saying how to make one) without a calibrated profile. */
 int cli_calib_load(const cli_ctx *ctx, rf_calib *out);
+
+/* --predict where it is not supported (what names it): refused, exit 2. */
+int cli_predict_refuse(const cli_ctx *ctx, bool unsupported, const char *what);
+/* With --predict: the step predicted on the --hw profile's calibration
+ * (*out, in ctx->run, which holds two steps at a time), or a one-line
+ * refusal saying how to make one; without it *out = NULL. An exit code. */
+int cli_step_predict(cli_ctx *ctx, const rf_step_opts *o, const rf_step *st,
+                     const struct rf_step_pred **out);
+/* The views of a step and a prediction are rf_view.h's; until serve,
+ * generate and frontier call them by those names, their old ones: */
+#define cli_op_table(r, key, label, st) rf_view_op_table(r, key, label, st, NULL)
+#define cli_op_table_pred rf_view_op_table
+#define cli_pred_assume rf_view_pred_assume
+#define cli_pred_gen_times rf_view_pred_gen_times
+#define cli_pred_gen_bands rf_view_pred_gen_bands
+/* Figure 1's second memory roof: the --hw profile's sustained one (the
+ * median DRAM read), dashed beside the best, when the profile has it. */
+void cli_plot_sustained(const cli_ctx *ctx, rf_plot *plot);
 
 #endif

@@ -195,3 +195,11 @@ void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o)
     o->out = ctx->y;
     o->has_out = ctx->y_given;
 }
+
+int cli_check_output(const cli_ctx *ctx, const char *path, const char *const *inputs)
+{
+    rf_err e;
+    if (!path || !strcmp(path, "-") || rf_file_check_dest(path, inputs, &e) == RF_OK)
+        return RF_EXIT_OK;
+    return cli_fail_err(ctx, &e);
+}
