@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "gpu_predict.h"
 #include "sim.h"
+#include "roofline/rf_view.h"
 
 enum { O_MAX = 1000, O_OBJ, O_DEVICES, O_PROMPT, O_OUTPUT, O_MAX_TOKENS, O_CHUNK, O_PRICE,
        O_DISAGG, O_EVERY };
@@ -110,68 +111,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
 }
 
-/* rows_table's predicted columns (--predict). */
-static void pred_cols(rf_report *r)
-{
-    rf_report_col(r, "predicted_step_s", "pred step", RF_U_SECONDS);
-    rf_report_col(r, "predicted_token_latency_s", "pred latency", RF_U_SECONDS);
-    rf_report_col(r, "predicted_tokens_per_s", "pred tok/s", RF_U_TOK_RATE);
-    rf_report_col(r, "predicted_tokens_per_s_device", "pred tok/s a device", RF_U_TOK_RATE);
-    rf_report_col(r, "predicted_band", "band", RF_U_PERCENT);
-    rf_report_col(r, "predicted_rows", "rows: in range/interp/extrap/floor", RF_U_NONE);
-}
-
-static void pred_cells(rf_report *r, const rf_gpu_par_pred *q)
-{
-    char how[64];
-    snprintf(how, sizeof how, "%zu/%zu/%zu/%zu", q->n_how[RF_GPU_IN_RANGE],
-             q->n_how[RF_GPU_INTERPOLATED], q->n_how[RF_GPU_EXTRAPOLATED],
-             q->n_how[RF_GPU_NO_TABLE]);
-    rf_report_cell_num(r, q->stage_s[q->slowest]);
-    rf_report_cell_num(r, q->token_latency_s);
-    rf_report_cell_num(r, q->tokens_per_s);
-    rf_report_cell_num(r, q->tokens_per_s_device);
-    rf_report_cell_num(r, q->band);
-    rf_report_cell_str(r, how);
-}
-
-static void rows_table(rf_report *r, const rf_plan *p, const rf_gpu_par_pred *pred)
-{
-    rf_report_table(r, "layouts", "layouts that fit, ranked");
-    rf_report_col(r, "rank", "rank", RF_U_INT);
-    rf_report_col(r, "tp", "TP", RF_U_INT);
-    rf_report_col(r, "pp", "PP", RF_U_INT);
-    rf_report_col(r, "ep", "EP", RF_U_INT);
-    rf_report_col(r, "dp", "DP", RF_U_INT);
-    rf_report_col(r, "devices", "devices", RF_U_INT);
-    rf_report_col(r, "margin_bytes", "fit margin", RF_U_BYTES);
-    rf_report_col(r, "floor_s", "step floor", RF_U_SECONDS);
-    rf_report_col(r, "token_latency_s", "token latency", RF_U_SECONDS);
-    rf_report_col(r, "tokens_per_s", "tokens/s", RF_U_TOK_RATE);
-    rf_report_col(r, "tokens_per_s_device", "tokens/s a device", RF_U_TOK_RATE);
-    rf_report_col(r, "comm_share", "communicating", RF_U_PERCENT);
-    if (pred)
-        pred_cols(r);
-    for (size_t i = 0; i < p->n_rows; i++) {
-        const rf_plan_row *w = &p->rows[i];
-        rf_report_row(r);
-        rf_report_cell_int(r, i + 1);
-        rf_report_cell_int(r, (uint64_t)w->layout.tp);
-        rf_report_cell_int(r, (uint64_t)w->layout.pp);
-        rf_report_cell_int(r, (uint64_t)w->layout.ep);
-        rf_report_cell_int(r, (uint64_t)w->layout.dp);
-        rf_report_cell_int(r, (uint64_t)w->devices);
-        rf_report_cell_num(r, w->margin_bytes);
-        rf_report_cell_num(r, w->floor_s);
-        rf_report_cell_num(r, w->token_latency_s);
-        rf_report_cell_num(r, w->tokens_per_s);
-        rf_report_cell_num(r, w->tokens_per_s_device);
-        rf_report_cell_num(r, w->comm_share);
-        if (pred)
-            pred_cells(r, &pred[i]);
-    }
-}
-
 /* plan --predict on kernel tables: every fitting row predicted and the
  * rows re-ranked on the predictions (rf_gpu_predict_plan), *pred (heap,
  * the caller frees) row i's; the assumption lines. */
@@ -198,120 +137,8 @@ static int plan_predict(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_
     for (size_t i = 0; i < plan->n_rows; i++)
         missing |= (*pred)[i].missing;
     cli_gpu_assume(ctx, r, g, missing);
-    rf_report_assume(r, "predicted layouts: each stage's operators and collectives predicted "
-                        "(rf_gpu_predict_par), a pipeline's sends apart; latency = the stages "
-                        "and sends summed, cycle = max(latency, micro-batches x the slowest "
-                        "stage), tokens/s = D B / cycle; RANKED BY THE PREDICTIONS (%s), the "
-                        "floors beside them",
-                     obj == RF_OBJ_COST      ? "fewest devices, then predicted tokens/s a device"
-                     : obj == RF_OBJ_LATENCY ? "predicted token latency"
-                                             : "predicted tokens/s");
+    rf_view_plan_pred_assume(r, obj);
     return RF_EXIT_OK;
-}
-
-/* The section "predicted": the best row by the predictions. */
-static void pred_section(rf_report *r, const rf_plan *plan, const rf_gpu_par_pred *pred,
-                         const char *source)
-{
-    rf_report_section(r, "predicted", "PREDICTED (kernel tables; the floors are bounds)");
-    if (!plan->n_rows) {
-        rf_report_null(r, "best", "best layout predicted", "none up to --max-devices");
-        return;
-    }
-    char lay[96];
-    cli_layout_text(&plan->rows[0].layout, lay, sizeof lay);
-    rf_report_str(r, "best", "best layout predicted", lay);
-    rf_report_int(r, "devices", "devices", (uint64_t)plan->rows[0].devices, RF_U_INT);
-    rf_report_num(r, "step_s", "predicted step (slowest stage)", pred[0].stage_s[pred[0].slowest],
-                  RF_U_SECONDS);
-    rf_report_num(r, "token_latency_s", "predicted token latency", pred[0].token_latency_s,
-                  RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "predicted tokens/s", pred[0].tokens_per_s, RF_U_TOK_RATE);
-    rf_report_num(r, "tokens_per_s_device", "predicted tokens/s a device",
-                  pred[0].tokens_per_s_device, RF_U_TOK_RATE);
-    rf_report_num(r, "band", "error band (leave-one-out median, time-weighted)", pred[0].band,
-                  RF_U_PERCENT);
-    rf_report_str(r, "source", "tables", source);
-}
-
-/* The SLO plan's candidates, best first. */
-static void candidates(rf_report *r, const rf_sim_plan *p, double q, bool disagg)
-{
-    char head[64], lay[96];
-    rf_report_table(r, "candidates", "candidates, best first (simulated; rates in requests/s)");
-    rf_report_col(r, "rank", "rank", RF_U_INT);
-    rf_report_col(r, "devices", "devices", RF_U_INT);
-    rf_report_col(r, "layout", "layout", RF_U_NONE);
-    rf_report_col(r, "tp", "TP", RF_U_INT);
-    rf_report_col(r, "pp", "PP", RF_U_INT);
-    rf_report_col(r, "ep", "EP", RF_U_INT);
-    rf_report_col(r, "dp", "DP", RF_U_INT);
-    if (disagg)
-        rf_report_col(r, "disagg", "P:D", RF_U_NONE);
-    rf_report_col(r, "max_seqs", "cap", RF_U_INT);
-    rf_report_col(r, "rate_per_s", "rate", RF_U_SIG3);
-    snprintf(head, sizeof head, "P%g TTFT", q);
-    rf_report_col(r, "ttft_s", head, RF_U_SECONDS);
-    snprintf(head, sizeof head, "P%g TPOT", q);
-    rf_report_col(r, "tpot_s", head, RF_U_SECONDS);
-    rf_report_col(r, "goodput_per_s", "goodput", RF_U_SIG3);
-    rf_report_col(r, "output_tokens_per_s", "tokens/s", RF_U_TOK_RATE);
-    rf_report_col(r, "cost_per_mtok", "USD/Mtok", RF_U_SIG3);
-    rf_report_col(r, "meets", "meets", RF_U_NONE);
-    rf_report_col(r, "why", "why not", RF_U_NONE);
-    for (size_t i = 0; i < p->n_rows; i++) {
-        const rf_sim_plan_row *w = &p->rows[i];
-        char pd[48];
-        cli_layout_text(&w->layout, lay, sizeof lay);
-        rf_report_row(r);
-        rf_report_cell_int(r, i + 1);
-        rf_report_cell_int(r, (uint64_t)w->devices);
-        rf_report_cell_str(r, lay);
-        rf_report_cell_int(r, (uint64_t)w->layout.tp);
-        rf_report_cell_int(r, (uint64_t)w->layout.pp);
-        rf_report_cell_int(r, (uint64_t)w->layout.ep);
-        rf_report_cell_int(r, (uint64_t)w->layout.dp);
-        if (disagg && w->prefill_workers) {
-            snprintf(pd, sizeof pd, "%lld:%lld", (long long)w->prefill_workers,
-                     (long long)w->decode_workers);
-            rf_report_cell_str(r, pd);
-        } else if (disagg) {
-            rf_report_cell_null(r, "aggregated");
-        }
-        if (w->pruned) {
-            rf_report_cell_null(r, "-");
-            rf_report_cell_null(r, "-");
-        } else {
-            rf_report_cell_int(r, (uint64_t)w->max_seqs);
-            rf_report_cell_num(r, w->rate_per_s);
-        }
-        if (w->pruned) { /* the bounds, which no rate improves on (none: memory) */
-            if (w->bound_ttft_s > 0) {
-                rf_report_cell_num(r, w->bound_ttft_s);
-                rf_report_cell_num(r, w->bound_tpot_s);
-            } else {
-                rf_report_cell_null(r, "-");
-                rf_report_cell_null(r, "-");
-            }
-            rf_report_cell_null(r, "-");
-            rf_report_cell_null(r, "-");
-            rf_report_cell_null(r, "-");
-        } else {
-            rf_report_cell_num(r, w->ttft_s);
-            rf_report_cell_num(r, w->tpot_s);
-            rf_report_cell_num(r, w->goodput_per_s);
-            rf_report_cell_num(r, w->output_tokens_per_s);
-            if (w->cost_per_mtok > 0)
-                rf_report_cell_num(r, w->cost_per_mtok);
-            else
-                rf_report_cell_null(r, "-");
-        }
-        rf_report_cell_str(r, w->meets ? "yes" : "no");
-        if (w->meets || !w->why)
-            rf_report_cell_null(r, "");
-        else
-            rf_report_cell_str(r, w->why);
-    }
 }
 
 /* plan --rate R --slo-ttft X --slo-tpot Y, or --devices N. */
@@ -391,7 +218,7 @@ static int plan_slo(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
         rc = cli_fail_err(ctx, &e);
         goto done;
     }
-    char title[768], lay[96];
+    char title[768];
     if (a->devices)
         snprintf(title, sizeof title, "plan: %s on %lld x %s, the highest rate within P%g TTFT "
                                       "%g s and TPOT %g s", m.name, (long long)a->devices,
@@ -407,54 +234,7 @@ static int plan_slo(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
     }
     cli_assume_model(r, &m, &o, NULL);
     cli_assume_roof(ctx, r, &o, &roof);
-    cli_par_assume(r, &po.par.links, NULL);
-    rf_report_assume(r, "layouts: TP, PP and DP powers of two up to %lld devices (on a MoE model "
-                        "EP 1 and TP x 1, 2, 4 ... DP); each pruned by memory, then by bounds no "
-                        "rate improves on (the shortest prompt's prefill alone against the TTFT "
-                        "SLO, a batch-1 decode against the TPOT SLO), the rest simulated: %s",
-                     (long long)(a->devices ? a->devices : a->max_devices),
-                     a->devices ? "the concurrency cap halved until a closed loop at cap x DP "
-                                  "clients meets the TPOT SLO, then the rate bisected below that "
-                                  "loop's throughput"
-                                : "at the rate, the concurrency cap (--max-seqs) halved while "
-                                  "only TPOT misses");
-    rf_report_assume(r, "meets: P%g TTFT <= %g s and P%g TPOT <= %g s over %lld simulated "
-                        "requests (Poisson or gamma arrivals, seed %llu), and the queue not "
-                        "growing without bound; the engine as serve's: a step of %lld tokens, "
-                        "chunks of %lld, blocks of %lld",
-                     po.percentile, s->slo_ttft, po.percentile, s->slo_tpot,
-                     (long long)w->requests, (unsigned long long)w->seed,
-                     (long long)po.sched.max_batched_tokens, (long long)po.sched.chunk,
-                     (long long)po.sched.block_tokens);
-    if (!a->price)
-        rf_report_assume(r, "cost a million output tokens: give --price-per-hour USD");
-    rf_report_section(r, "plan", "plan");
-    rf_report_int(r, "layouts", "layouts tried", p->n_layouts, RF_U_INT);
-    rf_report_int(r, "pruned", "pruned by memory or the bounds", p->n_pruned, RF_U_INT);
-    rf_report_int(r, "simulations", "simulations run", p->n_sims, RF_U_INT);
-    const rf_sim_plan_row *best = p->n_rows && p->rows[0].meets ? &p->rows[0] : NULL;
-    if (best) {
-        char text[192];
-        cli_layout_text(&best->layout, lay, sizeof lay);
-        if (best->prefill_workers)
-            snprintf(text, sizeof text, "%lld devices: %s, disaggregated %lld:%lld, a cap of %lld "
-                                        "requests a replica", (long long)best->devices, lay,
-                     (long long)best->prefill_workers, (long long)best->decode_workers,
-                     (long long)best->max_seqs);
-        else
-            snprintf(text, sizeof text, "%lld devices: %s, a cap of %lld requests a replica",
-                     (long long)best->devices, lay, (long long)best->max_seqs);
-        rf_report_str(r, "best", a->devices ? "best" : "fewest devices that meet", text);
-        rf_report_int(r, "devices", "devices", (uint64_t)best->devices, RF_U_INT);
-        rf_report_int(r, "max_seqs", "concurrency cap a replica", (uint64_t)best->max_seqs,
-                      RF_U_INT);
-        rf_report_num(r, "rate_per_s", "rate (requests/s)", best->rate_per_s, RF_U_SIG3);
-    } else {
-        rf_report_null(r, "best", a->devices ? "best" : "fewest devices that meet",
-                       a->devices ? "none: no layout of these devices meets the SLOs"
-                                  : "none up to --max-devices");
-    }
-    candidates(r, p, po.percentile, po.disagg);
+    rf_view_plan_slo(r, &po, p);
     rc = cli_emit(ctx, r);
     rf_report_free(r);
 done:
@@ -475,7 +255,7 @@ static int plan_layouts(cli_ctx *ctx, const args *a, const rf_model *m, const rf
     if (rf_plan_compute(m, o, roof, &po, a->max_devices, a->obj, plan, &e) ||
         rf_model_state_bytes(m, &state, &e) || rf_model_kv_bytes(m, o->kv, 1, &kv, &e))
         return cli_fail_err(ctx, &e);
-    char title[256], lay[96], need[32], budget[32];
+    char title[256];
     snprintf(title, sizeof title, "plan: %s on %s, %lld sequences at %lld positions", m->name,
              ctx->hw.name, (long long)o->batch, (long long)rf_step_positions(o));
     rf_report *r = rf_report_new(title);
@@ -490,58 +270,9 @@ static int plan_layouts(cli_ctx *ctx, const args *a, const rf_model *m, const rf
     cli_assume_roof(ctx, r, o, roof);
     cli_assume_math(r, m, o, roof);
     cli_assume_phase(r, o);
-    cli_par_assume(r, &po.links, NULL);
-    rf_report_assume(r, "layouts tried: TP, PP and DP powers of two with TP x PP x DP <= %lld; "
-                        "on a MoE model EP 1 and TP x 1, 2, 4 ... DP; a DP replica serves "
-                        "ceil(B / DP) "
-                        "sequences; fit: every device's weights and KV within util x memory "
-                        "- reserve (%g x memory - %llu bytes)",
-                     (long long)a->max_devices, a->budget.util,
-                     (unsigned long long)a->budget.reserve_bytes);
+    rf_view_plan_assume(r, &po.links, a->max_devices, a->budget.util, a->budget.reserve_bytes);
     cli_assume_state(r, m, state);
-    rf_report_section(r, "plan", "plan");
-    if (state) { /* a hybrid model: what a sequence holds, beside its KV */
-        rf_report_int(r, "kv_bytes_per_token", "KV a token", kv, RF_U_INT);
-        rf_report_int(r, "state_bytes_per_sequence", "recurrent state a sequence", state,
-                      RF_U_INT);
-    }
-    rf_report_int(r, "tried", "layouts tried", plan->n_tried, RF_U_INT);
-    rf_report_int(r, "fitting", "layouts that fit", plan->n_rows, RF_U_INT);
-    const rf_plan_row *small = NULL;
-    for (size_t i = 0; i < plan->n_rows; i++)
-        if (!small || plan->rows[i].devices < small->devices)
-            small = &plan->rows[i];
-    if (small) {
-        cli_layout_text(&small->layout, lay, sizeof lay);
-        char text[160];
-        snprintf(text, sizeof text, "%s, %lld devices", lay, (long long)small->devices);
-        rf_report_str(r, "smallest", "smallest deployment that fits", text);
-    } else {
-        rf_report_null(r, "smallest", "smallest deployment that fits",
-                       "none up to --max-devices");
-    }
-    if (plan->n_short) { /* the largest count short of it, for machines too */
-        const rf_plan_row *w = &plan->short_of[plan->n_short - 1];
-        char why[160];
-        rf_fmt(w->needed_bytes, RF_U_BYTES, need, sizeof need);
-        rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
-        snprintf(why, sizeof why, "%lld devices: a device needs %s of a %s budget",
-                 (long long)w->devices, need, budget);
-        rf_report_str(r, "largest_short", "the most devices that do not fit", why);
-    }
-    for (size_t i = 0; i < plan->n_short; i++) {
-        const rf_plan_row *w = &plan->short_of[i];
-        cli_layout_text(&w->layout, lay, sizeof lay);
-        rf_fmt(w->needed_bytes, RF_U_BYTES, need, sizeof need);
-        rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
-        rf_report_note(r, "%lld device%s not enough: the best split, %s, needs %s on a device "
-                          "of a %s budget",
-                       (long long)w->devices, w->devices == 1 ? " is" : "s are", lay, need,
-                       budget);
-    }
-    rows_table(r, plan, pred);
-    if (pred)
-        pred_section(r, plan, pred, cli_gpu_label());
+    rf_view_plan(r, plan, kv, state, pred, cli_gpu_label());
     rc = cli_emit(ctx, r);
     rf_report_free(r);
     free(pred);

@@ -8,8 +8,8 @@
  * against the pool and the largest concurrency the pool admits; with
  * --tp/--pp/--ep/--dp the same steady state on a layout (rf_serve_par); with
  * --predict its step predicted on the --hw profile's calibration (rf_predict.h). */
-#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -19,6 +19,7 @@
 #include "sim.h"
 #include "roofline/rf_predict.h"
 #include "roofline/rf_serve.h"
+#include "roofline/rf_view.h"
 
 enum { O_CONCURRENCY = 1000, O_CHUNK, O_MAX_TOKENS };
 
@@ -53,6 +54,19 @@ typedef struct args {
     cli_par par; /* many devices */
     cli_sim sim; /* the simulation's options, lengths as typed */
 } args;
+
+/* What a run computes, too large for the stack: one allocation the
+ * command owns (cmd_serve), never static storage, so that two runs in one
+ * process (rf_cli_run) share nothing. */
+typedef struct results {
+    rf_serve sv;         /* --steady-state: holds a step (~10 KB)       */
+    rf_par par;          /* on a layout: every stage's step             */
+    rf_serve_spec spec;  /* --draft                                     */
+    rf_model draft;      /* --draft's model                             */
+    rf_calib cal;        /* --predict: the profile's calibration (~40 KB) */
+    rf_serve_pred pred;  /* --predict: a step's predictions             */
+    cli_sim_out out;     /* under load: the simulated run               */
+} results;
 
 /* A length as typed: a whole number also goes to the steady state's
  * request (with its range check); a distribution only to the simulation. */
@@ -94,78 +108,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
     }
     }
-}
-
-/* pv: the layout's steady state (NULL: one device). */
-static void assume(rf_report *r, const rf_serve *sv, const rf_serve_par *pv)
-{
-    const rf_serve_opts *so = &sv->opts;
-    rf_report_assume(r, "continuous batching, steady state: %lld requests in flight, each "
-                        "step B decode tokens at the mean context P + N/2 = %lld and "
-                        "ceil(B P / N) = %lld prompt tokens (what keeps B in flight)",
-                     (long long)so->concurrency, (long long)sv->decode_context,
-                     (long long)sv->prompt_tokens);
-    rf_report_assume(r, "chunked prefill: chunks of at most %lld tokens%s (%lld of %lld and "
-                        "%s); a chunk attends to the mean cached context of a prompt's "
-                        "chunks, %lld, plus itself",
-                     (long long)sv->chunk,
-                     so->max_batched_tokens ? ", cut to --max-batched-tokens less the decode "
-                                              "tokens"
-                                            : "",
-                     (long long)sv->full_chunks, (long long)sv->chunk,
-                     sv->tail_chunk ? "one shorter" : "none shorter",
-                     (long long)sv->chunk_context);
-    rf_report_assume(r, "mixed step: linear layers at M = decode + prompt tokens (weights read "
-                        "once), lm_head one position a sequence, decode attention and chunk "
-                        "attention each reading its own KV once");
-    if (!pv)
-        rf_report_assume(r, "TPOT = the step floor; output tokens/s = B / floor; TTFT = "
-                            "ceil(%s / C) = %lld steps at that floor, queueing not modelled",
-                         so->prefix.shared ? "(P - P_s)" : "P", (long long)sv->ttft_steps);
-    else
-        rf_report_assume(r, "on the layout: every device runs its shard's mixed step; the "
-                            "all-reduces, the embedding's, EP's dispatch and combine and the "
-                            "pipeline's sends carry all M = decode + prompt tokens of a "
-                            "micro-batch (%lld), lm_head's all-gather its L = %lld logit rows "
-                            "(decode tokens + one a chunk); PP cuts the step into %lld "
-                            "micro-%s of ceil(B / m) = %lld decode and ceil(T_p / m) = %lld "
-                            "prompt tokens; TPOT = the cycle = max(a micro-batch's latency "
-                            "through the stages and sends, m x the slowest stage's floor); "
-                            "TTFT = ceil(%s / C) = %lld %s, queueing not modelled; "
-                            "tokens/s = D B / cycle",
-                         (long long)pv->rows, (long long)pv->logit_rows,
-                         (long long)pv->micro_batches,
-                         pv->micro_batches == 1 ? "batch" : "batches",
-                         (long long)pv->micro_decode, (long long)pv->micro_prompt_tokens,
-                         so->prefix.shared ? "(P - P_s)" : "P", (long long)pv->ttft_steps,
-                         cli_plural(pv->ttft_steps, "cycle", "cycles"));
-    if (so->prefix.shared)
-        rf_report_assume(r, "shared prefix: %lld of the %lld prompt tokens common to every "
-                            "request, computed once and held once: a request prefills its own "
-                            "%lld (P - P_s in the prompt tokens a step and in TTFT), its chunks "
-                            "after the prefix; decode reads it %s",
-                         (long long)so->prefix.shared, (long long)so->prompt,
-                         (long long)(so->prompt - so->prefix.shared),
-                         so->prefix.cascade ? "once a step (--prefix-kernel cascade: P_s kv_tok "
-                                              "+ B (S_d - P_s) kv_tok)"
-                                            : "once a sequence, as the common kernels do "
-                                              "(--prefix-kernel cascade reads it once a step)");
-}
-
-/* --draft: the speculative steady state beside the plain one. */
-static void speculative(rf_report *r, const rf_model *d, const rf_serve_spec *sp)
-{
-    rf_report_assume(r, "speculative: an iteration = K draft steps of the B sequences at S_d.."
-                        "S_d+K-1 (the first also prefills the iteration's prompt tokens into "
-                        "the draft's cache) + one target step verifying K + 1 tokens a sequence "
-                        "with the prompt chunks (linear layers at M = B (K+1) + T_p, attention "
-                        "K + 1 queries, KV read once, lm_head on all K + 1); T_p = ceil(B E P / "
-                        "N) keeps B in flight; tokens an iteration E = (1 - alpha^(K+1)) / (1 - "
-                        "alpha), acceptances independent; TTFT = ceil(P / C) iterations");
-    cli_spec_section(r, "speculative decoding (steady state)", d, &sp->spec);
-    rf_report_int(r, "prompt_tokens", "prompt tokens an iteration", (uint64_t)sp->prompt_tokens,
-                  RF_U_INT);
-    rf_report_num(r, "ttft_s", "TTFT with speculation", sp->ttft_s, RF_U_SECONDS);
 }
 
 /* --draft MODEL: the draft d in the request's dtypes, and the speculative
@@ -213,36 +155,14 @@ static void steady_state(const cli_ctx *ctx, rf_report *r, const rf_model *m,
     rf_report_section(r, NULL, "steady state");
     kv_in_use(ctx, r, m, o, a, sv, &most);
     cli_context_check(ctx, r, m, a->so.prompt + a->so.output - 1, CLI_CTX_LINES | CLI_CTX_KEY);
-    rf_report_int(r, "concurrency", "requests in flight", (uint64_t)a->so.concurrency, RF_U_INT);
-    rf_report_int(r, "decode_context", "decode context (mean)", (uint64_t)sv->decode_context,
-                  RF_U_INT);
-    rf_report_int(r, "prompt_tokens", "prompt tokens a step", (uint64_t)sv->prompt_tokens,
-                  RF_U_INT);
-    rf_report_int(r, "chunk", "chunk", (uint64_t)sv->chunk, RF_U_INT);
-    rf_report_int(r, "chunk_context", "chunk context (mean)", (uint64_t)sv->chunk_context,
-                  RF_U_INT);
-    rf_report_int(r, "total_bytes", "step bytes", sv->step.total_bytes, RF_U_BYTES);
-    rf_report_int(r, "flops", "step FLOPs", sv->step.flops, RF_U_FLOPS);
-    rf_report_str(r, "regime", "regime", rf_regime_name(sv->step.regime));
-    rf_report_num(r, "floor_s", "step floor", sv->step.floor_s, RF_U_SECONDS);
-    rf_report_num(r, "tpot_s", "TPOT", sv->tpot_s, RF_U_SECONDS);
-    rf_report_num(r, "ttft_s", "TTFT (queueing excluded)", sv->ttft_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "output tokens/s", sv->tokens_per_s, RF_U_TOK_RATE);
-    if (most >= 0)
-        rf_report_int(r, "max_concurrency", "largest concurrency the KV pool admits",
-                      (uint64_t)most, RF_U_INT);
-    else
-        rf_report_null(r, "max_concurrency", "largest concurrency the KV pool admits",
-                       "- (no memory size: give --mem)");
+    rf_view_serve_steady(r, sv, most);
 }
 
 /* The steady state on a layout: the layout's section (stages, collectives),
  * then TPOT, TTFT and tokens/s of the deployment and a device. */
 static int serve_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                        const rf_roof *roof, const args *a)
+                        const rf_roof *roof, const args *a, results *x)
 {
-    static rf_par par; /* every stage's step: off the stack */
-    static rf_serve sv;
     rf_serve_par pv;
     rf_err e;
     char title[256];
@@ -254,80 +174,28 @@ static int serve_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
         return cli_fail(ctx, RF_EXIT_USAGE, "--draft on many devices is not modelled (the "
                                             "draft's own layout is not given): drop the "
                                             "layout options or --draft");
-    if (rf_serve_par_compute(m, o, roof, &po, &a->so, &sv, &par, &pv, &e))
+    if (rf_serve_par_compute(m, o, roof, &po, &a->so, &x->sv, &x->par, &pv, &e))
         return cli_fail_err(ctx, &e);
     snprintf(title, sizeof title, "serve: %s on %lld x %s", m->name, (long long)pv.devices,
              ctx->hw.name);
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    cli_assume_model(r, m, o, &sv.step);
+    cli_assume_model(r, m, o, &x->sv.step);
     cli_assume_roof(ctx, r, o, roof);
-    assume(r, &sv, &pv);
-    cli_par_section(ctx, r, &par, &a->par);
-    rf_report_section(r, NULL, "steady state");
-    rf_report_bool(r, "fits", "every device fits", pv.fits, pv.fits ? "yes" : "no");
+    rf_view_serve_assume(r, &x->sv, &pv);
+    cli_par_section(ctx, r, &x->par, &a->par);
+    rf_view_serve_par(r, &pv);
     cli_context_check(ctx, r, m, a->so.prompt + a->so.output - 1, CLI_CTX_LINES | CLI_CTX_KEY);
-    rf_report_int(r, "concurrency", "requests in flight a replica", (uint64_t)a->so.concurrency,
-                  RF_U_INT);
-    rf_report_int(r, "decode_context", "decode context (mean)", (uint64_t)sv.decode_context,
-                  RF_U_INT);
-    rf_report_int(r, "prompt_tokens", "prompt tokens a step", (uint64_t)sv.prompt_tokens,
-                  RF_U_INT);
-    rf_report_int(r, "chunk", "chunk", (uint64_t)sv.chunk, RF_U_INT);
-    rf_report_int(r, "chunk_context", "chunk context (mean)", (uint64_t)sv.chunk_context,
-                  RF_U_INT);
-    rf_report_int(r, "rows", "rows a collective (M)", (uint64_t)pv.rows, RF_U_INT);
-    rf_report_int(r, "logit_rows", "logit rows (L)", (uint64_t)pv.logit_rows, RF_U_INT);
-    rf_report_num(r, "tpot_s", "TPOT", pv.tpot_s, RF_U_SECONDS);
-    rf_report_num(r, "ttft_s", "TTFT (queueing excluded)", pv.ttft_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "output tokens/s, whole deployment", pv.tokens_per_s,
-                  RF_U_TOK_RATE);
-    rf_report_num(r, "tokens_per_s_device", "output tokens/s a device", pv.tokens_per_s_device,
-                  RF_U_TOK_RATE);
-    rf_report_int(r, "max_concurrency", "largest concurrency a replica's KV admits",
-                  (uint64_t)pv.max_concurrency, RF_U_INT);
-    rf_report_int(r, "max_concurrency_total", "largest concurrency, all replicas",
-                  (uint64_t)pv.max_concurrency * (uint64_t)pv.layout.dp, RF_U_INT);
+    rf_view_serve_par_times(r, &x->sv, &pv);
     rc = cli_emit(ctx, r);
     rf_report_free(r);
     return rc;
 }
 
-/* --predict: the steady-state step predicted on the --hw profile's
- * calibration (rf_calib_predict_serve), or a one-line refusal. */
-static int predict(const cli_ctx *ctx, const rf_serve *sv, rf_serve_pred *out)
-{
-    static rf_calib cal; /* ~40 KB: off the stack */
-    rf_err e;
-    int rc = cli_calib_load(ctx, &cal);
-    if (rc)
-        return rc;
-    return rf_calib_predict_serve(&cal, sv, out, &e) ? cli_fail_err(ctx, &e) : RF_EXIT_OK;
-}
-
-/* The predicted steady state, labelled so, beside the floors' section. */
-static void predicted(rf_report *r, const rf_serve *sv, const rf_serve_pred *p)
-{
-    cli_pred_assume(r);
-    rf_report_assume(r, "predicted steady state: the mixed step's operators each predicted "
-                        "(linear layers at M = B + T_p = %lld, lm_head, decode attention at "
-                        "S_d, chunk attention), the step their sum; TPOT = that step, TTFT = "
-                        "%lld of it, tokens/s = B / TPOT",
-                     (long long)(sv->opts.concurrency + sv->prompt_tokens),
-                     (long long)sv->ttft_steps);
-    rf_report_section(r, "predicted", "PREDICTED (from the calibration; the floors above are "
-                                      "bounds)");
-    rf_report_num(r, "tpot_s", "predicted TPOT (the step)", p->tpot_s, RF_U_SECONDS);
-    rf_report_num(r, "ttft_s", "predicted TTFT (queueing excluded)", p->ttft_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", p->tokens_per_s,
-                  RF_U_TOK_RATE);
-    rf_report_int(r, "outside", "operators outside the calibration", p->n_outside, RF_U_INT);
-}
-
 /* Under load: the simulation (sim.h) on the floor or the layout's step
  * model, refusing what it does not model in one line. */
-static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
+static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a, results *x)
 {
     const char *no = !a->sp.draft && (a->sp.k_given || a->sp.accept_given)
                          ? "--spec-k and --accept need --draft MODEL"
@@ -348,7 +216,7 @@ static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
     rf_step_opts o = a->rq.o;
     rf_model m;
     rf_roof roof;
-    static cli_sim_out out; /* results and layouts: off the stack */
+    rf_model *d = &x->draft;
     char title[256];
     int rc;
     a->sim.chunk = a->so.chunk;
@@ -356,27 +224,26 @@ static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
     a->sim.shared_prefix = a->sp.prefix.shared;
     if (a->sim.concurrency)
         a->sim.concurrency = a->so.concurrency;
-    static rf_model d; /* --draft: the draft model */
     if ((rc = cli_model_setup(ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(ctx, &m, &o, false)))
         return rc;
     if (a->sp.draft) {
-        if ((rc = cli_spec_draft(ctx, &a->sp, &m, &o, &d, &a->sim.draft_o)))
+        if ((rc = cli_spec_draft(ctx, &a->sp, &m, &o, d, &a->sim.draft_o)))
             return rc;
-        if (d.vocab != m.vocab)
+        if (d->vocab != m.vocab)
             return cli_fail(ctx, RF_EXIT_USAGE,
                             "--draft: draft %s has a vocabulary of %lld tokens, the target %s "
                             "%lld",
-                            d.name, (long long)d.vocab, m.name, (long long)m.vocab);
-        a->sim.draft = &d;
+                            d->name, (long long)d->vocab, m.name, (long long)m.vocab);
+        a->sim.draft = d;
         a->sim.spec_k = a->sp.k;
         a->sim.spec_accept = a->sp.accept;
     }
-    if ((rc = cli_sim_run(ctx, &m, &o, &roof, &a->rq.budget, &a->par, &a->sim, &out)))
+    if ((rc = cli_sim_run(ctx, &m, &o, &roof, &a->rq.budget, &a->par, &a->sim, &x->out)))
         return rc;
-    if (out.devices > 1)
+    if (x->out.devices > 1)
         snprintf(title, sizeof title, "serve: %s on %lld x %s under load", m.name,
-                 (long long)out.devices, ctx->hw.name);
+                 (long long)x->out.devices, ctx->hw.name);
     else
         snprintf(title, sizeof title, "serve: %s on %s under load", m.name, ctx->hw.name);
     rf_report *r = rf_report_new(title);
@@ -384,11 +251,81 @@ static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     cli_assume_model(r, &m, &o, NULL);
     cli_assume_roof(ctx, r, &o, &roof);
-    cli_sim_view(ctx, r, &m, &a->sim, &out);
-    if ((ctx->step_given & CLI_GIVEN_PREDICT) &&
-        (rc = cli_gpu_serve_load(ctx, &m, &o, &roof, &a->rq.budget, &a->par, &a->sim, r))) {
-        rf_report_free(r);
+    rf_view_sim(r, &x->out);
+    if (!(ctx->step_given & CLI_GIVEN_PREDICT) ||
+        !(rc = cli_gpu_serve_load(ctx, &m, &o, &roof, &a->rq.budget, &a->par, &a->sim, r)))
+        rc = cli_emit(ctx, r);
+    rf_report_free(r);
+    return rc;
+}
+
+/* --predict: the steady-state step predicted on the --hw profile's
+ * calibration (rf_calib_predict_serve), or a one-line refusal. */
+static int predict(const cli_ctx *ctx, results *x)
+{
+    rf_err e;
+    int rc = cli_calib_load(ctx, &x->cal);
+    if (rc)
         return rc;
+    return rf_calib_predict_serve(&x->cal, &x->sv, &x->pred, &e) ? cli_fail_err(ctx, &e)
+                                                                  : RF_EXIT_OK;
+}
+
+/* --steady-state: one mean step (rf_serve_compute), on a layout, with
+ * --draft or --predict beside it. */
+static int serve_steady(cli_ctx *ctx, int argc, char **argv, int pos, args *a, results *x)
+{
+    const char *sim_only = cli_sim_given(&a->sim);
+    int rc;
+    if (sim_only)
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: not with --steady-state (it simulates no "
+                                            "requests)", sim_only);
+    if ((a->sim.prompt && !a->rq.prompt) || (a->sim.output && !a->rq.output))
+        return cli_fail(ctx, RF_EXIT_USAGE, "%s: --steady-state takes a fixed length",
+                        a->sim.prompt && !a->rq.prompt ? "--prompt" : "--output-tokens");
+    if ((rc = cli_request_check(ctx, &a->rq)) ||
+        (rc = cli_spec_check(ctx, &a->sp, a->rq.prompt)))
+        return rc;
+    if (!a->so.concurrency)
+        return cli_fail(ctx, RF_EXIT_USAGE, "give --concurrency B (requests in flight)");
+    a->so.prompt = a->rq.prompt;
+    a->so.output = a->rq.output;
+    a->so.prefix = a->sp.prefix;
+    rf_step_opts o = a->rq.o;
+    rf_model m;
+    rf_roof roof;
+    rf_err e;
+    if ((rc = cli_model_setup(ctx, argc, argv, pos, &m, &o, &roof)) ||
+        (rc = cli_step_defaults(ctx, &m, &o, false)))
+        return rc;
+    if ((rc = cli_spec_predict_refuse(ctx, &a->sp, cli_par_wanted(&a->par))))
+        return rc;
+    if (cli_par_wanted(&a->par))
+        return serve_layout(ctx, &m, &o, &roof, a, x);
+    if (rf_serve_compute(&m, &o, &roof, &a->so, &x->sv, &e))
+        return cli_fail_err(ctx, &e);
+    if (a->sp.draft && (rc = speculate(ctx, a, &m, &o, &roof, &x->sv, &x->draft, &x->spec)))
+        return rc;
+    bool predicting = ctx->step_given & CLI_GIVEN_PREDICT;
+    if (predicting && (rc = predict(ctx, x)))
+        return rc;
+
+    char title[256];
+    snprintf(title, sizeof title, "serve: %s on %s", m.name, ctx->hw.name);
+    rf_report *r = rf_report_new(title);
+    if (!r)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    cli_assume_model(r, &m, &o, &x->sv.step);
+    cli_assume_roof(ctx, r, &o, &roof);
+    rf_view_serve_assume(r, &x->sv, NULL);
+    cli_op_table_pred(r, "ops", "operators of the steady-state step (summed over 'count')",
+                      &x->sv.step, predicting ? &x->pred.step : NULL);
+    steady_state(ctx, r, &m, &o, a, &x->sv);
+    if (a->sp.draft)
+        rf_view_serve_spec(r, &x->draft, &x->spec);
+    if (predicting) {
+        cli_pred_assume(r);
+        rf_view_serve_pred(r, &x->sv, &x->pred);
     }
     rc = cli_emit(ctx, r);
     rf_report_free(r);
@@ -411,61 +348,11 @@ int cmd_serve(const cli_io *io, int argc, char **argv)
                             (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if (!a.sim.steady)
-        return serve_load(&ctx, argc, argv, pos, &a);
-    const char *sim_only = cli_sim_given(&a.sim);
-    if (sim_only)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "%s: not with --steady-state (it simulates no "
-                                             "requests)", sim_only);
-    if ((a.sim.prompt && !a.rq.prompt) || (a.sim.output && !a.rq.output))
-        return cli_fail(&ctx, RF_EXIT_USAGE, "%s: --steady-state takes a fixed length",
-                        a.sim.prompt && !a.rq.prompt ? "--prompt" : "--output-tokens");
-    if ((rc = cli_request_check(&ctx, &a.rq)) ||
-        (rc = cli_spec_check(&ctx, &a.sp, a.rq.prompt)))
-        return rc;
-    if (!a.so.concurrency)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "give --concurrency B (requests in flight)");
-    a.so.prompt = a.rq.prompt;
-    a.so.output = a.rq.output;
-    a.so.prefix = a.sp.prefix;
-    rf_step_opts o = a.rq.o;
-    rf_model m, d;
-    rf_roof roof;
-    rf_err e;
-    static rf_serve sv; /* holds a step (~10 KB): off the stack */
-    rf_serve_spec sp;
-    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
-        (rc = cli_step_defaults(&ctx, &m, &o, false)))
-        return rc;
-    if ((rc = cli_spec_predict_refuse(&ctx, &a.sp, cli_par_wanted(&a.par))))
-        return rc;
-    if (cli_par_wanted(&a.par))
-        return serve_layout(&ctx, &m, &o, &roof, &a);
-    if (rf_serve_compute(&m, &o, &roof, &a.so, &sv, &e))
-        return cli_fail_err(&ctx, &e);
-    if (a.sp.draft && (rc = speculate(&ctx, &a, &m, &o, &roof, &sv, &d, &sp)))
-        return rc;
-    static rf_serve_pred pred; /* --predict: holds a step's predictions */
-    bool predicting = ctx.step_given & CLI_GIVEN_PREDICT;
-    if (predicting && (rc = predict(&ctx, &sv, &pred)))
-        return rc;
-
-    char title[256];
-    snprintf(title, sizeof title, "serve: %s on %s", m.name, ctx.hw.name);
-    rf_report *r = rf_report_new(title);
-    if (!r)
+    results *x = calloc(1, sizeof *x);
+    if (!x)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-    cli_assume_model(r, &m, &o, &sv.step);
-    cli_assume_roof(&ctx, r, &o, &roof);
-    assume(r, &sv, NULL);
-    cli_op_table_pred(r, "ops", "operators of the steady-state step (summed over 'count')",
-                      &sv.step, predicting ? &pred.step : NULL);
-    steady_state(&ctx, r, &m, &o, &a, &sv);
-    if (a.sp.draft)
-        speculative(r, &d, &sp);
-    if (predicting)
-        predicted(r, &sv, &pred);
-    rc = cli_emit(&ctx, r);
-    rf_report_free(r);
+    rc = a.sim.steady ? serve_steady(&ctx, argc, argv, pos, &a, x)
+                      : serve_load(&ctx, argc, argv, pos, &a, x);
+    free(x);
     return rc;
 }

@@ -1,13 +1,15 @@
 /* entry.c - the subcommand table and the two ways in: rf_cli_main, which
  * writes to the process's streams (the binary), and rf_cli_run, which
  * captures them in memory. Each command lives in cmd_<name>.c. */
-#define _GNU_SOURCE /* open_memstream's declaration on glibc; fileno */
+#define _GNU_SOURCE /* open_memstream's declaration on glibc; fileno, strdup */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpu_predict.h"
 #include "rf_cli.h"
 
 #ifndef RF_VERSION
@@ -74,29 +76,47 @@ static int dispatch(const cli_io *io, int argc, char **argv)
     return RF_EXIT_USAGE;
 }
 
-/* Flush stdout and report a failed write (`> /dev/full` must fail loudly):
- * one line, and only when the command had not failed and said so already. */
-static int finish(int code)
+/* Flush the command's output and report a failed write (`> /dev/full`
+ * must fail loudly): one line, and only when the command had not failed
+ * and said so already. */
+static int finish(const cli_io *io, int code)
 {
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+    if (fflush(io->out) != 0 || ferror(io->out)) {
         if (code)
             return code;
-        fprintf(stderr, "roofline: error writing standard output\n");
+        fprintf(io->err, "roofline: error writing standard output\n");
         return RF_EXIT_IO;
     }
     return code;
 }
 
+/* One command line on io. It shares nothing with another call: the
+ * command's context and run value are on its stack (cli_parse), its GPU
+ * options and tables here (freed before it returns), an output's
+ * temporary ends with the output (rf_file_writer_free). */
+static int run(const cli_io *io, int argc, char **argv)
+{
+    cli_gpu_call gpu;
+    cli_gpu_begin(&gpu);
+    int code = finish(io, dispatch(io, argc, argv));
+    cli_gpu_end();
+    return code;
+}
+
 int rf_cli_main(int argc, char **argv)
 {
-    /* What an earlier call left: the option scanner and the files a
-     * command read and what they resolved to (ctx->run) are reset by
-     * cli_parse, the commands' scratch buffers are filled afresh, and an
-     * output's temporary ends with the output (rf_file_writer_free);
-     * signal handlers are the binary's (main.c). */
     cli_io io = {stdout, stderr, isatty(fileno(stderr)) != 0};
-    return finish(dispatch(&io, argc, argv));
+    return run(&io, argc, argv);
 }
+
+#if defined(__EMSCRIPTEN__)
+/* web/explorer.js and tests/test_explorer_cli.js read an rf_cli_result from
+ * the module's memory at these offsets */
+_Static_assert(offsetof(rf_cli_result, out_len) == 4 && offsetof(rf_cli_result, err) == 8 &&
+                   offsetof(rf_cli_result, err_len) == 12 &&
+                   offsetof(rf_cli_result, code) == 16 && sizeof(rf_cli_result) == 20,
+               "rf_cli_result as the explorer reads it");
+#endif
 
 void rf_cli_result_free(rf_cli_result *res)
 {
@@ -127,12 +147,10 @@ static int refuse(rf_cli_result *res, int code, const char *why)
     return code;
 }
 
-#if defined(__GLIBC__)
-/* glibc declares stdout and stderr as plain FILE pointers, so they can be
- * pointed at memory streams for the call: every printf and fprintf of the
- * commands (some thirty files) is captured unchanged, and a command cannot
- * tell the difference but for isatty(fileno(stderr)), false on a memory
- * stream (no progress line). */
+/* argv run with its output and errors in two memory streams of its own
+ * (open_memstream: glibc, musl, emscripten), which become res->out and
+ * res->err: nothing of the process's streams is touched, so calls on two
+ * threads write to two places. err is not a terminal (no progress line). */
 static int capture(int argc, char **argv, rf_cli_result *res)
 {
     FILE *out = open_memstream(&res->out, &res->out_len);
@@ -142,14 +160,8 @@ static int capture(int argc, char **argv, rf_cli_result *res)
             fclose(out);
         return refuse(res, RF_EXIT_FAIL, "roofline: out of memory for the output\n");
     }
-    fflush(stdout);
-    fflush(stderr);
-    FILE *real_out = stdout, *real_err = stderr;
-    stdout = out;
-    stderr = err;
-    int code = rf_cli_main(argc, argv);
-    stdout = real_out;
-    stderr = real_err;
+    cli_io io = {out, err, false};
+    int code = run(&io, argc, argv);
     /* closing a memory stream writes its last bytes and the NUL; it fails
      * only when that memory cannot be had */
     int lost = fclose(out) != 0;
@@ -159,16 +171,15 @@ static int capture(int argc, char **argv, rf_cli_result *res)
     res->code = code;
     return code;
 }
-#endif
 
 int rf_cli_run(int argc, const char *const *argv, rf_cli_result *res)
 {
     memset(res, 0, sizeof *res);
     if (argc < 1 || !argv)
         return refuse(res, RF_EXIT_USAGE, "roofline: rf_cli_run: argc must be at least 1\n");
-#if defined(__GLIBC__)
-    /* getopt_long permutes the array it scans, and a command may keep
-     * pointers into it: the call scans copies, freed after it */
+    /* the option scanner moves operands after the options in the array it
+     * scans, and a command may keep pointers into it: the call scans
+     * copies, freed after it */
     char **copy = calloc((size_t)argc + 1, sizeof *copy);
     int code = copy ? RF_EXIT_OK : RF_EXIT_FAIL;
     for (int i = 0; i < argc && !code; i++)
@@ -182,9 +193,4 @@ int rf_cli_run(int argc, const char *const *argv, rf_cli_result *res)
         free(copy[i]);
     free(copy);
     return code;
-#else
-    return refuse(res, RF_EXIT_UNAVAIL,
-                  "roofline: rf_cli_run: capturing stdout and stderr needs glibc; call "
-                  "rf_cli_main and capture the streams outside\n");
-#endif
 }

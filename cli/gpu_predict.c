@@ -17,22 +17,29 @@
 #define RF_GPU_DATA_INSTALL "/usr/local/share/roofline/gpu"
 #endif
 
-/* What the options said (one command a process; the tables read once). */
-static struct {
-    const char *backend, *calibration;
-    const char *engine; /* --backend llamacpp: --calibration is its file */
-    rf_gpu_quant quant;
-    bool quant_given;
-    rf_gpu_tables tables;
-    bool loaded;
-    char label[160]; /* "preset h100_sxm/vllm" or the --calibration DIR */
-    unsigned missing; /* kinds predicted without a table (frontier's lines) */
-} gpu;
+/* The call running on this thread: its options and tables (cli_gpu_begin).
+ * Thread-local because the commands ask for them without their context
+ * (cli_gpu_wanted(), cli_gpu_label()); what it points to is the call's. */
+static _Thread_local cli_gpu_call *gpu;
+
+void cli_gpu_begin(cli_gpu_call *call)
+{
+    memset(call, 0, sizeof *call);
+    gpu = call;
+}
+
+void cli_gpu_end(void)
+{
+    cli_gpu_reset();
+    gpu = NULL;
+}
 
 void cli_gpu_reset(void)
 {
-    rf_gpu_tables_free(&gpu.tables);
-    memset(&gpu, 0, sizeof gpu);
+    if (!gpu)
+        return;
+    rf_gpu_tables_free(&gpu->tables);
+    memset(gpu, 0, sizeof *gpu);
 }
 
 int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
@@ -48,20 +55,20 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
             return cli_fail(ctx, RF_EXIT_USAGE,
                             "--backend: unknown engine '%s' (vllm, trtllm, sglang, llamacpp)",
                             arg);
-        gpu.backend = arg;
+        gpu->backend = arg;
         return RF_EXIT_OK;
     case CLI_O_CALIBRATION:
-        gpu.calibration = arg;
+        gpu->calibration = arg;
         return RF_EXIT_OK;
     case CLI_O_QUANT:
-        if (rf_gpu_quant_of(arg, &gpu.quant, &e))
+        if (rf_gpu_quant_of(arg, &gpu->quant, &e))
             return cli_fail_err(ctx, &e);
         if (ctx->w_given || ctx->a_given)
             return cli_fail(ctx, RF_EXIT_USAGE, "--quant %s sets the weight and activation "
                                                 "dtypes: give it or --weight-dtype/--act-dtype",
                             arg);
-        gpu.quant_given = true;
-        ctx->w = gpu.quant.w, ctx->a = gpu.quant.a;
+        gpu->quant_given = true;
+        ctx->w = gpu->quant.w, ctx->a = gpu->quant.a;
         ctx->w_given = ctx->a_given = true;
         return RF_EXIT_OK;
     }
@@ -70,29 +77,29 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
 
 bool cli_gpu_wanted(void)
 {
-    return !gpu.engine && (gpu.backend || gpu.calibration);
+    return !gpu->engine && (gpu->backend || gpu->calibration);
 }
 
 int cli_gpu_engine_opt(const char *arg)
 {
-    gpu.engine = arg;
+    gpu->engine = arg;
     return RF_EXIT_OK;
 }
 
 const char *cli_gpu_engine(const char **calibration)
 {
-    *calibration = gpu.calibration;
-    return gpu.engine;
+    *calibration = gpu->calibration;
+    return gpu->engine;
 }
 
 const char *cli_gpu_label(void)
 {
-    return gpu.label;
+    return gpu->label;
 }
 
 const rf_gpu_quant *cli_gpu_quant(void)
 {
-    return gpu.quant_given ? &gpu.quant : NULL;
+    return gpu->quant_given ? &gpu->quant : NULL;
 }
 
 const char *cli_gpu_data_dir(void)
@@ -110,34 +117,34 @@ int cli_gpu_load(const cli_ctx *ctx, const rf_gpu_tables **out)
     char dir[512];
     rf_err e;
     *out = NULL;
-    if (gpu.loaded) {
-        *out = &gpu.tables;
+    if (gpu->loaded) {
+        *out = &gpu->tables;
         return RF_EXIT_OK;
     }
-    if (gpu.calibration) {
-        snprintf(dir, sizeof dir, "%s", gpu.calibration);
-        snprintf(gpu.label, sizeof gpu.label, "%s", gpu.calibration);
-    } else if (gpu.backend) {
+    if (gpu->calibration) {
+        snprintf(dir, sizeof dir, "%s", gpu->calibration);
+        snprintf(gpu->label, sizeof gpu->label, "%s", gpu->calibration);
+    } else if (gpu->backend) {
         char name[sizeof ctx->hw.name];
         snprintf(name, sizeof name, "%s", ctx->hw.name);
         for (char *c = name; *c; c++)
             *c = *c == '-' ? '_' : *c;
-        snprintf(dir, sizeof dir, "%s/%s/%s", cli_gpu_data_dir(), name, gpu.backend);
-        snprintf(gpu.label, sizeof gpu.label, "preset %s/%s", name, gpu.backend);
+        snprintf(dir, sizeof dir, "%s/%s/%s", cli_gpu_data_dir(), name, gpu->backend);
+        snprintf(gpu->label, sizeof gpu->label, "preset %s/%s", name, gpu->backend);
         if (access(dir, F_OK) != 0)
             return cli_fail(ctx, RF_EXIT_USAGE,
                             "--backend %s: no kernel tables for %s (%s not found; "
                             "--calibration DIR reads your own, ROOFLINE_GPU_DATA moves the "
                             "presets' folder)",
-                            gpu.backend, ctx->hw.name, dir);
+                            gpu->backend, ctx->hw.name, dir);
     } else {
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict on a GPU needs --backend "
                                             "vllm|trtllm|sglang or --calibration DIR");
     }
-    if (rf_gpu_tables_load(dir, &ctx->hw, &gpu.tables, &e))
+    if (rf_gpu_tables_load(dir, &ctx->hw, &gpu->tables, &e))
         return cli_fail_err(ctx, &e);
-    gpu.loaded = true;
-    *out = &gpu.tables;
+    gpu->loaded = true;
+    *out = &gpu->tables;
     return RF_EXIT_OK;
 }
 
@@ -147,8 +154,8 @@ static void assume_lines(rf_report *r, const rf_gpu_tables *g, unsigned missing)
     rf_report_assume(r, "predicted on kernel tables: %s (aiconfigurator's format; the presets "
                         "derived from ai-dynamo/aiconfigurator 095f58a5, Apache-2.0, "
                         "data/gpu/README.md)%s%s",
-                     gpu.label, gpu.quant_given ? "; --quant " : "",
-                     gpu.quant_given ? gpu.quant.name : "");
+                     gpu->label, gpu->quant_given ? "; --quant " : "",
+                     gpu->quant_given ? gpu->quant.name : "");
     rf_report_assume(r, "a predicted figure: t = r x floor, r = measured / floor of the table's "
                         "rows, ln r interpolated linearly in the log of each key; outside a "
                         "key's measured values the edge's r (at least 1) on the query's own "
@@ -172,7 +179,7 @@ static void assume_lines(rf_report *r, const rf_gpu_tables *g, unsigned missing)
                              rf_gpu_need_name(k), rf_gpu_need_what(k));
 }
 
-/* A warning on stderr for each need in missing. */
+/* A warning on the command's error stream for each need in missing. */
 static void warn_missing(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned missing)
 {
     for (int k = 0; k < RF_GPU_KIND_COUNT; k++)
@@ -243,8 +250,8 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
     if (s->draft || s->disagg)
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict under load: not with %s",
                         s->draft ? "--draft" : "--disagg");
-    rf_gpu_sim *gs;
-    double *table;
+    rf_gpu_sim *gs = NULL;
+    double *table = NULL;
     cli_sim_out *out = calloc(1, sizeof *out); /* results: off the stack */
     cli_sim sp = *s;
     int rc = out ? prepare(ctx, m, o, roof, b, par,
@@ -274,7 +281,7 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
                       res->output_tokens_per_s, RF_U_TOK_RATE);
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
                       band_of(gs), RF_U_PERCENT);
-        rf_report_str(r, "source", "tables", gpu.label);
+        rf_report_str(r, "source", "tables", gpu->label);
     }
     free(out);
     free(table);
@@ -319,7 +326,7 @@ int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
                       RF_U_TOK_RATE);
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
                       band_of(gs), RF_U_PERCENT);
-        rf_report_str(r, "source", "tables", gpu.label);
+        rf_report_str(r, "source", "tables", gpu->label);
     }
     free(table);
     free(gs);
@@ -340,7 +347,7 @@ int cli_gpu_frontier(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *
     if (!rc && rf_gpu_sim_frontier(gs, prompt, output, points, n, &e))
         rc = cli_fail_err(ctx, &e);
     if (!rc) {
-        gpu.missing = gs->missing;
+        gpu->missing = gs->missing;
         warn_missing(ctx, gs->g, gs->missing);
     }
     free(table);
@@ -350,8 +357,8 @@ int cli_gpu_frontier(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *
 
 void cli_gpu_assume_loaded(rf_report *r)
 {
-    if (gpu.loaded)
-        assume_lines(r, &gpu.tables, gpu.missing);
+    if (gpu->loaded)
+        assume_lines(r, &gpu->tables, gpu->missing);
 }
 
 /* ---- one step ---------------------------------------------------------------- */

@@ -11,9 +11,28 @@
 #include "roofline/rf_gpu.h"
 #include "sim.h"
 
-/* Forget the options and tables of an earlier run in this process
- * (rf_cli_run runs many): a command that takes CLI_GPU_OPTS calls it
- * before cli_parse. */
+/* What one command line's --backend, --calibration and --quant said, and
+ * the tables they name (read once). The call owns it: entry.c's run gives
+ * one to cli_gpu_begin before the command and calls cli_gpu_end after it
+ * (the tables freed); the functions below reach the call running on their
+ * thread, so calls on two threads share nothing. */
+typedef struct cli_gpu_call {
+    const char *backend, *calibration;
+    const char *engine; /* --backend llamacpp: --calibration is its file */
+    rf_gpu_quant quant;
+    bool quant_given;
+    rf_gpu_tables tables;
+    bool loaded;
+    char label[160];  /* "preset h100_sxm/vllm" or the --calibration DIR */
+    unsigned missing; /* kinds predicted without a table (frontier's lines) */
+} cli_gpu_call;
+
+void cli_gpu_begin(cli_gpu_call *call);
+void cli_gpu_end(void);
+
+/* Forget the options and tables given so far in this call: a command that
+ * takes CLI_GPU_OPTS calls it before cli_parse (nothing to forget once
+ * every call owns its own; kept while the commands call it). */
 void cli_gpu_reset(void);
 
 /* cli_gpu_opt (cli.h): --backend (vllm, trtllm, sglang; another exits 2
@@ -50,7 +69,7 @@ const char *cli_gpu_label(void);
 
 /* The assumption lines of a prediction on the tables: the folder, the
  * source, how a figure is predicted, each table's leave-one-out band; and
- * for each kind in `missing` a line and a warning on stderr. */
+ * for each kind in `missing` a line and a warning on ctx->io->err. */
 void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, unsigned missing);
 
 /* `serve --predict` under load: the simulation run again with each step

@@ -48,11 +48,11 @@ static int own_dir(char dir[PATH_BYTES])
 
 /* argv (argv[0] = the command's name) run as `roofline-lab NAME ...`: does
  * not return when the exec succeeds. */
-static int lab_exec(int argc, char **argv)
+static int lab_exec(const cli_io *io, int argc, char **argv)
 {
     char dir[PATH_BYTES], installed[PATH_BYTES], beside[PATH_BYTES];
     if (own_dir(dir) != 0) {
-        fprintf(stderr, "roofline %s: cannot find roofline-lab: /proc/self/exe: %s\n",
+        fprintf(io->err, "roofline %s: cannot find roofline-lab: /proc/self/exe: %s\n",
                 argv[0], strerror(errno));
         return RF_EXIT_UNAVAIL;
     }
@@ -60,7 +60,7 @@ static int lab_exec(int argc, char **argv)
                                RF_LAB_RELDIR);
     int n_beside = snprintf(beside, sizeof beside, "%s/roofline-lab", dir);
     if (n_installed < 0 || n_installed >= PATH_BYTES || n_beside < 0 || n_beside >= PATH_BYTES) {
-        fprintf(stderr, "roofline %s: cannot find roofline-lab: %s: path too long\n", argv[0],
+        fprintf(io->err, "roofline %s: cannot find roofline-lab: %s: path too long\n", argv[0],
                 dir);
         return RF_EXIT_UNAVAIL;
     }
@@ -70,7 +70,7 @@ static int lab_exec(int argc, char **argv)
     else if (access(beside, X_OK) == 0)
         lab = beside;
     if (!lab) {
-        fprintf(stderr,
+        fprintf(io->err,
                 "roofline %s: roofline-lab (the lab's binary: measure, bench, profile) not found "
                 "at %s or %s\n",
                 argv[0], installed, beside);
@@ -78,21 +78,23 @@ static int lab_exec(int argc, char **argv)
     }
     char **lab_argv = malloc(((size_t)argc + 2) * sizeof *lab_argv);
     if (!lab_argv) {
-        fprintf(stderr, "roofline %s: out of memory\n", argv[0]);
+        fprintf(io->err, "roofline %s: out of memory\n", argv[0]);
         return RF_EXIT_FAIL;
     }
     lab_argv[0] = (char *)lab;
     memcpy(lab_argv + 1, argv, (size_t)argc * sizeof *argv);
     lab_argv[argc + 1] = NULL;
-    /* what this process wrote before comes first */
-    fflush(stdout);
+    /* what this process wrote before comes first (io is the process's
+     * streams: this file is the binary's, never the library's) */
+    fflush(io->out);
+    fflush(io->err);
     execv(lab, lab_argv);
     int err = errno;
     free(lab_argv);
-    fprintf(stderr, "roofline %s: cannot run %s: %s\n", argv[0], lab, strerror(err));
+    fprintf(io->err, "roofline %s: cannot run %s: %s\n", argv[0], lab, strerror(err));
     return RF_EXIT_UNAVAIL;
 }
 
-int cmd_measure(const cli_io *io, int argc, char **argv) { return lab_exec(argc, argv); }
-int cmd_bench(const cli_io *io, int argc, char **argv) { return lab_exec(argc, argv); }
-int cmd_profile(const cli_io *io, int argc, char **argv) { return lab_exec(argc, argv); }
+int cmd_measure(const cli_io *io, int argc, char **argv) { return lab_exec(io, argc, argv); }
+int cmd_bench(const cli_io *io, int argc, char **argv) { return lab_exec(io, argc, argv); }
+int cmd_profile(const cli_io *io, int argc, char **argv) { return lab_exec(io, argc, argv); }

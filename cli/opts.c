@@ -1,7 +1,7 @@
 /* opts.c - parsing: the global options, a command's option table through
- * getopt_long, --help, the number parsers that name their option, and the
- * one-line error every command prints. */
-#include <getopt.h>
+ * a scanner of our own (getopt_long's results, no process-wide state),
+ * --help, the number parsers that name their option, and the one-line
+ * error every command prints. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,8 +61,7 @@ int cli_fail(const cli_ctx *ctx, int code, const char *fmt, ...)
     for (char *c = msg; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
-    fprintf(ctx && ctx->io ? ctx->io->err : stderr, "roofline %s: %s\n",
-            ctx && ctx->cmd ? ctx->cmd : "", msg);
+    fprintf(ctx->io->err, "roofline %s: %s\n", ctx->cmd ? ctx->cmd : "", msg);
     return code;
 }
 
@@ -238,12 +237,12 @@ static int global_opt(cli_ctx *ctx, int id, const char *arg)
  * and X reads as a count or a length distribution (rf_sim_lengths_parse's,
  * or any run of digits, or a distribution's name and colon): the old
  * spelling of the count, refused naming the new one. -o X stays a file. */
-static int old_output_tokens(const cli_ctx *ctx, const cli_opt *const *opts, size_t n_cmd,
-                             const char *arg)
+static int old_output_tokens(const cli_ctx *ctx, const cli_opt_group *groups, const char *arg)
 {
     bool counts = false;
-    for (size_t i = 0; i < n_cmd; i++)
-        counts |= !strcmp(opts[i]->name, "output-tokens");
+    for (const cli_opt_group *g = groups; g && g->opts; g++)
+        for (const cli_opt *o = g->opts; o->name; o++)
+            counts |= !strcmp(o->name, "output-tokens");
     rf_sim_lengths l;
     if (!counts || !*arg)
         return RF_EXIT_OK;
@@ -258,107 +257,242 @@ static int old_output_tokens(const cli_ctx *ctx, const cli_opt *const *opts, siz
                     arg);
 }
 
+/* ---- the option scanner ------------------------------------------------------
+ *
+ * getopt_long's results without its process-wide state (optind, optarg,
+ * optopt), so two calls on two threads scan two argvs, and with one
+ * behaviour on every C library (glibc's and musl's permute argv
+ * differently, and the WebAssembly module has musl's). What it takes, as
+ * GNU getopt_long does with opterr 0 and a leading ':':
+ *   --name, --name=VALUE, --name VALUE (the next element whatever it
+ *   holds, "-5" or "--"), and an unambiguous prefix of a name (an exact
+ *   name wins; --out, a prefix of --output and --out-dtype, is unknown);
+ *   -x, -xVALUE, -x VALUE, and letters run together (-ho FILE);
+ *   "--" ends the options; "-" and anything not starting with '-' is an
+ *   operand, wherever it stands.
+ * Operands are moved after the options, each group kept in its order (what
+ * GNU's permutation leaves, and so what every command reads from argv
+ * at *first_pos); the strings themselves are never written. */
+typedef struct scan {
+    char **argv;
+    int argc;
+    int next;            /* the element read next                          */
+    int opts_end;        /* argv[1..opts_end): the options read, values too;
+                            argv[opts_end..next): the operands passed over  */
+    const char *letters; /* the rest of a run of letters (-ab: "b"), or NULL */
+    const cli_opt_group *groups; /* the command's, {0}-terminated, or NULL */
+} scan;
+
+/* What the scanner found next. */
+typedef enum { SCAN_END, SCAN_OPT, SCAN_UNKNOWN, SCAN_NO_VALUE } scan_kind;
+
+typedef struct scanned {
+    const cli_opt *opt; /* SCAN_OPT, SCAN_NO_VALUE: the option            */
+    const cli_opt_group *group; /* its group; NULL for a global option  */
+    char letter;        /* given as -letter; 0 as --name                  */
+    const char *value;  /* its value, NULL for an option that takes none  */
+    const char *typed;  /* SCAN_UNKNOWN: the element as typed             */
+} scanned;
+
+static void reverse(char **a, int from, int to)
+{
+    for (to--; from < to; from++, to--) {
+        char *t = a[from];
+        a[from] = a[to];
+        a[to] = t;
+    }
+}
+
+/* The k elements at s->next join the options, before the operands passed
+ * over (a rotation: both groups keep their order). */
+static void take(scan *s, int k)
+{
+    reverse(s->argv, s->opts_end, s->next);
+    reverse(s->argv, s->next, s->next + k);
+    reverse(s->argv, s->opts_end, s->next + k);
+    s->opts_end += k;
+    s->next += k;
+}
+
+static const cli_opt *global_of(int id)
+{
+    for (size_t i = 0; i < N_GLOBALS; i++)
+        if (globals[i].id == id)
+            return &globals[i];
+    return NULL;
+}
+
+/* The option named by the len bytes at name, into f: an exact name (the
+ * command's groups first, then the globals, as getopt_long's table was
+ * ordered), else the one option the bytes begin; false for none or
+ * several. */
+static bool by_name(const scan *s, const char *name, size_t len, scanned *f)
+{
+    const cli_opt_group global_group[2] = {{globals, NULL, NULL}, {0}};
+    size_t n_prefix = 0;
+    for (int t = 0; t < 2; t++)
+        for (const cli_opt_group *g = t ? global_group : s->groups; g && g->opts; g++)
+            for (size_t i = 0; i < (t ? N_GLOBALS : count_opts(g->opts)); i++) {
+                const cli_opt *o = &g->opts[i];
+                if (strncmp(o->name, name, len))
+                    continue;
+                *f = (scanned){.opt = o, .group = t ? NULL : g};
+                if (!o->name[len])
+                    return true;
+                n_prefix++;
+            }
+    return n_prefix == 1;
+}
+
+/* The option -c names, into f; false for none. */
+static bool by_letter(const scan *s, char c, scanned *f)
+{
+    *f = (scanned){.opt = c == 'h' ? global_of(OPT_HELP) : c == 'o' ? global_of(OPT_OUT) : NULL,
+                   .letter = c};
+    for (const cli_opt_group *g = s->groups; !f->opt && g && g->opts; g++)
+        for (const cli_opt *o = g->opts; !f->opt && o->name; o++)
+            if (o->letter == c)
+                f->opt = o, f->group = g;
+    return f->opt != NULL;
+}
+
+/* The next letter of a run (-abc), its value the run's rest or the next
+ * element. */
+static scan_kind next_letter(scan *s, scanned *f)
+{
+    if (!by_letter(s, *s->letters++, f)) { /* the element as typed: the run taken already */
+        f->typed = s->argv[s->opts_end - 1];
+        s->letters = NULL;
+        return SCAN_UNKNOWN;
+    }
+    if (!f->opt->has_arg) {
+        if (!*s->letters)
+            s->letters = NULL;
+        return SCAN_OPT;
+    }
+    f->value = s->letters;
+    s->letters = NULL;
+    if (*f->value)
+        return SCAN_OPT;
+    if (s->next == s->argc)
+        return SCAN_NO_VALUE;
+    f->value = s->argv[s->next];
+    take(s, 1);
+    return SCAN_OPT;
+}
+
+/* The option --name or --name=VALUE at s->next (taken, with a value that
+ * follows it). */
+static scan_kind next_long(scan *s, scanned *f)
+{
+    const char *el = s->argv[s->next], *name = el + 2, *eq = strchr(name, '=');
+    take(s, 1);
+    if (!by_name(s, name, eq ? (size_t)(eq - name) : strlen(name), f) ||
+        (eq && !f->opt->has_arg)) { /* --json=1 is unknown, as in getopt */
+        f->typed = el;
+        return SCAN_UNKNOWN;
+    }
+    if (!f->opt->has_arg)
+        return SCAN_OPT;
+    if (eq) {
+        f->value = eq + 1;
+        return SCAN_OPT;
+    }
+    if (s->next == s->argc)
+        return SCAN_NO_VALUE;
+    f->value = s->argv[s->next];
+    take(s, 1);
+    return SCAN_OPT;
+}
+
+static scan_kind scan_next(scan *s, scanned *f)
+{
+    *f = (scanned){0};
+    if (s->letters)
+        return next_letter(s, f);
+    while (s->next < s->argc) {
+        const char *el = s->argv[s->next];
+        if (el[0] != '-' || !el[1]) { /* an operand: passed over */
+            s->next++;
+            continue;
+        }
+        if (!strcmp(el, "--")) { /* the end of the options */
+            take(s, 1);
+            s->next = s->argc;
+            break;
+        }
+        if (el[1] == '-')
+            return next_long(s, f);
+        take(s, 1);
+        s->letters = el + 1;
+        return next_letter(s, f);
+    }
+    return SCAN_END;
+}
+
+/* The command's letters: each a letter, none taken twice nor -h or -o. */
+static int check_letters(const cli_ctx *ctx, const scan *s)
+{
+    for (const cli_opt_group *g = s->groups; g && g->opts; g++)
+        for (const cli_opt *o = g->opts; o->name; o++) {
+            scanned first;
+            char c = o->letter;
+            if (c && (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) ||
+                      (by_letter(s, c, &first) && first.opt != o)))
+                return cli_fail(ctx, RF_EXIT_FAIL,
+                                "option table: -%c of --%s taken or not a letter", c, o->name);
+        }
+    return RF_EXIT_OK;
+}
+
+/* One option found: its group's handler called, --help printed (-1), or
+ * a global set. */
+static int take_opt(cli_ctx *ctx, const scanned *f, const char *usage,
+                    const cli_opt_group *groups)
+{
+    const cli_opt *o = f->opt;
+    if (f->group)
+        return f->group->fn ? f->group->fn(ctx, o->id, f->value, f->group->user)
+                            : RF_EXIT_USAGE;
+    if (o->id == OPT_HELP) {
+        fprintf(ctx->io->out, "usage: roofline %s\n\noptions:\n", usage);
+        for (const cli_opt_group *g = groups; g && g->opts; g++)
+            print_opts(ctx->io->out, g->opts, count_opts(g->opts));
+        fprintf(ctx->io->out, "\nglobal options:\n");
+        print_opts(ctx->io->out, globals, N_GLOBALS);
+        return -1;
+    }
+    /* --output X may be the old token count; -o X is always the file */
+    int rc = o->id == OPT_OUT && !f->letter ? old_output_tokens(ctx, groups, f->value)
+                                            : RF_EXIT_OK;
+    return rc ? rc : global_opt(ctx, o->id, f->value);
+}
+
 int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char *usage,
               const cli_opt_group *groups, int *first_pos)
 {
-    size_t n_cmd = 0, n = 0;
-    struct option lo[N_GLOBALS + 64];
-    const cli_opt *by_index[N_GLOBALS + 64];
-    const cli_opt_group *group_of[64]; /* the command's options' groups */
-    /* ':' (a missing value reported as such), -h, -o, then the command's
-     * letters, each with ':' when it takes a value. */
-    char shorts[4 + 2 * 64] = ":ho:";
-    size_t ns = strlen(shorts);
-    for (const cli_opt_group *g = groups; g && g->opts; g++) {
-        size_t k = count_opts(g->opts);
-        if (n_cmd + k > 63)
-            return cli_fail(ctx, RF_EXIT_FAIL, "too many options");
-        for (size_t i = 0; i < k; i++, n_cmd++) {
-            by_index[n_cmd] = &g->opts[i];
-            group_of[n_cmd] = g;
-        }
-    }
-    for (size_t i = 0; i < n_cmd; i++, n++) {
-        const cli_opt *o = by_index[i];
-        lo[n] = (struct option){o->name, o->has_arg ? required_argument : no_argument, NULL,
-                                1000 + (int)n};
-        char c = o->letter;
-        if (!c)
-            continue;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || strchr(shorts, c))
-            return cli_fail(ctx, RF_EXIT_FAIL, "option table: -%c of --%s taken or not a letter",
-                            c, o->name);
-        shorts[ns++] = c;
-        if (o->has_arg)
-            shorts[ns++] = ':';
-        shorts[ns] = '\0';
-    }
-    for (size_t i = 0; i < N_GLOBALS; i++, n++) {
-        lo[n] = (struct option){globals[i].name,
-                                globals[i].has_arg ? required_argument : no_argument, NULL,
-                                1000 + (int)n};
-        by_index[n] = &globals[i];
-    }
-    lo[n] = (struct option){0, 0, 0, 0};
-
     memset(ctx, 0, sizeof *ctx);
     ctx->io = io;
     ctx->cmd = argv[0];
     ctx->w = ctx->a = ctx->kv = ctx->y = rf_dtype_of(RF_BF16);
-    opterr = 0;
-    optind = 0; /* 0, not 1: glibc and musl reset all their scanning state */
-    int c, idx;
-    while ((c = getopt_long(argc, argv, shorts, lo, &idx)) != -1) {
-        int rc;
-        if (c == 'h') {
-            c = 1000 + (int)(n - 1); /* --help is the last global */
-        } else if (c == 'o') {
-            if ((rc = global_opt(ctx, OPT_OUT, optarg)))
-                return rc;
-            continue;
-        } else if (c > 0 && c < 1000 && c != '?' && c != ':') {
-            for (size_t i = 0; i < n_cmd; i++) /* a command's letter, in shorts */
-                if (by_index[i]->letter == c)
-                    c = 1000 + (int)i;
-        } else if (c == '?') {
-            return cli_fail(ctx, RF_EXIT_USAGE, "unknown option '%s' (see --help)",
-                            argv[optind - 1]);
-        } else if (c == ':') {
-            /* optopt, not argv[optind - 1]: glibc and musl (emscripten's) set it
-             * to the option's letter or long option's value, and permute argv
-             * differently (musl's optind - 1 is past the end after a letter) */
-            char name[80];
-            if (optopt >= 1000 && optopt < 1000 + (int)n)
-                snprintf(name, sizeof name, "--%s", by_index[optopt - 1000]->name);
-            else if (optopt > 0 && optopt < 128)
-                snprintf(name, sizeof name, "-%c", optopt);
-            else
-                snprintf(name, sizeof name, "%s", argv[argc - 1]);
-            return cli_fail(ctx, RF_EXIT_USAGE, "option '%s' needs a value", name);
-        }
-        const cli_opt *o = by_index[c - 1000];
-        if (o >= globals && o < globals + N_GLOBALS) {
-            if (o->id == OPT_HELP) {
-                fprintf(io->out, "usage: roofline %s\n\noptions:\n", usage);
-                for (const cli_opt_group *g = groups; g && g->opts; g++)
-                    print_opts(io->out, g->opts, count_opts(g->opts));
-                fprintf(io->out, "\nglobal options:\n");
-                print_opts(io->out, globals, N_GLOBALS);
-                return -1;
-            }
-            rc = o->id == OPT_OUT ? old_output_tokens(ctx, by_index, n_cmd, optarg) : RF_EXIT_OK;
-            if (!rc)
-                rc = global_opt(ctx, o->id, optarg);
-        } else { /* the handler of the option's own group, with its state */
-            const cli_opt_group *g = group_of[c - 1000];
-            rc = g->fn ? g->fn(ctx, o->id, optarg, g->user) : RF_EXIT_USAGE;
-        }
-        if (rc)
-            return rc;
+    scan s = {.argv = argv, .argc = argc, .next = 1, .opts_end = 1, .groups = groups};
+    int rc = check_letters(ctx, &s);
+    scanned f;
+    scan_kind k;
+    while (!rc && (k = scan_next(&s, &f)) != SCAN_END) {
+        if (k == SCAN_UNKNOWN)
+            return cli_fail(ctx, RF_EXIT_USAGE, "unknown option '%s' (see --help)", f.typed);
+        if (k == SCAN_NO_VALUE && f.letter)
+            return cli_fail(ctx, RF_EXIT_USAGE, "option '-%c' needs a value", f.letter);
+        if (k == SCAN_NO_VALUE)
+            return cli_fail(ctx, RF_EXIT_USAGE, "option '--%s' needs a value", f.opt->name);
+        rc = take_opt(ctx, &f, usage, groups);
     }
+    if (rc)
+        return rc;
     rf_err e;
     if (ctx->group_size && rf_dtype_set_group(&ctx->w, ctx->group_size, &e))
         return cli_fail(ctx, RF_EXIT_USAGE, "--group-size: %s", e.msg);
-    *first_pos = optind;
+    *first_pos = s.opts_end;
     return RF_EXIT_OK;
 }

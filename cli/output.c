@@ -1,5 +1,5 @@
-/* output.c - where a report's bytes go: stdout or an atomic file, written
- * as they are made. */
+/* output.c - where a report's bytes go: the command's output stream
+ * (ctx->io->out) or an atomic file, written as they are made. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <libgen.h>
 #include <limits.h>
@@ -10,11 +10,11 @@
 #include "cli.h"
 #include "roofline/rf_file.h"
 
-/* Bytes an output holds before they go to stdout or the file: large enough
+/* Bytes an output holds before they go to the stream or the file: large enough
  * that a write is cheap, small enough that memory stays flat. */
 #define OUT_FLUSH_BYTES ((size_t)1 << 20)
 
-/* The sink of a cli_out: the atomic file, or stdout. */
+/* The sink of a cli_out: the atomic file, or the command's output stream. */
 static rf_status out_sink(void *user, const char *data, size_t len)
 {
     cli_out *o = user;

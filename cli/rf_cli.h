@@ -1,22 +1,40 @@
 /* rf_cli.h - the command line as a library (libroofline-cli): run one
  * `roofline` command line inside this process.
  *
- * The binary `roofline` is `rf_cli_main` plus a checked close of stdout;
- * `rf_cli_run` runs the same code with standard output and standard error
- * captured in memory, for a program that embeds the tool (the Python
- * package, a test driver). The analytics library (rf_core and the layers
- * above it) never prints; this library is the one part that does, and it
- * prints only to the streams below.
+ * The binary `roofline` is `rf_cli_main` plus a checked close of standard
+ * output; `rf_cli_run` runs the same code with the command's output and
+ * errors written to memory streams of its own, for a program that embeds
+ * the tool (the Python package, the WebAssembly explorer, a test driver).
+ * The analytics library (rf_core and the layers above it) never prints;
+ * this library is the one part that does, and it prints only to the
+ * streams below.
  *
- * Each call starts from a clean state: the option scanner, the list of
- * files the run has read (an output never overwrites one) and the command's
- * scratch buffers are set afresh, and a temporary file of an output (-o
- * FILE) is renamed or removed, with the signal handlers that would remove
- * it put back, before the call returns. So any sequence of calls gives each
- * one the bytes and exit code the binary gives for it.
+ * Each call starts from a clean state and leaves none: its options, the
+ * files it read and what they resolved to, its GPU kernel tables and its
+ * scratch live in the call (its stack, or the heap, freed before it
+ * returns), and a temporary file of an output (-o FILE) is renamed or
+ * removed before it returns. So any sequence of calls gives each one the
+ * bytes and exit code the binary gives for it.
  *
- * Not thread-safe: a call owns the process's stdout and stderr (and the
- * option scanner's globals) while it runs; make one call at a time.
+ * Threads: rf_cli_run may be called from several threads at once. Two
+ * calls share no stream, no option scanner and no result; what they share
+ * is the process's:
+ *   - the file system: two calls writing one -o FILE race as two processes
+ *     would (each file is written whole, the last rename wins);
+ *   - the current directory, the environment (ROOFLINE_GPU_DATA, RF_ISA)
+ *     and the umask, read, never changed;
+ *   - the machine: measure, bench and profile time it (and set OpenBLAS's
+ *     thread count, process-wide), so two of them at once time each other;
+ *     measure --mpi also starts MPI (once a process) and, with --timeout,
+ *     SIGALRM's handler: run those one at a time;
+ *   - the table of named temporaries that rf_file_remove_temps empties
+ *     (rf_file.h), which is safe for threads and signal handlers.
+ * rf_cli_main writes to the process's stdout and stderr: concurrent calls
+ * of it interleave their lines as any two writers of one stream do.
+ * Not yet so (issue 25, in progress): some commands of cli/cmd_*.c still
+ * keep a step or a result in static storage (step, ops, info, plot,
+ * report, serve, frontier, models, and generate with --predict or a
+ * layout); two calls of those at once may share it.
  */
 #ifndef RF_CLI_LIB_H
 #define RF_CLI_LIB_H
@@ -38,14 +56,14 @@ extern "C" {
  * unavailable, 4 an output not written. */
 
 /* Run argv (argv[0] the program name, ignored; argv[1] the command or
- * --help / --version) writing to the current stdout and stderr, as the
+ * --help / --version) writing to the process's stdout and stderr, as the
  * binary does: output is streamed, a progress line shows where stderr is a
  * terminal. stdout is flushed at the end and a failed write there (a full
  * disk, `> /dev/full`) returns 4 with "roofline: error writing standard
  * output" on stderr unless the command had failed already. stdout is left
- * open (the binary closes it and checks that too). argv's array may be
- * permuted by the option scanner; its strings are not changed. Returns the
- * exit code. */
+ * open (the binary closes it and checks that too). The option scanner
+ * moves argv's operands after its options (as GNU getopt_long does); its
+ * strings are not changed. Returns the exit code. */
 RF_CLI_API int rf_cli_main(int argc, char **argv);
 
 /* One command's captured output. */
@@ -57,18 +75,15 @@ typedef struct rf_cli_result {
     int code;       /* the exit code, as rf_cli_main's                 */
 } rf_cli_result;
 
-/* Run argv as rf_cli_main does with stdout and stderr captured in memory
- * (argc >= 1; argv is copied, the caller's array and strings are left as
- * they are). Fills *res (free it with rf_cli_result_free) and returns
- * res->code. What the process had buffered on its own stdout is flushed
- * first; nothing of the call reaches the real streams. -o FILE writes FILE
- * as the binary does; -o - is captured with stdout.
- *
- * Capture needs glibc, whose stdout and stderr may be reassigned. Elsewhere
- * (musl, emscripten) it returns 3 with that reason on res->err and runs
- * nothing: call rf_cli_main and capture the streams outside (emscripten's
- * print callbacks). Out of memory for the capture: 1, with res->err saying
- * so where it could be allocated. */
+/* Run argv as rf_cli_main does, the command's output and errors written
+ * to two memory streams of the call's own (open_memstream: glibc, musl,
+ * emscripten) that become res->out and res->err (argc >= 1; argv is
+ * copied, the caller's array and strings are left as they are). Fills
+ * *res (free it with rf_cli_result_free) and returns res->code. The
+ * process's stdout and stderr are not touched; res->err is no terminal,
+ * so no progress line is shown. -o FILE writes FILE as the binary does;
+ * -o - is captured with the output. Out of memory for the capture: 1,
+ * with res->err saying so where it could be allocated. */
 RF_CLI_API int rf_cli_run(int argc, const char *const *argv, rf_cli_result *res);
 
 /* Free what rf_cli_run allocated and zero *res; NULL and a zeroed result

@@ -1,13 +1,14 @@
 /* sim.h - serve under load and plan under SLOs: the request-level
  * simulator (rf_sim.h) behind the command line. sim_opts.c parses the
- * workload and engine options and runs the simulation on the floor (one
- * device) or the layout's step model (--tp/--pp/--ep/--dp); sim_view.c
- * puts the result in a report. */
+ * workload and engine options; sim_run.c runs the simulation on the floor
+ * (one device) or the layout's step model (--tp/--pp/--ep/--dp);
+ * rf_view_sim (src/view/sim.c) puts the result in a report. */
 #ifndef RF_CLI_SIM_H
 #define RF_CLI_SIM_H
 
 #include "cli.h"
 #include "roofline/rf_sim.h"
+#include "roofline/rf_view.h"
 
 /* ids 1200s (a command's own start at 1000, the request's at 1100) */
 enum { CLI_O_RATE = 1200, CLI_O_ARRIVAL, CLI_O_REQUESTS, CLI_O_SEED, CLI_O_TRACE,
@@ -91,21 +92,8 @@ int cli_sim_disagg(cli_ctx *ctx, const char *arg, cli_sim *s);
  * NULL when none. */
 const char *cli_sim_given(const cli_sim *s);
 
-/* A simulated run and what frames it. */
-typedef struct cli_sim_out {
-    rf_sim_workload w;
-    rf_sim_sched s;
-    rf_sim_result res;            /* aggregated                            */
-    rf_sim_disagg_result dres;    /* --disagg                              */
-    rf_sim_disagg d;
-    bool disagg, layout_given;
-    rf_layout layout;
-    int64_t devices;              /* a worker's (disagg: P + D workers')   */
-    double ttft_floor_s;          /* the shortest prompt alone, chunked   */
-    double tpot_floor_s;          /* one decode token at that prompt + 1  */
-    int64_t floor_prompt;         /* the prompt of the two floors          */
-    size_t steps_computed;
-} cli_sim_out;
+/* A simulated run and what frames it (its view: rf_view_sim). */
+typedef rf_view_sim_run cli_sim_out;
 
 /* Build the workload and engine from s and the request options (budget
  * for the pool), run it on the floor (no layout) or the layout's step
@@ -113,13 +101,5 @@ typedef struct cli_sim_out {
 int cli_sim_run(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                 const rf_roof *roof, const cli_budget *b, const cli_par *par, const cli_sim *s,
                 cli_sim_out *out);
-
-/* The report's lines and sections (sim_view.c): assumptions (the engine,
- * the workload, the step model), the layout, the load's scalars and the
- * five latency objects ttft_s, tpot_s, itl_s, e2e_s, queue_s. */
-void cli_sim_view(const cli_ctx *ctx, rf_report *r, const rf_model *m, const cli_sim *s,
-                  const cli_sim_out *out);
-/* "TP 8 x PP 2 x DP 1, EP 8" into buf. */
-void cli_layout_text(const rf_layout *l, char *buf, size_t cap);
 
 #endif

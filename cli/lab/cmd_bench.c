@@ -68,18 +68,19 @@ typedef struct sweep_names {
     const rf_gemm_sweep_point *pts;
     const size_t *shape_of;
     const rf_gemm_shape *shapes;
+    FILE *err;  /* the command's error stream, a terminal */
 } sweep_names;
 
 static void sweep_progress(void *user, int pass, int passes, const rf_gemm_sweep_point *p)
 {
     const sweep_names *nm = user;
     if (!p)
-        fprintf(stderr, "\r  DRAM read, burst %d of %d%-50s", pass + 1, passes + 1, "");
+        fprintf(nm->err, "\r  DRAM read, burst %d of %d%-50s", pass + 1, passes + 1, "");
     else
-        fprintf(stderr, "\r  pass %d of %d: timing %-24s M = %-6lld %s     ", pass + 1, passes,
+        fprintf(nm->err, "\r  pass %d of %d: timing %-24s M = %-6lld %s     ", pass + 1, passes,
                 nm->shapes[nm->shape_of[p - nm->pts]].ops, (long long)p->opts.m,
                 p->opts.gemv ? "gemv" : "gemm");
-    fflush(stderr);
+    fflush(nm->err);
 }
 
 /* The course lesson's stretch goal: the M = 1 case at bandwidth x 2/b, within 20%. */
@@ -132,7 +133,6 @@ typedef struct sweep {
  * step's GEMMs, de-duplicated). */
 static int sweep_resolve(cli_ctx *ctx, sweep *w)
 {
-    static rf_step st;
     rf_err e;
     int rc = cli_range(ctx, "--tokens", w->a.tokens, (int64_t)1 << 20, &w->toks, &w->nt);
     if (rc)
@@ -145,9 +145,16 @@ static int sweep_resolve(cli_ctx *ctx, sweep *w)
         return rc;
     rf_step_opts so = rf_step_opts_default();
     so.w = so.a = so.kv = rf_dtype_of(w->a.dtype);
-    if (rf_step_compute(&w->m, &so, &w->roof, &st, &e))
-        return cli_fail_err(ctx, &e);
-    w->n_shapes = rf_step_gemm_shapes(&st, w->shapes, RF_STEP_MAX_OPS);
+    rf_step *st = malloc(sizeof *st); /* large: the heap's, this function's */
+    if (!st)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    if (rf_step_compute(&w->m, &so, &w->roof, st, &e))
+        rc = cli_fail_err(ctx, &e);
+    else
+        w->n_shapes = rf_step_gemm_shapes(st, w->shapes, RF_STEP_MAX_OPS);
+    free(st);
+    if (rc)
+        return rc;
     w->cold_bytes = rf_cpu_cold_bytes(&w->cpu);
     return RF_EXIT_OK;
 }
@@ -184,17 +191,17 @@ static int sweep_run(cli_ctx *ctx, sweep *w)
         if (rf_dram_sampler_open(&mo, &w->sampler, &e))
             return cli_fail_err(ctx, &e);
     }
-    sweep_names names = {w->pts, w->shape_of, w->shapes};
+    sweep_names names = {w->pts, w->shape_of, w->shapes, ctx->io->err};
     rf_gemm_sweep_opts sw = {.roof = &w->roof,
                              .trials = w->a.trials_given ? (int)w->a.trials : 0,
                              .mem_avail_bytes = w->cpu.mem_avail_bytes,
                              .sampler = w->sampler,
-                             .progress = isatty(fileno(stderr)) ? sweep_progress : NULL,
+                             .progress = ctx->io->err_tty ? sweep_progress : NULL,
                              .progress_user = &names};
     if (rf_gemm_sweep(&sw, w->pts, w->n_pts, &e))
         return cli_fail_err(ctx, &e);
     if (sw.progress)
-        fprintf(stderr, "\r%-78s\r", "");
+        fprintf(ctx->io->err, "\r%-78s\r", "");
     if (w->sampler) {
         rf_dram_sampler_raise(w->sampler, &ctx->hw);
         if (rf_hw_roof(&ctx->hw, w->a.dtype, &w->roof, &e))

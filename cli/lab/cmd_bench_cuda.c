@@ -99,13 +99,20 @@ static int sweep_roofs(cli_ctx *ctx, cuda_sweep *w)
 /* The model's GEMM shapes (decode step operators, de-duplicated by K x N). */
 static int sweep_shapes(cli_ctx *ctx, cuda_sweep *w)
 {
-    static rf_step st;
     rf_err e;
     rf_step_opts so = rf_step_opts_default();
     so.w = so.a = so.kv = rf_dtype_of(RF_BF16);
-    if (rf_step_compute(w->m, &so, &w->roofs[0], &st, &e))
-        return cli_fail_err(ctx, &e);
-    w->n_shapes = rf_step_gemm_shapes(&st, w->shapes, RF_STEP_MAX_OPS);
+    rf_step *st = malloc(sizeof *st); /* large: the heap's, this function's */
+    if (!st)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    int rc = RF_EXIT_OK;
+    if (rf_step_compute(w->m, &so, &w->roofs[0], st, &e))
+        rc = cli_fail_err(ctx, &e);
+    else
+        w->n_shapes = rf_step_gemm_shapes(st, w->shapes, RF_STEP_MAX_OPS);
+    free(st);
+    if (rc)
+        return rc;
     w->kept = calloc(w->n_shapes * w->nt, sizeof *w->kept);
     w->kept_shape = calloc(w->n_shapes * w->nt, sizeof *w->kept_shape);
     if (!w->kept || !w->kept_shape)
@@ -226,9 +233,9 @@ static void sweep_point(cuda_sweep *w, rf_report *r, size_t s, size_t di, size_t
 
 /* Every shape, dtype and M through cuBLASLt, and at M = 1 in bf16 through
  * the GEMV kernel too; progress on a terminal. */
-static void sweep_all(cuda_sweep *w, rf_report *r)
+static void sweep_all(const cli_io *io, cuda_sweep *w, rf_report *r)
 {
-    bool shown = isatty(fileno(stderr));
+    bool shown = io->err_tty;
     for (size_t s = 0; s < w->n_shapes; s++)
         for (size_t di = 0; di < w->n_dts; di++)
             for (size_t ti = 0; ti < w->nt; ti++)
@@ -236,14 +243,14 @@ static void sweep_all(cuda_sweep *w, rf_report *r)
                     if (impl == RF_CUDA_GEMM_GEMV && !(w->toks[ti] == 1 && w->dts[di] == RF_BF16))
                         continue;
                     if (shown)
-                        fprintf(stderr, "\r  timing %-24.24s %-8s M = %-6lld %-8s",
+                        fprintf(io->err, "\r  timing %-24.24s %-8s M = %-6lld %-8s",
                                 w->shapes[s].ops, rf_dtype_name(w->dts[di]),
                                 (long long)w->toks[ti],
                                 rf_cuda_gemm_impl_name((rf_cuda_gemm_impl)impl));
                     sweep_point(w, r, s, di, ti, (rf_cuda_gemm_impl)impl);
                 }
     if (shown)
-        fprintf(stderr, "\r%-80s\r", "");
+        fprintf(io->err, "\r%-80s\r", "");
 }
 
 /* With --json, the first dtype's cuBLASLt points for `plot --measured`. */
@@ -281,7 +288,7 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
         if (!(r = sweep_report(ctx, w))) {
             rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
         } else {
-            sweep_all(w, r);
+            sweep_all(ctx->io, w, r);
             sweep_overlay(ctx, w, r);
             rc = cli_emit(ctx, r);
             if (!rc && w->failed.msg[0])

@@ -81,32 +81,32 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     }
 }
 
-/* Progress on stderr, one line rewritten in place, only on a terminal. */
+/* Progress on the command's error stream (user), one line rewritten in
+ * place, only on a terminal. */
 static void progress(void *user, int done, int total, const char *what)
 {
-    (void)user;
-    fprintf(stderr, "\r  measuring [%2d/%2d] %-40s", done + 1, total, what);
-    fflush(stderr);
+    fprintf(user, "\r  measuring [%2d/%2d] %-40s", done + 1, total, what);
+    fflush(user);
 }
 
 static void calib_progress(void *user, int done, int total, const char *what)
 {
-    (void)user;
-    fprintf(stderr, "\r  calibrating [%3d/%3d] %-44s", done + 1, total, what);
-    fflush(stderr);
+    fprintf(user, "\r  calibrating [%3d/%3d] %-44s", done + 1, total, what);
+    fflush(user);
 }
 
 /* --calibrate: rf_calibrate_cpu on p's roof with progress on a terminal;
  * fills p->calib. An exit code. */
 static int calibrate(const cli_ctx *ctx, rf_hw_profile *p, bool quick, const char *isa)
 {
-    bool tty = isatty(fileno(stderr));
+    bool tty = ctx->io->err_tty;
     rf_calibrate_opts o = {.threads = p->threads > 0 ? p->threads : 1, .quick = quick,
-                           .isa = isa, .progress = tty ? calib_progress : NULL};
+                           .isa = isa, .progress = tty ? calib_progress : NULL,
+                           .progress_user = ctx->io->err};
     rf_err e;
     rf_status s = rf_calibrate_cpu(&o, p, &e);
     if (tty)
-        fprintf(stderr, "\r%-76s\r", "");
+        fprintf(ctx->io->err, "\r%-76s\r", "");
     return s == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
@@ -333,11 +333,12 @@ int cmd_measure(const cli_io *io, int argc, char **argv)
         .threads = (int)a.threads,
         .quick = a.quick,
         .isa = a.isa ? a.isa : getenv("RF_ISA"),
-        .progress = isatty(fileno(stderr)) ? progress : NULL,
+        .progress = io->err_tty ? progress : NULL,
+        .progress_user = io->err,
     };
     rf_status st = rf_measure_cpu(&mo, p, &e);
     if (mo.progress)
-        fprintf(stderr, "\r%-70s\r", "");
+        fprintf(io->err, "\r%-70s\r", "");
     if (st != RF_OK) {
         rc = cli_fail_err(&ctx, &e);
         goto out;

@@ -19,8 +19,8 @@
 static void progress(void *user, const char *stage)
 {
     const cli_cuda_talk *t = user;
-    fprintf(stderr, "\r  %s: %-66.66s", t->device, stage);
-    fflush(stderr);
+    fprintf(t->err, "\r  %s: %-66.66s", t->device, stage);
+    fflush(t->err);
 }
 
 static void note(void *user, const char *line)
@@ -34,15 +34,15 @@ rf_status cli_cuda_profile(const cli_ctx *ctx, rf_cuda_ctx *cu, const char *devi
                            uint32_t dtype_mask, int64_t gemm_dim, rf_hw_profile *p,
                            cli_cuda_talk *talk, rf_err *err)
 {
-    *talk = (cli_cuda_talk){.device = device, .shown = isatty(fileno(stderr))};
+    *talk = (cli_cuda_talk){.device = device, .err = ctx->io->err, .shown = ctx->io->err_tty};
     rf_cuda_measure_opts o = {.quick = quick, .dtype_mask = dtype_mask, .gemm_dim = gemm_dim,
                               .progress = talk->shown ? progress : NULL, .note = note,
                               .user = talk};
     rf_status st = rf_cuda_measure(cu, &o, p, err);
     if (talk->shown)
-        fprintf(stderr, "\r%-80s\r", "");
+        fprintf(ctx->io->err, "\r%-80s\r", "");
     for (int i = 0; i < talk->n_notes; i++)
-        fprintf(stderr, "roofline %s: warning: %s\n", ctx->cmd, talk->notes[i]);
+        fprintf(ctx->io->err, "roofline %s: warning: %s\n", ctx->cmd, talk->notes[i]);
     return st;
 }
 
@@ -174,7 +174,7 @@ static int calibrate(cli_ctx *ctx, rf_cuda_ctx *cu, const cli_cuda_talk *talk, b
     rf_err e;
     rf_status st = rf_cuda_calibrate(cu, &o, p, &e);
     if (talk->shown)
-        fprintf(stderr, "\r%-80s\r", "");
+        fprintf(ctx->io->err, "\r%-80s\r", "");
     return st == RF_OK ? RF_EXIT_OK : cli_fail_err(ctx, &e);
 }
 
@@ -182,10 +182,10 @@ static int calibrate(cli_ctx *ctx, rf_cuda_ctx *cu, const cli_cuda_talk *talk, b
 static const rf_dtype_kind table_dtypes[] = {RF_FP16, RF_FP32, RF_FP8_E4M3};
 #define N_TABLE_DTYPES (sizeof table_dtypes / sizeof table_dtypes[0])
 
-/* A warning on stderr now, and in the report's notes. */
+/* A warning on the command's error stream now, and in the report's notes. */
 static void warn(const cli_ctx *ctx, cli_cuda_talk *talk, const char *line)
 {
-    fprintf(stderr, "roofline %s: warning: %s\n", ctx->cmd, line);
+    fprintf(ctx->io->err, "roofline %s: warning: %s\n", ctx->cmd, line);
     note(talk, line);
 }
 
@@ -216,7 +216,7 @@ static int write_tables(cli_ctx *ctx, rf_cuda_ctx *cu, cli_cuda_talk *talk, bool
         }
         rf_status st = rf_cuda_calib_gemm_dtype(cu, &o, table_dtypes[i], more[i], &skipped, &e);
         if (talk->shown)
-            fprintf(stderr, "\r%-80s\r", "");
+            fprintf(ctx->io->err, "\r%-80s\r", "");
         if (st == RF_ENOMEM || st == RF_EIO) {
             rc = cli_fail_err(ctx, &e);
             goto out;

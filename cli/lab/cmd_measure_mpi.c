@@ -18,7 +18,11 @@
 #include "roofline/rf_measure.h"
 
 /* The watchdog's line, built before it is armed: a signal handler may only
- * write() it. `stage` is what the rank is doing. */
+ * write() it. `stage` is what the rank is doing. Process-wide, as the
+ * watchdog is (SIGALRM, alarm) and as MPI is (one session a process, from
+ * MPI_Init to MPI_Finalize): one measure --mpi runs in a process at a
+ * time, and what the handler writes goes to the process's fd 2 before it
+ * ends the rank. */
 static char alarm_line[160];
 static size_t alarm_len;
 static volatile sig_atomic_t alarm_stage;
@@ -26,7 +30,6 @@ static const char *const stages[] = {"starting", "measuring the node's roof",
                                      "measuring the GPU", "gathering the nodes",
                                      "timing the collectives", "writing the profile"};
 enum { S_START, S_ROOF, S_GPU, S_GATHER, S_LINKS, S_WRITE };
-static char roof_label[] = "node roof", links_label[] = "links";
 
 static void on_alarm(int sig)
 {
@@ -52,17 +55,17 @@ static void watchdog(const cli_ctx *ctx, int rank, double timeout_s)
 /* One line naming the rank and the cause, then every rank ends. */
 static void rank_failed(rf_mpi *m, const cli_ctx *ctx, const rf_err *e)
 {
-    fprintf(stderr, "roofline %s: rank %d: %s\n", ctx->cmd, rf_mpi_rank(m), e->msg);
-    fflush(stderr);
+    fprintf(ctx->io->err, "roofline %s: rank %d: %s\n", ctx->cmd, rf_mpi_rank(m), e->msg);
+    fflush(ctx->io->err);
     rf_mpi_abort(m, RF_EXIT_FAIL);
 }
 
-/* A person is watching: stderr is a terminal, or, under mpirun (whose
- * ranks write stderr into a pipe it forwards), the process still has its
- * controlling terminal. */
-static bool at_terminal(void)
+/* A person is watching: the command's error stream is a terminal, or,
+ * under mpirun (whose ranks write stderr into a pipe it forwards), the
+ * process still has its controlling terminal. */
+static bool at_terminal(const cli_io *io)
 {
-    if (isatty(fileno(stderr)))
+    if (io->err_tty)
         return true;
     int fd = open("/dev/tty", O_RDONLY | O_NOCTTY);
     if (fd < 0)
@@ -71,11 +74,17 @@ static bool at_terminal(void)
     return true;
 }
 
+/* Progress of one stage of the measurement, on err. */
+typedef struct stage_talk {
+    FILE *err;
+    const char *stage; /* "node roof", "links" */
+} stage_talk;
+
 static void progress(void *user, int done, int total, const char *what)
 {
-    const char *stage = user;
-    fprintf(stderr, "\r  %s [%3d/%3d] %-44.44s", stage, done + 1, total, what);
-    fflush(stderr);
+    const stage_talk *t = user;
+    fprintf(t->err, "\r  %s [%3d/%3d] %-44.44s", t->stage, done + 1, total, what);
+    fflush(t->err);
 }
 
 /* The rank's GPU (node rank i measures cuda:i when there is one), its
@@ -221,8 +230,8 @@ static rf_report *cluster_report(const rf_hw_profile *p, const rf_mpi_links_plan
     return r;
 }
 
-/* Rank 0: the profile to -o FILE or stdout, and the table. Messages name
- * the rank (ctx->cmd is "measure: rank 0"). */
+/* Rank 0: the profile to -o FILE or the command's output, and the table.
+ * Messages name the rank (ctx->cmd is "measure: rank 0"). */
 static int emit(const cli_ctx *ctx, const rf_hw_profile *p, const rf_mpi_links_plan *plan,
                 bool gpu)
 {
@@ -249,11 +258,12 @@ int cli_mpi_measure(cli_ctx *ctx, const cli_mpi_args *a, rf_hw_profile *p)
     cli_ctx rank_ctx = *ctx;
     rank_ctx.cmd = cmd;
     watchdog(ctx, rf_mpi_rank(m), a->timeout_s);
-    bool shown = rf_mpi_rank(m) == 0 && at_terminal();
+    bool shown = rf_mpi_rank(m) == 0 && at_terminal(ctx->io);
+    stage_talk roof_talk = {ctx->io->err, "node roof"}, links_talk = {ctx->io->err, "links"};
 
     alarm_stage = S_ROOF;
     rf_measure_opts mo = {.threads = (int)a->threads, .quick = a->quick, .isa = a->isa,
-                          .progress = shown ? progress : NULL, .progress_user = roof_label};
+                          .progress = shown ? progress : NULL, .progress_user = &roof_talk};
     if (rf_mpi_node_roof(m, &mo, p, &e))
         rank_failed(m, ctx, &e);
     rf_mpi_rank_roof mine = {.cpu = rf_mpi_node_rank(m) == 0};
@@ -277,13 +287,13 @@ int cli_mpi_measure(cli_ctx *ctx, const cli_mpi_args *a, rf_hw_profile *p)
         rank_failed(m, ctx, &e);
     alarm_stage = S_LINKS;
     rf_mpi_links_plan plan = rf_mpi_links_plan_of(a->quick);
-    if (rf_mpi_links(m, &plan, shown ? progress : NULL, links_label, &p->cluster, &e))
+    if (rf_mpi_links(m, &plan, shown ? progress : NULL, &links_talk, &p->cluster, &e))
         rank_failed(m, ctx, &e);
     if (shown)
-        fprintf(stderr, "\r%-78s\r", "");
+        fprintf(ctx->io->err, "\r%-78s\r", "");
 
     if (rf_mpi_size(m) == 1)
-        fprintf(stderr, "roofline %s: one rank (not started by mpirun -np N): a cluster of one "
+        fprintf(ctx->io->err, "roofline %s: one rank (not started by mpirun -np N): a cluster of one "
                         "node, its roof only, no links\n", ctx->cmd);
     alarm_stage = S_WRITE;
     int rc = RF_EXIT_OK;

@@ -64,11 +64,12 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     }
 }
 
-/* Progress on stderr, one line rewritten in place, only on a terminal. */
+/* Progress on the command's error stream (user), one line rewritten in
+ * place, only on a terminal. */
 static void progress(void *user, int done, int total, const char *what)
 {
-    fprintf(stderr, "\r  %s [%2d/%2d] %-48s", (const char *)user, done + 1, total, what);
-    fflush(stderr);
+    fprintf(user, "\r  profiling [%2d/%2d] %-48s", done + 1, total, what);
+    fflush(user);
 }
 
 /* Operators with arithmetic go in "ops" (they sit on a log-log roofline,
@@ -404,7 +405,7 @@ int cmd_profile(const cli_io *io, int argc, char **argv)
     const char *inputs[] = {ctx.hw_name, NULL};
     if ((rc = cli_check_output(&ctx, ctx.out_path, inputs)))
         return rc;
-    bool tty = isatty(fileno(stderr));
+    bool tty = io->err_tty;
     rf_calib *cal = NULL;
     if ((rc = load_calibration(&ctx, &cal)))
         return rc;
@@ -413,9 +414,8 @@ int cmd_profile(const cli_io *io, int argc, char **argv)
         free(cal);
         return rc;
     }
-    static char what[] = "profiling";
     o->progress = tty ? progress : NULL;
-    o->progress_user = what;
+    o->progress_user = io->err;
     rf_forward_run *run = malloc(sizeof *run);
     rf_forward_pred *pr = cal ? malloc(sizeof *pr) : NULL;
     if (!run || (cal && !pr)) {
@@ -433,7 +433,7 @@ int cmd_profile(const cli_io *io, int argc, char **argv)
     if (s == RF_OK)
         s = rf_forward_profile(&m, o, &roof, run, &e);
     if (tty)
-        fprintf(stderr, "\r%-72s\r", "");
+        fprintf(io->err, "\r%-72s\r", "");
     if (s == RF_OK && cal && hook.status != RF_OK)
         e = hook.err, s = hook.status;
     if (s == RF_OK && cal)

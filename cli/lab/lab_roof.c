@@ -2,19 +2,17 @@
  * profile): --hw when given, else this CPU measured now with measure's
  * quick lab. Built with the lab (roofline-lab, libroofline-cli), not into
  * the analytic `roofline` binary, which links no measure layer. */
-#define _POSIX_C_SOURCE 200809L /* fileno, isatty */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "roofline/rf_measure.h"
 
+/* Progress on the command's error stream (user), only on a terminal. */
 static void measure_progress(void *user, int done, int total, const char *what)
 {
-    (void)user;
-    fprintf(stderr, "\r  measuring the roof [%2d/%2d] %-40s", done + 1, total, what);
-    fflush(stderr);
+    fprintf(user, "\r  measuring the roof [%2d/%2d] %-40s", done + 1, total, what);
+    fflush(user);
 }
 
 int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *roof)
@@ -28,13 +26,14 @@ int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *ro
     rf_hw_profile *p = malloc(sizeof *p);
     if (!p)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    bool tty = isatty(fileno(stderr));
+    bool tty = ctx->io->err_tty;
     rf_measure_opts mo = {.threads = threads, .quick = true, .isa = getenv("RF_ISA"),
-                          .progress = tty ? measure_progress : NULL};
+                          .progress = tty ? measure_progress : NULL,
+                          .progress_user = ctx->io->err};
     rf_err e;
     rf_status s = rf_measure_cpu(&mo, p, &e);
     if (tty)
-        fprintf(stderr, "\r%-78s\r", "");
+        fprintf(ctx->io->err, "\r%-78s\r", "");
     if (s == RF_OK)
         s = rf_hw_profile_to_hw(p, &ctx->hw, &e);
     if (s == RF_OK)

@@ -98,9 +98,9 @@ int cli_profile_emit(const cli_ctx *ctx, rf_report *r)
     if (ctx->out_path)
         rf_report_note(r, "profile written to %s (use it with --hw %s)", ctx->out_path,
                        ctx->out_path);
-    cli_ctx to_stdout = *ctx;
-    to_stdout.out_path = NULL;
-    return cli_emit(&to_stdout, r);
+    cli_ctx to_out = *ctx; /* the table to the command's output */
+    to_out.out_path = NULL;
+    return cli_emit(&to_out, r);
 }
 
 /* ---- the sustained roof and the calibration ------------------------------ */

@@ -30,7 +30,7 @@ void cli_unsteady_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profile
 /* A measured profile's output. cli_profile_json writes its JSON to -o FILE,
  * and prints it (setting *printed) for --json or -o -; otherwise the caller
  * builds its table and shows it with cli_profile_emit, which prints it on
- * stdout with a "profile written" note when -o FILE took the JSON. */
+ * the command's output with a "profile written" note when -o FILE took the JSON. */
 int cli_profile_json(const cli_ctx *ctx, const rf_hw_profile *p, bool *printed);
 int cli_profile_emit(const cli_ctx *ctx, rf_report *r);
 
@@ -72,12 +72,13 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
                    const rf_dtype_kind *dtype, int trials, const rf_model *m);
 
 /* What a CUDA measurement tells the user while it runs: progress on a
- * terminal, and notes (a dtype left out and why) kept for stderr and the
+ * terminal, and notes (a dtype left out and why) kept for the error stream and the
  * report. */
 #define CLI_CUDA_NOTES 8
 typedef struct cli_cuda_talk {
     const char *device;      /* "cuda:0" as given                          */
-    bool shown;              /* stderr is a terminal                       */
+    FILE *err;               /* the command's error stream                 */
+    bool shown;              /* err is a terminal                          */
     char notes[CLI_CUDA_NOTES][RF_ERR_MSG_MAX + 64];
     int n_notes;
 } cli_cuda_talk;
@@ -88,7 +89,7 @@ struct rf_cuda_ctx;
 int cli_cuda_open(cli_ctx *ctx, const char *spec, struct rf_cuda_ctx **out);
 
 /* rf_cuda_measure on cu with progress on a terminal; the notes go to talk
- * and, once it ends, to stderr as warnings. dtype_mask and gemm_dim as in
+ * and, once it ends, to the command's error stream as warnings. dtype_mask and gemm_dim as in
  * rf_cuda_measure_opts (0: every dtype, the default size). */
 rf_status cli_cuda_profile(const cli_ctx *ctx, struct rf_cuda_ctx *cu, const char *device,
                            bool quick, uint32_t dtype_mask, int64_t gemm_dim, rf_hw_profile *p,

@@ -11,10 +11,13 @@
  * replaced and the link stays. On Linux the file is written unnamed
  * (O_TMPFILE) and named by linkat when committed, so a process that dies
  * mid-write, even by SIGKILL, leaves nothing behind; elsewhere (or on a
- * file system without O_TMPFILE) a named temporary "path.tmp.XXXXXX" is
+ * file system without O_TMPFILE) a named temporary "path.tmp.PID.N" is
  * used, which rf_file_remove_temps removes. The library installs no signal
  * handler: a binary that wants its temporaries gone on SIGINT or SIGTERM
- * calls rf_file_remove_temps from its handler (cli/main.c does).
+ * calls rf_file_remove_temps from its handler (cli/main.c does). Threads
+ * may read and write at once, each its own writer: nothing here changes
+ * process-wide state (a new file's mode is given by the kernel at its
+ * creation, not by a call of umask()).
  */
 #ifndef RF_FILE_H
 #define RF_FILE_H

@@ -57,4 +57,137 @@ double rf_view_pred_tokens_per_s(const rf_step_pred *pr);
 void rf_view_pred_gen_times(rf_report *r, const rf_generate_pred *g);
 void rf_view_pred_gen_bands(rf_report *r, const rf_generate_pred *g);
 
+/* ---- serving: serve, generate, frontier, plan, the simulation under load
+ * (the command line's serve, generate, frontier and plan, and report's
+ * figures of them). Each function adds what its comment names, in that
+ * order; a command puts the lines that need its run (the model and roof
+ * assumptions, the memory fit, the context check) between them. */
+#include "roofline/rf_gpu.h"
+#include "roofline/rf_load_svg.h"
+#include "roofline/rf_parallel.h"
+#include "roofline/rf_predict.h"
+#include "roofline/rf_serve.h"
+#include "roofline/rf_sim.h"
+
+/* "TP 8 x PP 2 x DP 1, EP 8" into buf (EP only when above 1). */
+void rf_view_layout_text(const rf_layout *l, char *buf, size_t cap);
+
+/* The layout's assumption lines: what it is (NULL: "layouts", a plan's
+ * many), the collectives' algorithms, the links k, no overlap. */
+void rf_view_par_assume(rf_report *r, const rf_hw_links *k, const rf_layout *l);
+/* A step on a layout: rf_view_par_assume's lines, the section "layout"
+ * (devices, micro-batches, fit, floors, bubble, tokens/s; with overlap the
+ * optimistic bound), the table "stages" and, when any, "collectives". */
+void rf_view_par(rf_report *r, const rf_par *par, const rf_hw_links *k, bool overlap);
+
+/* The speculative section under key "speculative", headed label: the
+ * draft d, K, alpha, tokens an iteration, its parts, TPOT and tokens/s
+ * with and without, the speedup, the break-even acceptance. */
+void rf_view_spec(rf_report *r, const char *label, const rf_model *d, const rf_spec *sp);
+
+/* A simulated run and what frames it: the command line's run of rf_sim.h
+ * (serve under load, frontier's curve under load). */
+typedef struct rf_view_sim_run {
+    rf_sim_workload w;            /* w.trace NULL after the run; trace_len kept */
+    rf_sim_sched s;               /* the engine (--disagg: each side's)    */
+    rf_sim_result res;            /* aggregated                            */
+    rf_sim_disagg_result dres;    /* --disagg                              */
+    rf_sim_disagg d;
+    bool disagg, layout_given;
+    rf_layout layout;
+    int64_t devices;              /* a worker's (disagg: P + D workers')   */
+    double ttft_floor_s;          /* the shortest prompt alone, chunked   */
+    double tpot_floor_s;          /* one decode token at that prompt + 1  */
+    int64_t floor_prompt;         /* the prompt of the two floors          */
+    size_t steps_computed;
+    const rf_model *draft;        /* speculative decoding's draft, or NULL */
+} rf_view_sim_run;
+/* The run's assumption lines (workload, schedule, engine, step model,
+ * speculation, disaggregation), the sections "speculative" and "layout"
+ * where they apply, the load's scalars, and the latency sections ttft_s,
+ * tpot_s, itl_s, e2e_s, queue_s (disaggregated: transfer_s, prefill and
+ * decode too). */
+void rf_view_sim(rf_report *r, const rf_view_sim_run *run);
+
+/* serve --steady-state: the assumption lines of sv (pv: on its layout,
+ * NULL: one device). */
+void rf_view_serve_assume(rf_report *r, const rf_serve *sv, const rf_serve_par *pv);
+/* In the current section: concurrency, contexts, chunk, the step's bytes,
+ * FLOPs, regime and floor, TPOT, TTFT, tokens/s and the largest
+ * concurrency the KV pool admits (most; below 0: unknown, no memory size). */
+void rf_view_serve_steady(rf_report *r, const rf_serve *sv, double most);
+/* On a layout: the section "steady state" and whether every device fits. */
+void rf_view_serve_par(rf_report *r, const rf_serve_par *pv);
+/* Then, in it: concurrency a replica, contexts, chunk, the collectives'
+ * rows, TPOT, TTFT, tokens/s of the deployment and a device, the largest
+ * concurrency a replica and all replicas admit. */
+void rf_view_serve_par_times(rf_report *r, const rf_serve *sv, const rf_serve_par *pv);
+/* --draft: the speculative steady state's line, its section (rf_view_spec)
+ * with the prompt tokens an iteration and TTFT. */
+void rf_view_serve_spec(rf_report *r, const rf_model *d, const rf_serve_spec *sp);
+/* --predict: the predicted steady state's line and the section "predicted". */
+void rf_view_serve_pred(rf_report *r, const rf_serve *sv, const rf_serve_pred *p);
+
+/* generate: the assumption lines of g (watts: board power, 0 for none;
+ * speculative: --draft given). */
+void rf_view_generate_assume(rf_report *r, const rf_generate *g, double watts, bool speculative);
+/* In the current section: the requests, TTFT, TPOT mean, first and last,
+ * decode time, latency, tokens/s, the energy a token, sum-of-max beside. */
+void rf_view_generate_times(rf_report *r, const rf_generate *g, double watts);
+/* --predict on a calibration: the predicted decode's line and the section
+ * "predicted" (its figures follow). */
+void rf_view_generate_pred(rf_report *r, const rf_generate_pred *p);
+/* On a layout: the requests' line, the section "generation", the devices
+ * and their fit. */
+void rf_view_generate_par(rf_report *r, const rf_generate_par *g);
+/* Then, in it: the batch, TTFT, TPOT, decode time, latency, tokens/s of the
+ * deployment and a device, the energy a token (watts above 0). */
+void rf_view_generate_par_times(rf_report *r, const rf_generate_par *g, double watts);
+
+/* frontier: the assumption lines (po: the layout's options, NULL: one
+ * device; cap: the KV limit, below 0 unknown; positions a request's last;
+ * price an hour and watts, 0 for none). */
+void rf_view_frontier_assume(rf_report *r, const rf_par_opts *po, int64_t cap,
+                             int64_t positions, double price, double watts);
+/* The section under key (NULL: top level) headed label: batches 1..n, the
+ * KV limit cap (below 0: unknown), the weights crossing, the points on each
+ * front. */
+void rf_view_frontier_summary(rf_report *r, const char *key, const char *label,
+                              const rf_frontier_point *pts, int64_t n, int64_t cap,
+                              int64_t cross);
+/* --predict: the predicted points' line and their fronts' counts in the
+ * current section (pred and outside: n of each). */
+void rf_view_frontier_pred(rf_report *r, const rf_frontier_point *pred, const size_t *outside,
+                           int64_t n);
+/* The table "points": batch by batch TTFT, TPOT, latency, tokens/s, both
+ * fronts, the fit against cap, cost (price above 0), energy (watts above
+ * 0), and with pred (NULL: none) the predicted columns. layout: tokens/s a
+ * device of a replica. */
+void rf_view_frontier_table(rf_report *r, const rf_frontier_point *pts, size_t n, int64_t cap,
+                            double price, double watts, bool layout,
+                            const rf_frontier_point *pred, const size_t *outside);
+/* The curve under load: its line (prompt, output, the closed loop's clients,
+ * the percentile q), the section "load" (capacity, the first overloaded
+ * rate, 0 for none) and the table "load_points" of the n rates. */
+void rf_view_load_curve(rf_report *r, const rf_load_point *pts, size_t n, int64_t prompt,
+                        int64_t output, int clients, double q, double capacity,
+                        double first_over);
+
+/* plan: the layouts' lines (the links, the layouts tried up to max_devices,
+ * the fit's budget util x memory - reserve_bytes). */
+void rf_view_plan_assume(rf_report *r, const rf_hw_links *links, int64_t max_devices,
+                         double util, uint64_t reserve_bytes);
+/* --predict on kernel tables: how the layouts were predicted and ranked. */
+void rf_view_plan_pred_assume(rf_report *r, rf_objective obj);
+/* The section "plan" (a hybrid model's KV a token and state a sequence
+ * when state_bytes, the layouts tried and fitting, the smallest deployment,
+ * the largest short of fitting), a note a device count short, the table
+ * "layouts" (with pred, NULL for none: row i's predictions) and with pred
+ * the section "predicted" (source: the tables' label). */
+void rf_view_plan(rf_report *r, const rf_plan *plan, uint64_t kv_bytes, uint64_t state_bytes,
+                  const rf_gpu_par_pred *pred, const char *source);
+/* The SLO plan p of po: the layouts' and SLOs' lines, the section "plan"
+ * (layouts, pruned, simulated, the best) and the table "candidates". */
+void rf_view_plan_slo(rf_report *r, const rf_sim_plan_opts *po, const rf_sim_plan *p);
+
 #endif

@@ -1,5 +1,9 @@
 """_lib.py - libroofline-cli through ctypes: finding it and one call.
 
+Calls need no lock: rf_cli_run writes each call's output to memory of its
+own (rf_cli.h says what two calls at once share), and ctypes releases the
+GIL while it runs, so threads run commands side by side.
+
 The library is looked for, in order:
 
   1. the file named by the environment variable ROOFLINE_CLI_LIB (when set,
@@ -10,7 +14,6 @@ The library is looked for, in order:
 import ctypes
 import ctypes.util
 import os
-import threading
 from pathlib import Path
 
 ENV = "ROOFLINE_CLI_LIB"
@@ -60,7 +63,6 @@ def _load():
                           f" (build it with `make`, then `pip install ./python`, or set {ENV})")
 
 
-_lock = threading.Lock()  # a call owns the process's stdout and stderr
 _lib = None
 _path = None
 
@@ -88,9 +90,8 @@ def call(argv):
     args = [b"roofline"] + [os.fsencode(a) for a in argv]
     arr = (ctypes.c_char_p * (len(args) + 1))(*args, None)
     res = _Result()
-    with _lock:
-        lib.rf_cli_run(len(args), arr, ctypes.byref(res))
-        try:
-            return _text(res.out, res.out_len), _text(res.err, res.err_len), res.code
-        finally:
-            lib.rf_cli_result_free(ctypes.byref(res))
+    lib.rf_cli_run(len(args), arr, ctypes.byref(res))
+    try:
+        return _text(res.out, res.out_len), _text(res.err, res.err_len), res.code
+    finally:
+        lib.rf_cli_result_free(ctypes.byref(res))

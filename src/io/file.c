@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -161,18 +161,30 @@ static rf_status dest_of(const char *path, const char *const *inputs, dest_kind 
     return s;
 }
 
-/* A new named temporary beside path, *tmp = "path.tmp.XXXXXX" (malloc'd,
- * NULL on failure), open on *fd. */
+/* Temporary names of this process: "path.tmp.PID.N", N from here, so two
+ * threads writing beside one path never try the same name twice. */
+static atomic_uint temp_serial;
+
+/* A new named temporary beside path, *tmp = "path.tmp.PID.N" (malloc'd,
+ * NULL on failure), open on *fd. Created 0666 less the umask, by the
+ * kernel: the mode of a new file with no call of umask(), which would
+ * change the mask of every thread for a moment. */
 static rf_status make_temp(const char *path, char **tmp, int *fd, rf_err *err)
 {
-    size_t cap = strlen(path) + 16;
+    size_t cap = strlen(path) + 48;
     if (!(*tmp = malloc(cap)))
         return rf_err_set(err, RF_ENOMEM, "%s: out of memory", path);
-    snprintf(*tmp, cap, "%s.tmp.XXXXXX", path);
-    if ((*fd = mkstemp(*tmp)) >= 0)
-        return RF_OK;
+    for (int tries = 0; tries < 100; tries++) {
+        snprintf(*tmp, cap, "%s.tmp.%ld.%u", path, (long)getpid(),
+                 atomic_fetch_add(&temp_serial, 1));
+        if ((*fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) >= 0)
+            return RF_OK;
+        if (errno != EEXIST)
+            break;
+    }
     rf_status s = rf_err_set(err, errno == EACCES || errno == EROFS ? RF_EINVAL : RF_EIO,
-                             "%s: cannot create a file there: %s", path, strerror(errno));
+                             "%s: cannot create a file there: %s", path,
+                             errno == EEXIST ? "no free temporary name" : strerror(errno));
     free(*tmp);
     *tmp = NULL;
     return s;
@@ -193,7 +205,8 @@ static int make_anon(const char *path, int *refused)
     char *dircopy = strdup(path);
     if (!dircopy)
         return -1;
-    int fd = open(dirname(dircopy), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    /* 0666 less the umask, applied by the kernel (make_temp) */
+    int fd = open(dirname(dircopy), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
         *refused = errno;
     free(dircopy);
@@ -271,19 +284,22 @@ rf_status rf_file_check_dest(const char *path, const char *const *inputs, rf_err
 /* Every named temporary that exists (the fallback's, or the name an
  * unnamed file takes for the instant between linkat and rename) is listed
  * here, so that rf_file_remove_temps, called from a signal handler of the
- * binary, can remove them. A slot's name is written before it is marked
- * used and unmarked before it changes, so a handler running at any moment
- * sees whole names; no allocation, no lock. The library installs no
- * handler (rf_file.h). */
-#define PENDING_MAX 4
+ * binary, can remove them. Process-wide because a signal handler reaches
+ * nothing else; shared by the threads of the process without a lock: a
+ * writer claims a free slot by an atomic exchange (FREE to FILLING), writes
+ * its name, then marks it NAMED, and a handler reads only NAMED slots, so
+ * it sees whole names; no allocation. The library installs no handler
+ * (rf_file.h). */
+#define PENDING_MAX 16
 #define PENDING_PATH_MAX 4096
+enum { SLOT_FREE, SLOT_FILLING, SLOT_NAMED };
 static char pending[PENDING_MAX][PENDING_PATH_MAX];
-static volatile sig_atomic_t pending_used[PENDING_MAX];
+static atomic_int pending_state[PENDING_MAX]; /* lock-free: safe in a handler */
 
 void rf_file_remove_temps(void)
 {
     for (int i = 0; i < PENDING_MAX; i++)
-        if (pending_used[i])
+        if (atomic_load(&pending_state[i]) == SLOT_NAMED)
             unlink(pending[i]);
 }
 
@@ -294,12 +310,14 @@ static int guard_temp(const char *tmp)
     size_t n = strlen(tmp);
     if (n >= PENDING_PATH_MAX)
         return -1;
-    for (int i = 0; i < PENDING_MAX; i++)
-        if (!pending_used[i]) {
+    for (int i = 0; i < PENDING_MAX; i++) {
+        int free_slot = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&pending_state[i], &free_slot, SLOT_FILLING)) {
             memcpy(pending[i], tmp, n + 1);
-            pending_used[i] = 1;
+            atomic_store(&pending_state[i], SLOT_NAMED);
             return i;
         }
+    }
     return -1;
 }
 
@@ -307,7 +325,7 @@ static int guard_temp(const char *tmp)
 static void unguard_temp(int slot)
 {
     if (slot >= 0)
-        pending_used[slot] = 0;
+        atomic_store(&pending_state[slot], SLOT_FREE);
 }
 
 /* A file being written: an unnamed file in the destination's folder (or a
@@ -409,18 +427,12 @@ rf_status rf_file_writer_commit(rf_file_writer *w, rf_err *err)
 {
     rf_status s = RF_OK;
     if (w->tmp || w->anon) {
-        /* a file replaced keeps its mode; a new one gets the usual
-         * permissions of a new file (mkstemp and O_TMPFILE here make 0600) */
+        /* a file replaced keeps its mode; a new one keeps the mode it was
+         * created with, the usual permissions of a new file (make_temp) */
         struct stat st;
-        mode_t mode;
-        if (stat(w->path, &st) == 0 && S_ISREG(st.st_mode)) {
-            mode = st.st_mode & 07777;
-        } else {
-            mode_t mask = umask(0);
-            umask(mask);
-            mode = 0666 & ~mask;
-        }
-        if (fchmod(w->fd, mode) != 0 || fsync(w->fd) != 0)
+        if ((stat(w->path, &st) == 0 && S_ISREG(st.st_mode) &&
+             fchmod(w->fd, st.st_mode & 07777) != 0) ||
+            fsync(w->fd) != 0)
             s = rf_err_set(err, RF_EIO, "%s: %s", w->path, strerror(errno));
     }
     if (s == RF_OK && w->anon)

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,15 +196,23 @@ static const family *find_family(const char *type)
     return NULL;
 }
 
+/* The list is written once, by the first caller: a thread that finds
+ * another writing it waits (microseconds), so none reads half of it. */
 const char *rf_model_known_families(void)
 {
+    enum { UNWRITTEN, WRITING, WRITTEN };
     static char known[640];
-    if (!known[0]) {
+    static atomic_int state;
+    int unwritten = UNWRITTEN;
+    if (atomic_compare_exchange_strong(&state, &unwritten, WRITING)) {
         size_t used = 0;
         for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
             used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
                                      families[i].type);
+        atomic_store(&state, WRITTEN);
     }
+    while (atomic_load(&state) != WRITTEN)
+        ;
     return known;
 }
 

@@ -589,7 +589,7 @@ rf_status rf__hf_read_quant(reader *r)
         return s;
     if (!method)
         method = json_object_get(q, "bits") ? "gptq" : "";
-    static rf__hf_excl ex_zero;
+    static const rf__hf_excl ex_zero;
     rf__hf_excl ex = ex_zero;
     /* what stays in the torch_dtype unless the config names the modules */
     uint32_t keep = MB(EMBED) | MB(LM_HEAD);
@@ -671,7 +671,7 @@ static rf_status parse_sidecar(const char *text, size_t len, const char *origin,
     const json_t *q = json_object_get(root, "quantization");
     rf_dtype before = m->weight_dtype;
     bool quantized = m->has_weight_dtype && before.kind != m->unquantized_dtype.kind;
-    static rf__hf_excl ex_zero;
+    static const rf__hf_excl ex_zero;
     rf__hf_excl ex = ex_zero;
     uint32_t keep = 0;
     bool weights = false;

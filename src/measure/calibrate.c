@@ -399,19 +399,23 @@ static rf_status gemm_points(calib_run *r, size_t shape, rf_err *err)
  * efficiency on their own roofs; a roof is used per point only when the
  * second is the smaller (a probe that does not follow what slows the
  * GEMMs adds its own noise to every point). */
-static void round_spreads(calib_run *r)
+typedef struct spreads {
+    double sp[2][2][MAX_GEMM_SHAPES * MAX_M];            /* [roof][time, eff] */
+    double all[2][MAX_GEMM_SHAPES * MAX_M * MAX_ROUNDS]; /* [bw, peak]        */
+} spreads;
+
+static void round_spreads_in(calib_run *r, spreads *sc)
 {
-    static double sp[2][2][MAX_GEMM_SHAPES * MAX_M], all[2][MAX_GEMM_SHAPES * MAX_M * MAX_ROUNDS];
     size_t n[2] = {0, 0}, na = 0;
     for (size_t i = 0; i < r->pl.n_gemm; i++)
         for (size_t j = 0; j < r->pl.n_m; j++)
             for (int k = 0; k < r->obs[i][j].n; k++) {
-                all[0][na] = r->obs[i][j].bw[k];
-                all[1][na++] = r->obs[i][j].peak[k];
+                sc->all[0][na] = r->obs[i][j].bw[k];
+                sc->all[1][na++] = r->obs[i][j].peak[k];
             }
     if (!na)
         return;
-    double bw0 = median_sorted(all[0], na), pk0 = median_sorted(all[1], na);
+    double bw0 = median_sorted(sc->all[0], na), pk0 = median_sorted(sc->all[1], na);
     for (size_t i = 0; i < r->pl.n_gemm; i++)
         for (size_t j = 0; j < r->pl.n_m; j++) {
             const gemm_obs *o = &r->obs[i][j];
@@ -427,14 +431,25 @@ static void round_spreads(calib_run *r)
                 for (int w = 0; w < 2; w++)
                     lo[w] = fmin(lo[w], v[w]), hi[w] = fmax(hi[w], v[w]);
             }
-            sp[b][0][n[b]] = hi[0] - lo[0];
-            sp[b][1][n[b]++] = hi[1] - lo[1];
+            sc->sp[b][0][n[b]] = hi[0] - lo[0];
+            sc->sp[b][1][n[b]++] = hi[1] - lo[1];
         }
     for (int b = 0; b < 2; b++)
         for (int w = 0; n[b] && w < 2; w++)
-            r->c->round_spread[b][w] = median_sorted(sp[b][w], n[b]);
+            r->c->round_spread[b][w] = median_sorted(sc->sp[b][w], n[b]);
     r->c->point_bw = n[0] && r->c->round_spread[0][1] < r->c->round_spread[0][0];
     r->c->point_peak = n[1] && r->c->round_spread[1][1] < r->c->round_spread[1][0];
+}
+
+/* round_spreads_in on scratch of its own (24 KiB, the heap's). */
+static rf_status round_spreads(calib_run *r, rf_err *err)
+{
+    spreads *sc = malloc(sizeof *sc);
+    if (!sc)
+        return rf_err_set(err, RF_ENOMEM, "calibration: out of memory");
+    round_spreads_in(r, sc);
+    free(sc);
+    return RF_OK;
 }
 
 static rf_status gemms(calib_run *r, rf_err *err)
@@ -462,7 +477,7 @@ static rf_status gemms(calib_run *r, rf_err *err)
         for (size_t i = 0; s == RF_OK && i < r->pl.n_gemm; i++)
             s = gemm_round(r, i, round, err);
     if (s == RF_OK)
-        round_spreads(r);
+        s = round_spreads(r, err);
     for (size_t i = 0; s == RF_OK && i < r->pl.n_gemm; i++)
         s = gemm_points(r, i, err);
     free(r->cold);

@@ -1,10 +1,9 @@
-/* sim_view.c - a simulated run in a report (sim.h). */
+/* sim.c - a simulated run as `serve` shows it under load (rf_view_sim). */
 #include <stdio.h>
 
-#include "roofline/rf_serve.h"
-#include "sim.h"
+#include "roofline/rf_view.h"
 
-void cli_layout_text(const rf_layout *l, char *buf, size_t cap)
+void rf_view_layout_text(const rf_layout *l, char *buf, size_t cap)
 {
     int n = snprintf(buf, cap, "TP %lld x PP %lld x DP %lld", (long long)l->tp, (long long)l->pp,
                      (long long)l->dp);
@@ -30,7 +29,7 @@ static void lengths_text(const rf_sim_lengths *l, char *buf, size_t cap)
                  l->sd, (long long)l->lo, (long long)l->hi);
 }
 
-static void assume(const cli_ctx *ctx, rf_report *r, const cli_sim_out *out)
+static void assume(rf_report *r, const rf_view_sim_run *out)
 {
     const rf_sim_workload *w = &out->w;
     const rf_sim_sched *s = &out->s;
@@ -105,7 +104,6 @@ static void assume(const cli_ctx *ctx, rf_report *r, const cli_sim_out *out)
                             "KV crosses a link of %g GB/s and %g us after its first token",
                          (long long)out->d.prefill_workers, (long long)out->d.decode_workers,
                          out->d.link_bw_bytes_per_s / 1e9, out->d.link_latency_s * 1e6);
-    (void)ctx;
 }
 
 static void stat(rf_report *r, const char *key, const char *label, const rf_sim_stat *v,
@@ -150,23 +148,22 @@ static void engine_figures(rf_report *r, const rf_sim_result *x)
                   x->spec_tokens_per_verify, RF_U_SIG3);
 }
 
-void cli_sim_view(const cli_ctx *ctx, rf_report *r, const rf_model *m, const cli_sim *s,
-                  const cli_sim_out *out)
+void rf_view_sim(rf_report *r, const rf_view_sim_run *out)
 {
-    (void)m;
     char lay[96];
-    double q = out->s.percentile;
-    assume(ctx, r, out);
-    if (s->draft) {
+    const rf_sim_sched *s = &out->s;
+    double q = s->percentile;
+    assume(r, out);
+    if (out->draft) {
         rf_report_section(r, "speculative", "speculative decoding");
-        rf_report_str(r, "draft", "draft", s->draft->name);
+        rf_report_str(r, "draft", "draft", out->draft->name);
         rf_report_int(r, "spec_k", "K speculated tokens", (uint64_t)s->spec_k, RF_U_INT);
         rf_report_num(r, "accept", "acceptance a token", s->spec_accept, RF_U_RATIO);
         rf_report_num(r, "tokens_per_iter", "tokens a verification (expected)",
                       rf_spec_tokens_per_iter(s->spec_k, s->spec_accept), RF_U_SIG3);
     }
     if (out->layout_given) {
-        cli_layout_text(&out->layout, lay, sizeof lay);
+        rf_view_layout_text(&out->layout, lay, sizeof lay);
         rf_report_section(r, "layout", "layout (a worker)");
         rf_report_str(r, "text", "layout", lay);
         rf_report_int(r, "tp", "TP", (uint64_t)out->layout.tp, RF_U_INT);
@@ -194,7 +191,7 @@ void cli_sim_view(const cli_ctx *ctx, rf_report *r, const rf_model *m, const cli
     if (!out->disagg && out->w.arrival != RF_SIM_CLOSED)
         rf_report_num(r, "queue_growth_per_s", "queue growth (requests/s)",
                       x->queue_growth_per_s, RF_U_SIG3);
-    if (s->slo_ttft || s->slo_tpot) {
+    if (s->slo_ttft_s || s->slo_tpot_s) {
         rf_report_int(r, "good_requests", "requests meeting the SLOs",
                       (uint64_t)(out->disagg ? d->good_requests : x->good_requests), RF_U_INT);
         rf_report_num(r, "goodput_requests_per_s", "goodput (requests/s)",
