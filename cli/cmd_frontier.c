@@ -157,7 +157,7 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
     if (x->pred && cli_gpu_wanted())
         cli_gpu_assume_loaded(r); /* the kernel tables' lines */
     else if (x->pred)
-        cli_pred_assume(r);
+        rf_view_pred_assume(r);
     if (x->pred)
         rf_view_frontier_pred(r, x->pred, x->outside, fr->n);
     rf_view_frontier_table(r, fr->points, (size_t)fr->n, fr->cap, a->price, watts, layout,
@@ -173,7 +173,6 @@ int cmd_frontier(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .par = CLI_PAR_DEFAULT};
-    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "frontier MODEL --prompt P --output-tokens N [--max-batch B] [--svg "
                             "FILE] [--price-per-hour USD] [--load-svg FILE [--slo-ttft X] "

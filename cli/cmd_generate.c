@@ -105,15 +105,7 @@ static int predicted(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
     if (rf_calib_predict_generate(&x->cal, m, o, roof, a->rq.prompt, a->rq.output,
                                   &a->sp.prefix, &p, &e))
         return cli_fail_err(ctx, &e);
-    cli_pred_assume(r);
     rf_view_generate_pred(r, &p);
-    cli_pred_gen_times(r, &p);
-    rf_report_int(r, "outside_prefill", "prefill operators outside the calibration",
-                  p.outside_prefill, RF_U_INT);
-    rf_report_int(r, "outside_decode", "decode operators outside the calibration",
-                  p.outside_decode, RF_U_INT);
-    /* the bands: each operator's kind's leave-one-out worst error, summed */
-    cli_pred_gen_bands(r, &p);
     return RF_EXIT_OK;
 }
 
@@ -212,7 +204,6 @@ int cmd_generate(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
-    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "generate MODEL --prompt P --output-tokens N [--batch B] "
                             "[--draft MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",

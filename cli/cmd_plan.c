@@ -284,7 +284,6 @@ int cmd_plan(const cli_io *io, int argc, char **argv)
     cli_ctx ctx;
     args a = {.o = rf_step_opts_default(), .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT,
               .max_devices = 64, .obj = RF_OBJ_COST};
-    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "plan MODEL --hw DEVICE [--batch B] [--context S] [--max-devices N] "
                             "[--objective latency|throughput|cost]; or plan MODEL --hw DEVICE "

@@ -318,15 +318,13 @@ static int serve_steady(cli_ctx *ctx, int argc, char **argv, int pos, args *a, r
     cli_assume_model(r, &m, &o, &x->sv.step);
     cli_assume_roof(ctx, r, &o, &roof);
     rf_view_serve_assume(r, &x->sv, NULL);
-    cli_op_table_pred(r, "ops", "operators of the steady-state step (summed over 'count')",
-                      &x->sv.step, predicting ? &x->pred.step : NULL);
+    rf_view_op_table(r, "ops", "operators of the steady-state step (summed over 'count')",
+                     &x->sv.step, predicting ? &x->pred.step : NULL);
     steady_state(ctx, r, &m, &o, a, &x->sv);
     if (a->sp.draft)
         rf_view_serve_spec(r, &x->draft, &x->spec);
-    if (predicting) {
-        cli_pred_assume(r);
+    if (predicting)
         rf_view_serve_pred(r, &x->sv, &x->pred);
-    }
     rc = cli_emit(ctx, r);
     rf_report_free(r);
     return rc;
@@ -336,7 +334,6 @@ int cmd_serve(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.rq = CLI_REQUEST_DEFAULT, .sp = CLI_SPEC_DEFAULT, .par = CLI_PAR_DEFAULT};
-    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "serve MODEL --prompt P|DIST --output-tokens N|DIST (--concurrency C | "
                             "--rate R [--arrival poisson|gamma:CV]) [--requests N] [--seed S] "

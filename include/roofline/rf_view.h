@@ -125,7 +125,8 @@ void rf_view_serve_par_times(rf_report *r, const rf_serve *sv, const rf_serve_pa
 /* --draft: the speculative steady state's line, its section (rf_view_spec)
  * with the prompt tokens an iteration and TTFT. */
 void rf_view_serve_spec(rf_report *r, const rf_model *d, const rf_serve_spec *sp);
-/* --predict: the predicted steady state's line and the section "predicted". */
+/* --predict: the calibration's line (rf_view_pred_assume), the predicted
+ * steady state's, and the section "predicted". */
 void rf_view_serve_pred(rf_report *r, const rf_serve *sv, const rf_serve_pred *p);
 
 /* generate: the assumption lines of g (watts: board power, 0 for none;
@@ -134,8 +135,9 @@ void rf_view_generate_assume(rf_report *r, const rf_generate *g, double watts, b
 /* In the current section: the requests, TTFT, TPOT mean, first and last,
  * decode time, latency, tokens/s, the energy a token, sum-of-max beside. */
 void rf_view_generate_times(rf_report *r, const rf_generate *g, double watts);
-/* --predict on a calibration: the predicted decode's line and the section
- * "predicted" (its figures follow). */
+/* --predict on a calibration: the calibration's line (rf_view_pred_assume),
+ * the predicted decode's, and the section "predicted": the times, the
+ * operators outside the calibration, the bands. */
 void rf_view_generate_pred(rf_report *r, const rf_generate_pred *p);
 /* On a layout: the requests' line, the section "generation", the devices
  * and their fit. */

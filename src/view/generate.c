@@ -87,10 +87,11 @@ void rf_view_generate_times(rf_report *r, const rf_generate *g, double watts)
                   RF_U_SECONDS);
 }
 
-/* --predict on a calibration: the line on the decode's pieces, then the
- * section its figures go in. */
+/* --predict on a calibration: the calibration's line and the decode's
+ * pieces', the section "predicted": times, operators outside, bands. */
 void rf_view_generate_pred(rf_report *r, const rf_generate_pred *p)
 {
+    rf_view_pred_assume(r);
     if (p->output >= 2)
         rf_report_assume(r, "predicted decode: the decode step predicted at every context "
                             "%lld..%lld and summed (not one average step), over %zu %s of "
@@ -103,6 +104,13 @@ void rf_view_generate_pred(rf_report *r, const rf_generate_pred *p)
                          p->ops_varying == 1 ? "does" : "do");
     rf_report_section(r, "predicted", "PREDICTED (from the calibration; the floors above are "
                                       "bounds)");
+    rf_view_pred_gen_times(r, p);
+    rf_report_int(r, "outside_prefill", "prefill operators outside the calibration",
+                  p->outside_prefill, RF_U_INT);
+    rf_report_int(r, "outside_decode", "decode operators outside the calibration",
+                  p->outside_decode, RF_U_INT);
+    /* the bands: each operator's kind's leave-one-out worst error, summed */
+    rf_view_pred_gen_bands(r, p);
 }
 
 void rf_view_generate_par(rf_report *r, const rf_generate_par *g)

@@ -160,6 +160,7 @@ void rf_view_serve_spec(rf_report *r, const rf_model *d, const rf_serve_spec *sp
 /* The predicted steady state, labelled so, beside the floors' section. */
 void rf_view_serve_pred(rf_report *r, const rf_serve *sv, const rf_serve_pred *p)
 {
+    rf_view_pred_assume(r);
     rf_report_assume(r, "predicted steady state: the mixed step's operators each predicted "
                         "(linear layers at M = B + T_p = %lld, lm_head, decode attention at "
                         "S_d, chunk attention), the step their sum; TPOT = that step, TTFT = "
