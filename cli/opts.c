@@ -356,6 +356,21 @@ static bool by_letter(const scan *s, char c, scanned *f)
     return f->opt != NULL;
 }
 
+/* f's value: the rest of its own element (inline; NULL for none), else the
+ * next element, whatever it holds. */
+static scan_kind value_of(scan *s, scanned *f, const char *inline_value)
+{
+    if (inline_value) {
+        f->value = inline_value;
+        return SCAN_OPT;
+    }
+    if (s->next == s->argc)
+        return SCAN_NO_VALUE;
+    f->value = s->argv[s->next];
+    take(s, 1);
+    return SCAN_OPT;
+}
+
 /* The next letter of a run (-abc), its value the run's rest or the next
  * element. */
 static scan_kind next_letter(scan *s, scanned *f)
@@ -370,15 +385,9 @@ static scan_kind next_letter(scan *s, scanned *f)
             s->letters = NULL;
         return SCAN_OPT;
     }
-    f->value = s->letters;
+    const char *rest = s->letters;
     s->letters = NULL;
-    if (*f->value)
-        return SCAN_OPT;
-    if (s->next == s->argc)
-        return SCAN_NO_VALUE;
-    f->value = s->argv[s->next];
-    take(s, 1);
-    return SCAN_OPT;
+    return value_of(s, f, *rest ? rest : NULL);
 }
 
 /* The option --name or --name=VALUE at s->next (taken, with a value that
@@ -392,17 +401,7 @@ static scan_kind next_long(scan *s, scanned *f)
         f->typed = el;
         return SCAN_UNKNOWN;
     }
-    if (!f->opt->has_arg)
-        return SCAN_OPT;
-    if (eq) {
-        f->value = eq + 1;
-        return SCAN_OPT;
-    }
-    if (s->next == s->argc)
-        return SCAN_NO_VALUE;
-    f->value = s->argv[s->next];
-    take(s, 1);
-    return SCAN_OPT;
+    return f->opt->has_arg ? value_of(s, f, eq ? eq + 1 : NULL) : SCAN_OPT;
 }
 
 static scan_kind scan_next(scan *s, scanned *f)

@@ -15,7 +15,10 @@
  * that name a file outside those folders (/proc, /dev/full, ...), which the
  * module's file system cannot hold, and a path through a regular file,
  * which emscripten's NODEFS reports as ENOENT where the host says ENOTDIR. A second pass runs the rows again in
- * reverse order in the same module: no state survives a call. */
+ * reverse order in the same module: no state survives a call. Each row
+ * runs through rf_cli_run, as the explorer's page runs it: the output and
+ * errors are the ones the library captured, and nothing may reach the
+ * module's own stdout and stderr. */
 "use strict";
 const { spawnSync } = require("child_process");
 const fs = require("fs");
@@ -47,10 +50,12 @@ function withoutExplorer(b) {
   return Buffer.from(s.slice(0, main) + s.slice(body), "latin1");
 }
 
-const out = [], err = [];
+/* what reaches the module's own streams: nothing, every byte a call
+ * writes is its result's */
+const stray = [];
 require(path.resolve(modulePath))({
-  stdout: (b) => { if (b !== null) out.push(b & 255); },
-  stderr: (b) => { if (b !== null) err.push(b & 255); },
+  stdout: (b) => { if (b !== null) stray.push(b & 255); },
+  stderr: (b) => { if (b !== null) stray.push(b & 255); },
 }).then((m) => {
   const roots = new Set();
   /* a folder of the host at the same path in the module */
@@ -66,9 +71,9 @@ require(path.resolve(modulePath))({
   }
   const dataDirs = [logDir].concat((process.env.RF_TEST_DIRS || "").split(":"))
     .filter(Boolean).map((d) => fs.realpathSync(d));
+  /* rf_cli_run: res, an rf_cli_result in 32-bit memory, is out, out_len,
+   * err, err_len, code, 4 bytes each (entry.c asserts the offsets) */
   function run(args) {
-    out.length = 0;
-    err.length = 0;
     const argv = ["roofline"].concat(args);
     const ptrs = argv.map((s) => {
       const n = m.lengthBytesUTF8(s) + 1, p = m._malloc(n);
@@ -78,10 +83,23 @@ require(path.resolve(modulePath))({
     const arr = m._malloc(4 * (ptrs.length + 1));
     ptrs.forEach((p, i) => m.setValue(arr + 4 * i, p, "i32"));
     m.setValue(arr + 4 * ptrs.length, 0, "i32");
-    const code = m._rf_cli_main(ptrs.length, arr);
+    const res = m._malloc(20);
+    m._rf_cli_run(ptrs.length, arr, res);
+    const at = (off) => m.getValue(res + off, "i32") >>> 0;
+    const bytes = (p, n) => Buffer.from(m.HEAPU8.slice(p, p + n));
+    const r = { code: m.getValue(res + 16, "i32"), out: bytes(at(0), at(4)),
+                err: bytes(at(8), at(12)) };
+    m._rf_cli_result_free(res);
+    m._free(res);
     ptrs.forEach((p) => m._free(p));
     m._free(arr);
-    return { code: code, out: Buffer.from(out), err: Buffer.from(err) };
+    if (stray.length) {
+      console.log("FAIL: " + args.join(" ") + ": " + stray.length + " bytes on the module's " +
+                  "own streams, outside the result");
+      stray.length = 0;
+      r.code = -1;
+    }
+    return r;
   }
   /* may this row run in the module: every absolute path it names lies in a
    * mounted folder (the row's {TMP} or the test data) */

@@ -36,14 +36,14 @@
   const REPORT_ONLY = { "--measured": 1 };
 
   let mod = null;
-  /* the bytes a command writes to stdout and stderr, decoded after it */
-  const sink = { out: [], err: [] };
   const utf8 = new TextDecoder();
 
-  /* One command line through rf_cli_main: {code, out, err}. */
+  /* One command line through rf_cli_run, as the binary and the Python
+   * package run it: {code, out, err}, the output and errors the library
+   * captured. res is an rf_cli_result (rf_cli.h) in the module's 32-bit
+   * memory: out, out_len, err, err_len, code, 4 bytes each (entry.c
+   * asserts the offsets). */
   function run(argv) {
-    sink.out = [];
-    sink.err = [];
     const ptrs = argv.map((s) => {
       const n = mod.lengthBytesUTF8(s) + 1, p = mod._malloc(n);
       mod.stringToUTF8(s, p, n);
@@ -52,15 +52,19 @@
     const arr = mod._malloc(4 * (ptrs.length + 1));
     ptrs.forEach((p, i) => mod.setValue(arr + 4 * i, p, "i32"));
     mod.setValue(arr + 4 * ptrs.length, 0, "i32");
-    let code;
+    const res = mod._malloc(20);
     try {
-      code = mod._rf_cli_main(ptrs.length, arr);
+      mod._rf_cli_run(ptrs.length, arr, res);
+      const at = (off) => mod.getValue(res + off, "i32") >>> 0;
+      const text = (p, n) => utf8.decode(mod.HEAPU8.subarray(p, p + n));
+      return { code: mod.getValue(res + 16, "i32"), out: text(at(0), at(4)),
+               err: text(at(8), at(12)) };
     } finally {
+      mod._rf_cli_result_free(res);
+      mod._free(res);
       ptrs.forEach((p) => mod._free(p));
       mod._free(arr);
     }
-    return { code: code, out: utf8.decode(new Uint8Array(sink.out)),
-             err: utf8.decode(new Uint8Array(sink.err)) };
   }
 
   /* ---- the panel ---- */
@@ -335,8 +339,7 @@
   panel.append(status);
   window.rfExplorer = { run: (argv) => run(argv), args: () => args(), module: () => mod,
                         lastMs: null, wholeMs: null, pending: false, ready: false };
-  createRoofline({ stdout: (b) => { if (b !== null) sink.out.push(b & 255); },
-                   stderr: (b) => { if (b !== null) sink.err.push(b & 255); } })
+  createRoofline()
     .then((m) => {
       mod = m;
       state.files.forEach((f) => writeFile(f.path, f.text));

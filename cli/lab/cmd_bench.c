@@ -143,17 +143,7 @@ static int sweep_resolve(cli_ctx *ctx, sweep *w)
         w->a.threads = w->cpu.cores;
     if ((rc = cli_measured_roof(ctx, (int)w->a.threads, w->a.dtype, &w->roof)))
         return rc;
-    rf_step_opts so = rf_step_opts_default();
-    so.w = so.a = so.kv = rf_dtype_of(w->a.dtype);
-    rf_step *st = malloc(sizeof *st); /* large: the heap's, this function's */
-    if (!st)
-        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    if (rf_step_compute(&w->m, &so, &w->roof, st, &e))
-        rc = cli_fail_err(ctx, &e);
-    else
-        w->n_shapes = rf_step_gemm_shapes(st, w->shapes, RF_STEP_MAX_OPS);
-    free(st);
-    if (rc)
+    if ((rc = cli_gemm_shapes(ctx, &w->m, w->a.dtype, &w->roof, w->shapes, &w->n_shapes)))
         return rc;
     w->cold_bytes = rf_cpu_cold_bytes(&w->cpu);
     return RF_EXIT_OK;

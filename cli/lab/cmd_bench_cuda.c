@@ -99,18 +99,7 @@ static int sweep_roofs(cli_ctx *ctx, cuda_sweep *w)
 /* The model's GEMM shapes (decode step operators, de-duplicated by K x N). */
 static int sweep_shapes(cli_ctx *ctx, cuda_sweep *w)
 {
-    rf_err e;
-    rf_step_opts so = rf_step_opts_default();
-    so.w = so.a = so.kv = rf_dtype_of(RF_BF16);
-    rf_step *st = malloc(sizeof *st); /* large: the heap's, this function's */
-    if (!st)
-        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    int rc = RF_EXIT_OK;
-    if (rf_step_compute(w->m, &so, &w->roofs[0], st, &e))
-        rc = cli_fail_err(ctx, &e);
-    else
-        w->n_shapes = rf_step_gemm_shapes(st, w->shapes, RF_STEP_MAX_OPS);
-    free(st);
+    int rc = cli_gemm_shapes(ctx, w->m, RF_BF16, &w->roofs[0], w->shapes, &w->n_shapes);
     if (rc)
         return rc;
     w->kept = calloc(w->n_shapes * w->nt, sizeof *w->kept);

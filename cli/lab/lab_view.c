@@ -93,6 +93,24 @@ int cli_profile_json(const cli_ctx *ctx, const rf_hw_profile *p, bool *printed)
     return rc;
 }
 
+int cli_gemm_shapes(const cli_ctx *ctx, const rf_model *m, rf_dtype_kind dt,
+                    const rf_roof *roof, rf_gemm_shape *shapes, size_t *n)
+{
+    rf_err e;
+    rf_step_opts so = rf_step_opts_default();
+    so.w = so.a = so.kv = rf_dtype_of(dt);
+    rf_step *st = malloc(sizeof *st); /* ~10 KB: off the stack */
+    if (!st)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    int rc = RF_EXIT_OK;
+    if (rf_step_compute(m, &so, roof, st, &e))
+        rc = cli_fail_err(ctx, &e);
+    else
+        *n = rf_step_gemm_shapes(st, shapes, RF_STEP_MAX_OPS);
+    free(st);
+    return rc;
+}
+
 int cli_profile_emit(const cli_ctx *ctx, rf_report *r)
 {
     if (ctx->out_path)

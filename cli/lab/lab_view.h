@@ -34,6 +34,13 @@ void cli_unsteady_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profile
 int cli_profile_json(const cli_ctx *ctx, const rf_hw_profile *p, bool *printed);
 int cli_profile_emit(const cli_ctx *ctx, rf_report *r);
 
+/* bench gemm's shapes: the linear layers of m's decode step in dtype dt on
+ * roof, de-duplicated by K x N (rf_step_gemm_shapes), into
+ * shapes[RF_STEP_MAX_OPS], *n of them. The step is the heap's for the call.
+ * Prints and returns the exit code on failure. */
+int cli_gemm_shapes(const cli_ctx *ctx, const rf_model *m, rf_dtype_kind dt,
+                    const rf_roof *roof, rf_gemm_shape *shapes, size_t *n);
+
 /* ---- the sustained roof and the calibration (lab_view.c) ----------------- */
 
 /* The roof section's sustained memory roof row, when the profile has one. */
