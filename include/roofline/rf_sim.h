@@ -37,6 +37,15 @@
  * The step's time dt comes from the step model; the step ends at t + dt,
  * when its tokens are sampled and finished requests free their blocks.
  * With nothing to run the engine idles to the next arrival.
+ * idle_first: in step 1 an empty engine (nothing running or waiting)
+ * queues only the first request to reach it, the others that reach it at
+ * the same instant at the end of that request's step. Real clients never
+ * arrive at one instant: vLLM's engine loop (vllm/v1/engine/core.py,
+ * EngineCoreProc._process_input_queue) blocks on its input queue while
+ * it has no work and steps as soon as one request is in, with what has
+ * arrived by then, so a closed loop's C simultaneous requests, apart by
+ * less than a step, reach an idle engine as one and then C - 1. Off (the
+ * zero value): simultaneous arrivals are queued together.
  * KV blocks: a request at c positions holds ceil(c / b) - H / b blocks of
  * b tokens beyond the shared prefix; the prefix's H / b blocks are held once
  * for the whole run (H = b floor(P_s / b): whole blocks hit, as vLLM's
@@ -492,6 +501,9 @@ typedef struct rf_sim_sched {
                                    front end's round trip: tokenizing,
                                    hand-off, streaming back); counted in
                                    its queue, TTFT and E2E (0: none)       */
+    bool idle_first;            /* an empty engine steps on the first
+                                   request to arrive alone (above; false:
+                                   simultaneous arrivals together)         */
     double slo_ttft_s, slo_tpot_s; /* goodput targets (0: none)            */
     int64_t replicas;           /* D engines (0: 1), each its own scheduler,
                                    queue and pool of pool_blocks           */

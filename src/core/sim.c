@@ -29,6 +29,7 @@ typedef struct engine {
     int64_t *ddctx;           /* (max_seqs) a draft pass's decode contexts  */
     rf_sim_chunk *dchunks;    /* (max_seqs) draft pass 0's prompt chunks    */
     int64_t free_blocks, peak_blocks;
+    bool deferred;            /* idle_first held arrivals back this step  */
 } engine;
 
 /* The run's memory, carved from the caller's workspace. */
@@ -666,9 +667,16 @@ static rf_status run_group(sim *s, int64_t first, bool closed, rf_sim_group_fn s
         double wake = INFINITY;
         for (int64_t i = 0; i < g; i++) {
             engine *e = &E[i];
-            /* a request reaches the queue frontend_s after it is sent */
-            for (; e->next < e->issued && s->arrival[req(s, e, e->next)] + fe <= t; e->next++)
+            /* a request reaches the queue frontend_s after it is sent; with
+             * idle_first an empty engine (nothing running or waiting) takes
+             * only the first to arrive, the others at its step's end */
+            bool one = sc->idle_first && !e->n_run && !e->waiting && !e->deferred;
+            int64_t queued = 0;
+            for (; e->next < e->issued && s->arrival[req(s, e, e->next)] + fe <= t &&
+                   !(one && queued);
+                 e->next++, queued++)
                 push_back(e, req(s, e, e->next));
+            e->deferred = one && e->next < e->issued && s->arrival[req(s, e, e->next)] + fe <= t;
             busy = busy || e->n_run || e->waiting;
             if (e->next < e->issued && s->arrival[req(s, e, e->next)] + fe < wake)
                 wake = s->arrival[req(s, e, e->next)] + fe;
