@@ -5,8 +5,11 @@
 #include "cli.h"
 #include "roofline/rf_parse.h"
 
-int cli_budget_opt(cli_ctx *ctx, int id, const char *arg, cli_budget *b)
+const cli_opt cli_budget_opts[] = {CLI_BUDGET_OPTS, {0}};
+
+int cli_budget_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
+    cli_budget *b = user;
     rf_err e;
     switch (id) {
     case CLI_O_UTIL:

@@ -7,9 +7,13 @@
 enum { O_CONTEXT = 1000 };
 
 static const cli_opt opts[] = {
-    CLI_BUDGET_OPTS,
     {"context", 1, O_CONTEXT, "S",
      "context a sequence, for the sequence count (default " CLI_STR(CLI_DEFAULT_CONTEXT) ")"},
+    {0},
+};
+
+/* the layout's degrees alone (cli_par_opt's ids) */
+static const cli_opt par_opts[] = {
     {"tp", 1, CLI_O_TP, "T", "tensor-parallel devices (default 1)"},
     {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1)"},
     {"ep", 1, CLI_O_EP, "E", "expert-parallel devices: TP groups of E / T replicas (default 1)"},
@@ -26,12 +30,8 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == O_CONTEXT) {
-        ctx->step_given |= CLI_GIVEN_CONTEXT;
-        return cli_i64(ctx, "--context", arg, 0, RF_DIM_MAX, &a->context);
-    }
-    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
-    return rc == CLI_NOT_MINE ? cli_par_opt(ctx, id, arg, &a->par) : rc;
+    ctx->step_given |= CLI_GIVEN_CONTEXT; /* --context, the one option */
+    return cli_i64(ctx, "--context", arg, 0, RF_DIM_MAX, &a->context);
 }
 
 /* The pool a device of the layout: the stage with the least bounds it. */
@@ -118,7 +118,8 @@ int cmd_capacity(const cli_io *io, int argc, char **argv)
     args a = {CLI_BUDGET_DEFAULT, CLI_DEFAULT_CONTEXT, CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "capacity MODEL [--util U] [--reserve SIZE] [--context S]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+                            (const cli_opt_group[]){CLI_BUDGET_GROUP(&a.budget), {opts, on_opt, &a},
+                                                    {par_opts, cli_par_group_opt, &a.par}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     rf_model m;

@@ -12,10 +12,20 @@ enum { O_SQUARE = 1000 };
 
 static const cli_opt opts[] = {
     {"square", 1, O_SQUARE, "LIST", "also T* of square d x d projections for these d"},
+    {0},
+};
+
+/* the step options crossover takes (cli_step_opt's ids), in its words */
+static const cli_opt step_opts[] = {
     {"moe-experts", 1, CLI_O_MOE, "uniform|all",
      "routing that turns an expert's M* into tokens in flight (default uniform)"},
     CLI_CAUSAL_OPT,
     CLI_NO_CAUSAL_OPT,
+    {0},
+};
+
+/* the layout's degrees (cli_par_opt's ids) */
+static const cli_opt par_opts[] = {
     {"tp", 1, CLI_O_TP, "T", "the shard one of T tensor-parallel devices runs (default 1)"},
     {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1): a stage runs the same shapes"},
     {"ep", 1, CLI_O_EP, "E", "expert-parallel devices: TP groups of E / T replicas (default 1)"},
@@ -32,12 +42,8 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == O_SQUARE) {
-        a->square = arg;
-        return RF_EXIT_OK;
-    }
-    int rc = cli_par_opt(ctx, id, arg, &a->par);
-    return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
+    a->square = arg; /* --square, the one option */
+    return RF_EXIT_OK;
 }
 
 int cmd_crossover(const cli_io *io, int argc, char **argv)
@@ -46,7 +52,8 @@ int cmd_crossover(const cli_io *io, int argc, char **argv)
     args a = {NULL, rf_step_opts_default(), CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, io, argc, argv, "crossover MODEL [--square LIST] [--moe-experts "
                             "uniform|all] [--no-causal]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a}, {step_opts, cli_step_opt, &a.o},
+                                                    {par_opts, cli_par_group_opt, &a.par}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_MEM, "crossing points need no memory size")))

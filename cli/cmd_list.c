@@ -1,5 +1,7 @@
 /* cmd_list.c - `roofline models` and `roofline hw`: the built-in presets
  * (models: every name rf_model_find knows, and the families it reads). */
+#include <stdlib.h>
+
 #include "cli.h"
 #include "roofline/rf_reader.h"
 
@@ -29,28 +31,34 @@ int cmd_models(const cli_io *io, int argc, char **argv)
     rf_report_col(r, "params", "params", RF_U_COUNT);
     rf_report_col(r, "streamed_params", "streamed", RF_U_COUNT);
     rf_report_col(r, "kv_bytes_per_token", "KV B/token", RF_U_INT);
+    rf_model *m = malloc(sizeof *m); /* ~10 KB: off the stack */
+    if (!m) {
+        rf_report_free(r);
+        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+    }
     for (size_t i = 0; i < rf_model_find_count(); i++) {
-        static rf_model m; /* ~10 KB: keep it off the stack */
         rf_param_counts p;
         rf_err e;
         uint64_t kv;
-        if (rf_model_find(rf_model_find_name(i), NULL, &m, &e) || rf_model_params(&m, &p, &e) ||
-            rf_model_kv_bytes(&m, rf_step_opts_for_model(&m).kv, 1, &kv, &e)) {
+        if (rf_model_find(rf_model_find_name(i), NULL, m, &e) || rf_model_params(m, &p, &e) ||
+            rf_model_kv_bytes(m, rf_step_opts_for_model(m).kv, 1, &kv, &e)) {
+            free(m);
             rf_report_free(r);
             return cli_fail_err(&ctx, &e);
         }
         rf_report_row(r);
-        rf_report_cell_str(r, m.name);
-        rf_report_cell_str(r, m.family);
-        rf_report_cell_int(r, (uint64_t)m.layers);
-        rf_report_cell_int(r, (uint64_t)m.hidden);
-        rf_report_cell_int(r, (uint64_t)m.n_q);
-        rf_report_cell_int(r, (uint64_t)m.n_kv);
-        rf_report_cell_int(r, (uint64_t)m.head_dim);
+        rf_report_cell_str(r, m->name);
+        rf_report_cell_str(r, m->family);
+        rf_report_cell_int(r, (uint64_t)m->layers);
+        rf_report_cell_int(r, (uint64_t)m->hidden);
+        rf_report_cell_int(r, (uint64_t)m->n_q);
+        rf_report_cell_int(r, (uint64_t)m->n_kv);
+        rf_report_cell_int(r, (uint64_t)m->head_dim);
         rf_report_cell_int(r, p.total);
         rf_report_cell_int(r, p.streamed_per_token);
         rf_report_cell_int(r, kv);
     }
+    free(m);
     /* what --family takes (the explorer's family control reads it) */
     rf_report_section(r, NULL, NULL);
     rf_report_str(r, "known_families", "families read (--family NAME)",

@@ -13,9 +13,15 @@ enum { O_TOKENS = 1000, O_CONTEXT };
 static const cli_opt opts[] = {
     {"tokens", 1, O_TOKENS, "LIST", "tokens in flight M for the GEMMs (default 1,256)"},
     {"context", 1, O_CONTEXT, "LIST", "contexts S for attention (default 128,512,2048)"},
-    CLI_CAUSAL_OPT,
-    CLI_TRAFFIC_OPTS,
-    CLI_BUDGET_OPTS,
+    CLI_CAUSAL_OPT, /* its own: the rows' attention, not a step's */
+    {0},
+};
+
+/* what the bytes count (cli_step_opt's ids, into args.traffic) */
+static const cli_opt traffic_opts[] = {CLI_TRAFFIC_OPTS, {0}};
+
+/* the layout's degrees (cli_par_opt's ids) */
+static const cli_opt par_opts[] = {
     {"tp", 1, CLI_O_TP, "T", "the shard one of T tensor-parallel devices runs (default 1)"},
     {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1): a stage runs the same shapes"},
     {"ep", 1, CLI_O_EP, "E", "expert-parallel devices: TP groups of E / T replicas (default 1)"},
@@ -35,11 +41,6 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
-    if (rc != CLI_NOT_MINE || (rc = cli_par_opt(ctx, id, arg, &a->par)) != CLI_NOT_MINE)
-        return rc;
-    if (id == CLI_O_TRAFFIC || id == CLI_O_FUSE_ELEMENTWISE)
-        return cli_step_opt(ctx, id, arg, &a->traffic);
     if (id == CLI_O_CAUSAL)
         a->causal = true;
     else if (id == O_TOKENS)
@@ -171,11 +172,10 @@ static void memory_fit(const cli_ctx *ctx, rf_report *r, const rf_model *m, rf_s
 
 /* Under PP or EP a device holds a stage's layers or 1 / E of the experts:
  * its fit is the layout's (rf_par_compute of one sequence at the largest
- * S), its most loaded device against one device's budget. */
+ * S, into par), its most loaded device against one device's budget. */
 static void layout_fit(const cli_ctx *ctx, rf_report *r, rf_step_opts o, const rf_roof *roof,
-                       const int64_t *ctxs, size_t nc, const args *a)
+                       const int64_t *ctxs, size_t nc, const args *a, rf_par *par)
 {
-    static rf_par par;
     rf_err e;
     o.context = 0;
     for (size_t i = 0; i < nc; i++)
@@ -184,19 +184,19 @@ static void layout_fit(const cli_ctx *ctx, rf_report *r, rf_step_opts o, const r
     snprintf(label, sizeof label, "memory fit: a device, the weights and one sequence at "
              "context %lld", (long long)o.context);
     rf_report_section(r, "memory", label);
-    if (cli_par_compute(ctx, &a->full, &o, roof, &a->budget, &a->par, &par, &e)) {
+    if (cli_par_compute(ctx, &a->full, &o, roof, &a->budget, &a->par, par, &e)) {
         rf_report_null(r, "fits", "fits", e.msg);
         return;
     }
-    const rf_par_stage *w = &par.stages[0];
-    for (size_t i = 1; i < par.n_stages; i++)
-        w = par.stages[i].needed_bytes > w->needed_bytes ? &par.stages[i] : w;
+    const rf_par_stage *w = &par->stages[0];
+    for (size_t i = 1; i < par->n_stages; i++)
+        w = par->stages[i].needed_bytes > w->needed_bytes ? &par->stages[i] : w;
     char need[32], budget[32], text[128];
     rf_fmt((double)w->needed_bytes, RF_U_BYTES, need, sizeof need);
     rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
     snprintf(text, sizeof text, "%s: a device needs %s of a %s budget",
-             par.fits ? "fits" : "does not fit", need, budget);
-    rf_report_bool(r, "fits", "fits", par.fits, text);
+             par->fits ? "fits" : "does not fit", need, budget);
+    rf_report_bool(r, "fits", "fits", par->fits, text);
     rf_report_int(r, "memory_needed_bytes", "memory needed (the most loaded device)",
                   w->needed_bytes, RF_U_BYTES);
 }
@@ -208,7 +208,10 @@ int cmd_ops(const cli_io *io, int argc, char **argv)
               .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "ops MODEL [--tokens LIST] [--context LIST] [--causal]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a},
+                                                    {traffic_opts, cli_step_opt, &a.traffic},
+                                                    CLI_BUDGET_GROUP(&a.budget),
+                                                    {par_opts, cli_par_group_opt, &a.par}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     int64_t *toks = NULL, *ctxs = NULL;
@@ -216,11 +219,19 @@ int cmd_ops(const cli_io *io, int argc, char **argv)
     rf_model m;
     rf_roof roof;
     rf_report *r = NULL;
-    static rf_step st;
+    /* the command's results, large: a step and a layout's steps */
+    struct {
+        rf_step st;
+        rf_par par;
+    } *res = calloc(1, sizeof *res);
     rf_step_opts o = rf_step_opts_default();
     o.causal = a.causal;
     o.traffic = a.traffic.traffic;
     o.fuse_elementwise = a.traffic.fuse_elementwise;
+    if (!res) {
+        rc = cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        goto out;
+    }
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_range(&ctx, "--tokens", a.tokens, RF_DIM_MAX, &toks, &nt)) ||
         (rc = cli_range(&ctx, "--context", a.context, RF_DIM_MAX, &ctxs, &nc)) ||
@@ -242,17 +253,18 @@ int cmd_ops(const cli_io *io, int argc, char **argv)
     assume_ops(&ctx, r, &m, &o, &roof, &a.par);
     op_columns(r, m.n_experts > 0);
     for (size_t i = 0; i < nt && !rc; i++)
-        rc = gemm_rows(&ctx, r, &m, o, toks[i], &roof, &st, &a);
+        rc = gemm_rows(&ctx, r, &m, o, toks[i], &roof, &res->st, &a);
     for (size_t i = 0; i < nc && !rc; i++)
-        rc = attn_rows(&ctx, r, &m, o, ctxs[i], &roof, &st);
+        rc = attn_rows(&ctx, r, &m, o, ctxs[i], &roof, &res->st);
     if (a.par.layout.ep > 1 || a.par.layout.pp > 1)
-        layout_fit(&ctx, r, o, &roof, ctxs, nc, &a);
+        layout_fit(&ctx, r, o, &roof, ctxs, nc, &a, &res->par);
     else
         memory_fit(&ctx, r, &m, o, ctxs, nc, &a.budget);
     if (!rc)
         rc = cli_emit(&ctx, r);
 out:
     rf_report_free(r);
+    free(res);
     free(toks);
     free(ctxs);
     return rc;

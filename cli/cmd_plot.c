@@ -8,22 +8,12 @@
 #include "cli.h"
 #include "roofline/rf_file.h"
 
-static const cli_opt opts[] = {CLI_FIGURE_OPTS, CLI_BUDGET_OPTS, CLI_PAR_OPTS, {0}};
+static const cli_opt par_opts[] = {CLI_PAR_OPTS, {0}};
 
 typedef struct args {
-    cli_figure *fig;
     cli_budget budget; /* the decode batch's memory fit */
     cli_par par;       /* many devices: a device's figure */
 } args;
-
-static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
-{
-    args *a = user;
-    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
-    if (rc == CLI_NOT_MINE)
-        rc = cli_par_opt(ctx, id, arg, &a->par);
-    return rc == CLI_NOT_MINE ? cli_figure_opt(ctx, id, arg, a->fig) : rc;
-}
 
 /* The subtitle's fit: the decode batch's on one device, or under a layout
  * its most loaded device's. */
@@ -48,50 +38,73 @@ static void note_fit(const cli_ctx *ctx, cli_figure *f, const cli_budget *b, con
                  cli_fit_text(&fit, text, sizeof text));
 }
 
-int cmd_plot(const cli_io *io, int argc, char **argv)
+/* What plot computes, large (~60 KB and more): the figure, and under a
+ * layout both steps on it. cmd_plot owns it, on the heap. */
+typedef struct plot_run {
+    cli_figure f;
+    rf_par dec, pre;
+} plot_run;
+
+static int plot(const cli_io *io, int argc, char **argv, plot_run *run)
 {
     cli_ctx ctx;
-    static cli_figure f; /* ~60 KB: keep it off the stack */
-    static rf_par dec, pre; /* under a layout: large, off the stack */
-    args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT};
+    cli_figure *fig = &run->f;
+    args a = {CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT};
     int rc = cli_figure_start(&ctx, io, argc, argv,
                               "plot MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--tp T] [--pp P] [--ep E] "
                               "[--dp D] [-o FILE.svg]",
-                              (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &f);
+                              (const cli_opt_group[]){CLI_FIGURE_GROUP(fig),
+                                                      CLI_BUDGET_GROUP(&a.budget),
+                                                      {par_opts, cli_par_group_opt, &a.par},
+                                                      {0}},
+                              fig);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (a.par.overlap)
         return cli_fail(&ctx, RF_EXIT_USAGE, "--overlap does not apply to plot: it bounds a "
                         "step's floor (step and report print it)");
     bool layout = cli_par_wanted(&a.par);
-    if (layout && (rc = cli_figure_layout(&ctx, &f, &a.budget, &a.par, &dec, &pre)))
+    if (layout && (rc = cli_figure_layout(&ctx, fig, &a.budget, &a.par, &run->dec, &run->pre)))
         return rc;
     rf_buf b;
     rf_err e;
     /* the decode batch's memory fit (--util, --reserve), the model's
      * context limit and a family read with --family, in the subtitle; the
      * figure is fitted again so its heading wraps them */
-    note_fit(&ctx, &f, &a.budget, layout ? &dec : NULL);
-    int64_t longest = f.decode.context > f.prefill.tokens ? f.decode.context : f.prefill.tokens;
-    if (rf_model_context_beyond(&f.model, longest)) {
-        size_t n = strlen(f.plot.subtitle);
-        snprintf(f.plot.subtitle + n, sizeof f.plot.subtitle - n,
+    note_fit(&ctx, fig, &a.budget, layout ? &run->dec : NULL);
+    int64_t longest = fig->decode.context > fig->prefill.tokens ? fig->decode.context
+                                                                : fig->prefill.tokens;
+    if (rf_model_context_beyond(&fig->model, longest)) {
+        size_t n = strlen(fig->plot.subtitle);
+        snprintf(fig->plot.subtitle + n, sizeof fig->plot.subtitle - n,
                  " \xc2\xb7 WARNING: %lld positions beyond the model's %lld", (long long)longest,
-                 (long long)f.model.max_context);
+                 (long long)fig->model.max_context);
     }
     if (ctx.family_as[0]) { /* the SVG has no assumption lines: --family said here */
-        size_t n = strlen(f.plot.subtitle);
-        snprintf(f.plot.subtitle + n, sizeof f.plot.subtitle - n,
+        size_t n = strlen(fig->plot.subtitle);
+        snprintf(fig->plot.subtitle + n, sizeof fig->plot.subtitle - n,
                  " \xc2\xb7 read as %s (--family); model_type was %s", ctx.family_as,
                  ctx.family_from);
     }
-    rf_plot_fit(&f.plot);
+    rf_plot_fit(&fig->plot);
     rf_buf_init(&b);
-    if (rf_plot_write_svg(&f.plot, &b, &e))
+    if (rf_plot_write_svg(&fig->plot, &b, &e))
         rc = cli_fail_err(&ctx, &e);
     else
         rc = cli_write_file(&ctx, ctx.out_path, b.data, b.len);
     rf_buf_free(&b);
+    return rc;
+}
+
+int cmd_plot(const cli_io *io, int argc, char **argv)
+{
+    plot_run *run = calloc(1, sizeof *run);
+    if (!run) {
+        fprintf(io->err, "roofline %s: out of memory\n", argv[0]);
+        return RF_EXIT_FAIL;
+    }
+    int rc = plot(io, argc, argv, run);
+    free(run);
     return rc;
 }

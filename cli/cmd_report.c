@@ -17,35 +17,33 @@
 enum { O_PART = 1000 };
 
 static const cli_opt opts[] = {
-    CLI_FIGURE_OPTS, CLI_PREDICT_OPT, CLI_BUDGET_OPTS, CLI_PAR_OPTS, CLI_SIM_SLO_OPTS,
     {"part", 1, O_PART, "step",
      "write only the page's step sections (both phases' totals and operator tables; no "
      "figures, no explorer): the explorer's fast path"},
     {0}};
+static const cli_opt par_opts[] = {CLI_PAR_OPTS, {0}};
+static const cli_opt slo_opts[] = {CLI_SIM_SLO_OPTS, {0}}; /* Figure 4's */
 
 typedef struct args {
-    cli_figure *fig;
     cli_budget budget;
     cli_par par; /* many devices: a section for the layout */
     bool step_part; /* --part step */
     cli_sim sim;    /* Figure 4's SLO lines and percentile */
 } args;
 
+/* --part step, the one option of report's own */
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == O_PART) {
-        if (strcmp(arg, "step"))
-            return cli_fail(ctx, RF_EXIT_USAGE, "--part: '%s' is not a part (step)", arg);
-        a->step_part = true;
-        return RF_EXIT_OK;
-    }
-    if (id == CLI_O_SLO_TTFT || id == CLI_O_SLO_TPOT || id == CLI_O_PERCENTILE)
-        return cli_sim_opt(ctx, id, arg, &a->sim);
-    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
-    if (rc == CLI_NOT_MINE)
-        rc = cli_par_opt(ctx, id, arg, &a->par);
-    return rc == CLI_NOT_MINE ? cli_figure_opt(ctx, id, arg, a->fig) : rc;
+    if (strcmp(arg, "step"))
+        return cli_fail(ctx, RF_EXIT_USAGE, "--part: '%s' is not a part (step)", arg);
+    a->step_part = true;
+    return RF_EXIT_OK;
+}
+
+static int slo_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    return cli_sim_opt(ctx, id, arg, user);
 }
 
 static void phase_totals(const cli_ctx *ctx, rf_report *r, const char *key, const char *label,
@@ -66,69 +64,6 @@ static void phase_totals(const cli_ctx *ctx, rf_report *r, const char *key, cons
     rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor (operator by operator)",
                   st->floor_sum_of_max_s, RF_U_SECONDS);
     rf_report_num(r, "tokens_per_s", "tokens/s ceiling", st->tokens_per_s, RF_U_TOK_RATE);
-}
-
-static void capacity(rf_report *r, rf_status s, const rf_capacity *c, const rf_err *e)
-{
-    rf_report_section(r, "capacity", "KV capacity");
-    if (s) {
-        rf_report_null(r, "sequences", "sequences at this context", e->msg);
-        return;
-    }
-    rf_report_bool(r, "fits", "weights fit", c->weights_fit,
-                   c->weights_fit ? "yes" : "no: the weights leave no room for KV");
-    rf_report_int(r, "mem_bytes", "usable memory", c->mem_bytes, RF_U_BYTES_BIN);
-    rf_report_int(r, "resident_bytes", "resident weights", c->resident_bytes, RF_U_BYTES_BIN);
-    rf_report_int(r, "reserve_bytes", "reserve", c->reserve_bytes, RF_U_BYTES_BIN);
-    rf_report_num(r, "pool_bytes", "KV pool", c->pool_bytes, RF_U_BYTES_BIN);
-    rf_report_int(r, "kv_bytes_per_token", "KV bytes a token", c->kv_bytes_per_token, RF_U_INT);
-    rf_report_int(r, "tokens", "tokens the pool holds", c->tokens, RF_U_INT);
-    rf_report_num(r, "sequences", "sequences at this context", c->sequences, RF_U_RATIO);
-}
-
-static void sweep(rf_report *r, const rf_batch_chart *c)
-{
-    rf_report_table(r, "sweep", "batch sweep: decode at this context");
-    rf_report_col(r, "batch", "B", RF_U_INT);
-    rf_report_col(r, "floor_s", "step floor", RF_U_SECONDS);
-    rf_report_col(r, "tokens_per_s", "tokens/s", RF_U_TOK_RATE);
-    rf_report_col(r, "regime", "regime", RF_U_NONE);
-    rf_report_col(r, "fits", "fits the KV cache", RF_U_NONE);
-    for (size_t i = 0; i < c->n; i++) {
-        rf_report_row(r);
-        rf_report_cell_int(r, (uint64_t)c->batch[i]);
-        rf_report_cell_num(r, c->floor_s[i]);
-        rf_report_cell_num(r, c->tokens_per_s[i]);
-        rf_report_cell_str(r, rf_regime_name(c->regime[i]));
-        rf_report_cell_str(r, c->capacity_sequences < 0                     ? "-"
-                              : (double)c->batch[i] <= c->capacity_sequences ? "yes"
-                                                                             : "no");
-    }
-}
-
-static void measured(rf_report *r, const rf_plot *p)
-{
-    rf_report_table(r, "measured", "measured operators beside their predictions");
-    rf_report_col(r, "name", "operator", RF_U_NONE);
-    rf_report_col(r, "phase", "phase", RF_U_NONE);
-    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
-    rf_report_col(r, "achieved_flops_per_s", "achieved", RF_U_FLOP_RATE);
-    rf_report_col(r, "attainable_flops_per_s", "predicted attainable", RF_U_FLOP_RATE);
-    static const char *const phase[] = {"decode", "prefill", "-"};
-    for (size_t i = 0; i < p->n_points; i++) {
-        const rf_plot_point *q = &p->points[i];
-        if (!q->measured)
-            continue;
-        rf_report_row(r);
-        rf_report_cell_str(r, q->name);
-        rf_report_cell_str(r, phase[q->series]);
-        rf_report_cell_num(r, q->intensity);
-        rf_report_cell_num(r, q->flops_per_s);
-        if (q->match >= 0)
-            rf_report_cell_num(r, p->points[q->match].flops_per_s);
-        else
-            rf_report_cell_null(r, "- (no such operator)");
-    }
 }
 
 /* The assumption lines: the decode step's, the prefill's phase and
@@ -181,10 +116,10 @@ static void sections(const cli_ctx *ctx, rf_report *r, const cli_figure *f, cons
     if (!chart) /* --part step: these sections only */
         return;
     if (f->measured_path && f->measured.n_ops)
-        measured(r, &f->plot);
+        rf_view_measured(r, &f->plot);
     rf_view_crossover(r, cx, &f->model, "crossover", "crossover_other");
-    capacity(r, cap_s, cap, cap_err);
-    sweep(r, chart);
+    rf_view_capacity(r, cap_s, cap, cap_err);
+    rf_view_batch_sweep(r, chart);
 }
 
 /* --part step: the page of the two phases' totals and operator tables
@@ -294,23 +229,6 @@ static int load_section(const cli_ctx *ctx, rf_report *r, const cli_figure *f, c
     return rc;
 }
 
-/* Figure 1's caption; under a layout it says what a device's figure shows. */
-static const char *figure1_caption(const rf_plot *p)
-{
-    for (size_t i = 0; i < p->n_points; i++)
-        if (p->points[i].collective)
-            return "Figure 1. Every operator a device of the layout runs in one decode step "
-                   "(circles) and one prefill step (squares), its shard, at its arithmetic "
-                   "intensity and attainable throughput min(pi, I x beta); its collectives "
-                   "(triangles) on the roof of the link they cross, at I = 1 / (2 b_a) (an "
-                   "all-reduce's adds a byte moved) and I x the link bandwidth they attain, so "
-                   "latency-bound ones sit below their link's roof.";
-    return "Figure 1. Every operator of one decode step (circles) and one prefill step "
-           "(squares) at its arithmetic intensity and attainable throughput "
-           "min(pi, I x beta). Left of the ridge an operator is bound by memory "
-           "bandwidth, right of it by compute.";
-}
-
 /* The explorer into html: the arguments after "report" but -o FILE, and
  * the files among them (a config.json, a profile: at most 8 of 256 KiB),
  * which the page's module reads again. */
@@ -360,7 +278,7 @@ static int write_page(const cli_ctx *ctx, rf_report *r, const cli_figure *f, rf_
         goto out;
     }
     rf_html_figure figs[] = {
-        {svg1.data, figure1_caption(&f->plot), NULL},
+        {svg1.data, rf_view_figure1_caption(&f->plot), NULL},
         {svg2.data, "Figure 2. Decode step floor and tokens/s ceiling against batch at this "
                     "context; the shaded region needs more KV cache than the memory holds.",
          "capacity"},
@@ -393,64 +311,91 @@ out:
 /* Many devices: Figure 1 of a device of the layout (its operators and
  * collectives on the link roofs) and the layout's section, from the decode
  * step on it. */
-static int layout_section(cli_ctx *ctx, rf_report *r, cli_figure *f, const args *a)
+static int layout_section(cli_ctx *ctx, rf_report *r, cli_figure *f, const args *a,
+                          rf_par *dec, rf_par *pre)
 {
-    static rf_par dec, pre;
-    int rc = cli_figure_layout(ctx, f, &a->budget, &a->par, &dec, &pre);
+    int rc = cli_figure_layout(ctx, f, &a->budget, &a->par, dec, pre);
     if (!rc)
-        cli_par_section(ctx, r, &dec, &a->par);
+        cli_par_section(ctx, r, dec, &a->par);
     return rc;
 }
 
-int cmd_report(const cli_io *io, int argc, char **argv)
+/* What report computes, large: the figure (~60 KB), the crossing points,
+ * the batch chart, and under a layout both steps on it. cmd_report owns
+ * it, on the heap. */
+typedef struct report_run {
+    cli_figure f;
+    rf_crossover cx;
+    rf_batch_chart chart;
+    rf_par dec, pre;
+} report_run;
+
+static int report(const cli_io *io, int argc, char **argv, report_run *run)
 {
     cli_ctx ctx;
-    static cli_figure f; /* ~60 KB: keep it off the stack */
-    static rf_crossover cx;
-    static rf_batch_chart chart;
+    cli_figure *fig = &run->f;
     rf_buf svg3, svg4; /* Figure 3, the frontier; Figure 4, the curve under load */
-    args a = {&f, CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, {0}};
+    args a = {CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, {0}};
     int rc = cli_figure_start(&ctx, io, argc, argv,
                               "report MODEL [--hw NAME|PROFILE] [--batch B] [--context S] "
                               "[--tokens T] [--measured FILE.json] [--util U] [--reserve SIZE] "
                               "[--slo-ttft X] [--slo-tpot Y] [--part step] [-o FILE.html]",
-                              (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &f);
+                              (const cli_opt_group[]){CLI_FIGURE_GROUP(fig),
+                                                      {cli_predict_opts, cli_figure_opt, fig},
+                                                      CLI_BUDGET_GROUP(&a.budget),
+                                                      {par_opts, cli_par_group_opt, &a.par},
+                                                      {slo_opts, slo_opt, &a.sim},
+                                                      {opts, on_opt, &a}, {0}},
+                              fig);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (a.step_part)
-        return step_part(&ctx, &f, &a);
+        return step_part(&ctx, fig, &a);
     rf_err e, cap_err;
     rf_capacity cap;
-    rf_status cap_s = rf_capacity_compute(&f.model, &f.decode, ctx.hw.mem_bytes, a.budget.util,
-                                          a.budget.reserve_bytes, f.decode.context, &cap, &cap_err);
-    if (rf_crossover_compute(&f.model, &f.decode, &f.roof, &cx, &e) ||
-        rf_batch_chart_build(&chart, &f.model, &f.decode, &f.roof, 0,
+    rf_status cap_s = rf_capacity_compute(&fig->model, &fig->decode, ctx.hw.mem_bytes,
+                                          a.budget.util, a.budget.reserve_bytes,
+                                          fig->decode.context, &cap, &cap_err);
+    if (rf_crossover_compute(&fig->model, &fig->decode, &fig->roof, &run->cx, &e) ||
+        rf_batch_chart_build(&run->chart, &fig->model, &fig->decode, &fig->roof, 0,
                              cap_s ? -1 : cap.sequences, &e))
         return cli_fail_err(&ctx, &e);
     const struct rf_step_pred *pred[2] = {NULL, NULL}; /* --predict: decode, prefill */
     if ((rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par), "layouts")) ||
-        (rc = cli_step_predict(&ctx, &f.decode, &f.decode_step, &pred[0])) ||
-        (rc = cli_step_predict(&ctx, &f.prefill, &f.prefill_step, &pred[1])))
+        (rc = cli_step_predict(&ctx, &fig->decode, &fig->decode_step, &pred[0])) ||
+        (rc = cli_step_predict(&ctx, &fig->prefill, &fig->prefill_step, &pred[1])))
         return rc;
     char title[300];
-    snprintf(title, sizeof title, "Roofline report: %s on %s", f.model.name, ctx.hw.name);
+    snprintf(title, sizeof title, "Roofline report: %s on %s", fig->model.name, ctx.hw.name);
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
-    assume_report(&ctx, r, &f, &a.budget);
-    sections(&ctx, r, &f, &a.budget, &cx, &chart, cap_s, &cap, &cap_err, pred);
-    if (cli_par_wanted(&a.par) && (rc = layout_section(&ctx, r, &f, &a))) {
+    assume_report(&ctx, r, fig, &a.budget);
+    sections(&ctx, r, fig, &a.budget, &run->cx, &run->chart, cap_s, &cap, &cap_err, pred);
+    if (cli_par_wanted(&a.par) && (rc = layout_section(&ctx, r, fig, &a, &run->dec, &run->pre))) {
         rf_report_free(r);
         return rc;
     }
     if (rf_explorer_note())
         rf_report_note(r, "%s", rf_explorer_note());
-    if (!(rc = frontier_section(&ctx, r, &f, &a.budget, &a.par, &svg3))) {
-        if (!(rc = load_section(&ctx, r, &f, &a, &svg4)))
-            rc = write_page(&ctx, r, &f, &svg3, &svg4, &chart, argc, argv);
+    if (!(rc = frontier_section(&ctx, r, fig, &a.budget, &a.par, &svg3))) {
+        if (!(rc = load_section(&ctx, r, fig, &a, &svg4)))
+            rc = write_page(&ctx, r, fig, &svg3, &svg4, &run->chart, argc, argv);
         else
             rf_buf_free(&svg3);
     }
     rf_report_free(r);
+    return rc;
+}
+
+int cmd_report(const cli_io *io, int argc, char **argv)
+{
+    report_run *run = calloc(1, sizeof *run);
+    if (!run) {
+        fprintf(io->err, "roofline %s: out of memory\n", argv[0]);
+        return RF_EXIT_FAIL;
+    }
+    int rc = report(io, argc, argv, run);
+    free(run);
     return rc;
 }

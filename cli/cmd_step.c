@@ -1,6 +1,7 @@
 /* cmd_step.c - `roofline step MODEL`: every operator of one step, then the
  * totals (floors, tokens/s, sum-of-max, blended limit, throughput cap). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -13,17 +14,14 @@
 enum { O_DECODE = 1000, O_CHUNK, O_CHUNK_CONTEXT };
 
 static const cli_opt opts[] = {
-    CLI_STEP_OPTS,
-    CLI_PREDICT_OPT,
-    CLI_GPU_OPTS,
     {"decode", 1, O_DECODE, "B_d", "--phase mixed: decode tokens, one a sequence (at --context)"},
     {"chunk", 1, O_CHUNK, "C", "--phase mixed: prompt tokens of the prefill chunk"},
     {"chunk-context", 1, O_CHUNK_CONTEXT, "S_c",
      "--phase mixed: positions of the chunk's prompt cached before it (default 0)"},
-    CLI_BUDGET_OPTS,
-    CLI_PAR_OPTS,
     {0},
 };
+
+static const cli_opt par_opts[] = {CLI_PAR_OPTS, {0}};
 
 typedef struct args {
     rf_step_opts o;
@@ -34,34 +32,52 @@ typedef struct args {
     rf_mixed_opts mo;  /* --decode, --chunk, --chunk-context (-1: not given) */
 } args;
 
-static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+/* What step computes, large (a step ~10 KB, a layout's every stage): the
+ * step, the one shown (a device's operators, the mixed step's rows), a
+ * layout's steps and the mixed rows' names. cmd_step owns it, on the heap. */
+typedef struct step_run {
+    rf_step st, shown;
+    rf_par par;
+    char names[RF_STEP_MAX_OPS][48];
+} step_run;
+
+/* The step options, with --phase mixed and --batch's being given seen
+ * first (cli_step_opt's ids). */
+static int step_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == CLI_O_BACKEND && rf_engine_known(arg)) /* an engine calibration file */
-        return cli_gpu_engine_opt(arg);
-    if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
-        return cli_gpu_opt(ctx, id, arg);
-    switch (id) {
-    case CLI_O_PHASE:
+    if (id == CLI_O_PHASE) {
         a->mixed = !strcmp(arg, "mixed");
         if (a->mixed || !strcmp(arg, "decode") || !strcmp(arg, "prefill"))
             return a->mixed ? RF_EXIT_OK : cli_step_opt(ctx, id, arg, &a->o);
         return cli_fail(ctx, RF_EXIT_USAGE, "--phase: '%s' is not decode, prefill or mixed",
                         arg);
-    case CLI_O_BATCH:
-        a->batch_given = true;
-        break;
+    }
+    a->batch_given |= id == CLI_O_BATCH;
+    return cli_step_opt(ctx, id, arg, &a->o);
+}
+
+/* --backend, --quant, --calibration: an engine's calibration file
+ * (--backend llamacpp), or --predict on kernel tables. */
+static int gpu_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    if (id == CLI_O_BACKEND && rf_engine_known(arg))
+        return cli_gpu_engine_opt(arg);
+    return cli_gpu_opt(ctx, id, arg);
+}
+
+/* --decode, --chunk, --chunk-context: the mixed step's. */
+static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    args *a = user;
+    switch (id) {
     case O_DECODE:
         return cli_i64(ctx, "--decode", arg, 0, RF_DIM_MAX, &a->mo.decode_batch);
     case O_CHUNK:
         return cli_i64(ctx, "--chunk", arg, 1, RF_DIM_MAX, &a->mo.chunk);
-    case O_CHUNK_CONTEXT:
+    default:
         return cli_i64(ctx, "--chunk-context", arg, 0, RF_DIM_MAX, &a->mo.chunk_context);
     }
-    int rc = cli_budget_opt(ctx, id, arg, &a->budget);
-    if (rc == CLI_NOT_MINE)
-        rc = cli_par_opt(ctx, id, arg, &a->par);
-    return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
 }
 
 /* The totals every step shows: scores, bytes, FLOPs, intensity, regime,
@@ -117,35 +133,35 @@ static void totals(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
 /* The step of a layout: a device's operators (those of the slowest stage),
  * then the layout's section. */
 static int step_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const args *a)
+                       const rf_roof *roof, const args *a, step_run *run)
 {
-    static rf_par par; /* every stage's step: off the stack */
-    static rf_step dev;
+    rf_par *par = &run->par;
+    rf_step *dev = &run->shown; /* a device's operators */
     rf_err e;
     int rc = cli_par_check(ctx, m, &a->par);
     if (rc)
         return rc;
-    if (cli_par_compute(ctx, m, o, roof, &a->budget, &a->par, &par, &e))
+    if (cli_par_compute(ctx, m, o, roof, &a->budget, &a->par, par, &e))
         return cli_fail_err(ctx, &e);
-    const rf_par_stage *w = &par.stages[par.slowest];
-    dev = w->step;
-    dev.n_ops = 0;
+    const rf_par_stage *w = &par->stages[par->slowest];
+    *dev = w->step;
+    dev->n_ops = 0;
     for (size_t i = 0; i < w->step.n_ops; i++)
-        if (rf_par_stage_holds(&par, par.slowest, &w->step.ops[i]))
-            dev.ops[dev.n_ops++] = w->step.ops[i];
+        if (rf_par_stage_holds(par, par->slowest, &w->step.ops[i]))
+            dev->ops[dev->n_ops++] = w->step.ops[i];
     char title[256], label[128];
     snprintf(title, sizeof title, "%s step: %s on %lld x %s", o->phase == RF_DECODE ? "decode"
-             : "prefill", m->name, (long long)par.devices, ctx->hw.name);
+             : "prefill", m->name, (long long)par->devices, ctx->hw.name);
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    cli_assume_step(ctx, r, &w->shard, o, &dev);
+    cli_assume_step(ctx, r, &w->shard, o, dev);
     snprintf(label, sizeof label, "operators of a device of stage %zu (the slowest; summed "
-             "over 'count')", par.slowest);
-    rf_view_op_table(r, "ops", label, &dev, NULL);
-    cli_par_section(ctx, r, &par, &a->par);
+             "over 'count')", par->slowest);
+    rf_view_op_table(r, "ops", label, dev, NULL);
+    cli_par_section(ctx, r, par, &a->par);
     if ((ctx->step_given & CLI_GIVEN_PREDICT) && /* on kernel tables: gpu_predict.c */
-        (rc = cli_gpu_step(ctx, r, m, &w->shard, &a->par.layout, o, &dev, w->coll, w->n_coll))) {
+        (rc = cli_gpu_step(ctx, r, m, &w->shard, &a->par.layout, o, dev, w->coll, w->n_coll))) {
         rf_report_free(r);
         return rc;
     }
@@ -175,10 +191,10 @@ static int mixed_check(const cli_ctx *ctx, const args *a)
     return RF_EXIT_OK;
 }
 
-/* The mixed step's operator rows, each attention named by its part. */
-static void mixed_rows(const rf_step *st, rf_step *out)
+/* The mixed step's operator rows, each attention named by its part (the
+ * names written into names, one a row). */
+static void mixed_rows(const rf_step *st, rf_step *out, char (*names)[48])
 {
-    static char names[RF_STEP_MAX_OPS][48];
     *out = *st;
     for (size_t i = 0; i < out->n_ops; i++) {
         rf_op *op = &out->ops[i];
@@ -242,14 +258,14 @@ static void mixed_totals(const cli_ctx *ctx, rf_report *r, const rf_model *m,
 /* `step --phase mixed`: B_d decode tokens and one prefill chunk in one
  * forward pass (rf_mixed_step_compute). */
 static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                      const rf_roof *roof, args *a)
+                      const rf_roof *roof, args *a, step_run *run)
 {
-    static rf_step st, shown; /* ~10 KB each: off the stack */
+    rf_step *st = &run->st, *shown = &run->shown;
     rf_err e;
     a->mo.decode_context = o->context;
     a->mo.chunk_context = a->mo.chunk_context < 0 ? 0 : a->mo.chunk_context;
     a->mo.chunks = 1;
-    if (rf_mixed_step_compute(m, o, roof, &a->mo, &st, &e))
+    if (rf_mixed_step_compute(m, o, roof, &a->mo, st, &e))
         return cli_fail_err(ctx, &e);
     const rf_mixed_opts *mo = &a->mo;
     char title[256];
@@ -276,17 +292,17 @@ static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                      (long long)mo->chunk, (long long)mo->chunk_context, (long long)mo->chunk);
     rf_step_opts chunk_o = *o; /* the attention line describes the chunk's */
     chunk_o.phase = RF_PREFILL;
-    cli_assume_model(r, m, &chunk_o, &st);
-    mixed_rows(&st, &shown);
-    rf_view_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &shown,
+    cli_assume_model(r, m, &chunk_o, st);
+    mixed_rows(st, shown, run->names);
+    rf_view_op_table(r, "ops", "operators (figures summed over the layers in 'count')", shown,
                      NULL);
-    mixed_totals(ctx, r, m, o, a, &st);
+    mixed_totals(ctx, r, m, o, a, st);
     int rc = cli_emit(ctx, r);
     rf_report_free(r);
     return rc;
 }
 
-int cmd_step(const cli_io *io, int argc, char **argv)
+static int step(const cli_io *io, int argc, char **argv, step_run *run)
 {
     cli_ctx ctx;
     args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, false,
@@ -298,7 +314,11 @@ int cmd_step(const cli_io *io, int argc, char **argv)
                             "[--tokens T] [options]\n"
                             "       roofline step MODEL --phase mixed --decode B_d [--context S] "
                             "--chunk C [--chunk-context S_c] [options]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+                            (const cli_opt_group[]){{cli_step_opts, step_opt, &a}, CLI_PREDICT_GROUP(&a.o),
+                                                    {cli_gpu_opts, gpu_opt, NULL},
+                                                    {opts, on_opt, &a},
+                                                    CLI_BUDGET_GROUP(&a.budget),
+                                                    {par_opts, cli_par_group_opt, &a.par}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = mixed_check(&ctx, &a)))
@@ -307,7 +327,7 @@ int cmd_step(const cli_io *io, int argc, char **argv)
     rf_model m;
     rf_roof roof;
     rf_err e;
-    static rf_step st; /* ~10 KB: keep it off the stack */
+    rf_step *st = &run->st;
     if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
         (rc = cli_step_defaults(&ctx, &m, &o, false)))
         return rc;
@@ -318,11 +338,11 @@ int cmd_step(const cli_io *io, int argc, char **argv)
                                  gpu ? "--phase mixed" : "--phase mixed and layouts")))
         return rc;
     if (a.mixed)
-        return step_mixed(&ctx, &m, &o, &roof, &a);
-    if (rf_step_compute(&m, &o, &roof, &st, &e))
+        return step_mixed(&ctx, &m, &o, &roof, &a, run);
+    if (rf_step_compute(&m, &o, &roof, st, &e))
         return cli_step_fail(&ctx, &m, &o, &roof, &e, NULL);
     if (cli_par_wanted(&a.par))
-        return step_layout(&ctx, &m, &o, &roof, &a);
+        return step_layout(&ctx, &m, &o, &roof, &a, run);
 
     char title[256];
     snprintf(title, sizeof title, "%s step: %s on %s", o.phase == RF_DECODE ? "decode" : "prefill",
@@ -331,22 +351,34 @@ int cmd_step(const cli_io *io, int argc, char **argv)
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     const struct rf_step_pred *pr = NULL; /* --predict */
-    if (!gpu && !on_engine && (rc = cli_step_predict(&ctx, &o, &st, &pr))) {
+    if (!gpu && !on_engine && (rc = cli_step_predict(&ctx, &o, st, &pr))) {
         rf_report_free(r);
         return rc;
     }
-    cli_assume_step(&ctx, r, &m, &o, &st);
-    rf_view_op_table(r, "ops", "operators (figures summed over the layers in 'count')", &st, pr);
-    totals(&ctx, r, &m, &st, &o, &a.budget);
+    cli_assume_step(&ctx, r, &m, &o, st);
+    rf_view_op_table(r, "ops", "operators (figures summed over the layers in 'count')", st, pr);
+    totals(&ctx, r, &m, st, &o, &a.budget);
     rf_view_pred_totals(r, pr, "predicted",
                     "PREDICTED (from the calibration; the floors above are bounds)");
     rf_layout one = rf_layout_single();
-    if ((on_engine && (rc = cli_engine_step(&ctx, r, engine, engine_file, &m, &o, &st))) ||
-        (gpu && (rc = cli_gpu_step(&ctx, r, &m, &m, &one, &o, &st, NULL, 0)))) {
+    if ((on_engine && (rc = cli_engine_step(&ctx, r, engine, engine_file, &m, &o, st))) ||
+        (gpu && (rc = cli_gpu_step(&ctx, r, &m, &m, &one, &o, st, NULL, 0)))) {
         rf_report_free(r);
         return rc;
     }
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
+    return rc;
+}
+
+int cmd_step(const cli_io *io, int argc, char **argv)
+{
+    step_run *run = calloc(1, sizeof *run);
+    if (!run) {
+        fprintf(io->err, "roofline %s: out of memory\n", argv[0]);
+        return RF_EXIT_FAIL;
+    }
+    int rc = step(io, argc, argv, run);
+    free(run);
     return rc;
 }

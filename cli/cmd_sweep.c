@@ -16,17 +16,20 @@ static const cli_opt opts[] = {
     {"batch", 1, O_BATCHES, "RANGE", "batch sizes: 1..1024, 1..64:1 or 1,16,256 (required)"},
     {"context", 1, O_CONTEXTS, "RANGE",
      "contexts (default " CLI_STR(CLI_DEFAULT_CONTEXT) "; 0: weights only)"},
+    {0},
+};
+
+/* the step options a sweep takes (cli_step_opt's ids) */
+static const cli_opt step_opts[] = {
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},
     CLI_CAUSAL_OPT,
     CLI_NO_CAUSAL_OPT,
     CLI_TRAFFIC_OPTS,
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"},
-    CLI_BUDGET_OPTS,
-    CLI_PAR_OPTS,
-    CLI_PREDICT_OPT,
-    CLI_GPU_OPTS,
     {0},
 };
+
+static const cli_opt par_opts[] = {CLI_PAR_OPTS, {0}};
 
 typedef struct args {
     const char *batch, *context;
@@ -38,19 +41,11 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
-        return cli_gpu_opt(ctx, id, arg);
     if (id == O_BATCHES)
         a->batch = arg;
-    else if (id == O_CONTEXTS) {
+    else {
         ctx->step_given |= CLI_GIVEN_CONTEXT;
         a->context = arg;
-    }
-    else {
-        int rc = cli_budget_opt(ctx, id, arg, &a->budget);
-        if (rc == CLI_NOT_MINE)
-            rc = cli_par_opt(ctx, id, arg, &a->par);
-        return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
     }
     return RF_EXIT_OK;
 }
@@ -326,7 +321,12 @@ int cmd_sweep(const cli_io *io, int argc, char **argv)
     cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
     cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&s.ctx, io, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]",
-                            (const cli_opt_group[]){{opts, on_opt, &s.a}, {0}}, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &s.a},
+                                                    {step_opts, cli_step_opt, &s.a.o},
+                                                    CLI_BUDGET_GROUP(&s.a.budget),
+                                                    {par_opts, cli_par_group_opt, &s.a.par},
+                                                    CLI_PREDICT_GROUP(&s.a.o), CLI_GPU_GROUP,
+                                                    {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (!s.a.batch)

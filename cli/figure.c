@@ -15,8 +15,11 @@ void cli_figure_init(cli_figure *f)
     f->opts = rf_step_opts_default(); /* context and tokens: cli_step_defaults */
 }
 
-int cli_figure_opt(cli_ctx *ctx, int id, const char *arg, cli_figure *f)
+const cli_opt cli_figure_opts[] = {CLI_FIGURE_OPTS, {0}};
+
+int cli_figure_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
+    cli_figure *f = user;
     if (id == CLI_O_MEASURED) {
         if (!*arg)
             return cli_fail(ctx, RF_EXIT_USAGE, "--measured: empty path");

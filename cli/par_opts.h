@@ -19,7 +19,7 @@ typedef struct cli_par {
 } cli_par;
 #define CLI_PAR_DEFAULT {{1, 1, 1, 1}, false, 0, 0, 0}
 enum { CLI_O_TP = 970, CLI_O_PP, CLI_O_EP, CLI_O_DP, CLI_O_OVERLAP, CLI_O_LINK_BW,
-       CLI_O_LINK_LAT, CLI_O_DPN }; /* ids 970s */
+       CLI_O_LINK_LAT, CLI_O_DPN }; /* cli_par_opt's ids */
 #define CLI_PAR_OPTS                                                                           \
     {"tp", 1, CLI_O_TP, "T", "tensor-parallel devices (default 1)"},                           \
     {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1)"},                                   \
@@ -34,6 +34,13 @@ enum { CLI_O_TP = 970, CLI_O_PP, CLI_O_EP, CLI_O_DP, CLI_O_OVERLAP, CLI_O_LINK_B
     {"devices-per-node", 1, CLI_O_DPN, "N", "devices the scale-up link joins (the preset's unless given)"}
 /* Handles the CLI_O_TP..CLI_O_DPN ids; CLI_NOT_MINE for any other. */
 int cli_par_opt(cli_ctx *ctx, int id, const char *arg, cli_par *p);
+/* cli_par_opt as a group's handler (user: the cli_par), for a table of
+ * CLI_PAR_OPTS or a command's own wording of some of them. */
+static inline int cli_par_group_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    return cli_par_opt(ctx, id, arg, user);
+}
+
 /* True when any of them was given (else the output stays today's). */
 bool cli_par_wanted(const cli_par *p);
 /* ctx->hw's links with the overrides applied, their origin saying which. */

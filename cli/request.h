@@ -7,7 +7,8 @@
 #include "cli.h"
 #include "roofline/rf_serve.h"
 
-/* ids 1100s: a command's own start at 1000 */
+/* cli_request_opt's ids (distinct from a command's own while serve,
+ * generate and frontier pass one handler every option) */
 enum { CLI_O_PROMPT = 1100, CLI_O_OUTPUT, CLI_O_DRAFT, CLI_O_SPEC_K, CLI_O_ACCEPT, CLI_O_PREFIX,
        CLI_O_PREFIX_KERNEL };
 

@@ -6,8 +6,13 @@
 
 #include "cli.h"
 
-int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o)
+const cli_opt cli_step_opts[] = {CLI_STEP_OPTS, {0}};
+const cli_opt cli_predict_opts[] = {CLI_PREDICT_OPT, {0}};
+const cli_opt cli_gpu_opts[] = {CLI_GPU_OPTS, {0}};
+
+int cli_step_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
+    rf_step_opts *o = user;
     switch (id) {
     case CLI_O_PHASE:
         if (!strcmp(arg, "decode") || !strcmp(arg, "prefill")) {

@@ -26,9 +26,11 @@ enum { CLI_GIVEN_CONTEXT = 1, CLI_GIVEN_TOKENS = 2, CLI_GIVEN_MOE = 4,
        CLI_GIVEN_PREDICT = 32,                            /* --predict                  */
        CLI_GIVEN_CAUSAL = 64, CLI_GIVEN_SQUARE = 128 };  /* --causal, --no-causal      */
 
-/* Step options shared by step, sweep, plot, report, profile: put
- * CLI_STEP_OPTS in a command's cli_opt array and pass unknown ids to
- * cli_step_opt, which returns CLI_NOT_MINE for an id it does not own. */
+/* Step options shared by step, sweep, plot, report, profile: a group
+ * (CLI_STEP_GROUP below, or a table of some of them with cli_step_opt).
+ * An id means something to its group's handler alone; the groups' values
+ * differ only so that a command whose one handler still tries group after
+ * group (CLI_NOT_MINE: not this group's) can tell them apart. */
 enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE, CLI_O_FUSED,
        CLI_O_MOE, CLI_O_CAUSAL, CLI_O_TRAFFIC, CLI_O_FUSE_ELEMENTWISE, CLI_O_PREDICT,
        CLI_O_NO_CAUSAL };
@@ -57,7 +59,7 @@ enum { CLI_O_PHASE = 900, CLI_O_BATCH, CLI_O_CONTEXT, CLI_O_TOKENS, CLI_O_NAIVE,
      "predicted times beside the floors, from the calibration of the --hw profile"}
 /* --backend, --quant, --calibration: --predict on a GPU's kernel tables
  * (gpu_predict.h), in the commands that take them (step, generate, serve),
- * whose option handlers pass ids 980..982 to cli_gpu_opt */
+ * whose groups pass them to cli_gpu_opt (CLI_GPU_GROUP) */
 enum { CLI_O_BACKEND = 980, CLI_O_QUANT, CLI_O_CALIBRATION };
 #define CLI_GPU_OPTS                                                                           \
     {"backend", 1, CLI_O_BACKEND, "vllm|trtllm|sglang|llamacpp",                               \
@@ -82,7 +84,23 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg);
     {"fused", 0, CLI_O_FUSED, NULL, "report qkv_proj and gate_up_proj fused"},               \
     CLI_TRAFFIC_OPTS,                                                                          \
     {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}
-int cli_step_opt(cli_ctx *ctx, int id, const char *arg, rf_step_opts *o);
+/* The handler of the step options' ids, a group's (user: the rf_step_opts
+ * they set); CLI_NOT_MINE for another id. */
+int cli_step_opt(cli_ctx *ctx, int id, const char *arg, void *user);
+/* The groups as values ({0}-terminated tables): every step option, --predict
+ * (both handled by cli_step_opt), and --backend, --quant, --calibration
+ * (cli_gpu_opt, through cli_gpu_group_opt). A command that takes a few of
+ * the step options, or words them its own way, passes cli_step_opt a table
+ * of its own with the same ids. */
+extern const cli_opt cli_step_opts[], cli_predict_opts[], cli_gpu_opts[];
+#define CLI_STEP_GROUP(o) {cli_step_opts, cli_step_opt, (o)}
+#define CLI_PREDICT_GROUP(o) {cli_predict_opts, cli_step_opt, (o)}
+static inline int cli_gpu_group_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    (void)user;
+    return cli_gpu_opt(ctx, id, arg);
+}
+#define CLI_GPU_GROUP {cli_gpu_opts, cli_gpu_group_opt, NULL}
 /* After parsing and MODEL: the documented defaults where the user gave
  * none (context CLI_DEFAULT_CONTEXT in decode, 0 before a prefill, which
  * is a fresh prompt of CLI_DEFAULT_TOKENS; figure: the decode's context

@@ -57,6 +57,22 @@ double rf_view_pred_tokens_per_s(const rf_step_pred *pr);
 void rf_view_pred_gen_times(rf_report *r, const rf_generate_pred *g);
 void rf_view_pred_gen_bands(rf_report *r, const rf_generate_pred *g);
 
+/* ---- report's page: what it shows beside the step tables ---- */
+#include "roofline/rf_plot.h"
+
+/* The section "capacity" (KV capacity) of c, or with s not RF_OK its
+ * sequences null with e's message. */
+void rf_view_capacity(rf_report *r, rf_status s, const rf_capacity *c, const rf_err *e);
+/* The table "sweep": the batch chart's decode at this context, B by B:
+ * floor, tokens/s, regime, whether the KV cache holds it. */
+void rf_view_batch_sweep(rf_report *r, const rf_batch_chart *c);
+/* The table "measured": each measured operator of p beside the attainable
+ * throughput of the operator it matches. */
+void rf_view_measured(rf_report *r, const rf_plot *p);
+/* Figure 1's caption; under a layout (collectives on p) it says what a
+ * device's figure shows. */
+const char *rf_view_figure1_caption(const rf_plot *p);
+
 /* ---- serving: serve, generate, frontier, plan, the simulation under load
  * (the command line's serve, generate, frontier and plan, and report's
  * figures of them). Each function adds what its comment names, in that
