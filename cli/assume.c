@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "roofline/rf_view.h"
 
 void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
                      const rf_roof *roof)
@@ -183,31 +184,6 @@ void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, co
     cli_assume_arch(r, m, o);
 }
 
-char *cli_modules_text(uint32_t mask, char *out, size_t cap)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    for (int i = 0; i < RF_MOD_COUNT && used < cap; i++)
-        if (mask & RF_MOD_BIT(i))
-            used += (size_t)snprintf(out + used, cap - used, "%s%s", used ? ", " : "",
-                                     rf_module_name((rf_module)i));
-    return out;
-}
-
-int64_t cli_layers_with_mtp(const rf_model *m)
-{
-    int64_t all = m->layers + m->mtp_layers;
-    return all < RF_MODEL_MAX_LAYERS ? all : RF_MODEL_MAX_LAYERS;
-}
-
-int64_t cli_excluded_layers(const rf_model *m, int64_t from, int64_t to)
-{
-    int64_t n = 0;
-    for (int64_t l = from; l < to; l++)
-        n += m->unquantized_layer[l] != 0;
-    return n;
-}
-
 char *cli_weights_text(const rf_model *m, const rf_step_opts *o, char *out, size_t cap)
 {
     char kept[160], w[64], u[64];
@@ -217,7 +193,7 @@ char *cli_weights_text(const rf_model *m, const rf_step_opts *o, char *out, size
         return out;
     }
     snprintf(out, cap, "%s, except %s in %s", w,
-             cli_modules_text(m->unquantized_modules, kept, sizeof kept),
+             rf_view_modules_text(m->unquantized_modules, kept, sizeof kept),
              rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
     return out;
 }
@@ -303,7 +279,7 @@ static void assume_new_arch(rf_report *r, const rf_model *m, const rf_step_opts 
  * (the decoder's, then the MTP layers'), or "" when none. */
 static char *by_layer_text(const rf_model *m, char *out, size_t cap)
 {
-    int64_t all = cli_layers_with_mtp(m);
+    int64_t all = rf_view_layers_with_mtp(m);
     size_t used = 0;
     char u[64];
     out[0] = '\0';

@@ -41,14 +41,6 @@ void cli_assume_model(rf_report *r, const rf_model *m, const rf_step_opts *o, co
  * or "mxfp4 (group 32, 1-byte scales), except attention, router, lm_head,
  * embed in bf16" for a checkpoint that quantizes some modules. Returns out. */
 char *cli_weights_text(const rf_model *m, const rf_step_opts *o, char *out, size_t cap);
-/* The module classes of an RF_MOD_BIT mask, ", "-joined ("attention,
- * router"), into out; returns out. */
-char *cli_modules_text(uint32_t mask, char *out, size_t cap);
-/* The layers unquantized_layer[] covers: the decoder's, then the MTP
- * layers' (at layers + i, as checkpoints number them). */
-int64_t cli_layers_with_mtp(const rf_model *m);
-/* Layers l in [from, to) whose unquantized_layer[l] keeps some module. */
-int64_t cli_excluded_layers(const rf_model *m, int64_t from, int64_t to);
 /* On an 8-bit math roof (W8A8 fp8 or int8): a line naming the operators
  * placed on it whose own dtypes are wider (modules kept in bf16, attention
  * over a bf16 cache), whose compute floors it therefore understates;

@@ -53,17 +53,7 @@ static void phase_totals(const cli_ctx *ctx, rf_report *r, const char *key, cons
     rf_report_section(r, key, label);
     cli_fit(ctx, r, &f->model, o, b, NULL);
     cli_context_check(ctx, r, &f->model, rf_step_positions(o), CLI_CTX_KEY);
-    rf_report_int(r, "total_bytes",
-                  o->traffic == RF_TRAFFIC_FULL ? "step bytes (every operator's)"
-                                                : "step bytes (weights + KV)",
-                  st->total_bytes, RF_U_BYTES);
-    rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
-    rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
-    rf_report_str(r, "regime", "regime", rf_regime_name(st->regime));
-    rf_report_num(r, "floor_s", "step floor max(F/pi, Q/beta)", st->floor_s, RF_U_SECONDS);
-    rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor (operator by operator)",
-                  st->floor_sum_of_max_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "tokens/s ceiling", st->tokens_per_s, RF_U_TOK_RATE);
+    rf_view_phase_totals(r, o, st);
 }
 
 /* The assumption lines: the decode step's, the prefill's phase and

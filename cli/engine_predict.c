@@ -8,6 +8,7 @@
 
 #include "roofline/rf_engine.h"
 #include "roofline/rf_engine_io.h"
+#include "roofline/rf_view.h"
 
 static const char *engine_title(const char *engine)
 {

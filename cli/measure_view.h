@@ -9,7 +9,6 @@
 #include "roofline/rf_calib.h"
 #include "roofline/rf_plot.h"
 #include "roofline/rf_step.h"
-#include "roofline/rf_view.h"
 
 /* --predict: the calibration of the profile --hw names. Refused (exit 2,
  * one line saying how to make one) without a calibrated profile. */
@@ -22,13 +21,6 @@ int cli_predict_refuse(const cli_ctx *ctx, bool unsupported, const char *what);
  * refusal saying how to make one; without it *out = NULL. An exit code. */
 int cli_step_predict(cli_ctx *ctx, const rf_step_opts *o, const rf_step *st,
                      const struct rf_step_pred **out);
-/* The views of a step and a prediction are rf_view.h's; until serve,
- * generate and frontier call them by those names, their old ones: */
-#define cli_op_table(r, key, label, st) rf_view_op_table(r, key, label, st, NULL)
-#define cli_op_table_pred rf_view_op_table
-#define cli_pred_assume rf_view_pred_assume
-#define cli_pred_gen_times rf_view_pred_gen_times
-#define cli_pred_gen_bands rf_view_pred_gen_bands
 /* Figure 1's second memory roof: the --hw profile's sustained one (the
  * median DRAM read), dashed beside the best, when the profile has it. */
 void cli_plot_sustained(const cli_ctx *ctx, rf_plot *plot);

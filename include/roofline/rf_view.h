@@ -60,6 +60,10 @@ void rf_view_pred_gen_bands(rf_report *r, const rf_generate_pred *g);
 /* ---- report's page: what it shows beside the step tables ---- */
 #include "roofline/rf_plot.h"
 
+/* In the current section, a phase's step as the page totals it: bytes
+ * (weights + KV, or every operator's under --traffic full), FLOPs,
+ * intensity, regime, the floor, the sum-of-max floor, tokens/s. */
+void rf_view_phase_totals(rf_report *r, const rf_step_opts *o, const rf_step *st);
 /* The section "capacity" (KV capacity) of c, or with s not RF_OK its
  * sequences null with e's message. */
 void rf_view_capacity(rf_report *r, rf_status s, const rf_capacity *c, const rf_err *e);
@@ -72,6 +76,23 @@ void rf_view_measured(rf_report *r, const rf_plot *p);
 /* Figure 1's caption; under a layout (collectives on p) it says what a
  * device's figure shows. */
 const char *rf_view_figure1_caption(const rf_plot *p);
+
+/* ---- a model: `info` ---- */
+
+/* info's sections of m (its weights as o counts them; st its batch-1
+ * decode step, p its parameter counts): shapes, parameters, bytes,
+ * weights by module, linear layers, the layers keeping modules
+ * unquantized. RF_OK, or the status of a count that failed with *e. */
+rf_status rf_view_info(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_step *st,
+                       const rf_param_counts *p, rf_err *e);
+/* The module classes of an RF_MOD_BIT mask, ", "-joined ("attention,
+ * router"), into out; returns out. */
+char *rf_view_modules_text(uint32_t mask, char *out, size_t cap);
+/* The layers unquantized_layer[] covers: the decoder's, then the MTP
+ * layers' (at layers + i, as checkpoints number them). */
+int64_t rf_view_layers_with_mtp(const rf_model *m);
+/* Layers l in [from, to) whose unquantized_layer[l] keeps some module. */
+int64_t rf_view_excluded_layers(const rf_model *m, int64_t from, int64_t to);
 
 /* ---- serving: serve, generate, frontier, plan, the simulation under load
  * (the command line's serve, generate, frontier and plan, and report's

@@ -1,7 +1,22 @@
-/* report.c - what `report`'s page shows beside the step tables: the KV
- * capacity, the batch sweep, measured operators beside their predictions,
- * Figure 1's caption. */
+/* report.c - what `report`'s page shows beside the operator tables: a
+ * phase's totals, the KV capacity, the batch sweep, measured operators
+ * beside their predictions, Figure 1's caption. */
 #include "roofline/rf_view.h"
+
+void rf_view_phase_totals(rf_report *r, const rf_step_opts *o, const rf_step *st)
+{
+    rf_report_int(r, "total_bytes",
+                  o->traffic == RF_TRAFFIC_FULL ? "step bytes (every operator's)"
+                                                : "step bytes (weights + KV)",
+                  st->total_bytes, RF_U_BYTES);
+    rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
+    rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
+    rf_report_str(r, "regime", "regime", rf_regime_name(st->regime));
+    rf_report_num(r, "floor_s", "step floor max(F/pi, Q/beta)", st->floor_s, RF_U_SECONDS);
+    rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor (operator by operator)",
+                  st->floor_sum_of_max_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "tokens/s ceiling", st->tokens_per_s, RF_U_TOK_RATE);
+}
 
 void rf_view_capacity(rf_report *r, rf_status s, const rf_capacity *c, const rf_err *e)
 {
