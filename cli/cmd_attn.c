@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "roofline/rf_view.h"
 #include "roofline/rf_op.h"
 
 enum { O_HEADS = 1000, O_KV, O_CTX, O_PHASE, O_HDIM, O_BATCH, O_NAIVE, O_CAUSAL };
@@ -93,38 +94,15 @@ int cmd_attn(const cli_io *io, int argc, char **argv)
     rf_err e;
     if (rf_op_attention("attention", &a.d, o.kv, o.a, &op, &e))
         return cli_fail_err(&ctx, &e);
-    rf_point p = rf_roof_place(&roof, (double)op.flops, (double)op.bytes);
 
     rf_report *r = rf_report_new(a.prefill ? "attention, prefill (S queries against S keys)"
                                            : "attention, decode (one query token against S keys)");
     if (!r)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     cli_assume_roof(&ctx, r, &o, &roof);
-    rf_report_assume(r, "F = 4 n_q d_h B x query-key pairs a sequence; Q = 2 n_kv S d_h b_kv B "
-                        "(K and V read once)%s",
-                     a.d.naive ? "" : "; scores kept on chip (flash): no score bytes");
-    if (a.d.naive)
-        rf_report_assume(r, "naive: + 2 n_q q S b_a B bytes (every head's q x S scores written "
-                            "by QK^T and read back by softmax.V, not kept on chip)");
+    rf_view_attn_assume(r, &a.d);
     cli_assume_attn(r, &o, a.prefill);
-    rf_report_int(r, "heads", "query heads", (uint64_t)a.d.n_q, RF_U_INT);
-    rf_report_int(r, "kv_heads", "KV heads", (uint64_t)a.d.n_kv, RF_U_INT);
-    rf_report_num(r, "group", "group g = n_q / n_kv", (double)a.d.n_q / (double)a.d.n_kv, RF_U_NONE);
-    rf_report_int(r, "context", "context S", (uint64_t)a.d.keys, RF_U_INT);
-    uint64_t pairs;
-    if (rf_attn_pairs(&a.d, &pairs, &e) == RF_OK) /* rf_op_attention counted them */
-        rf_report_int(r, "pairs", "query-key pairs a sequence", pairs, RF_U_INT);
-    rf_report_int(r, "flops", "FLOPs", op.flops, RF_U_INT);
-    rf_report_int(r, "bytes", "bytes", op.bytes, RF_U_INT);
-    rf_report_int(r, "kv_bytes", "  of which K and V", op.kv_bytes, RF_U_INT);
-    rf_report_int(r, "score_bytes", "  of which scores (naive)", op.extra_bytes, RF_U_INT);
-    rf_report_num(r, "intensity", "intensity (FLOP/byte)", p.intensity, RF_U_INTENSITY4);
-    rf_report_str(r, "regime", "regime", rf_regime_name(p.regime));
-    rf_report_num(r, "ridge", "ridge (FLOP/byte)", roof.ridge, RF_U_INTENSITY);
-    rf_report_num(r, "floor_s", "time floor", p.floor_s, RF_U_SECONDS);
-    double s_star = rf_attn_prefill_sstar(a.d.n_q, a.d.n_kv, o.kv, roof.ridge);
-    rf_report_num(r, "s_star", "prefill compute-bound from S =",
-                  a.d.causal ? rf_attn_causal_sstar(s_star) : s_star, RF_U_INTENSITY);
+    rf_view_attn(r, &a.d, &op, o.kv, &roof);
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;

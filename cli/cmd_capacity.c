@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "roofline/rf_view.h"
 #include "roofline/rf_parse.h"
 
 enum { O_CONTEXT = 1000 };
@@ -34,29 +35,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return cli_i64(ctx, "--context", arg, 0, RF_DIM_MAX, &a->context);
 }
 
-/* The pool a device of the layout: the stage with the least bounds it. */
-static void layout_figures(rf_report *r, const rf_par_capacity *c)
-{
-    const rf_layout *l = &c->layout;
-    rf_report_assume(r, "layout: TP %lld x PP %lld x EP %lld x DP %lld = %lld devices; each "
-                        "device's pool = util x memory - reserve - its shard of the weights, "
-                        "its KV a token that of its KV heads and layers; the stage with the "
-                        "smallest pool bounds the pipeline",
-                     (long long)l->tp, (long long)l->pp, (long long)l->ep, (long long)l->dp,
-                     (long long)rf_layout_devices(l));
-    rf_report_section(r, "layout", "a device of the layout");
-    rf_report_int(r, "devices", "devices", (uint64_t)rf_layout_devices(l), RF_U_INT);
-    rf_report_int(r, "stage", "stage with the smallest pool", (uint64_t)c->stage, RF_U_INT);
-    rf_report_int(r, "resident_bytes", "resident weights a device", c->resident_bytes,
-                  RF_U_BYTES_BIN);
-    rf_report_num(r, "pool_bytes", "KV pool a device", c->pool_bytes, RF_U_BYTES_BIN);
-    rf_report_bool(r, "fits", "weights fit", c->weights_fit, c->weights_fit ? "yes" : "no");
-    rf_report_num(r, "tokens", "tokens a replica holds", c->tokens, RF_U_SIG3);
-    if (c->context)
-        rf_report_num(r, "sequences_total", "sequences at this context, all replicas",
-                      c->sequences_total, RF_U_RATIO);
-}
-
 /* The assumption lines: the pool's rule and dtypes, where the memory
  * figure comes from, and why a pool is empty. */
 static void assume_capacity(const cli_ctx *ctx, rf_report *r, const rf_model *m,
@@ -86,29 +64,6 @@ static void assume_capacity(const cli_ctx *ctx, rf_report *r, const rf_model *m,
     }
 }
 
-/* The pool's figures, from the memory to the sequences it holds (the
- * recurrent state a sequence of GDN and Mamba2 layers where nonzero). */
-static void figures(rf_report *r, const rf_capacity *c)
-{
-    rf_report_bool(r, "fits", "weights fit", c->weights_fit,
-                   c->weights_fit ? "yes" : "no: no room for KV (see above)");
-    rf_report_num(r, "util", "util", c->util, RF_U_RATIO);
-    rf_report_int(r, "mem_bytes", "usable memory", c->mem_bytes, RF_U_BYTES_BIN);
-    rf_report_int(r, "resident_bytes", "resident weights", c->resident_bytes, RF_U_BYTES_BIN);
-    rf_report_int(r, "reserve_bytes", "reserve", c->reserve_bytes, RF_U_BYTES_BIN);
-    rf_report_num(r, "pool_bytes", "KV pool", c->pool_bytes, RF_U_BYTES_BIN);
-    rf_report_int(r, "kv_bytes_per_token", "KV a token", c->kv_bytes_per_token, RF_U_INT);
-    if (c->state_bytes_per_seq)
-        rf_report_int(r, "state_bytes_per_sequence", "recurrent state a sequence",
-                      c->state_bytes_per_seq, RF_U_INT);
-    rf_report_int(r, "tokens", "tokens", c->tokens, RF_U_INT);
-    rf_report_int(r, "context", "context", (uint64_t)c->context, RF_U_INT);
-    if (c->context)
-        rf_report_num(r, "sequences", "sequences at this context", c->sequences, RF_U_RATIO);
-    else
-        rf_report_null(r, "sequences", "sequences at this context", "- (no context given)");
-}
-
 int cmd_capacity(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
@@ -118,8 +73,10 @@ int cmd_capacity(const cli_io *io, int argc, char **argv)
     args a = {CLI_BUDGET_DEFAULT, CLI_DEFAULT_CONTEXT, CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "capacity MODEL [--util U] [--reserve SIZE] [--context S]",
-                            (const cli_opt_group[]){CLI_BUDGET_GROUP(&a.budget), {opts, on_opt, &a},
-                                                    {par_opts, cli_par_group_opt, &a.par}, {0}}, &pos);
+                            (const cli_opt_group[]){CLI_BUDGET_GROUP(&a.budget),
+                                                    {opts, on_opt, &a},
+                                                    {par_opts, cli_par_group_opt, &a.par}, {0}},
+                            &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     rf_model m;
@@ -147,7 +104,7 @@ int cmd_capacity(const cli_io *io, int argc, char **argv)
     assume_capacity(&ctx, r, &m, &o, &c);
     cli_assume_state(r, &m, c.state_bytes_per_seq);
     cli_context_check(&ctx, r, &m, c.context, CLI_CTX_LINES | CLI_CTX_KEY);
-    figures(r, &c);
+    rf_view_capacity_figures(r, &c);
     if (cli_par_wanted(&a.par)) {
         rf_par_capacity pc;
         rf_par_opts po = cli_par_opts(&ctx, &a.budget, &a.par);
@@ -155,7 +112,7 @@ int cmd_capacity(const cli_io *io, int argc, char **argv)
             rf_report_free(r);
             return cli_fail_err(&ctx, &e);
         }
-        layout_figures(r, &pc);
+        rf_view_capacity_layout(r, &pc);
     }
     rc = cli_emit(&ctx, r);
     rf_report_free(r);

@@ -54,21 +54,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
  * and T are attention's S (--context). */
 static const char *const names[3] = {"--tokens", "--context", "--context"};
 
-static void row(rf_report *r, const rf_op *op, const char *name, const rf_roof *roof, bool moe)
-{
-    rf_point p = rf_roof_place(roof, (double)op->flops, (double)op->bytes);
-    rf_report_row(r);
-    rf_report_cell_str(r, name);
-    rf_report_cell_int(r, (uint64_t)op->m);
-    rf_view_expert_cells(r, op, moe);
-    rf_report_cell_int(r, (uint64_t)op->k);
-    rf_report_cell_int(r, (uint64_t)op->n);
-    rf_report_cell_int(r, op->flops);
-    rf_report_cell_int(r, op->bytes);
-    rf_report_cell_num(r, p.intensity);
-    rf_report_cell_str(r, rf_regime_name(p.regime));
-}
-
 /* Rows for one M: each distinct (name) linear layer once, per layer;
  * under EP a device's share of its expert group's routed rows. */
 static int gemm_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts o, int64_t M,
@@ -85,7 +70,7 @@ static int gemm_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
         return cli_step_fail(ctx, m, &o, roof, &e, names);
     for (size_t i = 0; i < st->n_ops; i++)
         if (st->ops[i].kind == RF_OP_GEMM || st->ops[i].kind == RF_OP_ELEMENTWISE)
-            row(r, &st->ops[i], st->ops[i].name, roof, m->n_experts > 0);
+            rf_view_ops_row(r, &st->ops[i], st->ops[i].name, roof, m->n_experts > 0);
     return RF_EXIT_OK;
 }
 
@@ -106,7 +91,7 @@ static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
                 continue;
             char name[48];
             snprintf(name, sizeof name, "%s_%s", op->name, ph ? "prefill" : "decode");
-            row(r, op, name, roof, m->n_experts > 0);
+            rf_view_ops_row(r, op, name, roof, m->n_experts > 0);
         }
     }
     return RF_EXIT_OK;
@@ -137,20 +122,6 @@ static void assume_ops(const cli_ctx *ctx, rf_report *r, const rf_model *m,
                             "counts%s",
                          o->fuse_elementwise ? "; --fuse-elementwise: a norm reads only its "
                                               "weights" : "");
-}
-
-static void op_columns(rf_report *r, bool moe)
-{
-    rf_report_table(r, "ops", NULL);
-    rf_report_col(r, "name", "operator", RF_U_NONE);
-    rf_report_col(r, "m", "M", RF_U_INT);
-    rf_view_expert_cols(r, moe);
-    rf_report_col(r, "k", "K", RF_U_INT);
-    rf_report_col(r, "n", "N", RF_U_INT);
-    rf_report_col(r, "flops", "FLOPs", RF_U_INT);
-    rf_report_col(r, "bytes", "bytes", RF_U_INT);
-    rf_report_col(r, "intensity", "FLOP/B", RF_U_INTENSITY);
-    rf_report_col(r, "regime", "regime", RF_U_NONE);
 }
 
 /* The model's memory fit: one sequence (the table's) at the largest S. */
@@ -251,7 +222,7 @@ int cmd_ops(const cli_io *io, int argc, char **argv)
         goto out;
     }
     assume_ops(&ctx, r, &m, &o, &roof, &a.par);
-    op_columns(r, m.n_experts > 0);
+    rf_view_ops_columns(r, m.n_experts > 0);
     for (size_t i = 0; i < nt && !rc; i++)
         rc = gemm_rows(&ctx, r, &m, o, toks[i], &roof, &res->st, &a);
     for (size_t i = 0; i < nc && !rc; i++)

@@ -4,8 +4,9 @@
 #include "gpu_predict.h"
 #include "request.h"
 
-int cli_request_opt(cli_ctx *ctx, int id, const char *arg, cli_request *r)
+int cli_request_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
+    cli_request *r = user;
     switch (id) {
     case CLI_O_PROMPT:
         return cli_i64(ctx, "--prompt", arg, 1, RF_DIM_MAX, &r->prompt);
@@ -32,8 +33,9 @@ int cli_request_check(const cli_ctx *ctx, const cli_request *r)
     return RF_EXIT_OK;
 }
 
-int cli_spec_opt(cli_ctx *ctx, int id, const char *arg, cli_spec *sp)
+int cli_spec_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
+    cli_spec *sp = user;
     switch (id) {
     case CLI_O_PREFIX:
         return cli_i64(ctx, "--shared-prefix", arg, 1, RF_DIM_MAX, &sp->prefix.shared);
@@ -103,29 +105,4 @@ int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_model *m, const rf
     *draft_o = *o;
     cli_apply_dtypes(ctx, d, draft_o);
     return RF_EXIT_OK;
-}
-
-void cli_spec_section(rf_report *r, const char *label, const rf_model *d, const rf_spec *sp)
-{
-    rf_report_section(r, "speculative", label);
-    rf_report_str(r, "draft", "draft", d->name);
-    rf_report_int(r, "spec_k", "K speculated tokens", (uint64_t)sp->k, RF_U_INT);
-    rf_report_num(r, "accept", "acceptance a token", sp->accept, RF_U_RATIO);
-    rf_report_num(r, "tokens_per_iter", "tokens an iteration", sp->tokens_per_iter, RF_U_SIG3);
-    rf_report_num(r, "draft_s", "draft steps an iteration", sp->draft_s, RF_U_SECONDS);
-    rf_report_num(r, "verify_s", "verification step", sp->verify_s, RF_U_SECONDS);
-    rf_report_num(r, "iter_s", "iteration", sp->iter_s, RF_U_SECONDS);
-    rf_report_num(r, "tpot_s", "TPOT with speculation", sp->tpot_s, RF_U_SECONDS);
-    rf_report_num(r, "plain_tpot_s", "TPOT without", sp->plain_tpot_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "decode tokens/s with speculation", sp->tokens_per_s,
-                  RF_U_TOK_RATE);
-    rf_report_num(r, "plain_tokens_per_s", "decode tokens/s without", sp->plain_tokens_per_s,
-                  RF_U_TOK_RATE);
-    rf_report_num(r, "speedup", "speedup", sp->speedup, RF_U_SIG3);
-    if (sp->breaks_even)
-        rf_report_num(r, "break_even_accept", "break-even acceptance", sp->break_even_accept,
-                      RF_U_SIG3);
-    else
-        rf_report_null(r, "break_even_accept", "break-even acceptance",
-                       "none (loses even at acceptance 1)");
 }

@@ -41,8 +41,9 @@ typedef struct cli_spec {
 } cli_spec;
 #define CLI_SPEC_DEFAULT {NULL, 4, 0.8, false, false, false, {0, false}}
 
-/* The ids of CLI_REQUEST_SPEC_OPTS; CLI_NOT_MINE for any other. */
-int cli_spec_opt(cli_ctx *ctx, int id, const char *arg, cli_spec *sp);
+/* The ids of CLI_REQUEST_SPEC_OPTS, a group's handler (user: the
+ * cli_spec); CLI_NOT_MINE for any other. */
+int cli_spec_opt(cli_ctx *ctx, int id, const char *arg, void *user);
 /* The options that need another: --spec-k/--accept need --draft,
  * --prefix-kernel needs --shared-prefix, which fits in the prompt and does
  * not go with --draft. One line and RF_EXIT_USAGE, else RF_EXIT_OK. */
@@ -58,10 +59,6 @@ int cli_spec_predict_refuse(const cli_ctx *ctx, const cli_spec *sp, bool layout)
 #define CLI_DRAFT_MTP "mtp"
 int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_model *m, const rf_step_opts *o,
                    rf_model *d, rf_step_opts *draft_o);
-
-/* The speculative section: the draft, K, alpha, E, the iteration's parts,
- * TPOT and tokens/s with and without, the speedup, the break-even alpha. */
-void cli_spec_section(rf_report *r, const char *label, const rf_model *d, const rf_spec *sp);
 
 /* The latency-throughput frontier of `frontier` (cmd_frontier.c), which
  * `report` draws too: static batches 1..n, the KV limit, the batch where
@@ -105,8 +102,9 @@ typedef struct cli_request {
 } cli_request;
 #define CLI_REQUEST_DEFAULT {rf_step_opts_default(), CLI_BUDGET_DEFAULT, 0, 0}
 
-/* The ids of both lists (and CLI_O_BATCH); CLI_NOT_MINE for any other. */
-int cli_request_opt(cli_ctx *ctx, int id, const char *arg, cli_request *r);
+/* The ids of both lists (and CLI_O_BATCH), a group's handler (user: the
+ * cli_request); CLI_NOT_MINE for any other. */
+int cli_request_opt(cli_ctx *ctx, int id, const char *arg, void *user);
 /* After parsing: both lengths given, or one line and RF_EXIT_USAGE. */
 int cli_request_check(const cli_ctx *ctx, const cli_request *r);
 

@@ -23,10 +23,35 @@
 void rf_view_crossover(rf_report *r, const rf_crossover *cx, const rf_model *m,
                        const char *table_key, const char *section_key);
 
+/* ---- one operator: `gemm` and `attn` ---- */
+#include "roofline/rf_op.h"
+
+/* A GEMM op (its weights and activations as o's dtypes, its output y) on
+ * roof: how it is counted and what its output is written in (assumption
+ * lines), M, K, N, FLOPs, bytes and their parts, intensity, regime, ridge,
+ * attainable and its share of the peak, the floor, and M* (or never). */
+void rf_view_gemm(rf_report *r, const rf_op *op, const rf_step_opts *o, rf_dtype y,
+                  const rf_roof *roof);
+/* Attention d's counting rule (and the naive scores' bytes) as assumption
+ * lines. */
+void rf_view_attn_assume(rf_report *r, const rf_attn_desc *d);
+/* Attention d as op, its KV in kv, on roof: heads, group, S, query-key
+ * pairs, FLOPs, bytes and their parts, intensity, regime, ridge, the
+ * floor, and the prefill S* (the causal one under d->causal). */
+void rf_view_attn(rf_report *r, const rf_attn_desc *d, const rf_op *op, rf_dtype kv,
+                  const rf_roof *roof);
+/* `ops`'s table "ops": operator, M (with routed experts when moe: experts
+ * streamed, rows each), K, N, FLOPs, bytes, FLOP/B, regime; then a row of
+ * op as name, placed on roof. */
+void rf_view_ops_columns(rf_report *r, bool moe);
+void rf_view_ops_row(rf_report *r, const rf_op *op, const char *name, const rf_roof *roof,
+                     bool moe);
+
 /* ---- a step: its operators and --predict beside them (step, report,
  * serve, sweep, generate) ---- */
 #include "roofline/rf_calib.h"
 #include "roofline/rf_predict.h"
+#include "roofline/rf_serve.h"
 
 /* One step's operators as the table key headed label: name, count, M (and
  * with routed experts the experts streamed and rows each), K, N, FLOPs and
@@ -40,7 +65,16 @@ void rf_view_op_table(rf_report *r, const char *key, const char *label, const rf
  * significant digits; "-" on other rows. Nothing when moe is false. */
 void rf_view_expert_cols(rf_report *r, bool moe);
 void rf_view_expert_cells(rf_report *r, const rf_op *op, bool moe);
-/* The prediction's assumption line (what calibrated it, a PREDICTION, not a
+/* In the current section, a step's totals after its fit: weights and KV
+ * read, KV a token, scores (naive), bytes, FLOPs, intensity, ridge,
+ * regime, the floor, sum-of-max and aggregate floors, tokens/s, the
+ * blended intensity limit and throughput cap (decode reading KV; null
+ * otherwise), the experts touched and tokens each. */
+void rf_view_step_totals(rf_report *r, const rf_step_opts *o, const rf_step *st);
+/* In the current section, a mixed step's (rf_mixed_step_compute of mo):
+ * its tokens and contexts, weights, KV read by each part, then the totals
+ * every step shows and tokens/s of decode and chunk together. */
+void rf_view_mixed_totals(rf_report *r, const rf_mixed_opts *mo, const rf_step *st);/* The prediction's assumption line (what calibrated it, a PREDICTION, not a
  * floor, its band). */
 void rf_view_pred_assume(rf_report *r);
 /* With pr: rf_view_pred_assume's line and the section key headed label:
@@ -76,6 +110,17 @@ void rf_view_measured(rf_report *r, const rf_plot *p);
 /* Figure 1's caption; under a layout (collectives on p) it says what a
  * device's figure shows. */
 const char *rf_view_figure1_caption(const rf_plot *p);
+
+/* ---- the KV pool: `capacity` ---- */
+#include "roofline/rf_parallel.h"
+
+/* In the current section, the pool's figures from the memory to the
+ * sequences it holds (the recurrent state a sequence where nonzero; the
+ * sequences null without a context). */
+void rf_view_capacity_figures(rf_report *r, const rf_capacity *c);
+/* On a layout: its assumption line and the section "layout", the pool of
+ * a device of the stage with the smallest one. */
+void rf_view_capacity_layout(rf_report *r, const rf_par_capacity *c);
 
 /* ---- a model: `info` ---- */
 

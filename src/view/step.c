@@ -1,6 +1,6 @@
-/* step.c - a step's operators as a table (step, report, serve), with
- * --predict's columns and totals beside the floors, and a generation
- * predicted on a calibration. */
+/* step.c - a step's operators as a table (step, report, serve), its
+ * totals (a plain step's, a mixed step's), --predict's columns and totals
+ * beside the floors, and a generation predicted on a calibration. */
 #include "roofline/rf_view.h"
 
 void rf_view_expert_cols(rf_report *r, bool moe)
@@ -151,4 +151,77 @@ void rf_view_pred_gen_bands(rf_report *r, const rf_generate_pred *g)
     }
     rf_report_num(r, "latency_lo_s", "latency band, low", g->latency_lo_s, RF_U_SECONDS);
     rf_report_num(r, "latency_hi_s", "  high", g->latency_hi_s, RF_U_SECONDS);
+}
+
+/* The totals every step shows: scores, bytes, FLOPs, intensity, regime,
+ * the floor and the sum-of-max floor. */
+static void step_bytes_floors(rf_report *r, const rf_step *st)
+{
+    if (st->extra_bytes)
+        rf_report_int(r, "score_bytes", "attention scores (naive)", st->extra_bytes, RF_U_BYTES);
+    rf_report_int(r, "total_bytes", "step bytes", st->total_bytes, RF_U_BYTES);
+    rf_report_int(r, "flops", "FLOPs", st->flops, RF_U_FLOPS);
+    rf_report_int(r, "op_bytes", "bytes over all operators", st->op_bytes, RF_U_BYTES);
+    rf_report_num(r, "intensity", "byte-weighted intensity", st->intensity, RF_U_INTENSITY);
+    rf_report_num(r, "ridge", "ridge", st->roof.ridge, RF_U_INTENSITY);
+    rf_report_str(r, "regime", "regime", rf_regime_name(st->regime));
+    rf_report_num(r, "floor_s", "step floor", st->floor_s, RF_U_SECONDS);
+    rf_report_num(r, "floor_sum_of_max_s", "sum-of-max floor", st->floor_sum_of_max_s,
+                  RF_U_SECONDS);
+}
+
+void rf_view_step_totals(rf_report *r, const rf_step_opts *o, const rf_step *st)
+{
+    rf_report_int(r, "weight_bytes", "weights streamed", st->weight_bytes, RF_U_BYTES);
+    rf_report_int(r, "kv_bytes", "KV read", st->kv_bytes, RF_U_BYTES);
+    rf_report_int(r, "kv_bytes_per_token", "KV a token (all layers)", st->kv_bytes_per_token,
+                  RF_U_INT);
+    step_bytes_floors(r, st);
+    rf_report_num(r, "floor_aggregate_s", "aggregate floor", st->floor_aggregate_s, RF_U_SECONDS);
+    rf_report_num(r, "tokens_per_s", "tokens/s ceiling", st->tokens_per_s, RF_U_TOK_RATE);
+    if (o->phase == RF_DECODE && st->kv_bytes) {
+        rf_report_num(r, "blended_intensity_limit", "blended intensity as B grows",
+                      st->blended_intensity_limit, RF_U_INTENSITY);
+        rf_report_num(r, "throughput_cap_tokens_per_s", "throughput cap at this context",
+                      st->throughput_cap_tokens_per_s, RF_U_TOK_RATE);
+    } else { /* both are decode figures: B sequences reading their KV */
+        const char *why = o->phase == RF_PREFILL ? "- (decode only)" : "- (no KV read)";
+        rf_report_null(r, "blended_intensity_limit", "blended intensity as B grows", why);
+        rf_report_null(r, "throughput_cap_tokens_per_s", "throughput cap at this context", why);
+    }
+    if (st->experts_touched > 0) {
+        rf_report_num(r, "experts_touched", "routed experts touched a MoE layer",
+                      st->experts_touched, RF_U_SIG3);
+        rf_report_num(r, "tokens_per_expert", "tokens a touched expert", st->tokens_per_expert,
+                      RF_U_SIG3);
+    }
+}
+
+/* The KV read by the attention rows of one kind. */
+static uint64_t kv_of(const rf_step *st, rf_op_kind kind)
+{
+    uint64_t kv = 0;
+    for (size_t i = 0; i < st->n_ops; i++)
+        if (st->ops[i].kind == kind)
+            kv += st->ops[i].count * st->ops[i].kv_bytes; /* checked in the step */
+    return kv;
+}
+
+void rf_view_mixed_totals(rf_report *r, const rf_mixed_opts *mo, const rf_step *st)
+{
+    rf_report_int(r, "decode_tokens", "decode tokens", (uint64_t)mo->decode_batch, RF_U_INT);
+    rf_report_int(r, "decode_context", "decode context", (uint64_t)mo->decode_context, RF_U_INT);
+    rf_report_int(r, "chunk_tokens", "chunk tokens", (uint64_t)mo->chunk, RF_U_INT);
+    rf_report_int(r, "chunk_context", "chunk context", (uint64_t)mo->chunk_context, RF_U_INT);
+    rf_report_int(r, "tokens", "tokens in the step (M)",
+                  (uint64_t)(mo->decode_batch + mo->chunk), RF_U_INT);
+    rf_report_int(r, "weight_bytes", "weights streamed", st->weight_bytes, RF_U_BYTES);
+    rf_report_int(r, "kv_bytes_decode", "KV read, decode attention",
+                  kv_of(st, RF_OP_ATTN_DECODE), RF_U_BYTES);
+    rf_report_int(r, "kv_bytes_chunk", "KV read, chunk attention", kv_of(st, RF_OP_ATTN_PREFILL),
+                  RF_U_BYTES);
+    rf_report_int(r, "kv_bytes", "KV read", st->kv_bytes, RF_U_BYTES);
+    step_bytes_floors(r, st);
+    rf_report_num(r, "tokens_per_s", "tokens/s ceiling (decode + chunk)", st->tokens_per_s,
+                  RF_U_TOK_RATE);
 }
