@@ -45,8 +45,9 @@ typedef struct plot_run {
     rf_par dec, pre;
 } plot_run;
 
-static int plot(const cli_io *io, int argc, char **argv, plot_run *run)
+static int plot(const cli_io *io, int argc, char **argv, void *state)
 {
+    plot_run *run = state;
     cli_ctx ctx;
     cli_figure *fig = &run->f;
     args a = {CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT};
@@ -99,12 +100,5 @@ static int plot(const cli_io *io, int argc, char **argv, plot_run *run)
 
 int cmd_plot(const cli_io *io, int argc, char **argv)
 {
-    plot_run *run = calloc(1, sizeof *run);
-    if (!run) {
-        fprintf(io->err, "roofline %s: out of memory\n", argv[0]);
-        return RF_EXIT_FAIL;
-    }
-    int rc = plot(io, argc, argv, run);
-    free(run);
-    return rc;
+    return cli_with_state(io, argc, argv, sizeof(plot_run), plot);
 }

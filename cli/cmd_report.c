@@ -320,8 +320,9 @@ typedef struct report_run {
     rf_par dec, pre;
 } report_run;
 
-static int report(const cli_io *io, int argc, char **argv, report_run *run)
+static int report(const cli_io *io, int argc, char **argv, void *state)
 {
+    report_run *run = state;
     cli_ctx ctx;
     cli_figure *fig = &run->f;
     rf_buf svg3, svg4; /* Figure 3, the frontier; Figure 4, the curve under load */
@@ -380,12 +381,5 @@ static int report(const cli_io *io, int argc, char **argv, report_run *run)
 
 int cmd_report(const cli_io *io, int argc, char **argv)
 {
-    report_run *run = calloc(1, sizeof *run);
-    if (!run) {
-        fprintf(io->err, "roofline %s: out of memory\n", argv[0]);
-        return RF_EXIT_FAIL;
-    }
-    int rc = report(io, argc, argv, run);
-    free(run);
-    return rc;
+    return cli_with_state(io, argc, argv, sizeof(report_run), report);
 }

@@ -1,7 +1,6 @@
 /* cmd_step.c - `roofline step MODEL`: every operator of one step, then the
  * totals (floors, tokens/s, sum-of-max, blended limit, throughput cap). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -239,8 +238,9 @@ static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     return rc;
 }
 
-static int step(const cli_io *io, int argc, char **argv, step_run *run)
+static int step(const cli_io *io, int argc, char **argv, void *state)
 {
+    step_run *run = state;
     cli_ctx ctx;
     args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, false,
               {.decode_batch = -1, .chunk = -1, .chunk_context = -1}};
@@ -310,12 +310,5 @@ static int step(const cli_io *io, int argc, char **argv, step_run *run)
 
 int cmd_step(const cli_io *io, int argc, char **argv)
 {
-    step_run *run = calloc(1, sizeof *run);
-    if (!run) {
-        fprintf(io->err, "roofline %s: out of memory\n", argv[0]);
-        return RF_EXIT_FAIL;
-    }
-    int rc = step(io, argc, argv, run);
-    free(run);
-    return rc;
+    return cli_with_state(io, argc, argv, sizeof(step_run), step);
 }

@@ -6,6 +6,7 @@
 #define RF_CLI_CORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -103,5 +104,11 @@ typedef struct cli_opt_group {
     cli_opt_fn fn;
     void *user;
 } cli_opt_group;
+
+/* A command whose results are large (steps, a layout's, a figure) runs as
+ * fn with state, a zeroed block of size bytes on the heap that is fn's for
+ * the call and freed after it (state.c); out of memory: one line, exit 1. */
+typedef int (*cli_state_fn)(const cli_io *io, int argc, char **argv, void *state);
+int cli_with_state(const cli_io *io, int argc, char **argv, size_t size, cli_state_fn fn);
 
 #endif
