@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "assume.h"
 #include "roofline/rf_view.h"
 
 void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,

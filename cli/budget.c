@@ -2,7 +2,9 @@
  * weights and KV fit in it. */
 #include <stdio.h>
 
-#include "cli.h"
+#include "budget.h"
+#include "opts.h"
+#include "step_opts.h"
 #include "roofline/rf_parse.h"
 
 const cli_opt cli_budget_opts[] = {CLI_BUDGET_OPTS, {0}};

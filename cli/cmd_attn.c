@@ -1,7 +1,11 @@
 /* cmd_attn.c - `roofline attn`: one attention layer, decode or prefill. */
 #include <string.h>
 
+#include "assume.h"
 #include "cli.h"
+#include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "roofline/rf_view.h"
 #include "roofline/rf_op.h"
 

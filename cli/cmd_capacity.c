@@ -1,7 +1,14 @@
 /* cmd_capacity.c - `roofline capacity MODEL`: the KV pool, vLLM style. */
 #include <stdio.h>
 
+#include "assume.h"
+#include "budget.h"
 #include "cli.h"
+#include "opts.h"
+#include "output.h"
+#include "par_opts.h"
+#include "resolve.h"
+#include "step_opts.h"
 #include "roofline/rf_view.h"
 #include "roofline/rf_parse.h"
 

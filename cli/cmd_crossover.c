@@ -4,7 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "assume.h"
 #include "cli.h"
+#include "opts.h"
+#include "output.h"
+#include "par_opts.h"
+#include "resolve.h"
+#include "step_opts.h"
 #include "roofline/rf_view.h"
 #include "roofline/rf_op.h"
 

@@ -1,5 +1,9 @@
 /* cmd_gemm.c - `roofline gemm M K N`: one GEMM on the roofline. */
+#include "assume.h"
 #include "cli.h"
+#include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "roofline/rf_op.h"
 #include "roofline/rf_view.h"
 

@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "assume.h"
 #include "cli.h"
+#include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "roofline/rf_view.h"
 
 /* info's report of MODEL, its decode step in st. */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "opts.h"
+#include "output.h"
 #include "roofline/rf_reader.h"
 
 int cmd_models(const cli_io *io, int argc, char **argv)

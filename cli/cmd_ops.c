@@ -5,7 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assume.h"
+#include "budget.h"
 #include "cli.h"
+#include "opts.h"
+#include "output.h"
+#include "par_opts.h"
+#include "resolve.h"
+#include "step_opts.h"
 #include "roofline/rf_view.h"
 
 enum { O_TOKENS = 1000, O_CONTEXT };

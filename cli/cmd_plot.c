@@ -5,7 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "cli.h"
+#include "figure.h"
+#include "opts.h"
+#include "output.h"
+#include "par_opts.h"
 #include "roofline/rf_file.h"
 
 static const cli_opt par_opts[] = {CLI_PAR_OPTS, {0}};

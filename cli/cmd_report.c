@@ -6,13 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assume.h"
+#include "budget.h"
 #include "cli.h"
-#include "roofline/rf_view.h"
+#include "figure.h"
+#include "measure_view.h"
+#include "opts.h"
+#include "output.h"
+#include "par_opts.h"
 #include "request.h"
+#include "sim.h"
+#include "step_opts.h"
+#include "roofline/rf_view.h"
 #include "roofline/rf_explorer.h"
 #include "roofline/rf_file.h"
 #include "roofline/rf_parse.h"
-#include "sim.h"
 
 enum { O_PART = 1000 };
 

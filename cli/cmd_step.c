@@ -3,10 +3,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "assume.h"
+#include "budget.h"
 #include "cli.h"
-#include "roofline/rf_view.h"
 #include "engine_predict.h"
 #include "gpu_predict.h"
+#include "measure_view.h"
+#include "opts.h"
+#include "output.h"
+#include "par_opts.h"
+#include "resolve.h"
+#include "step_opts.h"
+#include "roofline/rf_view.h"
 #include "roofline/rf_engine.h"
 #include "roofline/rf_serve.h"
 

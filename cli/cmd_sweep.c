@@ -5,9 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assume.h"
+#include "budget.h"
 #include "cli.h"
-#include "roofline/rf_view.h"
 #include "gpu_predict.h"
+#include "measure_view.h"
+#include "opts.h"
+#include "output.h"
+#include "par_opts.h"
+#include "resolve.h"
+#include "step_opts.h"
+#include "roofline/rf_view.h"
 #include "roofline/rf_file.h"
 
 enum { O_BATCHES = 1000, O_CONTEXTS };

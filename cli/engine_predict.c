@@ -1,6 +1,7 @@
 /* engine_predict.c - a step predicted on an engine's calibration
  * (engine_predict.h). */
 #include "engine_predict.h"
+#include "opts.h"
 
 #include <stdio.h>
 #include <stdlib.h>

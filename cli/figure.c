@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "budget.h"
 #include "figure.h"
 #include "measure_view.h"
 #include "opts.h"
+#include "par_opts.h"
 #include "resolve.h"
+#include "step_opts.h"
 
 void cli_figure_init(cli_figure *f)
 {

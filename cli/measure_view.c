@@ -11,6 +11,8 @@
 
 #include "gpu_predict.h"
 #include "measure_view.h"
+#include "opts.h"
+#include "step_opts.h"
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_calib.h"
 #include "roofline/rf_predict.h"

@@ -1,8 +1,13 @@
 /* request.c - the options of generate, serve and frontier (request.h). */
 #include <string.h>
 
+#include "budget.h"
 #include "gpu_predict.h"
+#include "measure_view.h"
+#include "opts.h"
 #include "request.h"
+#include "resolve.h"
+#include "step_opts.h"
 
 int cli_request_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {

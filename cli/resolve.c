@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "opts.h"
+#include "resolve.h"
+#include "roofline/rf_file.h"
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_reader.h"
 

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "opts.h"
+#include "step_opts.h"
 
 const cli_opt cli_step_opts[] = {CLI_STEP_OPTS, {0}};
 const cli_opt cli_predict_opts[] = {CLI_PREDICT_OPT, {0}};
