@@ -31,10 +31,6 @@
  *     (rf_file.h), which is safe for threads and signal handlers.
  * rf_cli_main writes to the process's stdout and stderr: concurrent calls
  * of it interleave their lines as any two writers of one stream do.
- * Not yet so (issue 25, in progress): some commands of cli/cmd_*.c still
- * keep a step or a result in static storage (step, ops, info, plot,
- * report, serve, frontier, models, and generate with --predict or a
- * layout); two calls of those at once may share it.
  */
 #ifndef RF_CLI_LIB_H
 #define RF_CLI_LIB_H

@@ -17,9 +17,25 @@ from roofline import _lib
 THREADS = 8
 ROUNDS = 12  # each command this many times among the threads
 
-# Commands whose results and scratch live in the call (no static storage
-# left in their paths): plan and sweep --predict read the GPU kernel tables.
+# Every analytic command, each through the paths that kept a step or a
+# result in static storage before issue 25 (step, ops, info, models, plot,
+# serve, frontier, generate with --predict and on a layout): now each call
+# holds its own. plan and sweep --predict read the GPU kernel tables.
 COMMANDS = [
+    ["step", "llama-3-8b", "--hw", "h100-sxm", "--batch", "8", "--context", "2048"],
+    ["step", "llama-3.3-70b", "--hw", "h100-sxm", "--tp", "4", "--json"],
+    ["step", "llama-3-8b", "--hw", "h100-sxm", "--backend", "vllm", "--predict", "--json"],
+    ["ops", "mixtral-8x7b", "--tokens", "16"],
+    ["info", "deepseek-v3", "--json"],
+    ["models", "--csv"],
+    ["plot", "llama-3-8b", "--hw", "h100-sxm", "-o", "{TMP}/fig1.svg"],
+    ["serve", "llama-3-8b", "--hw", "h100-sxm", "--prompt", "512", "-n", "64",
+     "--concurrency", "8", "--requests", "32", "--json"],
+    ["frontier", "llama-3-8b", "--hw", "h100-sxm", "--prompt", "1024", "-n", "128"],
+    ["generate", "llama-3.3-70b", "--hw", "h100-sxm", "--tp", "4", "--prompt", "1024",
+     "-n", "64"],
+    ["generate", "llama-3-8b", "--hw", "h100-sxm", "--prompt", "1024", "-n", "64",
+     "--backend", "sglang", "--predict"],
     ["gemm", "1", "4096", "4096"],
     ["gemm", "4096", "4096", "4096", "--json"],
     ["gemm", "0", "4096", "4096"],  # exit 2: M out of range
