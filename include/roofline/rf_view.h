@@ -274,4 +274,19 @@ void rf_view_plan(rf_report *r, const rf_plan *plan, uint64_t kv_bytes, uint64_t
  * (layouts, pruned, simulated, the best) and the table "candidates". */
 void rf_view_plan_slo(rf_report *r, const rf_sim_plan_opts *po, const rf_sim_plan *p);
 
+/* ---- the lab: what roofline-lab measured (profile, measure) ---- */
+#include "roofline/rf_forward.h"
+#include "roofline/rf_measure_calib.h"
+
+/* `profile`'s report, NULL out of memory (the caller frees it): its title
+ * (the step, the layers run), the roof and how the pass ran, was timed and
+ * checked (assumption lines; roof_source names the roof), the roof keyed as
+ * a profile file keys it, the table "ops" (operators with FLOPs) and
+ * "moves" (data movement) of run's operators, the sections "step" and
+ * "model", the residual's owners and the whole model's estimate (notes).
+ * With pr (NULL: none) the calibration's prediction beside each figure and
+ * its line, the roofs sampled beside the steps the medians of samples. */
+rf_report *rf_view_profile(const rf_model *m, const rf_forward_run *run,
+                           const rf_forward_pred *pr, size_t samples, const char *roof_source);
+
 #endif
