@@ -276,6 +276,7 @@ void rf_view_plan_slo(rf_report *r, const rf_sim_plan_opts *po, const rf_sim_pla
 
 /* ---- the lab: what roofline-lab measured (profile, measure) ---- */
 #include "roofline/rf_forward.h"
+#include "roofline/rf_gpu_compare.h"
 #include "roofline/rf_measure_calib.h"
 
 /* `profile`'s report, NULL out of memory (the caller frees it): its title
@@ -288,5 +289,12 @@ void rf_view_plan_slo(rf_report *r, const rf_sim_plan_opts *po, const rf_sim_pla
  * its line, the roofs sampled beside the steps the medians of samples. */
 rf_report *rf_view_profile(const rf_model *m, const rf_forward_run *run,
                            const rf_forward_pred *pr, size_t samples, const char *roof_source);
+/* `measure --compare-calibration A B`'s report, NULL out of memory (the
+ * caller frees it): c, the tables a of folder a_dir predicted from those of
+ * b_dir on the floors of floor_source (its lines), the section "summary"
+ * (rows by how B predicted them, the median ratio A / B) and the tables
+ * "groups" (by table and dtype) and "rows" (row by row, a's keys). */
+rf_report *rf_view_gpu_compare(const char *floor_source, const char *a_dir, const char *b_dir,
+                               const rf_gpu_tables *a, const rf_gpu_cmp *c);
 
 #endif
