@@ -17,37 +17,102 @@
 #include "roofline/rf_cuda.h"
 #include "roofline/rf_measure.h"
 
-/* The watchdog's line, built before it is armed: a signal handler may only
- * write() it. `stage` is what the rank is doing. Process-wide, as the
- * watchdog is (SIGALRM, alarm) and as MPI is (one session a process, from
- * MPI_Init to MPI_Finalize): one measure --mpi runs in a process at a
- * time, and what the handler writes goes to the process's fd 2 before it
- * ends the rank. */
-static char alarm_line[160];
-static size_t alarm_len;
+/* The watchdog's line, "roofline CMD: rank R: timed out after S s
+ * (STAGE)", written by its signal handler, which may only write(): what it
+ * names is set before the watchdog is armed, as values, and the handler
+ * turns them into digits on its own stack. `stage` is what the rank is
+ * doing. Process-wide, as the watchdog is (SIGALRM, alarm) and as MPI is
+ * (one session a process, from MPI_Init to MPI_Finalize): one measure --mpi
+ * runs in a process at a time, and what the handler writes goes to the
+ * process's fd 2 before it ends the rank. */
+static const char *volatile alarm_cmd;
+static volatile sig_atomic_t alarm_rank;
+static volatile sig_atomic_t alarm_digits; /* the seconds' 6 significant digits */
+static volatile sig_atomic_t alarm_exp10;  /* and their decimal exponent         */
 static volatile sig_atomic_t alarm_stage;
 static const char *const stages[] = {"starting", "measuring the node's roof",
                                      "measuring the GPU", "gathering the nodes",
                                      "timing the collectives", "writing the profile"};
 enum { S_START, S_ROOF, S_GPU, S_GATHER, S_LINKS, S_WRITE };
 
+/* v's decimal digits at out, at least min of them (leading zeros); their
+ * count. */
+static size_t put_digits(char *out, unsigned long v, size_t min)
+{
+    char rev[24];
+    size_t n = 0;
+    do
+        rev[n++] = (char)('0' + v % 10);
+    while ((v /= 10) || n < min);
+    for (size_t i = 0; i < n; i++)
+        out[i] = rev[n - 1 - i];
+    return n;
+}
+
+/* The seconds as printf's %g writes them, from their six significant
+ * digits and decimal exponent (alarm_digits, alarm_exp10): trailing zeros
+ * dropped; exponent form below 1e-4 or from 1e6, fixed otherwise. Their
+ * length at out (32 bytes). */
+static size_t put_seconds(char *out)
+{
+    unsigned long d = (unsigned long)alarm_digits;
+    int x = alarm_exp10;
+    size_t n_sig = 6, n = 0;
+    while (n_sig > 1 && d % 10 == 0)
+        d /= 10, n_sig--;
+    char sig[8];
+    put_digits(sig, d, n_sig);
+    if (x < -4 || x >= 6) {
+        out[n++] = sig[0];
+        if (n_sig > 1)
+            out[n++] = '.';
+        for (size_t i = 1; i < n_sig; i++)
+            out[n++] = sig[i];
+        out[n++] = 'e';
+        out[n++] = x < 0 ? '-' : '+';
+        return n + put_digits(out + n, (unsigned long)(x < 0 ? -x : x), 2);
+    }
+    if (x < 0) { /* 0.000ddd */
+        out[n++] = '0', out[n++] = '.';
+        for (int i = -1; i > x; i--)
+            out[n++] = '0';
+    }
+    for (size_t i = 0; i < n_sig || (x >= 0 && i <= (size_t)x); i++) {
+        if (x >= 0 && i == (size_t)x + 1)
+            out[n++] = '.';
+        out[n++] = i < n_sig ? sig[i] : '0';
+    }
+    return n;
+}
+
 static void on_alarm(int sig)
 {
     (void)sig;
-    const char *what = stages[alarm_stage];
-    if (write(STDERR_FILENO, alarm_line, alarm_len) < 0 ||
+    const char *cmd = alarm_cmd, *what = stages[alarm_stage];
+    char rank[24], secs[32];
+    size_t rank_len = put_digits(rank, (unsigned long)alarm_rank, 1);
+    size_t secs_len = put_seconds(secs);
+    if (write(STDERR_FILENO, "roofline ", 9) < 0 || write(STDERR_FILENO, cmd, strlen(cmd)) < 0 ||
+        write(STDERR_FILENO, ": rank ", 7) < 0 || write(STDERR_FILENO, rank, rank_len) < 0 ||
+        write(STDERR_FILENO, ": timed out after ", 18) < 0 ||
+        write(STDERR_FILENO, secs, secs_len) < 0 || write(STDERR_FILENO, " s (", 4) < 0 ||
         write(STDERR_FILENO, what, strlen(what)) < 0 || write(STDERR_FILENO, ")\n", 2) < 0)
         _exit(RF_EXIT_FAIL);
     _exit(RF_EXIT_FAIL); /* mpirun ends the other ranks of a job one left */
 }
 
+/* Arms the watchdog: the line's values now ("%.5e" gives the seconds'
+ * digits and exponent as %g rounds them), SIGALRM after timeout_s. */
 static void watchdog(const cli_ctx *ctx, int rank, double timeout_s)
 {
     if (!(timeout_s > 0))
         return;
-    alarm_len = (size_t)snprintf(alarm_line, sizeof alarm_line,
-                                 "roofline %s: rank %d: timed out after %g s (", ctx->cmd, rank,
-                                 timeout_s);
+    char e[32];
+    snprintf(e, sizeof e, "%.5e", timeout_s); /* "d.ddddde+XX" */
+    alarm_digits = (e[0] - '0') * 100000 + atoi(e + 2);
+    alarm_exp10 = atoi(strchr(e, 'e') + 1);
+    alarm_cmd = ctx->cmd;
+    alarm_rank = rank;
     signal(SIGALRM, on_alarm);
     alarm((unsigned)(timeout_s + 0.999));
 }
