@@ -88,19 +88,19 @@ typedef struct results {
 
 /* --predict: every batch predicted (x->pred and x->outside, n of each),
  * both fronts marked on the predicted figures. */
-static int predict(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+static int predict(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                    const rf_roof *roof, const args *a, results *x)
 {
     rf_err e;
     size_t n = (size_t)x->fr.n;
-    int rc = cli_gpu_wanted() ? RF_EXIT_OK : cli_calib_load(ctx, &x->cal);
+    int rc = cli_gpu_wanted(ctx) ? RF_EXIT_OK : cli_calib_load(ctx, &x->cal);
     if (rc)
         return rc;
     x->pred = calloc(n, sizeof *x->pred);
     x->outside = calloc(n, sizeof *x->outside);
     if (!x->pred || !x->outside)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    if (cli_gpu_wanted()) /* on kernel tables (gpu_predict.c); outside stays 0 */
+    if (cli_gpu_wanted(ctx)) /* on kernel tables (gpu_predict.c); outside stays 0 */
         return cli_gpu_frontier(ctx, m, o, roof, &a->rq.budget, &a->par, a->rq.prompt,
                                 a->rq.output, x->pred, n);
     if (rf_calib_predict_frontier(&x->cal, m, o, roof, a->rq.prompt, a->rq.output, x->pred,
@@ -154,8 +154,8 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
     rf_view_frontier_assume(r, layout ? &po : NULL, fr->cap, a->rq.prompt + a->rq.output - 1,
                             a->price, watts);
     rf_view_frontier_summary(r, NULL, "frontier", fr->points, fr->n, fr->cap, fr->cross);
-    if (x->pred && cli_gpu_wanted())
-        cli_gpu_assume_loaded(r); /* the kernel tables' lines */
+    if (x->pred && cli_gpu_wanted(ctx))
+        cli_gpu_assume_loaded(ctx, r); /* the kernel tables' lines */
     else if (x->pred)
         rf_view_pred_assume(r);
     if (x->pred)
@@ -181,7 +181,7 @@ int cmd_frontier(const cli_io *io, int argc, char **argv)
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_request_check(&ctx, &a.rq)) ||
-        (rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par) && !cli_gpu_wanted(), "layouts")))
+        (rc = cli_predict_refuse(&ctx, cli_par_wanted(&a.par) && !cli_gpu_wanted(&ctx), "layouts")))
         return rc;
     const char *inputs[] = {NULL};
     const char *const out_names[] = {"-o", "--svg", "--load-svg"}; /* issue 28, findings 7-8 */
@@ -208,6 +208,7 @@ int cmd_frontier(const cli_io *io, int argc, char **argv)
         rc = predict(&ctx, &m, &o, &roof, &a, x);
     if (!rc)
         rc = report(&ctx, &m, &o, &roof, &a, x);
+    cli_gpu_free(&ctx);
     free(x->pred);
     free(x->outside);
     cli_frontier_free(&x->fr);

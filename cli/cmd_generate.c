@@ -46,7 +46,7 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
     if (id == CLI_O_BACKEND && rf_engine_known(arg)) /* an engine calibration file */
-        return cli_gpu_engine_opt(arg);
+        return cli_gpu_engine_opt(ctx, arg);
     if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
         return cli_gpu_opt(ctx, id, arg);
     if (id == CLI_O_PREDICT)
@@ -186,11 +186,11 @@ static int generate(cli_ctx *ctx, int argc, char **argv, int pos, const args *a,
     rf_view_generate_times(r, &g, watts);
     if (a->sp.draft)
         rf_view_spec(r, "speculative decoding", &d, &sp);
-    const char *engine_file, *engine = cli_gpu_engine(&engine_file); /* --backend llamacpp */
+    const char *engine_file, *engine = cli_gpu_engine(ctx, &engine_file); /* --backend llamacpp */
     rc = !(ctx->step_given & CLI_GIVEN_PREDICT) ? RF_EXIT_OK
          : engine ? cli_engine_generate(ctx, r, engine, engine_file, &m, &o, &roof, a->rq.prompt,
                                         a->rq.output)
-         : cli_gpu_wanted() /* on kernel tables (gpu_predict.c) */
+         : cli_gpu_wanted(ctx) /* on kernel tables (gpu_predict.c) */
              ? cli_gpu_generate(ctx, r, &m, &o, &roof, &a->rq.budget, &a->par, a->rq.prompt,
                                 a->rq.output, a->sp.prefix.shared)
              : predicted(ctx, r, &m, &o, &roof, a, x);
@@ -216,6 +216,7 @@ int cmd_generate(const cli_io *io, int argc, char **argv)
     if (!x)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     rc = generate(&ctx, argc, argv, pos, &a, x);
+    cli_gpu_free(&ctx);
     free(x);
     return rc;
 }

@@ -127,7 +127,7 @@ static int plan_predict(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_
     *pred = calloc(plan->n_rows ? plan->n_rows : 1, sizeof **pred);
     if (!work || !*pred)
         rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    else if (rf_gpu_predict_plan(g, cli_gpu_quant(), m, o, roof, po, obj, plan, *pred, work,
+    else if (rf_gpu_predict_plan(g, cli_gpu_quant(ctx), m, o, roof, po, obj, plan, *pred, work,
                                  &e))
         rc = cli_fail_err(ctx, &e);
     free(work);
@@ -272,7 +272,7 @@ static int plan_layouts(cli_ctx *ctx, const args *a, const rf_model *m, const rf
     cli_assume_phase(r, o);
     rf_view_plan_assume(r, &po.links, a->max_devices, a->budget.util, a->budget.reserve_bytes);
     cli_assume_state(r, m, state);
-    rf_view_plan(r, plan, kv, state, pred, cli_gpu_label());
+    rf_view_plan(r, plan, kv, state, pred, cli_gpu_label(ctx));
     rc = cli_emit(ctx, r);
     rf_report_free(r);
     free(pred);
@@ -299,7 +299,7 @@ int cmd_plan(const cli_io *io, int argc, char **argv)
                                                        "--devices); plan MODEL --predict ranks "
                                                        "layouts on the kernel tables")
                        : plan_slo(&ctx, argc, argv, pos, &a);
-    if (predict && !cli_gpu_wanted())
+    if (predict && !cli_gpu_wanted(&ctx))
         return cli_fail(&ctx, RF_EXIT_USAGE, "plan --predict: on a GPU's kernel tables only "
                                              "(--backend vllm|trtllm|sglang or --calibration "
                                              "DIR)");
@@ -324,6 +324,7 @@ int cmd_plan(const cli_io *io, int argc, char **argv)
     if (!plan)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     rc = plan_layouts(&ctx, &a, &m, &o, &roof, plan, predict);
+    cli_gpu_free(&ctx);
     free(plan);
     return rc;
 }

@@ -206,7 +206,7 @@ static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a, res
                                           "prefix once a sequence"
                    : a->par.overlap ? "--overlap: the simulated layout step does not overlap "
                                       "communication"
-                   : (ctx->step_given & CLI_GIVEN_PREDICT) && !cli_gpu_wanted()
+                   : (ctx->step_given & CLI_GIVEN_PREDICT) && !cli_gpu_wanted(ctx)
                        ? "--predict: predictions under load are made on a GPU's kernel "
                          "tables (--backend or --calibration DIR); --steady-state --predict "
                          "predicts the steady state on a calibrated profile"
@@ -350,6 +350,7 @@ int cmd_serve(const cli_io *io, int argc, char **argv)
         return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
     rc = a.sim.steady ? serve_steady(&ctx, argc, argv, pos, &a, x)
                       : serve_load(&ctx, argc, argv, pos, &a, x);
+    cli_gpu_free(&ctx);
     free(x);
     return rc;
 }

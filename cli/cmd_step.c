@@ -69,7 +69,7 @@ static int step_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 static int gpu_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     if (id == CLI_O_BACKEND && rf_engine_known(arg))
-        return cli_gpu_engine_opt(arg);
+        return cli_gpu_engine_opt(ctx, arg);
     return cli_gpu_opt(ctx, id, arg);
 }
 
@@ -246,15 +246,13 @@ static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     return rc;
 }
 
-static int step(const cli_io *io, int argc, char **argv, void *state)
+/* step's body on ctx, the command's context (step frees what its run holds). */
+static int step_on(cli_ctx *ctx, const cli_io *io, int argc, char **argv, step_run *run)
 {
-    step_run *run = state;
-    cli_ctx ctx;
     args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, false,
               {.decode_batch = -1, .chunk = -1, .chunk_context = -1}};
     rf_step_opts o;
-    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
-    int pos, rc = cli_parse(&ctx, io, argc, argv,
+    int pos, rc = cli_parse(ctx, io, argc, argv,
                             "step MODEL [--phase decode|prefill] [--batch B] [--context S] "
                             "[--tokens T] [options]\n"
                             "       roofline step MODEL --phase mixed --decode B_d [--context S] "
@@ -266,53 +264,61 @@ static int step(const cli_io *io, int argc, char **argv, void *state)
                                                     {par_opts, cli_par_group_opt, &a.par}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if ((rc = mixed_check(&ctx, &a)))
+    if ((rc = mixed_check(ctx, &a)))
         return rc;
     o = a.o;
     rf_model m;
     rf_roof roof;
     rf_err e;
     rf_step *st = &run->st;
-    if ((rc = cli_model_setup(&ctx, argc, argv, pos, &m, &o, &roof)) ||
-        (rc = cli_step_defaults(&ctx, &m, &o, false)))
+    if ((rc = cli_model_setup(ctx, argc, argv, pos, &m, &o, &roof)) ||
+        (rc = cli_step_defaults(ctx, &m, &o, false)))
         return rc;
-    bool gpu = (ctx.step_given & CLI_GIVEN_PREDICT) && cli_gpu_wanted(); /* kernel tables */
-    const char *engine_file, *engine = cli_gpu_engine(&engine_file); /* --backend llamacpp */
-    bool on_engine = (ctx.step_given & CLI_GIVEN_PREDICT) && engine;
-    if ((rc = cli_predict_refuse(&ctx, a.mixed || (cli_par_wanted(&a.par) && !gpu),
+    bool gpu = (ctx->step_given & CLI_GIVEN_PREDICT) && cli_gpu_wanted(ctx); /* kernel tables */
+    const char *engine_file, *engine = cli_gpu_engine(ctx, &engine_file); /* --backend llamacpp */
+    bool on_engine = (ctx->step_given & CLI_GIVEN_PREDICT) && engine;
+    if ((rc = cli_predict_refuse(ctx, a.mixed || (cli_par_wanted(&a.par) && !gpu),
                                  gpu ? "--phase mixed" : "--phase mixed and layouts")))
         return rc;
     if (a.mixed)
-        return step_mixed(&ctx, &m, &o, &roof, &a, run);
+        return step_mixed(ctx, &m, &o, &roof, &a, run);
     if (rf_step_compute(&m, &o, &roof, st, &e))
-        return cli_step_fail(&ctx, &m, &o, &roof, &e, NULL);
+        return cli_step_fail(ctx, &m, &o, &roof, &e, NULL);
     if (cli_par_wanted(&a.par))
-        return step_layout(&ctx, &m, &o, &roof, &a, run);
+        return step_layout(ctx, &m, &o, &roof, &a, run);
 
     char title[256];
     snprintf(title, sizeof title, "%s step: %s on %s", o.phase == RF_DECODE ? "decode" : "prefill",
-             m.name, ctx.hw.name);
+             m.name, ctx->hw.name);
     rf_report *r = rf_report_new(title);
     if (!r)
-        return cli_fail(&ctx, RF_EXIT_FAIL, "out of memory");
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     const struct rf_step_pred *pr = NULL; /* --predict */
-    if (!gpu && !on_engine && (rc = cli_step_predict(&ctx, &o, st, &pr))) {
+    if (!gpu && !on_engine && (rc = cli_step_predict(ctx, &o, st, &pr))) {
         rf_report_free(r);
         return rc;
     }
-    cli_assume_step(&ctx, r, &m, &o, st);
+    cli_assume_step(ctx, r, &m, &o, st);
     rf_view_op_table(r, "ops", "operators (figures summed over the layers in 'count')", st, pr);
-    totals(&ctx, r, &m, st, &o, &a.budget);
+    totals(ctx, r, &m, st, &o, &a.budget);
     rf_view_pred_totals(r, pr, "predicted",
                     "PREDICTED (from the calibration; the floors above are bounds)");
     rf_layout one = rf_layout_single();
-    if ((on_engine && (rc = cli_engine_step(&ctx, r, engine, engine_file, &m, &o, st))) ||
-        (gpu && (rc = cli_gpu_step(&ctx, r, &m, &m, &one, &o, st, NULL, 0)))) {
+    if ((on_engine && (rc = cli_engine_step(ctx, r, engine, engine_file, &m, &o, st))) ||
+        (gpu && (rc = cli_gpu_step(ctx, r, &m, &m, &one, &o, st, NULL, 0)))) {
         rf_report_free(r);
         return rc;
     }
-    rc = cli_emit(&ctx, r);
+    rc = cli_emit(ctx, r);
     rf_report_free(r);
+    return rc;
+}
+
+static int step(const cli_io *io, int argc, char **argv, void *state)
+{
+    cli_ctx ctx = {0};
+    int rc = step_on(&ctx, io, argc, argv, state);
+    cli_gpu_free(&ctx);
     return rc;
 }
 

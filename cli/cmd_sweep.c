@@ -203,7 +203,7 @@ static int predict_point(sweep_run *s, int64_t ctx, rf_gpu_par_pred *q)
     if (!cli_par_wanted(&s->a.par))
         po.layout = rf_layout_single();
     if (rf_par_compute(&s->m, &o, &s->roof, &po, s->par, &e) ||
-        rf_gpu_predict_par(s->g, cli_gpu_quant(), &s->m, &o, s->par, s->work, q, &e))
+        rf_gpu_predict_par(s->g, cli_gpu_quant(&s->ctx), &s->m, &o, s->par, s->work, q, &e))
         return cli_fail_err(&s->ctx, &e);
     return RF_EXIT_OK;
 }
@@ -275,7 +275,7 @@ static int stream_points(sweep_run *s, cli_out *o)
     rf_err e;
     int rc = RF_EXIT_OK;
     bool pred = s->ctx.step_given & CLI_GIVEN_PREDICT;
-    if (pred && cli_gpu_wanted()) { /* kernel tables: the corner's needs, in the head */
+    if (pred && cli_gpu_wanted(&s->ctx)) { /* kernel tables: the corner's needs, in the head */
         rf_gpu_par_pred q;
         int64_t b = s->a.o.batch;
         s->a.o.batch = s->bs[s->nb - 1];
@@ -315,7 +315,7 @@ static int sweep_alloc(sweep_run *s)
 {
     if (!(s->ctx.step_given & CLI_GIVEN_PREDICT))
         return RF_EXIT_OK;
-    bool gpu = cli_gpu_wanted();
+    bool gpu = cli_gpu_wanted(&s->ctx);
     if (gpu ? !(s->par = malloc(sizeof *s->par)) || !(s->work = malloc(sizeof *s->work))
             : !(s->step = malloc(sizeof *s->step)))
         return cli_fail(&s->ctx, RF_EXIT_FAIL, "out of memory");
@@ -327,7 +327,6 @@ int cmd_sweep(const cli_io *io, int argc, char **argv)
     sweep_run s = {.a = {NULL, CLI_STR(CLI_DEFAULT_CONTEXT), rf_step_opts_default(),
                          CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT}};
     cli_out o = {0}; /* opened once the sweep is known to run: rows stream through it */
-    cli_gpu_reset(); /* nothing of an earlier run (rf_cli_run) */
     int pos, rc = cli_parse(&s.ctx, io, argc, argv, "sweep MODEL --batch RANGE [--context RANGE]",
                             (const cli_opt_group[]){{opts, on_opt, &s.a},
                                                     {step_opts, cli_step_opt, &s.a.o},
@@ -339,7 +338,7 @@ int cmd_sweep(const cli_io *io, int argc, char **argv)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (!s.a.batch)
         return cli_fail(&s.ctx, RF_EXIT_USAGE, "--batch RANGE is required");
-    if (!(rc = cli_predict_refuse(&s.ctx, cli_par_wanted(&s.a.par) && !cli_gpu_wanted(),
+    if (!(rc = cli_predict_refuse(&s.ctx, cli_par_wanted(&s.a.par) && !cli_gpu_wanted(&s.ctx),
                                   "layouts")) &&
         !(rc = sweep_alloc(&s)) &&
         !(rc = cli_model_setup(&s.ctx, argc, argv, pos, &s.m, &s.a.o, &s.roof)) &&
@@ -348,6 +347,7 @@ int cmd_sweep(const cli_io *io, int argc, char **argv)
         !(rc = cli_out_open(&s.ctx, s.ctx.out_path, &o)))
         rc = stream_points(&s, &o);
     rc = cli_out_close(&o, rc);
+    cli_gpu_free(&s.ctx);
     rf_report_free(s.head);
     free(s.sw);
     free(s.ps);

@@ -12,6 +12,7 @@
 
 #include "roofline/rf_calib.h"
 #include "roofline/rf_dtype.h"
+#include "roofline/rf_gpu.h"
 #include "roofline/rf_hw.h"
 #include "roofline/rf_report.h"
 
@@ -35,6 +36,21 @@ typedef struct cli_io {
     bool err_tty;
 } cli_io;
 
+/* What this command's --backend, --calibration and --quant said, and the
+ * kernel tables they name, read once (gpu_predict.c, which reads and
+ * writes it through the context; gpu_predict.h). The tables are the
+ * command's: it calls cli_gpu_free before it returns. */
+typedef struct cli_gpu_call {
+    const char *backend, *calibration;
+    const char *engine; /* --backend llamacpp: --calibration is its file */
+    rf_gpu_quant quant;
+    bool quant_given;
+    rf_gpu_tables tables;
+    bool loaded;
+    char label[160];  /* "preset h100_sxm/vllm" or the --calibration DIR */
+    unsigned missing; /* kinds predicted without a table (frontier's lines) */
+} cli_gpu_call;
+
 /* What this command's inputs resolved to, each file read once: resolve.c
  * fills it as it resolves MODEL and --hw, and what else a command takes
  * from the --hw profile (its calibration, its sustained memory roof) is
@@ -52,6 +68,7 @@ typedef struct cli_run {
     rf_calib calib;
     rf_step_pred pred[2];     /* cli_step_predict's last two steps       */
     unsigned next_pred;
+    cli_gpu_call gpu;         /* --predict on a GPU's kernel tables      */
 } cli_run;
 
 /* Global state after cli_parse(). */

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gpu_predict.h"
 #include "rf_cli.h"
 
 #ifndef RF_VERSION
@@ -91,16 +90,12 @@ static int finish(const cli_io *io, int code)
 }
 
 /* One command line on io. It shares nothing with another call: the
- * command's context and run value are on its stack (cli_parse), its GPU
- * options and tables here (freed before it returns), an output's
- * temporary ends with the output (rf_file_writer_free). */
+ * command's context and run value (with its GPU options and tables) are
+ * its own (cli_parse) and freed before it returns, an output's temporary
+ * ends with the output (rf_file_writer_free). */
 static int run(const cli_io *io, int argc, char **argv)
 {
-    cli_gpu_call gpu;
-    cli_gpu_begin(&gpu);
-    int code = finish(io, dispatch(io, argc, argv));
-    cli_gpu_end();
-    return code;
+    return finish(io, dispatch(io, argc, argv));
 }
 
 int rf_cli_main(int argc, char **argv)

@@ -17,33 +17,16 @@
 #define RF_GPU_DATA_INSTALL "/usr/local/share/roofline/gpu"
 #endif
 
-/* The call running on this thread: its options and tables (cli_gpu_begin).
- * Thread-local because the commands ask for them without their context
- * (cli_gpu_wanted(), cli_gpu_label()); what it points to is the call's. */
-static _Thread_local cli_gpu_call *gpu;
-
-void cli_gpu_begin(cli_gpu_call *call)
+void cli_gpu_free(cli_ctx *ctx)
 {
-    memset(call, 0, sizeof *call);
-    gpu = call;
-}
-
-void cli_gpu_end(void)
-{
-    cli_gpu_reset();
-    gpu = NULL;
-}
-
-void cli_gpu_reset(void)
-{
-    if (!gpu)
-        return;
+    cli_gpu_call *gpu = &ctx->run.gpu;
     rf_gpu_tables_free(&gpu->tables);
     memset(gpu, 0, sizeof *gpu);
 }
 
 int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
 {
+    cli_gpu_call *gpu = &ctx->run.gpu;
     rf_err e;
     switch (id) {
     case CLI_O_BACKEND:
@@ -75,30 +58,32 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
     return CLI_NOT_MINE;
 }
 
-bool cli_gpu_wanted(void)
+bool cli_gpu_wanted(const cli_ctx *ctx)
 {
+    const cli_gpu_call *gpu = &ctx->run.gpu;
     return !gpu->engine && (gpu->backend || gpu->calibration);
 }
 
-int cli_gpu_engine_opt(const char *arg)
+int cli_gpu_engine_opt(cli_ctx *ctx, const char *arg)
 {
-    gpu->engine = arg;
+    ctx->run.gpu.engine = arg;
     return RF_EXIT_OK;
 }
 
-const char *cli_gpu_engine(const char **calibration)
+const char *cli_gpu_engine(const cli_ctx *ctx, const char **calibration)
 {
-    *calibration = gpu->calibration;
-    return gpu->engine;
+    *calibration = ctx->run.gpu.calibration;
+    return ctx->run.gpu.engine;
 }
 
-const char *cli_gpu_label(void)
+const char *cli_gpu_label(const cli_ctx *ctx)
 {
-    return gpu->label;
+    return ctx->run.gpu.label;
 }
 
-const rf_gpu_quant *cli_gpu_quant(void)
+const rf_gpu_quant *cli_gpu_quant(const cli_ctx *ctx)
 {
+    const cli_gpu_call *gpu = &ctx->run.gpu;
     return gpu->quant_given ? &gpu->quant : NULL;
 }
 
@@ -112,8 +97,9 @@ const char *cli_gpu_data_dir(void)
     return RF_GPU_DATA_INSTALL;
 }
 
-int cli_gpu_load(const cli_ctx *ctx, const rf_gpu_tables **out)
+int cli_gpu_load(cli_ctx *ctx, const rf_gpu_tables **out)
 {
+    cli_gpu_call *gpu = &ctx->run.gpu;
     char dir[512];
     rf_err e;
     *out = NULL;
@@ -149,7 +135,8 @@ int cli_gpu_load(const cli_ctx *ctx, const rf_gpu_tables **out)
 }
 
 /* The assumption lines of cli_gpu_assume. */
-static void assume_lines(rf_report *r, const rf_gpu_tables *g, unsigned missing)
+static void assume_lines(const cli_gpu_call *gpu, rf_report *r, const rf_gpu_tables *g,
+                         unsigned missing)
 {
     rf_report_assume(r, "predicted on kernel tables: %s (aiconfigurator's format; the presets "
                         "derived from ai-dynamo/aiconfigurator 095f58a5, Apache-2.0, "
@@ -197,7 +184,7 @@ static void warn_missing(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned mi
 
 void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, unsigned missing)
 {
-    assume_lines(r, g, missing);
+    assume_lines(&ctx->run.gpu, r, g, missing);
     warn_missing(ctx, g, missing);
 }
 
@@ -206,7 +193,7 @@ void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, un
 /* The tables and a prepared rf_gpu_sim for steps of at most max_tokens
  * tokens and max_logits logit rows on par's layout (one device without
  * one): *gs and *table to free, also on failure. */
-static int prepare(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+static int prepare(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                    const rf_roof *roof, const cli_budget *b, const cli_par *par,
                    int64_t max_tokens, int64_t max_logits, rf_gpu_sim **gs, double **table)
 {
@@ -232,7 +219,7 @@ static int prepare(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     *table = malloc(len * sizeof **table);
     if (!*gs || !*table)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    if (rf_gpu_sim_prepare(*gs, g, cli_gpu_quant(), m, o, roof, &po, max_tokens, max_logits,
+    if (rf_gpu_sim_prepare(*gs, g, cli_gpu_quant(ctx), m, o, roof, &po, max_tokens, max_logits,
                            *table, len, &e))
         return cli_fail_err(ctx, &e);
     return RF_EXIT_OK;
@@ -243,7 +230,7 @@ static double band_of(const rf_gpu_sim *gs)
     return gs->time_s > 0 ? gs->band_s / gs->time_s : 0;
 }
 
-int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                        const rf_roof *roof, const cli_budget *b, const cli_par *par,
                        const cli_sim *s, rf_report *r)
 {
@@ -281,7 +268,7 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
                       res->output_tokens_per_s, RF_U_TOK_RATE);
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
                       band_of(gs), RF_U_PERCENT);
-        rf_report_str(r, "source", "tables", gpu->label);
+        rf_report_str(r, "source", "tables", cli_gpu_label(ctx));
     }
     free(out);
     free(table);
@@ -289,7 +276,7 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
     return rc;
 }
 
-int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+int cli_gpu_generate(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
                      const rf_roof *roof, const cli_budget *b, const cli_par *par,
                      int64_t prompt, int64_t output, int64_t shared_prefix)
 {
@@ -326,14 +313,14 @@ int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
                       RF_U_TOK_RATE);
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
                       band_of(gs), RF_U_PERCENT);
-        rf_report_str(r, "source", "tables", gpu->label);
+        rf_report_str(r, "source", "tables", cli_gpu_label(ctx));
     }
     free(table);
     free(gs);
     return rc;
 }
 
-int cli_gpu_frontier(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+int cli_gpu_frontier(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                      const rf_roof *roof, const cli_budget *b, const cli_par *par,
                      int64_t prompt, int64_t output, rf_frontier_point *points, size_t n)
 {
@@ -347,7 +334,7 @@ int cli_gpu_frontier(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *
     if (!rc && rf_gpu_sim_frontier(gs, prompt, output, points, n, &e))
         rc = cli_fail_err(ctx, &e);
     if (!rc) {
-        gpu->missing = gs->missing;
+        ctx->run.gpu.missing = gs->missing;
         warn_missing(ctx, gs->g, gs->missing);
     }
     free(table);
@@ -355,15 +342,16 @@ int cli_gpu_frontier(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *
     return rc;
 }
 
-void cli_gpu_assume_loaded(rf_report *r)
+void cli_gpu_assume_loaded(const cli_ctx *ctx, rf_report *r)
 {
+    const cli_gpu_call *gpu = &ctx->run.gpu;
     if (gpu->loaded)
-        assume_lines(r, &gpu->tables, gpu->missing);
+        assume_lines(gpu, r, &gpu->tables, gpu->missing);
 }
 
 /* ---- one step ---------------------------------------------------------------- */
 
-int cli_gpu_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *shard,
+int cli_gpu_step(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *shard,
                  const rf_layout *l, const rf_step_opts *o, const rf_step *st,
                  const rf_coll *coll, size_t n_coll)
 {
@@ -374,7 +362,7 @@ int cli_gpu_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_m
         return rc;
     rf_gpu_step_pred *pp = malloc(sizeof *pp); /* large: off the stack */
     rf_gpu_ctx c = {.g = g, .shard = shard, .model = m, .layout = *l, .opts = o,
-                    .quant = cli_gpu_quant()};
+                    .quant = cli_gpu_quant(ctx)};
     if (!pp)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     if (rf_gpu_predict_step(&c, st, coll, n_coll, pp, &e)) {

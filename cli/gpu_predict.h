@@ -11,29 +11,13 @@
 #include "roofline/rf_gpu.h"
 #include "sim.h"
 
-/* What one command line's --backend, --calibration and --quant said, and
- * the tables they name (read once). The call owns it: entry.c's run gives
- * one to cli_gpu_begin before the command and calls cli_gpu_end after it
- * (the tables freed); the functions below reach the call running on their
- * thread, so calls on two threads share nothing. */
-typedef struct cli_gpu_call {
-    const char *backend, *calibration;
-    const char *engine; /* --backend llamacpp: --calibration is its file */
-    rf_gpu_quant quant;
-    bool quant_given;
-    rf_gpu_tables tables;
-    bool loaded;
-    char label[160];  /* "preset h100_sxm/vllm" or the --calibration DIR */
-    unsigned missing; /* kinds predicted without a table (frontier's lines) */
-} cli_gpu_call;
+/* The options and tables live in the command's run value (ctx->run.gpu,
+ * cli_gpu_call in core.h), which cli_parse empties: nothing of one call
+ * is seen by another. */
 
-void cli_gpu_begin(cli_gpu_call *call);
-void cli_gpu_end(void);
-
-/* Forget the options and tables given so far in this call: a command that
- * takes CLI_GPU_OPTS calls it before cli_parse (nothing to forget once
- * every call owns its own; kept while the commands call it). */
-void cli_gpu_reset(void);
+/* The tables this command read, freed (nothing when none was read): a
+ * command that takes the GPU options calls it before it returns. */
+void cli_gpu_free(cli_ctx *ctx);
 
 /* cli_gpu_opt (cli.h): --backend (vllm, trtllm, sglang; another exits 2
  * naming it), --quant (rf_gpu_quant_of: sets the weight and activation
@@ -41,16 +25,16 @@ void cli_gpu_reset(void);
 
 /* Whether --backend or --calibration was given: --predict then predicts
  * on kernel tables, not on a calibrated profile. */
-bool cli_gpu_wanted(void);
+bool cli_gpu_wanted(const cli_ctx *ctx);
 
 /* --backend naming a CPU engine (llamacpp, rf_engine_known), in step
  * and generate: --calibration is then its file. Other commands refuse it
  * (cli_gpu_opt). */
-int cli_gpu_engine_opt(const char *arg);
+int cli_gpu_engine_opt(cli_ctx *ctx, const char *arg);
 
 /* --backend naming a CPU engine (llamacpp), or NULL; *calibration its
  * --calibration FILE (or NULL). */
-const char *cli_gpu_engine(const char **calibration);
+const char *cli_gpu_engine(const cli_ctx *ctx, const char **calibration);
 
 /* The folder holding <gpu>/<engine>/ tables: $ROOFLINE_GPU_DATA, else the
  * source tree's data/gpu when it exists (a build), else the install
@@ -61,11 +45,11 @@ const char *cli_gpu_data_dir(void);
  * with gpu the --hw preset's name, '-' as '_' (h100-sxm: h100_sxm). One
  * line and exit 2 when neither was given, the folder is missing or a
  * table is bad. */
-int cli_gpu_load(const cli_ctx *ctx, const rf_gpu_tables **out);
-const rf_gpu_quant *cli_gpu_quant(void);
+int cli_gpu_load(cli_ctx *ctx, const rf_gpu_tables **out);
+const rf_gpu_quant *cli_gpu_quant(const cli_ctx *ctx);
 /* Where the tables came from, once read: "preset h100_sxm/vllm" or the
  * --calibration DIR (the `source` of a predicted section). */
-const char *cli_gpu_label(void);
+const char *cli_gpu_label(const cli_ctx *ctx);
 
 /* The assumption lines of a prediction on the tables: the folder, the
  * source, how a figure is predicted, each table's leave-one-out band; and
@@ -76,7 +60,7 @@ void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, un
  * predicted (rf_gpu_sim), and a section "predicted" (ttft_s, tpot_s means,
  * ttft_p90_s, tpot_p90_s, tokens_per_s: the keys --steady-state --predict
  * writes, and band, source) beside the floors' view. */
-int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                        const rf_roof *roof, const cli_budget *b, const cli_par *par,
                        const cli_sim *s, rf_report *r);
 
@@ -84,7 +68,7 @@ int cli_gpu_serve_load(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
  * and output tokens on par's layout (rf_gpu_sim_generate), a section
  * "predicted" as the calibration's (ttft_s, tpot_mean_s, ...). Refuses a
  * shared prefix. */
-int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+int cli_gpu_generate(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
                      const rf_roof *roof, const cli_budget *b, const cli_par *par,
                      int64_t prompt, int64_t output, int64_t shared_prefix);
 
@@ -92,18 +76,18 @@ int cli_gpu_generate(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
  * par's layout (rf_gpu_sim_frontier); the kinds met without a table are
  * kept for cli_gpu_assume_loaded. */
 struct rf_frontier_point;
-int cli_gpu_frontier(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
+int cli_gpu_frontier(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                      const rf_roof *roof, const cli_budget *b, const cli_par *par,
                      int64_t prompt, int64_t output, struct rf_frontier_point *points, size_t n);
 /* cli_gpu_assume's lines for the tables read, without the warnings
  * (cli_gpu_frontier gave them); nothing when none was read. */
-void cli_gpu_assume_loaded(rf_report *r);
+void cli_gpu_assume_loaded(const cli_ctx *ctx, rf_report *r);
 
 /* `step --predict` on the tables: the step of one device (st, with the
  * layout's collectives coll[0..n_coll-1]; NULL, 0 on one device), a
  * section "predicted" and a table of each row's prediction and
  * provenance. shard: the model a device runs. */
-int cli_gpu_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *shard,
+int cli_gpu_step(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *shard,
                  const rf_layout *l, const rf_step_opts *o, const rf_step *st,
                  const rf_coll *coll, size_t n_coll);
 

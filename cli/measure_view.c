@@ -21,7 +21,7 @@ int cli_calib_load(const cli_ctx *ctx, rf_calib *out)
 {
     static const char how[] = "make one with `roofline measure --calibrate -o calibrated.json` "
                               "and pass --hw calibrated.json";
-    if (cli_gpu_wanted()) /* --backend / --calibration: kernel tables, gpu_predict.c */
+    if (cli_gpu_wanted(ctx)) /* --backend / --calibration: kernel tables, gpu_predict.c */
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict on kernel tables (--backend, "
                                             "--calibration) is not wired into %s: step, generate "
                                             "and serve (under load) take it",

@@ -84,7 +84,7 @@ int cli_spec_check(const cli_ctx *ctx, const cli_spec *sp, int64_t prompt)
 int cli_spec_predict_refuse(const cli_ctx *ctx, const cli_spec *sp, bool layout)
 {
     int rc;
-    if ((rc = cli_predict_refuse(ctx, layout && !cli_gpu_wanted(), "layouts")) || /* tables */
+    if ((rc = cli_predict_refuse(ctx, layout && !cli_gpu_wanted(ctx), "layouts")) || /* tables */
         (rc = cli_predict_refuse(ctx, sp->draft != NULL, "speculative decoding (--draft)")) ||
         (rc = cli_predict_refuse(ctx, sp->prefix.cascade, "--prefix-kernel cascade (a kernel "
                                                            "the calibration did not time)")))
