@@ -36,20 +36,6 @@ int cmd_bench(const cli_io *io, int argc, char **argv);
 int cmd_profile(const cli_io *io, int argc, char **argv);
 int cmd_plan(const cli_io *io, int argc, char **argv);
 
-/* ---- cmd_measure_mpi.c: measure --mpi ------------------------------------- */
-
-/* A cluster measured with MPI, on every rank (cmd_measure.c's --mpi): the
- * node roofs and the links into p (rf_hw_profile.cluster), written by rank
- * 0. Exit 3 when built without MPI; a failing rank aborts every rank. */
-typedef struct cli_mpi_args {
-    int64_t threads;          /* the node's lab (0: one a core of its ranks) */
-    bool quick;
-    const char *isa;
-    double timeout_s;         /* --timeout: a rank past it fails (0: none)   */
-} cli_mpi_args;
-struct rf_hw_profile;
-int cli_mpi_measure(cli_ctx *ctx, const cli_mpi_args *a, struct rf_hw_profile *p);
-
 /* Until every file includes the headers it uses: all of them. */
 #include "assume.h"
 #include "budget.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_measure_mpi.h"
 #include "lab_view.h"
 #include "roofline/rf_measure.h"
 #include "roofline/rf_hw_profile_io.h"

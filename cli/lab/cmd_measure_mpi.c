@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_measure_mpi.h"
 #include "lab_view.h"
 #include "mpi_measure.h"
 #include "roofline/rf_cuda.h"
