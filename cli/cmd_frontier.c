@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "gpu_predict.h"
+#include "gpu_sim.h"
 #include "measure_view.h"
 #include "request.h"
 #include "roofline/rf_predict.h"

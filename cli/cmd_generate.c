@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "engine_predict.h"
 #include "gpu_predict.h"
+#include "gpu_sim.h"
 #include "roofline/rf_engine.h"
 #include "measure_view.h"
 #include "request.h"

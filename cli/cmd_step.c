@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "engine_predict.h"
 #include "gpu_predict.h"
+#include "gpu_sim.h"
 #include "measure_view.h"
 #include "opts.h"
 #include "output.h"

@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include "gpu_predict.h"
+#include "opts.h"
+#include "step_opts.h"
 #include "roofline/rf_engine.h"
 #include "roofline/rf_gpu_io.h"
-#include "roofline/rf_serve.h"
-#include "roofline/rf_sim.h"
 
 #ifndef RF_GPU_DATA_SRC
 #define RF_GPU_DATA_SRC ""
@@ -166,8 +166,7 @@ static void assume_lines(const cli_gpu_call *gpu, rf_report *r, const rf_gpu_tab
                              rf_gpu_need_name(k), rf_gpu_need_what(k));
 }
 
-/* A warning on the command's error stream for each need in missing. */
-static void warn_missing(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned missing)
+void cli_gpu_warn(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned missing)
 {
     for (int k = 0; k < RF_GPU_KIND_COUNT; k++)
         if (missing & (1u << k))
@@ -185,161 +184,7 @@ static void warn_missing(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned mi
 void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, unsigned missing)
 {
     assume_lines(&ctx->run.gpu, r, g, missing);
-    warn_missing(ctx, g, missing);
-}
-
-/* ---- serve under load ------------------------------------------------------ */
-
-/* The tables and a prepared rf_gpu_sim for steps of at most max_tokens
- * tokens and max_logits logit rows on par's layout (one device without
- * one): *gs and *table to free, also on failure. */
-static int prepare(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                   const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                   int64_t max_tokens, int64_t max_logits, rf_gpu_sim **gs, double **table)
-{
-    const rf_gpu_tables *g;
-    rf_err e;
-    rf_par_opts po;
-    *gs = NULL, *table = NULL;
-    int rc = cli_gpu_load(ctx, &g);
-    if (rc)
-        return rc;
-    if (cli_par_wanted(par)) {
-        if ((rc = cli_par_setup(ctx, m, b, par, &po)))
-            return rc;
-    } else {
-        po = cli_par_opts(ctx, b, par);
-        po.layout = rf_layout_single();
-    }
-    if (max_tokens > RF_DIM_MAX / po.layout.pp)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--predict: %lld tokens a step on %lld stages",
-                        (long long)max_tokens, (long long)po.layout.pp);
-    size_t len = rf_gpu_sim_table_len(po.layout.pp, max_tokens, max_logits);
-    *gs = calloc(1, sizeof **gs);
-    *table = malloc(len * sizeof **table);
-    if (!*gs || !*table)
-        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    if (rf_gpu_sim_prepare(*gs, g, cli_gpu_quant(ctx), m, o, roof, &po, max_tokens, max_logits,
-                           *table, len, &e))
-        return cli_fail_err(ctx, &e);
-    return RF_EXIT_OK;
-}
-
-static double band_of(const rf_gpu_sim *gs)
-{
-    return gs->time_s > 0 ? gs->band_s / gs->time_s : 0;
-}
-
-int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                       const cli_sim *s, rf_report *r)
-{
-    if (s->draft || s->disagg)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--predict under load: not with %s",
-                        s->draft ? "--draft" : "--disagg");
-    rf_gpu_sim *gs = NULL;
-    double *table = NULL;
-    cli_sim_out *out = calloc(1, sizeof *out); /* results: off the stack */
-    cli_sim sp = *s;
-    int rc = out ? prepare(ctx, m, o, roof, b, par,
-                           s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS,
-                           s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS, &gs, &table)
-                 : cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    if (!rc) {
-        sp.predict = rf_gpu_sim_group;
-        sp.predict_user = gs;
-        rc = cli_sim_run(ctx, m, o, roof, b, par, &sp, out);
-    }
-    if (!rc) {
-        cli_gpu_assume(ctx, r, gs->g, gs->missing);
-        rf_report_assume(r, "predicted under load: the same simulation with each step's time "
-                            "predicted (rf_gpu_sim: the linear layers, MoE and collectives of a "
-                            "device at the step's M rows, lm_head at its logit rows, decode "
-                            "attention at the decode tokens' mean context, each chunk's "
-                            "attention after its prefix), in place of the floor");
-        const rf_sim_result *res = &out->res;
-        rf_report_section(r, "predicted", "PREDICTED under load (kernel tables; the floors "
-                                          "above are bounds)");
-        rf_report_num(r, "ttft_s", "predicted TTFT mean", res->ttft_s.mean, RF_U_SECONDS);
-        rf_report_num(r, "tpot_s", "predicted TPOT mean", res->tpot_s.mean, RF_U_SECONDS);
-        rf_report_num(r, "ttft_p90_s", "predicted TTFT p90", res->ttft_s.p90, RF_U_SECONDS);
-        rf_report_num(r, "tpot_p90_s", "predicted TPOT p90", res->tpot_s.p90, RF_U_SECONDS);
-        rf_report_num(r, "tokens_per_s", "predicted output tokens/s", /* as --steady-state's */
-                      res->output_tokens_per_s, RF_U_TOK_RATE);
-        rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
-                      band_of(gs), RF_U_PERCENT);
-        rf_report_str(r, "source", "tables", cli_gpu_label(ctx));
-    }
-    free(out);
-    free(table);
-    free(gs);
-    return rc;
-}
-
-int cli_gpu_generate(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
-                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                     int64_t prompt, int64_t output, int64_t shared_prefix)
-{
-    if (shared_prefix)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--predict on kernel tables: not with "
-                                            "--shared-prefix");
-    if (o->batch > RF_DIM_MAX / prompt)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--predict: a prefill of %lld x %lld tokens",
-                        (long long)o->batch, (long long)prompt);
-    rf_gpu_sim *gs;
-    double *table;
-    rf_gpu_generate p;
-    rf_err e;
-    int rc = prepare(ctx, m, o, roof, b, par, o->batch * prompt, o->batch, &gs, &table);
-    if (!rc && rf_gpu_sim_generate(gs, o->batch, prompt, output, &p, &e))
-        rc = cli_fail_err(ctx, &e);
-    if (!rc) {
-        cli_gpu_assume(ctx, r, gs->g, gs->missing);
-        rf_report_assume(r, "predicted generation: the prefill of %lld x %lld tokens and each "
-                            "decode step at every context P + 1 .. P + N - 1, predicted as a "
-                            "serving step is (rf_gpu_sim_generate)",
-                         (long long)o->batch, (long long)prompt);
-        rf_report_section(r, "predicted", "PREDICTED (kernel tables; the floors above are "
-                                          "bounds)");
-        rf_report_num(r, "ttft_s", "predicted TTFT", p.ttft_s, RF_U_SECONDS);
-        rf_report_num(r, "tpot_mean_s", "predicted TPOT mean", p.tpot_mean_s, RF_U_SECONDS);
-        rf_report_num(r, "tpot_first_s", "predicted TPOT first (j = 2)", p.tpot_first_s,
-                      RF_U_SECONDS);
-        rf_report_num(r, "tpot_last_s", "predicted TPOT last (j = N)", p.tpot_last_s,
-                      RF_U_SECONDS);
-        rf_report_num(r, "decode_s", "predicted decode time", p.decode_s, RF_U_SECONDS);
-        rf_report_num(r, "latency_s", "predicted latency", p.latency_s, RF_U_SECONDS);
-        rf_report_num(r, "tokens_per_s", "predicted output tokens/s", p.tokens_per_s,
-                      RF_U_TOK_RATE);
-        rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
-                      band_of(gs), RF_U_PERCENT);
-        rf_report_str(r, "source", "tables", cli_gpu_label(ctx));
-    }
-    free(table);
-    free(gs);
-    return rc;
-}
-
-int cli_gpu_frontier(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                     int64_t prompt, int64_t output, rf_frontier_point *points, size_t n)
-{
-    if ((int64_t)n > RF_DIM_MAX / prompt)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--predict: a prefill of %zu x %lld tokens", n,
-                        (long long)prompt);
-    rf_gpu_sim *gs;
-    double *table;
-    rf_err e;
-    int rc = prepare(ctx, m, o, roof, b, par, (int64_t)n * prompt, (int64_t)n, &gs, &table);
-    if (!rc && rf_gpu_sim_frontier(gs, prompt, output, points, n, &e))
-        rc = cli_fail_err(ctx, &e);
-    if (!rc) {
-        ctx->run.gpu.missing = gs->missing;
-        warn_missing(ctx, gs->g, gs->missing);
-    }
-    free(table);
-    free(gs);
-    return rc;
+    cli_gpu_warn(ctx, g, missing);
 }
 
 void cli_gpu_assume_loaded(const cli_ctx *ctx, rf_report *r)
@@ -347,68 +192,4 @@ void cli_gpu_assume_loaded(const cli_ctx *ctx, rf_report *r)
     const cli_gpu_call *gpu = &ctx->run.gpu;
     if (gpu->loaded)
         assume_lines(gpu, r, &gpu->tables, gpu->missing);
-}
-
-/* ---- one step ---------------------------------------------------------------- */
-
-int cli_gpu_step(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *shard,
-                 const rf_layout *l, const rf_step_opts *o, const rf_step *st,
-                 const rf_coll *coll, size_t n_coll)
-{
-    const rf_gpu_tables *g;
-    rf_err e;
-    int rc = cli_gpu_load(ctx, &g);
-    if (rc)
-        return rc;
-    rf_gpu_step_pred *pp = malloc(sizeof *pp); /* large: off the stack */
-    rf_gpu_ctx c = {.g = g, .shard = shard, .model = m, .layout = *l, .opts = o,
-                    .quant = cli_gpu_quant(ctx)};
-    if (!pp)
-        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    if (rf_gpu_predict_step(&c, st, coll, n_coll, pp, &e)) {
-        free(pp);
-        return cli_fail_err(ctx, &e);
-    }
-    const rf_gpu_step_pred *p = pp;
-    cli_gpu_assume(ctx, r, g, p->missing);
-    rf_report_table(r, "predicted_ops", "predicted operators (summed over 'count'; t = r x "
-                                        "floor of the table's kind)");
-    rf_report_col(r, "operator", "operator", RF_U_NONE);
-    rf_report_col(r, "count", "count", RF_U_INT);
-    rf_report_col(r, "predicted_s", "predicted", RF_U_SECONDS);
-    rf_report_col(r, "ratio", "r", RF_U_SIG3);
-    rf_report_col(r, "how", "provenance", RF_U_NONE);
-    rf_report_col(r, "band", "band", RF_U_PERCENT);
-    rf_report_col(r, "table", "table", RF_U_NONE);
-    for (size_t i = 0; i < st->n_ops + n_coll; i++) {
-        bool is_op = i < st->n_ops;
-        const rf_gpu_pred *q = is_op ? &p->op[i] : &p->coll[i - st->n_ops];
-        uint64_t count = is_op ? st->ops[i].count : coll[i - st->n_ops].count;
-        rf_report_row(r);
-        rf_report_cell_str(r, is_op ? st->ops[i].name : coll[i - st->n_ops].name);
-        rf_report_cell_int(r, count);
-        rf_report_cell_num(r, (double)count * q->time_s);
-        rf_report_cell_num(r, q->ratio);
-        rf_report_cell_str(r, rf_gpu_how_name(q->how));
-        rf_report_cell_num(r, q->band);
-        rf_report_cell_str(r, q->table ? rf_gpu_kind_file(q->table->kind) : "-");
-    }
-    rf_report_section(r, "predicted", "PREDICTED (kernel tables; the floors above are bounds)");
-    rf_report_num(r, "time_s", "predicted step", p->time_s, RF_U_SECONDS);
-    rf_report_num(r, "ops_s", "  operators", p->ops_s, RF_U_SECONDS);
-    rf_report_num(r, "collectives_s", "  collectives", p->coll_s, RF_U_SECONDS);
-    rf_report_num(r, "band", "error band (leave-one-out median, time-weighted)", p->band,
-                  RF_U_PERCENT);
-    double tokens = (double)o->batch * (double)(o->phase == RF_PREFILL ? o->tokens : 1);
-    rf_report_num(r, "tokens_per_s", "predicted tokens/s (a replica)", tokens / p->time_s,
-                  RF_U_TOK_RATE);
-    rf_report_int(r, "in_range", "rows in range", p->n_how[RF_GPU_IN_RANGE], RF_U_INT);
-    rf_report_int(r, "interpolated", "rows interpolated", p->n_how[RF_GPU_INTERPOLATED],
-                  RF_U_INT);
-    rf_report_int(r, "extrapolated", "rows extrapolated", p->n_how[RF_GPU_EXTRAPOLATED],
-                  RF_U_INT);
-    rf_report_int(r, "on_floor", "rows on their floor (no table)", p->n_how[RF_GPU_NO_TABLE],
-                  RF_U_INT);
-    free(pp);
-    return RF_EXIT_OK;
 }

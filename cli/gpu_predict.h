@@ -1,15 +1,15 @@
 /* gpu_predict.h - --predict on a GPU's kernel tables (rf_gpu.h): the
  * options --backend, --quant and --calibration, where the tables are
- * found, and the commands' predicted sections (gpu_predict.c;
- * docs/gpu-predict.md). */
+ * found, their assumption lines (gpu_predict.c; docs/gpu-predict.md).
+ * The commands' predictions on them are gpu_sim.h's. */
 #ifndef RF_CLI_GPU_PREDICT_H
 #define RF_CLI_GPU_PREDICT_H
 
 #include <stdbool.h>
 
-#include "cli.h"
+#include "core.h"
 #include "roofline/rf_gpu.h"
-#include "sim.h"
+#include "roofline/rf_report.h"
 
 /* The options and tables live in the command's run value (ctx->run.gpu,
  * cli_gpu_call in core.h), which cli_parse empties: nothing of one call
@@ -56,39 +56,11 @@ const char *cli_gpu_label(const cli_ctx *ctx);
  * for each kind in `missing` a line and a warning on ctx->io->err. */
 void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, unsigned missing);
 
-/* `serve --predict` under load: the simulation run again with each step
- * predicted (rf_gpu_sim), and a section "predicted" (ttft_s, tpot_s means,
- * ttft_p90_s, tpot_p90_s, tokens_per_s: the keys --steady-state --predict
- * writes, and band, source) beside the floors' view. */
-int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                       const cli_sim *s, rf_report *r);
+/* A warning on ctx->io->err for each kind in `missing` (cli_gpu_assume's). */
+void cli_gpu_warn(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned missing);
 
-/* `generate --predict` on the tables: a static batch (o->batch) of prompt
- * and output tokens on par's layout (rf_gpu_sim_generate), a section
- * "predicted" as the calibration's (ttft_s, tpot_mean_s, ...). Refuses a
- * shared prefix. */
-int cli_gpu_generate(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
-                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                     int64_t prompt, int64_t output, int64_t shared_prefix);
-
-/* `frontier --predict` on the tables: batches 1..n (points[0..n-1]) on
- * par's layout (rf_gpu_sim_frontier); the kinds met without a table are
- * kept for cli_gpu_assume_loaded. */
-struct rf_frontier_point;
-int cli_gpu_frontier(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                     int64_t prompt, int64_t output, struct rf_frontier_point *points, size_t n);
 /* cli_gpu_assume's lines for the tables read, without the warnings
- * (cli_gpu_frontier gave them); nothing when none was read. */
+ * (cli_gpu_frontier, gpu_sim.h, gave them); nothing when none was read. */
 void cli_gpu_assume_loaded(const cli_ctx *ctx, rf_report *r);
-
-/* `step --predict` on the tables: the step of one device (st, with the
- * layout's collectives coll[0..n_coll-1]; NULL, 0 on one device), a
- * section "predicted" and a table of each row's prediction and
- * provenance. shard: the model a device runs. */
-int cli_gpu_step(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *shard,
-                 const rf_layout *l, const rf_step_opts *o, const rf_step *st,
-                 const rf_coll *coll, size_t n_coll);
 
 #endif

@@ -1,5 +1,5 @@
 /* opts.c - parsing: the global options, a command's option table through
- * a scanner of our own (getopt_long's results, no process-wide state),
+ * the scanner of scan.c (getopt_long's results, no process-wide state),
  * --help, the number parsers that name their option, and the one-line
  * error every command prints. */
 #include <stdarg.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "scan.h"
 #include "roofline/rf_parse.h"
 #include "roofline/rf_sim.h"
 
@@ -121,14 +122,6 @@ static void print_opts(FILE *f, const cli_opt *o, size_t n)
                  o[i].arg ? o[i].arg : "");
         fprintf(f, "  %-26s %s\n", left, o[i].help);
     }
-}
-
-static size_t count_opts(const cli_opt *o)
-{
-    size_t n = 0;
-    while (o && o[n].name)
-        n++;
-    return n;
 }
 
 int cli_i64(const cli_ctx *ctx, const char *opt, const char *text, int64_t lo, int64_t hi,
@@ -257,61 +250,13 @@ static int old_output_tokens(const cli_ctx *ctx, const cli_opt_group *groups, co
                     arg);
 }
 
-/* ---- the option scanner ------------------------------------------------------
- *
- * getopt_long's results without its process-wide state (optind, optarg,
- * optopt), so two calls on two threads scan two argvs, and with one
- * behaviour on every C library (glibc's and musl's permute argv
- * differently, and the WebAssembly module has musl's). What it takes, as
- * GNU getopt_long does with opterr 0 and a leading ':':
- *   --name, --name=VALUE, --name VALUE (the next element whatever it
- *   holds, "-5" or "--"), and an unambiguous prefix of a name (an exact
- *   name wins; --out, a prefix of --output and --out-dtype, is unknown);
- *   -x, -xVALUE, -x VALUE, and letters run together (-ho FILE);
- *   "--" ends the options; "-" and anything not starting with '-' is an
- *   operand, wherever it stands.
- * Operands are moved after the options, each group kept in its order (what
- * GNU's permutation leaves, and so what every command reads from argv
- * at *first_pos); the strings themselves are never written. */
-typedef struct scan {
-    char **argv;
-    int argc;
-    int next;            /* the element read next                          */
-    int opts_end;        /* argv[1..opts_end): the options read, values too;
-                            argv[opts_end..next): the operands passed over  */
-    const char *letters; /* the rest of a run of letters (-ab: "b"), or NULL */
-    const cli_opt_group *groups; /* the command's, {0}-terminated, or NULL */
-} scan;
-
-/* What the scanner found next. */
-typedef enum { SCAN_END, SCAN_OPT, SCAN_UNKNOWN, SCAN_NO_VALUE } scan_kind;
-
-typedef struct scanned {
-    const cli_opt *opt; /* SCAN_OPT, SCAN_NO_VALUE: the option            */
-    const cli_opt_group *group; /* its group; NULL for a global option  */
-    char letter;        /* given as -letter; 0 as --name                  */
-    const char *value;  /* its value, NULL for an option that takes none  */
-    const char *typed;  /* SCAN_UNKNOWN: the element as typed             */
-} scanned;
-
-static void reverse(char **a, int from, int to)
+/* The command's letters: each a letter, none taken twice nor -h or -o. */
+static int check_letters(const cli_ctx *ctx, const cli_scan *s)
 {
-    for (to--; from < to; from++, to--) {
-        char *t = a[from];
-        a[from] = a[to];
-        a[to] = t;
-    }
-}
-
-/* The k elements at s->next join the options, before the operands passed
- * over (a rotation: both groups keep their order). */
-static void take(scan *s, int k)
-{
-    reverse(s->argv, s->opts_end, s->next);
-    reverse(s->argv, s->next, s->next + k);
-    reverse(s->argv, s->opts_end, s->next + k);
-    s->opts_end += k;
-    s->next += k;
+    const cli_opt *o = cli_scan_bad_letter(s);
+    return o ? cli_fail(ctx, RF_EXIT_FAIL, "option table: -%c of --%s taken or not a letter",
+                        o->letter, o->name)
+             : RF_EXIT_OK;
 }
 
 static const cli_opt *global_of(int id)
@@ -322,131 +267,9 @@ static const cli_opt *global_of(int id)
     return NULL;
 }
 
-/* The option named by the len bytes at name, into f: an exact name (the
- * command's groups first, then the globals, as getopt_long's table was
- * ordered), else the one option the bytes begin; false for none or
- * several. */
-static bool by_name(const scan *s, const char *name, size_t len, scanned *f)
-{
-    const cli_opt_group global_group[2] = {{globals, NULL, NULL}, {0}};
-    size_t n_prefix = 0;
-    for (int t = 0; t < 2; t++)
-        for (const cli_opt_group *g = t ? global_group : s->groups; g && g->opts; g++)
-            for (size_t i = 0; i < (t ? N_GLOBALS : count_opts(g->opts)); i++) {
-                const cli_opt *o = &g->opts[i];
-                if (strncmp(o->name, name, len))
-                    continue;
-                *f = (scanned){.opt = o, .group = t ? NULL : g};
-                if (!o->name[len])
-                    return true;
-                n_prefix++;
-            }
-    return n_prefix == 1;
-}
-
-/* The option -c names, into f; false for none. */
-static bool by_letter(const scan *s, char c, scanned *f)
-{
-    *f = (scanned){.opt = c == 'h' ? global_of(OPT_HELP) : c == 'o' ? global_of(OPT_OUT) : NULL,
-                   .letter = c};
-    for (const cli_opt_group *g = s->groups; !f->opt && g && g->opts; g++)
-        for (const cli_opt *o = g->opts; !f->opt && o->name; o++)
-            if (o->letter == c)
-                f->opt = o, f->group = g;
-    return f->opt != NULL;
-}
-
-/* f's value: the rest of its own element (inline; NULL for none), else the
- * next element, whatever it holds. */
-static scan_kind value_of(scan *s, scanned *f, const char *inline_value)
-{
-    if (inline_value) {
-        f->value = inline_value;
-        return SCAN_OPT;
-    }
-    if (s->next == s->argc)
-        return SCAN_NO_VALUE;
-    f->value = s->argv[s->next];
-    take(s, 1);
-    return SCAN_OPT;
-}
-
-/* The next letter of a run (-abc), its value the run's rest or the next
- * element. */
-static scan_kind next_letter(scan *s, scanned *f)
-{
-    if (!by_letter(s, *s->letters++, f)) { /* the element as typed: the run taken already */
-        f->typed = s->argv[s->opts_end - 1];
-        s->letters = NULL;
-        return SCAN_UNKNOWN;
-    }
-    if (!f->opt->has_arg) {
-        if (!*s->letters)
-            s->letters = NULL;
-        return SCAN_OPT;
-    }
-    const char *rest = s->letters;
-    s->letters = NULL;
-    return value_of(s, f, *rest ? rest : NULL);
-}
-
-/* The option --name or --name=VALUE at s->next (taken, with a value that
- * follows it). */
-static scan_kind next_long(scan *s, scanned *f)
-{
-    const char *el = s->argv[s->next], *name = el + 2, *eq = strchr(name, '=');
-    take(s, 1);
-    if (!by_name(s, name, eq ? (size_t)(eq - name) : strlen(name), f) ||
-        (eq && !f->opt->has_arg)) { /* --json=1 is unknown, as in getopt */
-        f->typed = el;
-        return SCAN_UNKNOWN;
-    }
-    return f->opt->has_arg ? value_of(s, f, eq ? eq + 1 : NULL) : SCAN_OPT;
-}
-
-static scan_kind scan_next(scan *s, scanned *f)
-{
-    *f = (scanned){0};
-    if (s->letters)
-        return next_letter(s, f);
-    while (s->next < s->argc) {
-        const char *el = s->argv[s->next];
-        if (el[0] != '-' || !el[1]) { /* an operand: passed over */
-            s->next++;
-            continue;
-        }
-        if (!strcmp(el, "--")) { /* the end of the options */
-            take(s, 1);
-            s->next = s->argc;
-            break;
-        }
-        if (el[1] == '-')
-            return next_long(s, f);
-        take(s, 1);
-        s->letters = el + 1;
-        return next_letter(s, f);
-    }
-    return SCAN_END;
-}
-
-/* The command's letters: each a letter, none taken twice nor -h or -o. */
-static int check_letters(const cli_ctx *ctx, const scan *s)
-{
-    for (const cli_opt_group *g = s->groups; g && g->opts; g++)
-        for (const cli_opt *o = g->opts; o->name; o++) {
-            scanned first;
-            char c = o->letter;
-            if (c && (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) ||
-                      (by_letter(s, c, &first) && first.opt != o)))
-                return cli_fail(ctx, RF_EXIT_FAIL,
-                                "option table: -%c of --%s taken or not a letter", c, o->name);
-        }
-    return RF_EXIT_OK;
-}
-
 /* One option found: its group's handler called, --help printed (-1), or
  * a global set. */
-static int take_opt(cli_ctx *ctx, const scanned *f, const char *usage,
+static int take_opt(cli_ctx *ctx, const cli_scanned *f, const char *usage,
                     const cli_opt_group *groups)
 {
     const cli_opt *o = f->opt;
@@ -456,7 +279,7 @@ static int take_opt(cli_ctx *ctx, const scanned *f, const char *usage,
     if (o->id == OPT_HELP) {
         fprintf(ctx->io->out, "usage: roofline %s\n\noptions:\n", usage);
         for (const cli_opt_group *g = groups; g && g->opts; g++)
-            print_opts(ctx->io->out, g->opts, count_opts(g->opts));
+            print_opts(ctx->io->out, g->opts, cli_opts_count(g->opts));
         fprintf(ctx->io->out, "\nglobal options:\n");
         print_opts(ctx->io->out, globals, N_GLOBALS);
         return -1;
@@ -474,16 +297,18 @@ int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char 
     ctx->io = io;
     ctx->cmd = argv[0];
     ctx->w = ctx->a = ctx->kv = ctx->y = rf_dtype_of(RF_BF16);
-    scan s = {.argv = argv, .argc = argc, .next = 1, .opts_end = 1, .groups = groups};
+    cli_scan s = {.argv = argv, .argc = argc, .next = 1, .opts_end = 1, .groups = groups,
+                  .globals = globals, .n_globals = N_GLOBALS, .help = global_of(OPT_HELP),
+                  .output = global_of(OPT_OUT)};
     int rc = check_letters(ctx, &s);
-    scanned f;
-    scan_kind k;
-    while (!rc && (k = scan_next(&s, &f)) != SCAN_END) {
-        if (k == SCAN_UNKNOWN)
+    cli_scanned f;
+    cli_scan_kind k;
+    while (!rc && (k = cli_scan_next(&s, &f)) != CLI_SCAN_END) {
+        if (k == CLI_SCAN_UNKNOWN)
             return cli_fail(ctx, RF_EXIT_USAGE, "unknown option '%s' (see --help)", f.typed);
-        if (k == SCAN_NO_VALUE && f.letter)
+        if (k == CLI_SCAN_NO_VALUE && f.letter)
             return cli_fail(ctx, RF_EXIT_USAGE, "option '-%c' needs a value", f.letter);
-        if (k == SCAN_NO_VALUE)
+        if (k == CLI_SCAN_NO_VALUE)
             return cli_fail(ctx, RF_EXIT_USAGE, "option '--%s' needs a value", f.opt->name);
         rc = take_opt(ctx, &f, usage, groups);
     }
