@@ -9,6 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "assume.h"
+#include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "gpu_predict.h"
 #include "sim.h"
 #include "roofline/rf_view.h"

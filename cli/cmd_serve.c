@@ -13,6 +13,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "assume.h"
+#include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "gpu_predict.h"
 #include "gpu_sim.h"
 #include "measure_view.h"

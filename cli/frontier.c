@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "request.h"
 #include "roofline/rf_frontier_svg.h"
 #include "roofline/rf_load_svg.h"

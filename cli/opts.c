@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "scan.h"
 #include "roofline/rf_parse.h"
 #include "roofline/rf_sim.h"

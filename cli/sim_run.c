@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "opts.h"
 #include "roofline/rf_trace_io.h"
 
 /* The workload of s into w (*trace: the rows read, freed by the caller). */
