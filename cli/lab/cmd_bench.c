@@ -282,7 +282,7 @@ static int sweep_rows(const cli_ctx *ctx, const sweep *w, rf_report *r)
 }
 
 /* `bench gemm MODEL`: parse, then `--device cuda[:N]` goes to
- * cmd_bench_cuda.c (exit 3 without the backend or a device); the CPU sweep
+ * bench_cuda.c (exit 3 without the backend or a device); the CPU sweep
  * resolves, builds its points, runs them and reports. */
 int cmd_bench(const cli_io *io, int argc, char **argv)
 {

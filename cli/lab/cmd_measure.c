@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd_measure_mpi.h"
+#include "measure_mpi.h"
 #include "lab_view.h"
 #include "roofline/rf_measure.h"
 #include "roofline/rf_hw_profile_io.h"
@@ -285,7 +285,7 @@ int cmd_measure(const cli_io *io, int argc, char **argv)
                             (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
-    if (a.compare) /* cmd_measure_cuda.c: reads two folders, times nothing */
+    if (a.compare) /* measure_cuda.c: reads two folders, times nothing */
         return cli_calibration_compare(&ctx, a.compare, argc - pos, argv + pos,
                                        a.calibrate || a.quick || a.mpi || a.merge ||
                                            strcmp(a.device, "cpu") || a.threads || a.isa);
@@ -296,7 +296,7 @@ int cmd_measure(const cli_io *io, int argc, char **argv)
         return rc;
     /* -o (it may name the --merge profile: rewritten in place) */
     const char *inputs[] = {NULL};
-    bool to_dir = a.calibrate && strcmp(a.device, "cpu"); /* -o DIR: cmd_measure_cuda.c */
+    bool to_dir = a.calibrate && strcmp(a.device, "cpu"); /* -o DIR: measure_cuda.c */
     if (!to_dir && (rc = cli_check_output(&ctx, ctx.out_path, inputs)))
         return rc;
     if (a.merge && (a.mpi || strcmp(a.device, "cpu")))
@@ -321,12 +321,12 @@ int cmd_measure(const cli_io *io, int argc, char **argv)
                                            "GPU; give neither");
         goto out;
     }
-    if (a.mpi) { /* cmd_measure_mpi.c; exit 3 without MPI */
+    if (a.mpi) { /* measure_mpi.c; exit 3 without MPI */
         cli_mpi_args ma = {a.threads, a.quick, a.isa ? a.isa : getenv("RF_ISA"), a.timeout_s};
         rc = cli_mpi_measure(&ctx, &ma, p);
         goto out;
     }
-    if (strcmp(a.device, "cpu")) { /* cmd_measure_cuda.c; exit 3 without a device */
+    if (strcmp(a.device, "cpu")) { /* measure_cuda.c; exit 3 without a device */
         rc = cli_cuda_measure(&ctx, a.device, a.quick, a.calibrate, p);
         goto out;
     }

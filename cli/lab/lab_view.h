@@ -1,6 +1,6 @@
 /* lab_view.h - what the lab's commands (`measure`, `bench gemm`, `profile`)
  * share on the CPU and on CUDA: the views of measured figures (lab_view.c)
- * and the CUDA branches (cmd_measure_cuda.c, cmd_bench_cuda.c). A measured
+ * and the CUDA branches (measure_cuda.c, bench_cuda.c). A measured
  * profile as the analytic commands read it is ../measure_view.h's. */
 #ifndef RF_CLI_LAB_VIEW_H
 #define RF_CLI_LAB_VIEW_H
@@ -63,14 +63,14 @@ void cli_calib_tables(rf_report *r, const rf_hw_profile *p);
 
 /* ---- the --device cuda[:N] branches ------------------------------------- */
 
-/* measure (cmd_measure_cuda.c): fills *p (with calibrate, p->calib too:
+/* measure (measure_cuda.c): fills *p (with calibrate, p->calib too:
  * rf_cuda_calibrate) and writes the profile and report as the CPU branch
- * does. bench (cmd_bench_cuda.c): sweeps M (tokens, NULL for the default list) over the model's shapes in bf16 and fp8 (sm_89+),
+ * does. bench (bench_cuda.c): sweeps M (tokens, NULL for the default list) over the model's shapes in bf16 and fp8 (sm_89+),
  * or in *dtype when given; trials is --trials, or 0 for
  * rf_cuda_timing_default's. Both return an exit code (3: no device). */
 int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, bool calibrate,
                      rf_hw_profile *p);
-/* measure --compare-calibration A B (cmd_measure_cuda.c): the kernel tables
+/* measure --compare-calibration A B (measure_cuda.c): the kernel tables
  * of folder A against those of B (the n positional arguments: exactly one),
  * floors on --hw (rf_gpu_compare.h); `other` says a measuring option was
  * given too (refused). An exit code. */

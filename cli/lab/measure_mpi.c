@@ -1,4 +1,4 @@
-/* cmd_measure_mpi.c - `measure --mpi`: a cluster measured with MPI (the
+/* measure_mpi.c - `measure --mpi`: a cluster measured with MPI (the
  * session and collectives in src/mpi, mpi_measure.h). Every rank runs this;
  * rank 0 writes the profile and the table. A rank that fails writes one
  * line naming itself and the cause, then aborts every rank (MPI_Abort), so
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd_measure_mpi.h"
+#include "measure_mpi.h"
 #include "lab_view.h"
 #include "mpi_measure.h"
 #include "roofline/rf_cuda.h"

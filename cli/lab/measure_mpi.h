@@ -1,4 +1,4 @@
-/* cmd_measure_mpi.h - measure --mpi (cmd_measure_mpi.c), the branch of
+/* measure_mpi.h - measure --mpi (measure_mpi.c), the branch of
  * cmd_measure.c that measures a cluster. */
 #ifndef RF_CLI_LAB_CMD_MEASURE_MPI_H
 #define RF_CLI_LAB_CMD_MEASURE_MPI_H

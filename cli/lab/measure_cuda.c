@@ -1,4 +1,4 @@
-/* cmd_measure_cuda.c - `measure --device cuda[:N]`: open the device, run
+/* measure_cuda.c - `measure --device cuda[:N]`: open the device, run
  * the CUDA backend (rf_cuda.h), build the report; with --calibrate -o DIR
  * the calibration as kernel tables too; `measure --compare-calibration A B`,
  * two folders of kernel tables side by side; and what bench gemm's CUDA

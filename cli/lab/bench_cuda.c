@@ -1,4 +1,4 @@
-/* cmd_bench_cuda.c - `bench gemm MODEL --device cuda[:N]`: the model's
+/* bench_cuda.c - `bench gemm MODEL --device cuda[:N]`: the model's
  * linear shapes timed through cuBLASLt (and our bf16 GEMV at M = 1) over M,
  * each set against the device's roofline. Figures all come from the
  * library; this file only lays them out. */
