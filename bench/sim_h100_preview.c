@@ -20,8 +20,7 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_floor *fl,
-               rf_sim_result *r)
+static int run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_floor *fl, rf_sim_result *r)
 {
     rf_err e;
     int64_t max_log = rf_sim_log_hint(w, sc);
@@ -72,10 +71,16 @@ int main(void)
     while (n < 4096 && scanf("%ld %ld %ld %lf %lf", &isl, &osl, &c, &ttft, &tpot) == 5) {
         if (c < 1 || c > 4096 || isl < 1 || osl < 2)
             continue;
-        rf_sim_sched sc = {.max_batched_tokens = 8192, .max_seqs = c, .chunk = 8192,
-                           .block_tokens = 32, .pool_blocks = blocks};
-        rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 10 * c, .concurrency = c,
-                             .prompt = {.value = isl}, .output = {.value = osl}};
+        rf_sim_sched sc = {.max_batched_tokens = 8192,
+                           .max_seqs = c,
+                           .chunk = 8192,
+                           .block_tokens = 32,
+                           .pool_blocks = blocks};
+        rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                             .requests = 10 * c,
+                             .concurrency = c,
+                             .prompt = {.value = isl},
+                             .output = {.value = osl}};
         rf_sim_result r;
         if (run(&w, &sc, &fl, &r))
             return 1;

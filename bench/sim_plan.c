@@ -109,15 +109,18 @@ int main(int argc, char **argv)
     rf_sim_plan_opts po = {
         .par = {.links = h.links, .util = 0.9, .mem_bytes = h.mem_bytes},
         .max_devices = 64,
-        .workload = {.arrival = RF_SIM_POISSON, .requests = n, .rate_per_s = rate,
-                     .prompt = {.dist = RF_SIM_LOGNORMAL, .mean = 1000, .sd = 500, .lo = 16,
-                                .hi = 8000},
-                     .output = {.dist = RF_SIM_LOGNORMAL, .mean = 250, .sd = 150, .lo = 2,
-                                .hi = 2000},
-                     .seed = 1},
-        .sched = {.max_batched_tokens = 8192, .max_seqs = 256, .chunk = 2048,
-                  .block_tokens = 16},
-        .slo_ttft_s = 2, .slo_tpot_s = 0.05, .percentile = 99, .price_per_device_hour = 2.5};
+        .workload =
+            {.arrival = RF_SIM_POISSON,
+             .requests = n,
+             .rate_per_s = rate,
+             .prompt = {.dist = RF_SIM_LOGNORMAL, .mean = 1000, .sd = 500, .lo = 16, .hi = 8000},
+             .output = {.dist = RF_SIM_LOGNORMAL, .mean = 250, .sd = 150, .lo = 2, .hi = 2000},
+             .seed = 1},
+        .sched = {.max_batched_tokens = 8192, .max_seqs = 256, .chunk = 2048, .block_tokens = 16},
+        .slo_ttft_s = 2,
+        .slo_tpot_s = 0.05,
+        .percentile = 99,
+        .price_per_device_hour = 2.5};
     char label[128];
     snprintf(label, sizeof label, "(a) rate %g/s, %lld requests, up to 64 H100s", rate,
              (long long)n);

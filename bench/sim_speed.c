@@ -97,8 +97,8 @@ int main(int argc, char **argv)
         return 1;
     }
     rf_step_opts o = rf_step_opts_for_model(&m);
-    rf_sim_sched sc = {.max_batched_tokens = 8192, .max_seqs = 256, .chunk = 2048,
-                       .block_tokens = 16};
+    rf_sim_sched sc = {
+        .max_batched_tokens = 8192, .max_seqs = 256, .chunk = 2048, .block_tokens = 16};
     int64_t blocks;
     if (rf_sim_pool_blocks(&m, &o, h.mem_bytes, 0.9, 0, 16, &blocks, &e)) {
         fprintf(stderr, "sim_speed: %s\n", e.msg);
@@ -108,17 +108,20 @@ int main(int argc, char **argv)
     /* a verification scores K + 1 = 5 rows a sequence */
     size_t tb = rf_sim_floor_table_bytes(sc.max_batched_tokens, 5 * sc.max_seqs);
     void *table = malloc(tb);
-    if (!table || rf_sim_floor_prepare(&fl, &m, &o, &roof, sc.max_batched_tokens,
-                                       5 * sc.max_seqs, table, tb, &e)) {
+    if (!table || rf_sim_floor_prepare(&fl, &m, &o, &roof, sc.max_batched_tokens, 5 * sc.max_seqs,
+                                       table, tb, &e)) {
         fprintf(stderr, "sim_speed: %s\n", table ? e.msg : "out of memory");
         return 1;
     }
-    rf_sim_lengths prompt = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 8000, .mean = 1000,
-                             .sd = 600};
-    rf_sim_lengths output = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 4000, .mean = 250,
-                             .sd = 200};
-    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 100000, .rate_per_s = 20,
-                         .prompt = prompt, .output = output, .seed = 1};
+    rf_sim_lengths prompt = {
+        .dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 8000, .mean = 1000, .sd = 600};
+    rf_sim_lengths output = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 4000, .mean = 250, .sd = 200};
+    rf_sim_workload w = {.arrival = RF_SIM_POISSON,
+                         .requests = 100000,
+                         .rate_per_s = 20,
+                         .prompt = prompt,
+                         .output = output,
+                         .seed = 1};
     double load[3] = {0, 0, 0};
     FILE *f = fopen("/proc/loadavg", "r");
     if (f) {

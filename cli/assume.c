@@ -7,8 +7,7 @@
 #include "assume.h"
 #include "roofline/rf_view.h"
 
-void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
-                     const rf_roof *roof)
+void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o, const rf_roof *roof)
 {
     char w[64], a[64], kv[64], pk[32], bw[32], y[96] = "";
     rf_dtype out = rf_step_out_dtype(o);
@@ -21,9 +20,10 @@ void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
     if (roof->math_fallback) {
         const char *asked = rf_dtype_name(roof->math_asked), *used = rf_dtype_name(roof->math);
         bool measured = strncmp(ctx->hw_origin, "preset", 6) != 0;
-        rf_report_assume(r, "math %s: %s %s no %s peak, so %s, the fastest float it has that "
-                            "holds every %s value, sets the compute roof (--act-dtype %s "
-                            "--peak TFLOPS gives a %s roof)",
+        rf_report_assume(r,
+                         "math %s: %s %s no %s peak, so %s, the fastest float it has that "
+                         "holds every %s value, sets the compute roof (--act-dtype %s "
+                         "--peak TFLOPS gives a %s roof)",
                          used, measured ? "the profile" : ctx->hw.name,
                          measured ? "measured" : "has", asked, used, asked, asked, asked);
     }
@@ -50,27 +50,27 @@ void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
     cli_assume_model(r, m, o, st);
 }
 
-const char *cli_plural(int64_t n, const char *one, const char *many)
-{
-    return n == 1 ? one : many;
-}
+const char *cli_plural(int64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 void cli_assume_phase(rf_report *r, const rf_step_opts *o)
 {
     long long B = (long long)o->batch, s = (long long)o->context, T = (long long)o->tokens;
     if (o->phase == RF_DECODE) {
-        rf_report_assume(r, "decode: %lld %s at context %lld, one new token each; linear "
-                            "layers run with M = B; lm_head on every sequence",
+        rf_report_assume(r,
+                         "decode: %lld %s at context %lld, one new token each; linear "
+                         "layers run with M = B; lm_head on every sequence",
                          B, cli_plural(B, "sequence", "sequences"), s);
         return;
     }
     char cached[48] = ", nothing cached";
     if (s)
         snprintf(cached, sizeof cached, " after %lld cached", s);
-    rf_report_assume(r, "prefill: %lld %s of %lld new %s%s; linear layers run with M = B T; "
-                        "lm_head on the last position",
-                     B, s ? cli_plural(B, "sequence", "sequences") : cli_plural(B, "prompt", "prompts"),
-                     T, cli_plural(T, "token", "tokens"), cached);
+    rf_report_assume(
+        r,
+        "prefill: %lld %s of %lld new %s%s; linear layers run with M = B T; "
+        "lm_head on the last position",
+        B, s ? cli_plural(B, "sequence", "sequences") : cli_plural(B, "prompt", "prompts"), T,
+        cli_plural(T, "token", "tokens"), cached);
 }
 
 void cli_assume_attn(rf_report *r, const rf_step_opts *o, bool square)
@@ -83,11 +83,12 @@ void cli_assume_attn(rf_report *r, const rf_step_opts *o, bool square)
                             "triangle, as every model-level command does unless --no-causal)");
         return;
     }
-    rf_report_assume(r, "attention: causal, each query scores the keys up to itself, diagonal "
-                        "included: q (S - q) + q (q + 1) / 2 pairs a sequence for q queries "
-                        "against S keys, S (S + 1) / 2 for a fresh prompt (a sliding layer's "
-                        "query at most the window); F = 4 n_q d_h pairs; K/V bytes unchanged "
-                        "(flash reads each key once)%s",
+    rf_report_assume(r,
+                     "attention: causal, each query scores the keys up to itself, diagonal "
+                     "included: q (S - q) + q (q + 1) / 2 pairs a sequence for q queries "
+                     "against S keys, S (S + 1) / 2 for a fresh prompt (a sliding layer's "
+                     "query at most the window); F = 4 n_q d_h pairs; K/V bytes unchanged "
+                     "(flash reads each key once)%s",
                      o->naive_attn ? "; naive scores: the full q x S matrix is still written "
                                      "and read, masked, so score bytes are not halved"
                                    : "");
@@ -105,21 +106,23 @@ void cli_assume_moe(rf_report *r, const rf_model *m, const rf_step_opts *o, cons
     }
     const char *row = st && st->tokens_per_expert == 1 ? "row" : "rows";
     if (st && o->moe == RF_MOE_ALL)
-        snprintf(touched, sizeof touched, "all %lld a MoE layer, each running M k / E = %s %s",
-                 E, rows, row);
+        snprintf(touched, sizeof touched, "all %lld a MoE layer, each running M k / E = %s %s", E,
+                 rows, row);
     else if (st)
         snprintf(touched, sizeof touched,
-                 "%s of %lld touched a MoE layer, each running M k / touched = %s %s", n, E,
-                 rows, row);
+                 "%s of %lld touched a MoE layer, each running M k / touched = %s %s", n, E, rows,
+                 row);
     if (o->moe == RF_MOE_ALL)
-        rf_report_assume(r, "MoE: every routed expert streamed (--moe-experts all), top-%lld of "
-                            "%lld a token: %s; the weights of untouched experts are read too",
+        rf_report_assume(r,
+                         "MoE: every routed expert streamed (--moe-experts all), top-%lld of "
+                         "%lld a token: %s; the weights of untouched experts are read too",
                          k, E, touched);
     else
-        rf_report_assume(r, "MoE: uniform routing assumed, top-%lld of %lld a token: "
-                            "E (1 - (1 - k/E)^M) experts touched at M tokens; %s; only touched "
-                            "experts are streamed, so a small batch reads far less than the "
-                            "resident weights",
+        rf_report_assume(r,
+                         "MoE: uniform routing assumed, top-%lld of %lld a token: "
+                         "E (1 - (1 - k/E)^M) experts touched at M tokens; %s; only touched "
+                         "experts are streamed, so a small batch reads far less than the "
+                         "resident weights",
                          k, E, touched);
     if (st)
         rf_report_assume(r, "expert rows: M = every token-expert pair of a layer (M k), "
@@ -134,13 +137,14 @@ static void assume_full(rf_report *r, const rf_model *m, const rf_step_opts *o)
     rf_report_assume(r, "traffic: full (--traffic full); every kernel of the forward pass: each "
                         "GEMM reads X and W and writes Y; attention reads Q, K, V and writes O; "
                         "step bytes = the sum of every operator's bytes");
-    rf_report_assume(r, "traffic full: norms (RMSNorm: F = 4 M H, read x, write y, read the H "
-                        "weights), rope on q and k (F = 3, read and write each element; the "
-                        "cos/sin table not counted), kv_write (read the new K and V, write them "
-                        "to the cache), act (%s x up: F = %d M F_ff, read gate and up, write), "
-                        "residual adds (F = M H, two reads, one write)%s%s%s, final_norm on the "
-                        "rows lm_head reads; not counted: the embedding's output write, the "
-                        "router's softmax and top-k, kernel launches",
+    rf_report_assume(r,
+                     "traffic full: norms (RMSNorm: F = 4 M H, read x, write y, read the H "
+                     "weights), rope on q and k (F = 3, read and write each element; the "
+                     "cos/sin table not counted), kv_write (read the new K and V, write them "
+                     "to the cache), act (%s x up: F = %d M F_ff, read gate and up, write), "
+                     "residual adds (F = M H, two reads, one write)%s%s%s, final_norm on the "
+                     "rows lm_head reads; not counted: the embedding's output write, the "
+                     "router's softmax and top-k, kernel launches",
                      gelu ? "GELU-tanh(gate)" : "SiLU(gate)",
                      gelu ? RF_ACT_GELU_MUL_FLOPS : RF_ACT_SILU_MUL_FLOPS,
                      m->qkv_bias || m->o_bias || m->mlp_bias
@@ -212,17 +216,19 @@ void cli_assume_math(rf_report *r, const rf_model *m, const rf_step_opts *o, con
         rf_dtype w = rf_model_module_dtype(m, (rf_module)i, o->w, o->w_all_modules);
         if (i == RF_MOD_EMBED || !p.by_module[i] || rf_dtype_math(w, o->a) == math)
             continue; /* the embedding is a gather: no FLOPs to place */
-        used += (size_t)snprintf(off + used, sizeof off - used, "%s%s (%s weights)",
-                                 used ? ", " : "", rf_module_name((rf_module)i),
-                                 rf_dtype_describe(w, dt, sizeof dt));
+        used +=
+            (size_t)snprintf(off + used, sizeof off - used, "%s%s (%s weights)", used ? ", " : "",
+                             rf_module_name((rf_module)i), rf_dtype_describe(w, dt, sizeof dt));
     }
     if (o->kv.kind != math && used < sizeof off)
         used += (size_t)snprintf(off + used, sizeof off - used, "%sattention scores (%s KV)",
                                  used ? ", " : "", rf_dtype_name(o->kv.kind));
     if (used)
-        rf_report_assume(r, "math: every operator is placed on the %s roof, %s too, though "
-                            "they do not run %s x %s: where compute-bound, their floors are understated",
-                         rf_dtype_name(math), off, rf_dtype_name(math), rf_dtype_name(math));
+        rf_report_assume(
+            r,
+            "math: every operator is placed on the %s roof, %s too, though "
+            "they do not run %s x %s: where compute-bound, their floors are understated",
+            rf_dtype_name(math), off, rf_dtype_name(math), rf_dtype_name(math));
 }
 
 /* Layers of l = 0..L-1 whose byte flag[l] is set (NULL: mixer == kind). */
@@ -242,19 +248,22 @@ static void assume_new_arch(rf_report *r, const rf_model *m, const rf_step_opts 
     long long gdn = layers_with(m, NULL, RF_MIX_GDN), mamba = layers_with(m, NULL, RF_MIX_MAMBA2),
               none = layers_with(m, NULL, RF_MIX_NONE), L = (long long)m->layers;
     if (gdn || mamba || none)
-        rf_report_assume(r, "hybrid: %lld attention, %lld Gated DeltaNet, %lld Mamba2 and %lld "
-                            "MLP-only layers of %lld; a linear-attention or Mamba2 layer holds "
-                            "no KV: its projections are GEMMs, its short convolution and "
-                            "recurrent state are read and written once a decode step (a "
-                            "chunked scan in prefill)",
+        rf_report_assume(r,
+                         "hybrid: %lld attention, %lld Gated DeltaNet, %lld Mamba2 and %lld "
+                         "MLP-only layers of %lld; a linear-attention or Mamba2 layer holds "
+                         "no KV: its projections are GEMMs, its short convolution and "
+                         "recurrent state are read and written once a decode step (a "
+                         "chunked scan in prefill)",
                          (long long)rf_model_attn_layers(m), gdn, mamba, none, L);
     if (m->attn_chunk && layers_with(m, m->chunked, 0))
-        rf_report_assume(r, "chunked attention: %lld of %lld layers attend only within their "
-                            "own chunk of %lld positions, and keep at most that much KV",
+        rf_report_assume(r,
+                         "chunked attention: %lld of %lld layers attend only within their "
+                         "own chunk of %lld positions, and keep at most that much KV",
                          layers_with(m, m->chunked, 0), L, (long long)m->attn_chunk);
     if (m->local_n_q || m->local_n_kv || m->local_head_dim || m->local_v_dim)
-        rf_report_assume(r, "local layers (sliding or chunked) have their own heads: n_q %lld, "
-                            "n_kv %lld, head dim %lld, v head dim %lld",
+        rf_report_assume(r,
+                         "local layers (sliding or chunked) have their own heads: n_q %lld, "
+                         "n_kv %lld, head dim %lld, v head dim %lld",
                          (long long)(m->local_n_q ? m->local_n_q : m->n_q),
                          (long long)(m->local_n_kv ? m->local_n_kv : m->n_kv),
                          (long long)(m->local_head_dim ? m->local_head_dim : m->head_dim),
@@ -262,15 +271,17 @@ static void assume_new_arch(rf_report *r, const rf_model *m, const rf_step_opts 
                                      : m->local_head_dim ? m->local_head_dim
                                                          : m->head_dim));
     if (m->index_topk)
-        rf_report_assume(r, "sparse attention (DSA): the lightning indexer (%lld heads of %lld) "
-                            "scores every cached key from its own key cache; the main attention "
-                            "reads only the index_topk = %lld keys it selects (all of them while "
-                            "the context is shorter)",
+        rf_report_assume(r,
+                         "sparse attention (DSA): the lightning indexer (%lld heads of %lld) "
+                         "scores every cached key from its own key cache; the main attention "
+                         "reads only the index_topk = %lld keys it selects (all of them while "
+                         "the context is shorter)",
                          (long long)m->index_heads, (long long)m->index_head_dim,
                          (long long)m->index_topk);
     if (m->mtp_layers)
-        rf_report_assume(r, "MTP: %lld multi-token-prediction layer%s counted in the resident "
-                            "weights, not in a token's stream (--draft mtp speculates with them)",
+        rf_report_assume(r,
+                         "MTP: %lld multi-token-prediction layer%s counted in the resident "
+                         "weights, not in a token's stream (--draft mtp speculates with them)",
                          (long long)m->mtp_layers, m->mtp_layers == 1 ? "" : "s");
 }
 
@@ -314,8 +325,9 @@ void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
     by_layer_text(m, by, sizeof by);
     if ((m->unquantized_modules || by[0]) && !o->w_all_modules) {
         char w[288];
-        rf_report_assume(r, "quantized checkpoint: weights %s (quantization_config; "
-                            "--weight-dtype overrides every module)%s",
+        rf_report_assume(r,
+                         "quantized checkpoint: weights %s (quantization_config; "
+                         "--weight-dtype overrides every module)%s",
                          cli_weights_text(m, o, w, sizeof w), by);
     }
     if (m->kv_lora_rank)
@@ -327,9 +339,10 @@ void cli_assume_arch(rf_report *r, const rf_model *m, const rf_step_opts *o)
                          "runs multi-head attention, F = 2 n_q T S (nope + rope + v)",
                          (long long)(m->kv_lora_rank + m->qk_rope_dim));
     if (m->window && rf_model_sliding_layers(m))
-        rf_report_assume(r, "sliding window: %lld of %lld layers keep at most %lld positions "
-                            "of KV; each query attends to at most the window, so T prefill "
-                            "queries together read min(S, window + T - 1) positions",
+        rf_report_assume(r,
+                         "sliding window: %lld of %lld layers keep at most %lld positions "
+                         "of KV; each query attends to at most the window, so T prefill "
+                         "queries together read min(S, window + T - 1) positions",
                          (long long)rf_model_sliding_layers(m), (long long)m->layers,
                          (long long)m->window);
     assume_new_arch(r, m, o);
@@ -353,10 +366,11 @@ void cli_assume_state(rf_report *r, const rf_model *m, uint64_t state)
     if (!state)
         return;
     char dt[64], n[32];
-    rf_report_assume(r, "recurrent state: %s bytes a sequence (%s), the Gated DeltaNet and "
-                        "Mamba2 layers' state and convolution windows, constant in the context; "
-                        "counted beside the KV of the %lld attention layers wherever a sequence "
-                        "takes memory",
+    rf_report_assume(r,
+                     "recurrent state: %s bytes a sequence (%s), the Gated DeltaNet and "
+                     "Mamba2 layers' state and convolution windows, constant in the context; "
+                     "counted beside the KV of the %lld attention layers wherever a sequence "
+                     "takes memory",
                      rf_fmt((double)state, RF_U_INT, n, sizeof n),
                      rf_dtype_describe(m->has_state_dtype ? m->state_dtype : rf_dtype_of(RF_BF16),
                                        dt, sizeof dt),

@@ -11,13 +11,12 @@
 #include "roofline/rf_step.h"
 
 /* The standard assumption line: traffic model, dtypes, roof and its origin. */
-void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o,
-                     const rf_roof *roof);
+void cli_assume_roof(const cli_ctx *ctx, rf_report *r, const rf_step_opts *o, const rf_roof *roof);
 
 /* Assumption lines for a step: the model, the traffic model in force, the
  * phase, and any MoE / MLA / sliding-window convention applied. */
-void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m,
-                     const rf_step_opts *o, const rf_step *st);
+void cli_assume_step(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                     const rf_step *st);
 /* The noun that agrees with a count: one for n == 1, else many ("1 prompt",
  * "2 prompts"). */
 const char *cli_plural(int64_t n, const char *one, const char *many);

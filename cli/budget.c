@@ -44,9 +44,10 @@ void cli_assume_fit(rf_report *r, const rf_fit *f, const cli_ctx *ctx)
     rf_fmt((double)f->mem_bytes, RF_U_BYTES_BIN, mem, sizeof mem);
     rf_fmt((double)f->reserve_bytes, RF_U_BYTES_BIN, reserve, sizeof reserve);
     rf_fmt(f->budget_bytes, RF_U_BYTES_BIN, budget, sizeof budget);
-    rf_report_assume(r, "memory fit: resident weights + B x KV of the positions each sequence "
-                        "holds, against util x memory - reserve = %.2f x %s%s - %s = %s "
-                        "(capacity's pool rule; --util, --reserve, --mem)",
+    rf_report_assume(r,
+                     "memory fit: resident weights + B x KV of the positions each sequence "
+                     "holds, against util x memory - reserve = %.2f x %s%s - %s = %s "
+                     "(capacity's pool rule; --util, --reserve, --mem)",
                      f->util, mem, ctx->mem_bytes ? " (--mem)" : "", reserve, budget);
 }
 
@@ -58,8 +59,8 @@ rf_status cli_fit(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_
     char text[160];
     rf_status s = rf_step_fit(m, o, ctx->hw.mem_bytes, b->util, b->reserve_bytes, &f, &e);
     if (s) {
-        rf_report_null(r, "fits", "memory", ctx->hw.mem_bytes ? e.msg
-                                                    : "- (no memory size: give --mem)");
+        rf_report_null(r, "fits", "memory",
+                       ctx->hw.mem_bytes ? e.msg : "- (no memory size: give --mem)");
         rf_report_null(r, "memory_needed_bytes", "memory needed (weights + KV)", "-");
     } else {
         rf_report_bool(r, "fits", "memory", f.fits, cli_fit_text(&f, text, sizeof text));

@@ -13,16 +13,26 @@ typedef struct cli_budget {
     double util;
     uint64_t reserve_bytes;
 } cli_budget;
-#define CLI_BUDGET_DEFAULT {0.92, 6ull << 30}
+#define CLI_BUDGET_DEFAULT                                                                         \
+    {                                                                                              \
+        0.92, 6ull << 30                                                                           \
+    }
 enum { CLI_O_UTIL = 960, CLI_O_RESERVE }; /* cli_budget_opt's ids */
-#define CLI_BUDGET_OPTS                                                                        \
-    {"util", 1, CLI_O_UTIL, "U", "KV capacity: fraction of memory the engine may use (default 0.92)"}, \
-    {"reserve", 1, CLI_O_RESERVE, "SIZE", "KV capacity: activations and runtime reserve (default 6GiB)"}
+#define CLI_BUDGET_OPTS                                                                            \
+    {"util", 1, CLI_O_UTIL, "U",                                                                   \
+     "KV capacity: fraction of memory the engine may use (default 0.92)"},                         \
+    {                                                                                              \
+        "reserve", 1, CLI_O_RESERVE, "SIZE",                                                       \
+            "KV capacity: activations and runtime reserve (default 6GiB)"                          \
+    }
 /* Handles CLI_O_UTIL and CLI_O_RESERVE; CLI_NOT_MINE for any other id. */
 int cli_budget_opt(cli_ctx *ctx, int id, const char *arg, void *user);
 /* The group as a value: CLI_BUDGET_OPTS and cli_budget_opt on b. */
 extern const cli_opt cli_budget_opts[];
-#define CLI_BUDGET_GROUP(b) {cli_budget_opts, cli_budget_opt, (b)}
+#define CLI_BUDGET_GROUP(b)                                                                        \
+    {                                                                                              \
+        cli_budget_opts, cli_budget_opt, (b)                                                       \
+    }
 
 /* Does the step fit? rf_step_fit of o on ctx->hw's memory under budget b:
  * an assumption line with the rule, then in the current section `fits`

@@ -71,12 +71,14 @@ int cmd_attn(const cli_io *io, int argc, char **argv)
     if ((rc = cli_refuse_unused(&ctx, CLI_G_WDT | CLI_G_GROUP,
                                 "attention has no weights (its math follows --act-dtype, its "
                                 "bytes --kv-dtype)")) ||
-        (rc = cli_refuse_unused(&ctx, CLI_G_MEM, "an attention layer's floor needs no memory size")) ||
+        (rc = cli_refuse_unused(&ctx, CLI_G_MEM,
+                                "an attention layer's floor needs no memory size")) ||
         (rc = cli_refuse_unused(&ctx, CLI_G_FAMILY, "attn reads no MODEL")))
         return rc;
     if (a.d.causal && !a.prefill)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--causal: a decode query scores every key before "
-                                             "it, so no triangle is left out; give --phase prefill");
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "--causal: a decode query scores every key before "
+                        "it, so no triangle is left out; give --phase prefill");
     if (pos < argc)
         return cli_fail(&ctx, RF_EXIT_USAGE, "unexpected argument '%s'", argv[pos]);
     if (!a.d.n_q)

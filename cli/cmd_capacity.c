@@ -48,25 +48,27 @@ static void assume_capacity(const cli_ctx *ctx, rf_report *r, const rf_model *m,
                             const rf_step_opts *o, const rf_capacity *c)
 {
     char kv[64], w[288], stated[96];
-    rf_report_assume(r, "pool = util x usable memory - resident weights - reserve; resident "
-                        "weights: every parameter (a tied embedding once) in %s; KV %s",
-                     cli_weights_text(m, o, w, sizeof w),
-                     rf_dtype_describe(o->kv, kv, sizeof kv));
+    rf_report_assume(r,
+                     "pool = util x usable memory - resident weights - reserve; resident "
+                     "weights: every parameter (a tied embedding once) in %s; KV %s",
+                     cli_weights_text(m, o, w, sizeof w), rf_dtype_describe(o->kv, kv, sizeof kv));
     snprintf(stated, sizeof stated, "the preset's usable memory: %.4g GB stated x 79.65 / 80 GiB",
              ctx->hw.mem_stated_gb);
     rf_report_assume(r, "memory: %s (%s)", ctx->mem_bytes ? "--mem" : ctx->hw.name,
-                     ctx->mem_bytes        ? "given"
-                     : ctx->hw.mem_usable ? stated
-                                          : "the stated capacity (datasheet or profile); --mem gives what "
-                                            "your runtime can use");
+                     ctx->mem_bytes ? "given"
+                     : ctx->hw.mem_usable
+                         ? stated
+                         : "the stated capacity (datasheet or profile); --mem gives what "
+                           "your runtime can use");
     if (!c->weights_fit) {
         char wb[32], budget[32], over[32];
         rf_fmt((double)c->resident_bytes, RF_U_BYTES_BIN, wb, sizeof wb);
         rf_fmt(c->pool_bytes + (double)c->resident_bytes, RF_U_BYTES_BIN, budget, sizeof budget);
         rf_fmt(-c->pool_bytes, RF_U_BYTES_BIN, over, sizeof over);
-        rf_report_assume(r, "no room for KV: the weights (%s) do not fit the %s that util x "
-                            "memory - reserve leaves; they need %s more, so the pool holds "
-                            "no token",
+        rf_report_assume(r,
+                         "no room for KV: the weights (%s) do not fit the %s that util x "
+                         "memory - reserve leaves; they need %s more, so the pool holds "
+                         "no token",
                          wb, budget, over);
     }
 }
@@ -82,7 +84,8 @@ int cmd_capacity(const cli_io *io, int argc, char **argv)
                             "capacity MODEL [--util U] [--reserve SIZE] [--context S]",
                             (const cli_opt_group[]){CLI_BUDGET_GROUP(&a.budget),
                                                     {opts, on_opt, &a},
-                                                    {par_opts, cli_par_group_opt, &a.par}, {0}},
+                                                    {par_opts, cli_par_group_opt, &a.par},
+                                                    {0}},
                             &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
@@ -91,11 +94,13 @@ int cmd_capacity(const cli_io *io, int argc, char **argv)
     rf_capacity c;
     rf_step_opts o = rf_step_opts_default();
     if (ctx.peak_tflops > 0 || ctx.bw_tbps > 0 || ctx.ridge > 0)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--peak, --bw and --ridge set a roof; capacity uses "
-                                             "memory alone (--mem)");
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "--peak, --bw and --ridge set a roof; capacity uses "
+                        "memory alone (--mem)");
     if (ctx.a_given)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--act-dtype: capacity counts weights and KV; "
-                                             "activations are in --reserve");
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "--act-dtype: capacity counts weights and KV; "
+                        "activations are in --reserve");
     if ((rc = cli_model_hw_setup(&ctx, argc, argv, pos, &m, &o)))
         return rc;
     if (!(ctx.step_given & CLI_GIVEN_CONTEXT))

@@ -56,10 +56,14 @@ int cmd_crossover(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {NULL, rf_step_opts_default(), CLI_PAR_DEFAULT};
-    int pos, rc = cli_parse(&ctx, io, argc, argv, "crossover MODEL [--square LIST] [--moe-experts "
+    int pos, rc = cli_parse(&ctx, io, argc, argv,
+                            "crossover MODEL [--square LIST] [--moe-experts "
                             "uniform|all] [--no-causal]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {step_opts, cli_step_opt, &a.o},
-                                                    {par_opts, cli_par_group_opt, &a.par}, {0}}, &pos);
+                            (const cli_opt_group[]){{opts, on_opt, &a},
+                                                    {step_opts, cli_step_opt, &a.o},
+                                                    {par_opts, cli_par_group_opt, &a.par},
+                                                    {0}},
+                            &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_MEM, "crossing points need no memory size")))
@@ -105,29 +109,31 @@ int cmd_crossover(const cli_io *io, int argc, char **argv)
     char wd[64];
     cli_assume_roof(&ctx, r, &o, &roof);
     cli_assume_math(r, &m, &o, &roof);
-    rf_report_assume(r, "M* = I* b_w K N / (2 K N - I* b_a (K + N)), exact with activation "
-                        "traffic; never when the denominator is <= 0; each GEMM in its own "
-                        "weights' dtype, a square d x d projection in attention's (%s)",
+    rf_report_assume(r,
+                     "M* = I* b_w K N / (2 K N - I* b_a (K + N)), exact with activation "
+                     "traffic; never when the denominator is <= 0; each GEMM in its own "
+                     "weights' dtype, a square d x d projection in attention's (%s)",
                      rf_dtype_describe(cx.square_w, wd, sizeof wd));
     cli_assume_attn(r, &o, true); /* S* is prefill's */
     cli_assume_arch(r, &m, &o);
     if (l->tp > 1)
-        rf_report_assume(r, "the shapes one of %lld tensor-parallel devices runs (q/k/v, gate "
+        rf_report_assume(r,
+                         "the shapes one of %lld tensor-parallel devices runs (q/k/v, gate "
                          "and up split by N, o and down by K, lm_head by vocabulary)",
                          (long long)l->tp);
     if (l->pp > 1 || l->dp > 1)
         rf_report_assume(r, "PP %lld x DP %lld: every stage and replica runs these shapes",
                          (long long)l->pp, (long long)l->dp);
     if (l->ep > 1)
-        rf_report_assume(r, "EP %lld: a device holds whole experts (%lld of %lld); the expert "
+        rf_report_assume(r,
+                         "EP %lld: a device holds whole experts (%lld of %lld); the expert "
                          "group routes the tokens of %lld replicas, so an expert GEMM's B* is "
                          "a replica's, the group's over %lld",
-                         (long long)l->ep, (long long)(m.n_experts / l->ep),
-                         (long long)m.n_experts, (long long)(l->ep / l->tp),
-                         (long long)(l->ep / l->tp));
+                         (long long)l->ep, (long long)(m.n_experts / l->ep), (long long)m.n_experts,
+                         (long long)(l->ep / l->tp), (long long)(l->ep / l->tp));
     rf_view_crossover(r, &cx, &m, "ops", NULL);
-    rf_report_num(r, "square_never_below_d", "square GEMMs never cross for d <=",
-                  cx.square_never_below_d, RF_U_INTENSITY);
+    rf_report_num(r, "square_never_below_d",
+                  "square GEMMs never cross for d <=", cx.square_never_below_d, RF_U_INTENSITY);
     if (nd) {
         rf_report_table(r, "square", "square d x d projections: T* = I* b d / (2 (d - I* b))");
         rf_report_col(r, "d", "d", RF_U_INT);

@@ -93,8 +93,8 @@ typedef struct results {
 
 /* --predict: every batch predicted (x->pred and x->outside, n of each),
  * both fronts marked on the predicted figures. */
-static int predict(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                   const rf_roof *roof, const args *a, results *x)
+static int predict(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                   const args *a, results *x)
 {
     rf_err e;
     size_t n = (size_t)x->fr.n;
@@ -106,8 +106,8 @@ static int predict(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     if (!x->pred || !x->outside)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     if (cli_gpu_wanted(ctx)) /* on kernel tables (gpu_predict.c); outside stays 0 */
-        return cli_gpu_frontier(ctx, m, o, roof, &a->rq.budget, &a->par, a->rq.prompt,
-                                a->rq.output, x->pred, n);
+        return cli_gpu_frontier(ctx, m, o, roof, &a->rq.budget, &a->par, a->rq.prompt, a->rq.output,
+                                x->pred, n);
     if (rf_calib_predict_frontier(&x->cal, m, o, roof, a->rq.prompt, a->rq.output, x->pred,
                                   x->outside, n, &e))
         return cli_fail_err(ctx, &e);
@@ -117,20 +117,19 @@ static int predict(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
 /* --svg and --load-svg: the figures. --svg holds the frontier and, below
  * it, the curve under load; --load-svg the curve alone. */
 static int figures(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
-                   const rf_roof *roof, const args *a, const cli_frontier *fr,
-                   const char *title)
+                   const rf_roof *roof, const args *a, const cli_frontier *fr, const char *title)
 {
     rf_buf front, load, both;
     rf_buf_init(&front);
     rf_buf_init(&load);
     rf_buf_init(&both);
     rf_err e;
-    int rc = cli_load_curve(ctx, r, m, o, roof, &a->rq.budget, &a->par, a->rq.prompt,
-                            a->rq.output, &a->sim, title, &load);
+    int rc = cli_load_curve(ctx, r, m, o, roof, &a->rq.budget, &a->par, a->rq.prompt, a->rq.output,
+                            &a->sim, title, &load);
     if (!rc && a->svg && !(rc = cli_frontier_svg(ctx, fr, title, &front))) {
         const char *parts[2] = {front.data, load.data};
         rc = rf_svg_stack(parts, 2, &both, &e) ? cli_fail_err(ctx, &e)
-                                                : cli_write_file(ctx, a->svg, both.data, both.len);
+                                               : cli_write_file(ctx, a->svg, both.data, both.len);
     }
     if (!rc && a->load_svg)
         rc = cli_write_file(ctx, a->load_svg, load.data, load.len);
@@ -165,8 +164,8 @@ static int report(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const 
         rf_view_pred_assume(r);
     if (x->pred)
         rf_view_frontier_pred(r, x->pred, x->outside, fr->n);
-    rf_view_frontier_table(r, fr->points, (size_t)fr->n, fr->cap, a->price, watts, layout,
-                           x->pred, x->outside);
+    rf_view_frontier_table(r, fr->points, (size_t)fr->n, fr->cap, a->price, watts, layout, x->pred,
+                           x->outside);
     int rc = a->svg || a->load_svg ? figures(ctx, r, m, o, roof, a, fr, title) : RF_EXIT_OK;
     if (!rc)
         rc = cli_emit(ctx, r);
@@ -196,8 +195,9 @@ int cmd_frontier(const cli_io *io, int argc, char **argv)
         (rc = cli_check_output(&ctx, a.load_svg, inputs)))
         return rc;
     if (!a.load_svg && !a.svg && (a.sim.slo_ttft || a.sim.slo_tpot || a.sim.percentile))
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--slo-ttft, --slo-tpot and --percentile mark the "
-                                             "curve under load: give --svg or --load-svg FILE");
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "--slo-ttft, --slo-tpot and --percentile mark the "
+                        "curve under load: give --svg or --load-svg FILE");
     rf_step_opts o = a.rq.o;
     rf_model m;
     rf_roof roof;

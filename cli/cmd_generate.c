@@ -107,8 +107,8 @@ static int predicted(const cli_ctx *ctx, rf_report *r, const rf_model *m, const 
     int rc = cli_calib_load(ctx, &x->cal);
     if (rc)
         return rc;
-    if (rf_calib_predict_generate(&x->cal, m, o, roof, a->rq.prompt, a->rq.output,
-                                  &a->sp.prefix, &p, &e))
+    if (rf_calib_predict_generate(&x->cal, m, o, roof, a->rq.prompt, a->rq.output, &a->sp.prefix,
+                                  &p, &e))
         return cli_fail_err(ctx, &e);
     rf_view_generate_pred(r, &p);
     return RF_EXIT_OK;
@@ -127,10 +127,10 @@ static int generate_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *
     if (rc)
         return rc;
     if (a->sp.draft || a->sp.prefix.shared)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--draft and --shared-prefix on many devices are "
-                                            "not modelled: drop the layout options or them");
-    if (rf_generate_par_compute(m, o, roof, &po, a->rq.prompt, a->rq.output, &x->scratch, &g,
-                                &e))
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--draft and --shared-prefix on many devices are "
+                        "not modelled: drop the layout options or them");
+    if (rf_generate_par_compute(m, o, roof, &po, a->rq.prompt, a->rq.output, &x->scratch, &g, &e))
         return cli_fail_err(ctx, &e);
     snprintf(title, sizeof title, "generate: %s on %lld x %s", m->name, (long long)g.devices,
              ctx->hw.name);

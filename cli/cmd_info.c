@@ -57,8 +57,9 @@ int cmd_info(const cli_io *io, int argc, char **argv)
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_refuse_unused(&ctx, CLI_G_ROOF, "info reads the model alone, no hardware")) ||
-        (rc = cli_refuse_unused(&ctx, CLI_G_ADT, "info counts weights and KV; activations are "
-                                                 "not stored")))
+        (rc = cli_refuse_unused(&ctx, CLI_G_ADT,
+                                "info counts weights and KV; activations are "
+                                "not stored")))
         return rc;
     rf_step *st = malloc(sizeof *st); /* ~10 KB: the command's, off the stack */
     if (!st)

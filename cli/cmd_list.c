@@ -63,8 +63,7 @@ int cmd_models(const cli_io *io, int argc, char **argv)
     free(m);
     /* what --family takes (the explorer's family control reads it) */
     rf_report_section(r, NULL, NULL);
-    rf_report_str(r, "known_families", "families read (--family NAME)",
-                  rf_model_known_families());
+    rf_report_str(r, "known_families", "families read (--family NAME)", rf_model_known_families());
     rc = cli_emit(&ctx, r);
     rf_report_free(r);
     return rc;

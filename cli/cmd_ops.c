@@ -40,9 +40,9 @@ typedef struct args {
     const char *tokens, *context;
     bool causal;
     rf_step_opts traffic; /* --traffic, --fuse-elementwise */
-    cli_budget budget; /* the memory fit at the largest S */
-    cli_par par;       /* --tp, --pp, --ep, --dp */
-    rf_model full;     /* the model before its shard (EP rows, a layout's fit) */
+    cli_budget budget;    /* the memory fit at the largest S */
+    cli_par par;          /* --tp, --pp, --ep, --dp */
+    rf_model full;        /* the model before its shard (EP rows, a layout's fit) */
 } args;
 
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
@@ -71,8 +71,8 @@ static int gemm_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
     o.phase = RF_DECODE;
     o.batch = M;
     o.context = 0;
-    if (a->par.layout.ep > 1 ? rf_par_device_step(&a->full, &a->par.layout, 0, a->full.layers,
-                                                  &o, roof, &shard, st, &e)
+    if (a->par.layout.ep > 1 ? rf_par_device_step(&a->full, &a->par.layout, 0, a->full.layers, &o,
+                                                  roof, &shard, st, &e)
                              : rf_step_compute(m, &o, roof, st, &e))
         return cli_step_fail(ctx, m, &o, roof, &e, names);
     for (size_t i = 0; i < st->n_ops; i++)
@@ -106,8 +106,8 @@ static int attn_rows(cli_ctx *ctx, rf_report *r, const rf_model *m, rf_step_opts
 
 /* The assumption lines: the roof, how a GEMM and attention are counted,
  * the tensor-parallel shard, the full traffic model's extra rows. */
-static void assume_ops(const cli_ctx *ctx, rf_report *r, const rf_model *m,
-                       const rf_step_opts *o, const rf_roof *roof, const cli_par *par)
+static void assume_ops(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                       const rf_roof *roof, const cli_par *par)
 {
     cli_assume_roof(ctx, r, o, roof);
     cli_assume_math(r, m, o, roof);
@@ -116,19 +116,22 @@ static void assume_ops(const cli_ctx *ctx, rf_report *r, const rf_model *m,
                         "K/V read once (flash)");
     cli_assume_attn(r, o, true);
     if (par->layout.tp > 1)
-        rf_report_assume(r, "one of %lld tensor-parallel devices: %lld query heads, %lld KV "
-                            "heads, MLP width %lld, vocabulary shard %lld (the collectives: "
-                            "`step --tp`)",
+        rf_report_assume(r,
+                         "one of %lld tensor-parallel devices: %lld query heads, %lld KV "
+                         "heads, MLP width %lld, vocabulary shard %lld (the collectives: "
+                         "`step --tp`)",
                          (long long)par->layout.tp, (long long)m->n_q, (long long)m->n_kv,
                          (long long)m->ffn, (long long)m->vocab);
     if (o->traffic == RF_TRAFFIC_FULL)
-        rf_report_assume(r, "traffic full (--traffic full): each M also has the step's "
-                            "element-wise rows at M tokens (norms, rope, kv_write, residuals, "
-                            "act, biases; final_norm on the M rows lm_head reads), attention "
-                            "also reads Q and writes O; `step --traffic full` says what each "
-                            "counts%s",
+        rf_report_assume(r,
+                         "traffic full (--traffic full): each M also has the step's "
+                         "element-wise rows at M tokens (norms, rope, kv_write, residuals, "
+                         "act, biases; final_norm on the M rows lm_head reads), attention "
+                         "also reads Q and writes O; `step --traffic full` says what each "
+                         "counts%s",
                          o->fuse_elementwise ? "; --fuse-elementwise: a norm reads only its "
-                                              "weights" : "");
+                                               "weights"
+                                             : "");
 }
 
 /* The model's memory fit: one sequence (the table's) at the largest S. */
@@ -159,8 +162,10 @@ static void layout_fit(const cli_ctx *ctx, rf_report *r, rf_step_opts o, const r
     for (size_t i = 0; i < nc; i++)
         o.context = ctxs[i] > o.context ? ctxs[i] : o.context;
     char label[128];
-    snprintf(label, sizeof label, "memory fit: a device, the weights and one sequence at "
-             "context %lld", (long long)o.context);
+    snprintf(label, sizeof label,
+             "memory fit: a device, the weights and one sequence at "
+             "context %lld",
+             (long long)o.context);
     rf_report_section(r, "memory", label);
     if (cli_par_compute(ctx, &a->full, &o, roof, &a->budget, &a->par, par, &e)) {
         rf_report_null(r, "fits", "fits", e.msg);
@@ -182,14 +187,19 @@ static void layout_fit(const cli_ctx *ctx, rf_report *r, rf_step_opts o, const r
 int cmd_ops(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {.tokens = "1,256", .context = "128,512,2048", .traffic = rf_step_opts_default(),
-              .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT};
+    args a = {.tokens = "1,256",
+              .context = "128,512,2048",
+              .traffic = rf_step_opts_default(),
+              .budget = CLI_BUDGET_DEFAULT,
+              .par = CLI_PAR_DEFAULT};
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "ops MODEL [--tokens LIST] [--context LIST] [--causal]",
                             (const cli_opt_group[]){{opts, on_opt, &a},
                                                     {traffic_opts, cli_step_opt, &a.traffic},
                                                     CLI_BUDGET_GROUP(&a.budget),
-                                                    {par_opts, cli_par_group_opt, &a.par}, {0}}, &pos);
+                                                    {par_opts, cli_par_group_opt, &a.par},
+                                                    {0}},
+                            &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     int64_t *toks = NULL, *ctxs = NULL;

@@ -17,8 +17,18 @@
 #include "sim.h"
 #include "roofline/rf_view.h"
 
-enum { O_MAX = 1000, O_OBJ, O_DEVICES, O_PROMPT, O_OUTPUT, O_MAX_TOKENS, O_CHUNK, O_PRICE,
-       O_DISAGG, O_EVERY };
+enum {
+    O_MAX = 1000,
+    O_OBJ,
+    O_DEVICES,
+    O_PROMPT,
+    O_OUTPUT,
+    O_MAX_TOKENS,
+    O_CHUNK,
+    O_PRICE,
+    O_DISAGG,
+    O_EVERY
+};
 
 static const cli_opt opts[] = {
     {"batch", 1, CLI_O_BATCH, "B", "sequences to serve (default 1)"},
@@ -32,18 +42,22 @@ static const cli_opt opts[] = {
     {"rate", 1, CLI_O_RATE, "R", "SLO plan: requests a second to serve (the fewest devices)"},
     {"devices", 1, O_DEVICES, "N", "SLO plan: the highest rate N devices serve within the SLOs"},
     CLI_SIM_SLO_OPTS,
-    {"prompt", 1, O_PROMPT, "P|DIST", "SLO plan: prompt tokens (N, uniform:LO:HI, normal:MEAN:SD, lognormal:MEAN:SD)"},
+    {"prompt", 1, O_PROMPT, "P|DIST",
+     "SLO plan: prompt tokens (N, uniform:LO:HI, normal:MEAN:SD, lognormal:MEAN:SD)"},
     {"output-tokens", 1, O_OUTPUT, "N|DIST", "SLO plan: output tokens (as --prompt)", 'n'},
     {"arrival", 1, CLI_O_ARRIVAL, "poisson|gamma:CV", "SLO plan: arrival gaps (default poisson)"},
     {"requests", 1, CLI_O_REQUESTS, "N", "SLO plan: requests a simulation (default 1000)"},
     {"seed", 1, CLI_O_SEED, "S", "SLO plan: random seed (default 1)"},
-    {"max-batched-tokens", 1, O_MAX_TOKENS, "T", "SLO plan: tokens a step (default " CLI_STR(CLI_SIM_MAX_TOKENS) ")"},
+    {"max-batched-tokens", 1, O_MAX_TOKENS, "T",
+     "SLO plan: tokens a step (default " CLI_STR(CLI_SIM_MAX_TOKENS) ")"},
     {"chunk", 1, O_CHUNK, "C", "SLO plan: prompt tokens a chunk (default the step's budget)"},
     CLI_SIM_ENGINE_OPTS,
-    {"price-per-hour", 1, O_PRICE, "USD", "SLO plan: a device's price an hour (cost a million tokens)"},
+    {"price-per-hour", 1, O_PRICE, "USD",
+     "SLO plan: a device's price an hour (cost a million tokens)"},
     {"disagg", 0, O_DISAGG, NULL, "SLO plan: also disaggregated prefill and decode (P:D chosen)"},
     CLI_SIM_DISAGG_OPTS,
-    {"every", 0, O_EVERY, NULL, "SLO plan: every device count, not only up to the fewest that meet"},
+    {"every", 0, O_EVERY, NULL,
+     "SLO plan: every device count, not only up to the fewest that meet"},
     {"predict", 0, CLI_O_PREDICT, NULL,
      "rank the layouts on their predictions from a GPU's kernel tables (--backend, "
      "--calibration), the floors beside them"},
@@ -58,8 +72,8 @@ typedef struct args {
     int64_t max_devices;
     rf_objective obj;
     bool obj_given, max_given;
-    cli_sim sim;          /* the SLO plan's options                   */
-    int64_t devices;      /* --devices N                              */
+    cli_sim sim;     /* the SLO plan's options                   */
+    int64_t devices; /* --devices N                              */
     double price;
     bool every;
 } args;
@@ -119,8 +133,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
  * rows re-ranked on the predictions (rf_gpu_predict_plan), *pred (heap,
  * the caller frees) row i's; the assumption lines. */
 static int plan_predict(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
-                        const rf_roof *roof, const rf_par_opts *po, rf_objective obj,
-                        rf_plan *plan, rf_gpu_par_pred **pred)
+                        const rf_roof *roof, const rf_par_opts *po, rf_objective obj, rf_plan *plan,
+                        rf_gpu_par_pred **pred)
 {
     const rf_gpu_tables *g;
     rf_err e;
@@ -131,8 +145,7 @@ static int plan_predict(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_
     *pred = calloc(plan->n_rows ? plan->n_rows : 1, sizeof **pred);
     if (!work || !*pred)
         rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    else if (rf_gpu_predict_plan(g, cli_gpu_quant(ctx), m, o, roof, po, obj, plan, *pred, work,
-                                 &e))
+    else if (rf_gpu_predict_plan(g, cli_gpu_quant(ctx), m, o, roof, po, obj, plan, *pred, work, &e))
         rc = cli_fail_err(ctx, &e);
     free(work);
     if (rc)
@@ -149,23 +162,31 @@ static int plan_predict(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_
 static int plan_slo(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
 {
     const cli_sim *s = &a->sim;
-    const char *no = a->obj_given ? "--objective" : (ctx->step_given & CLI_GIVEN_CONTEXT) ? "--context"
-                   : a->o.batch != 1 ? "--batch" : s->trace ? "--trace" : s->concurrency ? "--concurrency"
-                   : NULL;
+    const char *no = a->obj_given                            ? "--objective"
+                     : (ctx->step_given & CLI_GIVEN_CONTEXT) ? "--context"
+                     : a->o.batch != 1                       ? "--batch"
+                     : s->trace                              ? "--trace"
+                     : s->concurrency                        ? "--concurrency"
+                                                             : NULL;
     if (no)
-        return cli_fail(ctx, RF_EXIT_USAGE, "%s: not with an SLO plan (--rate, --devices: "
-                                            "lengths from --prompt and --output-tokens)", no);
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "%s: not with an SLO plan (--rate, --devices: "
+                        "lengths from --prompt and --output-tokens)",
+                        no);
     if (!s->slo_ttft || !s->slo_tpot)
-        return cli_fail(ctx, RF_EXIT_USAGE, "an SLO plan needs --slo-ttft X and --slo-tpot Y "
-                                            "(seconds)");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "an SLO plan needs --slo-ttft X and --slo-tpot Y "
+                        "(seconds)");
     if (!s->rate && !a->devices)
-        return cli_fail(ctx, RF_EXIT_USAGE, "an SLO plan needs --rate R (the fewest devices) "
-                                            "or --devices N (the highest rate)");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "an SLO plan needs --rate R (the fewest devices) "
+                        "or --devices N (the highest rate)");
     if (s->rate && a->devices)
         return cli_fail(ctx, RF_EXIT_USAGE, "--rate and --devices: give one");
     if (!s->prompt || !s->output)
-        return cli_fail(ctx, RF_EXIT_USAGE, "an SLO plan needs --prompt P and --output-tokens N "
-                                            "(tokens or a distribution)");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "an SLO plan needs --prompt P and --output-tokens N "
+                        "(tokens or a distribution)");
     rf_step_opts o = a->o;
     rf_model m;
     rf_roof roof;
@@ -224,13 +245,16 @@ static int plan_slo(cli_ctx *ctx, int argc, char **argv, int pos, args *a)
     }
     char title[768];
     if (a->devices)
-        snprintf(title, sizeof title, "plan: %s on %lld x %s, the highest rate within P%g TTFT "
-                                      "%g s and TPOT %g s", m.name, (long long)a->devices,
-                 ctx->hw.name, po.percentile, s->slo_ttft, s->slo_tpot);
+        snprintf(title, sizeof title,
+                 "plan: %s on %lld x %s, the highest rate within P%g TTFT "
+                 "%g s and TPOT %g s",
+                 m.name, (long long)a->devices, ctx->hw.name, po.percentile, s->slo_ttft,
+                 s->slo_tpot);
     else
-        snprintf(title, sizeof title, "plan: %s on %s at %g requests/s within P%g TTFT %g s and "
-                                      "TPOT %g s", m.name, ctx->hw.name, s->rate, po.percentile,
-                 s->slo_ttft, s->slo_tpot);
+        snprintf(title, sizeof title,
+                 "plan: %s on %s at %g requests/s within P%g TTFT %g s and "
+                 "TPOT %g s",
+                 m.name, ctx->hw.name, s->rate, po.percentile, s->slo_ttft, s->slo_tpot);
     rf_report *r = rf_report_new(title);
     if (!r) {
         rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
@@ -286,8 +310,11 @@ static int plan_layouts(cli_ctx *ctx, const args *a, const rf_model *m, const rf
 int cmd_plan(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
-    args a = {.o = rf_step_opts_default(), .budget = CLI_BUDGET_DEFAULT, .par = CLI_PAR_DEFAULT,
-              .max_devices = 64, .obj = RF_OBJ_COST};
+    args a = {.o = rf_step_opts_default(),
+              .budget = CLI_BUDGET_DEFAULT,
+              .par = CLI_PAR_DEFAULT,
+              .max_devices = 64,
+              .obj = RF_OBJ_COST};
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "plan MODEL --hw DEVICE [--batch B] [--context S] [--max-devices N] "
                             "[--objective latency|throughput|cost]; or plan MODEL --hw DEVICE "
@@ -299,23 +326,30 @@ int cmd_plan(const cli_io *io, int argc, char **argv)
         return rc < 0 ? RF_EXIT_OK : rc;
     bool predict = ctx.step_given & CLI_GIVEN_PREDICT;
     if (a.sim.rate || a.devices || a.sim.slo_ttft || a.sim.slo_tpot)
-        return predict ? cli_fail(&ctx, RF_EXIT_USAGE, "--predict: not for an SLO plan (--rate, "
-                                                       "--devices); plan MODEL --predict ranks "
-                                                       "layouts on the kernel tables")
+        return predict ? cli_fail(&ctx, RF_EXIT_USAGE,
+                                  "--predict: not for an SLO plan (--rate, "
+                                  "--devices); plan MODEL --predict ranks "
+                                  "layouts on the kernel tables")
                        : plan_slo(&ctx, argc, argv, pos, &a);
     if (predict && !cli_gpu_wanted(&ctx))
-        return cli_fail(&ctx, RF_EXIT_USAGE, "plan --predict: on a GPU's kernel tables only "
-                                             "(--backend vllm|trtllm|sglang or --calibration "
-                                             "DIR)");
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "plan --predict: on a GPU's kernel tables only "
+                        "(--backend vllm|trtllm|sglang or --calibration "
+                        "DIR)");
     const char *sim_only = cli_sim_given(&a.sim);
     if (!sim_only)
-        sim_only = a.sim.prompt ? "--prompt" : a.sim.output ? "--output-tokens"
-                 : a.price ? "--price-per-hour"
-                 : a.every ? "--every" : a.sim.max_tokens ? "--max-batched-tokens"
-                 : a.sim.chunk ? "--chunk" : NULL;
+        sim_only = a.sim.prompt       ? "--prompt"
+                   : a.sim.output     ? "--output-tokens"
+                   : a.price          ? "--price-per-hour"
+                   : a.every          ? "--every"
+                   : a.sim.max_tokens ? "--max-batched-tokens"
+                   : a.sim.chunk      ? "--chunk"
+                                      : NULL;
     if (sim_only)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "%s: only in an SLO plan (--rate R or --devices N, "
-                                             "with --slo-ttft and --slo-tpot)", sim_only);
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "%s: only in an SLO plan (--rate R or --devices N, "
+                        "with --slo-ttft and --slo-tpot)",
+                        sim_only);
     rf_step_opts o = a.o;
     rf_model m;
     rf_roof roof;
@@ -332,4 +366,3 @@ int cmd_plan(const cli_io *io, int argc, char **argv)
     free(plan);
     return rc;
 }
-

@@ -35,8 +35,10 @@ static void note_fit(const cli_ctx *ctx, cli_figure *f, const cli_budget *b, con
         char need[32], budget[32];
         rf_fmt((double)w->needed_bytes, RF_U_BYTES, need, sizeof need);
         rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
-        snprintf(f->plot.subtitle + n, cap - n, " \xc2\xb7 decode batch %s: a device needs %s of a "
-                 "%s budget", dec->fits ? "fits" : "does not fit", need, budget);
+        snprintf(f->plot.subtitle + n, cap - n,
+                 " \xc2\xb7 decode batch %s: a device needs %s of a "
+                 "%s budget",
+                 dec->fits ? "fits" : "does not fit", need, budget);
     } else if (rf_step_fit(&f->model, &f->decode, ctx->hw.mem_bytes, b->util, b->reserve_bytes,
                            &fit, &e) == RF_OK)
         snprintf(f->plot.subtitle + n, cap - n, " \xc2\xb7 decode batch %s",
@@ -68,7 +70,8 @@ static int plot(const cli_io *io, int argc, char **argv, void *state)
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (a.par.overlap)
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--overlap does not apply to plot: it bounds a "
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "--overlap does not apply to plot: it bounds a "
                         "step's floor (step and report print it)");
     bool layout = cli_par_wanted(&a.par);
     if (layout && (rc = cli_figure_layout(&ctx, fig, &a.budget, &a.par, &run->dec, &run->pre)))
@@ -79,8 +82,8 @@ static int plot(const cli_io *io, int argc, char **argv, void *state)
      * context limit and a family read with --family, in the subtitle; the
      * figure is fitted again so its heading wraps them */
     note_fit(&ctx, fig, &a.budget, layout ? &run->dec : NULL);
-    int64_t longest = fig->decode.context > fig->prefill.tokens ? fig->decode.context
-                                                                : fig->prefill.tokens;
+    int64_t longest =
+        fig->decode.context > fig->prefill.tokens ? fig->decode.context : fig->prefill.tokens;
     if (rf_model_context_beyond(&fig->model, longest)) {
         size_t n = strlen(fig->plot.subtitle);
         snprintf(fig->plot.subtitle + n, sizeof fig->plot.subtitle - n,

@@ -34,7 +34,7 @@ static const cli_opt slo_opts[] = {CLI_SIM_SLO_OPTS, {0}}; /* Figure 4's */
 
 typedef struct args {
     cli_budget budget;
-    cli_par par; /* many devices: a section for the layout */
+    cli_par par;    /* many devices: a section for the layout */
     bool step_part; /* --part step */
     cli_sim sim;    /* Figure 4's SLO lines and percentile */
 } args;
@@ -166,19 +166,20 @@ static int frontier_section(const cli_ctx *ctx, rf_report *r, const cli_figure *
     char title[256];
     int64_t p = f->prefill.tokens;
     rf_buf_init(svg);
-    int rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, par, p,
-                                FRONTIER_OUTPUT, 0, 64, &fr);
+    int rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, par, p, FRONTIER_OUTPUT, 0,
+                                64, &fr);
     if (!rc && fr.n > 1024) { /* a figure's worth */
         cli_frontier_free(&fr);
-        rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, par, p,
-                                FRONTIER_OUTPUT, 1024, 64, &fr);
+        rc = cli_frontier_build(ctx, &f->model, &f->decode, &f->roof, b, par, p, FRONTIER_OUTPUT,
+                                1024, 64, &fr);
     }
     if (rc)
         return rc;
     bool layout = par && cli_par_wanted(par);
-    rf_report_assume(r, "frontier (Figure 3): static batches 1..%lld of requests of %lld prompt "
-                        "tokens (the prefill's) and %d output tokens %s, as "
-                        "`roofline frontier%s` counts them",
+    rf_report_assume(r,
+                     "frontier (Figure 3): static batches 1..%lld of requests of %lld prompt "
+                     "tokens (the prefill's) and %d output tokens %s, as "
+                     "`roofline frontier%s` counts them",
                      (long long)fr.n, (long long)p, FRONTIER_OUTPUT,
                      layout ? "on a replica of the layout (tokens/s a device, the KV limit a "
                               "replica's)"
@@ -214,8 +215,7 @@ static int load_section(const cli_ctx *ctx, rf_report *r, const cli_figure *f, c
                : rf_sim_pool_blocks(&f->model, &f->decode, ctx->hw.mem_bytes, a->budget.util,
                                     a->budget.reserve_bytes, CLI_SIM_BLOCK, &blocks, &e)) {
         rf_report_section(r, "load", "under load");
-        rf_report_null(r, "capacity_requests_per_s", "capacity (closed loop, requests/s)",
-                       e.msg);
+        rf_report_null(r, "capacity_requests_per_s", "capacity (closed loop, requests/s)", e.msg);
         return RF_EXIT_OK;
     }
     snprintf(title, sizeof title, "under load: %s on %s, prompt %lld, output %d", f->model.name,
@@ -277,19 +277,22 @@ static int write_page(const cli_ctx *ctx, rf_report *r, const cli_figure *f, rf_
     }
     rf_html_figure figs[] = {
         {svg1.data, rf_view_figure1_caption(&f->plot), NULL},
-        {svg2.data, "Figure 2. Decode step floor and tokens/s ceiling against batch at this "
-                    "context; the shaded region needs more KV cache than the memory holds.",
+        {svg2.data,
+         "Figure 2. Decode step floor and tokens/s ceiling against batch at this "
+         "context; the shaded region needs more KV cache than the memory holds.",
          "capacity"},
-        {svg3->data, "Figure 3. Output tokens/s against TPOT and TTFT for static batches of "
-                     "1, 2, ... requests (log axes); filled points are on the Pareto front, the "
-                     "KV limit and the batch where the KV read reaches the weights ringed.",
+        {svg3->data,
+         "Figure 3. Output tokens/s against TPOT and TTFT for static batches of "
+         "1, 2, ... requests (log axes); filled points are on the Pareto front, the "
+         "KV limit and the batch where the KV read reaches the weights ringed.",
          "frontier"},
-        {svg4->data, "Figure 4. The engine under load: TTFT (solid) and TPOT (dashed) at "
-                     "P99 (or --percentile's) against the request rate, each point an open "
-                     "loop of 500 Poisson requests simulated request by request on the step "
-                     "floors (hollow: the queue grows without bound); the capacity knee (the "
-                     "closed loop's throughput) and any SLO given (--slo-ttft, --slo-tpot) "
-                     "marked.",
+        {svg4->data,
+         "Figure 4. The engine under load: TTFT (solid) and TPOT (dashed) at "
+         "P99 (or --percentile's) against the request rate, each point an open "
+         "loop of 500 Poisson requests simulated request by request on the step "
+         "floors (hollow: the queue grows without bound); the capacity knee (the "
+         "closed loop's throughput) and any SLO given (--slo-ttft, --slo-tpot) "
+         "marked.",
          "load"},
     };
     cli_assume_family(ctx, r); /* last: the explorer swaps the first sections by position */
@@ -309,8 +312,8 @@ out:
 /* Many devices: Figure 1 of a device of the layout (its operators and
  * collectives on the link roofs) and the layout's section, from the decode
  * step on it. */
-static int layout_section(cli_ctx *ctx, rf_report *r, cli_figure *f, const args *a,
-                          rf_par *dec, rf_par *pre)
+static int layout_section(cli_ctx *ctx, rf_report *r, cli_figure *f, const args *a, rf_par *dec,
+                          rf_par *pre)
 {
     int rc = cli_figure_layout(ctx, f, &a->budget, &a->par, dec, pre);
     if (!rc)
@@ -344,7 +347,8 @@ static int report(const cli_io *io, int argc, char **argv, void *state)
                                                       CLI_BUDGET_GROUP(&a.budget),
                                                       {par_opts, cli_par_group_opt, &a.par},
                                                       {slo_opts, slo_opt, &a.sim},
-                                                      {opts, on_opt, &a}, {0}},
+                                                      {opts, on_opt, &a},
+                                                      {0}},
                               fig);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
@@ -352,9 +356,9 @@ static int report(const cli_io *io, int argc, char **argv, void *state)
         return step_part(&ctx, fig, &a);
     rf_err e, cap_err;
     rf_capacity cap;
-    rf_status cap_s = rf_capacity_compute(&fig->model, &fig->decode, ctx.hw.mem_bytes,
-                                          a.budget.util, a.budget.reserve_bytes,
-                                          fig->decode.context, &cap, &cap_err);
+    rf_status cap_s =
+        rf_capacity_compute(&fig->model, &fig->decode, ctx.hw.mem_bytes, a.budget.util,
+                            a.budget.reserve_bytes, fig->decode.context, &cap, &cap_err);
     if (rf_crossover_compute(&fig->model, &fig->decode, &fig->roof, &run->cx, &e) ||
         rf_batch_chart_build(&run->chart, &fig->model, &fig->decode, &fig->roof, 0,
                              cap_s ? -1 : cap.sequences, &e))

@@ -64,13 +64,13 @@ typedef struct args {
  * command owns (cmd_serve), never static storage, so that two runs in one
  * process (rf_cli_run) share nothing. */
 typedef struct results {
-    rf_serve sv;         /* --steady-state: holds a step (~10 KB)       */
-    rf_par par;          /* on a layout: every stage's step             */
-    rf_serve_spec spec;  /* --draft                                     */
-    rf_model draft;      /* --draft's model                             */
-    rf_calib cal;        /* --predict: the profile's calibration (~40 KB) */
-    rf_serve_pred pred;  /* --predict: a step's predictions             */
-    cli_sim_out out;     /* under load: the simulated run               */
+    rf_serve sv;        /* --steady-state: holds a step (~10 KB)       */
+    rf_par par;         /* on a layout: every stage's step             */
+    rf_serve_spec spec; /* --draft                                     */
+    rf_model draft;     /* --draft's model                             */
+    rf_calib cal;       /* --predict: the profile's calibration (~40 KB) */
+    rf_serve_pred pred; /* --predict: a step's predictions             */
+    cli_sim_out out;    /* under load: the simulated run               */
 } results;
 
 /* A length as typed: a whole number also goes to the steady state's
@@ -87,7 +87,7 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
     if (id == CLI_O_BACKEND)
-        a->sim.engine = arg; /* its default schedule */
+        a->sim.engine = arg;                            /* its default schedule */
     if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
         return cli_gpu_opt(ctx, id, arg);
     switch (id) {
@@ -97,8 +97,7 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_CHUNK:
         return cli_i64(ctx, "--chunk", arg, 1, RF_DIM_MAX, &a->so.chunk);
     case O_MAX_TOKENS:
-        return cli_i64(ctx, "--max-batched-tokens", arg, 1, RF_DIM_MAX,
-                       &a->so.max_batched_tokens);
+        return cli_i64(ctx, "--max-batched-tokens", arg, 1, RF_DIM_MAX, &a->so.max_batched_tokens);
     case CLI_O_PROMPT:
     case CLI_O_OUTPUT:
         return length(ctx, id, arg, a);
@@ -153,8 +152,8 @@ static void kv_in_use(const cli_ctx *ctx, rf_report *r, const rf_model *m, const
 }
 
 /* The steady state's section: the fit, the step and its rates. */
-static void steady_state(const cli_ctx *ctx, rf_report *r, const rf_model *m,
-                         const rf_step_opts *o, const args *a, const rf_serve *sv)
+static void steady_state(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                         const args *a, const rf_serve *sv)
 {
     double most;
     rf_report_section(r, NULL, "steady state");
@@ -165,8 +164,8 @@ static void steady_state(const cli_ctx *ctx, rf_report *r, const rf_model *m,
 
 /* The steady state on a layout: the layout's section (stages, collectives),
  * then TPOT, TTFT and tokens/s of the deployment and a device. */
-static int serve_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                        const rf_roof *roof, const args *a, results *x)
+static int serve_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                        const args *a, results *x)
 {
     rf_serve_par pv;
     rf_err e;
@@ -176,9 +175,10 @@ static int serve_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     if (rc)
         return rc;
     if (a->sp.draft)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--draft on many devices is not modelled (the "
-                                            "draft's own layout is not given): drop the "
-                                            "layout options or --draft");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--draft on many devices is not modelled (the "
+                        "draft's own layout is not given): drop the "
+                        "layout options or --draft");
     if (rf_serve_par_compute(m, o, roof, &po, &a->so, &x->sv, &x->par, &pv, &e))
         return cli_fail_err(ctx, &e);
     snprintf(title, sizeof title, "serve: %s on %lld x %s", m->name, (long long)pv.devices,
@@ -204,18 +204,18 @@ static int serve_load(cli_ctx *ctx, int argc, char **argv, int pos, args *a, res
 {
     const char *no = !a->sp.draft && (a->sp.k_given || a->sp.accept_given)
                          ? "--spec-k and --accept need --draft MODEL"
-                   : a->sp.draft && a->sp.prefix.shared ? "--shared-prefix and --draft: give one"
-                   : a->sp.draft && a->sim.disagg ? "--draft: speculative decoding is not "
-                                                    "simulated disaggregated"
-                   : a->sp.kernel_given ? "--prefix-kernel: the simulated step reads a shared "
-                                          "prefix once a sequence"
-                   : a->par.overlap ? "--overlap: the simulated layout step does not overlap "
-                                      "communication"
-                   : (ctx->step_given & CLI_GIVEN_PREDICT) && !cli_gpu_wanted(ctx)
-                       ? "--predict: predictions under load are made on a GPU's kernel "
-                         "tables (--backend or --calibration DIR); --steady-state --predict "
-                         "predicts the steady state on a calibrated profile"
-                       : NULL;
+                     : a->sp.draft && a->sp.prefix.shared ? "--shared-prefix and --draft: give one"
+                     : a->sp.draft && a->sim.disagg       ? "--draft: speculative decoding is not "
+                                                            "simulated disaggregated"
+                     : a->sp.kernel_given ? "--prefix-kernel: the simulated step reads a shared "
+                                            "prefix once a sequence"
+                     : a->par.overlap     ? "--overlap: the simulated layout step does not overlap "
+                                            "communication"
+                     : (ctx->step_given & CLI_GIVEN_PREDICT) && !cli_gpu_wanted(ctx)
+                         ? "--predict: predictions under load are made on a GPU's kernel "
+                           "tables (--backend or --calibration DIR); --steady-state --predict "
+                           "predicts the steady state on a calibrated profile"
+                         : NULL;
     if (no)
         return cli_fail(ctx, RF_EXIT_USAGE, "%s", no);
     rf_step_opts o = a->rq.o;
@@ -273,7 +273,7 @@ static int predict(const cli_ctx *ctx, results *x)
     if (rc)
         return rc;
     return rf_calib_predict_serve(&x->cal, &x->sv, &x->pred, &e) ? cli_fail_err(ctx, &e)
-                                                                  : RF_EXIT_OK;
+                                                                 : RF_EXIT_OK;
 }
 
 /* --steady-state: one mean step (rf_serve_compute), on a layout, with
@@ -283,13 +283,14 @@ static int serve_steady(cli_ctx *ctx, int argc, char **argv, int pos, args *a, r
     const char *sim_only = cli_sim_given(&a->sim);
     int rc;
     if (sim_only)
-        return cli_fail(ctx, RF_EXIT_USAGE, "%s: not with --steady-state (it simulates no "
-                                            "requests)", sim_only);
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "%s: not with --steady-state (it simulates no "
+                        "requests)",
+                        sim_only);
     if ((a->sim.prompt && !a->rq.prompt) || (a->sim.output && !a->rq.output))
         return cli_fail(ctx, RF_EXIT_USAGE, "%s: --steady-state takes a fixed length",
                         a->sim.prompt && !a->rq.prompt ? "--prompt" : "--output-tokens");
-    if ((rc = cli_request_check(ctx, &a->rq)) ||
-        (rc = cli_spec_check(ctx, &a->sp, a->rq.prompt)))
+    if ((rc = cli_request_check(ctx, &a->rq)) || (rc = cli_spec_check(ctx, &a->sp, a->rq.prompt)))
         return rc;
     if (!a->so.concurrency)
         return cli_fail(ctx, RF_EXIT_USAGE, "give --concurrency B (requests in flight)");

@@ -37,7 +37,7 @@ typedef struct args {
     cli_par par;       /* many devices */
     bool mixed;        /* --phase mixed */
     bool batch_given;
-    rf_mixed_opts mo;  /* --decode, --chunk, --chunk-context (-1: not given) */
+    rf_mixed_opts mo; /* --decode, --chunk, --chunk-context (-1: not given) */
 } args;
 
 /* What step computes, large (a step ~10 KB, a layout's every stage): the
@@ -58,8 +58,7 @@ static int step_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         a->mixed = !strcmp(arg, "mixed");
         if (a->mixed || !strcmp(arg, "decode") || !strcmp(arg, "prefill"))
             return a->mixed ? RF_EXIT_OK : cli_step_opt(ctx, id, arg, &a->o);
-        return cli_fail(ctx, RF_EXIT_USAGE, "--phase: '%s' is not decode, prefill or mixed",
-                        arg);
+        return cli_fail(ctx, RF_EXIT_USAGE, "--phase: '%s' is not decode, prefill or mixed", arg);
     }
     a->batch_given |= id == CLI_O_BATCH;
     return cli_step_opt(ctx, id, arg, &a->o);
@@ -101,8 +100,8 @@ static void totals(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
 
 /* The step of a layout: a device's operators (those of the slowest stage),
  * then the layout's section. */
-static int step_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const args *a, step_run *run)
+static int step_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                       const args *a, step_run *run)
 {
     rf_par *par = &run->par;
     rf_step *dev = &run->shown; /* a device's operators */
@@ -119,14 +118,17 @@ static int step_layout(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
         if (rf_par_stage_holds(par, par->slowest, &w->step.ops[i]))
             dev->ops[dev->n_ops++] = w->step.ops[i];
     char title[256], label[128];
-    snprintf(title, sizeof title, "%s step: %s on %lld x %s", o->phase == RF_DECODE ? "decode"
-             : "prefill", m->name, (long long)par->devices, ctx->hw.name);
+    snprintf(title, sizeof title, "%s step: %s on %lld x %s",
+             o->phase == RF_DECODE ? "decode" : "prefill", m->name, (long long)par->devices,
+             ctx->hw.name);
     rf_report *r = rf_report_new(title);
     if (!r)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     cli_assume_step(ctx, r, &w->shard, o, dev);
-    snprintf(label, sizeof label, "operators of a device of stage %zu (the slowest; summed "
-             "over 'count')", par->slowest);
+    snprintf(label, sizeof label,
+             "operators of a device of stage %zu (the slowest; summed "
+             "over 'count')",
+             par->slowest);
     rf_view_op_table(r, "ops", label, dev, NULL);
     cli_par_section(ctx, r, par, &a->par);
     if ((ctx->step_given & CLI_GIVEN_PREDICT) && /* on kernel tables: gpu_predict.c */
@@ -146,17 +148,20 @@ static int mixed_check(const cli_ctx *ctx, const args *a)
     const rf_mixed_opts *mo = &a->mo;
     bool given = mo->decode_batch >= 0 || mo->chunk >= 0 || mo->chunk_context >= 0;
     if (!a->mixed)
-        return given ? cli_fail(ctx, RF_EXIT_USAGE, "--decode, --chunk and --chunk-context "
-                                                    "need --phase mixed")
+        return given ? cli_fail(ctx, RF_EXIT_USAGE,
+                                "--decode, --chunk and --chunk-context "
+                                "need --phase mixed")
                      : RF_EXIT_OK;
     if (mo->decode_batch < 0 || mo->chunk < 0)
         return cli_fail(ctx, RF_EXIT_USAGE, "--phase mixed: give --decode B_d and --chunk C");
     if (a->batch_given || (ctx->step_given & CLI_GIVEN_TOKENS))
-        return cli_fail(ctx, RF_EXIT_USAGE, "--phase mixed: --batch and --tokens are a plain "
-                                            "step's; give --decode B_d and --chunk C");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--phase mixed: --batch and --tokens are a plain "
+                        "step's; give --decode B_d and --chunk C");
     if (cli_par_wanted(&a->par))
-        return cli_fail(ctx, RF_EXIT_USAGE, "--phase mixed on many devices is not modelled: "
-                                            "drop --tp/--pp/--ep/--dp and the link options");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--phase mixed on many devices is not modelled: "
+                        "drop --tp/--pp/--ep/--dp and the link options");
     return RF_EXIT_OK;
 }
 
@@ -175,8 +180,8 @@ static void mixed_rows(const rf_step *st, rf_step *out, char (*names)[48])
     }
 }
 
-static void mixed_totals(const cli_ctx *ctx, rf_report *r, const rf_model *m,
-                         const rf_step_opts *o, const args *a, const rf_step *st)
+static void mixed_totals(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
+                         const args *a, const rf_step *st)
 {
     const rf_mixed_opts *mo = &a->mo;
     rf_fit fit;
@@ -185,8 +190,8 @@ static void mixed_totals(const cli_ctx *ctx, rf_report *r, const rf_model *m,
     rf_report_section(r, NULL, "mixed step totals");
     if (rf_mixed_fit(m, o, mo, ctx->hw.mem_bytes, a->budget.util, a->budget.reserve_bytes, &fit,
                      &e)) {
-        rf_report_null(r, "fits", "memory", ctx->hw.mem_bytes ? e.msg
-                                                    : "- (no memory size: give --mem)");
+        rf_report_null(r, "fits", "memory",
+                       ctx->hw.mem_bytes ? e.msg : "- (no memory size: give --mem)");
         rf_report_null(r, "memory_needed_bytes", "memory needed (weights + KV)", "-");
     } else {
         cli_assume_fit(r, &fit, ctx);
@@ -202,8 +207,8 @@ static void mixed_totals(const cli_ctx *ctx, rf_report *r, const rf_model *m,
 
 /* `step --phase mixed`: B_d decode tokens and one prefill chunk in one
  * forward pass (rf_mixed_step_compute). */
-static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                      const rf_roof *roof, args *a, step_run *run)
+static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                      args *a, step_run *run)
 {
     rf_step *st = &run->st, *shown = &run->shown;
     rf_err e;
@@ -220,19 +225,20 @@ static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     cli_assume_roof(ctx, r, o, roof);
     cli_assume_math(r, m, o, roof);
-    rf_report_assume(r, "mixed: %lld decode %s at context %lld and a prefill chunk of %lld "
-                        "tokens after %lld cached, one forward pass (chunked prefill, as vLLM "
-                        "and Sarathi-Serve schedule it); linear layers at M = %lld + %lld = "
-                        "%lld, weights read once; lm_head on one position a sequence (%lld)",
-                     (long long)mo->decode_batch,
-                     cli_plural(mo->decode_batch, "token", "tokens"),
+    rf_report_assume(r,
+                     "mixed: %lld decode %s at context %lld and a prefill chunk of %lld "
+                     "tokens after %lld cached, one forward pass (chunked prefill, as vLLM "
+                     "and Sarathi-Serve schedule it); linear layers at M = %lld + %lld = "
+                     "%lld, weights read once; lm_head on one position a sequence (%lld)",
+                     (long long)mo->decode_batch, cli_plural(mo->decode_batch, "token", "tokens"),
                      (long long)mo->decode_context, (long long)mo->chunk,
                      (long long)mo->chunk_context, (long long)mo->decode_batch,
                      (long long)mo->chunk, (long long)(mo->decode_batch + mo->chunk),
                      (long long)(mo->decode_batch + 1));
-    rf_report_assume(r, "attention by kind: (decode) rows are the %lld sequences' one query "
-                        "against their %lld keys, (chunk) rows the chunk's %lld queries against "
-                        "%lld + %lld keys; each reads its own KV once",
+    rf_report_assume(r,
+                     "attention by kind: (decode) rows are the %lld sequences' one query "
+                     "against their %lld keys, (chunk) rows the chunk's %lld queries against "
+                     "%lld + %lld keys; each reads its own KV once",
                      (long long)mo->decode_batch, (long long)mo->decode_context,
                      (long long)mo->chunk, (long long)mo->chunk_context, (long long)mo->chunk);
     rf_step_opts chunk_o = *o; /* the attention line describes the chunk's */
@@ -250,7 +256,11 @@ static int step_mixed(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
 /* step's body on ctx, the command's context (step frees what its run holds). */
 static int step_on(cli_ctx *ctx, const cli_io *io, int argc, char **argv, step_run *run)
 {
-    args a = {rf_step_opts_default(), CLI_BUDGET_DEFAULT, CLI_PAR_DEFAULT, false, false,
+    args a = {rf_step_opts_default(),
+              CLI_BUDGET_DEFAULT,
+              CLI_PAR_DEFAULT,
+              false,
+              false,
               {.decode_batch = -1, .chunk = -1, .chunk_context = -1}};
     rf_step_opts o;
     int pos, rc = cli_parse(ctx, io, argc, argv,
@@ -258,11 +268,14 @@ static int step_on(cli_ctx *ctx, const cli_io *io, int argc, char **argv, step_r
                             "[--tokens T] [options]\n"
                             "       roofline step MODEL --phase mixed --decode B_d [--context S] "
                             "--chunk C [--chunk-context S_c] [options]",
-                            (const cli_opt_group[]){{cli_step_opts, step_opt, &a}, CLI_PREDICT_GROUP(&a.o),
+                            (const cli_opt_group[]){{cli_step_opts, step_opt, &a},
+                                                    CLI_PREDICT_GROUP(&a.o),
                                                     {cli_gpu_opts, gpu_opt, NULL},
                                                     {opts, on_opt, &a},
                                                     CLI_BUDGET_GROUP(&a.budget),
-                                                    {par_opts, cli_par_group_opt, &a.par}, {0}}, &pos);
+                                                    {par_opts, cli_par_group_opt, &a.par},
+                                                    {0}},
+                            &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = mixed_check(ctx, &a)))
@@ -303,7 +316,7 @@ static int step_on(cli_ctx *ctx, const cli_io *io, int argc, char **argv, step_r
     rf_view_op_table(r, "ops", "operators (figures summed over the layers in 'count')", st, pr);
     totals(ctx, r, &m, st, &o, &a.budget);
     rf_view_pred_totals(r, pr, "predicted",
-                    "PREDICTED (from the calibration; the floors above are bounds)");
+                        "PREDICTED (from the calibration; the floors above are bounds)");
     rf_layout one = rf_layout_single();
     if ((on_engine && (rc = cli_engine_step(ctx, r, engine, engine_file, &m, &o, st))) ||
         (gpu && (rc = cli_gpu_step(ctx, r, &m, &m, &one, &o, st, NULL, 0)))) {

@@ -87,13 +87,13 @@ typedef struct sweep_run {
     rf_roof roof;
     int64_t *bs, *ss; /* the points' batches and contexts          */
     size_t nb, ns;
-    int64_t s_max;    /* the largest context                        */
+    int64_t s_max; /* the largest context                        */
     rf_sweep *sw;
     rf_par_sweep *ps; /* under a layout (cli_par_wanted), else NULL */
     rf_report *head;  /* title and assumption lines                 */
     rf_fit fit;       /* each point's memory fit, when judged       */
     bool judged;
-    rf_step *step;    /* --predict on a calibration: a point's step  */
+    rf_step *step; /* --predict on a calibration: a point's step  */
     /* --predict on kernel tables: a point's layout (one device without
      * one) predicted */
     const rf_gpu_tables *g;
@@ -112,8 +112,7 @@ static int read_ranges(sweep_run *s)
         if (!(s->ss = calloc(1, sizeof *s->ss)))
             return cli_fail(&s->ctx, RF_EXIT_FAIL, "out of memory");
         s->ns = 1;
-    } else if ((rc = cli_range(&s->ctx, "--context", s->a.context, RF_DIM_MAX, &s->ss,
-                               &s->ns))) {
+    } else if ((rc = cli_range(&s->ctx, "--context", s->a.context, RF_DIM_MAX, &s->ss, &s->ns))) {
         return rc;
     }
     if (!(s->ctx.step_given & CLI_GIVEN_CONTEXT))
@@ -124,8 +123,8 @@ static int read_ranges(sweep_run *s)
 static int begin_report(sweep_run *s)
 {
     char title[256];
-    snprintf(title, sizeof title, "decode sweep: %s on %s, %zu x %zu %s", s->m.name,
-             s->ctx.hw.name, s->nb, s->ns, cli_plural((int64_t)(s->nb * s->ns), "point", "points"));
+    snprintf(title, sizeof title, "decode sweep: %s on %s, %zu x %zu %s", s->m.name, s->ctx.hw.name,
+             s->nb, s->ns, cli_plural((int64_t)(s->nb * s->ns), "point", "points"));
     if (!(s->sw = malloc(sizeof *s->sw)) || !(s->head = rf_report_new(title)))
         return cli_fail(&s->ctx, RF_EXIT_FAIL, "out of memory");
     return RF_EXIT_OK;
@@ -279,8 +278,7 @@ static int stream_points(sweep_run *s, cli_out *o)
         rf_gpu_par_pred q;
         int64_t b = s->a.o.batch;
         s->a.o.batch = s->bs[s->nb - 1];
-        if ((rc = cli_gpu_load(&s->ctx, &s->g)) ||
-            (rc = predict_point(s, s->ss[s->ns - 1], &q)))
+        if ((rc = cli_gpu_load(&s->ctx, &s->g)) || (rc = predict_point(s, s->ss[s->ns - 1], &q)))
             return rc;
         s->a.o.batch = b;
         cli_gpu_assume(&s->ctx, s->head, s->g, q.missing);
@@ -332,8 +330,10 @@ int cmd_sweep(const cli_io *io, int argc, char **argv)
                                                     {step_opts, cli_step_opt, &s.a.o},
                                                     CLI_BUDGET_GROUP(&s.a.budget),
                                                     {par_opts, cli_par_group_opt, &s.a.par},
-                                                    CLI_PREDICT_GROUP(&s.a.o), CLI_GPU_GROUP,
-                                                    {0}}, &pos);
+                                                    CLI_PREDICT_GROUP(&s.a.o),
+                                                    CLI_GPU_GROUP,
+                                                    {0}},
+                            &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (!s.a.batch)

@@ -59,53 +59,53 @@ typedef struct cli_gpu_call {
 enum { CLI_INPUT_MODEL, CLI_INPUT_PROFILE, CLI_N_INPUTS };
 typedef struct cli_run {
     char read[CLI_N_INPUTS][4096]; /* the files read: a config.json, a profile */
-    bool hw_resolved;         /* --hw resolved into hw and hw_origin      */
-    rf_hw hw;                 /* as --hw names it, before the overrides  */
+    bool hw_resolved;              /* --hw resolved into hw and hw_origin      */
+    rf_hw hw;                      /* as --hw names it, before the overrides  */
     char hw_origin[160];
-    bool profile;             /* --hw named a profile: the figures below */
-    double sustained_bw;      /* its sustained memory roof (0: none)     */
-    bool calibrated;          /* calib holds the --hw profile's          */
+    bool profile;        /* --hw named a profile: the figures below */
+    double sustained_bw; /* its sustained memory roof (0: none)     */
+    bool calibrated;     /* calib holds the --hw profile's          */
     rf_calib calib;
-    rf_step_pred pred[2];     /* cli_step_predict's last two steps       */
+    rf_step_pred pred[2]; /* cli_step_predict's last two steps       */
     unsigned next_pred;
-    cli_gpu_call gpu;         /* --predict on a GPU's kernel tables      */
+    cli_gpu_call gpu; /* --predict on a GPU's kernel tables      */
 } cli_run;
 
 /* Global state after cli_parse(). */
 typedef struct cli_ctx {
-    const char *cmd;          /* subcommand name, for messages           */
-    rf_format format;         /* --json / --csv / table                  */
-    const char *hw_name;      /* --hw as given (preset or profile path)  */
-    rf_hw hw;                 /* resolved, with overrides applied        */
-    char hw_origin[160];      /* "preset h100-sxm (NVIDIA H100 ...)"     */
-    rf_dtype w, a, kv;        /* resolved dtypes                         */
+    const char *cmd;     /* subcommand name, for messages           */
+    rf_format format;    /* --json / --csv / table                  */
+    const char *hw_name; /* --hw as given (preset or profile path)  */
+    rf_hw hw;            /* resolved, with overrides applied        */
+    char hw_origin[160]; /* "preset h100-sxm (NVIDIA H100 ...)"     */
+    rf_dtype w, a, kv;   /* resolved dtypes                         */
     bool w_given, a_given, kv_given;
-    rf_dtype y;               /* --out-dtype: what GEMMs write (y_given) */
+    rf_dtype y; /* --out-dtype: what GEMMs write (y_given) */
     bool y_given;
-    double ridge;             /* --ridge (0 = not given)                 */
-    double peak_tflops;       /* --peak (0 = not given)                  */
-    double bw_tbps;           /* --bw   (0 = not given)                  */
-    uint64_t mem_bytes;       /* --mem  (0 = not given)                  */
-    uint32_t group_size;      /* --group-size (0 = not given)            */
-    const char *out_path;     /* -o / --output (NULL = stdout)           */
-    unsigned step_given;      /* CLI_GIVEN_* bits: step options typed    */
-    const char *family;       /* --family NAME (NULL = from model_type)  */
+    double ridge;         /* --ridge (0 = not given)                 */
+    double peak_tflops;   /* --peak (0 = not given)                  */
+    double bw_tbps;       /* --bw   (0 = not given)                  */
+    uint64_t mem_bytes;   /* --mem  (0 = not given)                  */
+    uint32_t group_size;  /* --group-size (0 = not given)            */
+    const char *out_path; /* -o / --output (NULL = stdout)           */
+    unsigned step_given;  /* CLI_GIVEN_* bits: step options typed    */
+    const char *family;   /* --family NAME (NULL = from model_type)  */
     /* The MODEL read with --family: the family it was read as and the
      * model_type its file said (empty when read as its own family);
      * cli_emit says so in the output (cli_assume_family). */
     char family_as[32], family_from[32];
-    cli_run run;              /* the inputs, resolved and read once      */
-    const cli_io *io;         /* where this command writes               */
+    cli_run run;      /* the inputs, resolved and read once      */
+    const cli_io *io; /* where this command writes               */
 } cli_ctx;
 
 /* An option of a command or of a group commands share. */
 typedef struct cli_opt {
-    const char *name;   /* long name without dashes                       */
-    int has_arg;        /* 0 no, 1 required                               */
-    int id;             /* passed to its group's handler                  */
-    const char *arg;    /* "N", "LIST", ... for --help                    */
-    const char *help;   /* one line                                       */
-    char letter;        /* its short form (-n), 0 for none; left out of
+    const char *name; /* long name without dashes                       */
+    int has_arg;      /* 0 no, 1 required                               */
+    int id;           /* passed to its group's handler                  */
+    const char *arg;  /* "N", "LIST", ... for --help                    */
+    const char *help; /* one line                                       */
+    char letter;      /* its short form (-n), 0 for none; left out of
                            an initializer, none                           */
 } cli_opt;
 

@@ -55,8 +55,10 @@ static int load(const cli_ctx *ctx, const char *backend, const char *path, rf_en
 {
     *out = NULL;
     if (!path)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--backend %s --predict needs --calibration FILE "
-                                            "(an engine calibration: docs/llamacpp.md)", backend);
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--backend %s --predict needs --calibration FILE "
+                        "(an engine calibration: docs/llamacpp.md)",
+                        backend);
     rf_engine_calib *c = malloc(sizeof *c);
     if (!c)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
@@ -65,8 +67,8 @@ static int load(const cli_ctx *ctx, const char *backend, const char *path, rf_en
     if (rf_engine_calib_load(path, c, &e))
         rc = cli_fail_err(ctx, &e);
     else if (strcmp(c->engine, backend))
-        rc = cli_fail(ctx, RF_EXIT_USAGE, "--calibration %s: a calibration of %s, not of %s",
-                      path, c->engine, backend);
+        rc = cli_fail(ctx, RF_EXIT_USAGE, "--calibration %s: a calibration of %s, not of %s", path,
+                      c->engine, backend);
     if (rc)
         free(c);
     else
@@ -78,24 +80,28 @@ static int load(const cli_ctx *ctx, const char *backend, const char *path, rf_en
 static void assume_fit(rf_report *r, const rf_engine_calib *c, const char *path,
                        const rf_engine_fit *f, const rf_model *m)
 {
-    rf_report_assume(r, "predicted: %s calibration %s (%s, %s): %s %s fitted on %zu timed "
+    rf_report_assume(r,
+                     "predicted: %s calibration %s (%s, %s): %s %s fitted on %zu timed "
                      "steps, leave-one-out error median %.1f%%, worst %.1f%% (the band)",
                      engine_title(c->engine), path, c->detail, c->date, f->weights,
                      f->phase == RF_PREFILL ? "prefill" : "decode", f->n_points,
                      100.0 * f->loo_median, 100.0 * f->loo_worst);
-    rf_report_assume(r, "predicted: t = %.3g x GEMM floor + %.3g x attention floor + other "
+    rf_report_assume(r,
+                     "predicted: t = %.3g x GEMM floor + %.3g x attention floor + other "
                      "floors + %.3g us x %lld layers + %.3g us a step, the floors on the "
-                     "calibration's roofs (%s), not --hw's", f->k_gemm, f->k_attn,
-                     f->layer_s * 1e6, (long long)m->layers, f->step_s * 1e6, c->roofs_from);
+                     "calibration's roofs (%s), not --hw's",
+                     f->k_gemm, f->k_attn, f->layer_s * 1e6, (long long)m->layers, f->step_s * 1e6,
+                     c->roofs_from);
 }
 
 static void assume_dtypes(rf_report *r, const rf_engine_calib *c, const rf_step_opts *o)
 {
     if (o->a.kind != c->act.kind || o->kv.kind != c->kv.kind)
-        rf_report_assume(r, "predicted: the calibration timed activations %s and KV %s; this "
-                         "step has %s and %s", rf_dtype_name(c->act.kind),
-                         rf_dtype_name(c->kv.kind), rf_dtype_name(o->a.kind),
-                         rf_dtype_name(o->kv.kind));
+        rf_report_assume(r,
+                         "predicted: the calibration timed activations %s and KV %s; this "
+                         "step has %s and %s",
+                         rf_dtype_name(c->act.kind), rf_dtype_name(c->kv.kind),
+                         rf_dtype_name(o->a.kind), rf_dtype_name(o->kv.kind));
 }
 
 int cli_engine_step(const cli_ctx *ctx, rf_report *r, const char *backend, const char *path,
@@ -115,8 +121,10 @@ int cli_engine_step(const cli_ctx *ctx, rf_report *r, const char *backend, const
     assume_dtypes(r, c, o);
     terms(r, &p);
     char label[96];
-    snprintf(label, sizeof label, "PREDICTED (%s's kernels, from its calibration; the floors "
-             "above are bounds)", engine_title(c->engine));
+    snprintf(label, sizeof label,
+             "PREDICTED (%s's kernels, from its calibration; the floors "
+             "above are bounds)",
+             engine_title(c->engine));
     rf_report_section(r, "predicted", label);
     rf_report_str(r, "engine", "engine", c->engine);
     rf_report_num(r, "predicted_s", "predicted step", p.time_s, RF_U_SECONDS);
@@ -155,12 +163,15 @@ int cli_engine_generate(const cli_ctx *ctx, rf_report *r, const char *backend, c
     if (g.decode_fit)
         assume_fit(r, c, path, g.decode_fit, m);
     assume_dtypes(r, c, o);
-    rf_report_assume(r, "predicted decode: the decode step predicted at every context "
-                     "%lld..%lld and summed", (long long)(prompt + 1),
-                     (long long)(prompt + output - 1));
+    rf_report_assume(r,
+                     "predicted decode: the decode step predicted at every context "
+                     "%lld..%lld and summed",
+                     (long long)(prompt + 1), (long long)(prompt + output - 1));
     char label[96];
-    snprintf(label, sizeof label, "PREDICTED (%s's kernels, from its calibration; the floors "
-             "above are bounds)", engine_title(c->engine));
+    snprintf(label, sizeof label,
+             "PREDICTED (%s's kernels, from its calibration; the floors "
+             "above are bounds)",
+             engine_title(c->engine));
     rf_report_section(r, "predicted", label);
     rf_report_str(r, "engine", "engine", c->engine);
     rf_view_pred_gen_times(r, &g.g);

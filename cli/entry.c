@@ -59,7 +59,7 @@ static int dispatch(const cli_io *io, int argc, char **argv)
 {
     if (argc < 2) { /* bad usage: one line, as every refusal (issue 28, finding 11) */
         fprintf(io->err, "roofline: no command given (usage: roofline [--version] [--help] "
-                        "<command> [options]; 'roofline --help' lists the commands)\n");
+                         "<command> [options]; 'roofline --help' lists the commands)\n");
         return RF_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
@@ -108,8 +108,8 @@ int rf_cli_main(int argc, char **argv)
 /* web/explorer.js and tests/test_explorer_cli.js read an rf_cli_result from
  * the module's memory at these offsets */
 _Static_assert(offsetof(rf_cli_result, out_len) == 4 && offsetof(rf_cli_result, err) == 8 &&
-                   offsetof(rf_cli_result, err_len) == 12 &&
-                   offsetof(rf_cli_result, code) == 16 && sizeof(rf_cli_result) == 20,
+                   offsetof(rf_cli_result, err_len) == 12 && offsetof(rf_cli_result, code) == 16 &&
+                   sizeof(rf_cli_result) == 20,
                "rf_cli_result as the explorer reads it");
 #endif
 

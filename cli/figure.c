@@ -74,8 +74,8 @@ static int figure_build(cli_ctx *ctx, int argc, char **argv, int pos, cli_figure
     rf_err e;
     int rc;
     if (ctx->format != RF_FMT_TABLE)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--json and --csv do not apply: %s writes %s",
-                        ctx->cmd, strcmp(ctx->cmd, "plot") ? "HTML" : "SVG");
+        return cli_fail(ctx, RF_EXIT_USAGE, "--json and --csv do not apply: %s writes %s", ctx->cmd,
+                        strcmp(ctx->cmd, "plot") ? "HTML" : "SVG");
     if ((rc = cli_model_setup(ctx, argc, argv, pos, &f->model, &f->opts, &f->roof)) ||
         (rc = cli_step_defaults(ctx, &f->model, &f->opts, true)))
         return rc;

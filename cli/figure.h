@@ -15,34 +15,37 @@
  * context s (default CLI_DEFAULT_CONTEXT); prefill B prompts of T tokens
  * (default CLI_DEFAULT_TOKENS), nothing cached. */
 typedef struct cli_figure {
-    rf_step_opts opts;          /* as parsed: B, s, T and the switches    */
-    const char *measured_path;  /* --measured FILE.json, or NULL          */
+    rf_step_opts opts;         /* as parsed: B, s, T and the switches    */
+    const char *measured_path; /* --measured FILE.json, or NULL          */
     rf_model model;
     rf_roof roof;
     rf_step_opts decode, prefill;
     rf_step decode_step, prefill_step;
     rf_measured measured;
-    rf_plot plot;               /* fitted, ready to write                 */
+    rf_plot plot; /* fitted, ready to write                 */
 } cli_figure;
 enum { CLI_O_MEASURED = 950 }; /* cli_figure_opt's, beside the step options' */
-#define CLI_FIGURE_OPTS                                                                        \
-    {"batch", 1, CLI_O_BATCH, "B", "decode sequences, prefill prompts (default 1)"},           \
-    {"context", 1, CLI_O_CONTEXT, "S",                                                         \
-     "decode: cached positions a sequence (default " CLI_STR(CLI_DEFAULT_CONTEXT) ")"},       \
-    {"tokens", 1, CLI_O_TOKENS, "T",                                                           \
-     "prefill: new tokens a prompt (default " CLI_STR(CLI_DEFAULT_TOKENS) ")"},               \
-    {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
-    CLI_CAUSAL_OPT,                                                                            \
-    CLI_NO_CAUSAL_OPT,                                                                         \
-    {"fused", 0, CLI_O_FUSED, NULL, "qkv_proj and gate_up_proj fused"},                      \
-    CLI_TRAFFIC_OPTS,                                                                          \
-    {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
-    {"measured", 1, CLI_O_MEASURED, "FILE.json", "draw measured roofs and operators too"}
+#define CLI_FIGURE_OPTS                                                                            \
+    {"batch", 1, CLI_O_BATCH, "B", "decode sequences, prefill prompts (default 1)"},               \
+        {"context", 1, CLI_O_CONTEXT, "S",                                                         \
+         "decode: cached positions a sequence (default " CLI_STR(CLI_DEFAULT_CONTEXT) ")"},        \
+        {"tokens", 1, CLI_O_TOKENS, "T",                                                           \
+         "prefill: new tokens a prompt (default " CLI_STR(CLI_DEFAULT_TOKENS) ")"},                \
+        {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"}, CLI_CAUSAL_OPT,      \
+        CLI_NO_CAUSAL_OPT, {"fused", 0, CLI_O_FUSED, NULL, "qkv_proj and gate_up_proj fused"},     \
+        CLI_TRAFFIC_OPTS,                                                                          \
+        {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
+    {                                                                                              \
+        "measured", 1, CLI_O_MEASURED, "FILE.json", "draw measured roofs and operators too"        \
+    }
 void cli_figure_init(cli_figure *f);
 int cli_figure_opt(cli_ctx *ctx, int id, const char *arg, void *user);
 /* The group as a value: CLI_FIGURE_OPTS and cli_figure_opt on f. */
 extern const cli_opt cli_figure_opts[];
-#define CLI_FIGURE_GROUP(f) {cli_figure_opts, cli_figure_opt, (f)}
+#define CLI_FIGURE_GROUP(f)                                                                        \
+    {                                                                                              \
+        cli_figure_opts, cli_figure_opt, (f)                                                       \
+    }
 /* The start of plot and report: defaults, cli_parse of the groups, the -o
  * check (cli_check_output), MODEL and the roof, both steps, --measured,
  * the fitted figure. Returns -1 after --help (the

@@ -28,7 +28,7 @@ static int64_t kv_limit(const cli_ctx *ctx, const rf_model *m, const rf_step_opt
         return -1;
     if (po)
         return rf_par_capacity_compute(m, o, po, positions, &pc, &e) ? -1
-                                                                      : (int64_t)floor(pc.sequences);
+                                                                     : (int64_t)floor(pc.sequences);
     if (rf_capacity_compute(m, o, ctx->hw.mem_bytes, b->util, b->reserve_bytes, positions, &c,
                             &e) == RF_OK)
         return (int64_t)floor(c.sequences);
@@ -43,8 +43,8 @@ static rf_status layout_points(const rf_model *m, const rf_step_opts *o, const r
     rf_par_sweep *scratch = malloc(sizeof *scratch); /* every stage's step */
     rf_model shard;
     int64_t first = rf_layout_stage_layers(m->layers, po->layout.pp, 0);
-    rf_status s = scratch ? rf_frontier_par_compute(m, o, roof, po, fr->prompt, fr->output,
-                                                    scratch, fr->points, (size_t)fr->n, err)
+    rf_status s = scratch ? rf_frontier_par_compute(m, o, roof, po, fr->prompt, fr->output, scratch,
+                                                    fr->points, (size_t)fr->n, err)
                           : rf_err_set(err, RF_ENOMEM, "out of memory");
     free(scratch);
     if (s || (s = rf_layout_shard(m, &po->layout, 0, first, &shard, err)))
@@ -71,9 +71,8 @@ static int batch_count(const cli_ctx *ctx, int64_t max_batch, int64_t fallback, 
 }
 
 int cli_frontier_build(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                       int64_t prompt, int64_t output, int64_t max_batch, int64_t fallback,
-                       cli_frontier *fr)
+                       const rf_roof *roof, const cli_budget *b, const cli_par *par, int64_t prompt,
+                       int64_t output, int64_t max_batch, int64_t fallback, cli_frontier *fr)
 {
     rf_err e;
     int64_t positions = prompt + output - 1;
@@ -82,7 +81,8 @@ int cli_frontier_build(const cli_ctx *ctx, const rf_model *m, const rf_step_opts
     int rc = layout ? cli_par_setup(ctx, m, b, par, &po) : RF_EXIT_OK;
     if (rc)
         return rc;
-    *fr = (cli_frontier){.prompt = prompt, .output = output,
+    *fr = (cli_frontier){.prompt = prompt,
+                         .output = output,
                          .cap = kv_limit(ctx, m, o, b, layout ? &po : NULL, positions)};
     if ((rc = batch_count(ctx, max_batch, fallback, fr->cap, positions, &fr->n)))
         return rc;
@@ -103,8 +103,7 @@ void cli_frontier_free(cli_frontier *fr)
     fr->points = NULL;
 }
 
-void cli_frontier_summary(rf_report *r, const char *key, const char *label,
-                          const cli_frontier *fr)
+void cli_frontier_summary(rf_report *r, const char *key, const char *label, const cli_frontier *fr)
 {
     rf_view_frontier_summary(r, key, label, fr->points, fr->n, fr->cap, fr->cross);
 }
@@ -116,7 +115,7 @@ int cli_frontier_svg(const cli_ctx *ctx, const cli_frontier *fr, const char *tit
     rf_frontier_marks mk = {title, fr->cap > 0 && fr->cap <= n ? fr->cap : 0,
                             fr->cross <= n ? fr->cross : 0};
     return rf_frontier_svg_write(fr->points, (size_t)n, &mk, out, &e) ? cli_fail_err(ctx, &e)
-                                                                       : RF_EXIT_OK;
+                                                                      : RF_EXIT_OK;
 }
 
 /* The curve under load (--load-svg, --svg, report's Figure 4). The
@@ -153,13 +152,12 @@ int cli_load_curve(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
         s.rate = cap * (k + 1) / 8;
         if ((rc = cli_sim_run(ctx, m, o, roof, b, par, &s, out)))
             goto done;
-        pts[k] = (rf_load_point){s.rate, out->res.ttft_s.pq, out->res.tpot_s.pq,
-                                 out->res.overloaded};
+        pts[k] =
+            (rf_load_point){s.rate, out->res.ttft_s.pq, out->res.tpot_s.pq, out->res.overloaded};
         if (out->res.overloaded && !first_over)
             first_over = s.rate;
     }
-    rf_view_load_curve(r, pts, LOAD_POINTS, prompt, output, CLI_SIM_MAX_SEQS, q, cap,
-                       first_over);
+    rf_view_load_curve(r, pts, LOAD_POINTS, prompt, output, CLI_SIM_MAX_SEQS, q, cap, first_over);
     rf_load_marks mk = {title, q, marks->slo_ttft, marks->slo_tpot, cap};
     if (rf_load_svg_write(pts, LOAD_POINTS, &mk, svg, &e))
         rc = cli_fail_err(ctx, &e);

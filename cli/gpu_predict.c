@@ -31,13 +31,13 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
     switch (id) {
     case CLI_O_BACKEND:
         if (rf_engine_known(arg)) /* step's on_opt takes it: cli_gpu_engine_opt */
-            return cli_fail(ctx, RF_EXIT_USAGE, "--backend %s: an engine calibration predicts "
-                                                "`step` and `generate` only (docs/llamacpp.md)",
+            return cli_fail(ctx, RF_EXIT_USAGE,
+                            "--backend %s: an engine calibration predicts "
+                            "`step` and `generate` only (docs/llamacpp.md)",
                             arg);
         if (strcmp(arg, "vllm") && strcmp(arg, "trtllm") && strcmp(arg, "sglang"))
             return cli_fail(ctx, RF_EXIT_USAGE,
-                            "--backend: unknown engine '%s' (vllm, trtllm, sglang, llamacpp)",
-                            arg);
+                            "--backend: unknown engine '%s' (vllm, trtllm, sglang, llamacpp)", arg);
         gpu->backend = arg;
         return RF_EXIT_OK;
     case CLI_O_CALIBRATION:
@@ -47,8 +47,9 @@ int cli_gpu_opt(cli_ctx *ctx, int id, const char *arg)
         if (rf_gpu_quant_of(arg, &gpu->quant, &e))
             return cli_fail_err(ctx, &e);
         if (ctx->w_given || ctx->a_given)
-            return cli_fail(ctx, RF_EXIT_USAGE, "--quant %s sets the weight and activation "
-                                                "dtypes: give it or --weight-dtype/--act-dtype",
+            return cli_fail(ctx, RF_EXIT_USAGE,
+                            "--quant %s sets the weight and activation "
+                            "dtypes: give it or --weight-dtype/--act-dtype",
                             arg);
         gpu->quant_given = true;
         ctx->w = gpu->quant.w, ctx->a = gpu->quant.a;
@@ -76,10 +77,7 @@ const char *cli_gpu_engine(const cli_ctx *ctx, const char **calibration)
     return ctx->run.gpu.engine;
 }
 
-const char *cli_gpu_label(const cli_ctx *ctx)
-{
-    return ctx->run.gpu.label;
-}
+const char *cli_gpu_label(const cli_ctx *ctx) { return ctx->run.gpu.label; }
 
 const rf_gpu_quant *cli_gpu_quant(const cli_ctx *ctx)
 {
@@ -124,8 +122,9 @@ int cli_gpu_load(cli_ctx *ctx, const rf_gpu_tables **out)
                             "presets' folder)",
                             gpu->backend, ctx->hw.name, dir);
     } else {
-        return cli_fail(ctx, RF_EXIT_USAGE, "--predict on a GPU needs --backend "
-                                            "vllm|trtllm|sglang or --calibration DIR");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--predict on a GPU needs --backend "
+                        "vllm|trtllm|sglang or --calibration DIR");
     }
     if (rf_gpu_tables_load(dir, &ctx->hw, &gpu->tables, &e))
         return cli_fail_err(ctx, &e);
@@ -138,9 +137,10 @@ int cli_gpu_load(cli_ctx *ctx, const rf_gpu_tables **out)
 static void assume_lines(const cli_gpu_call *gpu, rf_report *r, const rf_gpu_tables *g,
                          unsigned missing)
 {
-    rf_report_assume(r, "predicted on kernel tables: %s (aiconfigurator's format; the presets "
-                        "derived from ai-dynamo/aiconfigurator 095f58a5, Apache-2.0, "
-                        "data/gpu/README.md)%s%s",
+    rf_report_assume(r,
+                     "predicted on kernel tables: %s (aiconfigurator's format; the presets "
+                     "derived from ai-dynamo/aiconfigurator 095f58a5, Apache-2.0, "
+                     "data/gpu/README.md)%s%s",
                      gpu->label, gpu->quant_given ? "; --quant " : "",
                      gpu->quant_given ? gpu->quant.name : "");
     rf_report_assume(r, "a predicted figure: t = r x floor, r = measured / floor of the table's "
@@ -151,33 +151,37 @@ static void assume_lines(const cli_gpu_call *gpu, rf_report *r, const rf_gpu_tab
     for (int k = 0; k < RF_GPU_KIND_COUNT; k++) {
         const rf_gpu_table *t = &g->t[k];
         if (t->present)
-            rf_report_assume(r, "table %s: %zu rows, leave-one-out error median %.1f%%, p90 "
-                                "%.1f%% (%zu points)",
+            rf_report_assume(r,
+                             "table %s: %zu rows, leave-one-out error median %.1f%%, p90 "
+                             "%.1f%% (%zu points)",
                              rf_gpu_kind_file((rf_gpu_kind)k), t->n_rows, 100 * t->loo_median,
                              100 * t->loo_p90, t->loo_n);
     }
     for (int k = 0; k < RF_GPU_NEED_COUNT; k++)
         if (missing & (1u << k) && k < RF_GPU_KIND_COUNT)
-            rf_report_assume(r, "NO TABLE: %s (%s) is needed but absent or has no rows of "
-                                "these dtypes: predicted on its floor",
+            rf_report_assume(r,
+                             "NO TABLE: %s (%s) is needed but absent or has no rows of "
+                             "these dtypes: predicted on its floor",
                              rf_gpu_need_name(k), rf_gpu_need_what(k));
         else if (missing & (1u << k))
-            rf_report_assume(r, "NO TABLE: %s (%s): predicted on its floor",
-                             rf_gpu_need_name(k), rf_gpu_need_what(k));
+            rf_report_assume(r, "NO TABLE: %s (%s): predicted on its floor", rf_gpu_need_name(k),
+                             rf_gpu_need_what(k));
 }
 
 void cli_gpu_warn(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned missing)
 {
     for (int k = 0; k < RF_GPU_KIND_COUNT; k++)
         if (missing & (1u << k))
-            fprintf(ctx->io->err, "roofline %s: warning: no %s rows in %s/%s for this model's "
-                            "dtypes: those operators are predicted on their floor\n",
+            fprintf(ctx->io->err,
+                    "roofline %s: warning: no %s rows in %s/%s for this model's "
+                    "dtypes: those operators are predicted on their floor\n",
                     ctx->cmd, rf_gpu_kind_name((rf_gpu_kind)k), g->dir,
                     rf_gpu_kind_file((rf_gpu_kind)k));
     for (int k = RF_GPU_KIND_COUNT; k < RF_GPU_NEED_COUNT; k++)
         if (missing & (1u << k))
-            fprintf(ctx->io->err, "roofline %s: warning: no table for %s (%s): those operators "
-                            "are predicted on their floor\n",
+            fprintf(ctx->io->err,
+                    "roofline %s: warning: no table for %s (%s): those operators "
+                    "are predicted on their floor\n",
                     ctx->cmd, rf_gpu_need_name(k), rf_gpu_need_what(k));
 }
 

@@ -14,9 +14,9 @@
 /* The tables and a prepared rf_gpu_sim for steps of at most max_tokens
  * tokens and max_logits logit rows on par's layout (one device without
  * one): *gs and *table to free, also on failure. */
-static int prepare(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                   const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                   int64_t max_tokens, int64_t max_logits, rf_gpu_sim **gs, double **table)
+static int prepare(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                   const cli_budget *b, const cli_par *par, int64_t max_tokens, int64_t max_logits,
+                   rf_gpu_sim **gs, double **table)
 {
     const rf_gpu_tables *g;
     rf_err e;
@@ -46,14 +46,10 @@ static int prepare(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     return RF_EXIT_OK;
 }
 
-static double band_of(const rf_gpu_sim *gs)
-{
-    return gs->time_s > 0 ? gs->band_s / gs->time_s : 0;
-}
+static double band_of(const rf_gpu_sim *gs) { return gs->time_s > 0 ? gs->band_s / gs->time_s : 0; }
 
-int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                       const cli_sim *s, rf_report *r)
+int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                       const cli_budget *b, const cli_par *par, const cli_sim *s, rf_report *r)
 {
     if (s->draft || s->disagg)
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict under load: not with %s",
@@ -62,10 +58,10 @@ int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     double *table = NULL;
     cli_sim_out *out = calloc(1, sizeof *out); /* results: off the stack */
     cli_sim sp = *s;
-    int rc = out ? prepare(ctx, m, o, roof, b, par,
-                           s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS,
-                           s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS, &gs, &table)
-                 : cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    int rc =
+        out ? prepare(ctx, m, o, roof, b, par, s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS,
+                      s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS, &gs, &table)
+            : cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     if (!rc) {
         sp.predict = rf_gpu_sim_group;
         sp.predict_user = gs;
@@ -79,8 +75,9 @@ int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
                             "attention at the decode tokens' mean context, each chunk's "
                             "attention after its prefix), in place of the floor");
         const rf_sim_result *res = &out->res;
-        rf_report_section(r, "predicted", "PREDICTED under load (kernel tables; the floors "
-                                          "above are bounds)");
+        rf_report_section(r, "predicted",
+                          "PREDICTED under load (kernel tables; the floors "
+                          "above are bounds)");
         rf_report_num(r, "ttft_s", "predicted TTFT mean", res->ttft_s.mean, RF_U_SECONDS);
         rf_report_num(r, "tpot_s", "predicted TPOT mean", res->tpot_s.mean, RF_U_SECONDS);
         rf_report_num(r, "ttft_p90_s", "predicted TTFT p90", res->ttft_s.p90, RF_U_SECONDS);
@@ -98,12 +95,13 @@ int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
 }
 
 int cli_gpu_generate(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_step_opts *o,
-                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                     int64_t prompt, int64_t output, int64_t shared_prefix)
+                     const rf_roof *roof, const cli_budget *b, const cli_par *par, int64_t prompt,
+                     int64_t output, int64_t shared_prefix)
 {
     if (shared_prefix)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--predict on kernel tables: not with "
-                                            "--shared-prefix");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--predict on kernel tables: not with "
+                        "--shared-prefix");
     if (o->batch > RF_DIM_MAX / prompt)
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict: a prefill of %lld x %lld tokens",
                         (long long)o->batch, (long long)prompt);
@@ -116,18 +114,19 @@ int cli_gpu_generate(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_ste
         rc = cli_fail_err(ctx, &e);
     if (!rc) {
         cli_gpu_assume(ctx, r, gs->g, gs->missing);
-        rf_report_assume(r, "predicted generation: the prefill of %lld x %lld tokens and each "
-                            "decode step at every context P + 1 .. P + N - 1, predicted as a "
-                            "serving step is (rf_gpu_sim_generate)",
+        rf_report_assume(r,
+                         "predicted generation: the prefill of %lld x %lld tokens and each "
+                         "decode step at every context P + 1 .. P + N - 1, predicted as a "
+                         "serving step is (rf_gpu_sim_generate)",
                          (long long)o->batch, (long long)prompt);
-        rf_report_section(r, "predicted", "PREDICTED (kernel tables; the floors above are "
-                                          "bounds)");
+        rf_report_section(r, "predicted",
+                          "PREDICTED (kernel tables; the floors above are "
+                          "bounds)");
         rf_report_num(r, "ttft_s", "predicted TTFT", p.ttft_s, RF_U_SECONDS);
         rf_report_num(r, "tpot_mean_s", "predicted TPOT mean", p.tpot_mean_s, RF_U_SECONDS);
         rf_report_num(r, "tpot_first_s", "predicted TPOT first (j = 2)", p.tpot_first_s,
                       RF_U_SECONDS);
-        rf_report_num(r, "tpot_last_s", "predicted TPOT last (j = N)", p.tpot_last_s,
-                      RF_U_SECONDS);
+        rf_report_num(r, "tpot_last_s", "predicted TPOT last (j = N)", p.tpot_last_s, RF_U_SECONDS);
         rf_report_num(r, "decode_s", "predicted decode time", p.decode_s, RF_U_SECONDS);
         rf_report_num(r, "latency_s", "predicted latency", p.latency_s, RF_U_SECONDS);
         rf_report_num(r, "tokens_per_s", "predicted output tokens/s", p.tokens_per_s,
@@ -141,9 +140,9 @@ int cli_gpu_generate(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_ste
     return rc;
 }
 
-int cli_gpu_frontier(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                     const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                     int64_t prompt, int64_t output, rf_frontier_point *points, size_t n)
+int cli_gpu_frontier(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                     const cli_budget *b, const cli_par *par, int64_t prompt, int64_t output,
+                     rf_frontier_point *points, size_t n)
 {
     if ((int64_t)n > RF_DIM_MAX / prompt)
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict: a prefill of %zu x %lld tokens", n,
@@ -166,8 +165,8 @@ int cli_gpu_frontier(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
 /* ---- one step ---------------------------------------------------------------- */
 
 int cli_gpu_step(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *shard,
-                 const rf_layout *l, const rf_step_opts *o, const rf_step *st,
-                 const rf_coll *coll, size_t n_coll)
+                 const rf_layout *l, const rf_step_opts *o, const rf_step *st, const rf_coll *coll,
+                 size_t n_coll)
 {
     const rf_gpu_tables *g;
     rf_err e;
@@ -175,8 +174,8 @@ int cli_gpu_step(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *
     if (rc)
         return rc;
     rf_gpu_step_pred *pp = malloc(sizeof *pp); /* large: off the stack */
-    rf_gpu_ctx c = {.g = g, .shard = shard, .model = m, .layout = *l, .opts = o,
-                    .quant = cli_gpu_quant(ctx)};
+    rf_gpu_ctx c = {
+        .g = g, .shard = shard, .model = m, .layout = *l, .opts = o, .quant = cli_gpu_quant(ctx)};
     if (!pp)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     if (rf_gpu_predict_step(&c, st, coll, n_coll, pp, &e)) {
@@ -185,8 +184,9 @@ int cli_gpu_step(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *
     }
     const rf_gpu_step_pred *p = pp;
     cli_gpu_assume(ctx, r, g, p->missing);
-    rf_report_table(r, "predicted_ops", "predicted operators (summed over 'count'; t = r x "
-                                        "floor of the table's kind)");
+    rf_report_table(r, "predicted_ops",
+                    "predicted operators (summed over 'count'; t = r x "
+                    "floor of the table's kind)");
     rf_report_col(r, "operator", "operator", RF_U_NONE);
     rf_report_col(r, "count", "count", RF_U_INT);
     rf_report_col(r, "predicted_s", "predicted", RF_U_SECONDS);
@@ -217,10 +217,8 @@ int cli_gpu_step(cli_ctx *ctx, rf_report *r, const rf_model *m, const rf_model *
     rf_report_num(r, "tokens_per_s", "predicted tokens/s (a replica)", tokens / p->time_s,
                   RF_U_TOK_RATE);
     rf_report_int(r, "in_range", "rows in range", p->n_how[RF_GPU_IN_RANGE], RF_U_INT);
-    rf_report_int(r, "interpolated", "rows interpolated", p->n_how[RF_GPU_INTERPOLATED],
-                  RF_U_INT);
-    rf_report_int(r, "extrapolated", "rows extrapolated", p->n_how[RF_GPU_EXTRAPOLATED],
-                  RF_U_INT);
+    rf_report_int(r, "interpolated", "rows interpolated", p->n_how[RF_GPU_INTERPOLATED], RF_U_INT);
+    rf_report_int(r, "extrapolated", "rows extrapolated", p->n_how[RF_GPU_EXTRAPOLATED], RF_U_INT);
     rf_report_int(r, "on_floor", "rows on their floor (no table)", p->n_how[RF_GPU_NO_TABLE],
                   RF_U_INT);
     free(pp);

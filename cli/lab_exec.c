@@ -52,12 +52,12 @@ static int lab_exec(const cli_io *io, int argc, char **argv)
 {
     char dir[PATH_BYTES], installed[PATH_BYTES], beside[PATH_BYTES];
     if (own_dir(dir) != 0) {
-        fprintf(io->err, "roofline %s: cannot find roofline-lab: /proc/self/exe: %s\n",
-                argv[0], strerror(errno));
+        fprintf(io->err, "roofline %s: cannot find roofline-lab: /proc/self/exe: %s\n", argv[0],
+                strerror(errno));
         return RF_EXIT_UNAVAIL;
     }
-    int n_installed = snprintf(installed, sizeof installed, "%s/%s/roofline-lab", dir,
-                               RF_LAB_RELDIR);
+    int n_installed =
+        snprintf(installed, sizeof installed, "%s/%s/roofline-lab", dir, RF_LAB_RELDIR);
     int n_beside = snprintf(beside, sizeof beside, "%s/roofline-lab", dir);
     if (n_installed < 0 || n_installed >= PATH_BYTES || n_beside < 0 || n_beside >= PATH_BYTES) {
         fprintf(io->err, "roofline %s: cannot find roofline-lab: %s: path too long\n", argv[0],

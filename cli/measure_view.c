@@ -22,9 +22,10 @@ int cli_calib_load(const cli_ctx *ctx, rf_calib *out)
     static const char how[] = "make one with `roofline measure --calibrate -o calibrated.json` "
                               "and pass --hw calibrated.json";
     if (cli_gpu_wanted(ctx)) /* --backend / --calibration: kernel tables, gpu_predict.c */
-        return cli_fail(ctx, RF_EXIT_USAGE, "--predict on kernel tables (--backend, "
-                                            "--calibration) is not wired into %s: step, generate "
-                                            "and serve (under load) take it",
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--predict on kernel tables (--backend, "
+                        "--calibration) is not wired into %s: step, generate "
+                        "and serve (under load) take it",
                         ctx->cmd);
     if (!ctx->hw_name || access(ctx->hw_name, F_OK) != 0)
         return cli_fail(ctx, RF_EXIT_USAGE, "--predict needs a calibrated profile: %s", how);
@@ -44,8 +45,8 @@ int cli_calib_load(const cli_ctx *ctx, rf_calib *out)
     if (rf_hw_profile_load(ctx->hw_name, p, &e))
         rc = cli_fail_err(ctx, &e);
     else if (!p->calib.version)
-        rc = cli_fail(ctx, RF_EXIT_USAGE, "--predict: %s has no calibration: %s", ctx->hw_name,
-                      how);
+        rc =
+            cli_fail(ctx, RF_EXIT_USAGE, "--predict: %s has no calibration: %s", ctx->hw_name, how);
     else
         *out = p->calib;
     free(p);
@@ -118,4 +119,3 @@ int cli_step_predict(cli_ctx *ctx, const rf_step_opts *o, const rf_step *st,
     *out = p;
     return RF_EXIT_OK;
 }
-

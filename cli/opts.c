@@ -213,7 +213,8 @@ static int global_opt(cli_ctx *ctx, int id, const char *arg)
         return RF_EXIT_OK;
     case OPT_JSON:
     case OPT_CSV:
-        if (ctx->format != RF_FMT_TABLE && ctx->format != (id == OPT_JSON ? RF_FMT_JSON : RF_FMT_CSV))
+        if (ctx->format != RF_FMT_TABLE &&
+            ctx->format != (id == OPT_JSON ? RF_FMT_JSON : RF_FMT_CSV))
             return cli_fail(ctx, RF_EXIT_USAGE, "--json and --csv: give one output format");
         ctx->format = id == OPT_JSON ? RF_FMT_JSON : RF_FMT_CSV;
         return RF_EXIT_OK;
@@ -241,13 +242,13 @@ static int old_output_tokens(const cli_ctx *ctx, const cli_opt_group *groups, co
     if (!counts || !*arg)
         return RF_EXIT_OK;
     bool like = strspn(arg, "0123456789") == strlen(arg) ||
-                !rf_sim_lengths_parse(arg, "output", &l, NULL) ||
-                !strncmp(arg, "uniform:", 8) || !strncmp(arg, "normal:", 7) ||
-                !strncmp(arg, "lognormal:", 10);
+                !rf_sim_lengths_parse(arg, "output", &l, NULL) || !strncmp(arg, "uniform:", 8) ||
+                !strncmp(arg, "normal:", 7) || !strncmp(arg, "lognormal:", 10);
     if (!like)
         return RF_EXIT_OK;
-    return cli_fail(ctx, RF_EXIT_USAGE, "--output %s: --output is the file to write; the output "
-                                        "token count is --output-tokens (-n)",
+    return cli_fail(ctx, RF_EXIT_USAGE,
+                    "--output %s: --output is the file to write; the output "
+                    "token count is --output-tokens (-n)",
                     arg);
 }
 
@@ -275,8 +276,7 @@ static int take_opt(cli_ctx *ctx, const cli_scanned *f, const char *usage,
 {
     const cli_opt *o = f->opt;
     if (f->group)
-        return f->group->fn ? f->group->fn(ctx, o->id, f->value, f->group->user)
-                            : RF_EXIT_USAGE;
+        return f->group->fn ? f->group->fn(ctx, o->id, f->value, f->group->user) : RF_EXIT_USAGE;
     if (o->id == OPT_HELP) {
         fprintf(ctx->io->out, "usage: roofline %s\n\noptions:\n", usage);
         for (const cli_opt_group *g = groups; g && g->opts; g++)
@@ -286,8 +286,7 @@ static int take_opt(cli_ctx *ctx, const cli_scanned *f, const char *usage,
         return -1;
     }
     /* --output X may be the old token count; -o X is always the file */
-    int rc = o->id == OPT_OUT && !f->letter ? old_output_tokens(ctx, groups, f->value)
-                                            : RF_EXIT_OK;
+    int rc = o->id == OPT_OUT && !f->letter ? old_output_tokens(ctx, groups, f->value) : RF_EXIT_OK;
     return rc ? rc : global_opt(ctx, o->id, f->value);
 }
 
@@ -298,8 +297,14 @@ int cli_parse(cli_ctx *ctx, const cli_io *io, int argc, char **argv, const char 
     ctx->io = io;
     ctx->cmd = argv[0];
     ctx->w = ctx->a = ctx->kv = ctx->y = rf_dtype_of(RF_BF16);
-    cli_scan s = {.argv = argv, .argc = argc, .next = 1, .opts_end = 1, .groups = groups,
-                  .globals = globals, .n_globals = N_GLOBALS, .help = global_of(OPT_HELP),
+    cli_scan s = {.argv = argv,
+                  .argc = argc,
+                  .next = 1,
+                  .opts_end = 1,
+                  .groups = groups,
+                  .globals = globals,
+                  .n_globals = N_GLOBALS,
+                  .help = global_of(OPT_HELP),
                   .output = global_of(OPT_OUT)};
     int rc = check_letters(ctx, &s);
     cli_scanned f;

@@ -29,11 +29,20 @@ int cli_fail_err(const cli_ctx *ctx, const rf_err *err);
 int cli_exit_for(rf_status s);
 
 /* The global options as bits, for cli_refuse_unused. */
-enum { CLI_G_HW = 1, CLI_G_RIDGE = 2, CLI_G_PEAK = 4, CLI_G_BW = 8, CLI_G_MEM = 16,
-       CLI_G_WDT = 32, CLI_G_ADT = 64, CLI_G_KVDT = 128, CLI_G_GROUP = 256,
-       CLI_G_FAMILY = 512, /* --family: refused by the commands that read no MODEL */
-       CLI_G_ROOF = CLI_G_HW | CLI_G_RIDGE | CLI_G_PEAK | CLI_G_BW | CLI_G_MEM,
-       CLI_G_DTYPES = CLI_G_WDT | CLI_G_ADT | CLI_G_KVDT | CLI_G_GROUP };
+enum {
+    CLI_G_HW = 1,
+    CLI_G_RIDGE = 2,
+    CLI_G_PEAK = 4,
+    CLI_G_BW = 8,
+    CLI_G_MEM = 16,
+    CLI_G_WDT = 32,
+    CLI_G_ADT = 64,
+    CLI_G_KVDT = 128,
+    CLI_G_GROUP = 256,
+    CLI_G_FAMILY = 512, /* --family: refused by the commands that read no MODEL */
+    CLI_G_ROOF = CLI_G_HW | CLI_G_RIDGE | CLI_G_PEAK | CLI_G_BW | CLI_G_MEM,
+    CLI_G_DTYPES = CLI_G_WDT | CLI_G_ADT | CLI_G_KVDT | CLI_G_GROUP
+};
 /* A global option that does nothing in this command is refused, not
  * ignored: the first of `unused` the user gave prints "--kv-dtype: why"
  * and returns RF_EXIT_USAGE; none given returns RF_EXIT_OK. */
@@ -45,7 +54,7 @@ int cli_i64(const cli_ctx *ctx, const char *opt, const char *text, int64_t lo, i
             int64_t *out);
 int cli_f64(const cli_ctx *ctx, const char *opt, const char *text, double lo, double hi,
             double *out);
-int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi,
-              int64_t **vals, size_t *n);
+int cli_range(const cli_ctx *ctx, const char *opt, const char *text, int64_t hi, int64_t **vals,
+              size_t *n);
 
 #endif

@@ -126,8 +126,8 @@ int cli_outputs_distinct(const cli_ctx *ctx, size_t n, const char *const *names,
             canonical(paths[j], b, sizeof b);
             if (!strcmp(paths[i], paths[j]) || !strcmp(a, b))
                 return cli_fail(ctx, RF_EXIT_USAGE,
-                                "%s and %s name the same file '%s': give each its own",
-                                names[j], names[i], paths[i]);
+                                "%s and %s name the same file '%s': give each its own", names[j],
+                                names[i], paths[i]);
         }
     }
     return RF_EXIT_OK;

@@ -26,10 +26,10 @@ int cli_write_file(const cli_ctx *ctx, const char *path, const char *data, size_
  * the old one. Either way it frees o and returns the exit code. A sweep
  * watches buf.failed to stop early when the output cannot take more. */
 typedef struct cli_out {
-    rf_buf buf;             /* write here: rf_buf_put, a writer, rf_rows     */
+    rf_buf buf; /* write here: rf_buf_put, a writer, rf_rows     */
     const cli_ctx *ctx;
-    rf_file_writer *file;   /* NULL: standard output                         */
-    rf_err err;             /* why the output failed                         */
+    rf_file_writer *file; /* NULL: standard output                         */
+    rf_err err;           /* why the output failed                         */
     bool sink_failed;
 } cli_out;
 

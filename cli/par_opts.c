@@ -15,8 +15,10 @@ int cli_par_opt(cli_ctx *ctx, int id, const char *arg, cli_par *p)
                    : id == CLI_O_DP ? &p->layout.dp
                                     : NULL;
     if (deg) {
-        const char *name = id == CLI_O_TP ? "--tp" : id == CLI_O_PP ? "--pp"
-                           : id == CLI_O_EP ? "--ep" : "--dp";
+        const char *name = id == CLI_O_TP   ? "--tp"
+                           : id == CLI_O_PP ? "--pp"
+                           : id == CLI_O_EP ? "--ep"
+                                            : "--dp";
         return cli_i64(ctx, name, arg, 1, RF_PAR_MAX_DEGREE, deg);
     }
     switch (id) {
@@ -28,8 +30,7 @@ int cli_par_opt(cli_ctx *ctx, int id, const char *arg, cli_par *p)
     case CLI_O_LINK_LAT:
         return cli_f64(ctx, "--link-latency", arg, 1e-6, 1e9, &p->link_latency_us);
     case CLI_O_DPN:
-        return cli_i64(ctx, "--devices-per-node", arg, 1, RF_PAR_MAX_DEGREE,
-                       &p->devices_per_node);
+        return cli_i64(ctx, "--devices-per-node", arg, 1, RF_PAR_MAX_DEGREE, &p->devices_per_node);
     default:
         return CLI_NOT_MINE;
     }
@@ -52,8 +53,7 @@ void cli_par_links(const cli_ctx *ctx, const cli_par *p, rf_hw_links *out)
     size_t n = 0;
     if (p->link_bw_gbps > 0) {
         out->up_bw_bytes_per_s = p->link_bw_gbps * 1e9;
-        n += (size_t)snprintf(given + n, sizeof given - n, "--link-bw %g GB/s; ",
-                              p->link_bw_gbps);
+        n += (size_t)snprintf(given + n, sizeof given - n, "--link-bw %g GB/s; ", p->link_bw_gbps);
     }
     if (p->link_latency_us > 0 && n < sizeof given) {
         out->up_latency_s = p->link_latency_us * 1e-6;
@@ -85,7 +85,9 @@ int cli_par_check(const cli_ctx *ctx, const rf_model *m, const cli_par *p)
 
 rf_par_opts cli_par_opts(const cli_ctx *ctx, const cli_budget *b, const cli_par *p)
 {
-    rf_par_opts po = {.layout = p->layout, .util = b->util, .reserve_bytes = b->reserve_bytes,
+    rf_par_opts po = {.layout = p->layout,
+                      .util = b->util,
+                      .reserve_bytes = b->reserve_bytes,
                       .mem_bytes = ctx->hw.mem_bytes};
     cli_par_links(ctx, p, &po.links);
     return po;
@@ -104,8 +106,8 @@ int cli_par_setup(const cli_ctx *ctx, const rf_model *m, const cli_budget *b, co
 }
 
 rf_status cli_par_compute(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                          const rf_roof *roof, const cli_budget *b, const cli_par *p,
-                          rf_par *out, rf_err *err)
+                          const rf_roof *roof, const cli_budget *b, const cli_par *p, rf_par *out,
+                          rf_err *err)
 {
     rf_par_opts po = cli_par_opts(ctx, b, p);
     if (!po.mem_bytes)

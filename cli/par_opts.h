@@ -17,21 +17,38 @@ typedef struct cli_par {
     double link_bw_gbps, link_latency_us;
     int64_t devices_per_node;
 } cli_par;
-#define CLI_PAR_DEFAULT {{1, 1, 1, 1}, false, 0, 0, 0}
-enum { CLI_O_TP = 970, CLI_O_PP, CLI_O_EP, CLI_O_DP, CLI_O_OVERLAP, CLI_O_LINK_BW,
-       CLI_O_LINK_LAT, CLI_O_DPN }; /* cli_par_opt's ids */
-#define CLI_PAR_OPTS                                                                           \
-    {"tp", 1, CLI_O_TP, "T", "tensor-parallel devices (default 1)"},                           \
-    {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1)"},                                   \
-    {"ep", 1, CLI_O_EP, "E", "expert-parallel devices: TP groups of E / T replicas (default 1)"}, \
-    {"dp", 1, CLI_O_DP, "D", "data-parallel replicas (default 1)"},                            \
-    {"overlap", 0, CLI_O_OVERLAP, NULL, "also the bound where communication hides"},          \
-    CLI_LINK_OPTS
+#define CLI_PAR_DEFAULT                                                                            \
+    {                                                                                              \
+        {1, 1, 1, 1}, false, 0, 0, 0                                                               \
+    }
+enum {
+    CLI_O_TP = 970,
+    CLI_O_PP,
+    CLI_O_EP,
+    CLI_O_DP,
+    CLI_O_OVERLAP,
+    CLI_O_LINK_BW,
+    CLI_O_LINK_LAT,
+    CLI_O_DPN
+}; /* cli_par_opt's ids */
+#define CLI_PAR_OPTS                                                                               \
+    {"tp", 1, CLI_O_TP, "T", "tensor-parallel devices (default 1)"},                               \
+        {"pp", 1, CLI_O_PP, "P", "pipeline stages (default 1)"},                                   \
+        {"ep", 1, CLI_O_EP, "E",                                                                   \
+         "expert-parallel devices: TP groups of E / T replicas (default 1)"},                      \
+        {"dp", 1, CLI_O_DP, "D", "data-parallel replicas (default 1)"},                            \
+        {"overlap", 0, CLI_O_OVERLAP, NULL, "also the bound where communication hides"},           \
+        CLI_LINK_OPTS
 /* The link overrides alone (plan, which chooses the layout itself). */
-#define CLI_LINK_OPTS                                                                          \
-    {"link-bw", 1, CLI_O_LINK_BW, "GBPS", "scale-up link, GB/s a direction (the preset's unless given)"}, \
-    {"link-latency", 1, CLI_O_LINK_LAT, "US", "latency of a hop within a node, us (default 1)"}, \
-    {"devices-per-node", 1, CLI_O_DPN, "N", "devices the scale-up link joins (the preset's unless given)"}
+#define CLI_LINK_OPTS                                                                              \
+    {"link-bw", 1, CLI_O_LINK_BW, "GBPS",                                                          \
+     "scale-up link, GB/s a direction (the preset's unless given)"},                               \
+        {"link-latency", 1, CLI_O_LINK_LAT, "US",                                                  \
+         "latency of a hop within a node, us (default 1)"},                                        \
+    {                                                                                              \
+        "devices-per-node", 1, CLI_O_DPN, "N",                                                     \
+            "devices the scale-up link joins (the preset's unless given)"                          \
+    }
 /* Handles the CLI_O_TP..CLI_O_DPN ids; CLI_NOT_MINE for any other. */
 int cli_par_opt(cli_ctx *ctx, int id, const char *arg, cli_par *p);
 /* cli_par_opt as a group's handler (user: the cli_par), for a table of
@@ -55,8 +72,8 @@ int cli_par_setup(const cli_ctx *ctx, const rf_model *m, const cli_budget *b, co
                   rf_par_opts *po);
 /* rf_par_compute on ctx->hw's memory under budget b. */
 rf_status cli_par_compute(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                          const rf_roof *roof, const cli_budget *b, const cli_par *p,
-                          rf_par *out, rf_err *err);
+                          const rf_roof *roof, const cli_budget *b, const cli_par *p, rf_par *out,
+                          rf_err *err);
 /* The layout's assumption lines (links with their origin, the cost model);
  * l NULL: of many layouts (plan). */
 void cli_par_assume(rf_report *r, const rf_hw_links *k, const rf_layout *l);

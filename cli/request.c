@@ -33,8 +33,9 @@ int cli_request_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 int cli_request_check(const cli_ctx *ctx, const cli_request *r)
 {
     if (!r->prompt || !r->output)
-        return cli_fail(ctx, RF_EXIT_USAGE, "give --prompt P and --output-tokens N (tokens a "
-                                            "request)");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "give --prompt P and --output-tokens N (tokens a "
+                        "request)");
     return RF_EXIT_OK;
 }
 
@@ -50,8 +51,7 @@ int cli_spec_opt(cli_ctx *ctx, int id, const char *arg, void *user)
             sp->prefix.cascade = arg[1] == 'a';
             return RF_EXIT_OK;
         }
-        return cli_fail(ctx, RF_EXIT_USAGE, "--prefix-kernel: '%s' is not common or cascade",
-                        arg);
+        return cli_fail(ctx, RF_EXIT_USAGE, "--prefix-kernel: '%s' is not common or cascade", arg);
     case CLI_O_DRAFT:
         sp->draft = arg;
         return RF_EXIT_OK;
@@ -86,8 +86,9 @@ int cli_spec_predict_refuse(const cli_ctx *ctx, const cli_spec *sp, bool layout)
     int rc;
     if ((rc = cli_predict_refuse(ctx, layout && !cli_gpu_wanted(ctx), "layouts")) || /* tables */
         (rc = cli_predict_refuse(ctx, sp->draft != NULL, "speculative decoding (--draft)")) ||
-        (rc = cli_predict_refuse(ctx, sp->prefix.cascade, "--prefix-kernel cascade (a kernel "
-                                                           "the calibration did not time)")))
+        (rc = cli_predict_refuse(ctx, sp->prefix.cascade,
+                                 "--prefix-kernel cascade (a kernel "
+                                 "the calibration did not time)")))
         return rc;
     return RF_EXIT_OK;
 }
@@ -99,8 +100,9 @@ int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_model *m, const rf
     int rc;
     if (!strcmp(sp->draft, CLI_DRAFT_MTP)) {
         if (!m->mtp_layers)
-            return cli_fail(ctx, RF_EXIT_USAGE, "--draft mtp: %s has no MTP layers "
-                                                "(num_nextn_predict_layers is 0 or absent)",
+            return cli_fail(ctx, RF_EXIT_USAGE,
+                            "--draft mtp: %s has no MTP layers "
+                            "(num_nextn_predict_layers is 0 or absent)",
                             m->name);
         if (rf_model_mtp_draft(m, d, &e))
             return cli_fail(ctx, cli_exit_for(e.status), "--draft mtp: %s", e.msg);

@@ -9,37 +9,52 @@
 
 /* cli_request_opt's ids (distinct from a command's own while serve,
  * generate and frontier pass one handler every option) */
-enum { CLI_O_PROMPT = 1100, CLI_O_OUTPUT, CLI_O_DRAFT, CLI_O_SPEC_K, CLI_O_ACCEPT, CLI_O_PREFIX,
-       CLI_O_PREFIX_KERNEL };
+enum {
+    CLI_O_PROMPT = 1100,
+    CLI_O_OUTPUT,
+    CLI_O_DRAFT,
+    CLI_O_SPEC_K,
+    CLI_O_ACCEPT,
+    CLI_O_PREFIX,
+    CLI_O_PREFIX_KERNEL
+};
 
-#define CLI_REQUEST_LEN_OPTS                                                                   \
-    {"prompt", 1, CLI_O_PROMPT, "P", "prompt tokens a request (required)"},                    \
-    {"output-tokens", 1, CLI_O_OUTPUT, "N", "output tokens a request (required)", 'n'}
-#define CLI_REQUEST_STEP_OPTS                                                                  \
-    {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"},                    \
-    CLI_CAUSAL_OPT,                                                                            \
-    CLI_NO_CAUSAL_OPT,                                                                         \
-    CLI_TRAFFIC_OPTS,                                                                          \
-    {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
-    CLI_BUDGET_OPTS
+#define CLI_REQUEST_LEN_OPTS                                                                       \
+    {"prompt", 1, CLI_O_PROMPT, "P", "prompt tokens a request (required)"},                        \
+    {                                                                                              \
+        "output-tokens", 1, CLI_O_OUTPUT, "N", "output tokens a request (required)", 'n'           \
+    }
+#define CLI_REQUEST_STEP_OPTS                                                                      \
+    {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"}, CLI_CAUSAL_OPT,          \
+        CLI_NO_CAUSAL_OPT, CLI_TRAFFIC_OPTS,                                                       \
+        {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
+        CLI_BUDGET_OPTS
 
 /* Speculative decoding and prefix caching (generate and serve). */
-#define CLI_REQUEST_SPEC_OPTS                                                                  \
-    {"draft", 1, CLI_O_DRAFT, "MODEL|mtp", "speculative decoding with this draft (mtp: the model's own MTP layers)"}, \
-    {"spec-k", 1, CLI_O_SPEC_K, "K", "--draft: tokens speculated an iteration (default 4)"},    \
-    {"accept", 1, CLI_O_ACCEPT, "ALPHA", "--draft: acceptance a token, in [0, 1] (default 0.8)"}, \
-    {"shared-prefix", 1, CLI_O_PREFIX, "P_s", "prompt tokens every request shares (default 0)"}, \
-    {"prefix-kernel", 1, CLI_O_PREFIX_KERNEL, "common|cascade",                               \
-     "--shared-prefix: decode reads it once a sequence or once a step (default common)"}
+#define CLI_REQUEST_SPEC_OPTS                                                                      \
+    {"draft", 1, CLI_O_DRAFT, "MODEL|mtp",                                                         \
+     "speculative decoding with this draft (mtp: the model's own MTP layers)"},                    \
+        {"spec-k", 1, CLI_O_SPEC_K, "K", "--draft: tokens speculated an iteration (default 4)"},   \
+        {"accept", 1, CLI_O_ACCEPT, "ALPHA",                                                       \
+         "--draft: acceptance a token, in [0, 1] (default 0.8)"},                                  \
+        {"shared-prefix", 1, CLI_O_PREFIX, "P_s",                                                  \
+         "prompt tokens every request shares (default 0)"},                                        \
+    {                                                                                              \
+        "prefix-kernel", 1, CLI_O_PREFIX_KERNEL, "common|cascade",                                 \
+            "--shared-prefix: decode reads it once a sequence or once a step (default common)"     \
+    }
 
 typedef struct cli_spec {
-    const char *draft;        /* --draft MODEL, or NULL                    */
-    int64_t k;                /* --spec-k                                  */
-    double accept;            /* --accept                                  */
+    const char *draft; /* --draft MODEL, or NULL                    */
+    int64_t k;         /* --spec-k                                  */
+    double accept;     /* --accept                                  */
     bool k_given, accept_given, kernel_given;
-    rf_prefix prefix;         /* --shared-prefix, --prefix-kernel          */
+    rf_prefix prefix; /* --shared-prefix, --prefix-kernel          */
 } cli_spec;
-#define CLI_SPEC_DEFAULT {NULL, 4, 0.8, false, false, false, {0, false}}
+#define CLI_SPEC_DEFAULT                                                                           \
+    {                                                                                              \
+        NULL, 4, 0.8, false, false, false, { 0, false }                                            \
+    }
 
 /* The ids of CLI_REQUEST_SPEC_OPTS, a group's handler (user: the
  * cli_spec); CLI_NOT_MINE for any other. */
@@ -64,25 +79,23 @@ int cli_spec_draft(cli_ctx *ctx, const cli_spec *sp, const rf_model *m, const rf
  * `report` draws too: static batches 1..n, the KV limit, the batch where
  * the KV read reaches the weights. */
 typedef struct cli_frontier {
-    int64_t prompt, output;      /* P, N                                    */
-    int64_t n;                   /* batches 1..n                            */
-    int64_t cap;                 /* the KV pool's largest batch; -1 unknown */
-    int64_t cross;               /* rf_frontier_weights_cross               */
-    rf_frontier_point *points;   /* n of them; cli_frontier_free frees      */
+    int64_t prompt, output;    /* P, N                                    */
+    int64_t n;                 /* batches 1..n                            */
+    int64_t cap;               /* the KV pool's largest batch; -1 unknown */
+    int64_t cross;             /* rf_frontier_weights_cross               */
+    rf_frontier_point *points; /* n of them; cli_frontier_free frees      */
 } cli_frontier;
 /* n = max_batch, else the KV limit, else fallback (0: an error naming
  * --max-batch or --mem). par (NULL or none wanted: one device) puts every
  * point on its layout (rf_frontier_par_compute: tokens/s a device, a
  * replica's KV limit). Prints its one-line error; returns the exit code. */
 int cli_frontier_build(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                       const rf_roof *roof, const cli_budget *b, const cli_par *par,
-                       int64_t prompt, int64_t output, int64_t max_batch, int64_t fallback,
-                       cli_frontier *fr);
+                       const rf_roof *roof, const cli_budget *b, const cli_par *par, int64_t prompt,
+                       int64_t output, int64_t max_batch, int64_t fallback, cli_frontier *fr);
 void cli_frontier_free(cli_frontier *fr);
 /* The frontier's section (key may be NULL): batches, KV limit, weights
  * crossing, the points on each front. */
-void cli_frontier_summary(rf_report *r, const char *key, const char *label,
-                          const cli_frontier *fr);
+void cli_frontier_summary(rf_report *r, const char *key, const char *label, const cli_frontier *fr);
 /* The figure (rf_frontier_svg_write, the limits marked where drawn). */
 int cli_frontier_svg(const cli_ctx *ctx, const cli_frontier *fr, const char *title, rf_buf *out);
 /* The curve under load (cmd_frontier.c): the closed loop's capacity and
@@ -96,11 +109,14 @@ int cli_load_curve(const cli_ctx *ctx, rf_report *r, const rf_model *m, const rf
                    int64_t output, const struct cli_sim *marks, const char *title, rf_buf *svg);
 
 typedef struct cli_request {
-    rf_step_opts o;         /* the switches; batch as the command sets it */
+    rf_step_opts o; /* the switches; batch as the command sets it */
     cli_budget budget;
     int64_t prompt, output; /* 0 until given                              */
 } cli_request;
-#define CLI_REQUEST_DEFAULT {rf_step_opts_default(), CLI_BUDGET_DEFAULT, 0, 0}
+#define CLI_REQUEST_DEFAULT                                                                        \
+    {                                                                                              \
+        rf_step_opts_default(), CLI_BUDGET_DEFAULT, 0, 0                                           \
+    }
 
 /* The ids of both lists (and CLI_O_BATCH), a group's handler (user: the
  * cli_request); CLI_NOT_MINE for any other. */

@@ -83,8 +83,7 @@ int cli_resolve_draft(cli_ctx *ctx, const char *text, rf_model *out)
     return resolve_as(ctx, text, NULL, out);
 }
 
-int cli_model_hw_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m,
-                       rf_step_opts *o)
+int cli_model_hw_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, rf_step_opts *o)
 {
     int rc;
     if (argc - pos != 1)
@@ -188,7 +187,7 @@ int cli_resolve_hw(cli_ctx *ctx)
 
 void cli_apply_dtypes(const cli_ctx *ctx, const rf_model *m, rf_step_opts *o)
 {
-    o->w = ctx->w_given ? ctx->w
+    o->w = ctx->w_given               ? ctx->w
            : m && m->has_weight_dtype ? m->weight_dtype
                                       : rf_dtype_of(RF_BF16);
     o->w_all_modules = ctx->w_given; /* models: an override covers every module */

@@ -22,8 +22,7 @@ int cli_model_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, r
                     rf_roof *roof);
 /* The same without the roof (ctx->hw resolved by cli_resolve_hw), for a
  * command that needs no compute peak. */
-int cli_model_hw_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m,
-                       rf_step_opts *o);
+int cli_model_hw_setup(cli_ctx *ctx, int argc, char **argv, int pos, rf_model *m, rf_step_opts *o);
 
 /* Resolve --hw (default h100-sxm) and apply --peak/--bw/--mem/--ridge for
  * the given math dtype; fills ctx->hw and *roof. A math dtype the hardware

@@ -68,7 +68,7 @@ typedef struct rf_cli_result {
     size_t out_len; /* bytes in out, not counting the NUL              */
     char *err;      /* standard error's bytes, NUL-terminated (heap)   */
     size_t err_len;
-    int code;       /* the exit code, as rf_cli_main's                 */
+    int code; /* the exit code, as rf_cli_main's                 */
 } rf_cli_result;
 
 /* Run argv as rf_cli_main does, the command's output and errors written

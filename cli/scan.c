@@ -57,8 +57,7 @@ static bool by_name(const cli_scan *s, const char *name, size_t len, cli_scanned
 /* The option -c names, into f; false for none. */
 static bool by_letter(const cli_scan *s, char c, cli_scanned *f)
 {
-    *f = (cli_scanned){.opt = c == 'h' ? s->help : c == 'o' ? s->output : NULL,
-                   .letter = c};
+    *f = (cli_scanned){.opt = c == 'h' ? s->help : c == 'o' ? s->output : NULL, .letter = c};
     for (const cli_opt_group *g = s->groups; !f->opt && g && g->opts; g++)
         for (const cli_opt *o = g->opts; !f->opt && o->name; o++)
             if (o->letter == c)

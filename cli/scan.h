@@ -23,10 +23,10 @@
 typedef struct cli_scan {
     char **argv;
     int argc;
-    int next;            /* the element read next                          */
-    int opts_end;        /* argv[1..opts_end): the options read, values too;
+    int next;                    /* the element read next                          */
+    int opts_end;                /* argv[1..opts_end): the options read, values too;
                             argv[opts_end..next): the operands passed over  */
-    const char *letters; /* the rest of a run of letters (-ab: "b"), or NULL */
+    const char *letters;         /* the rest of a run of letters (-ab: "b"), or NULL */
     const cli_opt_group *groups; /* the command's, {0}-terminated, or NULL */
     const cli_opt *globals;      /* the global options, n_globals of them  */
     size_t n_globals;
@@ -37,11 +37,11 @@ typedef struct cli_scan {
 typedef enum { CLI_SCAN_END, CLI_SCAN_OPT, CLI_SCAN_UNKNOWN, CLI_SCAN_NO_VALUE } cli_scan_kind;
 
 typedef struct cli_scanned {
-    const cli_opt *opt; /* CLI_SCAN_OPT, CLI_SCAN_NO_VALUE: the option  */
+    const cli_opt *opt;         /* CLI_SCAN_OPT, CLI_SCAN_NO_VALUE: the option  */
     const cli_opt_group *group; /* its group; NULL for a global option  */
-    char letter;        /* given as -letter; 0 as --name                  */
-    const char *value;  /* its value, NULL for an option that takes none  */
-    const char *typed;  /* CLI_SCAN_UNKNOWN: the element as typed     */
+    char letter;                /* given as -letter; 0 as --name                  */
+    const char *value;          /* its value, NULL for an option that takes none  */
+    const char *typed;          /* CLI_SCAN_UNKNOWN: the element as typed     */
 } cli_scanned;
 
 /* The options' count in o, a {0}-terminated table (0 for NULL). */

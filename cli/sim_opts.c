@@ -11,8 +11,10 @@ int cli_sim_disagg(cli_ctx *ctx, const char *arg, cli_sim *s)
     if (end != arg && *end == ':' && end[1])
         d = strtoll(end + 1, &end, 10);
     if (d < 0 || *end || p < 0)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--disagg: '%s' is not P:D (prefill and decode "
-                                            "workers, such as 1:3)", arg);
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--disagg: '%s' is not P:D (prefill and decode "
+                        "workers, such as 1:3)",
+                        arg);
     if (p < 1 || d < 1)
         return cli_fail(ctx, RF_EXIT_USAGE, "--disagg %s: each side needs at least one worker",
                         arg);
@@ -32,8 +34,10 @@ int cli_sim_opt(cli_ctx *ctx, int id, const char *arg, cli_sim *s)
         if (cli_f64(ctx, "--rate", arg, -1e300, 1e12, &s->rate))
             return RF_EXIT_USAGE;
         return s->rate > 0 ? RF_EXIT_OK
-                           : cli_fail(ctx, RF_EXIT_USAGE, "--rate: '%s' must be > 0 (requests "
-                                                          "a second)", arg);
+                           : cli_fail(ctx, RF_EXIT_USAGE,
+                                      "--rate: '%s' must be > 0 (requests "
+                                      "a second)",
+                                      arg);
     case CLI_O_ARRIVAL:
         s->arrival = arg;
         return RF_EXIT_OK;
@@ -78,8 +82,10 @@ int cli_sim_opt(cli_ctx *ctx, int id, const char *arg, cli_sim *s)
         return cli_f64(ctx, "--kv-link-latency", arg, 0, 1e9, &s->kv_link_us);
     case CLI_O_SCHEDULE:
         if (strcmp(arg, "mixed") && strcmp(arg, "unchunked") && strcmp(arg, "prefill-first"))
-            return cli_fail(ctx, RF_EXIT_USAGE, "--schedule: unknown schedule '%s' (mixed, "
-                                                "unchunked, prefill-first)", arg);
+            return cli_fail(ctx, RF_EXIT_USAGE,
+                            "--schedule: unknown schedule '%s' (mixed, "
+                            "unchunked, prefill-first)",
+                            arg);
         s->schedule = arg;
         return RF_EXIT_OK;
     case CLI_O_FRONTEND:
@@ -92,11 +98,21 @@ int cli_sim_opt(cli_ctx *ctx, int id, const char *arg, cli_sim *s)
 
 const char *cli_sim_given(const cli_sim *s)
 {
-    return s->rate ? "--rate" : s->arrival ? "--arrival" : s->requests ? "--requests"
-         : s->seed_given ? "--seed" : s->trace ? "--trace" : s->max_seqs ? "--max-seqs"
-         : s->block ? "--block" : s->no_preempt ? "--no-preempt" : s->slo_ttft ? "--slo-ttft"
-         : s->slo_tpot ? "--slo-tpot" : s->percentile ? "--percentile"
-         : s->disagg ? "--disagg" : s->kv_link_gbps ? "--kv-link-bw"
-         : s->kv_link_us ? "--kv-link-latency" : s->schedule ? "--schedule"
-         : s->frontend_given ? "--frontend-latency" : NULL;
+    return s->rate             ? "--rate"
+           : s->arrival        ? "--arrival"
+           : s->requests       ? "--requests"
+           : s->seed_given     ? "--seed"
+           : s->trace          ? "--trace"
+           : s->max_seqs       ? "--max-seqs"
+           : s->block          ? "--block"
+           : s->no_preempt     ? "--no-preempt"
+           : s->slo_ttft       ? "--slo-ttft"
+           : s->slo_tpot       ? "--slo-tpot"
+           : s->percentile     ? "--percentile"
+           : s->disagg         ? "--disagg"
+           : s->kv_link_gbps   ? "--kv-link-bw"
+           : s->kv_link_us     ? "--kv-link-latency"
+           : s->schedule       ? "--schedule"
+           : s->frontend_given ? "--frontend-latency"
+                               : NULL;
 }

@@ -16,12 +16,18 @@ static int workload(const cli_ctx *ctx, const cli_sim *s, rf_sim_workload *w,
     memset(w, 0, sizeof *w);
     w->seed = s->seed_given ? (uint64_t)s->seed : 1;
     if (s->trace) {
-        const char *other = s->rate ? "--rate" : s->arrival ? "--arrival"
-                          : s->requests ? "--requests" : s->prompt ? "--prompt"
-                          : s->output ? "--output-tokens" : s->concurrency ? "--concurrency" : NULL;
+        const char *other = s->rate          ? "--rate"
+                            : s->arrival     ? "--arrival"
+                            : s->requests    ? "--requests"
+                            : s->prompt      ? "--prompt"
+                            : s->output      ? "--output-tokens"
+                            : s->concurrency ? "--concurrency"
+                                             : NULL;
         if (other)
-            return cli_fail(ctx, RF_EXIT_USAGE, "%s: not with --trace (the trace gives each "
-                                                "request's arrival and lengths)", other);
+            return cli_fail(ctx, RF_EXIT_USAGE,
+                            "%s: not with --trace (the trace gives each "
+                            "request's arrival and lengths)",
+                            other);
         if (rf_trace_load(s->trace, trace, &w->trace_len, &e))
             return cli_fail(ctx, RF_EXIT_USAGE, "--trace: %s", e.msg);
         w->arrival = RF_SIM_TRACE;
@@ -30,15 +36,17 @@ static int workload(const cli_ctx *ctx, const cli_sim *s, rf_sim_workload *w,
         return RF_EXIT_OK;
     }
     if (!s->prompt || !s->output)
-        return cli_fail(ctx, RF_EXIT_USAGE, "give --prompt P and --output-tokens N (tokens a "
-                                            "request, or a distribution), or --trace FILE.csv");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "give --prompt P and --output-tokens N (tokens a "
+                        "request, or a distribution), or --trace FILE.csv");
     if (rf_sim_lengths_parse(s->prompt, "prompt", &w->prompt, &e))
         return cli_fail(ctx, RF_EXIT_USAGE, "--prompt: %s", e.msg);
     if (rf_sim_lengths_parse(s->output, "output", &w->output, &e))
         return cli_fail(ctx, RF_EXIT_USAGE, "--output-tokens: %s", e.msg);
     if (s->rate && s->concurrency)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--rate and --concurrency: give one (open loop or "
-                                            "closed loop)");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--rate and --concurrency: give one (open loop or "
+                        "closed loop)");
     if (s->rate) {
         w->arrival = RF_SIM_POISSON;
         w->cv = 1;
@@ -51,9 +59,10 @@ static int workload(const cli_ctx *ctx, const cli_sim *s, rf_sim_workload *w,
     if (s->arrival)
         return cli_fail(ctx, RF_EXIT_USAGE, "--arrival needs --rate R (the open loop)");
     if (!s->concurrency)
-        return cli_fail(ctx, RF_EXIT_USAGE, "give --concurrency C (closed loop) or --rate R "
-                                            "(open loop); --steady-state --concurrency B for "
-                                            "the steady-state model");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "give --concurrency C (closed loop) or --rate R "
+                        "(open loop); --steady-state --concurrency B for "
+                        "the steady-state model");
     w->arrival = RF_SIM_CLOSED;
     w->concurrency = s->concurrency;
     w->requests = s->requests ? s->requests
@@ -67,10 +76,10 @@ typedef struct model {
     rf_sim_floor *floor;
     rf_sim_par *par;
     void *table;
-    rf_sim_floor *draft;          /* --draft: the draft's floor             */
+    rf_sim_floor *draft; /* --draft: the draft's floor             */
     void *draft_table;
-    int64_t g;                    /* the layout's lockstep group          */
-    rf_sim_group_fn predict;      /* cli_sim.predict: the run's step model */
+    int64_t g;               /* the layout's lockstep group          */
+    rf_sim_group_fn predict; /* cli_sim.predict: the run's step model */
     void *predict_user;
 } model;
 
@@ -113,8 +122,8 @@ static rf_status floors(const model *md, cli_sim_out *out, rf_err *e)
         off += ch.tokens;
     }
     int64_t ctx1 = p + 1;
-    rf_sim_batch b = {.n_decode = 1, .decode_context = &ctx1, .decode_context_sum = ctx1,
-                      .tokens = 1};
+    rf_sim_batch b = {
+        .n_decode = 1, .decode_context = &ctx1, .decode_context_sum = ctx1, .tokens = 1};
     return step_once(md, &b, &out->tpot_floor_s, e);
 }
 
@@ -140,14 +149,13 @@ static rf_status run(const model *md, cli_sim_out *out, rf_err *e)
             st = rf_sim_run_group(&out->w, &out->s, md->predict, md->predict_user, work, bytes,
                                   max_log, &out->res, e);
         else if (md->floor)
-            st = rf_sim_run(&out->w, &out->s, rf_sim_floor_step, md->floor, work, bytes,
-                            max_log, &out->res, e);
+            st = rf_sim_run(&out->w, &out->s, rf_sim_floor_step, md->floor, work, bytes, max_log,
+                            &out->res, e);
         else
-            st = rf_sim_run_group(&out->w, &out->s, rf_sim_par_step, md->par, work, bytes,
-                                  max_log, &out->res, e);
+            st = rf_sim_run_group(&out->w, &out->s, rf_sim_par_step, md->par, work, bytes, max_log,
+                                  &out->res, e);
         free(work);
-        int64_t need = out->disagg ? (out->dres.prefill.log_entries >
-                                              out->dres.decode.log_entries
+        int64_t need = out->disagg ? (out->dres.prefill.log_entries > out->dres.decode.log_entries
                                           ? out->dres.prefill.log_entries
                                           : out->dres.decode.log_entries)
                                    : out->res.log_entries;
@@ -166,16 +174,17 @@ static int schedule(const cli_ctx *ctx, const cli_sim *s, rf_sim_sched *sc)
 {
     const char *name = s->schedule, *engine = s->engine;
     if (!name)
-        name = !engine ? "mixed"
-             : !strcmp(engine, "sglang") ? "prefill-first"
-             : !strcmp(engine, "trtllm") && !s->chunk ? "unchunked"
-                                                      : "mixed";
+        name = !engine                                  ? "mixed"
+               : !strcmp(engine, "sglang")              ? "prefill-first"
+               : !strcmp(engine, "trtllm") && !s->chunk ? "unchunked"
+                                                        : "mixed";
     sc->policy = strcmp(name, "prefill-first") ? RF_SIM_MIXED : RF_SIM_PREFILL_FIRST;
     if (strcmp(name, "unchunked"))
         return RF_EXIT_OK;
     if (s->chunk)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--chunk %lld: not with --schedule unchunked (a "
-                                            "prompt whole in one step)",
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--chunk %lld: not with --schedule unchunked (a "
+                        "prompt whole in one step)",
                         (long long)s->chunk);
     sc->chunk = 0;
     return RF_EXIT_OK;
@@ -183,9 +192,9 @@ static int schedule(const cli_ctx *ctx, const cli_sim *s, rf_sim_sched *sc)
 
 /* The engine of s; the pool and the step model of the layout (or of one
  * device) into md. */
-static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                  const rf_roof *roof, const cli_budget *b, const cli_par *par, const cli_sim *s,
-                  cli_sim_out *out, model *md)
+static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                  const cli_budget *b, const cli_par *par, const cli_sim *s, cli_sim_out *out,
+                  model *md)
 {
     rf_err e;
     rf_sim_sched *sc = &out->s;
@@ -206,16 +215,18 @@ static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
         return cli_fail(ctx, RF_EXIT_USAGE, "%s has no memory size (the KV pool): give --mem",
                         ctx->hw.name);
     if (sc->max_seqs > sc->max_batched_tokens)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--max-seqs %lld is above the step's %lld tokens "
-                                            "(--max-batched-tokens)",
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--max-seqs %lld is above the step's %lld tokens "
+                        "(--max-batched-tokens)",
                         (long long)sc->max_seqs, (long long)sc->max_batched_tokens);
     out->layout_given = cli_par_wanted(par) || s->disagg;
     out->layout = par->layout;
     out->devices = rf_layout_devices(&par->layout);
     if (s->draft && out->layout_given)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--draft on many devices is not modelled (the "
-                                            "draft's own layout is not given): drop the "
-                                            "layout options or --draft");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--draft on many devices is not modelled (the "
+                        "draft's own layout is not given): drop the "
+                        "layout options or --draft");
     if (!out->layout_given) {
         /* a verification scores its K + 1 positions: lm_head's rows */
         int64_t logits = sc->max_seqs;
@@ -226,10 +237,10 @@ static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
         size_t bytes = rf_sim_floor_table_bytes(sc->max_batched_tokens, logits);
         if (!(md->floor = calloc(1, sizeof *md->floor)) || !(md->table = malloc(bytes)))
             return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-        if (rf_sim_floor_prepare(md->floor, m, o, roof, sc->max_batched_tokens, logits,
-                                 md->table, bytes, &e) ||
-            rf_sim_pool_blocks(m, o, ctx->hw.mem_bytes, b->util, b->reserve_bytes,
-                               sc->block_tokens, &sc->pool_blocks, &e))
+        if (rf_sim_floor_prepare(md->floor, m, o, roof, sc->max_batched_tokens, logits, md->table,
+                                 bytes, &e) ||
+            rf_sim_pool_blocks(m, o, ctx->hw.mem_bytes, b->util, b->reserve_bytes, sc->block_tokens,
+                               &sc->pool_blocks, &e))
             return cli_fail_err(ctx, &e);
         md->g = 1;
         if (!s->draft)
@@ -237,9 +248,8 @@ static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
         bytes = rf_sim_floor_table_bytes(sc->max_batched_tokens, sc->max_seqs);
         if (!(md->draft = calloc(1, sizeof *md->draft)) || !(md->draft_table = malloc(bytes)))
             return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-        if (rf_sim_floor_prepare(md->draft, s->draft, &s->draft_o, roof,
-                                 sc->max_batched_tokens, sc->max_seqs, md->draft_table, bytes,
-                                 &e))
+        if (rf_sim_floor_prepare(md->draft, s->draft, &s->draft_o, roof, sc->max_batched_tokens,
+                                 sc->max_seqs, md->draft_table, bytes, &e))
             return cli_fail(ctx, cli_exit_for(e.status), "--draft: %s", e.msg);
         sc->spec_k = s->spec_k;
         sc->spec_accept = s->spec_accept;
@@ -274,10 +284,10 @@ static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
         d->decode = *sc;
         d->model = m;
         d->kv = o->kv;
-        d->link_bw_bytes_per_s = s->kv_link_gbps ? s->kv_link_gbps * 1e9
-                                                 : po.links.out_bw_bytes_per_s;
-        d->link_latency_s = s->kv_link_gbps || s->kv_link_us ? s->kv_link_us * 1e-6
-                                                             : po.links.out_latency_s;
+        d->link_bw_bytes_per_s =
+            s->kv_link_gbps ? s->kv_link_gbps * 1e9 : po.links.out_bw_bytes_per_s;
+        d->link_latency_s =
+            s->kv_link_gbps || s->kv_link_us ? s->kv_link_us * 1e-6 : po.links.out_latency_s;
         d->slo_ttft_s = s->slo_ttft;
         d->slo_tpot_s = s->slo_tpot;
         d->percentile = sc->percentile;
@@ -287,9 +297,8 @@ static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
     return RF_EXIT_OK;
 }
 
-int cli_sim_run(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                const rf_roof *roof, const cli_budget *b, const cli_par *par, const cli_sim *s,
-                cli_sim_out *out)
+int cli_sim_run(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                const cli_budget *b, const cli_par *par, const cli_sim *s, cli_sim_out *out)
 {
     rf_sim_request *trace = NULL;
     model md = {.predict = s->predict, .predict_user = s->predict_user};

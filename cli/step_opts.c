@@ -69,8 +69,9 @@ int cli_step_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 int cli_causal_default(cli_ctx *ctx, rf_step_opts *o)
 {
     if ((ctx->step_given & CLI_GIVEN_CAUSAL) && (ctx->step_given & CLI_GIVEN_SQUARE))
-        return cli_fail(ctx, RF_EXIT_USAGE, "--causal and --no-causal: give one (prefill "
-                                            "attention is causal unless --no-causal)");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--causal and --no-causal: give one (prefill "
+                        "attention is causal unless --no-causal)");
     /* a floor counts what a causal model's kernel computes: the triangle */
     o->causal = !(ctx->step_given & CLI_GIVEN_SQUARE);
     return RF_EXIT_OK;
@@ -115,21 +116,23 @@ int64_t cli_default_context(cli_ctx *ctx, const rf_model *m)
     return CLI_DEFAULT_CONTEXT;
 }
 
-static void context_lines(const cli_ctx *ctx, rf_report *r, const rf_model *m,
-                          int64_t positions, bool beyond)
+static void context_lines(const cli_ctx *ctx, rf_report *r, const rf_model *m, int64_t positions,
+                          bool beyond)
 {
     long long max = (long long)m->max_context;
     if (ctx->step_given & CLI_CLAMPED_CONTEXT)
         rf_report_assume(r, "context: the default %d cut to %s's max_position_embeddings (%lld)",
                          CLI_DEFAULT_CONTEXT, m->name, max);
     if (ctx->step_given & CLI_CLAMPED_TOKENS)
-        rf_report_assume(r, "prefill tokens: the default %d cut so that each sequence stays "
-                            "within %s's max_position_embeddings (%lld)",
+        rf_report_assume(r,
+                         "prefill tokens: the default %d cut so that each sequence stays "
+                         "within %s's max_position_embeddings (%lld)",
                          CLI_DEFAULT_TOKENS, m->name, max);
     if (beyond)
-        rf_report_assume(r, "WARNING: %lld positions a sequence are beyond %s's "
-                            "max_position_embeddings (%lld): the model was not built for that "
-                            "context; the figures are computed as asked",
+        rf_report_assume(r,
+                         "WARNING: %lld positions a sequence are beyond %s's "
+                         "max_position_embeddings (%lld): the model was not built for that "
+                         "context; the figures are computed as asked",
                          (long long)positions, m->name, max);
 }
 
@@ -150,12 +153,11 @@ void cli_context_check(const cli_ctx *ctx, rf_report *r, const rf_model *m, int6
     }
     snprintf(shown, sizeof shown, "%s: %lld positions of its %lld", beyond ? "yes" : "no",
              (long long)positions, max);
-    rf_report_bool(r, "context_beyond_model_max", "past the model's context", beyond,
-                   shown);
+    rf_report_bool(r, "context_beyond_model_max", "past the model's context", beyond, shown);
 }
 
-int cli_step_fail(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o,
-                  const rf_roof *roof, const rf_err *e, const char *const names[3])
+int cli_step_fail(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                  const rf_err *e, const char *const names[3])
 {
     static const char *const typed[3] = {"--batch", "--context", "--tokens"};
     unsigned blame = e->status == RF_ERANGE ? rf_step_range_blame(m, o, roof) : 0;

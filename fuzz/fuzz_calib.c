@@ -23,10 +23,10 @@
 #include "roofline/rf_model.h"
 #include "roofline/rf_step.h"
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            abort();                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 /* large: kept off the stack */
@@ -59,8 +59,10 @@ static void predict_steps(const rf_calib *c)
         CHECK(rf_model_preset("qwen2.5-3b-instruct", &model, &e) == RF_OK);
         have = true;
     }
-    roof = (rf_roof){.math = RF_FP32, .math_asked = RF_FP32,
-                     .peak_flops_per_s = c->peak_flops_per_s, .bw_bytes_per_s = c->bw_bytes_per_s,
+    roof = (rf_roof){.math = RF_FP32,
+                     .math_asked = RF_FP32,
+                     .peak_flops_per_s = c->peak_flops_per_s,
+                     .bw_bytes_per_s = c->bw_bytes_per_s,
                      .ridge = c->peak_flops_per_s / c->bw_bytes_per_s};
     rf_step_opts o = rf_step_opts_for_model(&model);
     o.w = o.a = o.kv = rf_dtype_of(RF_FP32);

@@ -21,10 +21,10 @@
 #include "roofline/rf_cluster.h"
 #include "roofline/rf_hw_profile_io.h"
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            abort();                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 static rf_hw_profile p; /* large: kept off the stack */
@@ -32,8 +32,13 @@ static rf_hw_profile p; /* large: kept off the stack */
 static void cost(const rf_link_fit *f, rf_coll_kind kind, uint64_t bytes, int64_t ranks,
                  double want)
 {
-    rf_coll c = {.name = "fuzz", .kind = kind, .bytes = bytes, .ranks = ranks, .link = "given",
-                 .bw_bytes_per_s = 1e9, .alpha_s = 1e-6};
+    rf_coll c = {.name = "fuzz",
+                 .kind = kind,
+                 .bytes = bytes,
+                 .ranks = ranks,
+                 .link = "given",
+                 .bw_bytes_per_s = 1e9,
+                 .alpha_s = 1e-6};
     rf_link_fit_apply(f, &c);
     rf_coll_cost(&c);
     CHECK(c.link && memchr(c.link, '\0', RF_LINK_NAME_MAX));
@@ -87,13 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 cost(f, (rf_coll_kind)kind, f->bytes[j], f->ranks, f->time_s[j]);
                 cost(f, (rf_coll_kind)kind, f->bytes[j], 8, 0);
                 if (j + 1 < f->n_points)
-                    cost(f, (rf_coll_kind)kind, f->bytes[j] / 2 + f->bytes[j + 1] / 2, f->ranks,
-                         0);
+                    cost(f, (rf_coll_kind)kind, f->bytes[j] / 2 + f->bytes[j + 1] / 2, f->ranks, 0);
             }
             cost(f, (rf_coll_kind)kind, f->bytes[0] / 2, f->ranks, 0);
             uint64_t last = f->bytes[f->n_points - 1];
-            cost(f, (rf_coll_kind)kind, last < ((uint64_t)1 << 50) ? last * 4 : last, f->ranks,
-                 0);
+            cost(f, (rf_coll_kind)kind, last < ((uint64_t)1 << 50) ? last * 4 : last, f->ranks, 0);
         }
     return 0;
 }

@@ -18,10 +18,10 @@
 #include "roofline/rf_reader.h"
 #include "roofline/rf_step.h"
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            abort();                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 /* Large structs, kept off the stack. */

@@ -20,10 +20,10 @@
 #include "roofline/rf_model.h"
 #include "roofline/rf_step.h"
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            abort();                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 /* large: kept off the stack */
@@ -31,10 +31,7 @@ static rf_engine_calib c;
 static rf_step st;
 static rf_model model;
 
-static bool finite_nonneg(double v)
-{
-    return isfinite(v) && v >= 0;
-}
+static bool finite_nonneg(double v) { return isfinite(v) && v >= 0; }
 
 static void predict(const rf_engine_fit *f)
 {

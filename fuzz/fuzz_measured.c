@@ -24,10 +24,10 @@
 #include "roofline/rf_report.h"
 #include "roofline/rf_step.h"
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            abort();                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 /* large: kept off the stack */

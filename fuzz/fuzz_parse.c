@@ -17,10 +17,10 @@
 #include "roofline/rf_dtype.h"
 #include "roofline/rf_parse.h"
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            abort();                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 /* A refusal names what it refused: status set, message not empty. */

@@ -15,18 +15,15 @@
 #include "roofline/rf_hw.h"
 #include "roofline/rf_hw_profile_io.h"
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            abort();                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 static rf_hw_profile p, back; /* large: kept off the stack */
 
-static void terminated(const char *s, size_t cap)
-{
-    CHECK(memchr(s, '\0', cap) != NULL);
-}
+static void terminated(const char *s, size_t cap) { CHECK(memchr(s, '\0', cap) != NULL); }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -77,9 +77,8 @@ static inline rf_status sim_run(const rf_sim_workload *w, const rf_sim_sched *sc
 }
 
 /* sim_run, failing the test with the run's message. */
-static inline void sim_run_ok(const rf_sim_workload *w, const rf_sim_sched *sc,
-                              rf_sim_step_fn step, rf_sim_group_fn group, void *user,
-                              rf_sim_result *out)
+static inline void sim_run_ok(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn step,
+                              rf_sim_group_fn group, void *user, rf_sim_result *out)
 {
     rf_err e = {0};
     if (sim_run(w, sc, step, group, user, out, &e))

@@ -453,8 +453,8 @@ static void cli_refuses_fifo(void **state)
     path_in(f, "x.svg", svg, sizeof svg);
     char *as_config[] = {RF_ROOFLINE_BIN, "step", fifo, NULL};
     char *as_hw[] = {RF_ROOFLINE_BIN, "gemm", "1", "4096", "4096", "--hw", fifo, NULL};
-    char *as_measured[] = {RF_ROOFLINE_BIN, "plot", "llama-3-8b", "--measured", fifo, "-o", svg,
-                           NULL};
+    char *as_measured[] = {
+        RF_ROOFLINE_BIN, "plot", "llama-3-8b", "--measured", fifo, "-o", svg, NULL};
     char *const *runs[] = {as_config, as_hw, as_measured};
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         alarm(20);

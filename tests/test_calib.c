@@ -72,7 +72,8 @@ static void synthetic(rf_calib *c)
     gemm_point(g2, 1, 0.8, 0);
     gemm_point(g2, 16, 0.5, 0);
     for (int k = RF_CALIB_ATTN_DECODE; k < RF_CALIB_KIND_COUNT; k++) {
-        rf_calib_series *s = add_series(c, (rf_calib_kind)k, k <= RF_CALIB_ATTN_PREFILL ? 128 : 0, 0);
+        rf_calib_series *s =
+            add_series(c, (rf_calib_kind)k, k <= RF_CALIB_ATTN_PREFILL ? 128 : 0, 0);
         /* c0 = 3 us, eff = 0.25 + 0.05 k; memory-bound: Q = 4 x bytes */
         double c0 = 3e-6, eff = 0.25 + 0.05 * k;
         for (int64_t x = 1024; x <= 1 << 20; x *= 8) {
@@ -317,8 +318,7 @@ static void round_trip(void **state)
         assert_true(p->calib.fit[k].overhead_s == q->calib.fit[k].overhead_s);
     assert_true(q->calib.series[0].pt[1].bw_bytes_per_s == 1.25e10);
     assert_true(q->calib.point_bw && !q->calib.point_peak);
-    assert_memory_equal(q->calib.round_spread, p->calib.round_spread,
-                        sizeof p->calib.round_spread);
+    assert_memory_equal(q->calib.round_spread, p->calib.round_spread, sizeof p->calib.round_spread);
 
     char *json = NULL;
     assert_int_equal(rf_hw_profile_to_json(p, &json, &e), RF_OK);
@@ -585,8 +585,8 @@ static void step_predicted(void **state)
     assert_int_equal(rf_model_preset("llama-3-8b", &m, &e), RF_OK);
     rf_step_opts o = rf_step_opts_default();
     o.context = 1024;
-    rf_roof roof = {.math = RF_BF16, .peak_flops_per_s = PEAK, .bw_bytes_per_s = BW,
-                    .ridge = PEAK / BW};
+    rf_roof roof = {
+        .math = RF_BF16, .peak_flops_per_s = PEAK, .bw_bytes_per_s = BW, .ridge = PEAK / BW};
     rf_step *st = malloc(sizeof *st);
     rf_step_pred *pr = malloc(sizeof *pr);
     assert_int_equal(rf_step_compute(&m, &o, &roof, st, &e), RF_OK);
@@ -652,13 +652,20 @@ static void measure_tiny(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest all[] = {
-        cmocka_unit_test(fit_recovers_parameters), cmocka_unit_test(exact_at_calibrated_shapes),
-        cmocka_unit_test(log_space_between),       cmocka_unit_test(outside_is_flagged),
-        cmocka_unit_test(bad_data_refused),        cmocka_unit_test(round_trip),
-        cmocka_unit_test(old_profile_loads),       cmocka_unit_test(step_predicted),
-        cmocka_unit_test(per_point_roofs),         cmocka_unit_test(version1_loads),
-        cmocka_unit_test(gemv_pooled),             cmocka_unit_test(gemv_on_run_roof),
-        cmocka_unit_test(bands),                   cmocka_unit_test(one_prediction_path),
+        cmocka_unit_test(fit_recovers_parameters),
+        cmocka_unit_test(exact_at_calibrated_shapes),
+        cmocka_unit_test(log_space_between),
+        cmocka_unit_test(outside_is_flagged),
+        cmocka_unit_test(bad_data_refused),
+        cmocka_unit_test(round_trip),
+        cmocka_unit_test(old_profile_loads),
+        cmocka_unit_test(step_predicted),
+        cmocka_unit_test(per_point_roofs),
+        cmocka_unit_test(version1_loads),
+        cmocka_unit_test(gemv_pooled),
+        cmocka_unit_test(gemv_on_run_roof),
+        cmocka_unit_test(bands),
+        cmocka_unit_test(one_prediction_path),
     };
     const struct CMUnitTest measure[] = {cmocka_unit_test(measure_tiny)};
     if (argc > 1 && !strcmp(argv[1], "measure"))

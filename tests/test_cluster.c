@@ -29,8 +29,8 @@ static void near(double a, double b, double rel)
 
 /* 8 B .. 256 MiB doubling (26 points), t = L + f n / B, each time scaled
  * by 1 + wobble x (-1)^i. */
-static void synthetic(rf_cluster_link *l, rf_link_class cls, rf_coll_kind kind, int ranks,
-                      double L, double B, double wobble)
+static void synthetic(rf_cluster_link *l, rf_link_class cls, rf_coll_kind kind, int ranks, double L,
+                      double B, double wobble)
 {
     memset(l, 0, sizeof *l);
     l->cls = cls;
@@ -87,16 +87,22 @@ static void fit_recovers_synthetic(void **state)
     /* the large sizes at 10 MB/s, the small ones at 1 us although that
      * bandwidth alone would take 0.8-1.6 us over 8-16 B (a cache made them
      * fast): the latency is their time, 1 us, not a negative figure */
-    rf_cluster_link cached = {.kind = RF_COLL_P2P, .ranks = 2, .n_points = 4,
-                              .points = {{8, 1e-6, 0, 1}, {16, 1e-6, 0, 1},
+    rf_cluster_link cached = {.kind = RF_COLL_P2P,
+                              .ranks = 2,
+                              .n_points = 4,
+                              .points = {{8, 1e-6, 0, 1},
+                                         {16, 1e-6, 0, 1},
                                          {1 << 20, 1048576 / 10e6, 0, 1},
                                          {1 << 21, 2097152 / 10e6, 0, 1}}};
     assert_int_equal(rf_cluster_fit(&cached, &e), RF_OK);
     near(cached.latency_s, 1e-6, 1e-9);
     near(cached.bw_bytes_per_s, 10e6, 1e-3);
     /* two points, exact: the same line */
-    rf_cluster_link two = {.kind = RF_COLL_P2P, .ranks = 2, .n_points = 2,
-                           .points = {{8, 1e-6 + 8 / 2e9, 0, 1}, {1 << 20, 1e-6 + 1048576 / 2e9, 0, 1}}};
+    rf_cluster_link two = {
+        .kind = RF_COLL_P2P,
+        .ranks = 2,
+        .n_points = 2,
+        .points = {{8, 1e-6 + 8 / 2e9, 0, 1}, {1 << 20, 1e-6 + 1048576 / 2e9, 0, 1}}};
     assert_int_equal(rf_cluster_fit(&two, &e), RF_OK);
     near(two.latency_s, 1e-6, 1e-9);
     near(two.bw_bytes_per_s, 2e9, 1e-9);
@@ -106,12 +112,14 @@ static void fit_refusals(void **state)
 {
     (void)state;
     rf_err e;
-    rf_cluster_link l = {.kind = RF_COLL_ALLREDUCE, .ranks = 2, .n_points = 1,
-                         .points = {{8, 1e-6, 1e-6, 1}}};
+    rf_cluster_link l = {
+        .kind = RF_COLL_ALLREDUCE, .ranks = 2, .n_points = 1, .points = {{8, 1e-6, 1e-6, 1}}};
     assert_int_equal(rf_cluster_fit(&l, &e), RF_EINVAL);
     assert_string_equal(e.msg, "all-reduce (intra-node): at least 2 points are needed for a fit");
     /* times falling with the size: no bandwidth */
-    l = (rf_cluster_link){.kind = RF_COLL_ALLGATHER, .ranks = 2, .n_points = 3,
+    l = (rf_cluster_link){.kind = RF_COLL_ALLGATHER,
+                          .ranks = 2,
+                          .n_points = 3,
                           .points = {{8, 3e-3, 0, 1}, {1024, 2e-3, 0, 1}, {1 << 20, 1e-3, 0, 1}}};
     assert_int_equal(rf_cluster_fit(&l, &e), RF_EINVAL);
     assert_string_equal(e.msg, "all-gather (intra-node): the times do not grow with the "
@@ -162,8 +170,12 @@ static void links_from_fits(void **state)
 
     /* a 1 MiB all-to-all on the 2 ranks measured: (r-1)/r n / B + (r-1)
      * alpha = 0.5 x 1,048,576 / 20e9 + 1 us = 27.2144 us, labelled measured */
-    rf_coll a = {.name = "ep_dispatch", .kind = RF_COLL_ALLTOALL, .bytes = 1 << 20, .ranks = 2,
-                 .link = k.up_name, .bw_bytes_per_s = k.up_bw_bytes_per_s,
+    rf_coll a = {.name = "ep_dispatch",
+                 .kind = RF_COLL_ALLTOALL,
+                 .bytes = 1 << 20,
+                 .ranks = 2,
+                 .link = k.up_name,
+                 .bw_bytes_per_s = k.up_bw_bytes_per_s,
                  .alpha_s = k.up_latency_s};
     rf_link_fit_apply(&k.up_fit[RF_COLL_ALLTOALL], &a);
     rf_coll_cost(&a);
@@ -211,8 +223,8 @@ static void collectives_from_table(void **state)
     const double times[] = {4e-6, 60e-6, 2e-3, 12e-3};
     l->n_points = 4;
     for (size_t i = 0; i < 4; i++)
-        l->points[i] = (rf_cluster_point){.bytes = sizes[i], .time_s = times[i],
-                                          .median_s = times[i], .iterations = 1};
+        l->points[i] = (rf_cluster_point){
+            .bytes = sizes[i], .time_s = times[i], .median_s = times[i], .iterations = 1};
     assert_int_equal(rf_cluster_fit(l, NULL), RF_OK);
     assert_true(l->residual > 0.05); /* the line does miss the table */
     rf_hw_links k = {0};
@@ -223,25 +235,28 @@ static void collectives_from_table(void **state)
     near(rf_link_fit_table_s(f, 40 << 20), 7e-3, 1e-12);
     assert_true(rf_link_fit_table_s(f, 128 << 20) == 0);
     assert_true(rf_link_fit_table_s(f, 512) == 0);
-    const struct { uint64_t bytes; double want; } at[] = {
-        {16 << 20, 2e-3}, {40 << 20, 7e-3}, {1024, 4e-6}, {1 << 20, 60e-6}};
+    const struct {
+        uint64_t bytes;
+        double want;
+    } at[] = {{16 << 20, 2e-3}, {40 << 20, 7e-3}, {1024, 4e-6}, {1 << 20, 60e-6}};
     for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
-        rf_coll a = {.name = "tp_allreduce", .kind = RF_COLL_ALLREDUCE, .bytes = at[i].bytes,
-                     .ranks = 2};
+        rf_coll a = {
+            .name = "tp_allreduce", .kind = RF_COLL_ALLREDUCE, .bytes = at[i].bytes, .ranks = 2};
         rf_link_fit_apply(f, &a);
         rf_coll_cost(&a);
         near(a.time_s, at[i].want, 1e-9);
         assert_string_equal(a.link, "MPI all-reduce in a node, measured 1 KiB-64 MiB");
     }
-    rf_coll big = {.name = "tp_allreduce", .kind = RF_COLL_ALLREDUCE, .bytes = 128 << 20,
-                   .ranks = 2};
+    rf_coll big = {
+        .name = "tp_allreduce", .kind = RF_COLL_ALLREDUCE, .bytes = 128 << 20, .ranks = 2};
     rf_link_fit_apply(f, &big);
     rf_coll_cost(&big);
     near(big.time_s, l->latency_s + (double)(128 << 20) / l->bw_bytes_per_s, 1e-9);
     char want[RF_LINK_NAME_MAX];
-    snprintf(want, sizeof want,
-             "MPI all-reduce in a node, extrapolated past 1 KiB-64 MiB (alpha-beta fit, rms %.0f%%)",
-             100 * l->residual);
+    snprintf(
+        want, sizeof want,
+        "MPI all-reduce in a node, extrapolated past 1 KiB-64 MiB (alpha-beta fit, rms %.0f%%)",
+        100 * l->residual);
     assert_string_equal(big.link, want);
 }
 
@@ -314,8 +329,8 @@ static void profile_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bus_factors),     cmocka_unit_test(fit_recovers_synthetic),
-        cmocka_unit_test(fit_refusals),    cmocka_unit_test(links_from_fits),
+        cmocka_unit_test(bus_factors),        cmocka_unit_test(fit_recovers_synthetic),
+        cmocka_unit_test(fit_refusals),       cmocka_unit_test(links_from_fits),
         cmocka_unit_test(profile_round_trip), cmocka_unit_test(collectives_from_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -101,8 +101,12 @@ static void seed000_regimes(void **state)
 
 static double attn_i(int64_t nq, int64_t nkv, int64_t S, bool prefill)
 {
-    rf_attn_desc d = {.n_q = nq, .n_kv = nkv, .head_dim = 128, .batch = 1,
-                      .q_tokens = prefill ? S : 1, .keys = S};
+    rf_attn_desc d = {.n_q = nq,
+                      .n_kv = nkv,
+                      .head_dim = 128,
+                      .batch = 1,
+                      .q_tokens = prefill ? S : 1,
+                      .keys = S};
     rf_op op;
     assert_int_equal(rf_op_attention("a", &d, BF16, BF16, &op, NULL), RF_OK);
     return rf_op_intensity(&op);
@@ -115,7 +119,7 @@ static void seed000_attention(void **state)
     const int64_t S[3] = {128, 512, 2048};
     const double pre[3] = {896.0, 3584.0, 14336.0};
     for (int i = 0; i < 3; i++) {
-        assert_true(attn_i(28, 4, S[i], false) == 7.0); /* (2/b)(n_q/n_kv) = 28/4 */
+        assert_true(attn_i(28, 4, S[i], false) == 7.0);   /* (2/b)(n_q/n_kv) = 28/4 */
         assert_true(attn_i(28, 4, S[i], true) == pre[i]); /* 7 S */
     }
     /* prefill crosses the ridge at S = I* b / (2 g) = 165 x 2 / 14 ~ 24 ("~24") */
@@ -192,8 +196,8 @@ static void seed003_attention(void **state)
     assert_true(attn_i(32, 32, 8192, false) == 1.0);
     assert_true(attn_i(32, 1, 8192, false) == 32.0);
     /* batch does not change it: "I_attn is invariant in B as well as in s" */
-    rf_attn_desc d = {.n_q = 32, .n_kv = 8, .head_dim = 128, .batch = 64, .q_tokens = 1,
-                      .keys = 1024};
+    rf_attn_desc d = {
+        .n_q = 32, .n_kv = 8, .head_dim = 128, .batch = 64, .q_tokens = 1, .keys = 1024};
     rf_op op;
     assert_int_equal(rf_op_attention("a", &d, BF16, BF16, &op, NULL), RF_OK);
     assert_true(rf_op_intensity(&op) == 4.0);
@@ -461,8 +465,7 @@ static void bad_inputs(void **state)
     /* 2 M K N = 2^121: refused, never wrapped */
     assert_int_equal(rf_op_gemm("g", RF_DIM_MAX, RF_DIM_MAX, RF_DIM_MAX, BF16, BF16, &op, &e),
                      RF_ERANGE);
-    rf_attn_desc d = {.n_q = 32, .n_kv = 6, .head_dim = 128, .batch = 1, .q_tokens = 1,
-                      .keys = 10};
+    rf_attn_desc d = {.n_q = 32, .n_kv = 6, .head_dim = 128, .batch = 1, .q_tokens = 1, .keys = 10};
     assert_int_equal(rf_op_attention("a", &d, BF16, BF16, &op, &e), RF_EINVAL);
     assert_non_null(strstr(e.msg, "kv-heads (6) must divide heads (32)"));
     rf_model m = model("llama-3-8b");
@@ -748,8 +751,8 @@ static void dtype_describe_blocks(void **state)
     char out[64];
     /* DeepSeek-V3's weight_block_size [128, 128]: one fp32 scale a tile of
      * 16,384 elements, which "group 16384" misdescribed */
-    rf_dtype d = {.kind = RF_FP8_E4M3, .group_size = 128 * 128, .scale_bytes = 4,
-                  .block_rows = 128};
+    rf_dtype d = {
+        .kind = RF_FP8_E4M3, .group_size = 128 * 128, .scale_bytes = 4, .block_rows = 128};
     assert_string_equal(rf_dtype_describe(d, out, sizeof out),
                         "fp8_e4m3 (128 x 128 blocks, 4-byte scales)");
     d.group_size = 64 * 256, d.block_rows = 64;
@@ -855,21 +858,34 @@ static void gemm_out_dtype(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(seed000_gemm_table),   cmocka_unit_test(seed000_regimes),
-        cmocka_unit_test(seed000_attention),    cmocka_unit_test(seed003_ridge),
-        cmocka_unit_test(seed003_gemv),         cmocka_unit_test(seed003_tstar),
-        cmocka_unit_test(seed003_attention),    cmocka_unit_test(seed003_llama_weights),
-        cmocka_unit_test(seed003_decode_floors), cmocka_unit_test(seed003_long_context),
-        cmocka_unit_test(seed003_capacity),     cmocka_unit_test(seed003_composition),
-        cmocka_unit_test(step_sum_of_max),      cmocka_unit_test(qwen_decode_weights),
-        cmocka_unit_test(step_prefill),         cmocka_unit_test(sweep_matches_step),
-        cmocka_unit_test(bad_inputs),           cmocka_unit_test(dtypes),
-        cmocka_unit_test(moe_rows_reproducible), cmocka_unit_test(hw_math_fallback),
-        cmocka_unit_test(step_memory_fit), cmocka_unit_test(step_range_blame),
+        cmocka_unit_test(seed000_gemm_table),
+        cmocka_unit_test(seed000_regimes),
+        cmocka_unit_test(seed000_attention),
+        cmocka_unit_test(seed003_ridge),
+        cmocka_unit_test(seed003_gemv),
+        cmocka_unit_test(seed003_tstar),
+        cmocka_unit_test(seed003_attention),
+        cmocka_unit_test(seed003_llama_weights),
+        cmocka_unit_test(seed003_decode_floors),
+        cmocka_unit_test(seed003_long_context),
+        cmocka_unit_test(seed003_capacity),
+        cmocka_unit_test(seed003_composition),
+        cmocka_unit_test(step_sum_of_max),
+        cmocka_unit_test(qwen_decode_weights),
+        cmocka_unit_test(step_prefill),
+        cmocka_unit_test(sweep_matches_step),
+        cmocka_unit_test(bad_inputs),
+        cmocka_unit_test(dtypes),
+        cmocka_unit_test(moe_rows_reproducible),
+        cmocka_unit_test(hw_math_fallback),
+        cmocka_unit_test(step_memory_fit),
+        cmocka_unit_test(step_range_blame),
         cmocka_unit_test(moe_crossover_in_flight),
-        cmocka_unit_test(causal_pairs),           cmocka_unit_test(causal_prefill),
+        cmocka_unit_test(causal_pairs),
+        cmocka_unit_test(causal_prefill),
         cmocka_unit_test(gemm_out_dtype),
-        cmocka_unit_test(dtype_describe_blocks),  cmocka_unit_test(preset_memory_rule),
+        cmocka_unit_test(dtype_describe_blocks),
+        cmocka_unit_test(preset_memory_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,9 +134,9 @@ static void unavailable(void **state)
         expect_unavail(rf_cuda_calibrate(NULL, NULL, &p, &err), &err, "rf_cuda_calibrate");
         rf_cuda_timing t = rf_cuda_timing_default(true);
         rf_cuda_gemm_result g;
-        expect_unavail(rf_cuda_gemm_time(NULL, RF_CUDA_GEMM_CUBLASLT, RF_BF16, 1, 16, 16, &t,
-                                         NULL, &g, &err),
-                       &err, "rf_cuda_gemm_time");
+        expect_unavail(
+            rf_cuda_gemm_time(NULL, RF_CUDA_GEMM_CUBLASLT, RF_BF16, 1, 16, 16, &t, NULL, &g, &err),
+            &err, "rf_cuda_gemm_time");
         rf_cuda_bw_result b;
         expect_unavail(rf_cuda_bandwidth(NULL, RF_CUDA_BW_COPY, 1 << 20, &t, &b, &err), &err,
                        "rf_cuda_bandwidth");
@@ -231,9 +231,9 @@ static void gemm_against_cpu(void **state)
         check_one(ctx, RF_CUDA_GEMM_CUBLASLT, run[i], 1, 272, 80);
         check_one(ctx, RF_CUDA_GEMM_CUBLASLT, run[i], 32, 64, 160);
     }
-    check_one(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, 3584, 96);  /* 16-byte path, unrolled */
-    check_one(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, 275, 33);   /* element path */
-    check_one(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, 8, 5);      /* fewer rows than a block */
+    check_one(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, 3584, 96); /* 16-byte path, unrolled */
+    check_one(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, 275, 33);  /* element path */
+    check_one(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 1, 8, 5);     /* fewer rows than a block */
 }
 
 static void gemm_refusals(void **state)
@@ -241,17 +241,17 @@ static void gemm_refusals(void **state)
     rf_cuda_ctx *ctx = *state;
     rf_err err;
     double e;
-    assert_int_equal(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, RF_FP8_E5M2, 16, 16, 16, &e,
-                                        &err),
-                     RF_EINVAL);
+    assert_int_equal(
+        rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, RF_FP8_E5M2, 16, 16, 16, &e, &err),
+        RF_EINVAL);
     assert_non_null(strstr(err.msg, "fp8_e5m2"));
     assert_int_equal(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_GEMV, RF_BF16, 2, 16, 16, &e, &err),
                      RF_EINVAL);
     assert_int_equal(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, RF_BF16, 0, 16, 16, &e, &err),
                      RF_EINVAL);
-    assert_int_equal(rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, RF_BF16, 4096, 4096, 4096,
-                                        &e, &err),
-                     RF_EINVAL); /* too big for a full CPU check */
+    assert_int_equal(
+        rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, RF_BF16, 4096, 4096, 4096, &e, &err),
+        RF_EINVAL); /* too big for a full CPU check */
     rf_cuda_timing t = rf_cuda_timing_default(true);
     rf_cuda_bw_result b;
     assert_int_equal(rf_cuda_bandwidth(ctx, RF_CUDA_BW_COPY, 1000, &t, &b, &err), RF_EINVAL);
@@ -288,10 +288,9 @@ static void gemm_timed(void **state)
     rf_cuda_gemm_result g;
     rf_err err;
     /* A made-up roof: 1 TFLOP/s and 100 GB/s, ridge 10. */
-    rf_roof roof = {.math = RF_BF16, .peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e11,
-                    .ridge = 10};
-    if (rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, RF_BF16, 64, 256, 384, &t, &roof, &g,
-                          &err) != RF_OK)
+    rf_roof roof = {.math = RF_BF16, .peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e11, .ridge = 10};
+    if (rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, RF_BF16, 64, 256, 384, &t, &roof, &g, &err) !=
+        RF_OK)
         fail_msg("bf16 64x256x384: %s", err.msg);
     /* F = 2 M K N; Q = (M K + N K + M N) 2 bytes */
     assert_int_equal(g.flops, 2ull * 64 * 256 * 384);
@@ -385,8 +384,9 @@ static void calibrate_quick(void **state)
             fail_msg("no %s series", rf_calib_kind_name((rf_calib_kind)k));
     rf_cuda_calib_plan pl = rf_cuda_calib_plan_of(true);
     assert_int_equal(points, rf_cuda_calib_plan_points(&pl));
-    fprintf(stderr, "test_cuda: calibration: %zu points; gemm e %.2f c0 %.2g s, decode e %.2f, "
-                    "prefill e %.2f, copy e %.2f\n",
+    fprintf(stderr,
+            "test_cuda: calibration: %zu points; gemm e %.2f c0 %.2g s, decode e %.2f, "
+            "prefill e %.2f, copy e %.2f\n",
             points, c->fit[RF_CALIB_GEMM].efficiency, c->fit[RF_CALIB_GEMM].overhead_s,
             c->fit[RF_CALIB_ATTN_DECODE].efficiency, c->fit[RF_CALIB_ATTN_PREFILL].efficiency,
             c->fit[RF_CALIB_COPY].efficiency);
@@ -411,8 +411,8 @@ static int cli_no_device_run(const char *exe, const char *extra)
     /* one line: the message and its newline, nothing after */
     const char *nl = strchr(out, '\n');
     int ok = code == 3 && (strstr(out, "cuda:1023") || strstr(out, "CUDA")) && nl && !nl[1];
-    fprintf(stderr, "test_cuda: `roofline measure --device cuda:1023%s` exit %d: %s%s", extra,
-            code, out, n && out[n - 1] == '\n' ? "" : "\n");
+    fprintf(stderr, "test_cuda: `roofline measure --device cuda:1023%s` exit %d: %s%s", extra, code,
+            out, n && out[n - 1] == '\n' ? "" : "\n");
     if (!ok)
         fprintf(stderr, "test_cuda: FAIL: expected exit 3 and one line naming the device\n");
     return ok ? 0 : 1;

@@ -244,9 +244,9 @@ static void fit_on_plan_points(void **state)
     for (int k = 0; k < RF_CALIB_KIND_COUNT; k++)
         c0[k] = 1e-9 * (1 + k), e[k] = 0.3 + 0.08 * k;
     rf_cuda_calib_plan pl = rf_cuda_calib_plan_of(true);
-#define PUT(kind, a_, b_, x_, F, Q)                                                          \
-    assert_int_equal(rf_cuda_calib_add(c, kind, a_, b_, x_, F, Q,                            \
-                                       c0[kind] + rf_calib_floor_s(c, F, Q) / e[kind], &err), \
+#define PUT(kind, a_, b_, x_, F, Q)                                                                \
+    assert_int_equal(rf_cuda_calib_add(c, kind, a_, b_, x_, F, Q,                                  \
+                                       c0[kind] + rf_calib_floor_s(c, F, Q) / e[kind], &err),      \
                      RF_OK)
     for (size_t s = 0; s < pl.n_gemm; s++)
         for (size_t i = 0; i < pl.n_m; i++) {
@@ -264,9 +264,8 @@ static void fit_on_plan_points(void **state)
             PUT(RF_CALIB_ATTN_DECODE, dh, 0, pl.keys[i], (double)op.flops, (double)op.bytes);
         }
         for (size_t i = 0; i < pl.n_tokens; i++) {
-            assert_int_equal(rf_cuda_calib_op(RF_CALIB_ATTN_PREFILL, pl.tokens[i], dh, 1, &op,
-                                              &err),
-                             RF_OK);
+            assert_int_equal(
+                rf_cuda_calib_op(RF_CALIB_ATTN_PREFILL, pl.tokens[i], dh, 1, &op, &err), RF_OK);
             PUT(RF_CALIB_ATTN_PREFILL, dh, 0, pl.tokens[i], (double)op.flops, (double)op.bytes);
         }
     }
@@ -277,8 +276,7 @@ static void fit_on_plan_points(void **state)
             PUT(ew[k], 0, 0, pl.elems[i], (double)op.flops, (double)op.bytes);
         }
     for (size_t i = 0; i < pl.n_copy; i++) {
-        assert_int_equal(rf_cuda_calib_op(RF_CALIB_COPY, pl.copy_bytes[i], 0, 1, &op, &err),
-                         RF_OK);
+        assert_int_equal(rf_cuda_calib_op(RF_CALIB_COPY, pl.copy_bytes[i], 0, 1, &op, &err), RF_OK);
         PUT(RF_CALIB_COPY, 0, 0, pl.copy_bytes[i], (double)op.flops, (double)op.bytes);
     }
 #undef PUT
@@ -286,8 +284,7 @@ static void fit_on_plan_points(void **state)
         fail_msg("fit: %s", err.msg);
     for (int k = 0; k < RF_CALIB_KIND_COUNT; k++) {
         const rf_calib_fit *f = &c->fit[k];
-        if (fabs(f->overhead_s - c0[k]) > 1e-6 * c0[k] ||
-            fabs(f->efficiency - e[k]) > 1e-6)
+        if (fabs(f->overhead_s - c0[k]) > 1e-6 * c0[k] || fabs(f->efficiency - e[k]) > 1e-6)
             fail_msg("%s: c0 %g (want %g), e %g (want %g)", rf_calib_kind_name((rf_calib_kind)k),
                      f->overhead_s, c0[k], f->efficiency, e[k]);
         assert_true(f->rms_residual < 1e-6);

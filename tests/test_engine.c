@@ -50,8 +50,12 @@ static const rf_roof any_roof = {.peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e1
 static rf_engine_fit q4_fit(rf_phase phase, double k_gemm, double k_attn, double layer_s,
                             size_t n_points, double loo_worst)
 {
-    rf_engine_fit f = {.phase = phase, .k_gemm = k_gemm, .k_attn = k_attn, .layer_s = layer_s,
-                       .n_points = n_points, .loo_worst = loo_worst};
+    rf_engine_fit f = {.phase = phase,
+                       .k_gemm = k_gemm,
+                       .k_attn = k_attn,
+                       .layer_s = layer_s,
+                       .n_points = n_points,
+                       .loo_worst = loo_worst};
     snprintf(f.weights, sizeof f.weights, "q4_0");
     return f;
 }
@@ -71,7 +75,7 @@ static void fit_recovers(void **state)
 {
     (void)state;
     rf_engine_calib *c = calib_new();
-    const double pts[][4] = {{1.0, 0.1, 0.01, 2}, {2.0, 0.5, 0.0, 2}, {0.5, 0.2, 0.0, 4},
+    const double pts[][4] = {{1.0, 0.1, 0.01, 2}, {2.0, 0.5, 0.0, 2},  {0.5, 0.2, 0.0, 4},
                              {3.0, 0.3, 0.02, 1}, {0.2, 0.05, 0.0, 8}, {1.5, 0.4, 0.0, 3}};
     for (size_t i = 0; i < 6; i++)
         put(c, pts[i][0], pts[i][1], pts[i][2], pts[i][3],
@@ -224,8 +228,8 @@ static void generate_sums(void **state)
     /* by hand: the prefill of 100 tokens, the decodes at contexts 101, 102, 103 */
     double want[4], gs, as, xs;
     for (int j = 0; j < 4; j++) {
-        rf_step_opts so = rf_engine_step_opts(c, &m, q4, j ? RF_DECODE : RF_PREFILL, 100,
-                                              j ? 100 + j : 0);
+        rf_step_opts so =
+            rf_engine_step_opts(c, &m, q4, j ? RF_DECODE : RF_PREFILL, 100, j ? 100 + j : 0);
         assert_int_equal(rf_step_compute(&m, &so, &any_roof, st, &e), RF_OK);
         assert_int_equal(rf_engine_split(c, st, &so, &gs, &as, &xs, &e), RF_OK);
         want[j] = gs + as + xs;
@@ -241,7 +245,8 @@ static void generate_sums(void **state)
     assert_int_equal(rf_engine_predict_generate(c, &m, &o, &any_roof, 100, 1, st, &g, &e), RF_OK);
     assert_true(g.g.decode_s == 0 && g.g.tpot_mean_s == 0 && g.decode_fit == NULL);
     o.batch = 2;
-    assert_int_equal(rf_engine_predict_generate(c, &m, &o, &any_roof, 100, 4, st, &g, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_predict_generate(c, &m, &o, &any_roof, 100, 4, st, &g, &e),
+                     RF_EINVAL);
     assert_non_null(strstr(e.msg, "a batch of 2"));
     free(st);
     free(c);
@@ -252,8 +257,7 @@ static void file_reads(void **state)
     (void)state;
     rf_engine_calib *c = malloc(sizeof *c);
     rf_err e;
-    assert_int_equal(rf_engine_calib_load(RF_TEST_DATA "/engine/llamacpp-tiny.json", c, &e),
-                     RF_OK);
+    assert_int_equal(rf_engine_calib_load(RF_TEST_DATA "/engine/llamacpp-tiny.json", c, &e), RF_OK);
     assert_int_equal(c->n_points, 8);
     assert_int_equal(c->n_fits, 2);
     assert_string_equal(c->pt[0].model, "tiny-a, 2 layers");
@@ -272,8 +276,9 @@ static void file_refuses(void **state)
     size_t len;
     char *good = NULL;
     rf_err fe;
-    assert_int_equal(rf_file_read_all(RF_TEST_DATA "/engine/llamacpp-tiny.json", 1 << 20, &good,
-                                      &len, &fe), RF_OK);
+    assert_int_equal(
+        rf_file_read_all(RF_TEST_DATA "/engine/llamacpp-tiny.json", 1 << 20, &good, &len, &fe),
+        RF_OK);
     const struct {
         const char *from, *to, *msg;
     } bad[] = {
@@ -310,11 +315,10 @@ static void file_refuses(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fit_recovers),    cmocka_unit_test(fit_holds_floor),
-        cmocka_unit_test(loo_honest),      cmocka_unit_test(fit_refuses),
+        cmocka_unit_test(fit_recovers),      cmocka_unit_test(fit_holds_floor),
+        cmocka_unit_test(loo_honest),        cmocka_unit_test(fit_refuses),
         cmocka_unit_test(split_and_predict), cmocka_unit_test(generate_sums),
-        cmocka_unit_test(file_reads),
-        cmocka_unit_test(file_refuses),
+        cmocka_unit_test(file_reads),        cmocka_unit_test(file_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

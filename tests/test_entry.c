@@ -43,8 +43,8 @@
 #include "rf_cli.h"
 
 typedef struct row {
-    const char *tmp;   /* the table's {TMP}                     */
-    int argc;          /* with argv[0] = "roofline"             */
+    const char *tmp; /* the table's {TMP}                     */
+    int argc;        /* with argv[0] = "roofline"             */
     const char **argv;
     int table;         /* rows of one table share a number, 1.. */
     rf_cli_result bin; /* what the binary gave                  */

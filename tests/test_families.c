@@ -60,8 +60,8 @@ static void near_published(uint64_t computed, double published)
 {
     double r = (double)computed / published - 1;
     if (r > 0.01 || r < -0.01)
-        fail_msg("%s: %llu is %.2f%% from the published %.4g", m.name,
-                 (unsigned long long)computed, 100 * r, published);
+        fail_msg("%s: %llu is %.2f%% from the published %.4g", m.name, (unsigned long long)computed,
+                 100 * r, published);
 }
 
 static int64_t count(const uint8_t *flags)
@@ -417,14 +417,16 @@ static void test_refused(void **state)
                  " \"linear_key_head_dim\": 0}",
                  "linear_key_head_dim (0) must be at least 1");
     /* index_topk beyond the context */
-    refused_says("{\"model_type\": \"deepseek_v32\", \"hidden_size\": 256, \"num_hidden_layers\": 2,"
-                 " \"num_attention_heads\": 4, \"intermediate_size\": 512, \"vocab_size\": 100,"
-                 " \"moe_intermediate_size\": 64, \"n_routed_experts\": 4, \"num_experts_per_tok\": 2,"
-                 " \"first_k_dense_replace\": 1, \"max_position_embeddings\": 1024,"
-                 " \"index_n_heads\": 4, \"index_head_dim\": 32, \"index_topk\": 2048}",
-                 "index_topk (2048) exceeds max_position_embeddings (1024)");
-    refused_says("{\"model_type\": \"deepseek_v32\", \"hidden_size\": 256, \"num_hidden_layers\": 2}",
-                 "index_n_heads is missing (required)");
+    refused_says(
+        "{\"model_type\": \"deepseek_v32\", \"hidden_size\": 256, \"num_hidden_layers\": 2,"
+        " \"num_attention_heads\": 4, \"intermediate_size\": 512, \"vocab_size\": 100,"
+        " \"moe_intermediate_size\": 64, \"n_routed_experts\": 4, \"num_experts_per_tok\": 2,"
+        " \"first_k_dense_replace\": 1, \"max_position_embeddings\": 1024,"
+        " \"index_n_heads\": 4, \"index_head_dim\": 32, \"index_topk\": 2048}",
+        "index_topk (2048) exceeds max_position_embeddings (1024)");
+    refused_says(
+        "{\"model_type\": \"deepseek_v32\", \"hidden_size\": 256, \"num_hidden_layers\": 2}",
+        "index_n_heads is missing (required)");
     /* a model_type no family reads, and what a known but unmodelled one lacks */
     refused_says("{\"model_type\": \"foo\", \"hidden_size\": 64, \"num_hidden_layers\": 2}",
                  "bad.json: model_type foo is not a known family (known: llama, ");
@@ -438,10 +440,11 @@ static void test_refused(void **state)
     refused_says("{\"model_type\": \"nemotron_h\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
                  " \"hybrid_override_pattern\": \"MX\"}",
                  "hybrid_override_pattern[1] is not a layer kind");
-    refused_says("{\"model_type\": \"mimo_v2_flash\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
-                 " \"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100,"
-                 " \"hybrid_layer_pattern\": [0], \"moe_layer_freq\": [0, 0]}",
-                 "hybrid_layer_pattern has 1 entries but num_hidden_layers is 2");
+    refused_says(
+        "{\"model_type\": \"mimo_v2_flash\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+        " \"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100,"
+        " \"hybrid_layer_pattern\": [0], \"moe_layer_freq\": [0, 0]}",
+        "hybrid_layer_pattern has 1 entries but num_hidden_layers is 2");
     /* a bare NaN where a shape is: null, refused naming the field */
     refused_says("{\"model_type\": \"llama\", \"hidden_size\": NaN, \"num_hidden_layers\": 2}",
                  "hidden_size is null");
@@ -482,11 +485,16 @@ static void test_every_preset(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deepseek_family), cmocka_unit_test(test_sparse_attention),
-        cmocka_unit_test(test_glm4_moe),        cmocka_unit_test(test_gated_deltanet),
-        cmocka_unit_test(test_llama4),          cmocka_unit_test(test_nemotron_h),
-        cmocka_unit_test(test_mimo),            cmocka_unit_test(test_plain_presets),
-        cmocka_unit_test(test_gemma4_fields),   cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_deepseek_family),
+        cmocka_unit_test(test_sparse_attention),
+        cmocka_unit_test(test_glm4_moe),
+        cmocka_unit_test(test_gated_deltanet),
+        cmocka_unit_test(test_llama4),
+        cmocka_unit_test(test_nemotron_h),
+        cmocka_unit_test(test_mimo),
+        cmocka_unit_test(test_plain_presets),
+        cmocka_unit_test(test_gemma4_fields),
+        cmocka_unit_test(test_refused),
         cmocka_unit_test(test_every_preset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,8 +40,7 @@ static rf_model preset(const char *name)
 /* Round figures: pi = 1e11 FLOP/s, beta = 1e10 B/s, ridge 10. */
 static rf_roof roof(void)
 {
-    rf_roof r = {.math = RF_FP32, .peak_flops_per_s = 1e11, .bw_bytes_per_s = 1e10,
-                 .ridge = 10};
+    rf_roof r = {.math = RF_FP32, .peak_flops_per_s = 1e11, .bw_bytes_per_s = 1e10, .ridge = 10};
     return r;
 }
 
@@ -340,8 +339,8 @@ static void plan_elementwise_is_core(void **state)
     assert_int_equal(rf_forward_plan(&m, &o, &r, run, &e), RF_OK);
     rf_dtype f32 = rf_dtype_of(RF_FP32);
     rf_op want[7];
-    const char *names[7] = {"attn_norm", "rope", "kv_write", "attn_residual", "act",
-                            "mlp_residual", "final_norm"};
+    const char *names[7] = {"attn_norm", "rope",         "kv_write",  "attn_residual",
+                            "act",       "mlp_residual", "final_norm"};
     assert_int_equal(rf_op_norm("", 3, 4096, f32, f32, &want[0], &e), RF_OK);
     assert_int_equal(rf_op_rope("", 3, 40, 128, f32, &want[1], &e), RF_OK);
     assert_int_equal(rf_op_kv_write("", 3, 8, 128, f32, f32, &want[2], &e), RF_OK);

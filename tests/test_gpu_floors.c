@@ -114,10 +114,7 @@ static int col(const table *t, const char *name)
     return -1;
 }
 
-static int64_t i64(const table *t, int c)
-{
-    return strtoll(t->cell[c], NULL, 10);
-}
+static int64_t i64(const table *t, int c) { return strtoll(t->cell[c], NULL, 10); }
 
 static double seconds(const table *t, int c)
 {
@@ -128,8 +125,8 @@ static double seconds(const table *t, int c)
 
 static const struct gpu {
     const char *dir, *preset;
-} gpus[] = {{"h100_sxm", "h100-sxm"}, {"h200_sxm", "h200"}, {"b200_sxm", "b200"},
-            {"b300_sxm", "b300"}};
+} gpus[] = {
+    {"h100_sxm", "h100-sxm"}, {"h200_sxm", "h200"}, {"b200_sxm", "b200"}, {"b300_sxm", "b300"}};
 static const char *const engines[] = {"vllm", "trtllm", "sglang"};
 
 static rf_hw preset(const char *name)
@@ -160,8 +157,8 @@ typedef struct tally {
 static void beaten(tally *y, const table *t, double floor_s, double measured_s)
 {
     if (!y->beaten++)
-        snprintf(y->first, sizeof y->first, "%s row %ld: measured %.4g us, floor %.4g us",
-                 t->path, t->row, measured_s * 1e6, floor_s * 1e6);
+        snprintf(y->first, sizeof y->first, "%s row %ld: measured %.4g us, floor %.4g us", t->path,
+                 t->row, measured_s * 1e6, floor_s * 1e6);
 }
 
 static void report(const char *what, const tally *y)
@@ -207,7 +204,8 @@ static void gemm_table(const struct gpu *g, const char *engine, tally *y)
     while (table_next(&t)) {
         rf_dtype w, a;
         rf_dtype_kind math;
-        if (!gemm_dtypes(t.cell[cd], &w, &a, &math) || !(hw.peak_flops_per_s[rf_hw_peak_kind(math)] > 0)) {
+        if (!gemm_dtypes(t.cell[cd], &w, &a, &math) ||
+            !(hw.peak_flops_per_s[rf_hw_peak_kind(math)] > 0)) {
             y->skipped++;
             continue;
         }
@@ -220,8 +218,8 @@ static void gemm_table(const struct gpu *g, const char *engine, tally *y)
         if (s >= f)
             continue;
         /* X and W: M K b_a + K N b_w (the output is written, not reread) */
-        uint64_t x_w = op.weight_bytes + (uint64_t)(i64(&t, cm) * i64(&t, ck)) *
-                                             (uint64_t)rf_dtype_bytes_per_elem(a);
+        uint64_t x_w = op.weight_bytes +
+                       (uint64_t)(i64(&t, cm) * i64(&t, ck)) * (uint64_t)rf_dtype_bytes_per_elem(a);
         if (hw.l2_bytes && x_w <= hw.l2_bytes && a.kind == RF_BF16 && w.kind == RF_BF16 &&
             i64(&t, cn) <= 128)
             y->excepted++;
@@ -254,10 +252,7 @@ static void gemm_rows(void **state)
 
 /* ---- attention -------------------------------------------------------------- */
 
-static rf_dtype_kind attn_dtype(const char *d)
-{
-    return !strcmp(d, "fp8") ? RF_FP8_E4M3 : RF_BF16;
-}
+static rf_dtype_kind attn_dtype(const char *d) { return !strcmp(d, "fp8") ? RF_FP8_E4M3 : RF_BF16; }
 
 static void attn_table(const struct gpu *g, const char *engine, bool prefill, tally *y)
 {
@@ -267,21 +262,24 @@ static void attn_table(const struct gpu *g, const char *engine, bool prefill, ta
         return;
     rf_hw hw = preset(g->preset);
     int cb = col(&t, "batch_size"), cs = col(&t, "isl"), cq = col(&t, "num_heads"),
-        ckv = col(&t, "num_key_value_heads"), cd = col(&t, "head_dim"),
-        ca = col(&t, "attn_dtype"), ck = col(&t, "kv_cache_dtype"),
-        cw = col(&t, "window_size"), cl = col(&t, "latency");
+        ckv = col(&t, "num_key_value_heads"), cd = col(&t, "head_dim"), ca = col(&t, "attn_dtype"),
+        ck = col(&t, "kv_cache_dtype"), cw = col(&t, "window_size"), cl = col(&t, "latency");
     while (table_next(&t)) {
         int64_t S = i64(&t, cs), w = i64(&t, cw);
-        rf_attn_desc d = {.n_q = i64(&t, cq), .n_kv = i64(&t, ckv), .head_dim = i64(&t, cd),
-                          .batch = i64(&t, cb), .q_tokens = prefill ? S : 1, .keys = S,
-                          .window = w > 0 && w < S ? w : 0, .causal = prefill};
+        rf_attn_desc d = {.n_q = i64(&t, cq),
+                          .n_kv = i64(&t, ckv),
+                          .head_dim = i64(&t, cd),
+                          .batch = i64(&t, cb),
+                          .q_tokens = prefill ? S : 1,
+                          .keys = S,
+                          .window = w > 0 && w < S ? w : 0,
+                          .causal = prefill};
         rf_dtype kv = rf_dtype_of(attn_dtype(t.cell[ck])), a = rf_dtype_of(RF_BF16);
         rf_op op;
         rf_err e;
         if (rf_op_attention("attention", &d, kv, a, &op, &e))
             fail_msg("%s row %ld: %s", t.path, t.row, e.msg);
-        double f = floor_on(&hw, attn_dtype(t.cell[ca]), op.flops, op.bytes),
-               s = seconds(&t, cl);
+        double f = floor_on(&hw, attn_dtype(t.cell[ca]), op.flops, op.bytes), s = seconds(&t, cl);
         y->checked++;
         if (s >= f)
             continue;
@@ -412,7 +410,8 @@ static void coll_table(const struct gpu *g, const char *dir, const char *name,
     int co = col(&t, "op_name"), cg = col(&t, "num_gpus"), cm = col(&t, "message_size"),
         cd = col(&t, dtype_col), cl = col(&t, "latency");
     while (table_next(&t)) {
-        rf_coll c = {.name = name, .ranks = i64(&t, cg),
+        rf_coll c = {.name = name,
+                     .ranks = i64(&t, cg),
                      .bytes = (uint64_t)i64(&t, cm) * elem_bytes(t.cell[cd]),
                      .bw_bytes_per_s = hw.links.up_bw_bytes_per_s,
                      .alpha_s = hw.links.up_latency_s,
@@ -464,8 +463,11 @@ static void one_shot_by_hand(void **state)
 {
     (void)state;
     rf_hw hw = preset("h100-sxm");
-    rf_coll c = {.kind = RF_COLL_ALLREDUCE, .ranks = 8, .bytes = 16384,
-                 .bw_bytes_per_s = hw.links.up_bw_bytes_per_s, .alpha_s = hw.links.up_latency_s,
+    rf_coll c = {.kind = RF_COLL_ALLREDUCE,
+                 .ranks = 8,
+                 .bytes = 16384,
+                 .bw_bytes_per_s = hw.links.up_bw_bytes_per_s,
+                 .alpha_s = hw.links.up_latency_s,
                  .switch_reduce = hw.links.up_switch_reduce};
     rf_coll_cost(&c);
     assert_string_equal(c.algo, "one-shot");

@@ -176,10 +176,7 @@ static void test_gemm(void **state)
 
 /* The all-reduce's floor on round_hw: 2 (t-1)/t x n x 2 bytes over 100
  * GB/s, plus one 1 us hop. */
-static double ar_floor(double t, double n)
-{
-    return 2 * (t - 1) / t * n * 2 / 1e11 + 1e-6;
-}
+static double ar_floor(double t, double n) { return 2 * (t - 1) / t * n * 2 / 1e11 + 1e-6; }
 
 static void test_collective(void **state)
 {
@@ -191,8 +188,8 @@ static void test_collective(void **state)
     /* a TP all-reduce of 4096 bytes (2048 bf16 elements) on 2 GPUs:
      * halfway between 1024 and 4096 elements in ln n,
      *     t = sqrt(r(2, 1024) r(2, 4096)) x floor(2, 2048) */
-    rf_coll c = {.name = "tp_allreduce", .kind = RF_COLL_ALLREDUCE, .count = 1, .bytes = 4096,
-                 .ranks = 2};
+    rf_coll c = {
+        .name = "tp_allreduce", .kind = RF_COLL_ALLREDUCE, .count = 1, .bytes = 4096, .ranks = 2};
     static rf_step st; /* no operators */
     rf_model m;
     memset(&m, 0, sizeof m);
@@ -239,8 +236,7 @@ static void test_missing_kind(void **state)
     rf_dtype bf = rf_dtype_of(RF_BF16);
     assert_int_equal(rf_op_gemm("q_proj", 4, 1024, 1024, bf, bf, &st.ops[0], &e), RF_OK);
     st.ops[0].count = 2;
-    rf_attn_desc d = {.n_q = 8, .n_kv = 8, .head_dim = 128, .batch = 4, .q_tokens = 1,
-                      .keys = 100};
+    rf_attn_desc d = {.n_q = 8, .n_kv = 8, .head_dim = 128, .batch = 4, .q_tokens = 1, .keys = 100};
     assert_int_equal(rf_op_attention("attention", &d, bf, bf, &st.ops[1], &e), RF_OK);
     st.ops[1].count = 2;
     st.n_ops = 2;
@@ -290,14 +286,12 @@ static void test_pipeline(void **state)
     m.n_q = m.n_kv = 8, m.head_dim = 128, m.kv_lora_rank = 512;
     par->layout = (rf_layout){1, 2, 1, 1};
     par->devices = 2, par->n_stages = 2, par->micro_batches = 2, par->micro_batch = 2;
-    rf_attn_desc d = {.n_q = 8, .n_kv = 8, .head_dim = 128, .batch = 4, .q_tokens = 1,
-                      .keys = 100};
+    rf_attn_desc d = {.n_q = 8, .n_kv = 8, .head_dim = 128, .batch = 4, .q_tokens = 1, .keys = 100};
     for (size_t i = 0; i < 2; i++) {
         rf_par_stage *ps = &par->stages[i];
         ps->shard = m;
         ps->step.roof = (rf_roof){.peak_flops_per_s = 1e14, .bw_bytes_per_s = 1e12};
-        assert_int_equal(rf_op_gemm("q_proj", 4, 1024, 1024, bf, bf, &ps->step.ops[0], &e),
-                         RF_OK);
+        assert_int_equal(rf_op_gemm("q_proj", 4, 1024, 1024, bf, bf, &ps->step.ops[0], &e), RF_OK);
         ps->step.ops[0].count = 2;
         ps->step.n_ops = 1;
     }
@@ -306,8 +300,12 @@ static void test_pipeline(void **state)
     assert_int_equal(rf_op_attention("gdn_delta_rule", &d, bf, bf, &s1->ops[2], &e), RF_OK);
     s1->ops[1].count = s1->ops[2].count = 2;
     s1->n_ops = 3;
-    par->stages[0].coll[0] = (rf_coll){.name = "pp_send", .kind = RF_COLL_P2P, .count = 1,
-                                       .bytes = 16384, .ranks = 2, .time_s = 3e-6};
+    par->stages[0].coll[0] = (rf_coll){.name = "pp_send",
+                                       .kind = RF_COLL_P2P,
+                                       .count = 1,
+                                       .bytes = 16384,
+                                       .ranks = 2,
+                                       .time_s = 3e-6};
     par->stages[0].n_coll = 1;
     rf_step_opts o = rf_step_opts_default();
     o.batch = 4;
@@ -356,10 +354,7 @@ static void test_pipeline(void **state)
  *     t = exp((1 - w) ln r(1023) + w ln r(4095)) x floor(2048).
  * A model of other widths (kv_lora_rank 256) is on its own floor,
  * RF_GPU_NEED_MLA. */
-static double mla_floor(double keys)
-{
-    return (keys * 576 * 2 + 16.0 * 1088 * 2) / 1e12;
-}
+static double mla_floor(double keys) { return (keys * 576 * 2 + 16.0 * 1088 * 2) / 1e12; }
 
 static void test_mla(void **state)
 {
@@ -377,8 +372,8 @@ static void test_mla(void **state)
     st.roof = (rf_roof){.peak_flops_per_s = 1e14, .bw_bytes_per_s = 1e12};
     rf_err e;
     rf_dtype bf = rf_dtype_of(RF_BF16);
-    rf_attn_desc d = {.n_q = 16, .n_kv = 1, .head_dim = 576, .batch = 1, .q_tokens = 1,
-                      .keys = 2048};
+    rf_attn_desc d = {
+        .n_q = 16, .n_kv = 1, .head_dim = 576, .batch = 1, .q_tokens = 1, .keys = 2048};
     assert_int_equal(rf_op_attention("attention", &d, bf, bf, &st.ops[0], &e), RF_OK);
     st.n_ops = 1;
     rf_model m;
@@ -400,8 +395,7 @@ static void test_mla(void **state)
     m.kv_lora_rank = 256;
     assert_int_equal(rf_gpu_predict_step(&ctx, &st, NULL, 0, &sp, &e), RF_OK);
     assert_int_equal(sp.op[0].how, RF_GPU_NO_TABLE);
-    assert_true(fabs(sp.op[0].time_s - (double)st.ops[0].bytes / 1e12) <
-                1e-12 * sp.op[0].time_s);
+    assert_true(fabs(sp.op[0].time_s - (double)st.ops[0].bytes / 1e12) < 1e-12 * sp.op[0].time_s);
     assert_int_equal(sp.missing, RF_GPU_NEED_MLA);
     rf_gpu_tables_free(&g);
 }
@@ -472,8 +466,8 @@ static void llama_on_gemm_only(rf_gpu_tables *g, rf_model *m, rf_step_opts *o, r
     assert_int_equal(rf_model_preset("llama-3-8b", m, &e), RF_OK);
     *o = rf_step_opts_for_model(m);
     assert_int_equal(rf_hw_roof(&hw, RF_BF16, roof, &e), RF_OK);
-    *po = (rf_par_opts){.layout = rf_layout_single(), .links = hw.links, .util = 0.9,
-                        .mem_bytes = hw.mem_bytes};
+    *po = (rf_par_opts){
+        .layout = rf_layout_single(), .links = hw.links, .util = 0.9, .mem_bytes = hw.mem_bytes};
 }
 
 /* A pipeline under load: one decode token (one micro-batch) on two stages
@@ -496,8 +490,8 @@ static void test_sim_pipeline(void **state)
     llama_on_gemm_only(&g, &m, &o, &roof, &po);
     double step[2];
     int64_t ctx[1] = {300};
-    rf_sim_batch dec = {.n_decode = 1, .decode_context = ctx, .decode_context_sum = 300,
-                        .tokens = 1};
+    rf_sim_batch dec = {
+        .n_decode = 1, .decode_context = ctx, .decode_context_sum = 300, .tokens = 1};
     rf_gpu_sim *gs = calloc(1, sizeof *gs);
     rf_par *par = calloc(1, sizeof *par);
     assert_non_null(gs);
@@ -558,8 +552,8 @@ static void test_sim_generate(void **state)
     assert_int_equal(rf_gpu_sim_group(gs, &pre, 1, &t, &e), RF_OK);
     assert_true(fabs(t - one.ttft_s) <= 1e-12 * t);
     int64_t ctx[4] = {p + 1, p + 1, p + 1, p + 1};
-    rf_sim_batch dec = {.n_decode = b, .decode_context = ctx, .decode_context_sum = b * (p + 1),
-                        .tokens = b};
+    rf_sim_batch dec = {
+        .n_decode = b, .decode_context = ctx, .decode_context_sum = b * (p + 1), .tokens = b};
     assert_int_equal(rf_gpu_sim_group(gs, &dec, 1, &t, &e), RF_OK);
     assert_true(fabs(t - many.tpot_first_s) <= 1e-12 * t);
     /* a bigger batch amortizes the weights: more tokens/s, each step longer */

@@ -158,8 +158,8 @@ static rf_roof roof(void)
     return r;
 }
 
-static void step(const rf_model *m, rf_phase phase, int64_t batch, int64_t context,
-                 int64_t tokens, bool causal, rf_step *st)
+static void step(const rf_model *m, rf_phase phase, int64_t batch, int64_t context, int64_t tokens,
+                 bool causal, rf_step *st)
 {
     rf_step_opts o = rf_step_opts_default();
     o.phase = phase;
@@ -359,8 +359,7 @@ static void test_gdn_capacity_draft_layouts(void **state)
     /* TP 4 does not split the 2 key heads */
     l.tp = 4;
     assert_int_equal(rf_layout_validate(&m, &l, &e), RF_EINVAL);
-    assert_string_equal(e.msg,
-                        "--tp 4 does not split tiny-gdn: linear_num_key_heads (2) % 4 != 0");
+    assert_string_equal(e.msg, "--tp 4 does not split tiny-gdn: linear_num_key_heads (2) % 4 != 0");
     /* PP 2: the MTP layer's weights on the last stage only */
     l = rf_layout_single();
     l.pp = 2;
@@ -378,8 +377,8 @@ static void test_gdn_mixed_step(void **state)
     rf_model m = tiny_gdn();
     rf_step_opts o = rf_step_opts_default();
     rf_roof r = roof();
-    rf_mixed_opts mo = {.decode_batch = 2, .decode_context = 100, .chunk = 16,
-                        .chunk_context = 32, .chunks = 1};
+    rf_mixed_opts mo = {
+        .decode_batch = 2, .decode_context = 100, .chunk = 16, .chunk_context = 32, .chunks = 1};
     rf_step st;
     assert_int_equal(rf_mixed_step_compute(&m, &o, &r, &mo, &st, NULL), RF_OK);
     /* decode part: 36,352 (test_gdn_ops). The chunk, T = 16 after 32: its

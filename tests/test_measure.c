@@ -32,7 +32,7 @@ static void stats_odd_and_even(void **state)
     assert_true(rf_stats_unsteady(&s));
     const double even[] = {10, 9.6, 9.8, 10};
     assert_int_equal(rf_stats_of(even, 4, &s, NULL), RF_OK);
-    assert_true(s.median == 9.9);              /* (9.8 + 10) / 2 */
+    assert_true(s.median == 9.9);               /* (9.8 + 10) / 2 */
     assert_true(fabs(s.spread - 0.01) < 1e-12); /* (10 - 9.9) / 10: steady */
     assert_false(rf_stats_unsteady(&s));
     const double one = 7;
@@ -164,8 +164,8 @@ static void kernels_one_isa(const rf_kernel_table *t)
         copies[k](a, b, N_SMALL);
         assert_memory_equal(a, b, N_SMALL * sizeof *a);
     }
-    void (*triads[])(double *, const double *, const double *, double, size_t) = {
-        t->triad_f64, t->triad_nt_f64};
+    void (*triads[])(double *, const double *, const double *, double, size_t) = {t->triad_f64,
+                                                                                  t->triad_nt_f64};
     rf_kern_triad_ref_f64(want, b, c, 3.0, N_SMALL);
     /* checksum: sum b + 3 sum c = 7758 + 3 x (28 x 129 + 10) = 7758 + 10866 */
     assert_true(rf_kern_read_ref_f64(want, N_SMALL) == 7758 + 3 * (28.0 * 129 + 10));
@@ -187,8 +187,8 @@ static void kernels_one_isa(const rf_kernel_table *t)
     t->fma_f32(cf, 500, mf, af);
     t->fma_f64(cd, 500, (double)mf, (double)af);
     for (size_t j = 0; j < t->fma_chains_f32; j++)
-        assert_true(cf[j] == rf_kern_chain_ref_f32(1.0f + (float)j / 1024, 500, mf, af,
-                                                   t->fma_fused));
+        assert_true(cf[j] ==
+                    rf_kern_chain_ref_f32(1.0f + (float)j / 1024, 500, mf, af, t->fma_fused));
     for (size_t j = 0; j < t->fma_chains_f64; j++)
         assert_true(cd[j] == rf_kern_chain_ref_f64(1.0 + (double)j / 1024, 500, (double)mf,
                                                    (double)af, t->fma_fused));
@@ -362,8 +362,8 @@ static void dots_one_table(const rf_kernel_table *t)
         /* the unpacked weights are the q4_0 row: one oracle agrees with the other */
         assert_true(fabs(rf_kern_dot_q8_0_ref(w8, y8, n) - want4) <= tol4);
         if (fabs(got8 - want8) > tol8 || fabs(got4 - want4) > tol4)
-            fail_msg("%zu blocks: q8_0 %.9g (reference %.9g), q4_0 %.9g (reference %.9g)", n,
-                     got8, want8, got4, want4);
+            fail_msg("%zu blocks: q8_0 %.9g (reference %.9g), q4_0 %.9g (reference %.9g)", n, got8,
+                     want8, got4, want4);
     }
     /* exact data: sums within fp32's integers, so the order cannot matter */
     for (size_t b = 0; b < MAX_BLOCKS; b++) {
@@ -420,8 +420,8 @@ static void levels_plateaus(void **state)
     (void)state;
     /* Shaped like this lab's EPYC: L1 ~280, L2 ~160, L3 ~120 GB/s, the L3
      * edge between 11.6 and 16 MiB, DRAM ~18. Points near edges straddle. */
-    const double gb[] = {255, 265, 280, 279, 281, 168, 165, 160, 159, 165, 158, 141, 133,
-                         130, 124, 123, 120, 121, 122, 121, 84, 26, 22, 13};
+    const double gb[] = {255, 265, 280, 279, 281, 168, 165, 160, 159, 165, 158, 141,
+                         133, 130, 124, 123, 120, 121, 122, 121, 84,  26,  22,  13};
     rf_measurement sweep[24];
     for (size_t i = 0; i < 24; i++)
         sweep[i] = point((uint64_t)(16384 * pow(2, i / 2.0)), gb[i]);
@@ -463,7 +463,7 @@ static void levels_edge_point(void **state)
                          160, 155, 159, 159, 165, 150,           /* L2: 64-512 KiB    */
                          125, 128, 126, 123, 122, 106, 125, 120, /* L3: 724 KiB-8 MiB */
                          65,                                     /* the fall (11 MiB) */
-                         37, 25, 21};                            /* DRAM's side       */
+                         37,  25,  21};                          /* DRAM's side       */
     rf_measurement sweep[25];
     for (size_t i = 0; i < 22; i++)
         sweep[i] = point((uint64_t)(16384 * pow(2, i / 2.0)), gb[i]);
@@ -480,11 +480,11 @@ static void levels_edge_point(void **state)
 
     /* The second: two falling points past the L3, the first of them (40)
      * faster than 1.6 x DRAM = 38.4, so only the edge rule keeps it out. */
-    const double gb2[] = {261, 268, 279, 288, 257,                     /* L1, 64 KiB falls */
-                          168, 160, 163, 170, 157, 156, 147,           /* L2: 90-724 KiB   */
-                          130, 126, 126, 125, 126, 129, 126, 124,      /* L3: 1-11.3 MiB   */
-                          69, 40,                                      /* 16, 22.6 MiB     */
-                          33, 31};                                     /* 32, 45 MiB       */
+    const double gb2[] = {261, 268, 279, 288, 257,                /* L1, 64 KiB falls */
+                          168, 160, 163, 170, 157, 156, 147,      /* L2: 90-724 KiB   */
+                          130, 126, 126, 125, 126, 129, 126, 124, /* L3: 1-11.3 MiB   */
+                          69,  40,                                /* 16, 22.6 MiB     */
+                          33,  31};                               /* 32, 45 MiB       */
     for (size_t i = 0; i < 24; i++)
         sweep[i] = point((uint64_t)(16384 * pow(2, i / 2.0)), gb2[i]);
     dram = point(512u << 20, 24.0);
@@ -636,8 +636,13 @@ static void gemm_small(void **state)
     const rf_dtype_kind dts[] = {RF_FP32, RF_FP64};
     for (int d = 0; d < 2; d++)
         for (int gemv = 0; gemv < 2; gemv++) {
-            rf_gemm_bench_opts o = {.m = gemv ? 1 : 5, .k = 96, .n = 72, .dtype = dts[d],
-                                    .gemv = gemv, .threads = 1, .cold_bytes = 1 << 20,
+            rf_gemm_bench_opts o = {.m = gemv ? 1 : 5,
+                                    .k = 96,
+                                    .n = 72,
+                                    .dtype = dts[d],
+                                    .gemv = gemv,
+                                    .threads = 1,
+                                    .cold_bytes = 1 << 20,
                                     .timing = {0.002, 2}};
             rf_gemm_bench_result g;
             rf_err e;
@@ -650,8 +655,8 @@ static void gemm_small(void **state)
             assert_true(g.copies == (uint32_t)((1048576 + 6912 * b - 1) / (6912 * b)));
             assert_true(g.flops_per_s.best > 0 && g.max_rel_err < 1e-5);
             assert_false(g.scaled);
-            rf_roof roof = {.math = dts[d], .peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e11,
-                            .ridge = 10};
+            rf_roof roof = {
+                .math = dts[d], .peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e11, .ridge = 10};
             rf_gemm_placed p;
             rf_gemm_place(&g, &roof, &p);
             assert_true(fabs(p.point.intensity - (double)g.flops / (double)g.bytes) < 1e-12);
@@ -660,8 +665,8 @@ static void gemm_small(void **state)
              * all, bytes/s = FLOP/s x Q / F */
             rf_gemm_bench_result g2;
             assert_int_equal(rf_gemm_bench(&o, &g2, &e), RF_OK);
-            double best = g.flops_per_s.best > g2.flops_per_s.best ? g.flops_per_s.best
-                                                                   : g2.flops_per_s.best;
+            double best =
+                g.flops_per_s.best > g2.flops_per_s.best ? g.flops_per_s.best : g2.flops_per_s.best;
             /* an empty (zeroed) result takes the first pass whole */
             static rf_gemm_bench_result empty;
             memset(&empty, 0, sizeof empty);
@@ -674,7 +679,11 @@ static void gemm_small(void **state)
                         1e-9 * g.bytes_per_s.best);
         }
     /* pooling another shape is refused */
-    rf_gemm_bench_opts o1 = {.m = 4, .k = 32, .n = 32, .dtype = RF_FP32, .threads = 1,
+    rf_gemm_bench_opts o1 = {.m = 4,
+                             .k = 32,
+                             .n = 32,
+                             .dtype = RF_FP32,
+                             .threads = 1,
                              .timing = {0.001, 1}},
                        o2 = o1;
     o2.n = 16;
@@ -711,8 +720,10 @@ static void gemm_sweep_passes(void **state)
     };
     for (int trials = 7; trials >= 5; trials -= 2) {
         sweep_seen seen = {0};
-        rf_gemm_sweep_opts o = {.trials = trials, .mem_avail_bytes = 1 << 30,
-                                .progress = sweep_hook, .progress_user = &seen};
+        rf_gemm_sweep_opts o = {.trials = trials,
+                                .mem_avail_bytes = 1 << 30,
+                                .progress = sweep_hook,
+                                .progress_user = &seen};
         rf_err e;
         assert_int_equal(rf_gemm_sweep(&o, pts, 2, &e), RF_OK);
         for (int i = 0; i < 2; i++) {
@@ -740,8 +751,7 @@ static void gemm_sweep_passes(void **state)
 static void gemm_sweep_budget(void **state)
 {
     (void)state;
-    rf_roof roof = {.math = RF_FP32, .peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e12,
-                    .ridge = 1};
+    rf_roof roof = {.math = RF_FP32, .peak_flops_per_s = 1e12, .bw_bytes_per_s = 1e12, .ridge = 1};
     rf_gemm_sweep_opts o = {.roof = &roof};
     rf_gemm_bench_opts gemv = {.m = 1, .k = 4096, .n = 4096, .dtype = RF_FP32};
     rf_gemm_bench_opts big = {.m = 4096, .k = 65536, .n = 65536, .dtype = RF_FP32};
@@ -757,8 +767,13 @@ static void gemm_sweep_budget(void **state)
 static void gemm_refused_and_scaled(void **state)
 {
     (void)state;
-    rf_gemm_bench_opts o = {.m = 2, .k = 64, .n = 64, .dtype = RF_FP32, .gemv = true,
-                            .threads = 1, .timing = {0.001, 1}};
+    rf_gemm_bench_opts o = {.m = 2,
+                            .k = 64,
+                            .n = 64,
+                            .dtype = RF_FP32,
+                            .gemv = true,
+                            .threads = 1,
+                            .timing = {0.001, 1}};
     rf_gemm_bench_result g;
     rf_err e;
     assert_int_equal(rf_gemm_bench(&o, &g, &e), RF_EINVAL);
@@ -810,8 +825,8 @@ static void roof_bursts_and_merge(void **state)
      * the slowest 40: 35% below the 62 roof, more than RF_ROOF_MOVES */
     a->bandwidth_bytes_per_s = a->levels[0].bandwidth_bytes_per_s = 62e9;
     a->peak_flops_per_s[RF_FP32] = 400e9;
-    a->dram_bursts = (rf_hw_profile_bursts){.n = 5, .trials = 16, .runs = 1,
-                                            .best = {50e9, 60e9, 40e9, 62e9, 61e9}};
+    a->dram_bursts = (rf_hw_profile_bursts){
+        .n = 5, .trials = 16, .runs = 1, .best = {50e9, 60e9, 40e9, 62e9, 61e9}};
     rf_hw_profile_summary s;
     rf_hw_profile_summarize(a, &s);
     assert_true(s.roof_typical == 60e9 && s.roof_q1 == 50e9 && s.roof_q3 == 61e9);
@@ -851,8 +866,8 @@ static void roof_bursts_and_merge(void **state)
     rf_hw_profile *c = calloc(1, sizeof *c);
     assert_non_null(c);
     *c = *a;
-    c->dram_bursts = (rf_hw_profile_bursts){.n = 7, .trials = 16, .runs = 2,
-                                            .best = {1, 2, 3, 4, 5, 6, 7}};
+    c->dram_bursts =
+        (rf_hw_profile_bursts){.n = 7, .trials = 16, .runs = 2, .best = {1, 2, 3, 4, 5, 6, 7}};
     assert_int_equal(rf_hw_profile_merge(c, b, &e), RF_OK);
     assert_int_equal(b->dram_bursts.n, RF_HW_PROFILE_MAX_BURSTS);
     assert_true(b->dram_bursts.best[0] == 4 && b->dram_bursts.best[63] == 60e9);
@@ -941,16 +956,24 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "lab"))
         return cmocka_run_group_tests_name("measure_lab", lab, NULL, NULL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(stats_odd_and_even),   cmocka_unit_test(stats_refused),
-        cmocka_unit_test(isa_choice),           cmocka_unit_test(flops_per_cycle),
-        cmocka_unit_test(kernels_every_isa),    cmocka_unit_test(fixed_point_stop),
-        cmocka_unit_test(half_reference),       cmocka_unit_test(dots_every_isa),
-        cmocka_unit_test(levels_plateaus),      cmocka_unit_test(levels_merge_and_refuse),
+        cmocka_unit_test(stats_odd_and_even),
+        cmocka_unit_test(stats_refused),
+        cmocka_unit_test(isa_choice),
+        cmocka_unit_test(flops_per_cycle),
+        cmocka_unit_test(kernels_every_isa),
+        cmocka_unit_test(fixed_point_stop),
+        cmocka_unit_test(half_reference),
+        cmocka_unit_test(dots_every_isa),
+        cmocka_unit_test(levels_plateaus),
+        cmocka_unit_test(levels_merge_and_refuse),
         cmocka_unit_test(levels_edge_point),
-        cmocka_unit_test(timed_kernels),        cmocka_unit_test(bw_set_chunks),
+        cmocka_unit_test(timed_kernels),
+        cmocka_unit_test(bw_set_chunks),
         cmocka_unit_test(gemm_small),
-        cmocka_unit_test(gemm_refused_and_scaled), cmocka_unit_test(gemm_sweep_passes),
-        cmocka_unit_test(gemm_sweep_budget),    cmocka_unit_test(roof_bursts_and_merge),
+        cmocka_unit_test(gemm_refused_and_scaled),
+        cmocka_unit_test(gemm_sweep_passes),
+        cmocka_unit_test(gemm_sweep_budget),
+        cmocka_unit_test(roof_bursts_and_merge),
     };
     return cmocka_run_group_tests_name("measure", tests, NULL, NULL);
 }

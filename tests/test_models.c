@@ -193,12 +193,12 @@ static void test_shared_configs_equal_presets(void **state)
         assert_same_step(&st, &st2);
         /* capacity on a 141 GB card (Mixtral's 93 GB of weights fit) */
         rf_capacity c1, c2;
-        assert_int_equal(rf_capacity_compute(&file_m, &o, 141000000000ull, 0.92, 6ull << 30, 8192,
-                                             &c1, NULL),
-                         RF_OK);
-        assert_int_equal(rf_capacity_compute(&preset_m, &o, 141000000000ull, 0.92, 6ull << 30,
-                                             8192, &c2, NULL),
-                         RF_OK);
+        assert_int_equal(
+            rf_capacity_compute(&file_m, &o, 141000000000ull, 0.92, 6ull << 30, 8192, &c1, NULL),
+            RF_OK);
+        assert_int_equal(
+            rf_capacity_compute(&preset_m, &o, 141000000000ull, 0.92, 6ull << 30, 8192, &c2, NULL),
+            RF_OK);
         assert_int_equal(c1.resident_bytes, c2.resident_bytes);
         assert_int_equal(c1.tokens, c2.tokens);
     }
@@ -777,13 +777,17 @@ static void test_shape_defaults_named(void **state)
     static const char qm[] = "{\"model_type\": \"qwen2_moe\", \"hidden_size\": 1024,"
                              " \"num_hidden_layers\": 4}";
     assert_int_equal(rf_model_parse(qm, sizeof qm - 1, "qm.json", &file_m, &e), RF_OK);
-    static const char *const qm_named[] = {
-        "absent, qwen2_moe defaults: num_attention_heads 16", "intermediate_size 5632",
-        "vocab_size 151936", "max_position_embeddings 8192",
-        "num_key_value_heads 16 (num_attention_heads)",
-        "head_dim 64 (hidden_size / num_attention_heads)", "num_experts 60",
-        "num_experts_per_tok 4", "moe_intermediate_size 1408",
-        "shared_expert_intermediate_size 5632", "decoder_sparse_step 1"};
+    static const char *const qm_named[] = {"absent, qwen2_moe defaults: num_attention_heads 16",
+                                           "intermediate_size 5632",
+                                           "vocab_size 151936",
+                                           "max_position_embeddings 8192",
+                                           "num_key_value_heads 16 (num_attention_heads)",
+                                           "head_dim 64 (hidden_size / num_attention_heads)",
+                                           "num_experts 60",
+                                           "num_experts_per_tok 4",
+                                           "moe_intermediate_size 1408",
+                                           "shared_expert_intermediate_size 5632",
+                                           "decoder_sparse_step 1"};
     for (size_t i = 0; i < sizeof qm_named / sizeof qm_named[0]; i++)
         if (!strstr(file_m.notes, qm_named[i]))
             fail_msg("qwen2_moe notes lack '%s': %s", qm_named[i], file_m.notes);
@@ -792,11 +796,16 @@ static void test_shape_defaults_named(void **state)
     static const char ds[] = "{\"model_type\": \"deepseek_v2\", \"hidden_size\": 1024,"
                              " \"num_hidden_layers\": 4, \"num_experts_per_tok\": 2}";
     assert_int_equal(rf_model_parse(ds, sizeof ds - 1, "ds.json", &file_m, &e), RF_OK);
-    static const char *const ds_named[] = {
-        "absent, deepseek_v2 defaults: num_attention_heads 32", "kv_lora_rank 512",
-        "q_lora_rank 1536", "qk_nope_head_dim 128", "qk_rope_head_dim 64", "v_head_dim 128",
-        "n_routed_experts 64", "moe_intermediate_size 1407", "n_shared_experts 2",
-        "moe_layer_freq 1"};
+    static const char *const ds_named[] = {"absent, deepseek_v2 defaults: num_attention_heads 32",
+                                           "kv_lora_rank 512",
+                                           "q_lora_rank 1536",
+                                           "qk_nope_head_dim 128",
+                                           "qk_rope_head_dim 64",
+                                           "v_head_dim 128",
+                                           "n_routed_experts 64",
+                                           "moe_intermediate_size 1407",
+                                           "n_shared_experts 2",
+                                           "moe_layer_freq 1"};
     for (size_t i = 0; i < sizeof ds_named / sizeof ds_named[0]; i++)
         if (!strstr(file_m.notes, ds_named[i]))
             fail_msg("deepseek_v2 notes lack '%s': %s", ds_named[i], file_m.notes);
@@ -819,17 +828,15 @@ static void test_shape_defaults_named(void **state)
         {"\"model_type\": \"llama\", \"vocab_size\": null", "vocab_size"},
         {"\"model_type\": \"llama\", \"intermediate_size\": null", "intermediate_size"},
         {"\"model_type\": \"mixtral\", \"num_experts_per_tok\": null", "num_experts_per_tok"},
-        {"\"model_type\": \"qwen3_moe\", \"moe_intermediate_size\": null",
-         "moe_intermediate_size"},
+        {"\"model_type\": \"qwen3_moe\", \"moe_intermediate_size\": null", "moe_intermediate_size"},
         {"\"model_type\": \"deepseek_v3\", \"kv_lora_rank\": null", "kv_lora_rank"},
-        {"\"model_type\": \"llama\", \"num_hidden_layers\": null, \"n\": 1",
-         "num_hidden_layers"},
+        {"\"model_type\": \"llama\", \"num_hidden_layers\": null, \"n\": 1", "num_hidden_layers"},
     };
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++) {
         char cfg[512], want[96];
-        int n = snprintf(cfg, sizeof cfg, "{%s, \"hidden_size\": 1024%s}", nulls[i].cfg,
-                         strstr(nulls[i].cfg, "num_hidden_layers") ? ""
-                                                                    : ", \"num_hidden_layers\": 2");
+        int n =
+            snprintf(cfg, sizeof cfg, "{%s, \"hidden_size\": 1024%s}", nulls[i].cfg,
+                     strstr(nulls[i].cfg, "num_hidden_layers") ? "" : ", \"num_hidden_layers\": 2");
         snprintf(want, sizeof want, "%s is null", nulls[i].key);
         assert_int_equal(rf_model_parse(cfg, (size_t)n, "null.json", &file_m, &e), RF_EINVAL);
         if (!strstr(e.msg, want) || !strstr(e.msg, "null.json"))

@@ -75,8 +75,11 @@ static rf_model preset(const char *name)
 
 static rf_par_opts popts(int64_t tp, int64_t pp, int64_t ep)
 {
-    return (rf_par_opts){.layout = {tp, pp, ep, 1}, .links = h100.links, .util = 0.9,
-                         .reserve_bytes = 0, .mem_bytes = h100.mem_bytes};
+    return (rf_par_opts){.layout = {tp, pp, ep, 1},
+                         .links = h100.links,
+                         .util = 0.9,
+                         .reserve_bytes = 0,
+                         .mem_bytes = h100.mem_bytes};
 }
 
 static rf_step_opts decode(int64_t batch, int64_t context)
@@ -403,8 +406,9 @@ static void refused_splits(void **state)
     refused(&mx, (rf_layout){1, 1, 3, 1}, "8 routed experts % 3");
     /* an expert group is TP groups of E / T replicas: EP 4 over TP 2 takes
      * two replicas, EP 2 cannot split a TP group of 4 */
-    refused(&mx, (rf_layout){2, 1, 4, 1}, "spans 2 data-parallel replicas (attention "
-                                          "data-parallel), so --dp (1) must be a multiple of 2");
+    refused(&mx, (rf_layout){2, 1, 4, 1},
+            "spans 2 data-parallel replicas (attention "
+            "data-parallel), so --dp (1) must be a multiple of 2");
     refused(&mx, (rf_layout){4, 1, 2, 2}, "so --ep must be a multiple of --tp");
     refused(&l8, (rf_layout){1, 1, 2, 1}, "no routed experts");
     refused(&l8, (rf_layout){1, 100, 1, 1}, "has 32 layers");
@@ -540,14 +544,12 @@ static void plan_dp_within_batch(void **state)
     rf_model m = preset("llama-3-8b");
     rf_par_opts po = popts(1, 1, 1);
     rf_step_opts o = decode(1, 1024);
-    assert_int_equal(rf_plan_compute(&m, &o, &roof, &po, 8, RF_OBJ_THROUGHPUT, &plan, NULL),
-                     RF_OK);
+    assert_int_equal(rf_plan_compute(&m, &o, &roof, &po, 8, RF_OBJ_THROUGHPUT, &plan, NULL), RF_OK);
     assert_true(plan.n_rows > 0);
     for (size_t i = 0; i < plan.n_rows; i++)
         assert_int_equal(plan.rows[i].layout.dp, 1);
     o.batch = 2;
-    assert_int_equal(rf_plan_compute(&m, &o, &roof, &po, 8, RF_OBJ_THROUGHPUT, &plan, NULL),
-                     RF_OK);
+    assert_int_equal(rf_plan_compute(&m, &o, &roof, &po, 8, RF_OBJ_THROUGHPUT, &plan, NULL), RF_OK);
     bool dp2 = false;
     for (size_t i = 0; i < plan.n_rows; i++) {
         assert_true(plan.rows[i].layout.dp <= 2);
@@ -653,9 +655,13 @@ static void mla_tp2(void **state)
     assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
     const rf_par_stage *st = &par.stages[0];
     assert_int_equal(rf_step_compute(&m, &o, &roof, &one, NULL), RF_OK);
-    const struct { const char *name; int64_t k, n; } shapes[] = {
-        {"q_proj", 2048, 1536}, {"kv_a_proj", 2048, 576}, {"kv_b_proj", 512, 2048},
-        {"o_proj", 1024, 2048}};
+    const struct {
+        const char *name;
+        int64_t k, n;
+    } shapes[] = {{"q_proj", 2048, 1536},
+                  {"kv_a_proj", 2048, 576},
+                  {"kv_b_proj", 512, 2048},
+                  {"o_proj", 1024, 2048}};
     for (size_t k = 0; k < 4; k++) {
         const rf_op *op = NULL;
         for (size_t i = 0; i < st->step.n_ops && !op; i++)
@@ -720,11 +726,11 @@ static void capacity_tp4_pp2(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(preset_links),   cmocka_unit_test(llama70_tp8),
-        cmocka_unit_test(llama70_tp4_pp2), cmocka_unit_test(mixtral_ep8),
-        cmocka_unit_test(replicated_kv),  cmocka_unit_test(tp1_unchanged),
-        cmocka_unit_test(refused_splits), cmocka_unit_test(uneven_stages),
-        cmocka_unit_test(plan_405b),       cmocka_unit_test(sweep_equals_compute),
+        cmocka_unit_test(preset_links),     cmocka_unit_test(llama70_tp8),
+        cmocka_unit_test(llama70_tp4_pp2),  cmocka_unit_test(mixtral_ep8),
+        cmocka_unit_test(replicated_kv),    cmocka_unit_test(tp1_unchanged),
+        cmocka_unit_test(refused_splits),   cmocka_unit_test(uneven_stages),
+        cmocka_unit_test(plan_405b),        cmocka_unit_test(sweep_equals_compute),
         cmocka_unit_test(capacity_tp4_pp2), cmocka_unit_test(mixtral_ep8_tp1),
         cmocka_unit_test(mla_tp2),          cmocka_unit_test(plan_dp_within_batch),
     };

@@ -33,7 +33,7 @@
 #include "roofline/rf_reader.h"
 
 /* ---- helpers ------------------------------------------------------------ */
-static rf_plot fig;           /* large: static */
+static rf_plot fig; /* large: static */
 static rf_step dec_st, pre_st;
 static rf_plot_layout lay;
 
@@ -154,8 +154,8 @@ static void find_marker(const char *svg, const char *cls, const char *op, double
 static double px_x(double intensity)
 {
     const rf_plot_axes *a = &fig.axes;
-    return a->left_px + a->width_px * (log10(intensity) - log10(a->x_min)) /
-                            (log10(a->x_max) - log10(a->x_min));
+    return a->left_px +
+           a->width_px * (log10(intensity) - log10(a->x_min)) / (log10(a->x_max) - log10(a->x_min));
 }
 
 static double px_y(double flops_per_s)
@@ -174,14 +174,23 @@ static void at_px(const char *what, double got_x, double got_y, double want_x, d
 }
 
 /* GEMM intensity at M tokens, bf16 (b = 2): I = 2 M K N / ((M K + K N + M N) b). */
-static double gemm_i(double m, double k, double n) { return 2 * m * k * n / ((m * k + k * n + m * n) * 2); }
+static double gemm_i(double m, double k, double n)
+{
+    return 2 * m * k * n / ((m * k + k * n + m * n) * 2);
+}
 
 /* ---- the axis mapping ---------------------------------------------------- */
 static void mapping(void **state)
 {
     (void)state;
-    rf_plot_axes a = {.x_min = 0.1, .x_max = 1e4, .y_min = 1e11, .y_max = 1e15,
-                      .left_px = 100, .top_px = 50, .width_px = 500, .height_px = 400};
+    rf_plot_axes a = {.x_min = 0.1,
+                      .x_max = 1e4,
+                      .y_min = 1e11,
+                      .y_max = 1e15,
+                      .left_px = 100,
+                      .top_px = 50,
+                      .width_px = 500,
+                      .height_px = 400};
     /* the corners, and one decade = a fifth of the width, a quarter of the height */
     assert_float_equal(rf_plot_x_px(&a, 0.1), 100, 1e-9);
     assert_float_equal(rf_plot_x_px(&a, 1e4), 600, 1e-9);
@@ -198,7 +207,7 @@ static void golden_qwen_rtx4090(void **state)
 {
     (void)state;
     build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, NULL);
-    const double pi = 165.2e12, beta = 1.008e12; /* the RTX 4090 preset, bf16 FP32-acc */
+    const double pi = 165.2e12, beta = 1.008e12;    /* the RTX 4090 preset, bf16 FP32-acc */
     assert_float_equal(fig.ridge, pi / beta, 1e-9); /* 163.9, the course lesson's "ridge ~165" */
 
     /* Axes: smallest intensity = decode q_proj 3584/3586 = 0.9994, so x_min =
@@ -252,11 +261,24 @@ static void golden_qwen_rtx4090(void **state)
     assert_true(x > rx);
 
     /* decade ticks with readable labels, the title naming model, hw, B, s, T */
-    const char *want[] = {">0.1<", ">1<", ">10<", ">100<", ">1,000<", ">10,000<",
-                          ">100 GFLOP/s<", ">1 TFLOP/s<", ">100 TFLOP/s<", ">1 PFLOP/s<",
-                          "qwen2.5-7b-instruct on rtx4090", "B = 1 at s = 2048", "T = 256",
-                          "math bf16", "ridge 163.9 FLOP/B", "bf16 165.2 TFLOP/s",
-                          "fp8_e4m3 330.3 TFLOP/s", "1.008 TB/s"};
+    const char *want[] = {">0.1<",
+                          ">1<",
+                          ">10<",
+                          ">100<",
+                          ">1,000<",
+                          ">10,000<",
+                          ">100 GFLOP/s<",
+                          ">1 TFLOP/s<",
+                          ">100 TFLOP/s<",
+                          ">1 PFLOP/s<",
+                          "qwen2.5-7b-instruct on rtx4090",
+                          "B = 1 at s = 2048",
+                          "T = 256",
+                          "math bf16",
+                          "ridge 163.9 FLOP/B",
+                          "bf16 165.2 TFLOP/s",
+                          "fp8_e4m3 330.3 TFLOP/s",
+                          "1.008 TB/s"};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
         if (!strstr(svg, want[k]))
             fail_msg("the figure lacks '%s'", want[k]);
@@ -288,13 +310,15 @@ static void no_overlap(const char *what)
         bool upright = a->angle_deg == 0;
         for (size_t j = 0; j < i; j++) {
             const rf_plot_box *b = &lay.labels[j].box;
-            bool hit = upright && b->angle_deg == 0 ? aabb_overlap(a, b) : rf_plot_box_overlap(a, b);
+            bool hit =
+                upright && b->angle_deg == 0 ? aabb_overlap(a, b) : rf_plot_box_overlap(a, b);
             if (hit)
                 fail_msg("%s: labels '%s' and '%s' overlap", what, lay.labels[i].text[0],
                          lay.labels[j].text[0]);
         }
         for (size_t m = 0; m <= fig.n_points; m++)
-            if (upright ? aabb_overlap(a, &lay.markers[m]) : rf_plot_box_overlap(a, &lay.markers[m]))
+            if (upright ? aabb_overlap(a, &lay.markers[m])
+                        : rf_plot_box_overlap(a, &lay.markers[m]))
                 fail_msg("%s: label '%s' covers a marker", what, lay.labels[i].text[0]);
         if (rf_plot_box_overlap(a, &lay.legend))
             fail_msg("%s: label '%s' covers the legend", what, lay.labels[i].text[0]);
@@ -362,8 +386,8 @@ static void labels_other_figures(void **state)
         const char *model, *hw;
         rf_dtype_kind math;
     } cases[] = {
-        {"llama-3-8b", "h100-sxm", RF_BF16},        {"mixtral-8x7b", "h200", RF_BF16},
-        {"deepseek-v2-lite", "a100-80gb", RF_BF16}, {"gemma-2-9b-it", "mi300x", RF_BF16},
+        {"llama-3-8b", "h100-sxm", RF_BF16},         {"mixtral-8x7b", "h200", RF_BF16},
+        {"deepseek-v2-lite", "a100-80gb", RF_BF16},  {"gemma-2-9b-it", "mi300x", RF_BF16},
         {"qwen2.5-3b-instruct", "rtx3090", RF_FP16}, {"llama-3-8b", "l40s", RF_FP8_E4M3},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -421,10 +445,12 @@ static void measured_reader(void **state)
         {"[1]", "x.json: expected a JSON object"},
         {"{\"bandwidth_bytes_per_s\": -1}", "x.json: bandwidth_bytes_per_s must be a positive"},
         {"{\"peak_flops_per_s\": {\"bf17\": 1e12}}", "unknown dtype 'bf17'"},
-        {"{\"peak_flops_per_s\": {\"fp32\": \"fast\"}}", "peak_flops_per_s.fp32 must be a positive"},
+        {"{\"peak_flops_per_s\": {\"fp32\": \"fast\"}}",
+         "peak_flops_per_s.fp32 must be a positive"},
         {"{\"ops\": [{\"name\": \"q\", \"flops\": 1, \"bytes\": 1, \"measured_s\": 0}]}",
          "x.json: ops[0].measured_s must be a positive number"},
-        {"{\"ops\": [{\"name\": \"q\", \"flops\": 1, \"bytes\": 1}]}", "ops[0].measured_s is missing"},
+        {"{\"ops\": [{\"name\": \"q\", \"flops\": 1, \"bytes\": 1}]}",
+         "ops[0].measured_s is missing"},
         {"{\"ops\": [{\"flops\": 1, \"bytes\": 1, \"measured_s\": 1}]}", "ops[0].name must be"},
         {"{\"ops\": [{\"name\": \"q\", \"phase\": \"train\", \"flops\": 1, \"bytes\": 1, "
          "\"measured_s\": 1}]}",
@@ -553,7 +579,8 @@ static void html_page(void **state)
         {"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\">"
          "<title>one</title></svg>\n",
          "Figure 1.", NULL},
-        {"<svg xmlns=\"http://www.w3.org/2000/svg\"><title>two</title></svg>\n", "Figure 2.", "totals"},
+        {"<svg xmlns=\"http://www.w3.org/2000/svg\"><title>two</title></svg>\n", "Figure 2.",
+         "totals"},
     };
     rf_buf b;
     rf_err e;
@@ -584,7 +611,6 @@ static void html_page(void **state)
     rf_buf_free(&b);
     rf_report_free(r);
 }
-
 
 /* ---- Figure 1 on large and mixed models ---------------------------------- */
 /* The heading fits the canvas: each line, measured as the layout measures
@@ -677,7 +703,8 @@ static void labels_whole_one(const char *model, const char *hw, rf_dtype_kind ma
             size_t n = strlen(t);
             if (n && t[n - 1] == ',')
                 t[n - 1] = '\0'; /* a line broken after a comma keeps it */
-            for (char *save = NULL, *g = strtok_r(t, ", ", &save); g; g = strtok_r(NULL, ", ", &save))
+            for (char *save = NULL, *g = strtok_r(t, ", ", &save); g;
+                 g = strtok_r(NULL, ", ", &save))
                 group_names_points(model, g);
         }
     }
@@ -750,7 +777,7 @@ static void labels_all_placed(void **state)
         {"deepseek-v3.json", "l40s", RF_FP8_E4M3, 32, NULL},
         {"deepseek-v3.json", "h100-sxm", RF_FP8_E4M3, 32, "q_a_proj"},
         {"mixtral-8x7b", "h100-sxm", RF_BF16, 32, NULL},
-        {"deepseek-v2-lite", "l40s", RF_BF16, 1, NULL},   /* placed narrowest first */
+        {"deepseek-v2-lite", "l40s", RF_BF16, 1, NULL}, /* placed narrowest first */
         {"gemma-2-9b-it", "rtx4090", RF_BF16, 1, NULL},
     };
     at_context = 1024, at_tokens = 1024;
@@ -852,9 +879,9 @@ static void integer_roofs_one(const char *hw, rf_dtype_kind math)
 static void integer_roofs(void **state)
 {
     (void)state;
-    integer_roofs_one("h100-sxm", RF_BF16);  /* fp8_e4m3 and int8 share 1.979 P */
-    integer_roofs_one("l40s", RF_BF16);      /* fp8_e4m3 and int8 share 733 T */
-    integer_roofs_one("h100-sxm", RF_INT8);  /* the main roof itself */
+    integer_roofs_one("h100-sxm", RF_BF16); /* fp8_e4m3 and int8 share 1.979 P */
+    integer_roofs_one("l40s", RF_BF16);     /* fp8_e4m3 and int8 share 733 T */
+    integer_roofs_one("h100-sxm", RF_INT8); /* the main roof itself */
 }
 
 /* Marker area is the operator's share of its step's floor: for operator i
@@ -888,8 +915,8 @@ static void marker_area_one(const char *model, const char *hw)
                 if ((int)fig.points[k].series == s && !strcmp(fig.points[k].name, op->name))
                     q = &fig.points[k];
             assert_non_null(q);
-            double share = (double)op->count *
-                           fmax((double)op->flops / pi, (double)op->bytes / beta) / total;
+            double share =
+                (double)op->count * fmax((double)op->flops / pi, (double)op->bytes / beta) / total;
             assert_float_equal(q->share, share, 1e-12);
             drawn += q->share;
             double r = fmax(20 * sqrt(share), 2.5);
@@ -925,7 +952,7 @@ static void marker_area(void **state)
 static void fit_total_one(const char *what, const rf_measured *m, const rf_roof *main_roof)
 {
     double max_span = main_roof ? 601 : 12 + 2; /* a broken main roof: finite, at least */
-    alarm(20); /* a hang is a failure */
+    alarm(20);                                  /* a hang is a failure */
     rf_model md;
     rf_hw hw;
     rf_roof roof;
@@ -977,13 +1004,13 @@ static void fit_total(void **state)
         const char *what;
         double bw, peak, flops, bytes, seconds;
     } cases[] = {
-        {"flops 1e-323", 0, 0, 1e-323, 1, 1},   /* I underflows; the old loop never ended */
+        {"flops 1e-323", 0, 0, 1e-323, 1, 1}, /* I underflows; the old loop never ended */
         {"flops 5e-324, 1e300 s", 0, 0, 5e-324, 1, 1e300},
         {"bandwidth 5e-324", 5e-324, 0, 0, 0, 0},
         {"peak 1e300", 0, 1e300, 0, 0, 0},
         {"bandwidth 5e-324, peak 1e300", 5e-324, 1e300, 0, 0, 0},
         {"flops 1e300", 0, 0, 1e300, 1, 1},
-        {"bytes 5e-324", 0, 0, 1, 5e-324, 1},   /* I = inf */
+        {"bytes 5e-324", 0, 0, 1, 5e-324, 1},      /* I = inf */
         {"seconds 5e-324", 0, 0, 1e10, 1, 5e-324}, /* F/t = inf */
         {"bandwidth 1e300, peak 5e-324", 1e300, 5e-324, 0, 0, 0},
     };
@@ -1009,8 +1036,8 @@ static void fit_total(void **state)
     fit_total_one("named", &m, NULL);
     assert_non_null(strstr(fig.footnote, "off the axes, not drawn: q"));
     /* a main roof out of range (a ridge of infinity) too */
-    rf_roof bad = {.math = RF_BF16, .peak_flops_per_s = 1e300, .bw_bytes_per_s = 5e-324,
-                   .ridge = INFINITY};
+    rf_roof bad = {
+        .math = RF_BF16, .peak_flops_per_s = 1e300, .bw_bytes_per_s = 5e-324, .ridge = INFINITY};
     fit_total_one("main roof 1e300 / 5e-324", NULL, &bad);
     /* a canvas too small, or not a number, is taken back to the default */
     build("qwen2.5-7b-instruct", "rtx4090", RF_BF16, NULL);
@@ -1044,7 +1071,8 @@ static void names_sanitized(void **state)
         if (*c == '\n')
             assert_true(c[-1] == '>');
     }
-    const char *want[] = {"model??name?[31m &amp; co", "lab?line two?&lt;b&gt;", "data-op=\"q?proj?\""};
+    const char *want[] = {"model??name?[31m &amp; co", "lab?line two?&lt;b&gt;",
+                          "data-op=\"q?proj?\""};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
         if (!strstr(svg, want[k]))
             fail_msg("the figure lacks '%s'", want[k]);
@@ -1079,8 +1107,11 @@ static void build_layout(const char *model, int64_t tp, int64_t pp, int64_t batc
     rf_step_opts d = rf_step_opts_default(), p = rf_step_opts_default();
     d.phase = RF_DECODE, d.batch = batch, d.context = at_context;
     p.phase = RF_PREFILL, p.batch = batch, p.tokens = at_tokens, p.context = 0;
-    rf_par_opts po = {.layout = {tp, pp, 1, 1}, .links = hw.links, .util = 0.92,
-                      .reserve_bytes = 6ull << 30, .mem_bytes = hw.mem_bytes};
+    rf_par_opts po = {.layout = {tp, pp, 1, 1},
+                      .links = hw.links,
+                      .util = 0.92,
+                      .reserve_bytes = 6ull << 30,
+                      .mem_bytes = hw.mem_bytes};
     if (rf_par_compute(&m, &d, &roof, &po, &par_dec, &e) ||
         rf_par_compute(&m, &p, &roof, &po, &par_pre, &e))
         fail_msg("%s", e.msg);
@@ -1148,8 +1179,8 @@ static void layout_collectives(void **state)
     assert_float_equal(ar->flops_per_s, 22.849e9, 0.001e9);
     const rf_plot_point *ag = point_of("lm_head_allgather", RF_SERIES_DECODE);
     assert_float_equal(ag->flops_per_s / (0.25 * 224448 / ag_t), 1, 1e-12);
-    double ops = ((80 * 106954752.0 + 131334144) * 2 + 80 * 140800.0 + 48448 + 16384 +
-                  167772160) / 3.35e12;
+    double ops =
+        ((80 * 106954752.0 + 131334144) * 2 + 80 * 140800.0 + 48448 + 16384 + 167772160) / 3.35e12;
     double comm = 161 * ar_t + ag_t;
     assert_float_equal(ar->share / (80 * ar_t / (ops + comm)), 1, 1e-9);
     assert_float_equal(ar->share, 0.01844, 0.00001);
@@ -1225,24 +1256,15 @@ static void layout_links(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(mapping),
-        cmocka_unit_test(golden_qwen_rtx4090),
-        cmocka_unit_test(labels_golden),
-        cmocka_unit_test(labels_other_figures),
-        cmocka_unit_test(measured_reader),
-        cmocka_unit_test(measured_overlay),
-        cmocka_unit_test(batch_chart),
-        cmocka_unit_test(html_page),
-        cmocka_unit_test(heading_fits),
-        cmocka_unit_test(labels_whole_names),
-        cmocka_unit_test(roofs_labelled),
-        cmocka_unit_test(labels_all_placed),
-        cmocka_unit_test(leaders),
-        cmocka_unit_test(integer_roofs),
-        cmocka_unit_test(marker_area),
-        cmocka_unit_test(fit_total),
-        cmocka_unit_test(names_sanitized),
-        cmocka_unit_test(layout_collectives),
+        cmocka_unit_test(mapping),         cmocka_unit_test(golden_qwen_rtx4090),
+        cmocka_unit_test(labels_golden),   cmocka_unit_test(labels_other_figures),
+        cmocka_unit_test(measured_reader), cmocka_unit_test(measured_overlay),
+        cmocka_unit_test(batch_chart),     cmocka_unit_test(html_page),
+        cmocka_unit_test(heading_fits),    cmocka_unit_test(labels_whole_names),
+        cmocka_unit_test(roofs_labelled),  cmocka_unit_test(labels_all_placed),
+        cmocka_unit_test(leaders),         cmocka_unit_test(integer_roofs),
+        cmocka_unit_test(marker_area),     cmocka_unit_test(fit_total),
+        cmocka_unit_test(names_sanitized), cmocka_unit_test(layout_collectives),
         cmocka_unit_test(layout_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

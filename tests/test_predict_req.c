@@ -36,8 +36,8 @@
 /* The calibration's roof, and the hardware roof of every step here. */
 #define BW 20e9
 #define PEAK 200e9
-static const rf_roof roof = {.math = RF_BF16, .peak_flops_per_s = PEAK, .bw_bytes_per_s = BW,
-                             .ridge = PEAK / BW};
+static const rf_roof roof = {
+    .math = RF_BF16, .peak_flops_per_s = PEAK, .bw_bytes_per_s = BW, .ridge = PEAK / BW};
 
 static bool close_rel(double got, double want, double rel)
 {
@@ -54,8 +54,8 @@ static void add_series(rf_calib *c, rf_calib_kind k, int64_t a, int64_t b, const
     s->kind = k, s->a = a, s->b = b, s->n = n;
     for (size_t i = 0; i < n; i++) {
         double f = (double)x[i], q = 4 * (double)x[i];
-        s->pt[i] = (rf_calib_point){.x = x[i], .flops = f, .bytes = q,
-                                    .time_s = 2 * fmax(f / PEAK, q / BW), .eff = 0.5};
+        s->pt[i] = (rf_calib_point){
+            .x = x[i], .flops = f, .bytes = q, .time_s = 2 * fmax(f / PEAK, q / BW), .eff = 0.5};
     }
 }
 
@@ -342,8 +342,7 @@ static void frontier_points(void **state)
 static void hybrid_rows_on_floor(void **state)
 {
     (void)state;
-    static const char *const models[] = {"qwen3-next-80b-a3b", "nemotron-3-nano",
-                                         "llama-4-scout"};
+    static const char *const models[] = {"qwen3-next-80b-a3b", "nemotron-3-nano", "llama-4-scout"};
     static const char *const rows[] = {"gdn_delta_rule", "gdn_conv", "mamba_ssd", "mamba_conv",
                                        "attention_chunked"};
     rf_calib *c = synthetic();
@@ -388,11 +387,10 @@ static void hybrid_rows_on_floor(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(generate_hand_sum),  cmocka_unit_test(generate_sliding_window),
-        cmocka_unit_test(generate_long),      cmocka_unit_test(outside_counted),
-        cmocka_unit_test(generate_prefix),    cmocka_unit_test(serve_steady_state),
-        cmocka_unit_test(frontier_points),
-        cmocka_unit_test(hybrid_rows_on_floor),
+        cmocka_unit_test(generate_hand_sum), cmocka_unit_test(generate_sliding_window),
+        cmocka_unit_test(generate_long),     cmocka_unit_test(outside_counted),
+        cmocka_unit_test(generate_prefix),   cmocka_unit_test(serve_steady_state),
+        cmocka_unit_test(frontier_points),   cmocka_unit_test(hybrid_rows_on_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

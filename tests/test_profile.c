@@ -71,8 +71,8 @@ static void sample(rf_hw_profile *p)
     k->min = 1.6e11;
     p->n_kernels = 2;
     /* the roof's bursts: the roof is the most the last one read */
-    p->dram_bursts = (rf_hw_profile_bursts){.n = 3, .trials = 16, .runs = 1,
-                                            .best = {1.70e10, 1.2345e10, 1.8617e10}};
+    p->dram_bursts = (rf_hw_profile_bursts){
+        .n = 3, .trials = 16, .runs = 1, .best = {1.70e10, 1.2345e10, 1.8617e10}};
 }
 
 static void round_trip(void **state)
@@ -85,10 +85,20 @@ static void round_trip(void **state)
     char *json = NULL;
     assert_int_equal(rf_hw_profile_to_json(p, &json, NULL), RF_OK);
     /* the stable keys are all there */
-    const char *keys[] = {"\"name\"", "\"cpu\"", "\"threads\"", "\"clock_hz\"",
-                          "\"bandwidth_bytes_per_s\"", "\"peak_flops_per_s\"", "\"fp32\"",
-                          "\"fp64\"", "\"levels\"", "\"kernels\"", "\"spread\"",
-                          "\"ridge_flop_per_byte\"", "\"dram_bursts\"", "\"burst_best\""};
+    const char *keys[] = {"\"name\"",
+                          "\"cpu\"",
+                          "\"threads\"",
+                          "\"clock_hz\"",
+                          "\"bandwidth_bytes_per_s\"",
+                          "\"peak_flops_per_s\"",
+                          "\"fp32\"",
+                          "\"fp64\"",
+                          "\"levels\"",
+                          "\"kernels\"",
+                          "\"spread\"",
+                          "\"ridge_flop_per_byte\"",
+                          "\"dram_bursts\"",
+                          "\"burst_best\""};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         assert_non_null(strstr(json, keys[i]));
     assert_int_equal(rf_hw_profile_from_json(json, "t.json", q, NULL), RF_OK);
@@ -163,18 +173,18 @@ static void refusals(void **state)
                             "\"min\": -1, \"max\": 1}]}",
             "kernels[0].min is negative (-1)");
     refused(OK_HEAD OK_ROOF ", \"levels\": {}}", "levels must be an array");
-    refused("{\"name\": \"0123456789012345678901234567890123456789012345678901234567890123\", "
-            OK_ROOF "}",
-            "name is longer than 63 characters");
+    refused(
+        "{\"name\": \"0123456789012345678901234567890123456789012345678901234567890123\", " OK_ROOF
+        "}",
+        "name is longer than 63 characters");
     /* the roof's bursts: counted, in range, none above the roof */
-#define BURSTS(n, t, r, list)                                                                 \
-    OK_HEAD OK_ROOF ", \"dram_bursts\": {\"bursts\": " n ", \"trials_per_burst\": " t         \
+#define BURSTS(n, t, r, list)                                                                      \
+    OK_HEAD OK_ROOF ", \"dram_bursts\": {\"bursts\": " n ", \"trials_per_burst\": " t              \
                     ", \"runs\": " r ", \"burst_best\": [" list "]}}"
     rf_hw_profile *ok = malloc(sizeof *ok);
     assert_non_null(ok);
-    assert_int_equal(rf_hw_profile_from_json(BURSTS("2", "16", "1", "9e9, 1e10"), "ok.json", ok,
-                                             NULL),
-                     RF_OK);
+    assert_int_equal(
+        rf_hw_profile_from_json(BURSTS("2", "16", "1", "9e9, 1e10"), "ok.json", ok, NULL), RF_OK);
     assert_true(ok->dram_bursts.n == 2 && ok->dram_bursts.best[1] == 1e10);
     free(ok);
     refused(BURSTS("2", "16", "1", "9e9, 2e10"),
@@ -299,9 +309,9 @@ static void cli_bench_gemm(void **state)
 {
     (void)state;
     static char out[65536];
-    assert_int_equal(run("bench gemm " RF_TEST_DATA "/profile/tiny-llama.json --tokens 1,2", out,
-                         sizeof out),
-                     0);
+    assert_int_equal(
+        run("bench gemm " RF_TEST_DATA "/profile/tiny-llama.json --tokens 1,2", out, sizeof out),
+        0);
     assert_non_null(strstr(out, "measured now (measure --quick"));
     assert_non_null(strstr(out, "DRAM read sampled again beside the GEMMs: 4 bursts of 48"));
     /* tiny-llama: q/o 64 x 64, k/v 64 x 32, gate/up 64 x 160, down 160 x 64,

@@ -113,8 +113,7 @@ static void test_fp4_dtypes(void **state)
     assert_int_equal(rf_dtype_bytes(d, 17, &b, NULL), RF_OK);
     assert_int_equal(b, 9 + 2); /* ceil(17 x 4 / 8) = 9, two groups */
     assert_float_equal(rf_dtype_bytes_per_elem(d), 4.5 / 8, 1e-15);
-    assert_string_equal(rf_dtype_describe(d, text, sizeof text),
-                        "nvfp4 (group 16, 1-byte scales)");
+    assert_string_equal(rf_dtype_describe(d, text, sizeof text), "nvfp4 (group 16, 1-byte scales)");
     /* mxfp4 unchanged: 32 -> 16 + 1 */
     assert_int_equal(rf_dtype_parse("mxfp4", &d, NULL), RF_OK);
     assert_int_equal(rf_dtype_bytes(d, 32, &b, NULL), RF_OK);
@@ -166,9 +165,9 @@ static void test_fp4_peaks(void **state)
         const char *name;
         double fp4_tflops;
     } parts[] = {
-        {"h20", 0},        {"h800", 0},          {"b300", 13125},  {"gb200", 10000},
-        {"gb300", 15000},  {"rtx-5090", 1676},   {"rtx-pro-6000", 2000}, {"l4", 0},
-        {"mi325x", 0},     {"tpu-v6e", 0},       {"gaudi3", 0},    {"apple-m4-max", 0},
+        {"h20", 0},       {"h800", 0},        {"b300", 13125},        {"gb200", 10000},
+        {"gb300", 15000}, {"rtx-5090", 1676}, {"rtx-pro-6000", 2000}, {"l4", 0},
+        {"mi325x", 0},    {"tpu-v6e", 0},     {"gaudi3", 0},          {"apple-m4-max", 0},
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         assert_int_equal(rf_hw_preset(parts[i].name, &hw, NULL), RF_OK);
@@ -236,8 +235,7 @@ static void test_nvfp4_deepseek_excludes(void **state)
     (void)state;
     load("deepseek-v3-0324-nvfp4");
     assert_int_equal(m.mtp_layers, 1);
-    assert_int_equal(m.unquantized_modules,
-                     MB(ATTN) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
+    assert_int_equal(m.unquantized_modules, MB(ATTN) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
     for (int l = 0; l < 61; l++)
         assert_int_equal(m.unquantized_layer[l], 0);
     /* the MTP layer: what the global classes leave, its experts */
@@ -309,8 +307,7 @@ static void test_glm5_fp8_ignore(void **state)
     load("glm-5-fp8");
     assert_int_equal(m.weight_dtype.kind, RF_FP8_E4M3);
     assert_int_equal(m.weight_dtype.group_size, 128 * 128);
-    assert_int_equal(m.unquantized_modules,
-                     MB(ROUTER) | MB(INDEXER) | MB(LM_HEAD) | MB(EMBED));
+    assert_int_equal(m.unquantized_modules, MB(ROUTER) | MB(INDEXER) | MB(LM_HEAD) | MB(EMBED));
     for (int l = 0; l < 78; l++)
         assert_int_equal(m.unquantized_layer[l], 0);
     rf_dtype w = m.weight_dtype;
@@ -345,8 +342,8 @@ static void test_compressed_tensors_int4(void **state)
     assert_int_equal(m.weight_dtype.group_size, 32);
     assert_int_equal(m.weight_dtype.scale_bytes, 2);
     assert_false(m.has_act_dtype); /* weight-only */
-    assert_int_equal(m.unquantized_modules, MB(ATTN) | MB(MLP) | MB(ROUTER) | MB(SHARED) |
-                                                MB(LM_HEAD) | MB(EMBED));
+    assert_int_equal(m.unquantized_modules,
+                     MB(ATTN) | MB(MLP) | MB(ROUTER) | MB(SHARED) | MB(LM_HEAD) | MB(EMBED));
     assert_int_equal(weight_bytes(&m), 594203246592ull);
 }
 
@@ -435,9 +432,8 @@ static void test_refusals(void **state)
     /* Meta's fbgemm_fp8 (Llama-4 Maverick FP8): W8A8 e4m3, a scale a row not
      * counted; Llama-4's names (language_model.model.layers.N.feed_forward,
      * vision_model) are read on its own config below */
-    parse_ok("qwen3-32b.json",
-             "{\"quant_method\": \"fbgemm_fp8\", \"activation_scale_ub\": 1200.0,"
-             " \"modules_to_not_convert\": [\"lm_head\", \"vision_model\"]}");
+    parse_ok("qwen3-32b.json", "{\"quant_method\": \"fbgemm_fp8\", \"activation_scale_ub\": 1200.0,"
+                               " \"modules_to_not_convert\": [\"lm_head\", \"vision_model\"]}");
     assert_int_equal(m.weight_dtype.kind, RF_FP8_E4M3);
     assert_int_equal(m.act_dtype.kind, RF_FP8_E4M3);
     assert_int_equal(m.unquantized_modules, MB(LM_HEAD) | MB(EMBED));
@@ -451,16 +447,14 @@ static void test_refusals(void **state)
     assert_true(m.n_experts > 0 && rf_model_moe_layers(&m) < m.layers);
     assert_int_equal(m.unquantized_modules, MB(ATTN) | MB(ROUTER) | MB(LM_HEAD) | MB(EMBED));
     /* a KV-cache-only ModelOpt checkpoint: weights as torch_dtype says */
-    parse_ok("qwen3-32b.json",
-             "{\"quant_method\": \"modelopt\", \"quant_algo\": null,"
-             " \"kv_cache_quant_algo\": \"FP8\"}");
+    parse_ok("qwen3-32b.json", "{\"quant_method\": \"modelopt\", \"quant_algo\": null,"
+                               " \"kv_cache_quant_algo\": \"FP8\"}");
     assert_int_equal(m.weight_dtype.kind, RF_BF16);
     assert_int_equal(m.unquantized_modules, 0);
     assert_non_null(strstr(m.notes, "quant_algo null: weights unquantized"));
     /* fp8's fmt in torch's spelling is read */
-    parse_ok("qwen3-32b.json",
-             "{\"quant_method\": \"fp8\", \"fmt\": \"float8_e4m3fn\","
-             " \"weight_block_size\": [128, 128]}");
+    parse_ok("qwen3-32b.json", "{\"quant_method\": \"fp8\", \"fmt\": \"float8_e4m3fn\","
+                               " \"weight_block_size\": [128, 128]}");
     assert_int_equal(m.weight_dtype.kind, RF_FP8_E4M3);
 }
 
@@ -493,10 +487,9 @@ static void hybrid_split(const char *file, const char *ignore, rf_mixer mixer0, 
 static void test_per_layer(void **state)
 {
     (void)state;
-    parse_ok("qwen3-32b.json",
-             "{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\","
-             " \"exclude_modules\": [\"lm_head\", \"model.layers.0.self_attn*\","
-             " \"model.layers.1.self_attn*\", \"model.layers.2.self_attn\"]}");
+    parse_ok("qwen3-32b.json", "{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\","
+                               " \"exclude_modules\": [\"lm_head\", \"model.layers.0.self_attn*\","
+                               " \"model.layers.1.self_attn*\", \"model.layers.2.self_attn\"]}");
     assert_int_equal(m.unquantized_modules, MB(LM_HEAD) | MB(EMBED));
     for (int l = 0; l < 64; l++)
         assert_int_equal(m.unquantized_layer[l], l < 3 ? MB(ATTN) : 0);

@@ -244,7 +244,6 @@ static void speculative(void **state)
     assert_int_equal(rf_spec_compute(&t, &d, &o, &o, &roof, &g, 4, 1.5, &sp, &e), RF_EINVAL);
 }
 
-
 /* A mixed step equals its parts where they do not interact: B_d = 8 decode
  * tokens at S_d = 2000 and one chunk of C = 512 after S_c = 1024 on
  * Llama-3-8B. FLOPs add (2 M K N is linear in M; each attention keeps its
@@ -259,8 +258,11 @@ static void mixed_equals_parts(void **state)
     rf_model m = model("llama-3-8b");
     rf_step_opts o = rf_step_opts_for_model(&m);
     static rf_step mix, dec;
-    rf_mixed_opts mo = {.decode_batch = 8, .decode_context = 2000, .chunk = 512,
-                        .chunk_context = 1024, .chunks = 1};
+    rf_mixed_opts mo = {.decode_batch = 8,
+                        .decode_context = 2000,
+                        .chunk = 512,
+                        .chunk_context = 1024,
+                        .chunks = 1};
     assert_int_equal(rf_mixed_step_compute(&m, &o, &roof, &mo, &mix, NULL), RF_OK);
     rf_step_opts d = o;
     d.batch = 8;
@@ -275,8 +277,10 @@ static void mixed_equals_parts(void **state)
     assert_true(mix.weight_bytes == 15009316864ull);
     assert_true(mix.total_bytes == dec.total_bytes + st.total_bytes - 15009316864ull);
     assert_true(mix.kv_bytes == dec.kv_bytes + st.kv_bytes);
-    near(mix.floor_s, fmax((double)mix.flops / roof.peak_flops_per_s,
-                           (double)mix.total_bytes / roof.bw_bytes_per_s), 1e-15);
+    near(mix.floor_s,
+         fmax((double)mix.flops / roof.peak_flops_per_s,
+              (double)mix.total_bytes / roof.bw_bytes_per_s),
+         1e-15);
     /* no chunk: the decode step itself */
     mo.chunks = 0;
     assert_int_equal(rf_mixed_step_compute(&m, &o, &roof, &mo, &mix, NULL), RF_OK);
@@ -330,7 +334,6 @@ static void serve_steady_state(void **state)
     assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, &e), RF_EINVAL);
 }
 
-
 /* Prefix caching: Llama-3-8B, B = 8, P = 1024 of which P_s = 768 shared,
  * N = 128. TTFT = prefill(1 x 768) + prefill(8 x 256 after 768 cached).
  * Decode with a cascade kernel reads the prefix once a step:
@@ -355,8 +358,7 @@ static void prefix_cache(void **state)
     assert_int_equal(rf_generate_prefix_compute(&m, &o, &roof, 1024, 128, &px, &common, NULL),
                      RF_OK);
     px.cascade = true;
-    assert_int_equal(rf_generate_prefix_compute(&m, &o, &roof, 1024, 128, &px, &casc, NULL),
-                     RF_OK);
+    assert_int_equal(rf_generate_prefix_compute(&m, &o, &roof, 1024, 128, &px, &casc, NULL), RF_OK);
     /* TTFT: the two prefills */
     double ttft = 0;
     rf_step_opts pre = o;
@@ -393,7 +395,6 @@ static void prefix_cache(void **state)
                      RF_EINVAL);
     assert_non_null(strstr(e.msg, "shared-prefix (1025)"));
 }
-
 
 /* Pareto fronts. By hand, six points (latency, throughput):
  *   (1, 10) on: nothing is faster;  (2, 30) on: nothing as fast does more;
@@ -506,7 +507,8 @@ static void serve_speculative(void **state)
     assert_int_equal(rf_serve_compute(&big, &o, &roof, &so, &bsv, NULL), RF_OK);
     assert_int_equal(rf_serve_spec_compute(&big, &m, &o, &o, &roof, &bsv, 4, 0.8, &sp, NULL),
                      RF_OK);
-    assert_true(sp.spec.breaks_even && sp.spec.break_even_accept > 0 && sp.spec.break_even_accept < 1);
+    assert_true(sp.spec.breaks_even && sp.spec.break_even_accept > 0 &&
+                sp.spec.break_even_accept < 1);
     assert_int_equal(rf_serve_spec_compute(&big, &m, &o, &o, &roof, &bsv, 4,
                                            sp.spec.break_even_accept, &at, NULL),
                      RF_OK);
@@ -519,8 +521,7 @@ static void serve_speculative(void **state)
     /* max-batched-tokens must leave room beyond the B (K + 1) verified */
     so.max_batched_tokens = 160;
     assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
-    assert_int_equal(rf_serve_spec_compute(&m, &m, &o, &o, &roof, &sv, 4, 0.8, &sp, &e),
-                     RF_EINVAL);
+    assert_int_equal(rf_serve_spec_compute(&m, &m, &o, &o, &roof, &sv, 4, 0.8, &sp, &e), RF_EINVAL);
 }
 
 /* Prefix caching in the steady state: B = 32, P = 2000 of which P_s = 1000
@@ -540,7 +541,10 @@ static void serve_prefix(void **state)
     rf_step_opts o = rf_step_opts_for_model(&m);
     static rf_serve sv;
     const double w = 15009316864.0, kv = 131072.0, beta = 3.35e12;
-    rf_serve_opts so = {.concurrency = 32, .prompt = 2000, .output = 500, .chunk = 512,
+    rf_serve_opts so = {.concurrency = 32,
+                        .prompt = 2000,
+                        .output = 500,
+                        .chunk = 512,
                         .prefix = {.shared = 1000, .cascade = true}};
     assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
     assert_int_equal(sv.prompt_tokens, 64);
@@ -553,8 +557,7 @@ static void serve_prefix(void **state)
     uint64_t mem = 80ull << 30;
     assert_int_equal(rf_serve_fit(&m, &o, &sv, mem, 0.92, 6ull << 30, &f, &most, NULL), RF_OK);
     assert_true(f.kv_bytes == 5373952000ull);
-    assert_true(most == floor((f.budget_bytes - (double)f.weight_bytes - 1000 * kv) /
-                              (1250 * kv)));
+    assert_true(most == floor((f.budget_bytes - (double)f.weight_bytes - 1000 * kv) / (1250 * kv)));
     so.prefix.cascade = false;
     assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
     near(sv.tpot_s, (w + 73064 * kv) / beta, 1e-12);
@@ -593,17 +596,23 @@ static void generate_on_layouts(void **state)
         rf_layout l;
         int64_t b, p, n;
     } cases[] = {
-        {"llama-3-8b", {2, 1, 1, 1}, 8, 100, 300},  {"llama-3-8b", {4, 1, 1, 2}, 64, 1000, 50},
-        {"mixtral-8x7b", {2, 1, 2, 1}, 4, 500, 40}, {"gemma-2-9b-it", {2, 1, 1, 1}, 2, 4000, 200},
-        {"deepseek-v2-lite", {2, 1, 1, 1}, 16, 64, 30}, {"llama-3-8b", {2, 2, 1, 1}, 4, 200, 20},
+        {"llama-3-8b", {2, 1, 1, 1}, 8, 100, 300},
+        {"llama-3-8b", {4, 1, 1, 2}, 64, 1000, 50},
+        {"mixtral-8x7b", {2, 1, 2, 1}, 4, 500, 40},
+        {"gemma-2-9b-it", {2, 1, 1, 1}, 2, 4000, 200},
+        {"deepseek-v2-lite", {2, 1, 1, 1}, 16, 64, 30},
+        {"llama-3-8b", {2, 2, 1, 1}, 4, 200, 20},
         {"llama-3-8b", {1, 1, 1, 1}, 512, 10, 100},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         rf_model m = model(cases[c].model);
         rf_step_opts o = rf_step_opts_for_model(&m);
         o.batch = cases[c].b;
-        rf_par_opts po = {.layout = cases[c].l, .links = h.links, .util = 0.92,
-                          .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+        rf_par_opts po = {.layout = cases[c].l,
+                          .links = h.links,
+                          .util = 0.92,
+                          .reserve_bytes = 6ull << 30,
+                          .mem_bytes = h.mem_bytes};
         rf_generate_par g;
         rf_err e;
         int64_t p = cases[c].p, n = cases[c].n;
@@ -639,8 +648,11 @@ static void generate_on_layouts(void **state)
     rf_generate one;
     rf_generate_par g, g2;
     assert_int_equal(rf_generate_compute(&m, &o, &roof, 1024, 128, &one, NULL), RF_OK);
-    rf_par_opts po = {.layout = {1, 1, 1, 1}, .links = h.links, .util = 0.92,
-                      .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+    rf_par_opts po = {.layout = {1, 1, 1, 1},
+                      .links = h.links,
+                      .util = 0.92,
+                      .reserve_bytes = 6ull << 30,
+                      .mem_bytes = h.mem_bytes};
     assert_int_equal(rf_generate_par_compute(&m, &o, &roof, &po, 1024, 128, &ps, &g, NULL), RF_OK);
     near(g.decode_s, one.decode.sum_of_max_s, 1e-12);
     near(g.ttft_s, one.ttft_sum_of_max_s, 1e-12);
@@ -662,8 +674,8 @@ static void generate_on_layouts(void **state)
 
 /* t drafting itself (K = 4, alpha 0.8) for B requests of P + 2 tokens:
  * one verification, after P + 1 cached; o gets the step options. */
-static rf_spec verify_alone(const rf_model *t, const rf_roof *roof, int64_t batch,
-                            int64_t prompt, rf_step_opts *o)
+static rf_spec verify_alone(const rf_model *t, const rf_roof *roof, int64_t batch, int64_t prompt,
+                            rf_step_opts *o)
 {
     *o = rf_step_opts_for_model(t);
     o->batch = batch;
@@ -770,8 +782,11 @@ static void serve_on_layouts(void **state)
     rf_model m = model("llama-3-8b");
     rf_step_opts o = rf_step_opts_for_model(&m);
     rf_serve_opts so = {.concurrency = 32, .prompt = 2000, .output = 500, .chunk = 512};
-    rf_par_opts po = {.layout = {2, 1, 1, 1}, .links = h.links, .util = 0.92,
-                      .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+    rf_par_opts po = {.layout = {2, 1, 1, 1},
+                      .links = h.links,
+                      .util = 0.92,
+                      .reserve_bytes = 6ull << 30,
+                      .mem_bytes = h.mem_bytes};
     rf_serve_par pv, pv2;
     assert_int_equal(rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, &par, &pv, NULL), RF_OK);
     assert_int_equal(pv.rows, 160);
@@ -790,8 +805,11 @@ static void serve_on_layouts(void **state)
     rf_model shard;
     assert_int_equal(rf_layout_shard(&m, &po.layout, 0, 32, &shard, NULL), RF_OK);
     assert_true(shard.n_q == 16 && shard.n_kv == 4 && shard.ffn == 7168 && shard.vocab == 64128);
-    rf_mixed_opts mo = {.decode_batch = 32, .decode_context = 2250, .chunk = 128,
-                        .chunk_context = 512, .chunks = 1};
+    rf_mixed_opts mo = {.decode_batch = 32,
+                        .decode_context = 2250,
+                        .chunk = 128,
+                        .chunk_context = 512,
+                        .chunks = 1};
     assert_int_equal(rf_mixed_step_compute(&shard, &o, &roof, &mo, &shard_mix, NULL), RF_OK);
     near(pv.tpot_s, shard_mix.floor_sum_of_max_s + 65 * t_ar + t_ag, 1e-12);
     near(pv.ttft_s, 4 * pv.tpot_s, 1e-15);
@@ -855,24 +873,21 @@ static void serve_on_layouts(void **state)
     rf_model mx = model("mixtral-8x7b");
     rf_step_opts ox = rf_step_opts_for_model(&mx);
     po.layout = (rf_layout){2, 1, 2, 1};
-    assert_int_equal(rf_serve_par_compute(&mx, &ox, &roof, &po, &so, &sv, &par, &pv, NULL),
-                     RF_OK);
+    assert_int_equal(rf_serve_par_compute(&mx, &ox, &roof, &po, &so, &sv, &par, &pv, NULL), RF_OK);
     assert_true(coll_named(&par, 0, "ep_dispatch")->bytes == 2621440);
     assert_true(coll_named(&par, 0, "ep_combine")->count == 32);
     assert_null(coll_named(&par, 0, "tp_allreduce_mlp"));
     /* EP 2 across two replicas of TP 1 (g = 2): the group's 2 x 160 rows
      * route, a replica still sends its own 160 x 2 rows */
     po.layout = (rf_layout){1, 1, 2, 2};
-    assert_int_equal(rf_serve_par_compute(&mx, &ox, &roof, &po, &so, &sv, &par, &pv, NULL),
-                     RF_OK);
+    assert_int_equal(rf_serve_par_compute(&mx, &ox, &roof, &po, &so, &sv, &par, &pv, NULL), RF_OK);
     assert_true(coll_named(&par, 0, "ep_dispatch")->bytes == 2621440 && pv.devices == 2);
     /* a sliding window (gemma-2) runs; MLA (deepseek-v2-lite) is refused,
      * as the single device's mixed step refuses it */
     rf_model gm = model("gemma-2-9b-it");
     rf_step_opts og = rf_step_opts_for_model(&gm);
     po.layout = (rf_layout){2, 1, 1, 1};
-    assert_int_equal(rf_serve_par_compute(&gm, &og, &roof, &po, &so, &sv, &par, &pv, NULL),
-                     RF_OK);
+    assert_int_equal(rf_serve_par_compute(&gm, &og, &roof, &po, &so, &sv, &par, &pv, NULL), RF_OK);
     assert_true(pv.tpot_s > 0 && pv.rows == 160);
     rf_err e;
     rf_model mla = model("deepseek-v2-lite");
@@ -881,21 +896,27 @@ static void serve_on_layouts(void **state)
                      RF_EINVAL);
     assert_non_null(strstr(e.msg, "MLA"));
     po.layout = (rf_layout){3, 1, 1, 1};
-    assert_int_equal(rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, &par, &pv, &e),
-                     RF_EINVAL);
+    assert_int_equal(rf_serve_par_compute(&m, &o, &roof, &po, &so, &sv, &par, &pv, &e), RF_EINVAL);
     assert_non_null(strstr(e.msg, "--tp 3"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(closed_form_matches_loop), cmocka_unit_test(cost_flat_in_n),
-        cmocka_unit_test(llama_by_hand),            cmocka_unit_test(one_token_and_refusals),
-        cmocka_unit_test(speculative),              cmocka_unit_test(mixed_equals_parts),
-        cmocka_unit_test(serve_steady_state),       cmocka_unit_test(prefix_cache),
-        cmocka_unit_test(frontier),                 cmocka_unit_test(serve_speculative),
-        cmocka_unit_test(serve_prefix),             cmocka_unit_test(generate_on_layouts),
-        cmocka_unit_test(verify_scores_every_token), cmocka_unit_test(serve_on_layouts),
+        cmocka_unit_test(closed_form_matches_loop),
+        cmocka_unit_test(cost_flat_in_n),
+        cmocka_unit_test(llama_by_hand),
+        cmocka_unit_test(one_token_and_refusals),
+        cmocka_unit_test(speculative),
+        cmocka_unit_test(mixed_equals_parts),
+        cmocka_unit_test(serve_steady_state),
+        cmocka_unit_test(prefix_cache),
+        cmocka_unit_test(frontier),
+        cmocka_unit_test(serve_speculative),
+        cmocka_unit_test(serve_prefix),
+        cmocka_unit_test(generate_on_layouts),
+        cmocka_unit_test(verify_scores_every_token),
+        cmocka_unit_test(serve_on_layouts),
         cmocka_unit_test(mla_verify_absorbed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,9 +25,6 @@
 
 #define GOLDEN_FIRST_GAP "0.31602793954435932"
 
-
-
-
 /* The floor model over a heap table (large: off the stack). */
 typedef struct floor_model {
     rf_sim_floor f;
@@ -46,8 +43,8 @@ static floor_model *floor_new(const char *name, const rf_step_opts *o, int64_t t
     assert_non_null(fm->table);
     rf_step_opts def = rf_step_opts_for_model(&m);
     rf_err e;
-    rf_status s = rf_sim_floor_prepare(&fm->f, &m, o ? o : &def, &roof, tokens, logits,
-                                       fm->table, bytes, &e);
+    rf_status s =
+        rf_sim_floor_prepare(&fm->f, &m, o ? o : &def, &roof, tokens, logits, fm->table, bytes, &e);
     if (s)
         fail_msg("prepare: %s", e.msg);
     return fm;
@@ -61,8 +58,8 @@ static void floor_free(floor_model *fm)
 }
 
 /* A run on one engine's step model fn (sim_run_ok). */
-static void run_ok(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn fn,
-                   void *user, rf_sim_result *out)
+static void run_ok(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn fn, void *user,
+                   rf_sim_result *out)
 {
     sim_run_ok(w, sc, fn, NULL, user, out);
 }
@@ -80,8 +77,11 @@ static rf_status affine_step(void *user, const rf_sim_batch *b, double *step_s, 
 /* A roomy engine: nothing waits for blocks. */
 static rf_sim_sched roomy(void)
 {
-    return (rf_sim_sched){.max_batched_tokens = 8192, .max_seqs = 256, .chunk = 8192,
-                          .block_tokens = 16, .pool_blocks = 1 << 20};
+    return (rf_sim_sched){.max_batched_tokens = 8192,
+                          .max_seqs = 256,
+                          .chunk = 8192,
+                          .block_tokens = 16,
+                          .pool_blocks = 1 << 20};
 }
 
 static rf_sim_lengths fixed(int64_t v)
@@ -104,9 +104,11 @@ static void floor_is_mixed(rf_sim_floor *f, const rf_model *m, const rf_step_opt
         ctx[j] = mo->decode_context;
     for (int64_t j = 0; j < mo->chunks; j++)
         ch[j] = (rf_sim_chunk){.tokens = mo->chunk, .offset = mo->chunk_context, .request = j};
-    rf_sim_batch b = {.n_decode = mo->decode_batch, .decode_context = ctx,
+    rf_sim_batch b = {.n_decode = mo->decode_batch,
+                      .decode_context = ctx,
                       .decode_context_sum = mo->decode_batch * mo->decode_context,
-                      .n_chunks = mo->chunks, .chunks = ch,
+                      .n_chunks = mo->chunks,
+                      .chunks = ch,
                       .tokens = mo->decode_batch + mo->chunks * mo->chunk};
     double t = 0;
     rf_err e;
@@ -128,9 +130,17 @@ static void floor_matches_mixed_step(void **state)
     static const rf_mixed_opts mos[] = {
         {.decode_batch = 1, .decode_context = 100},
         {.decode_batch = 0, .chunk = 512, .chunk_context = 0, .chunks = 1},
-        {.decode_batch = 37, .decode_context = 4000, .chunk = 256, .chunk_context = 1024, .chunks = 3},
+        {.decode_batch = 37,
+         .decode_context = 4000,
+         .chunk = 256,
+         .chunk_context = 1024,
+         .chunks = 3},
         {.decode_batch = 200, .decode_context = 9000, .chunk = 1, .chunk_context = 77, .chunks = 2},
-        {.decode_batch = 5, .decode_context = 5000, .chunk = 2000, .chunk_context = 6000, .chunks = 1},
+        {.decode_batch = 5,
+         .decode_context = 5000,
+         .chunk = 2000,
+         .chunk_context = 6000,
+         .chunks = 1},
     };
     rf_roof roof = roof_of("h100-sxm");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -150,8 +160,8 @@ static void floor_matches_mixed_step(void **state)
                 floor_is_mixed(&fm->f, &m, &o, &roof, &mos[k]);
             if (!i && !v) {
                 int64_t two[2] = {4000, 4000}, apart[2] = {3000, 5000};
-                rf_sim_batch a = {.n_decode = 2, .decode_context = two,
-                                  .decode_context_sum = 8000, .tokens = 2};
+                rf_sim_batch a = {
+                    .n_decode = 2, .decode_context = two, .decode_context_sum = 8000, .tokens = 2};
                 rf_sim_batch c = a;
                 c.decode_context = apart;
                 double ta = 0, tc = 0;
@@ -173,11 +183,19 @@ static void floor_matches_mixed_step(void **state)
 static void floor_matches_mixed_new_families(void **state)
 {
     (void)state;
-    static const char *const names[] = {"qwen3-next-80b-a3b-thinking", "nemotron-3-nano-30b-a3b",
-                                        "llama-4-scout-17b-16e-instruct", "mimo-v2-flash",
-                                        "gpt-oss-20b", "gemma-3-4b-it", "qwen3.5-397b-a17b"};
+    static const char *const names[] = {"qwen3-next-80b-a3b-thinking",
+                                        "nemotron-3-nano-30b-a3b",
+                                        "llama-4-scout-17b-16e-instruct",
+                                        "mimo-v2-flash",
+                                        "gpt-oss-20b",
+                                        "gemma-3-4b-it",
+                                        "qwen3.5-397b-a17b"};
     static const rf_mixed_opts mos[] = {
-        {.decode_batch = 7, .decode_context = 3000, .chunk = 512, .chunk_context = 1024, .chunks = 2},
+        {.decode_batch = 7,
+         .decode_context = 3000,
+         .chunk = 512,
+         .chunk_context = 1024,
+         .chunks = 2},
         {.decode_batch = 7, .decode_context = 30000},
         {.chunk = 512, .chunk_context = 0, .chunks = 1},
     };
@@ -228,8 +246,11 @@ static void on_llama(const rf_sim_workload *w, rf_generate *g, rf_sim_result *r)
 static void closed_one_is_generate(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 3, .concurrency = 1,
-                         .prompt = fixed(512), .output = fixed(128)};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 3,
+                         .concurrency = 1,
+                         .prompt = fixed(512),
+                         .output = fixed(128)};
     rf_generate g;
     rf_sim_result r;
     on_llama(&w, &g, &r);
@@ -253,8 +274,12 @@ static void closed_one_is_generate(void **state)
 static void low_rate_limits(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 400, .rate_per_s = 0.01,
-                         .prompt = fixed(512), .output = fixed(128), .seed = 7};
+    rf_sim_workload w = {.arrival = RF_SIM_POISSON,
+                         .requests = 400,
+                         .rate_per_s = 0.01,
+                         .prompt = fixed(512),
+                         .output = fixed(128),
+                         .seed = 7};
     rf_generate g;
     rf_sim_result r;
     on_llama(&w, &g, &r);
@@ -291,8 +316,11 @@ static void moe_floor_under_real_schedule(void **state)
     rf_serve_opts so = {.concurrency = 2, .prompt = 512, .output = 64, .chunk = 512};
     assert_int_equal(rf_serve_compute(&m, &o, &roof, &so, &sv, NULL), RF_OK);
     floor_model *fm = floor_new("mixtral-8x7b", NULL, 8192, 256);
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 6, .concurrency = 2,
-                         .prompt = fixed(512), .output = fixed(64)};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 6,
+                         .concurrency = 2,
+                         .prompt = fixed(512),
+                         .output = fixed(64)};
     rf_sim_sched sc = roomy();
     rf_sim_result r;
     run_ok(&w, &sc, rf_sim_floor_step, &fm->f, &r);
@@ -313,12 +341,13 @@ static void moe_floor_under_real_schedule(void **state)
 static void littles_law(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 20000, .rate_per_s = 40,
-                         .prompt = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 8000, .mean = 600,
-                                    .sd = 400},
-                         .output = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 2000, .mean = 150,
-                                    .sd = 100},
-                         .seed = 11};
+    rf_sim_workload w = {
+        .arrival = RF_SIM_POISSON,
+        .requests = 20000,
+        .rate_per_s = 40,
+        .prompt = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 8000, .mean = 600, .sd = 400},
+        .output = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 2000, .mean = 150, .sd = 100},
+        .seed = 11};
     rf_sim_sched sc = roomy();
     sc.chunk = 512;
     sc.max_batched_tokens = 2048;
@@ -346,8 +375,12 @@ static void overload_flagged(void **state)
 {
     (void)state;
     rf_sim_sched sc = capped();
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 4000, .concurrency = 512,
-                         .prompt = fixed(1000), .output = fixed(100), .seed = 3};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 4000,
+                         .concurrency = 512,
+                         .prompt = fixed(1000),
+                         .output = fixed(100),
+                         .seed = 3};
     rf_sim_result cap, over, under;
     run_ok(&w, &sc, affine_step, NULL, &cap);
     assert_false(cap.overloaded);
@@ -395,8 +428,11 @@ static void overload_short_run(void **state)
 {
     (void)state;
     rf_sim_sched sc = capped();
-    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 500, .rate_per_s = 0.8 * 64,
-                         .prompt = fixed(1000), .output = fixed(100)};
+    rf_sim_workload w = {.arrival = RF_SIM_POISSON,
+                         .requests = 500,
+                         .rate_per_s = 0.8 * 64,
+                         .prompt = fixed(1000),
+                         .output = fixed(100)};
     for (uint64_t seed = 1; seed <= 5; seed++) {
         w.seed = seed;
         rf_sim_result under, over;
@@ -418,11 +454,14 @@ static void overload_short_run(void **state)
 static void same_seed_same_bytes(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_GAMMA, .requests = 3000, .rate_per_s = 30, .cv = 2,
-                         .prompt = {.dist = RF_SIM_NORMAL, .lo = 1, .hi = 4000, .mean = 1000,
-                                    .sd = 300},
-                         .output = {.dist = RF_SIM_UNIFORM, .lo = 10, .hi = 300},
-                         .seed = 42};
+    rf_sim_workload w = {
+        .arrival = RF_SIM_GAMMA,
+        .requests = 3000,
+        .rate_per_s = 30,
+        .cv = 2,
+        .prompt = {.dist = RF_SIM_NORMAL, .lo = 1, .hi = 4000, .mean = 1000, .sd = 300},
+        .output = {.dist = RF_SIM_UNIFORM, .lo = 10, .hi = 300},
+        .seed = 42};
     rf_sim_sched sc = roomy();
     sc.chunk = 256;
     sc.pool_blocks = 4000;
@@ -435,8 +474,12 @@ static void same_seed_same_bytes(void **state)
     w.seed = 43;
     run_ok(&w, &sc, affine_step, NULL, &c);
     assert_true(c.e2e_s.mean != a.e2e_s.mean);
-    rf_sim_workload p = {.arrival = RF_SIM_POISSON, .requests = 1, .rate_per_s = 1,
-                         .prompt = fixed(1), .output = fixed(1), .seed = 1};
+    rf_sim_workload p = {.arrival = RF_SIM_POISSON,
+                         .requests = 1,
+                         .rate_per_s = 1,
+                         .prompt = fixed(1),
+                         .output = fixed(1),
+                         .seed = 1};
     rf_sim_result q;
     run_ok(&p, &sc, affine_step, NULL, &q);
     char got[64];
@@ -454,8 +497,11 @@ static void same_seed_same_bytes(void **state)
 static void kv_within_pool(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 200, .concurrency = 64,
-                         .prompt = fixed(1000), .output = fixed(500)};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 200,
+                         .concurrency = 64,
+                         .prompt = fixed(1000),
+                         .output = fixed(500)};
     rf_sim_sched sc = roomy();
     sc.pool_blocks = 400;
     sc.chunk = 512;
@@ -481,8 +527,11 @@ static void kv_within_pool(void **state)
 static void prefix_hits(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 5, .concurrency = 1,
-                         .prompt = fixed(1024), .output = fixed(2)};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 5,
+                         .concurrency = 1,
+                         .prompt = fixed(1024),
+                         .output = fixed(2)};
     rf_sim_sched sc = roomy();
     sc.shared_prefix = 1000;
     rf_sim_result r;
@@ -507,13 +556,17 @@ static void expect_refusal(const rf_sim_workload *w, const rf_sim_sched *sc, con
 static void refusals(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 4, .concurrency = 2,
-                         .prompt = fixed(1000), .output = fixed(8000)};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 4,
+                         .concurrency = 2,
+                         .prompt = fixed(1000),
+                         .output = fixed(8000)};
     rf_sim_sched sc = roomy();
     sc.pool_blocks = 500;
     sc.no_preempt = true;
-    expect_refusal(&w, &sc, "need 563 blocks of 16 tokens; the pool has 500 (0 of them for "
-                            "the shared prefix) and preemption is off");
+    expect_refusal(&w, &sc,
+                   "need 563 blocks of 16 tokens; the pool has 500 (0 of them for "
+                   "the shared prefix) and preemption is off");
     sc.no_preempt = false;
     expect_refusal(&w, &sc, "request 0: prompt 1000 + output 8000 - 1 positions need 563");
     sc = roomy();
@@ -563,11 +616,13 @@ static void trace_alone(void **state)
 static void length_means(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 20000, .rate_per_s = 1,
-                         .prompt = {.dist = RF_SIM_UNIFORM, .lo = 100, .hi = 300},
-                         .output = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 100000,
-                                    .mean = 1000, .sd = 500},
-                         .seed = 5};
+    rf_sim_workload w = {
+        .arrival = RF_SIM_POISSON,
+        .requests = 20000,
+        .rate_per_s = 1,
+        .prompt = {.dist = RF_SIM_UNIFORM, .lo = 100, .hi = 300},
+        .output = {.dist = RF_SIM_LOGNORMAL, .lo = 1, .hi = 100000, .mean = 1000, .sd = 500},
+        .seed = 5};
     rf_sim_sched sc = roomy();
     rf_sim_result r;
     run_ok(&w, &sc, affine_step, NULL, &r);
@@ -598,8 +653,11 @@ static void percentiles(void **state)
 static void queueing_in_ttft(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 2,
-                         .prompt = fixed(100), .output = fixed(10)};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 2,
+                         .concurrency = 2,
+                         .prompt = fixed(100),
+                         .output = fixed(10)};
     rf_sim_sched sc = roomy();
     sc.max_seqs = 1;
     rf_sim_result r;
@@ -634,8 +692,11 @@ static void queueing_in_ttft(void **state)
 static void schedules_by_hand(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 2,
-                         .prompt = fixed(100), .output = fixed(3)};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 2,
+                         .concurrency = 2,
+                         .prompt = fixed(100),
+                         .output = fixed(3)};
     rf_sim_sched sc = roomy();
     sc.max_batched_tokens = sc.chunk = 100;
     sc.max_seqs = 2;
@@ -670,8 +731,11 @@ static void schedules_by_hand(void **state)
 static void frontend_latency(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 1,
-                         .prompt = fixed(100), .output = fixed(1)};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 2,
+                         .concurrency = 1,
+                         .prompt = fixed(100),
+                         .output = fixed(1)};
     rf_sim_sched sc = roomy();
     sc.frontend_s = 5e-3;
     rf_sim_result r;
@@ -705,9 +769,8 @@ static void pool_and_floor_refusal(void **state)
     assert_null(strstr(e.msg, "leave -"));
     /* the weights plus 1 MB at util 1: fewer positions than a block of 16
      * (a position is 128 KiB: 32 layers x 8 KV heads x 128 x 2 x 2 bytes) */
-    assert_int_equal(rf_sim_pool_blocks(&m, &o, c.resident_bytes + 1000000, 1.0, 0, 16, &blocks,
-                                        &e),
-                     RF_EINVAL);
+    assert_int_equal(
+        rf_sim_pool_blocks(&m, &o, c.resident_bytes + 1000000, 1.0, 0, 16, &blocks, &e), RF_EINVAL);
     assert_non_null(strstr(e.msg, "less than one KV block"));
     static rf_sim_floor f;
     static rf_sim_floor_entry table[300];
@@ -752,8 +815,12 @@ static void mla_mixed_step(void **state)
     assert_true(dec.weight_bytes == pre.weight_bytes);
     int64_t ctx[6] = {3000, 3000, 3000, 3000, 3000, 3000};
     rf_sim_chunk ch = {.tokens = 700, .offset = 2048};
-    rf_sim_batch b = {.n_decode = 6, .decode_context = ctx, .decode_context_sum = 18000,
-                      .n_chunks = 1, .chunks = &ch, .tokens = 706};
+    rf_sim_batch b = {.n_decode = 6,
+                      .decode_context = ctx,
+                      .decode_context_sum = 18000,
+                      .n_chunks = 1,
+                      .chunks = &ch,
+                      .tokens = 706};
     static rf_sim_floor f;
     size_t bytes = rf_sim_floor_table_bytes(1024, 64);
     void *table = malloc(bytes);
@@ -777,11 +844,15 @@ static void mla_mixed_step(void **state)
         only_chunk.decode_context_sum = 0;
         only_chunk.tokens = 700;
         assert_int_equal(rf_sim_floor_step(&f, &only_dec, &t, &e), RF_OK);
-        near(t, i ? (double)dec.total_bytes / h.bw_bytes_per_s
-                  : (double)dec.flops / h.peak_flops_per_s, 1e-12);
+        near(t,
+             i ? (double)dec.total_bytes / h.bw_bytes_per_s
+               : (double)dec.flops / h.peak_flops_per_s,
+             1e-12);
         assert_int_equal(rf_sim_floor_step(&f, &only_chunk, &t, &e), RF_OK);
-        near(t, i ? (double)pre.total_bytes / h.bw_bytes_per_s
-                  : (double)pre.flops / h.peak_flops_per_s, 1e-12);
+        near(t,
+             i ? (double)pre.total_bytes / h.bw_bytes_per_s
+               : (double)pre.flops / h.peak_flops_per_s,
+             1e-12);
     }
     free(table);
 }
@@ -793,9 +864,12 @@ static void sliding_model_runs(void **state)
 {
     (void)state;
     floor_model *fm = floor_new("gemma-2-9b-it", NULL, 8192, 256);
-    rf_sim_workload w = {.arrival = RF_SIM_POISSON, .requests = 200, .rate_per_s = 4,
+    rf_sim_workload w = {.arrival = RF_SIM_POISSON,
+                         .requests = 200,
+                         .rate_per_s = 4,
                          .prompt = {.dist = RF_SIM_UNIFORM, .lo = 1000, .hi = 7000},
-                         .output = fixed(64), .seed = 9};
+                         .output = fixed(64),
+                         .seed = 9};
     rf_sim_sched sc = roomy();
     sc.chunk = 1024;
     rf_sim_result r;
@@ -824,16 +898,20 @@ static void invariants_hold(void **state)
     uint64_t x = 12345;
     int ran = 0, preempting = 0, speculating = 0;
     for (int i = 0; i < 300; i++) {
-#define NEXT(mod) ((x = x * 6364136223846793005u + 1442695040888963407u), (int64_t)((x >> 33) % (mod)))
-        rf_sim_sched sc = {.max_seqs = 1 + NEXT(64), .block_tokens = 1 + NEXT(32),
-                           .no_preempt = NEXT(3) == 0};
+#define NEXT(mod)                                                                                  \
+    ((x = x * 6364136223846793005u + 1442695040888963407u), (int64_t)((x >> 33) % (mod)))
+        rf_sim_sched sc = {
+            .max_seqs = 1 + NEXT(64), .block_tokens = 1 + NEXT(32), .no_preempt = NEXT(3) == 0};
         sc.max_batched_tokens = sc.max_seqs + NEXT(4096);
         sc.chunk = NEXT(4) == 0 ? 0 : 1 + NEXT(1024);
         sc.pool_blocks = 1 + NEXT(4000);
         sc.shared_prefix = NEXT(3) == 0 ? NEXT(600) : 0;
-        rf_sim_workload w = {.arrival = (rf_sim_arrival)NEXT(3), .requests = 1 + NEXT(300),
-                             .concurrency = 1 + NEXT(100), .rate_per_s = 0.5 + NEXT(200),
-                             .cv = 0.25 + 0.25 * (double)NEXT(12), .seed = (uint64_t)i,
+        rf_sim_workload w = {.arrival = (rf_sim_arrival)NEXT(3),
+                             .requests = 1 + NEXT(300),
+                             .concurrency = 1 + NEXT(100),
+                             .rate_per_s = 0.5 + NEXT(200),
+                             .cv = 0.25 + 0.25 * (double)NEXT(12),
+                             .seed = (uint64_t)i,
                              .prompt = {.dist = RF_SIM_UNIFORM, .lo = 1, .hi = 1 + NEXT(2000)},
                              .output = {.dist = RF_SIM_LOGNORMAL, .lo = 1}};
         w.output.mean = (double)(1 + NEXT(200));
@@ -869,7 +947,6 @@ static void invariants_hold(void **state)
                   preempting, speculating);
     assert_true(ran > 150 && preempting > 20 && speculating > 20);
 }
-
 
 /* A model of tests/data/models: NAME.json, or a folder NAME/ ("name/"). */
 static rf_model config(const char *name)
@@ -917,8 +994,11 @@ static void ep_across_nodes(void **state)
     o.phase = RF_PREFILL;
     o.tokens = 8192;
     o.a = rf_dtype_of(RF_BF16); /* the checkpoint's fp8 weights; rows of 2 B an element */
-    rf_par_opts po = {.layout = {4, 1, 16, 4}, .links = h.links, .util = 0.92,
-                      .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+    rf_par_opts po = {.layout = {4, 1, 16, 4},
+                      .links = h.links,
+                      .util = 0.92,
+                      .reserve_bytes = 6ull << 30,
+                      .mem_bytes = h.mem_bytes};
     assert_int_equal(rf_par_compute(&m, &o, &roof, &po, &par, NULL), RF_OK);
     const rf_coll *d = coll_named(&par, 0, "ep_dispatch"), *c = coll_named(&par, 0, "ep_combine");
     assert_non_null(d);
@@ -954,8 +1034,11 @@ static void pp_stages_hold_one_device(void **state)
     rf_model m = config("deepseek-v3-0324-nvfp4/");
     assert_true(m.mtp_layers == 1);
     rf_step_opts o = rf_step_opts_for_model(&m);
-    rf_par_opts po = {.layout = {1, 1, 1, 1}, .links = h.links, .util = 0.92,
-                      .reserve_bytes = 6ull << 30, .mem_bytes = h.mem_bytes};
+    rf_par_opts po = {.layout = {1, 1, 1, 1},
+                      .links = h.links,
+                      .util = 0.92,
+                      .reserve_bytes = 6ull << 30,
+                      .mem_bytes = h.mem_bytes};
     rf_capacity cap;
     assert_int_equal(rf_capacity_compute(&m, &o, h.mem_bytes, 0.92, 0, 1024, &cap, NULL), RF_OK);
     uint64_t whole = cap.resident_bytes;
@@ -1004,8 +1087,8 @@ static void mla_verify_floor(void **state)
     rf_sim_chunk v = {.tokens = 4, .offset = 2000, .request = 0, .logits = 4};
     rf_sim_batch verify = {.n_chunks = 1, .chunks = &v, .tokens = 4};
     const int64_t ctx[4] = {2001, 2002, 2003, 2004};
-    rf_sim_batch dec = {.n_decode = 4, .decode_context = ctx, .decode_context_sum = 8010,
-                        .tokens = 4};
+    rf_sim_batch dec = {
+        .n_decode = 4, .decode_context = ctx, .decode_context_sum = 8010, .tokens = 4};
     double tv, td;
     rf_err e;
     assert_int_equal(rf_sim_floor_prepare(&f, &m, &o, &fast_bw, 8192, 256, table, bytes, &e),
@@ -1044,10 +1127,16 @@ static void closed_one_hybrid(rf_sim_par *p, const rf_model *m, const rf_step_op
     rf_err e = {0};
     if (rf_generate_par_compute(m, o, roof, po, 512, 64, ps, &g, &e))
         fail_msg("%s: %s", m->name, e.msg);
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 1,
-                         .prompt = fixed(512), .output = fixed(64)};
-    rf_sim_sched sc = {.max_batched_tokens = 1024, .max_seqs = 8, .chunk = 1024,
-                       .block_tokens = 16, .pool_blocks = 1000};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 2,
+                         .concurrency = 1,
+                         .prompt = fixed(512),
+                         .output = fixed(64)};
+    rf_sim_sched sc = {.max_batched_tokens = 1024,
+                       .max_seqs = 8,
+                       .chunk = 1024,
+                       .block_tokens = 16,
+                       .pool_blocks = 1000};
     rf_sim_par_sched(p, &sc);
     rf_sim_result r;
     sim_run_ok(&w, &sc, NULL, rf_sim_par_step, p, &r);
@@ -1069,8 +1158,10 @@ static void hybrid_layout_is_par(void **state)
     static const struct {
         const char *name;
         int64_t tp, pp;
-    } cases[] = {{"qwen3-next-80b-a3b-thinking", 2, 1}, {"qwen3-next-80b-a3b-thinking", 2, 2},
-                 {"nemotron-3-nano-30b-a3b", 2, 1},     {"llama-4-scout-17b-16e-instruct", 2, 1},
+    } cases[] = {{"qwen3-next-80b-a3b-thinking", 2, 1},
+                 {"qwen3-next-80b-a3b-thinking", 2, 2},
+                 {"nemotron-3-nano-30b-a3b", 2, 1},
+                 {"llama-4-scout-17b-16e-instruct", 2, 1},
                  {"gemma-3-4b-it", 2, 1}};
     rf_hw h;
     assert_int_equal(rf_hw_preset("h200", &h, NULL), RF_OK);
@@ -1084,8 +1175,10 @@ static void hybrid_layout_is_par(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rf_model m = config(cases[i].name);
         rf_step_opts o = rf_step_opts_for_model(&m);
-        rf_par_opts po = {.layout = {cases[i].tp, cases[i].pp, 1, 1}, .links = h.links,
-                          .util = 0.9, .mem_bytes = h.mem_bytes};
+        rf_par_opts po = {.layout = {cases[i].tp, cases[i].pp, 1, 1},
+                          .links = h.links,
+                          .util = 0.9,
+                          .mem_bytes = h.mem_bytes};
         rf_err e = {0};
         size_t bytes = 0;
         if (rf_sim_par_table_bytes(p, &m, &po.layout, 1024, 64, &bytes, &e))
@@ -1096,7 +1189,9 @@ static void hybrid_layout_is_par(void **state)
             fail_msg("%s: %s", cases[i].name, e.msg);
         int64_t ctx[4] = {1000, 1000, 1000, 1000};
         rf_sim_chunk ch = {.tokens = 512};
-        rf_sim_batch dec = {.n_decode = 4, .decode_context = ctx, .decode_context_sum = 4000,
+        rf_sim_batch dec = {.n_decode = 4,
+                            .decode_context = ctx,
+                            .decode_context_sum = 4000,
                             .tokens = 4},
                      pre = {.n_chunks = 1, .chunks = &ch, .tokens = 512};
         rf_step_opts d = o, f = o;
@@ -1110,7 +1205,8 @@ static void hybrid_layout_is_par(void **state)
         const rf_step_opts *so[2] = {&d, &f};
         for (int k = 0; k < 2; k++) {
             double t = 0;
-            if (rf_sim_par_step(p, b[k], 1, &t, &e) || rf_par_compute(&m, so[k], &roof, &po, par, &e))
+            if (rf_sim_par_step(p, b[k], 1, &t, &e) ||
+                rf_par_compute(&m, so[k], &roof, &po, par, &e))
                 fail_msg("%s: %s", cases[i].name, e.msg);
             near(t, par->cycle_s, 1e-12);
         }
@@ -1123,7 +1219,6 @@ static void hybrid_layout_is_par(void **state)
 }
 
 /* ---- speculative decoding ---------------------------------------------------- */
-
 
 static floor_model *floor_of(const rf_model *m, int64_t tokens, int64_t logits)
 {
@@ -1159,10 +1254,7 @@ static void spec_open_models(spec_fx *x, rf_model target, rf_model draft)
     x->d = floor_of(&x->dm, 8192, 1024);
 }
 
-static void spec_open(spec_fx *x)
-{
-    spec_open_models(x, config("qwen3-32b"), config("qwen3-4b"));
-}
+static void spec_open(spec_fx *x) { spec_open_models(x, config("qwen3-32b"), config("qwen3-4b")); }
 
 static void spec_close(spec_fx *x)
 {
@@ -1183,22 +1275,24 @@ static double step_by_hand(const spec_fx *x, int64_t c, int64_t q)
     assert_int_equal(rf_generate_compute(&x->tm, &x->o, &x->roof, c, 2, &g, NULL), RF_OK);
     if (q == 1)
         return g.tpot_mean_s;
-    assert_int_equal(rf_spec_compute(&x->tm, &x->dm, &x->o, &x->od, &x->roof, &g, q - 1, 1,
-                                     &sp, NULL),
-                     RF_OK);
+    assert_int_equal(
+        rf_spec_compute(&x->tm, &x->dm, &x->o, &x->od, &x->roof, &g, q - 1, 1, &sp, NULL), RF_OK);
     double draft = sp.draft_s;
     assert_int_equal(rf_generate_compute(&x->tm, &x->o, &x->roof, c - 1, 2, &g, NULL), RF_OK);
-    assert_int_equal(rf_spec_compute(&x->tm, &x->dm, &x->o, &x->od, &x->roof, &g, q - 1, 1,
-                                     &sp, NULL),
-                     RF_OK);
+    assert_int_equal(
+        rf_spec_compute(&x->tm, &x->dm, &x->o, &x->od, &x->roof, &g, q - 1, 1, &sp, NULL), RF_OK);
     return draft + sp.verify_s;
 }
 
 /* One request of P = 512 alone (closed loop, C = 1), speculating K ahead. */
 static void spec_one(spec_fx *x, int64_t n_out, int64_t k, double alpha, rf_sim_result *r)
 {
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 1, .concurrency = 1,
-                         .prompt = fixed(512), .output = fixed(n_out), .seed = 7};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 1,
+                         .concurrency = 1,
+                         .prompt = fixed(512),
+                         .output = fixed(n_out),
+                         .seed = 7};
     rf_sim_sched sc = roomy();
     sc.spec_k = k;
     sc.spec_accept = alpha;
@@ -1232,8 +1326,7 @@ static void spec_by_hand(void **state)
 
     /* steps, verifications, proposals accepted, ITL values */
     static const int64_t want[2][4] = {{4, 3, 9, 3}, {8, 6, 0, 7}};
-    double sum[2] = {step_by_hand(&x, 512, 5) + step_by_hand(&x, 517, 5) +
-                         step_by_hand(&x, 522, 2),
+    double sum[2] = {step_by_hand(&x, 512, 5) + step_by_hand(&x, 517, 5) + step_by_hand(&x, 522, 2),
                      0};
     for (int64_t g = 1; g < 8; g++)
         sum[1] += step_by_hand(&x, 512 + g - 1, 8 - g < 3 ? 8 - g : 3);
@@ -1314,8 +1407,11 @@ static void spec_tokens_a_step(void **state)
     rf_sim_result r;
     for (int64_t k = 1; k <= 5; k += 2)
         for (int64_t n = 1; n <= 40; n++) {
-            rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 1, .concurrency = 1,
-                                 .prompt = fixed(100), .output = fixed(n)};
+            rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                                 .requests = 1,
+                                 .concurrency = 1,
+                                 .prompt = fixed(100),
+                                 .output = fixed(n)};
             rf_sim_sched sc = spec_sched(k, 1);
             run_ok(&w, &sc, affine_step, NULL, &r);
             assert_int_equal(r.steps, 1 + (n - 1 + k) / (k + 1));
@@ -1328,8 +1424,12 @@ static void spec_tokens_a_step(void **state)
         double alpha;
     } cases[] = {{4, 0.8}, {3, 0.5}, {6, 0.95}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 64, .concurrency = 16,
-                             .prompt = fixed(256), .output = fixed(8000), .seed = 11};
+        rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                             .requests = 64,
+                             .concurrency = 16,
+                             .prompt = fixed(256),
+                             .output = fixed(8000),
+                             .seed = 11};
         rf_sim_sched sc = spec_sched(cases[i].k, cases[i].alpha);
         run_ok(&w, &sc, affine_step, NULL, &r);
         double e = rf_spec_tokens_per_iter(cases[i].k, cases[i].alpha);
@@ -1338,8 +1438,11 @@ static void spec_tokens_a_step(void **state)
         assert_int_equal(r.output_tokens, 64 * 8000);
     }
     /* refusals */
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 1, .concurrency = 1,
-                         .prompt = fixed(100), .output = fixed(10)};
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 1,
+                         .concurrency = 1,
+                         .prompt = fixed(100),
+                         .output = fixed(10)};
     rf_sim_sched sc = spec_sched(65, 0.5);
     rf_err e = {0};
     assert_int_equal(sim_run(&w, &sc, affine_step, NULL, NULL, &r, &e), RF_EINVAL);

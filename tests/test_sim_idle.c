@@ -29,11 +29,17 @@ static rf_status affine_step(void *user, const rf_sim_batch *b, double *step_s, 
  * and one output token, on an engine that nothing else limits. */
 static rf_sim_result run(int64_t requests, bool idle_first)
 {
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = requests, .concurrency = 2,
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = requests,
+                         .concurrency = 2,
                          .prompt = {.dist = RF_SIM_FIXED, .value = 100},
                          .output = {.dist = RF_SIM_FIXED, .value = 1}};
-    rf_sim_sched sc = {.max_batched_tokens = 8192, .max_seqs = 256, .chunk = 8192,
-                       .block_tokens = 16, .pool_blocks = 1 << 20, .idle_first = idle_first};
+    rf_sim_sched sc = {.max_batched_tokens = 8192,
+                       .max_seqs = 256,
+                       .chunk = 8192,
+                       .block_tokens = 16,
+                       .pool_blocks = 1 << 20,
+                       .idle_first = idle_first};
     rf_sim_result r;
     sim_run_ok(&w, &sc, affine_step, NULL, NULL, &r);
     return r;

@@ -38,8 +38,8 @@ static rf_roof roof_hw(const rf_hw *h)
 
 static rf_par_opts popts(const rf_hw *h, int64_t tp, int64_t pp, int64_t ep, int64_t dp)
 {
-    return (rf_par_opts){.layout = {tp, pp, ep, dp}, .links = h->links, .util = 0.9,
-                         .mem_bytes = h->mem_bytes};
+    return (rf_par_opts){
+        .layout = {tp, pp, ep, dp}, .links = h->links, .util = 0.9, .mem_bytes = h->mem_bytes};
 }
 
 /* The layout's step model over a heap table. */
@@ -79,8 +79,8 @@ typedef struct batch_buf {
 
 static void batch_fill(batch_buf *bb, int64_t n, int64_t S, const rf_sim_chunk *ch, int64_t nc)
 {
-    bb->b = (rf_sim_batch){.n_decode = n, .decode_context = bb->ctx, .n_chunks = nc,
-                           .chunks = bb->ch, .tokens = n};
+    bb->b = (rf_sim_batch){
+        .n_decode = n, .decode_context = bb->ctx, .n_chunks = nc, .chunks = bb->ch, .tokens = n};
     for (int64_t i = 0; i < n; i++) {
         bb->ctx[i] = S;
         bb->b.decode_context_sum += S;
@@ -273,8 +273,8 @@ static void layout_mla_verify(void **state)
     rf_sim_chunk v = {.tokens = 4, .offset = 2000, .logits = 4};
     rf_sim_batch verify = {.n_chunks = 1, .chunks = &v, .tokens = 4};
     const int64_t ctx[4] = {2001, 2002, 2003, 2004};
-    rf_sim_batch dec = {.n_decode = 4, .decode_context = ctx, .decode_context_sum = 8010,
-                        .tokens = 4};
+    rf_sim_batch dec = {
+        .n_decode = 4, .decode_context = ctx, .decode_context_sum = 8010, .tokens = 4};
     double tv = 0, td = 0;
     assert_int_equal(rf_sim_par_step(pm.p, &verify, 1, &tv, &e), RF_OK);
     assert_int_equal(rf_sim_par_step(pm.p, &dec, 1, &td, &e), RF_OK);
@@ -299,7 +299,8 @@ static void layout_speculates(void **state)
     rf_par_opts po = popts(&h, 1, 1, 1, 1);
     par_model pm = par_new(&m, &o, &roof, &po, 4096, 256);
     rf_err e = {0};
-    rf_sim_chunk v = {.tokens = 5, .offset = 1000, .logits = 5}, one = {.tokens = 5, .offset = 1000};
+    rf_sim_chunk v = {.tokens = 5, .offset = 1000, .logits = 5},
+                 one = {.tokens = 5, .offset = 1000};
     batch_buf bb;
     double tv = 0, t1 = 0;
     batch_fill(&bb, 0, 0, &v, 1);
@@ -321,18 +322,26 @@ static void layout_speculates(void **state)
                 const rf_op *x = &st->ops[i];
                 assert_int_equal(rf_op_gemm(x->name, k ? 5 : 1, x->k, x->n, x->w, o.a, &op, &e),
                                  RF_OK);
-                head[k] = (double)x->count * rf_roof_place(&roof, (double)op.flops,
-                                                           (double)op.bytes).floor_s;
+                head[k] = (double)x->count *
+                          rf_roof_place(&roof, (double)op.flops, (double)op.bytes).floor_s;
             }
     assert_true(head[1] > head[0]);
     near(tv - t1, head[1] - head[0], 1e-9);
 
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 1,
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 2,
+                         .concurrency = 1,
                          .prompt = {.dist = RF_SIM_FIXED, .value = 300},
                          .output = {.dist = RF_SIM_FIXED, .value = 41}};
-    rf_sim_sched sc = {.max_batched_tokens = 4096, .max_seqs = 64, .chunk = 4096,
-                       .block_tokens = 16, .pool_blocks = 1 << 16, .spec_k = 3,
-                       .spec_accept = 1, .draft = rf_sim_par_step, .draft_user = pm.p};
+    rf_sim_sched sc = {.max_batched_tokens = 4096,
+                       .max_seqs = 64,
+                       .chunk = 4096,
+                       .block_tokens = 16,
+                       .pool_blocks = 1 << 16,
+                       .spec_k = 3,
+                       .spec_accept = 1,
+                       .draft = rf_sim_par_step,
+                       .draft_user = pm.p};
     rf_sim_par_sched(pm.p, &sc);
     rf_sim_result r, r2;
     if (sim_run(&w, &sc, NULL, rf_sim_par_step, pm.p, &r, &e))
@@ -371,11 +380,16 @@ static void closed_one_is_generate_par(void **state)
         if (rf_generate_par_compute(&m, &one, &roof, &po, 512, 64, ps, &g, &e))
             fail_msg("%s", e.msg);
         par_model pm = par_new(&m, &o, &roof, &po, 2048, 64);
-        rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 2, .concurrency = 1,
+        rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                             .requests = 2,
+                             .concurrency = 1,
                              .prompt = {.dist = RF_SIM_FIXED, .value = 512},
                              .output = {.dist = RF_SIM_FIXED, .value = 64}};
-        rf_sim_sched sc = {.max_batched_tokens = 2048, .max_seqs = 8, .chunk = 2048,
-                           .block_tokens = 16, .pool_blocks = 1000};
+        rf_sim_sched sc = {.max_batched_tokens = 2048,
+                           .max_seqs = 8,
+                           .chunk = 2048,
+                           .block_tokens = 16,
+                           .pool_blocks = 1000};
         rf_sim_par_sched(pm.p, &sc);
         rf_sim_result r;
         sim_run_ok(&w, &sc, NULL, rf_sim_par_step, pm.p, &r);
@@ -415,11 +429,17 @@ static rf_status group_affine(void *user, const rf_sim_batch *b, int64_t n, doub
 static void replicas_by_hand(void **state)
 {
     (void)state;
-    rf_sim_workload w = {.arrival = RF_SIM_CLOSED, .requests = 3, .concurrency = 1,
+    rf_sim_workload w = {.arrival = RF_SIM_CLOSED,
+                         .requests = 3,
+                         .concurrency = 1,
                          .prompt = {.dist = RF_SIM_FIXED, .value = 100},
-                         .output = {.dist = RF_SIM_FIXED, .value = 5}, .seed = 1};
-    rf_sim_sched sc = {.max_batched_tokens = 512, .max_seqs = 8, .chunk = 512,
-                       .block_tokens = 16, .pool_blocks = 1000};
+                         .output = {.dist = RF_SIM_FIXED, .value = 5},
+                         .seed = 1};
+    rf_sim_sched sc = {.max_batched_tokens = 512,
+                       .max_seqs = 8,
+                       .chunk = 512,
+                       .block_tokens = 16,
+                       .pool_blocks = 1000};
     rf_sim_result one, two, lock;
     rf_err e = {0};
     assert_int_equal(sim_run(&w, &sc, NULL, group_affine, NULL, &one, &e), RF_OK);
@@ -504,11 +524,16 @@ static void planner_by_hand(void **state)
     rf_sim_plan_opts po = {
         .par = one,
         .max_devices = 8,
-        .workload = {.arrival = RF_SIM_POISSON, .requests = 40, .rate_per_s = 0.05,
+        .workload = {.arrival = RF_SIM_POISSON,
+                     .requests = 40,
+                     .rate_per_s = 0.05,
                      .prompt = {.dist = RF_SIM_FIXED, .value = 512},
-                     .output = {.dist = RF_SIM_FIXED, .value = 32}, .seed = 3},
+                     .output = {.dist = RF_SIM_FIXED, .value = 32},
+                     .seed = 3},
         .sched = {.max_batched_tokens = 4096, .max_seqs = 64, .chunk = 2048, .block_tokens = 16},
-        .slo_ttft_s = 1, .slo_tpot_s = 0.98 * tp1, .percentile = 99,
+        .slo_ttft_s = 1,
+        .slo_tpot_s = 0.98 * tp1,
+        .percentile = 99,
         .price_per_device_hour = 2};
     plan_ok(&m, &o, &roof, &po, p);
     assert_int_equal(p->best_devices, 2);
@@ -567,12 +592,11 @@ static void planner_by_hand(void **state)
     plan_ok(&m, &o, &roof, &po, p);
     assert_int_equal(p->best_devices, 2);
     assert_int_equal(p->rows[0].layout.tp, 2);
-    near(p->rows[0].rate_per_s,
-         1 / (p->rows[0].bound_ttft_s + 31 * p->rows[0].tpot_s), 0.01);
+    near(p->rows[0].rate_per_s, 1 / (p->rows[0].bound_ttft_s + 31 * p->rows[0].tpot_s), 0.01);
     bool saw = false;
     for (size_t i = 0; i < p->n_rows; i++)
-        saw = saw || (p->rows[i].layout.dp == 2 &&
-                      !strcmp(p->rows[i].why, "fewer clients than replicas"));
+        saw = saw ||
+              (p->rows[i].layout.dp == 2 && !strcmp(p->rows[i].why, "fewer clients than replicas"));
     assert_true(saw);
     po.workload.arrival = RF_SIM_POISSON;
     po.workload.concurrency = 0;
@@ -601,21 +625,25 @@ static void planner_refusals(void **state)
     rf_sim_plan_opts good = {
         .par = {.links = h.links, .util = 0.9, .mem_bytes = h.mem_bytes},
         .max_devices = 8,
-        .workload = {.arrival = RF_SIM_POISSON, .requests = 40, .rate_per_s = 1,
+        .workload = {.arrival = RF_SIM_POISSON,
+                     .requests = 40,
+                     .rate_per_s = 1,
                      .prompt = {.dist = RF_SIM_FIXED, .value = 512},
                      .output = {.dist = RF_SIM_FIXED, .value = 32}},
         .sched = {.max_batched_tokens = 4096, .max_seqs = 64, .chunk = 2048, .block_tokens = 16},
-        .slo_ttft_s = 1, .slo_tpot_s = 0.05, .percentile = 99};
+        .slo_ttft_s = 1,
+        .slo_tpot_s = 0.05,
+        .percentile = 99};
     rf_sim_plan_opts po;
     size_t bytes;
     rf_err e = {0};
-#define REFUSED(field, value, text)                                                         \
-    do {                                                                                    \
-        po = good;                                                                          \
-        po.field = value;                                                                   \
-        assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_EINVAL);        \
-        if (!strstr(e.msg, text))                                                           \
-            fail_msg("'%s' does not say '%s'", e.msg, text);                                \
+#define REFUSED(field, value, text)                                                                \
+    do {                                                                                           \
+        po = good;                                                                                 \
+        po.field = value;                                                                          \
+        assert_int_equal(rf_sim_plan_work_bytes(&m, &po, p, &bytes, &e), RF_EINVAL);               \
+        if (!strstr(e.msg, text))                                                                  \
+            fail_msg("'%s' does not say '%s'", e.msg, text);                                       \
     } while (0)
     REFUSED(workload.rate_per_s, 0, "rate (0 requests/s) must be > 0");
     REFUSED(workload.rate_per_s, -2, "rate (-2 requests/s) must be > 0");
@@ -659,11 +687,21 @@ static void disagg_by_hand(void **state)
     rf_step_opts o = rf_step_opts_for_model(&m);
     rf_sim_request tr[2] = {{0, 1000, 5}, {10, 1000, 5}};
     rf_sim_workload w = {.arrival = RF_SIM_TRACE, .trace = tr, .trace_len = 2};
-    rf_sim_sched sc = {.max_batched_tokens = 2048, .max_seqs = 8, .chunk = 2048,
-                       .block_tokens = 16, .pool_blocks = 1000};
-    rf_sim_disagg d = {.prefill_workers = 1, .decode_workers = 1, .prefill = sc, .decode = sc,
-                       .model = &m, .kv = o.kv, .link_bw_bytes_per_s = 50e9,
-                       .link_latency_s = 5e-6, .slo_ttft_s = 0.2, .slo_tpot_s = 0.011,
+    rf_sim_sched sc = {.max_batched_tokens = 2048,
+                       .max_seqs = 8,
+                       .chunk = 2048,
+                       .block_tokens = 16,
+                       .pool_blocks = 1000};
+    rf_sim_disagg d = {.prefill_workers = 1,
+                       .decode_workers = 1,
+                       .prefill = sc,
+                       .decode = sc,
+                       .model = &m,
+                       .kv = o.kv,
+                       .link_bw_bytes_per_s = 50e9,
+                       .link_latency_s = 5e-6,
+                       .slo_ttft_s = 0.2,
+                       .slo_tpot_s = 0.011,
                        .percentile = 99};
     rf_sim_disagg_result r;
     rf_err e = {0};
@@ -704,16 +742,11 @@ static void disagg_by_hand(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(layout_step_is_par),
-        cmocka_unit_test(layout_mixed_is_serve_par),
-        cmocka_unit_test(deepseek_layout_is_par),
-        cmocka_unit_test(closed_one_is_generate_par),
-        cmocka_unit_test(replicas_by_hand),
-        cmocka_unit_test(planner_by_hand),
-        cmocka_unit_test(planner_refusals),
-        cmocka_unit_test(disagg_by_hand),
-        cmocka_unit_test(layout_speculates),
-        cmocka_unit_test(layout_mla_verify),
+        cmocka_unit_test(layout_step_is_par),     cmocka_unit_test(layout_mixed_is_serve_par),
+        cmocka_unit_test(deepseek_layout_is_par), cmocka_unit_test(closed_one_is_generate_par),
+        cmocka_unit_test(replicas_by_hand),       cmocka_unit_test(planner_by_hand),
+        cmocka_unit_test(planner_refusals),       cmocka_unit_test(disagg_by_hand),
+        cmocka_unit_test(layout_speculates),      cmocka_unit_test(layout_mla_verify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

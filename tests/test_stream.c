@@ -257,8 +257,8 @@ static void sweep_file_equals_stdout(void **state)
         char file[128], piped[128];
         snprintf(file, sizeof file, "%s/sweep-o.%d", dir, i);
         snprintf(piped, sizeof piped, "%s/sweep-stdout.%d", dir, i);
-        const char *args[16] = {"roofline", "sweep", "llama-3-8b", "--batch", "1..64:1",
-                                "--context", "1..512:1"};
+        const char *args[16] = {"roofline", "sweep",     "llama-3-8b", "--batch",
+                                "1..64:1",  "--context", "1..512:1"};
         size_t n = 7;
         if (formats[i])
             args[n++] = formats[i];
@@ -289,10 +289,10 @@ static void sweep_memory_flat(void **state)
     (void)state;
     char file[128];
     snprintf(file, sizeof file, "%s/large.csv", dir);
-    const char *small[] = {"roofline", "sweep", "llama-3-8b", "--batch", "1", "--csv",
-                           "-o", file, NULL};
-    const char *large[] = {"roofline", "sweep", "llama-3-8b", "--batch", "1..1024:1",
-                           "--context", "1..1200:1", "--csv", "-o", file, NULL};
+    const char *small[] = {"roofline", "sweep", "llama-3-8b", "--batch", "1",
+                           "--csv",    "-o",    file,         NULL};
+    const char *large[] = {"roofline",  "sweep", "llama-3-8b", "--batch", "1..1024:1", "--context",
+                           "1..1200:1", "--csv", "-o",         file,      NULL};
     long base_kib, big_kib;
     assert_int_equal(run(small, NULL, &base_kib), 0);
     assert_int_equal(run(large, NULL, &big_kib), 0);
@@ -310,12 +310,9 @@ static void sweep_memory_flat(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(buf_sink_order),
-        cmocka_unit_test(buf_sink_failure_is_sticky),
-        cmocka_unit_test(writer_commits_pieces),
-        cmocka_unit_test(writer_dropped_keeps_old_file),
-        cmocka_unit_test(sweep_file_equals_stdout),
-        cmocka_unit_test(sweep_memory_flat),
+        cmocka_unit_test(buf_sink_order),           cmocka_unit_test(buf_sink_failure_is_sticky),
+        cmocka_unit_test(writer_commits_pieces),    cmocka_unit_test(writer_dropped_keeps_old_file),
+        cmocka_unit_test(sweep_file_equals_stdout), cmocka_unit_test(sweep_memory_flat),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

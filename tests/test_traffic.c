@@ -46,7 +46,9 @@ static rf_model model(const char *name)
 /* LLM-Viewer's nvidia_H100: 989.5e12 OP/s, 3072e9 B/s (--peak 989.5 --bw 3.072) */
 static rf_roof viewer_h100(void)
 {
-    rf_roof r = {.math = RF_BF16, .peak_flops_per_s = 989.5e12, .bw_bytes_per_s = 3.072e12,
+    rf_roof r = {.math = RF_BF16,
+                 .peak_flops_per_s = 989.5e12,
+                 .bw_bytes_per_s = 3.072e12,
                  .math_asked = RF_BF16};
     r.ridge = r.peak_flops_per_s / r.bw_bytes_per_s;
     return r;
@@ -99,8 +101,8 @@ static void reconcile_llm_viewer_agreeing_rows(void **state)
     } rows[] = {
         /* OPs = 2 K N; bytes = K N b_w + K b_a + N b_a (k/v: the N b_a
          * output counted by LLM-Viewer as store_kv, by us as the GEMM's Y) */
-        {"q_proj", "q_proj", 33554432, 33570816},       /* 33,554,432 + 8,192 + 8,192 */
-        {"k_proj", "k_proj", 8388608, 8398848},         /* 8,388,608 + 8,192 + 2,048 */
+        {"q_proj", "q_proj", 33554432, 33570816}, /* 33,554,432 + 8,192 + 8,192 */
+        {"k_proj", "k_proj", 8388608, 8398848},   /* 8,388,608 + 8,192 + 2,048 */
         {"v_proj", "v_proj", 8388608, 8398848},
         {"o_proj", "out_proj", 33554432, 33570816},
         {"gate_proj", "gate_proj", 117440512, 117477376}, /* + 8,192 + 28,672 */
@@ -118,9 +120,8 @@ static void reconcile_llm_viewer_agreeing_rows(void **state)
         assert_int_equal(op->count, 32);
         if (op->flops != rows[i].ops || op->bytes != rows[i].bytes)
             fail_msg("%s: %llu OPs, %llu B; LLM-Viewer's %s: %llu, %llu", rows[i].ours,
-                     (unsigned long long)op->flops, (unsigned long long)op->bytes,
-                     rows[i].theirs, (unsigned long long)rows[i].ops,
-                     (unsigned long long)rows[i].bytes);
+                     (unsigned long long)op->flops, (unsigned long long)op->bytes, rows[i].theirs,
+                     (unsigned long long)rows[i].ops, (unsigned long long)rows[i].bytes);
     }
     /* the score tensor's four passes: qk + softmax + pv = 4,472,832 B */
     assert_true(find(&st, "qk")->bytes + find(&st, "softmax")->bytes + find(&st, "pv")->bytes ==
@@ -141,10 +142,10 @@ static void reconcile_llm_viewer_differing_rows(void **state)
      *   attn_add, mlp_add    OPs B H,   bytes B H b_a + B H b_a (one operand)
      *   mlp_act              OPs 2 B H, bytes 2 B H b_a + B H b_a (on H)
      *   lm_head              OPs B H V (one a multiply-add)                 */
-    const uint64_t v_norm_ops = 7 * M * H, v_norm_bytes = 2 * M * H * b;   /* 28,672, 16,384 */
-    const uint64_t v_add_ops = M * H, v_add_bytes = 2 * M * H * b;          /* 4,096, 16,384 */
-    const uint64_t v_act_ops = 2 * M * H, v_act_bytes = 3 * M * H * b;      /* 8,192, 24,576 */
-    const uint64_t v_lm_ops = 525336576;                                    /* printed */
+    const uint64_t v_norm_ops = 7 * M * H, v_norm_bytes = 2 * M * H * b; /* 28,672, 16,384 */
+    const uint64_t v_add_ops = M * H, v_add_bytes = 2 * M * H * b;       /* 4,096, 16,384 */
+    const uint64_t v_act_ops = 2 * M * H, v_act_bytes = 3 * M * H * b;   /* 8,192, 24,576 */
+    const uint64_t v_lm_ops = 525336576;                                 /* printed */
 
     const char *norms[] = {"attn_norm", "mlp_norm"};
     for (int i = 0; i < 2; i++) {
@@ -174,7 +175,7 @@ static void reconcile_llm_viewer_differing_rows(void **state)
 
     /* rows LLM-Viewer has no counterpart for */
     const rf_op *rope = find(&st, "rope"), *kvw = find(&st, "kv_write");
-    assert_true(rope->flops == 3 * M * (nq + nkv) * dh);  /* 15,360 */
+    assert_true(rope->flops == 3 * M * (nq + nkv) * dh);     /* 15,360 */
     assert_true(rope->bytes == 2 * M * (nq + nkv) * dh * b); /* 20,480 */
     assert_true(kvw->flops == 0);
     assert_true(kvw->bytes == 2 * M * nkv * dh * (b + b)); /* 8,192 */
@@ -182,7 +183,7 @@ static void reconcile_llm_viewer_differing_rows(void **state)
     assert_int_equal(fin->count, 1);
     assert_true(fin->bytes == 2 * M * H * b + H * b); /* 24,576 */
     assert_true(fin->flops == 4 * M * H);             /* 16,384 */
-    assert_true(emb->bytes == M * H * b);              /* 8,192: the gathered row */
+    assert_true(emb->bytes == M * H * b);             /* 8,192: the gathered row */
 }
 
 /* The whole model: LLM-Viewer's totals plus the terms above, exactly. */
@@ -218,8 +219,8 @@ static void reconcile_llm_viewer_whole_model(void **state)
 static void full_totals_are_row_sums(void **state)
 {
     (void)state;
-    const char *models[] = {"llama-3-8b", "qwen2.5-7b-instruct", "gemma-2-9b-it",
-                            "mixtral-8x7b", "deepseek-v2-lite"};
+    const char *models[] = {"llama-3-8b", "qwen2.5-7b-instruct", "gemma-2-9b-it", "mixtral-8x7b",
+                            "deepseek-v2-lite"};
     rf_roof r = viewer_h100();
     static rf_step st;
     for (size_t mi = 0; mi < 5; mi++) {
@@ -342,8 +343,7 @@ static void op_formulas(void **state)
 
     /* prefill, B = 2, q = 16 queries against S = 64 keys, n_q 8, n_kv 2,
      * d_h 64: M = 32, P = 2 x 8 x 16 x 64 = 16,384 score elements */
-    rf_attn_desc d = {.n_q = 8, .n_kv = 2, .head_dim = 64, .batch = 2, .q_tokens = 16,
-                      .keys = 64};
+    rf_attn_desc d = {.n_q = 8, .n_kv = 2, .head_dim = 64, .batch = 2, .q_tokens = 16, .keys = 64};
     rf_op base;
     assert_int_equal(rf_op_attention("attention", &d, BF16, BF16, &base, NULL), RF_OK);
     const char *const flash[3] = {"attention", "attention", "attention"};
@@ -415,8 +415,8 @@ static void sweep_full_matches_step(void **state)
                 assert_int_equal(rf_step_compute(&m, &o, &r, &st, NULL), RF_OK);
                 if (p.flops != st.flops || p.total_bytes != st.total_bytes ||
                     p.kv_bytes != st.kv_bytes)
-                    fail_msg("%s v%u S %lld: sweep %llu F %llu B, step %llu F %llu B",
-                             models[mi], v, (long long)S[j], (unsigned long long)p.flops,
+                    fail_msg("%s v%u S %lld: sweep %llu F %llu B, step %llu F %llu B", models[mi],
+                             v, (long long)S[j], (unsigned long long)p.flops,
                              (unsigned long long)p.total_bytes, (unsigned long long)st.flops,
                              (unsigned long long)st.total_bytes);
                 near(p.floor_s, st.floor_s, 1e-12);
@@ -435,8 +435,8 @@ static void sweep_full_matches_step(void **state)
 static void profile_uses_the_full_rows(void **state)
 {
     (void)state;
-    static const char *const names[] = {"attn_norm", "rope", "kv_write", "attn_residual",
-                                        "mlp_norm", "act", "mlp_residual", "final_norm"};
+    static const char *const names[] = {"attn_norm", "rope", "kv_write",     "attn_residual",
+                                        "mlp_norm",  "act",  "mlp_residual", "final_norm"};
     rf_model m = model("llama-3-8b");
     rf_roof r = viewer_h100();
     static rf_forward_run run;
@@ -468,8 +468,7 @@ static void profile_uses_the_full_rows(void **state)
             else
                 assert_true(p->flops * RF_ACT_SILU_MUL_FLOPS ==
                             op->flops * RF_ACT_SILU_MUL_FLOPS_AS_RUN);
-            near(p->floor_s, rf_roof_place(&r, (double)p->flops, (double)op->bytes).floor_s,
-                 1e-12);
+            near(p->floor_s, rf_roof_place(&r, (double)p->flops, (double)op->bytes).floor_s, 1e-12);
         }
     }
 }

@@ -19,20 +19,20 @@ typedef struct cuda_sweep {
     const char *device;
     const rf_model *m;
     rf_cuda_ctx *cu;
-    int64_t *toks;                /* M, nt of them                           */
+    int64_t *toks; /* M, nt of them                           */
     size_t nt;
-    rf_dtype_kind dts[2];         /* swept, with their roofs                 */
+    rf_dtype_kind dts[2]; /* swept, with their roofs                 */
     rf_roof roofs[2];
     size_t n_dts;
     char dropped[RF_ERR_MSG_MAX + 32]; /* a dtype not swept, and why         */
     rf_gemm_shape shapes[RF_STEP_MAX_OPS];
     size_t n_shapes;
     rf_cuda_timing t;
-    cli_cuda_talk talk;           /* the roof's measurement, when measured   */
-    rf_cuda_gemm_result *kept;    /* the overlay's points, n_kept            */
+    cli_cuda_talk talk;        /* the roof's measurement, when measured   */
+    rf_cuda_gemm_result *kept; /* the overlay's points, n_kept            */
     size_t *kept_shape;
     size_t n_kept;
-    rf_err failed;                /* the last point that failed its check    */
+    rf_err failed; /* the last point that failed its check    */
 } cuda_sweep;
 
 /* bf16, and fp8 e4m3 where cuBLASLt runs it, or the one --dtype gives;
@@ -89,8 +89,8 @@ static int sweep_roofs(cli_ctx *ctx, cuda_sweep *w)
         if (rf_hw_roof(&ctx->hw, w->dts[i], &w->roofs[kept], &e) == RF_OK)
             w->dts[kept++] = w->dts[i];
         else
-            snprintf(w->dropped, sizeof w->dropped, "%s not swept: %s",
-                     rf_dtype_name(w->dts[i]), e.msg);
+            snprintf(w->dropped, sizeof w->dropped, "%s not swept: %s", rf_dtype_name(w->dts[i]),
+                     e.msg);
     }
     w->n_dts = kept;
     return RF_EXIT_OK;
@@ -120,17 +120,17 @@ static rf_report *sweep_report(const cli_ctx *ctx, const cuda_sweep *w)
     if (!r)
         return NULL;
     for (size_t i = 0; i < w->n_dts; i++)
-        rf_report_assume(r, "roof %s: %s: %s, %s, ridge %.1f FLOP/byte", rf_dtype_name(w->dts[i]),
-                         ctx->hw_origin,
-                         rf_fmt(w->roofs[i].peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
-                         rf_fmt(w->roofs[i].bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
-                         w->roofs[i].ridge);
+        rf_report_assume(
+            r, "roof %s: %s: %s, %s, ridge %.1f FLOP/byte", rf_dtype_name(w->dts[i]),
+            ctx->hw_origin, rf_fmt(w->roofs[i].peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk),
+            rf_fmt(w->roofs[i].bw_bytes_per_s, RF_U_BW, bw, sizeof bw), w->roofs[i].ridge);
     rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
                         "K N, Q = (M K + N K) b_in + M N b_out (fp8 e4m3 writes bf16); at M = 1 "
                         "bf16 our gemv kernel is timed too");
-    rf_report_assume(r, "buffers rotated over copies totalling >= 4 x L2, fresh random inputs per "
-                        "shape, results spot-checked against a CPU reference; CUDA-graph timing, "
-                        "median of %d trials; of roof = best / roofline",
+    rf_report_assume(r,
+                     "buffers rotated over copies totalling >= 4 x L2, fresh random inputs per "
+                     "shape, results spot-checked against a CPU reference; CUDA-graph timing, "
+                     "median of %d trials; of roof = best / roofline",
                      w->t.trials);
     cli_cuda_talk_report(&w->talk, r);
     if (w->dropped[0])
@@ -233,8 +233,7 @@ static void sweep_all(const cli_io *io, cuda_sweep *w, rf_report *r)
                         continue;
                     if (shown)
                         fprintf(io->err, "\r  timing %-24.24s %-8s M = %-6lld %-8s",
-                                w->shapes[s].ops, rf_dtype_name(w->dts[di]),
-                                (long long)w->toks[ti],
+                                w->shapes[s].ops, rf_dtype_name(w->dts[di]), (long long)w->toks[ti],
                                 rf_cuda_gemm_impl_name((rf_cuda_gemm_impl)impl));
                     sweep_point(w, r, s, di, ti, (rf_cuda_gemm_impl)impl);
                 }
@@ -248,15 +247,16 @@ static void sweep_overlay(const cli_ctx *ctx, const cuda_sweep *w, rf_report *r)
     if (ctx->format != RF_FMT_JSON)
         return;
     if (w->n_kept > RF_MEASURED_MAX_OPS)
-        rf_report_note(r, "ops: the first %d of %zu points (roofline plot --measured reads at "
-                          "most %d)",
+        rf_report_note(r,
+                       "ops: the first %d of %zu points (roofline plot --measured reads at "
+                       "most %d)",
                        RF_MEASURED_MAX_OPS, w->n_kept, RF_MEASURED_MAX_OPS);
     overlay_table(r, w->shapes, w->kept, w->kept_shape,
                   w->n_kept < RF_MEASURED_MAX_OPS ? w->n_kept : RF_MEASURED_MAX_OPS);
 }
 
-int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
-                   const rf_dtype_kind *dtype, int trials, const rf_model *m)
+int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens, const rf_dtype_kind *dtype,
+                   int trials, const rf_model *m)
 {
     if (trials > RF_CUDA_MAX_TRIALS)
         return cli_fail(ctx, RF_EXIT_USAGE, "--trials: the CUDA sweep takes at most %d",
@@ -264,16 +264,15 @@ int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
     cuda_sweep *w = calloc(1, sizeof *w);
     if (!w)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
-    *w = (cuda_sweep){.device = device, .m = m, .t = rf_cuda_timing_default(false),
-                      .talk = {.device = device}};
+    *w = (cuda_sweep){
+        .device = device, .m = m, .t = rf_cuda_timing_default(false), .talk = {.device = device}};
     if (trials) /* --trials; else the library's default */
         w->t.trials = trials;
     rf_report *r = NULL;
-    int rc = cli_range(ctx, "--tokens", tokens ? tokens : CUDA_TOKENS, (int64_t)1 << 20,
-                       &w->toks, &w->nt);
-    if (!rc && !(rc = cli_cuda_open(ctx, device, &w->cu)) &&
-        !(rc = sweep_dtypes(ctx, w, dtype)) && !(rc = sweep_roofs(ctx, w)) &&
-        !(rc = sweep_shapes(ctx, w))) {
+    int rc = cli_range(ctx, "--tokens", tokens ? tokens : CUDA_TOKENS, (int64_t)1 << 20, &w->toks,
+                       &w->nt);
+    if (!rc && !(rc = cli_cuda_open(ctx, device, &w->cu)) && !(rc = sweep_dtypes(ctx, w, dtype)) &&
+        !(rc = sweep_roofs(ctx, w)) && !(rc = sweep_shapes(ctx, w))) {
         if (!(r = sweep_report(ctx, w))) {
             rc = cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
         } else {

@@ -15,11 +15,13 @@ enum { O_TOKENS = 1000, O_DTYPE, O_THREADS, O_DEVICE, O_TRIALS };
 
 static const cli_opt opts[] = {
     {"tokens", 1, O_TOKENS, "LIST", "tokens M (default 1,4,16,64,256,1024)"},
-    {"dtype", 1, O_DTYPE, "DT", "GEMM dtype: fp32 (default), fp64, bf16 where OpenBLAS has "
-                                "cblas_sbgemm"},
+    {"dtype", 1, O_DTYPE, "DT",
+     "GEMM dtype: fp32 (default), fp64, bf16 where OpenBLAS has "
+     "cblas_sbgemm"},
     {"threads", 1, O_THREADS, "N", "BLAS threads (default: one per core)"},
-    {"trials", 1, O_TRIALS, "N", "timed trials per point (default: CPU, about 3 s of the "
-                                 "call's roofline time, 3 to 15; CUDA, the backend's 7)"},
+    {"trials", 1, O_TRIALS, "N",
+     "timed trials per point (default: CPU, about 3 s of the "
+     "call's roofline time, 3 to 15; CUDA, the backend's 7)"},
     {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
     {0},
 };
@@ -46,8 +48,10 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         rf_dtype dt;
         rf_err e;
         if (rf_dtype_parse(arg, &dt, &e) || dt.group_size || dt.ggml)
-            return cli_fail(ctx, RF_EXIT_USAGE, "--dtype: '%s' is not a plain dtype (fp32, fp64, "
-                                                "bf16, ...)", arg);
+            return cli_fail(ctx, RF_EXIT_USAGE,
+                            "--dtype: '%s' is not a plain dtype (fp32, fp64, "
+                            "bf16, ...)",
+                            arg);
         a->dtype = dt.kind;
         a->dtype_given = true;
         return RF_EXIT_OK;
@@ -68,7 +72,7 @@ typedef struct sweep_names {
     const rf_gemm_sweep_point *pts;
     const size_t *shape_of;
     const rf_gemm_shape *shapes;
-    FILE *err;  /* the command's error stream, a terminal */
+    FILE *err; /* the command's error stream, a terminal */
 } sweep_names;
 
 static void sweep_progress(void *user, int pass, int passes, const rf_gemm_sweep_point *p)
@@ -116,17 +120,17 @@ static void row(rf_report *r, const rf_gemm_shape *sh, const rf_gemm_bench_resul
 typedef struct sweep {
     args a;
     rf_model m;
-    int64_t *toks;             /* --tokens, nt of them                       */
+    int64_t *toks; /* --tokens, nt of them                       */
     size_t nt;
     rf_cpu cpu;
     rf_roof roof;
     rf_gemm_shape shapes[RF_STEP_MAX_OPS]; /* the decode step's, distinct  */
     size_t n_shapes;
-    uint64_t cold_bytes;       /* W rotated over at least this              */
-    rf_gemm_sweep_point *pts;  /* table order; n_pts                        */
-    size_t *shape_of;          /* each point's shape                        */
+    uint64_t cold_bytes;      /* W rotated over at least this              */
+    rf_gemm_sweep_point *pts; /* table order; n_pts                        */
+    size_t *shape_of;         /* each point's shape                        */
     size_t n_pts;
-    rf_dram_sampler *sampler;  /* when the roof is measured now             */
+    rf_dram_sampler *sampler; /* when the roof is measured now             */
 } sweep;
 
 /* The tokens, the CPU, the roof and the model's linear shapes (the decode
@@ -161,10 +165,13 @@ static int sweep_points(cli_ctx *ctx, sweep *w)
         for (size_t t = 0; t < w->nt; t++)
             for (int gemv = 0; gemv < (w->toks[t] == 1 ? 2 : 1); gemv++) {
                 w->shape_of[w->n_pts] = s;
-                w->pts[w->n_pts++].opts = (rf_gemm_bench_opts){
-                    .m = w->toks[t], .k = w->shapes[s].k, .n = w->shapes[s].n,
-                    .dtype = w->a.dtype, .gemv = gemv, .threads = (int)w->a.threads,
-                    .cold_bytes = w->cold_bytes};
+                w->pts[w->n_pts++].opts = (rf_gemm_bench_opts){.m = w->toks[t],
+                                                               .k = w->shapes[s].k,
+                                                               .n = w->shapes[s].n,
+                                                               .dtype = w->a.dtype,
+                                                               .gemv = gemv,
+                                                               .threads = (int)w->a.threads,
+                                                               .cold_bytes = w->cold_bytes};
             }
     return RF_EXIT_OK;
 }
@@ -206,8 +213,7 @@ static rf_report *sweep_report(const cli_ctx *ctx, const sweep *w)
     char title[256], pk[32], bw[32], cold[32], trials[64];
     const args *a = &w->a;
     snprintf(title, sizeof title, "GEMM sweep: %s linear shapes, %s, OpenBLAS on %lld thread%s",
-             w->m.name, rf_dtype_name(a->dtype), (long long)a->threads,
-             a->threads == 1 ? "" : "s");
+             w->m.name, rf_dtype_name(a->dtype), (long long)a->threads, a->threads == 1 ? "" : "s");
     rf_report *r = rf_report_new(title);
     if (!r)
         return NULL;
@@ -218,23 +224,26 @@ static rf_report *sweep_report(const cli_ctx *ctx, const sweep *w)
     int bursts = 0;
     const rf_measurement *dm = w->sampler ? rf_dram_sampler_result(w->sampler, &bursts) : NULL;
     if (dm)
-        rf_report_assume(r, "DRAM read sampled again beside the GEMMs: %d bursts of %zu trials, "
-                            "before each pass and after the last, best %s; the memory roof is "
-                            "the better of it and the --quick figure",
+        rf_report_assume(r,
+                         "DRAM read sampled again beside the GEMMs: %d bursts of %zu trials, "
+                         "before each pass and after the last, best %s; the memory roof is "
+                         "the better of it and the --quick figure",
                          bursts, dm->rate.n / (size_t)bursts,
                          rf_fmt(dm->rate.best, RF_U_BW, pk, sizeof pk));
-    rf_report_assume(r, "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
-                        "K N, Q = (M K + K N + M N) b; at M = 1 %s is timed too",
+    rf_report_assume(r,
+                     "Y[M,N] = X[M,K] W^T with W stored [N,K] as nn.Linear stores it; F = 2 M "
+                     "K N, Q = (M K + K N + M N) b; at M = 1 %s is timed too",
                      rf_gemm_routine(a->dtype, true));
     if (a->trials_given)
         snprintf(trials, sizeof trials, "%lld", (long long)a->trials);
     else
         snprintf(trials, sizeof trials, "%d to %d (about %.0f s of the call's roofline time)",
                  RF_GEMM_TRIALS_MIN, RF_GEMM_TRIALS_MAX, RF_GEMM_TRIAL_BUDGET_S);
-    rf_report_assume(r, "W rotated over copies totalling >= %s (16 x the reported last-level "
-                        "cache), so no call finds its weights in cache; best of %s trials of >= "
-                        "%.0f ms after a warm-up, a point with %d or more timed in %d passes over "
-                        "the sweep and pooled; %% of roof = best / roofline",
+    rf_report_assume(r,
+                     "W rotated over copies totalling >= %s (16 x the reported last-level "
+                     "cache), so no call finds its weights in cache; best of %s trials of >= "
+                     "%.0f ms after a warm-up, a point with %d or more timed in %d passes over "
+                     "the sweep and pooled; %% of roof = best / roofline",
                      rf_fmt((double)w->cold_bytes, RF_U_BYTES_BIN, cold, sizeof cold), trials,
                      RF_GEMM_MIN_TRIAL_S * 1e3, 2 * RF_GEMM_SWEEP_PASSES, RF_GEMM_SWEEP_PASSES);
     cli_gemm_table(r, false);
@@ -253,8 +262,9 @@ static int sweep_rows(const cli_ctx *ctx, const sweep *w, rf_report *r)
         const rf_gemm_shape *sh = &w->shapes[w->shape_of[i]];
         const rf_gemm_bench_result *g = &w->pts[i].result;
         if (g->scaled)
-            rf_report_note(r, "note: %s scaled down to N = %lld (from %lld) at M = %lld to fit "
-                              "in the memory this run may use",
+            rf_report_note(r,
+                           "note: %s scaled down to N = %lld (from %lld) at M = %lld to fit "
+                           "in the memory this run may use",
                            sh->ops, (long long)g->n, (long long)sh->n, (long long)g->m);
         rf_gemm_place(g, &w->roof, &placed[i]);
         row(r, sh, g, &placed[i]);
@@ -262,7 +272,9 @@ static int sweep_rows(const cli_ctx *ctx, const sweep *w, rf_report *r)
     char bw[32];
     rf_report_note(r, "memory roof of a GEMV: bandwidth x 2/b = %s x %s FLOP/byte",
                    rf_fmt(w->roof.bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
-                   w->a.dtype == RF_BF16 ? "1" : w->a.dtype == RF_FP32 ? "0.5" : "0.25");
+                   w->a.dtype == RF_BF16   ? "1"
+                   : w->a.dtype == RF_FP32 ? "0.5"
+                                           : "0.25");
     const char *gemm_name = rf_gemm_routine(w->a.dtype, false);
     for (size_t i = 1; i < w->n_pts; i++)
         if (w->pts[i].opts.gemv)
@@ -272,11 +284,10 @@ static int sweep_rows(const cli_ctx *ctx, const sweep *w, rf_report *r)
                            placed[i - 1].of_bw_2b);
     for (size_t i = 0; i < w->n_pts; i++)
         if (w->pts[i].opts.m >= 1024)
-            rf_report_note(r, "M = %lld %-22s %s: %.1f%% of the %s peak%s",
-                           (long long)w->pts[i].opts.m, w->shapes[w->shape_of[i]].ops,
-                           w->pts[i].result.routine, 100 * placed[i].of_peak,
-                           rf_dtype_name(w->a.dtype),
-                           placed[i].of_peak >= 0.7 ? " (>= 70%)" : " (below 70%)");
+            rf_report_note(
+                r, "M = %lld %-22s %s: %.1f%% of the %s peak%s", (long long)w->pts[i].opts.m,
+                w->shapes[w->shape_of[i]].ops, w->pts[i].result.routine, 100 * placed[i].of_peak,
+                rf_dtype_name(w->a.dtype), placed[i].of_peak >= 0.7 ? " (>= 70%)" : " (below 70%)");
     free(placed);
     return RF_EXIT_OK;
 }
@@ -287,8 +298,8 @@ static int sweep_rows(const cli_ctx *ctx, const sweep *w, rf_report *r)
 int cmd_bench(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
-    sweep w = {.a = {.tokens = "1,4,16,64,256,1024", .dtype = RF_FP32, .trials = 3,
-                     .device = "cpu"}};
+    sweep w = {
+        .a = {.tokens = "1,4,16,64,256,1024", .dtype = RF_FP32, .trials = 3, .device = "cpu"}};
     rf_report *r = NULL;
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "bench gemm MODEL [--tokens LIST] [--dtype DT] [--threads N] "

@@ -12,26 +12,40 @@
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_measure_calib.h"
 
-enum { O_THREADS = 1000, O_QUICK, O_ISA, O_DEVICE, O_MPI, O_TIMEOUT, O_CALIBRATE, O_MERGE,
-       O_COMPARE };
+enum {
+    O_THREADS = 1000,
+    O_QUICK,
+    O_ISA,
+    O_DEVICE,
+    O_MPI,
+    O_TIMEOUT,
+    O_CALIBRATE,
+    O_MERGE,
+    O_COMPARE
+};
 
 static const cli_opt opts[] = {
     {"threads", 1, O_THREADS, "N", "threads, pinned one per core (default: one per core)"},
     {"quick", 0, O_QUICK, NULL, "fewer sizes and shorter trials (about 5 s)"},
-    {"isa", 1, O_ISA, "NAME", "kernels: scalar, sse, avx2, avx512 (default: best by cpuid; "
-                              "or RF_ISA)"},
+    {"isa", 1, O_ISA, "NAME",
+     "kernels: scalar, sse, avx2, avx512 (default: best by cpuid; "
+     "or RF_ISA)"},
     {"device", 1, O_DEVICE, "DEV", "cpu (default); cuda[:N] needs the CUDA backend"},
-    {"mpi", 0, O_MPI, NULL, "a cluster, under mpirun -np N: node roofs and the links between ranks"},
+    {"mpi", 0, O_MPI, NULL,
+     "a cluster, under mpirun -np N: node roofs and the links between ranks"},
     {"timeout", 1, O_TIMEOUT, "S", "with --mpi: a rank still running after S seconds fails"},
-    {"calibrate", 0, O_CALIBRATE, NULL, "also time GEMMs, attention and element-wise kernels "
-                                        "over their shapes and fit them, for predictions (at "
-                                        "most 90 s; quick: 30 s); with --device cuda and -o "
-                                        "DIR, also as kernel tables in DIR"},
-    {"merge", 1, O_MERGE, "PROFILE", "pool an earlier run of this machine: the higher roofs "
-                                     "and peaks, the bursts of both"},
-    {"compare-calibration", 1, O_COMPARE, "A", "kernel tables of folder A against those of "
-                                              "folder B (the argument), row by row; floors on "
-                                              "--hw; times nothing"},
+    {"calibrate", 0, O_CALIBRATE, NULL,
+     "also time GEMMs, attention and element-wise kernels "
+     "over their shapes and fit them, for predictions (at "
+     "most 90 s; quick: 30 s); with --device cuda and -o "
+     "DIR, also as kernel tables in DIR"},
+    {"merge", 1, O_MERGE, "PROFILE",
+     "pool an earlier run of this machine: the higher roofs "
+     "and peaks, the bursts of both"},
+    {"compare-calibration", 1, O_COMPARE, "A",
+     "kernel tables of folder A against those of "
+     "folder B (the argument), row by row; floors on "
+     "--hw; times nothing"},
     {0},
 };
 
@@ -58,8 +72,9 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return RF_EXIT_OK;
     case O_ISA:
         if (!*arg)
-            return cli_fail(ctx, RF_EXIT_USAGE, "--isa: empty (give scalar, sse, avx2 or avx512, "
-                                                "or leave it out for the best by cpuid)");
+            return cli_fail(ctx, RF_EXIT_USAGE,
+                            "--isa: empty (give scalar, sse, avx2 or avx512, "
+                            "or leave it out for the best by cpuid)");
         a->isa = arg;
         return RF_EXIT_OK;
     case O_MPI:
@@ -101,8 +116,10 @@ static void calib_progress(void *user, int done, int total, const char *what)
 static int calibrate(const cli_ctx *ctx, rf_hw_profile *p, bool quick, const char *isa)
 {
     bool tty = ctx->io->err_tty;
-    rf_calibrate_opts o = {.threads = p->threads > 0 ? p->threads : 1, .quick = quick,
-                           .isa = isa, .progress = tty ? calib_progress : NULL,
+    rf_calibrate_opts o = {.threads = p->threads > 0 ? p->threads : 1,
+                           .quick = quick,
+                           .isa = isa,
+                           .progress = tty ? calib_progress : NULL,
                            .progress_user = ctx->io->err};
     rf_err e;
     rf_status s = rf_calibrate_cpu(&o, p, &e);
@@ -146,11 +163,13 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
     rf_report *r = rf_report_new(title);
     if (!r)
         return NULL;
-    rf_report_assume(r, "kernels: %s, %s (cpuid: %s); threads pinned one per core, each "
-                        "first-touching its own part of every array",
+    rf_report_assume(r,
+                     "kernels: %s, %s (cpuid: %s); threads pinned one per core, each "
+                     "first-touching its own part of every array",
                      p->isa, isa_from, p->flags);
-    rf_report_assume(r, "caches reported (one instance): L1d %s, L2 %s, L3 %s; the levels below "
-                        "come from the sweep, not from these",
+    rf_report_assume(r,
+                     "caches reported (one instance): L1d %s, L2 %s, L3 %s; the levels below "
+                     "come from the sweep, not from these",
                      rf_fmt((double)p->cache_bytes[0], RF_U_BYTES_BIN, b1, sizeof b1),
                      rf_fmt((double)p->cache_bytes[1], RF_U_BYTES_BIN, b2, sizeof b2),
                      rf_fmt((double)p->cache_bytes[2], RF_U_BYTES_BIN, b3, sizeof b3));
@@ -158,17 +177,18 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
                         "f64 element; no write-allocate); a working set is all arrays of all "
                         "threads");
     rf_measure_plan plan = rf_measure_plan_of(quick);
-    rf_report_assume(r, "timing: warm-up, repetitions calibrated to a minimum trial, then "
-                        "trials: bandwidth kernels %d of >= %.0f ms; clock and FMA %d rounds of %d "
-                        "of >= %.0f ms (the clock once more at the end), the dot products in %d "
-                        "of them; DRAM read %d bursts of "
-                        "%d of >= %.0f ms, each call reading the next 1/%d of the set; bursts "
-                        "spread over the run and pooled; best = the roof, median = what a run "
-                        "typically sees",
+    rf_report_assume(r,
+                     "timing: warm-up, repetitions calibrated to a minimum trial, then "
+                     "trials: bandwidth kernels %d of >= %.0f ms; clock and FMA %d rounds of %d "
+                     "of >= %.0f ms (the clock once more at the end), the dot products in %d "
+                     "of them; DRAM read %d bursts of "
+                     "%d of >= %.0f ms, each call reading the next 1/%d of the set; bursts "
+                     "spread over the run and pooled; best = the roof, median = what a run "
+                     "typically sees",
                      plan.bandwidth.trials, plan.bandwidth.min_time_s * 1e3, plan.core_bursts,
                      plan.core.trials, plan.core.min_time_s * 1e3, plan.dot_rounds,
-                     plan.roof_bursts,
-                     plan.roof.trials, plan.roof.min_time_s * 1e3, plan.roof_chunks);
+                     plan.roof_bursts, plan.roof.trials, plan.roof.min_time_s * 1e3,
+                     plan.roof_chunks);
 
     rf_report_section(r, "roof", "roof");
     cli_memory_roof_rows(r, p, &s); /* one memory roof, its spread beside */
@@ -188,7 +208,9 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
             snprintf(label, sizeof label, "%s peak (computed in fp32: fp32's)", dt);
         else
             snprintf(label, sizeof label, "%s peak (%s, measured)", dt,
-                     k == RF_FP32 || k == RF_FP64 ? "FMA" : ki >= 0 ? p->kernels[ki].name : "-");
+                     k == RF_FP32 || k == RF_FP64 ? "FMA"
+                     : ki >= 0                    ? p->kernels[ki].name
+                                                  : "-");
         rf_report_num(r, key, label, p->peak_flops_per_s[k], RF_U_FLOP_RATE);
         if (s.peak_is_fp32[k]) {
             snprintf(key, sizeof key, "kernel_%s", dt);
@@ -206,8 +228,7 @@ static rf_report *build_report(const rf_hw_profile *p, bool quick, const char *i
         snprintf(label, sizeof label, "ridge %s (FLOP/byte)", dt);
         rf_report_num(r, key, label, s.ridge[k], RF_U_INTENSITY);
     }
-    rf_report_num(r, "clock_ghz", "core clock, GHz (dependent adds)", p->clock_hz / 1e9,
-                  RF_U_NONE);
+    rf_report_num(r, "clock_ghz", "core clock, GHz (dependent adds)", p->clock_hz / 1e9, RF_U_NONE);
 
     cli_memory_roofs_detail(r, p, &s);
     level_table(r, p, &s);
@@ -236,8 +257,10 @@ static int load_merge(const cli_ctx *ctx, const char *path, rf_hw_profile **out)
     }
     rf_cpu cpu; /* another CPU: refused now, not after the measurement */
     if (rf_cpu_query(&cpu, &e) == RF_OK && strcmp(cpu.brand, p->cpu)) {
-        int rc = cli_fail(ctx, RF_EXIT_USAGE, "--merge: %s was measured on another CPU ('%s', "
-                                              "this one '%s')", path, p->cpu, cpu.brand);
+        int rc = cli_fail(ctx, RF_EXIT_USAGE,
+                          "--merge: %s was measured on another CPU ('%s', "
+                          "this one '%s')",
+                          path, p->cpu, cpu.brand);
         free(p);
         return rc;
     }
@@ -252,11 +275,11 @@ static int refuse_unused(const cli_ctx *ctx)
     const struct {
         bool given;
         const char *name;
-    } g[] = {{ctx->hw_name != NULL, "--hw"},         {ctx->ridge > 0, "--ridge"},
-             {ctx->peak_tflops > 0, "--peak"},       {ctx->bw_tbps > 0, "--bw"},
-             {ctx->mem_bytes != 0, "--mem"},         {ctx->w_given, "--weight-dtype"},
-             {ctx->a_given, "--act-dtype"},          {ctx->kv_given, "--kv-dtype"},
-             {ctx->y_given, "--out-dtype"},          {ctx->group_size != 0, "--group-size"}};
+    } g[] = {{ctx->hw_name != NULL, "--hw"},   {ctx->ridge > 0, "--ridge"},
+             {ctx->peak_tflops > 0, "--peak"}, {ctx->bw_tbps > 0, "--bw"},
+             {ctx->mem_bytes != 0, "--mem"},   {ctx->w_given, "--weight-dtype"},
+             {ctx->a_given, "--act-dtype"},    {ctx->kv_given, "--kv-dtype"},
+             {ctx->y_given, "--out-dtype"},    {ctx->group_size != 0, "--group-size"}};
     /* --family: cli_refuse_unused */
     char names[160] = "";
     int n = 0;
@@ -278,11 +301,12 @@ int cmd_measure(const cli_io *io, int argc, char **argv)
 {
     cli_ctx ctx;
     args a = {.device = "cpu"};
-    int pos, rc = cli_parse(&ctx, io, argc, argv,
-                            "measure [--threads N] [--quick] [--calibrate] [--isa NAME] [--merge PROFILE] "
-                            "[-o PROFILE.json|DIR] [--json]; "
-                            "measure --compare-calibration A B [--hw HW]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+    int pos, rc = cli_parse(
+                 &ctx, io, argc, argv,
+                 "measure [--threads N] [--quick] [--calibrate] [--isa NAME] [--merge PROFILE] "
+                 "[-o PROFILE.json|DIR] [--json]; "
+                 "measure --compare-calibration A B [--hw HW]",
+                 (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (a.compare) /* measure_cuda.c: reads two folders, times nothing */
@@ -300,8 +324,9 @@ int cmd_measure(const cli_io *io, int argc, char **argv)
     if (!to_dir && (rc = cli_check_output(&ctx, ctx.out_path, inputs)))
         return rc;
     if (a.merge && (a.mpi || strcmp(a.device, "cpu")))
-        return cli_fail(&ctx, RF_EXIT_USAGE, "--merge: a CPU profile only (not with --mpi or "
-                                             "--device)");
+        return cli_fail(&ctx, RF_EXIT_USAGE,
+                        "--merge: a CPU profile only (not with --mpi or "
+                        "--device)");
     rf_hw_profile *old = NULL; /* --merge: read before the work */
     if (a.merge && (rc = load_merge(&ctx, a.merge, &old)))
         return rc;
@@ -317,8 +342,9 @@ int cmd_measure(const cli_io *io, int argc, char **argv)
         goto out;
     }
     if (a.mpi && strcmp(a.device, "cpu")) {
-        rc = cli_fail(&ctx, RF_EXIT_USAGE, "--device: with --mpi each rank measures its own "
-                                           "GPU; give neither");
+        rc = cli_fail(&ctx, RF_EXIT_USAGE,
+                      "--device: with --mpi each rank measures its own "
+                      "GPU; give neither");
         goto out;
     }
     if (a.mpi) { /* measure_mpi.c; exit 3 without MPI */
@@ -353,7 +379,7 @@ int cmd_measure(const cli_io *io, int argc, char **argv)
     bool printed;
     if ((rc = cli_profile_json(&ctx, p, &printed)) || printed)
         goto out;
-    const char *isa_from = a.isa                ? "forced by --isa"
+    const char *isa_from = a.isa                                   ? "forced by --isa"
                            : getenv("RF_ISA") && *getenv("RF_ISA") ? "forced by RF_ISA"
                                                                    : "the best this CPU has";
     if (!(r = build_report(p, a.quick, isa_from))) {

@@ -102,11 +102,12 @@ int cmd_profile(const cli_io *io, int argc, char **argv)
     args a = {.step = rf_step_opts_default(), .fwd = rf_forward_opts_default()};
     a.step.context = -1; /* defaults depend on the phase */
     a.step.tokens = -1;
-    int pos, rc = cli_parse(&ctx, io, argc, argv,
-                            "profile MODEL [--phase decode|prefill] [--batch B] [--context S] "
-                            "[--tokens T] [--layers N] [--dtype fp32] [--threads N] [--steps N] "
-                            "[--hw PROFILE (default: measure now)] [--predict] [--mem SIZE (a limit)]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+    int pos,
+        rc = cli_parse(&ctx, io, argc, argv,
+                       "profile MODEL [--phase decode|prefill] [--batch B] [--context S] "
+                       "[--tokens T] [--layers N] [--dtype fp32] [--threads N] [--steps N] "
+                       "[--hw PROFILE (default: measure now)] [--predict] [--mem SIZE (a limit)]",
+                       (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if (argc - pos != 1)

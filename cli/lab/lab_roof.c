@@ -27,7 +27,9 @@ int cli_measured_roof(cli_ctx *ctx, int threads, rf_dtype_kind math, rf_roof *ro
     if (!p)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     bool tty = ctx->io->err_tty;
-    rf_measure_opts mo = {.threads = threads, .quick = true, .isa = getenv("RF_ISA"),
+    rf_measure_opts mo = {.threads = threads,
+                          .quick = true,
+                          .isa = getenv("RF_ISA"),
                           .progress = tty ? measure_progress : NULL,
                           .progress_user = ctx->io->err};
     rf_err e;

@@ -69,9 +69,8 @@ void cli_unsteady_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profile
                        "warning: %zu of %zu kernels have best and median more than %.0f%% "
                        "apart (worst: %s at %s, %.0f%%): the machine is shared; the best "
                        "figures are the roof, rerun for steadier medians",
-                       s->unsteady, p->n_kernels, 100 * RF_SPREAD_WARN,
-                       p->kernels[s->worst].name, p->kernels[s->worst].level,
-                       100 * s->kernel_spread[s->worst]);
+                       s->unsteady, p->n_kernels, 100 * RF_SPREAD_WARN, p->kernels[s->worst].name,
+                       p->kernels[s->worst].level, 100 * s->kernel_spread[s->worst]);
 }
 
 int cli_profile_json(const cli_ctx *ctx, const rf_hw_profile *p, bool *printed)
@@ -93,8 +92,8 @@ int cli_profile_json(const cli_ctx *ctx, const rf_hw_profile *p, bool *printed)
     return rc;
 }
 
-int cli_gemm_shapes(const cli_ctx *ctx, const rf_model *m, rf_dtype_kind dt,
-                    const rf_roof *roof, rf_gemm_shape *shapes, size_t *n)
+int cli_gemm_shapes(const cli_ctx *ctx, const rf_model *m, rf_dtype_kind dt, const rf_roof *roof,
+                    rf_gemm_shape *shapes, size_t *n)
 {
     rf_err e;
     rf_step_opts so = rf_step_opts_default();
@@ -126,9 +125,8 @@ int cli_profile_emit(const cli_ctx *ctx, rf_report *r)
 void cli_sustained_row(rf_report *r, const rf_hw_profile *p)
 {
     if (p->bandwidth_sustained_bytes_per_s > 0)
-        rf_report_num(r, "bandwidth_sustained_bytes_per_s",
-                      "memory roof, sustained (median read)", p->bandwidth_sustained_bytes_per_s,
-                      RF_U_BW);
+        rf_report_num(r, "bandwidth_sustained_bytes_per_s", "memory roof, sustained (median read)",
+                      p->bandwidth_sustained_bytes_per_s, RF_U_BW);
 }
 
 void cli_memory_roof_rows(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s)
@@ -150,8 +148,7 @@ void cli_memory_roof_rows(rf_report *r, const rf_hw_profile *p, const rf_hw_prof
     rf_report_str(r, "roof_bursts", "  bursts", how);
 }
 
-void cli_memory_roofs_detail(rf_report *r, const rf_hw_profile *p,
-                             const rf_hw_profile_summary *s)
+void cli_memory_roofs_detail(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s)
 {
     rf_report_table(r, "memory_roofs",
                     "memory roofs in detail (the DRAM read; the summary shows the first)");
@@ -199,10 +196,10 @@ void cli_roof_moves_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profi
 /* "M 1 .. 2,048", "keys 64 .. 8,192" */
 static const char *x_label(rf_calib_kind k)
 {
-    return k == RF_CALIB_GEMM                                          ? "M"
+    return k == RF_CALIB_GEMM                                        ? "M"
            : k == RF_CALIB_ATTN_DECODE || k == RF_CALIB_ATTN_PREFILL ? "keys"
-           : k == RF_CALIB_COPY                                        ? "bytes"
-                                                                       : "elements";
+           : k == RF_CALIB_COPY                                      ? "bytes"
+                                                                     : "elements";
 }
 
 void cli_calib_tables(rf_report *r, const rf_hw_profile *p)
@@ -211,19 +208,21 @@ void cli_calib_tables(rf_report *r, const rf_hw_profile *p)
     if (!c->version)
         return;
     char bw[32], pk[32];
-    rf_report_assume(r, "calibration (version %d, %s): t = c0 + floor / eff per call, floor = "
-                        "max(F / pi, Q / beta) on the memory roof %s and the compute peak %s; "
-                        "c0 and e fitted per kind (least squares of the relative error), each "
-                        "point's own eff kept and interpolated in log space for --predict",
+    rf_report_assume(r,
+                     "calibration (version %d, %s): t = c0 + floor / eff per call, floor = "
+                     "max(F / pi, Q / beta) on the memory roof %s and the compute peak %s; "
+                     "c0 and e fitted per kind (least squares of the relative error), each "
+                     "point's own eff kept and interpolated in log space for --predict",
                      c->version, c->backend, rf_fmt(c->bw_bytes_per_s, RF_U_BW, bw, sizeof bw),
                      rf_fmt(c->peak_flops_per_s, RF_U_FLOP_RATE, pk, sizeof pk));
     if (c->round_spread[0][0] > 0 || c->round_spread[1][0] > 0) /* sampled per point */
-        rf_report_assume(r, "calibration: roofs sampled beside every point (an OpenBLAS GEMV "
-                            "from DRAM, an in-cache SGEMM; the roofs above are their medians); "
-                            "the GEMM rounds' median spread "
-                            "ln(max/min) of time on the calibration's roof / of eff on the "
-                            "points' own: memory %.3f / "
-                            "%.3f, so %s; compute %.3f / %.3f, so %s",
+        rf_report_assume(r,
+                         "calibration: roofs sampled beside every point (an OpenBLAS GEMV "
+                         "from DRAM, an in-cache SGEMM; the roofs above are their medians); "
+                         "the GEMM rounds' median spread "
+                         "ln(max/min) of time on the calibration's roof / of eff on the "
+                         "points' own: memory %.3f / "
+                         "%.3f, so %s; compute %.3f / %.3f, so %s",
                          c->round_spread[0][0], c->round_spread[0][1],
                          c->point_bw ? "each point's own" : "the calibration's",
                          c->round_spread[1][0], c->round_spread[1][1],

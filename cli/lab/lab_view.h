@@ -38,8 +38,8 @@ int cli_profile_emit(const cli_ctx *ctx, rf_report *r);
  * roof, de-duplicated by K x N (rf_step_gemm_shapes), into
  * shapes[RF_STEP_MAX_OPS], *n of them. The step is the heap's for the call.
  * Prints and returns the exit code on failure. */
-int cli_gemm_shapes(const cli_ctx *ctx, const rf_model *m, rf_dtype_kind dt,
-                    const rf_roof *roof, rf_gemm_shape *shapes, size_t *n);
+int cli_gemm_shapes(const cli_ctx *ctx, const rf_model *m, rf_dtype_kind dt, const rf_roof *roof,
+                    rf_gemm_shape *shapes, size_t *n);
 
 /* ---- the sustained roof and the calibration (lab_view.c) ----------------- */
 
@@ -51,8 +51,7 @@ void cli_sustained_row(rf_report *r, const rf_hw_profile *p);
  * interquartile range, bursts x trials, runs pooled. */
 void cli_memory_roof_rows(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s);
 /* The other memory roofs, labelled, each with what uses it. */
-void cli_memory_roofs_detail(rf_report *r, const rf_hw_profile *p,
-                             const rf_hw_profile_summary *s);
+void cli_memory_roofs_detail(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s);
 /* The warning when the bursts' bests span more than RF_ROOF_MOVES of the
  * roof: another run could read much lower. */
 void cli_roof_moves_note(rf_report *r, const rf_hw_profile *p, const rf_hw_profile_summary *s);
@@ -75,17 +74,17 @@ int cli_cuda_measure(cli_ctx *ctx, const char *device, bool quick, bool calibrat
  * floors on --hw (rf_gpu_compare.h); `other` says a measuring option was
  * given too (refused). An exit code. */
 int cli_calibration_compare(cli_ctx *ctx, const char *a_dir, int n, char **pos, bool other);
-int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens,
-                   const rf_dtype_kind *dtype, int trials, const rf_model *m);
+int cli_cuda_bench(cli_ctx *ctx, const char *device, const char *tokens, const rf_dtype_kind *dtype,
+                   int trials, const rf_model *m);
 
 /* What a CUDA measurement tells the user while it runs: progress on a
  * terminal, and notes (a dtype left out and why) kept for the error stream and the
  * report. */
 #define CLI_CUDA_NOTES 8
 typedef struct cli_cuda_talk {
-    const char *device;      /* "cuda:0" as given                          */
-    FILE *err;               /* the command's error stream                 */
-    bool shown;              /* err is a terminal                          */
+    const char *device; /* "cuda:0" as given                          */
+    FILE *err;          /* the command's error stream                 */
+    bool shown;         /* err is a terminal                          */
     char notes[CLI_CUDA_NOTES][RF_ERR_MSG_MAX + 64];
     int n_notes;
 } cli_cuda_talk;

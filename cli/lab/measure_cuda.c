@@ -36,8 +36,11 @@ rf_status cli_cuda_profile(const cli_ctx *ctx, rf_cuda_ctx *cu, const char *devi
                            cli_cuda_talk *talk, rf_err *err)
 {
     *talk = (cli_cuda_talk){.device = device, .err = ctx->io->err, .shown = ctx->io->err_tty};
-    rf_cuda_measure_opts o = {.quick = quick, .dtype_mask = dtype_mask, .gemm_dim = gemm_dim,
-                              .progress = talk->shown ? progress : NULL, .note = note,
+    rf_cuda_measure_opts o = {.quick = quick,
+                              .dtype_mask = dtype_mask,
+                              .gemm_dim = gemm_dim,
+                              .progress = talk->shown ? progress : NULL,
+                              .note = note,
                               .user = talk};
     rf_status st = rf_cuda_measure(cu, &o, p, err);
     if (talk->shown)
@@ -78,25 +81,28 @@ static void measure_assumptions(rf_report *r, const rf_hw_profile *p, const rf_c
                                 bool quick, int64_t dim)
 {
     char b1[32], b2[32];
-    rf_report_assume(r, "device: %s memory, %s L2, SM clock %.2f GHz (the driver's peak); CUDA "
-                        "runtime %d.%d, driver supports %d.%d",
+    rf_report_assume(r,
+                     "device: %s memory, %s L2, SM clock %.2f GHz (the driver's peak); CUDA "
+                     "runtime %d.%d, driver supports %d.%d",
                      rf_fmt((double)p->mem_bytes, RF_U_BYTES, b1, sizeof b1),
-                     rf_fmt((double)p->l2_bytes, RF_U_BYTES_BIN, b2, sizeof b2),
-                     p->clock_hz / 1e9, d->runtime_version / 1000, d->runtime_version % 1000 / 10,
+                     rf_fmt((double)p->l2_bytes, RF_U_BYTES_BIN, b2, sizeof b2), p->clock_hz / 1e9,
+                     d->runtime_version / 1000, d->runtime_version % 1000 / 10,
                      d->driver_version / 1000, d->driver_version % 1000 / 10);
     rf_report_assume(r, "bandwidth: 16-byte vector loads and stores, one full wave of blocks "
                         "(resident blocks per SM x SMs), device-memory buffers far larger than "
                         "L2; copy counts bytes read + written, read counts bytes read; every "
                         "result checked");
     rf_cuda_timing t = rf_cuda_timing_default(quick);
-    rf_report_assume(r, "timing: CUDA events around a CUDA graph of the calls, after %d warm-up "
-                        "calls; trials of >= %.0f ms, median of %d; best = the roof, median = "
-                        "what a run typically sees",
+    rf_report_assume(r,
+                     "timing: CUDA events around a CUDA graph of the calls, after %d warm-up "
+                     "calls; trials of >= %.0f ms, median of %d; best = the roof, median = "
+                     "what a run typically sees",
                      t.warmup, t.min_trial_s * 1e3, t.trials);
-    rf_report_assume(r, "GEMMs: cuBLASLt at %lld x %lld x %lld, the fastest of up to %d "
-                        "heuristic candidates, fresh random non-zero inputs, each dtype checked "
-                        "against a CPU reference first; fp8 e4m3 with fast accumulation and "
-                        "bf16 output",
+    rf_report_assume(r,
+                     "GEMMs: cuBLASLt at %lld x %lld x %lld, the fastest of up to %d "
+                     "heuristic candidates, fresh random non-zero inputs, each dtype checked "
+                     "against a CPU reference first; fp8 e4m3 with fast accumulation and "
+                     "bf16 output",
                      (long long)dim, (long long)dim, (long long)dim, t.max_algos);
 }
 
@@ -170,8 +176,8 @@ static rf_report *measure_report(const rf_hw_profile *p, const rf_cuda_device *d
 static int calibrate(cli_ctx *ctx, rf_cuda_ctx *cu, const cli_cuda_talk *talk, bool quick,
                      rf_hw_profile *p)
 {
-    rf_cuda_calib_opts o = {.quick = quick, .progress = talk->shown ? progress : NULL,
-                            .user = (void *)talk};
+    rf_cuda_calib_opts o = {
+        .quick = quick, .progress = talk->shown ? progress : NULL, .user = (void *)talk};
     rf_err e;
     rf_status st = rf_cuda_calibrate(cu, &o, p, &e);
     if (talk->shown)
@@ -206,8 +212,8 @@ static int write_tables(cli_ctx *ctx, rf_cuda_ctx *cu, cli_cuda_talk *talk, bool
     bool built = false;
     rf_err e;
     int rc = RF_EXIT_OK;
-    rf_cuda_calib_opts o = {.quick = quick, .progress = talk->shown ? progress : NULL,
-                            .user = talk};
+    rf_cuda_calib_opts o = {
+        .quick = quick, .progress = talk->shown ? progress : NULL, .user = talk};
     for (size_t i = 0; i < N_TABLE_DTYPES; i++) {
         char line[RF_ERR_MSG_MAX + 64];
         int skipped = 0;
@@ -229,8 +235,9 @@ static int write_tables(cli_ctx *ctx, rf_cuda_ctx *cu, cli_cuda_talk *talk, bool
             continue;
         }
         if (skipped) {
-            snprintf(line, sizeof line, "%s: %d GEMM shapes without a cuBLASLt algorithm, "
-                                        "left out of the tables",
+            snprintf(line, sizeof line,
+                     "%s: %d GEMM shapes without a cuBLASLt algorithm, "
+                     "left out of the tables",
                      rf_dtype_name(table_dtypes[i]), skipped);
             warn(ctx, talk, line);
         }
@@ -248,8 +255,9 @@ static int write_tables(cli_ctx *ctx, rf_cuda_ctx *cu, cli_cuda_talk *talk, bool
         rc = cli_fail_err(ctx, &e);
         goto out;
     }
-    size_t len = (size_t)snprintf(written, cap, "kernel tables written to %s (--calibration %s "
-                                                "reads them):",
+    size_t len = (size_t)snprintf(written, cap,
+                                  "kernel tables written to %s (--calibration %s "
+                                  "reads them):",
                                   dir, dir);
     for (int k = 0; k < RF_GPU_KIND_COUNT && len < cap; k++)
         if (tabs.t[k].n_rows)
@@ -273,9 +281,10 @@ static int check_dir(const cli_ctx *ctx, const char *dir)
 {
     struct stat st;
     if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
-        return cli_fail(ctx, RF_EXIT_USAGE, "-o %s: with --device cuda --calibrate, -o names a "
-                                            "folder (the kernel tables and profile.json); %s is "
-                                            "not one",
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "-o %s: with --device cuda --calibrate, -o names a "
+                        "folder (the kernel tables and profile.json); %s is "
+                        "not one",
                         dir, dir);
     if (strlen(dir) > 3000)
         return cli_fail(ctx, RF_EXIT_USAGE, "-o: a folder name of %zu characters is too long",
@@ -342,11 +351,13 @@ int cli_calibration_compare(cli_ctx *ctx, const char *a_dir, int n, char **pos, 
     rf_gpu_cmp cmp;
     rf_err e;
     if (other)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--compare-calibration reads two folders and times "
-                                            "nothing: give it with --hw, --json, -o alone");
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--compare-calibration reads two folders and times "
+                        "nothing: give it with --hw, --json, -o alone");
     if (n != 1)
-        return cli_fail(ctx, RF_EXIT_USAGE, "--compare-calibration %s: give one folder B to "
-                                            "compare it with (%d given)",
+        return cli_fail(ctx, RF_EXIT_USAGE,
+                        "--compare-calibration %s: give one folder B to "
+                        "compare it with (%d given)",
                         a_dir, n);
     int rc = cli_refuse_unused(ctx, CLI_G_FAMILY | CLI_G_DTYPES,
                                "--compare-calibration reads two folders of tables: no MODEL, "

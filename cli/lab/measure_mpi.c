@@ -31,9 +31,12 @@ static volatile sig_atomic_t alarm_rank;
 static volatile sig_atomic_t alarm_digits; /* the seconds' 6 significant digits */
 static volatile sig_atomic_t alarm_exp10;  /* and their decimal exponent         */
 static volatile sig_atomic_t alarm_stage;
-static const char *const stages[] = {"starting", "measuring the node's roof",
-                                     "measuring the GPU", "gathering the nodes",
-                                     "timing the collectives", "writing the profile"};
+static const char *const stages[] = {"starting",
+                                     "measuring the node's roof",
+                                     "measuring the GPU",
+                                     "gathering the nodes",
+                                     "timing the collectives",
+                                     "writing the profile"};
 enum { S_START, S_ROOF, S_GPU, S_GATHER, S_LINKS, S_WRITE };
 
 /* v's decimal digits at out, at least min of them (leading zeros); their
@@ -247,8 +250,7 @@ static void link_tables(rf_report *r, const rf_cluster *c)
     }
 }
 
-static rf_report *cluster_report(const rf_hw_profile *p, const rf_mpi_links_plan *plan,
-                                 bool gpu)
+static rf_report *cluster_report(const rf_hw_profile *p, const rf_mpi_links_plan *plan, bool gpu)
 {
     const rf_cluster *c = &p->cluster;
     char title[256], lo[32], hi[32];
@@ -257,30 +259,33 @@ static rf_report *cluster_report(const rf_hw_profile *p, const rf_mpi_links_plan
     rf_report *r = rf_report_new(title);
     if (!r)
         return NULL;
-    rf_report_assume(r, "nodes: ranks grouped by shared memory (MPI_Comm_split_type); each "
-                        "node's roof measured once by its first rank with a team pinned over "
-                        "every core its ranks were bound to, the others waiting asleep; the "
-                        "profile's roof is rank 0's %s",
+    rf_report_assume(r,
+                     "nodes: ranks grouped by shared memory (MPI_Comm_split_type); each "
+                     "node's roof measured once by its first rank with a team pinned over "
+                     "every core its ranks were bound to, the others waiting asleep; the "
+                     "profile's roof is rank 0's %s",
                      gpu ? "GPU's" : "node's");
     if (c->ranks == 1) {
         rf_report_note(r, "one rank: a cluster of one node, its roof only and no links (start "
                           "it with mpirun -np N for the collectives)");
     } else {
-        rf_report_assume(r, "collectives: all-reduce (float sum), all-gather, all-to-all and "
-                            "a ring send (MPI_Sendrecv to the next rank), %s to %s, x %llu a "
-                            "size; "
-                            "in a node every node's ranks at once, between nodes one rank a "
-                            "node",
+        rf_report_assume(r,
+                         "collectives: all-reduce (float sum), all-gather, all-to-all and "
+                         "a ring send (MPI_Sendrecv to the next rank), %s to %s, x %llu a "
+                         "size; "
+                         "in a node every node's ranks at once, between nodes one rank a "
+                         "node",
                          rf_fmt((double)plan->min_bytes, RF_U_BYTES_BIN, lo, sizeof lo),
                          rf_fmt((double)plan->max_bytes, RF_U_BYTES_BIN, hi, sizeof hi),
                          (unsigned long long)plan->step);
-        rf_report_assume(r, "timing (OSU, nccl-tests): a warm-up, then iterations doubled "
-                            "until a trial's collectives last >= %.0f ms on the slowest rank "
-                            "(or, from 16 iterations, the trial, barriers included, 4 x that), %d "
-                            "trials (the last of the calibration the first); an iteration is a "
-                            "barrier and the "
-                            "collective timed alone; a trial is the slowest rank's mean; time = "
-                            "the best trial, median beside it",
+        rf_report_assume(r,
+                         "timing (OSU, nccl-tests): a warm-up, then iterations doubled "
+                         "until a trial's collectives last >= %.0f ms on the slowest rank "
+                         "(or, from 16 iterations, the trial, barriers included, 4 x that), %d "
+                         "trials (the last of the calibration the first); an iteration is a "
+                         "barrier and the "
+                         "collective timed alone; a trial is the slowest rank's mean; time = "
+                         "the best trial, median beside it",
                          plan->min_time_s * 1e3, plan->trials);
         rf_report_assume(r, "nccl-tests' figures: algbw = n / t; busbw = algbw x f, f = 2 "
                             "(r-1)/r for all-reduce, (r-1)/r for all-gather and all-to-all, 1 "
@@ -298,8 +303,7 @@ static rf_report *cluster_report(const rf_hw_profile *p, const rf_mpi_links_plan
 
 /* Rank 0: the profile to -o FILE or the command's output, and the table.
  * Messages name the rank (ctx->cmd is "measure: rank 0"). */
-static int emit(const cli_ctx *ctx, const rf_hw_profile *p, const rf_mpi_links_plan *plan,
-                bool gpu)
+static int emit(const cli_ctx *ctx, const rf_hw_profile *p, const rf_mpi_links_plan *plan, bool gpu)
 {
     bool printed;
     int rc = cli_profile_json(ctx, p, &printed);
@@ -328,8 +332,11 @@ int cli_mpi_measure(cli_ctx *ctx, const cli_mpi_args *a, rf_hw_profile *p)
     stage_talk roof_talk = {ctx->io->err, "node roof"}, links_talk = {ctx->io->err, "links"};
 
     alarm_stage = S_ROOF;
-    rf_measure_opts mo = {.threads = (int)a->threads, .quick = a->quick, .isa = a->isa,
-                          .progress = shown ? progress : NULL, .progress_user = &roof_talk};
+    rf_measure_opts mo = {.threads = (int)a->threads,
+                          .quick = a->quick,
+                          .isa = a->isa,
+                          .progress = shown ? progress : NULL,
+                          .progress_user = &roof_talk};
     if (rf_mpi_node_roof(m, &mo, p, &e))
         rank_failed(m, ctx, &e);
     rf_mpi_rank_roof mine = {.cpu = rf_mpi_node_rank(m) == 0};
@@ -359,8 +366,10 @@ int cli_mpi_measure(cli_ctx *ctx, const cli_mpi_args *a, rf_hw_profile *p)
         fprintf(ctx->io->err, "\r%-78s\r", "");
 
     if (rf_mpi_size(m) == 1)
-        fprintf(ctx->io->err, "roofline %s: one rank (not started by mpirun -np N): a cluster of one "
-                        "node, its roof only, no links\n", ctx->cmd);
+        fprintf(ctx->io->err,
+                "roofline %s: one rank (not started by mpirun -np N): a cluster of one "
+                "node, its roof only, no links\n",
+                ctx->cmd);
     alarm_stage = S_WRITE;
     int rc = RF_EXIT_OK;
     if (rf_mpi_rank(m) == 0 && (rc = emit(&rank_ctx, p, &plan, mine.gpu)))

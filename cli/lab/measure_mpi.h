@@ -13,10 +13,10 @@
  * node roofs and the links into p (rf_hw_profile.cluster), written by rank
  * 0. Exit 3 when built without MPI; a failing rank aborts every rank. */
 typedef struct cli_mpi_args {
-    int64_t threads;          /* the node's lab (0: one a core of its ranks) */
+    int64_t threads; /* the node's lab (0: one a core of its ranks) */
     bool quick;
     const char *isa;
-    double timeout_s;         /* --timeout: a rank past it fails (0: none)   */
+    double timeout_s; /* --timeout: a rank past it fails (0: none)   */
 } cli_mpi_args;
 int cli_mpi_measure(cli_ctx *ctx, const cli_mpi_args *a, rf_hw_profile *p);
 

@@ -82,42 +82,42 @@ const char *rf_calib_kind_name(rf_calib_kind k);
 int rf_calib_kind_of_name(const char *name);
 
 typedef struct rf_calib_point {
-    int64_t x;            /* the series' coordinate (M, keys, elements)    */
-    double flops, bytes;  /* of one call                                   */
-    double time_s;        /* median of one call                            */
+    int64_t x;               /* the series' coordinate (M, keys, elements)    */
+    double flops, bytes;     /* of one call                                   */
+    double time_s;           /* median of one call                            */
     double bw_bytes_per_s;   /* version 2: the DRAM read sampled beside the
                                 point (bursts before and after its calls);
                                 0 = the calibration's bw_bytes_per_s       */
     double peak_flops_per_s; /* version 2: the fp32 FMA sampled beside it;
                                 0 = the calibration's peak_flops_per_s     */
-    double eff;           /* rf_calib_fit: floor on the point's own roofs
+    double eff;              /* rf_calib_fit: floor on the point's own roofs
                              / (time_s - c0)                               */
 } rf_calib_point;
 
 typedef struct rf_calib_series {
     rf_calib_kind kind;
-    int64_t a, b;         /* the kind's shape besides x (0 when none)      */
-    size_t n;             /* points, x strictly increasing                 */
+    int64_t a, b; /* the kind's shape besides x (0 when none)      */
+    size_t n;     /* points, x strictly increasing                 */
     rf_calib_point pt[RF_CALIB_MAX_POINTS];
 } rf_calib_series;
 
 /* One kind's fit. */
 typedef struct rf_calib_fit {
-    size_t n_points;      /* over every series of the kind                 */
-    double overhead_s;    /* c0, within [0, 0.95 x the fastest call]     */
-    double efficiency;    /* e of t = c0 + floor / e (one number a kind)   */
-    double rms_residual;  /* of that fit: sqrt(mean ((t_fit - t) / t)^2)   */
-    double worst_residual;/* max |t_fit - t| / t                            */
-    double loo_median;    /* the interpolation with each inner point of a
+    size_t n_points;       /* over every series of the kind                 */
+    double overhead_s;     /* c0, within [0, 0.95 x the fastest call]     */
+    double efficiency;     /* e of t = c0 + floor / e (one number a kind)   */
+    double rms_residual;   /* of that fit: sqrt(mean ((t_fit - t) / t)^2)   */
+    double worst_residual; /* max |t_fit - t| / t                            */
+    double loo_median;     /* the interpolation with each inner point of a
                              series left out, predicted from the others:
                              median |pred - t| / t (0 with none)           */
-    double loo_worst;     /* and the worst                                 */
+    double loo_worst;      /* and the worst                                 */
 } rf_calib_fit;
 
 typedef struct rf_calib {
-    int version;          /* RF_CALIB_VERSION; 0 = no calibration          */
-    char backend[48];     /* "cpu openblas, 2 threads", "cuda cublaslt"    */
-    char date[32];        /* ISO 8601 UTC                                  */
+    int version;             /* RF_CALIB_VERSION; 0 = no calibration          */
+    char backend[48];        /* "cpu openblas, 2 threads", "cuda cublaslt"    */
+    char date[32];           /* ISO 8601 UTC                                  */
     double bw_bytes_per_s;   /* the memory roof: version 2 the median of
                                 the points' own, version 1 the sustained
                                 DRAM read (predictions use it unless the
@@ -177,13 +177,13 @@ size_t rf_calib_pool_gemv(rf_calib *c, double min_w_bytes);
 /* A prediction, with its band: the calibration's own error at predicting a
  * point it did not see (rf_calib_band), applied to this prediction. */
 typedef struct rf_calib_pred {
-    double time_s;        /* c0 + floor / eff                              */
-    double floor_s;       /* on the calibration's roof                     */
-    double eff;           /* interpolated                                  */
-    bool in_range;        /* false: x or (a, b) outside what was calibrated;
+    double time_s;     /* c0 + floor / eff                              */
+    double floor_s;    /* on the calibration's roof                     */
+    double eff;        /* interpolated                                  */
+    bool in_range;     /* false: x or (a, b) outside what was calibrated;
                              the nearest edge's efficiency was used        */
-    double band;          /* rf_calib_band of the kind (0: none known)     */
-    double lo_s, hi_s;    /* time_s x (1 - band) (not below 0), x (1 + band) */
+    double band;       /* rf_calib_band of the kind (0: none known)     */
+    double lo_s, hi_s; /* time_s x (1 - band) (not below 0), x (1 + band) */
 } rf_calib_pred;
 
 /* The relative error band of a kind's predictions: its leave-one-out worst
@@ -215,19 +215,18 @@ bool rf_calib_shape_of(const rf_op *op, rf_calib_kind *k, int64_t *x, int64_t *a
  * The hybrid stacks' uncalibrated rows (rf_predict.h) are their floor on
  * the calibration's roof, band 0, outside. RF_EINVAL for an operator no
  * kind covers. */
-rf_status rf_calib_predict_op(const rf_calib *c, const rf_op *op, rf_calib_pred *out,
-                              rf_err *err);
+rf_status rf_calib_predict_op(const rf_calib *c, const rf_op *op, rf_calib_pred *out, rf_err *err);
 
 /* A step predicted: each operator's one instance, and the step as the sum
  * of count x predicted over the operators (the time the operators take
  * one after another, as a measured step is timed). */
 typedef struct rf_step_pred {
     rf_calib_pred op[RF_STEP_MAX_OPS]; /* st->ops[i], one instance        */
-    double time_s;        /* sum count_i x op[i].time_s                    */
-    double lo_s, hi_s;    /* sum count_i x op[i].lo_s, .hi_s: the band if
+    double time_s;                     /* sum count_i x op[i].time_s                    */
+    double lo_s, hi_s;                 /* sum count_i x op[i].lo_s, .hi_s: the band if
                              every operator's error went one way          */
-    double tokens_per_s;  /* new tokens / time_s                           */
-    size_t n_outside;     /* operators predicted outside the calibration   */
+    double tokens_per_s;               /* new tokens / time_s                           */
+    size_t n_outside;                  /* operators predicted outside the calibration   */
 } rf_step_pred;
 
 /* new_tokens: B in decode, B T in prefill. Errors of rf_calib_predict_op. */

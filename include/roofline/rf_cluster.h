@@ -45,39 +45,39 @@ typedef enum rf_link_class {
 } rf_link_class;
 
 typedef struct rf_cluster_node {
-    char name[64];                 /* host name                              */
-    int ranks;                     /* MPI ranks on it                        */
-    int devices;                   /* GPUs its ranks measured (0: CPU only)  */
-    double bandwidth_bytes_per_s;  /* its memory roof, measured              */
+    char name[64];                           /* host name                              */
+    int ranks;                               /* MPI ranks on it                        */
+    int devices;                             /* GPUs its ranks measured (0: CPU only)  */
+    double bandwidth_bytes_per_s;            /* its memory roof, measured              */
     double peak_flops_per_s[RF_DTYPE_COUNT]; /* its measured peaks, 0 = none */
 } rf_cluster_node;
 
 typedef struct rf_cluster_point {
-    uint64_t bytes;                /* n, nccl-tests' "size"                  */
-    double time_s;                 /* best trial: the slowest rank's mean
+    uint64_t bytes;     /* n, nccl-tests' "size"                  */
+    double time_s;      /* best trial: the slowest rank's mean
                                       time an iteration                      */
-    double median_s;               /* the median trial's                     */
-    int64_t iterations;            /* iterations a trial (calibrated)        */
+    double median_s;    /* the median trial's                     */
+    int64_t iterations; /* iterations a trial (calibrated)        */
 } rf_cluster_point;
 
 typedef struct rf_cluster_link {
     rf_link_class cls;
     rf_coll_kind kind;
-    int ranks;                     /* r: ranks each collective spans         */
-    double latency_s;              /* fitted: t at n = 0                     */
-    double bw_bytes_per_s;         /* fitted: the bus bandwidth              */
-    double residual;               /* rms of (t - fit) / t over the points   */
+    int ranks;                                      /* r: ranks each collective spans         */
+    double latency_s;                               /* fitted: t at n = 0                     */
+    double bw_bytes_per_s;                          /* fitted: the bus bandwidth              */
+    double residual;                                /* rms of (t - fit) / t over the points   */
     rf_cluster_point points[RF_CLUSTER_MAX_POINTS]; /* by growing size     */
     size_t n_points;
 } rf_cluster_link;
 
 typedef struct rf_cluster {
-    int ranks;                     /* in all; 0: not a cluster profile       */
+    int ranks; /* in all; 0: not a cluster profile       */
     rf_cluster_node nodes[RF_CLUSTER_MAX_NODES];
     size_t n_nodes;
     rf_cluster_link links[RF_CLUSTER_MAX_LINKS];
     size_t n_links;
-    char mpi[128];                 /* "Open MPI v4.1.4, ..." (first line)    */
+    char mpi[128]; /* "Open MPI v4.1.4, ..." (first line)    */
 } rf_cluster;
 
 /* "intra-node" / "inter-node"; NULL past the enum. */

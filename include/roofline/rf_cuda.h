@@ -70,21 +70,21 @@ rf_status rf_cuda_device_parse(const char *text, int *index, rf_err *err);
 #define RF_CUDA_NAME_MAX 128
 
 typedef struct rf_cuda_device {
-    int index;                     /* as in cuda:N                              */
-    char name[RF_CUDA_NAME_MAX];   /* "NVIDIA H200"                             */
-    int cc_major, cc_minor;        /* compute capability (9.0 = sm_90)          */
-    int sm_count;                  /* streaming multiprocessors                 */
-    double clock_hz;               /* peak SM clock reported by the driver      */
-    double mem_clock_hz;           /* peak memory clock reported by the driver  */
-    int mem_bus_bits;              /* memory bus width                          */
-    uint64_t mem_bytes;            /* global memory                             */
-    uint64_t l2_bytes;             /* L2 cache                                  */
-    double bus_bw_bytes_per_s;     /* 2 x mem_clock_hz x mem_bus_bits / 8: the
+    int index;                   /* as in cuda:N                              */
+    char name[RF_CUDA_NAME_MAX]; /* "NVIDIA H200"                             */
+    int cc_major, cc_minor;      /* compute capability (9.0 = sm_90)          */
+    int sm_count;                /* streaming multiprocessors                 */
+    double clock_hz;             /* peak SM clock reported by the driver      */
+    double mem_clock_hz;         /* peak memory clock reported by the driver  */
+    int mem_bus_bits;            /* memory bus width                          */
+    uint64_t mem_bytes;          /* global memory                             */
+    uint64_t l2_bytes;           /* L2 cache                                  */
+    double bus_bw_bytes_per_s;   /* 2 x mem_clock_hz x mem_bus_bits / 8: the
                                       interface's rate (double data rate), the
                                       datasheet figure a measurement is set
                                       against                                   */
-    int runtime_version;           /* CUDA runtime, 13000 = 13.0                */
-    int driver_version;            /* newest CUDA the driver supports           */
+    int runtime_version;         /* CUDA runtime, 13000 = 13.0                */
+    int driver_version;          /* newest CUDA the driver supports           */
 } rf_cuda_device;
 
 /* Number of usable devices. A missing or too old driver, or no device, is
@@ -120,10 +120,10 @@ const rf_cuda_device *rf_cuda_ctx_device(const rf_cuda_ctx *ctx);
 #define RF_CUDA_MAX_TRIALS 31
 
 typedef struct rf_cuda_timing {
-    int trials;            /* timed trials, 1..RF_CUDA_MAX_TRIALS; median kept */
-    int warmup;            /* untimed calls before calibration               */
-    double min_trial_s;    /* a trial repeats the call for at least this long */
-    int max_algos;         /* cuBLASLt heuristic candidates timed, best kept  */
+    int trials;         /* timed trials, 1..RF_CUDA_MAX_TRIALS; median kept */
+    int warmup;         /* untimed calls before calibration               */
+    double min_trial_s; /* a trial repeats the call for at least this long */
+    int max_algos;      /* cuBLASLt heuristic candidates timed, best kept  */
 } rf_cuda_timing;
 
 /* Defaults: 7 trials of >= 10 ms, 3 warm-up calls, 8 candidates; quick: 3
@@ -133,9 +133,9 @@ rf_cuda_timing rf_cuda_timing_default(bool quick);
 /* ---- Memory bandwidth -------------------------------------------------- */
 
 typedef enum rf_cuda_bw_kind {
-    RF_CUDA_BW_COPY = 0,   /* copy_v16   */
-    RF_CUDA_BW_READ,       /* read_v16   */
-    RF_CUDA_BW_MEMCPY,     /* memcpy_d2d */
+    RF_CUDA_BW_COPY = 0, /* copy_v16   */
+    RF_CUDA_BW_READ,     /* read_v16   */
+    RF_CUDA_BW_MEMCPY,   /* memcpy_d2d */
     RF_CUDA_BW_COUNT
 } rf_cuda_bw_kind;
 
@@ -143,13 +143,13 @@ const char *rf_cuda_bw_kind_name(rf_cuda_bw_kind kind); /* "copy_v16", ... */
 
 typedef struct rf_cuda_bw_result {
     rf_cuda_bw_kind kind;
-    uint64_t buffer_bytes;     /* one buffer (source, and destination if any) */
-    uint64_t bytes_per_call;   /* bytes counted for one call (see above)      */
-    int grid, block;           /* launch shape; 0 for memcpy                 */
-    int64_t reps;              /* calls per trial                            */
+    uint64_t buffer_bytes;   /* one buffer (source, and destination if any) */
+    uint64_t bytes_per_call; /* bytes counted for one call (see above)      */
+    int grid, block;         /* launch shape; 0 for memcpy                 */
+    int64_t reps;            /* calls per trial                            */
     int trials;
-    double time_s_median;      /* one call                                   */
-    rf_stats bw_bytes_per_s;   /* over trials (rf_measure_stats.h: best, median) */
+    double time_s_median;    /* one call                                   */
+    rf_stats bw_bytes_per_s; /* over trials (rf_measure_stats.h: best, median) */
 } rf_cuda_bw_result;
 
 /* Buffer size for a device-memory figure: 32 x L2 clamped to [256 MiB,
@@ -187,30 +187,30 @@ double rf_cuda_gemm_tolerance(rf_dtype_kind dt);
  * sm_80 and newer, fp8_e4m3 on sm_89 and newer; gemv bf16 with M = 1.
  * RF_EUNAVAIL names what is missing ("fp8_e4m3 needs sm_89 or newer; cuda:0
  * is sm_80"); RF_EINVAL for a dtype the backend never runs. */
-rf_status rf_cuda_gemm_supported(const rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl,
-                                 rf_dtype_kind dt, int64_t m, rf_err *err);
+rf_status rf_cuda_gemm_supported(const rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
+                                 int64_t m, rf_err *err);
 
 typedef struct rf_cuda_gemm_result {
     rf_cuda_gemm_impl impl;
-    rf_dtype_kind dtype;        /* inputs, and the math dtype of the roof      */
-    rf_dtype_kind out_dtype;    /* Y                                           */
+    rf_dtype_kind dtype;     /* inputs, and the math dtype of the roof      */
+    rf_dtype_kind out_dtype; /* Y                                           */
     int64_t m, k, n;
-    uint64_t flops;             /* 2 M K N                                     */
-    uint64_t bytes;             /* (M K + N K) b_in + M N b_out                */
-    double intensity;           /* flops / bytes, FLOP/byte                    */
-    int copies;                 /* buffer sets rotated through                 */
-    int algos_tried;            /* cuBLASLt candidates timed (0 for gemv)      */
-    int64_t reps;               /* calls per trial                             */
+    uint64_t flops;   /* 2 M K N                                     */
+    uint64_t bytes;   /* (M K + N K) b_in + M N b_out                */
+    double intensity; /* flops / bytes, FLOP/byte                    */
+    int copies;       /* buffer sets rotated through                 */
+    int algos_tried;  /* cuBLASLt candidates timed (0 for gemv)      */
+    int64_t reps;     /* calls per trial                             */
     int trials;
-    double time_s_median;       /* one call                                    */
-    rf_stats flops_per_s;       /* over trials                                 */
-    rf_stats bw_bytes_per_s;    /* bytes / time                                */
-    double check_err;           /* worst spot-check error (see above)          */
+    double time_s_median;    /* one call                                    */
+    rf_stats flops_per_s;    /* over trials                                 */
+    rf_stats bw_bytes_per_s; /* bytes / time                                */
+    double check_err;        /* worst spot-check error (see above)          */
     /* Set when a roof is given, else 0: */
-    double roof_flops_per_s;    /* attainable min(pi, I beta) of the roof      */
-    double of_roof;             /* flops_per_s.best / roof_flops_per_s         */
-    double of_roof_median;      /* flops_per_s.median / roof_flops_per_s       */
-    rf_regime regime;           /* compute-bound when I >= the roof's ridge    */
+    double roof_flops_per_s; /* attainable min(pi, I beta) of the roof      */
+    double of_roof;          /* flops_per_s.best / roof_flops_per_s         */
+    double of_roof_median;   /* flops_per_s.median / roof_flops_per_s       */
+    rf_regime regime;        /* compute-bound when I >= the roof's ridge    */
 } rf_cuda_gemm_result;
 
 /* Compare impl on dt at M x K x N (small: M K N <= 2^26) with a CPU
@@ -218,30 +218,30 @@ typedef struct rf_cuda_gemm_result {
  * Errors: RF_EINTERNAL "bf16 GEMM 48x272x80: output (3,17) is 1.25, the CPU
  * reference 0.5: error 0.31 > tolerance 0.0625"; RF_EUNAVAIL when the
  * device or cuBLASLt cannot run it; RF_EINVAL for a bad shape. */
-rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
-                             int64_t m, int64_t k, int64_t n, double *max_err, rf_err *err);
+rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt, int64_t m,
+                             int64_t k, int64_t n, double *max_err, rf_err *err);
 
 /* Time impl on dt at M x K x N (each 1..2^31-1, and the buffers must fit in
  * the device's free memory), spot-check the result, and, when roof is not
  * NULL, place it on the roof. Errors: as rf_cuda_gemm_check, plus RF_ENOMEM
  * "GEMM 16384x3584x152064 bf16 needs 6.2 GB, cuda:0 has 4.0 GB free". */
-rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
-                            int64_t m, int64_t k, int64_t n, const rf_cuda_timing *t,
-                            const rf_roof *roof, rf_cuda_gemm_result *out, rf_err *err);
+rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt, int64_t m,
+                            int64_t k, int64_t n, const rf_cuda_timing *t, const rf_roof *roof,
+                            rf_cuda_gemm_result *out, rf_err *err);
 
 /* ---- The whole measurement -------------------------------------------- */
 
 typedef struct rf_cuda_measure_opts {
-    bool quick;               /* fewer, shorter trials; 4096^3 GEMMs         */
-    uint32_t dtype_mask;      /* bit (1u << kind) per GEMM dtype to measure;
+    bool quick;          /* fewer, shorter trials; 4096^3 GEMMs         */
+    uint32_t dtype_mask; /* bit (1u << kind) per GEMM dtype to measure;
                                  0 = every dtype the device supports        */
-    int64_t gemm_dim;         /* square GEMM size for the peaks; 0 = 8192
+    int64_t gemm_dim;    /* square GEMM size for the peaks; 0 = 8192
                                  (4096 with quick)                           */
     void (*progress)(void *user, const char *stage); /* or NULL              */
-    void (*note)(void *user, const char *line); /* a dtype left out and why:
+    void (*note)(void *user, const char *line);      /* a dtype left out and why:
                                  no cuBLASLt kernel, or a result that failed
                                  its check against the CPU reference; or NULL */
-    void *user;               /* passed to both                              */
+    void *user; /* passed to both                              */
 } rf_cuda_measure_opts;
 
 /* Measure the device's roofline into out (zeroed first):
@@ -296,23 +296,23 @@ rf_status rf_cuda_measure(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, rf_hw
  * cuBLASLt peak and the sustained device-memory read (the median of its
  * trials). */
 
-#define RF_CUDA_CALIB_NQ 16   /* query heads of the attention points      */
-#define RF_CUDA_CALIB_NKV 4   /* KV heads                                 */
+#define RF_CUDA_CALIB_NQ 16      /* query heads of the attention points      */
+#define RF_CUDA_CALIB_NKV 4      /* KV heads                                 */
 #define RF_CUDA_CALIB_WIDTH 4096 /* element-wise rows: min(x, this) wide   */
-#define RF_CUDA_MAX_COPIES 256 /* buffer sets a timed GEMM rotates through */
+#define RF_CUDA_MAX_COPIES 256   /* buffer sets a timed GEMM rotates through */
 
 typedef struct rf_cuda_calib_plan {
-    const int64_t (*gemm)[2];  /* (K, N) shapes                            */
+    const int64_t (*gemm)[2]; /* (K, N) shapes                            */
     size_t n_gemm;
-    const int64_t *m;          /* GEMM M grid                              */
+    const int64_t *m; /* GEMM M grid                              */
     size_t n_m;
-    const int64_t *head_dims;  /* attention d_h                            */
+    const int64_t *head_dims; /* attention d_h                            */
     size_t n_head_dims;
-    const int64_t *keys;       /* decode S                                 */
+    const int64_t *keys; /* decode S                                 */
     size_t n_keys;
-    const int64_t *tokens;     /* prefill T                                */
+    const int64_t *tokens; /* prefill T                                */
     size_t n_tokens;
-    const int64_t *elems;      /* norm, rope, act, residual: elements      */
+    const int64_t *elems; /* norm, rope, act, residual: elements      */
     size_t n_elems;
     const int64_t *copy_bytes; /* copy: bytes moved                        */
     size_t n_copy;
@@ -378,7 +378,7 @@ rf_status rf_cuda_calibrate(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_hw
 
 /* A calibration whose GEMM series ran in one dtype. */
 typedef struct rf_cuda_calib_part {
-    rf_dtype_kind dtype;      /* of its GEMMs: bf16, fp16, fp32, tf32, fp8_e4m3 */
+    rf_dtype_kind dtype; /* of its GEMMs: bf16, fp16, fp32, tf32, fp8_e4m3 */
     const rf_calib *calib;
 } rf_cuda_calib_part;
 
@@ -404,9 +404,8 @@ const char *rf_cuda_table_dtype(rf_dtype_kind dt);
  * table and are left out. Latencies are the points' time_s. Errors:
  * RF_EINVAL for a dtype without a table name, a decode point with fewer
  * than 2 keys; RF_ENOMEM. */
-rf_status rf_cuda_calib_tables(const rf_cuda_calib_part *parts, size_t n_parts,
-                               uint64_t l2_bytes, rf_gpu_tables *out, rf_gpu_table *copy,
-                               rf_err *err);
+rf_status rf_cuda_calib_tables(const rf_cuda_calib_part *parts, size_t n_parts, uint64_t l2_bytes,
+                               rf_gpu_tables *out, rf_gpu_table *copy, rf_err *err);
 
 /* Time the plan's GEMM grid (rf_cuda_calib_plan_of(o->quick): its (K, N)
  * shapes at each M) in dt with cuBLASLt, as rf_cuda_calibrate times its bf16
@@ -415,8 +414,8 @@ rf_status rf_cuda_calib_tables(const rf_cuda_calib_part *parts, size_t n_parts,
  * skipped and counted in *skipped. Errors: RF_EUNAVAIL when the device
  * cannot run dt at all (rf_cuda_gemm_supported) or without the backend;
  * those of the timing. */
-rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o,
-                                   rf_dtype_kind dt, rf_calib *c, int *skipped, rf_err *err);
+rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_dtype_kind dt,
+                                   rf_calib *c, int *skipped, rf_err *err);
 
 #ifdef __cplusplus
 }

@@ -26,15 +26,15 @@ extern "C" {
 typedef enum rf_dtype_kind {
     RF_FP64 = 0,
     RF_FP32,
-    RF_TF32,     /* math only: stored as fp32                    */
+    RF_TF32, /* math only: stored as fp32                    */
     RF_BF16,
     RF_FP16,
     RF_FP8_E4M3,
     RF_FP8_E5M2,
     RF_INT8,
     RF_INT4,
-    RF_MXFP4,    /* 4-bit elements, one 8-bit scale per 32       */
-    RF_NVFP4,    /* fp4 e2m1 elements, one fp8 e4m3 scale per 16
+    RF_MXFP4, /* 4-bit elements, one 8-bit scale per 32       */
+    RF_NVFP4, /* fp4 e2m1 elements, one fp8 e4m3 scale per 16
                     (and one fp32 scale per tensor, not counted:
                     4 bytes a matrix)                            */
     RF_DTYPE_COUNT

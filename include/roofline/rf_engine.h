@@ -58,47 +58,47 @@ const char *rf_engine_dtype_key(rf_dtype w);
 
 /* One timed step, with its floors split as the model splits them. */
 typedef struct rf_engine_point {
-    char model[48];       /* what was timed ("llama-3.2-1b, 4 layers")     */
-    char weights[16];     /* rf_engine_dtype_key                           */
+    char model[48];   /* what was timed ("llama-3.2-1b, 4 layers")     */
+    char weights[16]; /* rf_engine_dtype_key                           */
     rf_phase phase;
-    int64_t tokens;       /* prefill: T; decode: 1                         */
-    int64_t context;      /* positions cached before the step              */
-    double gemm_s;        /* G                                             */
-    double attn_s;        /* A                                             */
-    double other_s;       /* E                                             */
-    double layers;        /* L                                             */
-    double time_s;        /* measured                                      */
+    int64_t tokens;  /* prefill: T; decode: 1                         */
+    int64_t context; /* positions cached before the step              */
+    double gemm_s;   /* G                                             */
+    double attn_s;   /* A                                             */
+    double other_s;  /* E                                             */
+    double layers;   /* L                                             */
+    double time_s;   /* measured                                      */
 } rf_engine_point;
 
 /* One (weights, phase) fit. */
 typedef struct rf_engine_fit {
     char weights[16];
     rf_phase phase;
-    double k_gemm, k_attn;/* >= 1                                          */
-    double layer_s;       /* c >= 0                                        */
-    double step_s;        /* c0 >= 0                                       */
+    double k_gemm, k_attn; /* >= 1                                          */
+    double layer_s;        /* c >= 0                                        */
+    double step_s;         /* c0 >= 0                                       */
     size_t n_points;
-    double rms_residual;  /* sqrt(mean ((t_fit - t) / t)^2)                */
+    double rms_residual; /* sqrt(mean ((t_fit - t) / t)^2)                */
     double worst_residual;
-    double loo_median;    /* each point predicted by a fit without it:
+    double loo_median; /* each point predicted by a fit without it:
                              median |pred - t| / t (0 with under 5 points) */
     double loo_worst;
 } rf_engine_fit;
 
 typedef struct rf_engine_calib {
-    int version;          /* RF_ENGINE_VERSION; 0 = none                   */
-    char engine[16];      /* rf_engine_name                                */
-    char detail[160];     /* "llama.cpp (node-llama-cpp 3.22.1), CPU, 2
+    int version;                             /* RF_ENGINE_VERSION; 0 = none                   */
+    char engine[16];                         /* rf_engine_name                                */
+    char detail[160];                        /* "llama.cpp (node-llama-cpp 3.22.1), CPU, 2
                              threads"                                      */
-    char date[32];        /* ISO 8601 UTC of the fit                       */
-    char roofs_from[160]; /* the profile whose roofs the floors used       */
+    char date[32];                           /* ISO 8601 UTC of the fit                       */
+    char roofs_from[160];                    /* the profile whose roofs the floors used       */
     double bw_bytes_per_s;                   /* beta                       */
     double peak_flops_per_s[RF_DTYPE_COUNT]; /* pi per math dtype (0 none) */
-    rf_dtype act, kv;     /* the engine's activations and KV cache (for
+    rf_dtype act, kv;                        /* the engine's activations and KV cache (for
                              llama.cpp fp32 and fp16)                     */
     size_t n_fits;
     rf_engine_fit fit[RF_ENGINE_MAX_FITS];
-    size_t n_points;      /* the timed steps the fits are made from        */
+    size_t n_points; /* the timed steps the fits are made from        */
     rf_engine_point pt[RF_ENGINE_MAX_POINTS];
 } rf_engine_calib;
 
@@ -143,12 +143,12 @@ const rf_engine_fit *rf_engine_find(const rf_engine_calib *c, rf_dtype w, rf_pha
 
 /* A step predicted. */
 typedef struct rf_engine_pred {
-    double time_s;        /* k_gemm G + k_attn A + E + c L + c0            */
+    double time_s; /* k_gemm G + k_attn A + E + c L + c0            */
     double gemm_s, attn_s, other_s, layers_s, step_s; /* its five terms    */
-    double floor_s;       /* G + A + E on the calibration's roofs          */
-    double band;          /* the fit's leave-one-out worst (its worst
+    double floor_s;    /* G + A + E on the calibration's roofs          */
+    double band;       /* the fit's leave-one-out worst (its worst
                              residual when it has no leave-one-out)        */
-    double lo_s, hi_s;    /* time_s x (1 -+ band), lo not below floor_s    */
+    double lo_s, hi_s; /* time_s x (1 -+ band), lo not below floor_s    */
     const rf_engine_fit *fit;
 } rf_engine_pred;
 
@@ -164,7 +164,7 @@ rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const r
  * the decode step at every context prompt + 1 .. prompt + output - 1,
  * summed (as rf_calib_predict_generate does for the CPU calibration). */
 typedef struct rf_engine_gen {
-    rf_generate_pred g;   /* the figures, as the profile's calibration gives
+    rf_generate_pred g; /* the figures, as the profile's calibration gives
                              them (batch 1; no operator is "outside" and
                              no context piece is skipped: pieces and
                              ops_* 0, every decode step predicted)        */
@@ -179,8 +179,7 @@ typedef struct rf_engine_gen {
  * them). */
 rf_status rf_engine_predict_generate(const rf_engine_calib *c, const rf_model *m,
                                      const rf_step_opts *o, const rf_roof *roof, int64_t prompt,
-                                     int64_t output, rf_step *st, rf_engine_gen *out,
-                                     rf_err *err);
+                                     int64_t output, rf_step *st, rf_engine_gen *out, rf_err *err);
 
 #ifdef __cplusplus
 }

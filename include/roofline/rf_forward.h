@@ -124,12 +124,12 @@ rf_forward_opts rf_forward_opts_default(void);
 /* ---- memory: checked before anything is allocated --------------------- */
 
 typedef struct rf_forward_mem {
-    uint64_t layer_bytes;   /* one layer: matrices, biases, norms           */
-    uint64_t head_bytes;    /* lm_head (V, H), which the embed gather also
+    uint64_t layer_bytes; /* one layer: matrices, biases, norms           */
+    uint64_t head_bytes;  /* lm_head (V, H), which the embed gather also
                                reads, and the final norm                     */
-    uint64_t kv_bytes;      /* N layers x B x positions x 2 n_kv d_h x 4     */
-    uint64_t act_bytes;     /* activations, scores, logits, RoPE tables      */
-    uint64_t total_bytes;   /* N layer_bytes + head + kv + act               */
+    uint64_t kv_bytes;    /* N layers x B x positions x 2 n_kv d_h x 4     */
+    uint64_t act_bytes;   /* activations, scores, logits, RoPE tables      */
+    uint64_t total_bytes; /* N layer_bytes + head + kv + act               */
 } rf_forward_mem;
 
 /* What a forward pass of these options needs (exact, checked). Errors:
@@ -194,58 +194,58 @@ rf_status rf_forward_check(const rf_model *m, const char *isa, double *max_err, 
 
 typedef struct rf_forward_op {
     rf_fwd_op id;
-    const char *name;         /* rf_fwd_op_name                             */
-    int64_t m, k, n;          /* GEMM M K N; attention m = query tokens,
+    const char *name;      /* rf_fwd_op_name                             */
+    int64_t m, k, n;       /* GEMM M K N; attention m = query tokens,
                                  k = d_h, n = keys; element-wise m rows,
                                  n = row width                              */
-    uint64_t count;           /* instances in the profiled step: the layers
+    uint64_t count;        /* instances in the profiled step: the layers
                                  it runs in, or 1 for embed and the head    */
-    uint64_t flops, bytes;    /* one instance                               */
-    bool in_step_floor;       /* counted by rf_step_compute's floors        */
-    double intensity;         /* flops / bytes                              */
-    double floor_s;           /* one instance: max(F / pi, Q / beta)        */
-    rf_regime bound;          /* the roof floor_s comes from                */
-    double measured_s;        /* one instance: median over steps of the
+    uint64_t flops, bytes; /* one instance                               */
+    bool in_step_floor;    /* counted by rf_step_compute's floors        */
+    double intensity;      /* flops / bytes                              */
+    double floor_s;        /* one instance: max(F / pi, Q / beta)        */
+    rf_regime bound;       /* the roof floor_s comes from                */
+    double measured_s;     /* one instance: median over steps of the
                                  time summed over its layers, / count       */
-    double min_s, max_s;      /* the same for the fastest and slowest step  */
-    double flops_per_s;       /* flops / measured_s (achieved)              */
-    double bytes_per_s;       /* bytes / measured_s (achieved)              */
-    double efficiency;        /* floor_s / measured_s                       */
-    double residual_s;        /* count x (measured_s - floor_s)             */
+    double min_s, max_s;   /* the same for the fastest and slowest step  */
+    double flops_per_s;    /* flops / measured_s (achieved)              */
+    double bytes_per_s;    /* bytes / measured_s (achieved)              */
+    double efficiency;     /* floor_s / measured_s                       */
+    double residual_s;     /* count x (measured_s - floor_s)             */
 } rf_forward_op;
 
 #define RF_FORWARD_OWNERS 3
 
 typedef struct rf_forward_run {
-    rf_forward_opts opts;     /* as run (steps resolved)                    */
+    rf_forward_opts opts; /* as run (steps resolved)                    */
     rf_roof roof;
     rf_forward_op ops[RF_FWD_OP_COUNT];
-    size_t n_ops;             /* operators that run (attention kinds absent
+    size_t n_ops;         /* operators that run (attention kinds absent
                                  from the N layers are left out)            */
-    double check_max_err;     /* rf_forward_check                           */
-    char attn_kernel[48];     /* decode attention kernel that ran:
+    double check_max_err; /* rf_forward_check                           */
+    char attn_kernel[48]; /* decode attention kernel that ran:
                                  "attn_avx2_f32", "attn_scalar_f32"         */
     rf_forward_mem mem;
 
     /* the profiled step: N layers and the head, all medians over steps */
-    double measured_s;        /* whole step                                 */
+    double measured_s; /* whole step                                 */
     double measured_min_s, measured_max_s;
-    double floor_s;           /* rf_step_compute on the N-layer model       */
+    double floor_s; /* rf_step_compute on the N-layer model       */
     double floor_sum_of_max_s;
-    double ops_sum_of_max_s;  /* sum count x floor_s over every operator run,
+    double ops_sum_of_max_s;          /* sum count x floor_s over every operator run,
                                  element-wise ones included                 */
-    double residual_s;        /* measured_s - floor_s                       */
+    double residual_s;                /* measured_s - floor_s                       */
     size_t owners[RF_FORWARD_OWNERS]; /* ops[] indexes, largest residual
                                  first                                      */
     size_t n_owners;
     double owner_share[RF_FORWARD_OWNERS]; /* owner's residual / residual_s */
-    double layers_s, head_s;  /* the two parts of the step                  */
+    double layers_s, head_s;               /* the two parts of the step                  */
 
     /* the whole model, estimated: layers_s x L / N + head_s */
-    int64_t model_layers;     /* L                                          */
+    int64_t model_layers; /* L                                          */
     double estimated_model_s;
     double estimated_tokens_per_s; /* new tokens of the step / estimate     */
-    double model_floor_s;     /* rf_step_compute on all L layers            */
+    double model_floor_s;          /* rf_step_compute on all L layers            */
     double model_floor_sum_of_max_s;
 } rf_forward_run;
 

@@ -22,15 +22,15 @@ extern "C" {
 #endif
 
 typedef struct rf_frontier_marks {
-    const char *title;       /* the figure's title (a line)                */
-    int64_t capacity_batch;  /* 0: none among the points                   */
-    int64_t weights_batch;   /* 0: none among the points                   */
+    const char *title;      /* the figure's title (a line)                */
+    int64_t capacity_batch; /* 0: none among the points                   */
+    int64_t weights_batch;  /* 0: none among the points                   */
 } rf_frontier_marks;
 
 /* Append the figure to out. RF_EINVAL for no points or a point whose
  * latency or throughput is not positive and finite. */
-rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n,
-                                const rf_frontier_marks *mk, rf_buf *out, rf_err *err);
+rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n, const rf_frontier_marks *mk,
+                                rf_buf *out, rf_err *err);
 
 #ifdef __cplusplus
 }

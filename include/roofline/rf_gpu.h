@@ -71,33 +71,33 @@ const char *rf_gpu_kind_file(rf_gpu_kind k);
 /* One key column: numeric (interpolated in its log) or categorical
  * (matched exactly, its values interned). */
 typedef struct rf_gpu_col {
-    const char *name;          /* the CSV header's name (static)            */
+    const char *name; /* the CSV header's name (static)            */
     bool categorical;
-    size_t n_values;           /* categorical: distinct values              */
+    size_t n_values; /* categorical: distinct values              */
     char values[RF_GPU_MAX_CATS][24];
 } rf_gpu_col;
 
 typedef struct rf_gpu_table {
     rf_gpu_kind kind;
-    bool present;              /* read from a file                          */
-    char path[512];            /* the file                                  */
+    bool present;   /* read from a file                          */
+    char path[512]; /* the file                                  */
     size_t n_keys;
     rf_gpu_col col[RF_GPU_MAX_KEYS];
     size_t n_rows;
-    double *key;               /* (n_rows, n_keys), rows sorted by key;
+    double *key;                /* (n_rows, n_keys), rows sorted by key;
                                   a categorical key holds its value's index */
-    double *latency_s;         /* (n_rows)                                  */
-    double *ln_ratio;          /* (n_rows) ln(latency / floor)              */
-    int64_t *line;             /* (n_rows) the row's line in the file       */
-    double loo_median, loo_p90;/* leave-one-out |pred - t| / t              */
-    size_t loo_n;              /* (row, key) pairs predicted                */
+    double *latency_s;          /* (n_rows)                                  */
+    double *ln_ratio;           /* (n_rows) ln(latency / floor)              */
+    int64_t *line;              /* (n_rows) the row's line in the file       */
+    double loo_median, loo_p90; /* leave-one-out |pred - t| / t              */
+    size_t loo_n;               /* (row, key) pairs predicted                */
 } rf_gpu_table;
 
 /* An engine's tables and the roof their floors are taken on. */
 typedef struct rf_gpu_tables {
-    char dir[512];             /* the engine's directory                    */
-    char backend[16];          /* "vllm", "trtllm", "sglang" (the dir name) */
-    rf_hw hw;                  /* the GPU: peaks per dtype, bandwidth, links */
+    char dir[512];    /* the engine's directory                    */
+    char backend[16]; /* "vllm", "trtllm", "sglang" (the dir name) */
+    rf_hw hw;         /* the GPU: peaks per dtype, bandwidth, links */
     rf_gpu_table t[RF_GPU_KIND_COUNT];
 } rf_gpu_tables;
 
@@ -111,17 +111,16 @@ size_t rf_gpu_kind_cols(rf_gpu_kind k, rf_gpu_col *cols);
  * lines), compute each row's floor and ratio on t's hw, and the table's
  * leave-one-out error (scratch: n_keys x n_rows doubles). Called by the
  * reader; a test building a table in memory calls it too. */
-rf_status rf_gpu_table_prepare(rf_gpu_table *tab, const rf_hw *hw, double *scratch,
-                               rf_err *err);
+rf_status rf_gpu_table_prepare(rf_gpu_table *tab, const rf_hw *hw, double *scratch, rf_err *err);
 
 /* The floor of one row (its keys, categorical ones as indices) on hw. */
 double rf_gpu_row_floor_s(const rf_gpu_table *tab, const rf_hw *hw, const double *key);
 
 typedef enum rf_gpu_how {
-    RF_GPU_IN_RANGE = 0,     /* every key on a measured value               */
-    RF_GPU_INTERPOLATED,     /* some key between measured values            */
-    RF_GPU_EXTRAPOLATED,     /* some key outside them: the edge's ratio     */
-    RF_GPU_NO_TABLE          /* no table (or no rows of these categorical
+    RF_GPU_IN_RANGE = 0, /* every key on a measured value               */
+    RF_GPU_INTERPOLATED, /* some key between measured values            */
+    RF_GPU_EXTRAPOLATED, /* some key outside them: the edge's ratio     */
+    RF_GPU_NO_TABLE      /* no table (or no rows of these categorical
                                 keys): on the floor, ratio 1                */
 } rf_gpu_how;
 
@@ -130,9 +129,9 @@ const char *rf_gpu_how_name(rf_gpu_how h);
 
 /* A prediction and where it came from. */
 typedef struct rf_gpu_pred {
-    double time_s;             /* r x floor_s                               */
-    double floor_s;            /* the kind's floor at the query             */
-    double ratio;              /* r                                         */
+    double time_s;  /* r x floor_s                               */
+    double floor_s; /* the kind's floor at the query             */
+    double ratio;   /* r                                         */
     rf_gpu_how how;
     const rf_gpu_table *table; /* NULL for RF_GPU_NO_TABLE                  */
     double band;               /* the table's loo_median (0 without one)    */
@@ -148,8 +147,7 @@ rf_status rf_gpu_predict(const rf_gpu_tables *g, rf_gpu_kind k, const double *q,
  * (context attention: a chunk after a prefix scores q prefix + q (q + 1) /
  * 2 pairs; the tables' rows have none, so the ratio is the isl's). */
 rf_status rf_gpu_predict_at(const rf_gpu_tables *g, rf_gpu_kind k, const double *q,
-                            const char *const *cat, double prefix, rf_gpu_pred *out,
-                            rf_err *err);
+                            const char *const *cat, double prefix, rf_gpu_pred *out, rf_err *err);
 
 /* ---- operators, steps and layouts ------------------------------------------ */
 
@@ -160,10 +158,10 @@ rf_status rf_gpu_predict_at(const rf_gpu_tables *g, rf_gpu_kind k, const double 
  * activation dtypes and the tables' dtype name; RF_EINVAL naming an
  * unknown one. */
 typedef struct rf_gpu_quant {
-    const char *name;          /* as given                                  */
+    const char *name; /* as given                                  */
     rf_dtype w, a;
-    const char *gemm_dtype;    /* gemm_perf's gemm_dtype                    */
-    const char *moe_dtype;     /* moe_perf's moe_dtype                      */
+    const char *gemm_dtype; /* gemm_perf's gemm_dtype                    */
+    const char *moe_dtype;  /* moe_perf's moe_dtype                      */
 } rf_gpu_quant;
 rf_status rf_gpu_quant_of(const char *name, rf_gpu_quant *out, rf_err *err);
 
@@ -173,8 +171,8 @@ rf_status rf_gpu_quant_of(const char *name, rf_gpu_quant *out, rf_err *err);
  * be NULL: the dtypes' own names (bf16 -> bfloat16, fp8 -> fp8). */
 typedef struct rf_gpu_ctx {
     const rf_gpu_tables *g;
-    const rf_model *shard;     /* heads, KV heads after TP                   */
-    const rf_model *model;     /* the whole model                            */
+    const rf_model *shard; /* heads, KV heads after TP                   */
+    const rf_model *model; /* the whole model                            */
     rf_layout layout;
     const rf_step_opts *opts;
     const rf_gpu_quant *quant;
@@ -196,16 +194,19 @@ bool rf_gpu_mla_shape(const rf_model *m);
 /* What a step needs beyond the kinds (rf_gpu_step_pred.missing's bits
  * above the kinds' 1 << k): operators these tables hold no measurement of,
  * predicted on their own floor (RF_GPU_NO_TABLE) and named in a warning. */
-#define RF_GPU_NEED_P2P (1u << RF_GPU_KIND_COUNT)          /* a pipeline send: nccl_perf
+#define RF_GPU_NEED_P2P                                                                            \
+    (1u << RF_GPU_KIND_COUNT) /* a pipeline send: nccl_perf
                                                               has no point-to-point rows */
-#define RF_GPU_NEED_MLA (1u << (RF_GPU_KIND_COUNT + 1))    /* MLA attention of widths
+#define RF_GPU_NEED_MLA                                                                            \
+    (1u << (RF_GPU_KIND_COUNT + 1)) /* MLA attention of widths
                                                               the MLA tables do not
                                                               measure                    */
-#define RF_GPU_NEED_LINEAR (1u << (RF_GPU_KIND_COUNT + 2)) /* a linear-attention or state
+#define RF_GPU_NEED_LINEAR                                                                         \
+    (1u << (RF_GPU_KIND_COUNT + 2))               /* a linear-attention or state
                                                               space mixer's conv and
                                                               recurrence (gdn_perf not
                                                               read; Mamba2: none)        */
-#define RF_GPU_NEED_COUNT (RF_GPU_KIND_COUNT + 3)          /* bits in all                */
+#define RF_GPU_NEED_COUNT (RF_GPU_KIND_COUNT + 3) /* bits in all                */
 /* The bit b's (0 .. RF_GPU_NEED_COUNT - 1) name, "gemm" ... "nccl", "p2p",
  * "mla", "linear_attention", and the table or kernel it names. */
 const char *rf_gpu_need_name(int b);
@@ -220,12 +221,12 @@ typedef struct rf_gpu_step_pred {
     rf_gpu_pred op[RF_STEP_MAX_OPS];
     rf_gpu_pred coll[RF_PAR_MAX_COLL];
     size_t n_coll;
-    double ops_s;              /* sum count_i x op[i].time_s                */
-    double coll_s;             /* sum count_j x coll[j].time_s              */
-    double time_s;             /* ops_s + coll_s                            */
-    double band;               /* time-weighted mean of the parts' bands    */
-    size_t n_how[4];           /* rows by rf_gpu_how                        */
-    unsigned missing;          /* bit k: kind k needed without a table; the
+    double ops_s;     /* sum count_i x op[i].time_s                */
+    double coll_s;    /* sum count_j x coll[j].time_s              */
+    double time_s;    /* ops_s + coll_s                            */
+    double band;      /* time-weighted mean of the parts' bands    */
+    size_t n_how[4];  /* rows by rf_gpu_how                        */
+    unsigned missing; /* bit k: kind k needed without a table; the
                                   RF_GPU_NEED_* bits                         */
 } rf_gpu_step_pred;
 
@@ -250,21 +251,21 @@ rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_c
  *     tokens/s = D B T / cycle (T: o's tokens in prefill, else 1)
  * work: scratch (large: heap). Errors of rf_gpu_predict_step. */
 typedef struct rf_gpu_par_work {
-    rf_gpu_step_pred pred;     /* one stage's                               */
-    rf_step step;              /* its operators                             */
+    rf_gpu_step_pred pred; /* one stage's                               */
+    rf_step step;          /* its operators                             */
 } rf_gpu_par_work;
 typedef struct rf_gpu_par_pred {
     double stage_s[RF_PAR_MAX_STAGES]; /* ops + collectives, the send apart  */
-    double send_s;             /* the sends of one micro-batch, summed      */
+    double send_s;                     /* the sends of one micro-batch, summed      */
     size_t slowest;
     double token_latency_s, cycle_s, tokens_per_s, tokens_per_s_device;
-    double band;               /* time-weighted over the stages and sends   */
-    size_t n_how[4];           /* rows by rf_gpu_how, every stage           */
-    unsigned missing;          /* as rf_gpu_step_pred's                     */
+    double band;      /* time-weighted over the stages and sends   */
+    size_t n_how[4];  /* rows by rf_gpu_how, every stage           */
+    unsigned missing; /* as rf_gpu_step_pred's                     */
 } rf_gpu_par_pred;
-rf_status rf_gpu_predict_par(const rf_gpu_tables *g, const rf_gpu_quant *quant,
-                             const rf_model *m, const rf_step_opts *o, const rf_par *par,
-                             rf_gpu_par_work *work, rf_gpu_par_pred *out, rf_err *err);
+rf_status rf_gpu_predict_par(const rf_gpu_tables *g, const rf_gpu_quant *quant, const rf_model *m,
+                             const rf_step_opts *o, const rf_par *par, rf_gpu_par_work *work,
+                             rf_gpu_par_pred *out, rf_err *err);
 
 /* rf_plan_compute's rows (plan, of a replica step o: each row's replica
  * serves ceil(B / D) of o->batch) predicted, preds[i] row i's, and both
@@ -273,10 +274,10 @@ rf_status rf_gpu_predict_par(const rf_gpu_tables *g, const rf_gpu_quant *quant,
  * predicted token latency; throughput: predicted tokens/s). plan->scratch
  * holds each row's rf_par in turn. Errors of rf_par_compute and
  * rf_gpu_predict_par. */
-rf_status rf_gpu_predict_plan(const rf_gpu_tables *g, const rf_gpu_quant *quant,
-                              const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                              const rf_par_opts *po, rf_objective obj, rf_plan *plan,
-                              rf_gpu_par_pred *preds, rf_gpu_par_work *work, rf_err *err);
+rf_status rf_gpu_predict_plan(const rf_gpu_tables *g, const rf_gpu_quant *quant, const rf_model *m,
+                              const rf_step_opts *o, const rf_roof *roof, const rf_par_opts *po,
+                              rf_objective obj, rf_plan *plan, rf_gpu_par_pred *preds,
+                              rf_gpu_par_work *work, rf_err *err);
 
 /* ---- the serving simulator's step model (gpu_sim.c) ----------------------
  * A step of batch b (rf_sim.h) on one device of the layout, predicted:
@@ -303,29 +304,29 @@ rf_status rf_gpu_predict_plan(const rf_gpu_tables *g, const rf_gpu_quant *quant,
  * the busiest stage's time). One run at a time. */
 typedef struct rf_gpu_sim {
     const rf_gpu_tables *g;
-    const rf_gpu_quant *quant;     /* NULL: the dtypes' own names            */
+    const rf_gpu_quant *quant; /* NULL: the dtypes' own names            */
     rf_model model, shard;
     rf_step_opts opts;
     rf_roof roof;
     rf_par_opts po;
     int64_t max_tokens, max_logits;
-    int64_t pp;                    /* stages                                 */
+    int64_t pp; /* stages                                 */
     int64_t n_full[RF_PAR_MAX_STAGES], n_sliding[RF_PAR_MAX_STAGES]; /* softmax
                                       attention layers of a stage's device   */
-    int64_t window;                /* the local layers' keys (window or chunk) */
-    bool mla;                      /* MLA attention                          */
-    bool mla_tables;               /* ... of the MLA tables' widths          */
-    double *lin;                   /* (pp, max_tokens + 1) by stage, M; < 0:
+    int64_t window;  /* the local layers' keys (window or chunk) */
+    bool mla;        /* MLA attention                          */
+    bool mla_tables; /* ... of the MLA tables' widths          */
+    double *lin;     /* (pp, max_tokens + 1) by stage, M; < 0:
                                       not yet                                */
-    double *send;                  /* (pp, max_tokens + 1): stage s's send   */
-    double *head;                  /* (max_logits + 1) by L; < 0: not yet    */
-    rf_op head_op;                 /* lm_head's shape on a device            */
+    double *send;    /* (pp, max_tokens + 1): stage s's send   */
+    double *head;    /* (max_logits + 1) by L; < 0: not yet    */
+    rf_op head_op;   /* lm_head's shape on a device            */
     bool has_head;
     rf_step scratch;
-    rf_gpu_step_pred pred;         /* scratch                                */
-    rf_par par;                    /* rf_par_compute's (large)               */
-    unsigned missing;              /* kinds met without a table (bits)       */
-    double time_s, band_s;         /* the parts predicted (each shape once):
+    rf_gpu_step_pred pred; /* scratch                                */
+    rf_par par;            /* rf_par_compute's (large)               */
+    unsigned missing;      /* kinds met without a table (bits)       */
+    double time_s, band_s; /* the parts predicted (each shape once):
                                       seconds, and seconds x their band      */
     size_t steps_computed;
 } rf_gpu_sim;
@@ -357,7 +358,7 @@ rf_status rf_gpu_sim_group(void *user, const struct rf_sim_batch *b, int64_t n, 
 typedef struct rf_gpu_generate {
     double ttft_s, decode_s;
     double tpot_mean_s, tpot_first_s, tpot_last_s; /* 0 when N = 1       */
-    double latency_s, tokens_per_s;                 /* B N / latency      */
+    double latency_s, tokens_per_s;                /* B N / latency      */
 } rf_gpu_generate;
 rf_status rf_gpu_sim_generate(rf_gpu_sim *s, int64_t batch, int64_t prompt, int64_t output,
                               rf_gpu_generate *out, rf_err *err);

@@ -26,20 +26,20 @@ extern "C" {
 
 typedef struct rf_gpu_cmp_row {
     rf_gpu_kind kind;
-    size_t row;            /* the row in A's table of that kind            */
-    size_t group;          /* in rf_gpu_cmp.group                          */
-    double a_s;            /* A's measured latency, seconds                */
-    rf_gpu_pred b;         /* B's prediction at A's keys                    */
-    double ratio;          /* a_s / b.time_s                                */
-    double over_floor;     /* a_s / b.floor_s: A against the common floor   */
+    size_t row;        /* the row in A's table of that kind            */
+    size_t group;      /* in rf_gpu_cmp.group                          */
+    double a_s;        /* A's measured latency, seconds                */
+    rf_gpu_pred b;     /* B's prediction at A's keys                    */
+    double ratio;      /* a_s / b.time_s                                */
+    double over_floor; /* a_s / b.floor_s: A against the common floor   */
 } rf_gpu_cmp_row;
 
 #define RF_GPU_CMP_MAX_GROUPS 32
 
 typedef struct rf_gpu_cmp_group {
     rf_gpu_kind kind;
-    char cats[96];         /* A's categorical values, space-separated       */
-    size_t n;              /* rows of A                                     */
+    char cats[96];                     /* A's categorical values, space-separated       */
+    size_t n;                          /* rows of A                                     */
     size_t n_how[RF_GPU_NO_TABLE + 1]; /* by B's provenance                 */
     /* Over the rows B has a table for (n - n_how[RF_GPU_NO_TABLE]); 0 when
      * none: */
@@ -48,12 +48,12 @@ typedef struct rf_gpu_cmp_group {
 } rf_gpu_cmp_group;
 
 typedef struct rf_gpu_cmp {
-    rf_gpu_cmp_row *rows;  /* the caller's array, n_rows filled             */
+    rf_gpu_cmp_row *rows; /* the caller's array, n_rows filled             */
     size_t n_rows;
     rf_gpu_cmp_group group[RF_GPU_CMP_MAX_GROUPS];
     size_t n_groups;
     size_t n_how[RF_GPU_NO_TABLE + 1]; /* over every row                    */
-    double ratio_median;   /* over the rows B has a table for; 0 when none  */
+    double ratio_median;               /* over the rows B has a table for; 0 when none  */
 } rf_gpu_cmp;
 
 /* Rows A holds over its tables: the length of rows and scratch below. */

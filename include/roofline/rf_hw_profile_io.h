@@ -34,8 +34,8 @@ rf_status rf_hw_profile_from_json(const char *text, const char *origin, rf_hw_pr
  * [1e6, 1e19] FLOP/s, clock_hz 0 or [1e6, 1e11]; every byte count
  * (mem_bytes, l2_bytes, caches, levels, kernels) at most 2^60, as --mem.
  * Derived keys (ridge_flop_per_byte) are ignored: they are recomputed. */
-rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
-                              rf_hw_profile *out, rf_err *err);
+rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin, rf_hw_profile *out,
+                              rf_err *err);
 
 /* The profile as JSON text (stable key order, raw SI numbers, the ridge of
  * every dtype and level added), NUL-terminated and malloc'd into *json; the

@@ -37,21 +37,21 @@ typedef enum rf_bw_kind {
 
 /* A kernel described by its streams (likwid-bench style); rates follow. */
 typedef struct rf_bw_desc {
-    const char *op;          /* "read", "copy", "copy_nt", "triad", "triad_nt" */
-    int arrays;              /* arrays in the working set                    */
-    int bytes_per_elem;      /* bytes moved per element (8 per stream)       */
-    bool nt;                 /* non-temporal stores                          */
+    const char *op;     /* "read", "copy", "copy_nt", "triad", "triad_nt" */
+    int arrays;         /* arrays in the working set                    */
+    int bytes_per_elem; /* bytes moved per element (8 per stream)       */
+    bool nt;            /* non-temporal stores                          */
 } rf_bw_desc;
 
 const rf_bw_desc *rf_bw_desc_of(rf_bw_kind kind);
 
 /* One timed kernel. */
 typedef struct rf_measurement {
-    char name[48];      /* "read_avx2_f64", "fma_avx2_f32", "clock_add_chain" */
-    uint64_t bytes;     /* working set (all arrays, all threads); 0 = registers */
-    uint64_t reps;      /* kernel calls per thread per trial (calibrated)      */
-    double work;        /* bytes, FLOPs or cycles one trial does (all threads) */
-    rf_stats rate;      /* bytes/s, FLOP/s or Hz over trials                   */
+    char name[48];               /* "read_avx2_f64", "fma_avx2_f32", "clock_add_chain" */
+    uint64_t bytes;              /* working set (all arrays, all threads); 0 = registers */
+    uint64_t reps;               /* kernel calls per thread per trial (calibrated)      */
+    double work;                 /* bytes, FLOPs or cycles one trial does (all threads) */
+    rf_stats rate;               /* bytes/s, FLOP/s or Hz over trials                   */
     double sample[RF_STATS_MAX]; /* each trial's rate, in order (rate.n)      */
 } rf_measurement;
 

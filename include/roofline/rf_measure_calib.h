@@ -72,22 +72,22 @@ void rf_calib_forward_op(const rf_forward_run *run, const rf_forward_op *op, rf_
  * (layers x L / N + head). error = |predicted - measured| / measured; the
  * floor's error is the same for `roofline step`'s floor (run->floor_s). */
 typedef struct rf_forward_pred {
-    rf_calib_pred op[RF_FWD_OP_COUNT]; /* run->ops[i]                      */
-    double op_error[RF_FWD_OP_COUNT];  /* against run->ops[i].measured_s   */
+    rf_calib_pred op[RF_FWD_OP_COUNT];   /* run->ops[i]                      */
+    double op_error[RF_FWD_OP_COUNT];    /* against run->ops[i].measured_s   */
     double floor_error[RF_FWD_OP_COUNT]; /* floor_s against measured_s     */
     double step_s, layers_s, head_s;
     double step_error, step_floor_error;
-    double model_s;           /* layers_s x L / N + head_s                 */
-    double tokens_per_s;      /* new tokens of the step / model_s          */
-    size_t n_outside;         /* operators outside the calibrated range     */
-    double bw_bytes_per_s;    /* the memory roof the predictions used (the
+    double model_s;             /* layers_s x L / N + head_s                 */
+    double tokens_per_s;        /* new tokens of the step / model_s          */
+    size_t n_outside;           /* operators outside the calibrated range     */
+    double bw_bytes_per_s;      /* the memory roof the predictions used (the
                                  calibration's)                             */
-    double peak_flops_per_s;  /* and the compute roof                       */
+    double peak_flops_per_s;    /* and the compute roof                       */
     double gemv_bw_bytes_per_s; /* the GEMVs' memory roof in step_now_s     */
-    double lo_s, hi_s;        /* the step's band (rf_calib_band, summed)    */
-    double step_now_s;        /* the step again with the GEMVs (M = 1) on
+    double lo_s, hi_s;          /* the step's band (rf_calib_band, summed)    */
+    double step_now_s;          /* the step again with the GEMVs (M = 1) on
                                  gemv_bw_bytes_per_s, the rest as step_s   */
-    double step_now_error;    /* its |predicted - measured| / measured      */
+    double step_now_error;      /* its |predicted - measured| / measured      */
     double sampled_bw_bytes_per_s, sampled_peak_flops_per_s; /* the roofs
                                  sampled beside the run (0: none)           */
 } rf_forward_pred;
@@ -135,8 +135,7 @@ rf_status rf_roof_probe_sample(rf_roof_probe *p, rf_err *err);
 size_t rf_roof_probe_count(const rf_roof_probe *p);
 /* The medians of samples [from, to) (to past the count: the count); both
  * 0 when there are none. */
-void rf_roof_probe_median(const rf_roof_probe *p, size_t from, size_t to, double *bw,
-                          double *peak);
+void rf_roof_probe_median(const rf_roof_probe *p, size_t from, size_t to, double *bw, double *peak);
 void rf_roof_probe_close(rf_roof_probe *p);
 
 /* What rf_forward_profile's progress says before each timed step. */

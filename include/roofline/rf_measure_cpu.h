@@ -39,15 +39,15 @@ typedef struct rf_cpu {
     char brand[64];         /* cpuid brand string, trimmed                  */
     unsigned family, model; /* display family and model                     */
     bool sse2, avx, fma, avx2, avx512f;
-    bool f16c, avx512bw, avx512vl; /* the dot-product kernels' prerequisites */
+    bool f16c, avx512bw, avx512vl;              /* the dot-product kernels' prerequisites */
     bool avx512_bf16, avx512_vnni, avx512_fp16; /* dot products by dtype    */
-    bool amx_bf16, amx_int8; /* AMX tiles (seen and recorded; no kernel yet) */
-    bool os_ymm, os_zmm;    /* the OS saves YMM / ZMM state (XCR0)          */
-    int cpus;               /* CPUs this process may run on                  */
-    int cores;              /* distinct physical cores among them            */
-    uint64_t l1d_bytes, l2_bytes, l3_bytes; /* one instance, 0 = unknown     */
-    uint64_t mem_bytes;     /* MemTotal                                     */
-    uint64_t mem_avail_bytes; /* MemAvailable                               */
+    bool amx_bf16, amx_int8;                    /* AMX tiles (seen and recorded; no kernel yet) */
+    bool os_ymm, os_zmm;                        /* the OS saves YMM / ZMM state (XCR0)          */
+    int cpus;                                   /* CPUs this process may run on                  */
+    int cores;                                  /* distinct physical cores among them            */
+    uint64_t l1d_bytes, l2_bytes, l3_bytes;     /* one instance, 0 = unknown     */
+    uint64_t mem_bytes;                         /* MemTotal                                     */
+    uint64_t mem_avail_bytes;                   /* MemAvailable                               */
 } rf_cpu;
 
 /* Query cpuid, XGETBV, the affinity mask, sysfs and /proc/meminfo.

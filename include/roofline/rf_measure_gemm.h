@@ -35,26 +35,26 @@ typedef struct rf_gemm_bench_opts {
 
 typedef struct rf_gemm_bench_result {
     rf_dtype_kind dtype;
-    int64_t m, k, n;          /* as run (n may be scaled down)               */
-    bool scaled;              /* n was reduced to fit mem_limit_bytes        */
-    uint32_t copies;          /* copies of W rotated                         */
-    const char *routine;      /* "cblas_sgemm", "cblas_dgemv", ...           */
-    uint64_t flops;           /* per call: 2 M K N                           */
-    uint64_t bytes;           /* per call: (M K + K N + M N) b (the counts of
+    int64_t m, k, n;     /* as run (n may be scaled down)               */
+    bool scaled;         /* n was reduced to fit mem_limit_bytes        */
+    uint32_t copies;     /* copies of W rotated                         */
+    const char *routine; /* "cblas_sgemm", "cblas_dgemv", ...           */
+    uint64_t flops;      /* per call: 2 M K N                           */
+    uint64_t bytes;      /* per call: (M K + K N + M N) b (the counts of
                                  rf_op_gemm, bf16's Y counted as bf16)      */
     rf_stats flops_per_s;
     rf_stats bytes_per_s;
-    double max_rel_err;       /* sampled outputs against a long-double dot   */
+    double max_rel_err;          /* sampled outputs against a long-double dot   */
     double sample[RF_STATS_MAX]; /* each trial's FLOP/s (flops_per_s.n)      */
 } rf_gemm_bench_result;
 
 /* A timed GEMM placed on a roof (rf_hw.h). */
 typedef struct rf_gemm_placed {
-    rf_point point;           /* intensity F/Q, attainable min(pi, I beta)    */
-    double time_s_median;     /* one call at the median rate                  */
-    double of_roof;           /* best / attainable                            */
-    double of_peak;           /* best / pi                                    */
-    double of_bw_2b;          /* best / (beta x 2 / b): 1 = on the memory roof
+    rf_point point;       /* intensity F/Q, attainable min(pi, I beta)    */
+    double time_s_median; /* one call at the median rate                  */
+    double of_roof;       /* best / attainable                            */
+    double of_peak;       /* best / pi                                    */
+    double of_bw_2b;      /* best / (beta x 2 / b): 1 = on the memory roof
                                  of a GEMV (the course lesson's M = 1 check)  */
 } rf_gemm_placed;
 
@@ -109,11 +109,11 @@ typedef struct rf_gemm_sweep_point {
 } rf_gemm_sweep_point;
 
 typedef struct rf_gemm_sweep_opts {
-    const rf_roof *roof;         /* the roofline the trial budget reads        */
-    int trials;                  /* trials a point, or 0 for the budget        */
-    uint64_t mem_avail_bytes;    /* each GEMM may use half of it, less the
+    const rf_roof *roof;      /* the roofline the trial budget reads        */
+    int trials;               /* trials a point, or 0 for the budget        */
+    uint64_t mem_avail_bytes; /* each GEMM may use half of it, less the
                                     sampler's set                              */
-    rf_dram_sampler *sampler;    /* NULL, or a DRAM burst before each pass and
+    rf_dram_sampler *sampler; /* NULL, or a DRAM burst before each pass and
                                     after the last                             */
     /* called before each point (p) and each burst (p NULL); may be NULL */
     void (*progress)(void *user, int pass, int passes, const rf_gemm_sweep_point *p);

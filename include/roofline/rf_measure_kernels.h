@@ -37,15 +37,15 @@ typedef struct rf_kernel_table {
     void (*triad_nt_f64)(double *a, const double *b, const double *c, double s, size_t n);
     void (*fma_f32)(float *chains, size_t iters, float mul, float add);
     void (*fma_f64)(double *chains, size_t iters, double mul, double add);
-    size_t fma_chains_f32;  /* independent chains (accumulators x lanes)     */
+    size_t fma_chains_f32; /* independent chains (accumulators x lanes)     */
     size_t fma_chains_f64;
-    bool fma_fused;         /* one rounding per step (FMA); else mul, add   */
-    bool nt_stores;         /* the _nt kernels really stream (not scalar)    */
+    bool fma_fused; /* one rounding per step (FMA); else mul, add   */
+    bool nt_stores; /* the _nt kernels really stream (not scalar)    */
     void (*attn_scores_f32)(const float *q, const float *K, int64_t g, int64_t nk, int64_t dh,
                             float scale, float *sc);
     void (*attn_values_f32)(const float *p, const float *V, int64_t g, int64_t nk, int64_t dh,
                             float *out);
-    rf_isa attn_isa;        /* the attention kernels' own ISA: AVX-512 tables
+    rf_isa attn_isa;          /* the attention kernels' own ISA: AVX-512 tables
                                keep AVX2's (there is no 512-bit variant)    */
     int64_t attn_dh_multiple; /* they need d_h % this == 0; else the caller
                                takes the reference table's                  */

@@ -21,10 +21,10 @@ extern "C" {
 typedef void (*rf_progress_fn)(void *user, int done, int total, const char *what);
 
 typedef struct rf_measure_opts {
-    int threads;            /* 0 = one per core                             */
-    bool quick;             /* fewer sweep points, shorter trials (<= 5 s)  */
-    const char *isa;        /* override ("avx2", ...); NULL = best          */
-    rf_progress_fn progress;/* NULL = silent                                */
+    int threads;             /* 0 = one per core                             */
+    bool quick;              /* fewer sweep points, shorter trials (<= 5 s)  */
+    const char *isa;         /* override ("avx2", ...); NULL = best          */
+    rf_progress_fn progress; /* NULL = silent                                */
     void *progress_user;
 } rf_measure_opts;
 
@@ -39,19 +39,19 @@ typedef struct rf_measure_opts {
  * disturbances, and a neighbour busy for a second spoils one burst, not
  * the roof. */
 typedef struct rf_measure_plan {
-    rf_timing bandwidth;  /* every bandwidth kernel (3 ms x 11; quick 1 ms x 5)  */
-    rf_timing core;       /* one burst of the clock or an FMA kernel (3 ms x 15;
+    rf_timing bandwidth; /* every bandwidth kernel (3 ms x 11; quick 1 ms x 5)  */
+    rf_timing core;      /* one burst of the clock or an FMA kernel (3 ms x 15;
                              quick 3 ms x 9)                                   */
-    int core_bursts;      /* clock + FMA rounds spread over the run, pooled: 3
+    int core_bursts;     /* clock + FMA rounds spread over the run, pooled: 3
                              (the clock once more at the end)                  */
-    int dot_rounds;       /* of those, the rounds that also time the dot
+    int dot_rounds;      /* of those, the rounds that also time the dot
                              products (bf16, fp16, int8, q8_0, q4_0): every
                              one (3); quick only the middle one (1), which
                              keeps --quick near its old time                   */
-    rf_timing roof;       /* one burst of the DRAM read (3 ms x 48; quick 1 ms x
+    rf_timing roof;      /* one burst of the DRAM read (3 ms x 48; quick 1 ms x
                              16)                                               */
-    int roof_bursts;      /* DRAM read bursts spread over the run, pooled: 5    */
-    int roof_chunks;      /* the DRAM set is read a 1/8 chunk a call, in turn   */
+    int roof_bursts;     /* DRAM read bursts spread over the run, pooled: 5    */
+    int roof_chunks;     /* the DRAM set is read a 1/8 chunk a call, in turn   */
 } rf_measure_plan;
 
 rf_measure_plan rf_measure_plan_of(bool quick);

@@ -19,17 +19,17 @@ extern "C" {
  * anything. */
 double rf_time_now_s(void);
 
-#define RF_STATS_MAX 256       /* most samples one rf_stats_of accepts      */
-#define RF_SPREAD_WARN 0.05    /* best and median further apart: unsteady   */
+#define RF_STATS_MAX 256    /* most samples one rf_stats_of accepts      */
+#define RF_SPREAD_WARN 0.05 /* best and median further apart: unsteady   */
 
 /* Summary of repeated trials of a rate (higher is better). */
 typedef struct rf_stats {
-    double best;    /* highest sample: the roof                             */
-    double median;  /* middle sample (mean of the two middle ones if even)  */
+    double best;   /* highest sample: the roof                             */
+    double median; /* middle sample (mean of the two middle ones if even)  */
     double min;
-    double max;     /* == best                                              */
-    double spread;  /* (best - median) / best, 0 when best is 0             */
-    size_t n;       /* samples                                              */
+    double max;    /* == best                                              */
+    double spread; /* (best - median) / best, 0 when best is 0             */
+    size_t n;      /* samples                                              */
 } rf_stats;
 
 /* Summarise n samples (1 <= n <= RF_STATS_MAX, each finite and >= 0).

@@ -21,16 +21,16 @@ typedef struct rf_hw_profile_summary {
     double ridge[RF_DTYPE_COUNT];          /* peak / memory roof, FLOP/byte (0: no peak) */
     double of_theoretical[RF_DTYPE_COUNT]; /* measured / theoretical peak (0: unknown)   */
     double level_ridge[RF_HW_PROFILE_MAX_LEVELS][RF_DTYPE_COUNT]; /* peak / level's read  */
-    double level_rate[RF_HW_PROFILE_MAX_LEVELS][RF_BW_COUNT];    /* best rate of each
+    double level_rate[RF_HW_PROFILE_MAX_LEVELS][RF_BW_COUNT];     /* best rate of each
                                               bandwidth kernel at each level, B/s; read
                                               is the level's figure; 0 = not measured */
     double kernel_spread[RF_HW_PROFILE_MAX_KERNELS]; /* (best - median) / best            */
-    size_t unsteady;                       /* kernels with spread > RF_SPREAD_WARN       */
-    size_t worst;                          /* index of the kernel with the most spread   */
-    int peak_kernel[RF_DTYPE_COUNT];       /* the register kernel that measured the dtype's
+    size_t unsteady;                   /* kernels with spread > RF_SPREAD_WARN       */
+    size_t worst;                      /* index of the kernel with the most spread   */
+    int peak_kernel[RF_DTYPE_COUNT];   /* the register kernel that measured the dtype's
                                               peak ("fma_avx512_fp32",
                                               "dot_avx512vnni_int8"), -1: none       */
-    bool peak_is_fp32[RF_DTYPE_COUNT];     /* the peak is fp32's, higher than the dtype's
+    bool peak_is_fp32[RF_DTYPE_COUNT]; /* the peak is fp32's, higher than the dtype's
                                               own kernel (fp16 through F16C computes in
                                               fp32: rf_measure_cpu)                   */
     /* The memory roof's bursts (p->dram_bursts; all 0 when not recorded):
@@ -40,7 +40,7 @@ typedef struct rf_hw_profile_summary {
      * bests span more than RF_ROOF_MOVES of the roof, so another run, whose
      * bursts met only the slow stretch, would read well below this roof. */
     double roof_typical, roof_q1, roof_q3, roof_low;
-    double roof_low_below;                 /* (roof - low) / roof                       */
+    double roof_low_below; /* (roof - low) / roof                       */
     int roof_bursts, roof_trials, roof_runs;
     bool roof_moves;
 } rf_hw_profile_summary;

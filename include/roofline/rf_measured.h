@@ -44,16 +44,16 @@ typedef struct rf_measured_op {
     char name[RF_MEASURED_NAME_MAX]; /* operator name, as the step names it   */
     bool has_phase;                  /* false: the file gave no phase         */
     rf_phase phase;
-    double flops;                    /* FLOPs of the timed work (>= 0)        */
-    double bytes;                    /* bytes of the timed work (> 0)         */
-    double measured_s;               /* its measured time (> 0)               */
+    double flops;      /* FLOPs of the timed work (>= 0)        */
+    double bytes;      /* bytes of the timed work (> 0)         */
+    double measured_s; /* its measured time (> 0)               */
 } rf_measured_op;
 
 typedef struct rf_measured {
-    char name[64];                   /* "name" of the file; absent: "" from
+    char name[64];                           /* "name" of the file; absent: "" from
                                         rf_measured_parse, the file's base
                                         name from rf_measured_load            */
-    double bw_bytes_per_s;           /* measured memory roof; 0 = none        */
+    double bw_bytes_per_s;                   /* measured memory roof; 0 = none        */
     double peak_flops_per_s[RF_DTYPE_COUNT]; /* measured compute roofs; 0 = none */
     rf_measured_op ops[RF_MEASURED_MAX_OPS];
     size_t n_ops;

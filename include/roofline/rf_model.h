@@ -69,27 +69,27 @@ typedef enum rf_mixer {
 typedef struct rf_model {
     char name[RF_MODEL_NAME_MAX]; /* preset name or config path             */
     char family[32];              /* model_type: "llama", "qwen2", ...       */
-    int64_t hidden;     /* H                                                 */
-    int64_t layers;     /* L                                                 */
-    int64_t n_q;        /* query heads                                       */
-    int64_t n_kv;       /* KV heads                                          */
-    int64_t head_dim;   /* d_h                                               */
-    int64_t ffn;        /* F_ff: dense MLP intermediate size                 */
-    int64_t vocab;      /* V                                                 */
-    bool tied;          /* lm_head streams the embedding matrix              */
-    int64_t max_context;/* positions the model was built for
+    int64_t hidden;               /* H                                                 */
+    int64_t layers;               /* L                                                 */
+    int64_t n_q;                  /* query heads                                       */
+    int64_t n_kv;                 /* KV heads                                          */
+    int64_t head_dim;             /* d_h                                               */
+    int64_t ffn;                  /* F_ff: dense MLP intermediate size                 */
+    int64_t vocab;                /* V                                                 */
+    bool tied;                    /* lm_head streams the embedding matrix              */
+    int64_t max_context;          /* positions the model was built for
                            (max_position_embeddings, or the family's
                            default, named in notes); 0 = unknown: the config
                            gave none and its family has no default          */
 
     /* MoE: 0 experts = dense model */
-    int64_t n_experts;  /* E routed experts per MoE layer                    */
-    int64_t top_k;      /* k experts per token                               */
-    int64_t n_shared;   /* shared experts (always run)                       */
-    int64_t moe_ffn;    /* intermediate size of one routed expert            */
-    int64_t shared_ffn; /* intermediate size of one shared expert (0 = moe_ffn) */
-    int64_t first_dense;/* layers before the first MoE layer                 */
-    int64_t moe_freq;   /* layer l >= first_dense is MoE when l % moe_freq == 0
+    int64_t n_experts;       /* E routed experts per MoE layer                    */
+    int64_t top_k;           /* k experts per token                               */
+    int64_t n_shared;        /* shared experts (always run)                       */
+    int64_t moe_ffn;         /* intermediate size of one routed expert            */
+    int64_t shared_ffn;      /* intermediate size of one shared expert (0 = moe_ffn) */
+    int64_t first_dense;     /* layers before the first MoE layer                 */
+    int64_t moe_freq;        /* layer l >= first_dense is MoE when l % moe_freq == 0
                            (DeepSeek's moe_layer_freq; 0 or 1 = all)           */
     bool shared_expert_gate; /* qwen2_moe: a sigmoid gate H -> 1 per MoE layer,
                                 counted with the router                      */
@@ -104,7 +104,7 @@ typedef struct rf_model {
     int64_t v_head_dim;   /* per-head v width                                */
 
     /* Sliding windows */
-    int64_t window;       /* positions kept by a sliding layer; 0 = none     */
+    int64_t window;                       /* positions kept by a sliding layer; 0 = none     */
     uint8_t sliding[RF_MODEL_MAX_LAYERS]; /* 1 = layer l uses the window     */
 
     /* Biases (counted only in the full traffic model) */
@@ -138,10 +138,10 @@ typedef struct rf_model {
                            (Nemotron-H's squared ReLU): 2 matrices, not 3    */
 
     /* Attention shapes beyond n_q, n_kv, head_dim */
-    int64_t attn_v_dim;   /* V head width when not head_dim (MiMo); 0 = d_h  */
-    bool attn_out_gate;   /* q_proj also emits a sigmoid output gate of n_q d_h
+    int64_t attn_v_dim; /* V head width when not head_dim (MiMo); 0 = d_h  */
+    bool attn_out_gate; /* q_proj also emits a sigmoid output gate of n_q d_h
                              (Qwen3-Next's gated attention)                 */
-    bool k_eq_v;          /* global layers: V is K (one projection, one cached
+    bool k_eq_v;        /* global layers: V is K (one projection, one cached
                              tensor; gemma-4 attention_k_eq_v)               */
     /* Local layers (sliding or chunked) with their own head shapes; 0 = the
      * global ones (gemma-4, MiMo-V2-Flash). A local layer's V width is
@@ -194,7 +194,7 @@ typedef struct rf_model {
      * model_type what the file said; empty when the family was recognised */
     char family_forced_from[32];
 
-    char notes[1024];     /* assumptions applied while reading, for output   */
+    char notes[1024]; /* assumptions applied while reading, for output   */
 } rf_model;
 
 /* Built-in presets (from the real config.json files in
@@ -236,16 +236,16 @@ int64_t rf_model_moe_layers(const rf_model *m);
 typedef struct rf_param_counts {
     uint64_t total;
     uint64_t streamed_per_token;
-    uint64_t per_layer_dense;   /* one dense layer's matrices (0 if none)    */
+    uint64_t per_layer_dense; /* one dense layer's matrices (0 if none)    */
     uint64_t embedding;
     uint64_t lm_head;
-    uint64_t by_module[RF_MOD_COUNT]; /* total split by module class; a tied
+    uint64_t by_module[RF_MOD_COUNT];             /* total split by module class; a tied
                                          embedding is counted under embed  */
     uint64_t by_module_unquantized[RF_MOD_COUNT]; /* the part of by_module in
                                          layers whose unquantized_layer[l]
                                          names the module (MTP layer i's at
                                          unquantized_layer[layers + i]) */
-    uint64_t mtp;               /* the MTP layers' weights (in total and in
+    uint64_t mtp;                                 /* the MTP layers' weights (in total and in
                                    by_module, never in streamed_per_token) */
 } rf_param_counts;
 
@@ -269,16 +269,16 @@ typedef enum rf_attn_local {
 
 /* The FFN of a layer (rf_model_layer_ffn). */
 typedef enum rf_ffn_kind {
-    RF_FFN_NONE = 0,     /* no_ffn[l]                                        */
-    RF_FFN_DENSE,        /* the dense MLP of width ffn                       */
-    RF_FFN_MOE,          /* router, shared and routed experts                */
-    RF_FFN_MOE_DENSE     /* both (moe_and_dense)                             */
+    RF_FFN_NONE = 0, /* no_ffn[l]                                        */
+    RF_FFN_DENSE,    /* the dense MLP of width ffn                       */
+    RF_FFN_MOE,      /* router, shared and routed experts                */
+    RF_FFN_MOE_DENSE /* both (moe_and_dense)                             */
 } rf_ffn_kind;
 
 /* One attention layer's heads and widths (local_* on local layers). */
 typedef struct rf_attn_shape {
     int64_t n_q, n_kv, head_dim, v_dim;
-    bool k_eq_v;         /* V is K: no v_proj, K alone cached (global only)  */
+    bool k_eq_v; /* V is K: no v_proj, K alone cached (global only)  */
 } rf_attn_shape;
 
 rf_mixer rf_model_layer_mixer(const rf_model *m, int64_t l);

@@ -50,53 +50,53 @@ typedef enum rf_op_kind {
     RF_OP_ATTN_DECODE,
     RF_OP_ATTN_PREFILL,
     RF_OP_GATHER,
-    RF_OP_ELEMENTWISE     /* norms, RoPE, the KV write, residuals, act      */
+    RF_OP_ELEMENTWISE /* norms, RoPE, the KV write, residuals, act      */
 } rf_op_kind;
 
 typedef struct rf_op {
-    const char *name;     /* static string: "q_proj", "attention", ...           */
+    const char *name; /* static string: "q_proj", "attention", ...           */
     rf_op_kind kind;
-    int64_t m, k, n;      /* GEMM: M, K, N. Attention: m = query tokens in the
+    int64_t m, k, n;       /* GEMM: M, K, N. Attention: m = query tokens in the
                              step (B q), k = head_dim, n = keys S. Gather: m
                              tokens, k = 0, n = row width H.                     */
-    rf_dtype w;           /* GEMM: the weights' dtype (a module of a quantized
+    rf_dtype w;            /* GEMM: the weights' dtype (a module of a quantized
                              checkpoint may keep its own); else unset            */
-    uint64_t count;       /* instances in the step (usually layers)              */
-    uint64_t flops;       /* per instance                                        */
-    uint64_t bytes;       /* per instance: weight + kv + act + extra             */
-    uint64_t weight_bytes;/* per instance: the W[K,N] read (or gathered rows)    */
-    uint64_t kv_bytes;    /* per instance: the K and V read                      */
-    uint64_t act_bytes;   /* per instance: activations read and written          */
-    uint64_t extra_bytes; /* per instance: naive attention score traffic         */
-    const char *note;     /* static annotation ("sliding window 4096") or NULL   */
+    uint64_t count;        /* instances in the step (usually layers)              */
+    uint64_t flops;        /* per instance                                        */
+    uint64_t bytes;        /* per instance: weight + kv + act + extra             */
+    uint64_t weight_bytes; /* per instance: the W[K,N] read (or gathered rows)    */
+    uint64_t kv_bytes;     /* per instance: the K and V read                      */
+    uint64_t act_bytes;    /* per instance: activations read and written          */
+    uint64_t extra_bytes;  /* per instance: naive attention score traffic         */
+    const char *note;      /* static annotation ("sliding window 4096") or NULL   */
     /* Routed-expert GEMMs (0 otherwise): m counts every token-expert pair of
      * the layer, so F = 2 m K N and Q = experts K N b_w + m (K + N) b_a hold
      * for this row as for any GEMM; m_per_expert = m / experts.             */
-    double experts;       /* experts whose weights the row streams (expected
+    double experts;      /* experts whose weights the row streams (expected
                              touched under uniform routing, fractional)       */
-    double m_per_expert;  /* rows a streamed expert runs                      */
+    double m_per_expert; /* rows a streamed expert runs                      */
 } rf_op;
 
 typedef struct rf_attn_desc {
-    int64_t n_q;       /* query heads                                   */
-    int64_t n_kv;      /* KV heads (n_kv divides n_q)                   */
-    int64_t head_dim;  /* d_h: of the Q.K dot product and of V          */
-    int64_t v_head_dim;/* 0 = head_dim; differs for MLA                 */
+    int64_t n_q;                /* query heads                                   */
+    int64_t n_kv;               /* KV heads (n_kv divides n_q)                   */
+    int64_t head_dim;           /* d_h: of the Q.K dot product and of V          */
+    int64_t v_head_dim;         /* 0 = head_dim; differs for MLA                 */
     int64_t kv_elems_per_token; /* 0 = 2 n_kv d_h (K and V); MLA sets its
                                    latent width (kv_lora_rank + rope dim) */
-    int64_t batch;     /* B sequences                                   */
-    int64_t q_tokens;  /* q: 1 for decode, S (or a chunk) for prefill   */
-    int64_t keys;      /* S: keys each query attends to                 */
-    bool naive;        /* materialize scores in memory                  */
-    int64_t window;    /* 0: none; else a query attends to at most
+    int64_t batch;              /* B sequences                                   */
+    int64_t q_tokens;           /* q: 1 for decode, S (or a chunk) for prefill   */
+    int64_t keys;               /* S: keys each query attends to                 */
+    bool naive;                 /* materialize scores in memory                  */
+    int64_t window;             /* 0: none; else a query attends to at most
                           window keys (a sliding layer): S' = min(S, w)  */
-    bool causal;       /* the q queries are the last q of the S keys'
+    bool causal;                /* the q queries are the last q of the S keys'
                           positions and each scores only the keys up to
                           itself (see rf_attn_pairs)                     */
-    int64_t read_keys; /* rf_op_attention_full only: K/V positions read,
+    int64_t read_keys;          /* rf_op_attention_full only: K/V positions read,
                           0 = the keys a query sees; a sliding layer in
                           prefill reads the union of its queries' windows */
-    int64_t chunk;     /* 0: none; else chunked local attention (Llama-4):
+    int64_t chunk;              /* 0: none; else chunked local attention (Llama-4):
                           a query attends only within its own chunk of
                           `chunk` positions (window must be 0). Decode
                           sees (S - 1) mod C + 1 keys; the pairs and the
@@ -119,26 +119,25 @@ rf_status rf_attn_pairs(const rf_attn_desc *d, uint64_t *pairs, rf_err *err);
  *     Q = M K b_a + K N b_w + M N b_y.
  * Errors: RF_EINVAL for a dimension < 1, RF_ERANGE above RF_DIM_MAX or when
  * F or Q overflow 64 bits. */
-rf_status rf_op_gemm_out(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w,
-                         rf_dtype a, rf_dtype y, rf_op *out, rf_err *err);
+rf_status rf_op_gemm_out(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w, rf_dtype a,
+                         rf_dtype y, rf_op *out, rf_err *err);
 /* The dtype a GEMM writes when none is given: the activation dtype of what
  * reads Y. An input narrower than 16 bits (fp8, int8, fp4) is quantized for
  * the GEMM alone, and the engines' scaled GEMMs write bf16 (vLLM's
  * cutlass_scaled_mm, DeepGEMM's fp8 GEMM): bf16; otherwise a itself. */
 rf_dtype rf_gemm_out_default(rf_dtype a);
 /* rf_op_gemm_out with y = rf_gemm_out_default(a). */
-rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n,
-                     rf_dtype w, rf_dtype a, rf_op *out, rf_err *err);
+rf_status rf_op_gemm(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w, rf_dtype a,
+                     rf_op *out, rf_err *err);
 
 /* Attention as described above; decode when q_tokens == 1 is not implied:
  * the kind is RF_OP_ATTN_DECODE when q_tokens == 1, RF_OP_ATTN_PREFILL
  * otherwise. Errors name the field ("kv-heads (6) must divide heads (32)"). */
-rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv,
-                          rf_dtype a, rf_op *out, rf_err *err);
+rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, rf_dtype a,
+                          rf_op *out, rf_err *err);
 
 /* Gather of m rows of width n from a table of dtype w. */
-rf_status rf_op_gather(const char *name, int64_t m, int64_t n, rf_dtype w,
-                       rf_op *out, rf_err *err);
+rf_status rf_op_gather(const char *name, int64_t m, int64_t n, rf_dtype w, rf_op *out, rf_err *err);
 
 /* ---- element-wise operators ---------------------------------------------
  * What runs between the GEMMs (the full traffic model; `profile` times each).
@@ -175,12 +174,12 @@ rf_status rf_op_norm(const char *name, int64_t m, int64_t hidden, rf_dtype w, rf
                      rf_op *out, rf_err *err);
 rf_status rf_op_rope(const char *name, int64_t m, int64_t heads, int64_t head_dim, rf_dtype a,
                      rf_op *out, rf_err *err);
-rf_status rf_op_kv_write(const char *name, int64_t m, int64_t n_kv, int64_t head_dim,
-                         rf_dtype kv, rf_dtype a, rf_op *out, rf_err *err);
+rf_status rf_op_kv_write(const char *name, int64_t m, int64_t n_kv, int64_t head_dim, rf_dtype kv,
+                         rf_dtype a, rf_op *out, rf_err *err);
 rf_status rf_op_residual(const char *name, int64_t m, int64_t hidden, rf_dtype a, rf_op *out,
                          rf_err *err);
-rf_status rf_op_act(const char *name, int64_t m, int64_t ffn, unsigned flops_per_elem,
-                    rf_dtype a, rf_op *out, rf_err *err);
+rf_status rf_op_act(const char *name, int64_t m, int64_t ffn, unsigned flops_per_elem, rf_dtype a,
+                    rf_op *out, rf_err *err);
 
 /* ---- the full traffic model's other operators ---------------------------
  *   bias        the bias vector of a GEMM of N outputs, added in its
@@ -210,8 +209,7 @@ rf_status rf_op_act(const char *name, int64_t m, int64_t ffn, unsigned flops_per
  *   Summed, the naive three move 2 M n_q d_h b_a + K/V + 4 P b_a: the flash
  *   operator's bytes and the scores' four passes.
  */
-rf_status rf_op_bias(const char *name, int64_t m, int64_t n, rf_dtype w, rf_op *out,
-                     rf_err *err);
+rf_status rf_op_bias(const char *name, int64_t m, int64_t n, rf_dtype w, rf_op *out, rf_err *err);
 rf_status rf_op_cache_write(const char *name, int64_t m, int64_t elems_per_token, rf_dtype kv,
                             rf_dtype a, rf_op *out, rf_err *err);
 /* Softmax over `rows` rows of `keys` scores: F = 5 rows keys,
@@ -235,8 +233,7 @@ double rf_op_intensity(const rf_op *op);
  *     M* = I* b_w K N / (2 K N - I* (b_a K + b_y N)),
  * b_y of rf_gemm_out_default(a) (b_a (K + N) when the output is in a)
  * Returns false ("never compute-bound") when the denominator is <= 0. */
-bool rf_gemm_mstar(int64_t k, int64_t n, rf_dtype w, rf_dtype a, double ridge,
-                   double *mstar);
+bool rf_gemm_mstar(int64_t k, int64_t n, rf_dtype w, rf_dtype a, double ridge, double *mstar);
 
 /* Square d x d projection, one dtype of b bytes:
  *     T* = I* b d / (2 (d - I* b)); never when d <= b I*. */
@@ -297,14 +294,14 @@ const char *rf_op_kind_name(rf_op_kind kind); /* "gemm", "attn-decode", ... */
  *   full act: M heads (dim + 1) b_a (q and the head weights read)
  */
 typedef struct rf_seq_desc {
-    int64_t heads;     /* GDN: Vh; Mamba2: h                              */
-    int64_t k_dim;     /* GDN: dk; Mamba2: N (d_state)                     */
-    int64_t v_dim;     /* GDN: dv; Mamba2: P (head_dim)                    */
-    int64_t groups;    /* GDN: Kh key heads; Mamba2: G groups              */
-    int64_t chunk;     /* prefill chunk C                                  */
-    int64_t batch;     /* B sequences                                      */
-    int64_t q_tokens;  /* 1: decode; T: prefill                            */
-    bool has_state;    /* prefill after a cached state (s > 0)             */
+    int64_t heads;    /* GDN: Vh; Mamba2: h                              */
+    int64_t k_dim;    /* GDN: dk; Mamba2: N (d_state)                     */
+    int64_t v_dim;    /* GDN: dv; Mamba2: P (head_dim)                    */
+    int64_t groups;   /* GDN: Kh key heads; Mamba2: G groups              */
+    int64_t chunk;    /* prefill chunk C                                  */
+    int64_t batch;    /* B sequences                                      */
+    int64_t q_tokens; /* 1: decode; T: prefill                            */
+    bool has_state;   /* prefill after a cached state (s > 0)             */
 } rf_seq_desc;
 
 rf_status rf_op_gdn(const char *name, const rf_seq_desc *d, rf_dtype state, rf_dtype a, bool full,

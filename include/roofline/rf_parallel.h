@@ -86,9 +86,9 @@ rf_status rf_layout_shard(const rf_model *m, const rf_layout *l, int64_t first, 
  * each routed row its 1 / E share of the expert group's E / T replicas'
  * tokens (as rf_par_compute counts it). Every row, the embedding and
  * lm_head included (rf_par_stage_holds says which a stage keeps). */
-rf_status rf_par_device_step(const rf_model *m, const rf_layout *l, int64_t first,
-                             int64_t count, const rf_step_opts *o, const rf_roof *roof,
-                             rf_model *shard, rf_step *out, rf_err *err);
+rf_status rf_par_device_step(const rf_model *m, const rf_layout *l, int64_t first, int64_t count,
+                             const rf_step_opts *o, const rf_roof *roof, rf_model *shard,
+                             rf_step *out, rf_err *err);
 
 /* Layers of stage s (0-based) of L over P: L / P, plus one for s < L % P. */
 int64_t rf_layout_stage_layers(int64_t layers, int64_t pp, int64_t s);
@@ -102,23 +102,23 @@ typedef enum rf_coll_kind {
 
 /* One collective operator row. */
 typedef struct rf_coll {
-    const char *name;      /* "tp_allreduce_attn", ...                       */
+    const char *name; /* "tp_allreduce_attn", ...                       */
     rf_coll_kind kind;
-    uint64_t count;        /* instances a step on this device (layers)       */
-    uint64_t bytes;        /* n: the whole message, one instance             */
-    int64_t ranks;         /* t                                              */
-    const char *link;      /* the link's name                                */
+    uint64_t count;   /* instances a step on this device (layers)       */
+    uint64_t bytes;   /* n: the whole message, one instance             */
+    int64_t ranks;    /* t                                              */
+    const char *link; /* the link's name                                */
     double bw_bytes_per_s, alpha_s;
-    bool switch_reduce;    /* the link's switch reduces (rf_hw_links)        */
-    bool measured;         /* a measured link fit set bw and alpha: its own
+    bool switch_reduce; /* the link's switch reduces (rf_hw_links)        */
+    bool measured;      /* a measured link fit set bw and alpha: its own
                               (ring) form, no minimum over algorithms        */
-    const char *algo;      /* the algorithm of the floor: "ring", "tree",
+    const char *algo;   /* the algorithm of the floor: "ring", "tree",
                               "one-shot", "two-shot", "in-switch", "direct",
                               "send", "measured"                             */
-    double bw_s;           /* one instance: the bandwidth term               */
-    double latency_s;      /* one instance: the alpha term                   */
-    double time_s;         /* one instance: bw_s + latency_s                 */
-    bool latency_bound;    /* latency_s > bw_s                               */
+    double bw_s;        /* one instance: the bandwidth term               */
+    double latency_s;   /* one instance: the alpha term                   */
+    double time_s;      /* one instance: bw_s + latency_s                 */
+    bool latency_bound; /* latency_s > bw_s                               */
 } rf_coll;
 
 /* Fill what a link description lacks, as a measured profile without
@@ -150,8 +150,8 @@ void rf_coll_cost(rf_coll *c);
 
 typedef struct rf_par_stage {
     int64_t first_layer, layers;
-    rf_model shard;           /* the model one of its devices runs          */
-    rf_step step;             /* its operators (embed / lm_head rows of the
+    rf_model shard; /* the model one of its devices runs          */
+    rf_step step;   /* its operators (embed / lm_head rows of the
                                  stages that do not hold them excluded from
                                  the totals below)                         */
     rf_coll coll[RF_PAR_MAX_COLL];
@@ -162,39 +162,39 @@ typedef struct rf_par_stage {
     uint64_t needed_bytes;          /* resident weights + KV                 */
     double budget_bytes;            /* rf_fit's budget of one device         */
     bool fits;
-    double ops_s;             /* sum-of-max of its operators                */
-    double comm_s;            /* sum of its collectives                      */
-    double floor_s;           /* ops_s + comm_s                              */
-    double overlap_floor_s;   /* max(ops_s, comm_s): optimistic             */
+    double ops_s;           /* sum-of-max of its operators                */
+    double comm_s;          /* sum of its collectives                      */
+    double floor_s;         /* ops_s + comm_s                              */
+    double overlap_floor_s; /* max(ops_s, comm_s): optimistic             */
 } rf_par_stage;
 
 typedef struct rf_par_opts {
     rf_layout layout;
     rf_hw_links links;
-    double util;              /* rf_fit's memory fraction                   */
+    double util; /* rf_fit's memory fraction                   */
     uint64_t reserve_bytes;
-    uint64_t mem_bytes;       /* one device's usable memory                 */
+    uint64_t mem_bytes; /* one device's usable memory                 */
 } rf_par_opts;
 
 typedef struct rf_par {
     rf_layout layout;
-    rf_hw_links links;        /* the links used (each rf_coll.link names one) */
+    rf_hw_links links; /* the links used (each rf_coll.link names one) */
     int64_t devices;
-    int64_t micro_batches;    /* in flight: min(P, B)                        */
-    int64_t micro_batch;      /* sequences each: ceil(B / micro_batches)     */
+    int64_t micro_batches; /* in flight: min(P, B)                        */
+    int64_t micro_batch;   /* sequences each: ceil(B / micro_batches)     */
     size_t n_stages;
     rf_par_stage stages[RF_PAR_MAX_STAGES];
-    size_t slowest;           /* stage index                                 */
-    double send_s;            /* the pp_sends of one token, summed           */
-    double token_latency_s;   /* sum of stage floors + sends                 */
-    double cycle_s;           /* max(token latency, micro_batches x slowest) */
-    double bubble;            /* idle share of the slowest stage             */
-    double tokens_per_s;      /* the whole deployment (x D)                  */
+    size_t slowest;         /* stage index                                 */
+    double send_s;          /* the pp_sends of one token, summed           */
+    double token_latency_s; /* sum of stage floors + sends                 */
+    double cycle_s;         /* max(token latency, micro_batches x slowest) */
+    double bubble;          /* idle share of the slowest stage             */
+    double tokens_per_s;    /* the whole deployment (x D)                  */
     double tokens_per_s_device;
     double overlap_tokens_per_s;
-    double comm_share;        /* collectives' share of the slowest stage     */
-    bool fits;                /* every stage fits                            */
-    double min_margin_bytes;  /* smallest budget - needed over the stages    */
+    double comm_share;       /* collectives' share of the slowest stage     */
+    bool fits;               /* every stage fits                            */
+    double min_margin_bytes; /* smallest budget - needed over the stages    */
 } rf_par;
 
 /* Every stage of the layout. o is the step of one replica: o->batch
@@ -216,20 +216,19 @@ bool rf_par_stage_holds(const rf_par *p, size_t stage, const rf_op *op);
  * least (it bounds the pipeline); sequences_total x D replicas. */
 typedef struct rf_par_capacity {
     rf_layout layout;
-    double budget_bytes;       /* one device's util x memory - reserve     */
-    int64_t stage;             /* the stage whose pool is smallest          */
-    uint64_t resident_bytes;   /* its device's weights                      */
-    double pool_bytes;         /* its pool (negative: weights do not fit)  */
+    double budget_bytes;     /* one device's util x memory - reserve     */
+    int64_t stage;           /* the stage whose pool is smallest          */
+    uint64_t resident_bytes; /* its device's weights                      */
+    double pool_bytes;       /* its pool (negative: weights do not fit)  */
     bool weights_fit;
-    double tokens;             /* the fewest positions a stage holds        */
+    double tokens; /* the fewest positions a stage holds        */
     int64_t context;
-    double sequences;          /* of a replica, at context; 0 without one   */
-    double sequences_total;    /* x D                                       */
+    double sequences;       /* of a replica, at context; 0 without one   */
+    double sequences_total; /* x D                                       */
 } rf_par_capacity;
 
-rf_status rf_par_capacity_compute(const rf_model *m, const rf_step_opts *o,
-                                  const rf_par_opts *po, int64_t context,
-                                  rf_par_capacity *out, rf_err *err);
+rf_status rf_par_capacity_compute(const rf_model *m, const rf_step_opts *o, const rf_par_opts *po,
+                                  int64_t context, rf_par_capacity *out, rf_err *err);
 
 /* Many decode contexts of one layout at one batch, O(P) a point: each
  * stage's shard is an rf_sweep (O(1) a point), and what a stage adds to it
@@ -239,15 +238,15 @@ rf_status rf_par_capacity_compute(const rf_model *m, const rf_step_opts *o,
  * prepared context. Every point equals rf_par_compute at that context
  * (tested, EP too). */
 typedef struct rf_par_sweep {
-    rf_par par;                              /* at the prepared context   */
+    rf_par par; /* at the prepared context   */
     rf_sweep stage[RF_PAR_MAX_STAGES];
-    double fixed_s[RF_PAR_MAX_STAGES];       /* comm - ops not held       */
-    int64_t batch;                           /* B of the replica          */
+    double fixed_s[RF_PAR_MAX_STAGES]; /* comm - ops not held       */
+    int64_t batch;                     /* B of the replica          */
 } rf_par_sweep;
 
 typedef struct rf_par_point {
     int64_t batch, context;
-    double floor_s;            /* the slowest stage's                      */
+    double floor_s; /* the slowest stage's                      */
     double token_latency_s, cycle_s, bubble;
     double tokens_per_s, tokens_per_s_device, comm_share;
 } rf_par_point;
@@ -261,19 +260,19 @@ rf_status rf_par_sweep_eval(rf_par_sweep *ps, int64_t context, rf_par_point *p, 
  * sequences at o's context (a replica of DP D runs ceil(B / D) of them, so
  * D <= B: a replica with no sequence would idle), ranked. */
 typedef enum rf_objective {
-    RF_OBJ_COST = 0,   /* fewest devices, then the most tokens/s a device */
-    RF_OBJ_LATENCY,    /* the shortest token latency                      */
-    RF_OBJ_THROUGHPUT  /* the most tokens/s in all                        */
+    RF_OBJ_COST = 0,  /* fewest devices, then the most tokens/s a device */
+    RF_OBJ_LATENCY,   /* the shortest token latency                      */
+    RF_OBJ_THROUGHPUT /* the most tokens/s in all                        */
 } rf_objective;
 
 typedef struct rf_plan_row {
     rf_layout layout;
     int64_t devices;
     bool fits;
-    double margin_bytes;      /* smallest budget - needed over the stages  */
-    double needed_bytes;      /* the most any device needs                 */
-    double budget_bytes;      /* one device's budget                       */
-    double floor_s;           /* the slowest stage's                       */
+    double margin_bytes; /* smallest budget - needed over the stages  */
+    double needed_bytes; /* the most any device needs                 */
+    double budget_bytes; /* one device's budget                       */
+    double floor_s;      /* the slowest stage's                       */
     double token_latency_s;
     double tokens_per_s, tokens_per_s_device, comm_share, bubble;
 } rf_plan_row;
@@ -286,8 +285,8 @@ typedef struct rf_plan {
      * its layout with the largest margin: why that many are not enough. */
     rf_plan_row short_of[16];
     size_t n_short;
-    size_t n_tried;                 /* layouts evaluated                   */
-    rf_par scratch;                 /* each layout's figures, in turn      */
+    size_t n_tried; /* layouts evaluated                   */
+    rf_par scratch; /* each layout's figures, in turn      */
 } rf_plan;
 
 rf_status rf_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,

@@ -39,8 +39,8 @@ rf_status rf_parse_size(const char *text, uint64_t *out, rf_err *err);
  *   "64"          one value
  * Fills at most cap values; RF_ERANGE when there would be more. *n receives
  * the count. An empty or descending range is refused. */
-rf_status rf_parse_range(const char *text, int64_t hi, int64_t *vals, size_t cap,
-                         size_t *n, rf_err *err);
+rf_status rf_parse_range(const char *text, int64_t hi, int64_t *vals, size_t cap, size_t *n,
+                         rf_err *err);
 
 /* Count of values rf_parse_range would produce (to size an allocation);
  * same errors. */

@@ -67,19 +67,21 @@ extern "C" {
 #define RF_PLOT_MAX_LINES 24
 #define RF_PLOT_MAX_POINTS (2 * (RF_STEP_MAX_OPS + RF_PAR_MAX_COLL) + RF_MEASURED_MAX_OPS)
 #define RF_PLOT_MAX_LABELS (RF_PLOT_MAX_POINTS + RF_PLOT_MAX_LINES + 3)
-#define RF_PLOT_LABEL_LINES 4 /* lines of one label at most                 */
-#define RF_PLOT_HEAD_LINES 6  /* the title and up to 5 lines of subtitle      */
+#define RF_PLOT_LABEL_LINES 4    /* lines of one label at most                 */
+#define RF_PLOT_HEAD_LINES 6     /* the title and up to 5 lines of subtitle      */
 #define RF_PLOT_MAX_DECADES 12.0 /* widest span of an axis, see rf_plot_fit    */
-#define RF_PLOT_LEADER_PX 10.0 /* a label's text farther than this from its
+#define RF_PLOT_LEADER_PX                                                                          \
+    10.0                    /* a label's text farther than this from its
                                   markers gets a leader line to them         */
-#define RF_PLOT_AREA_R 20.0    /* radius (px) of a marker holding a whole step */
-#define RF_PLOT_MARKER_R_MIN 2.5 /* smallest marker radius (px), so every
+#define RF_PLOT_AREA_R 20.0 /* radius (px) of a marker holding a whole step */
+#define RF_PLOT_MARKER_R_MIN                                                                       \
+    2.5 /* smallest marker radius (px), so every
                                     operator stays visible                   */
 
 /* ---- axes ---------------------------------------------------------------- */
 typedef struct rf_plot_axes {
-    double x_min, x_max;  /* FLOP/byte at the left and right edges (powers of 10) */
-    double y_min, y_max;  /* FLOP/s at the bottom (a power of 10) and the top
+    double x_min, x_max; /* FLOP/byte at the left and right edges (powers of 10) */
+    double y_min, y_max; /* FLOP/s at the bottom (a power of 10) and the top
                              edge (a power of 10 or half a decade above one) */
     double left_px, top_px, width_px, height_px; /* plot area on the canvas, px   */
 } rf_plot_axes;
@@ -102,60 +104,60 @@ typedef enum rf_plot_role {
  * intensities from_intensity .. to_intensity, clipped to the axes. */
 typedef struct rf_plot_line {
     rf_plot_role role;
-    bool sloped;              /* memory roof; else a compute roof            */
-    double value;             /* bw_bytes_per_s (sloped) or peak_flops_per_s */
-    double from_intensity;    /* FLOP/byte; 0 = from the left edge           */
-    double to_intensity;      /* FLOP/byte; 0 = to the right edge            */
-    char label[96];           /* "bf16 165.2 TFLOP/s", "1.008 TB/s", "fp8_e4m3
+    bool sloped;           /* memory roof; else a compute roof            */
+    double value;          /* bw_bytes_per_s (sloped) or peak_flops_per_s */
+    double from_intensity; /* FLOP/byte; 0 = from the left edge           */
+    double to_intensity;   /* FLOP/byte; 0 = to the right edge            */
+    char label[96];        /* "bf16 165.2 TFLOP/s", "1.008 TB/s", "fp8_e4m3
                                  1.979 PFLOP/s, int8 1.979 POP/s": integer
                                  dtypes in OP/s                              */
 } rf_plot_line;
 
 typedef enum rf_plot_series {
-    RF_SERIES_DECODE = 0,  /* circles, blue                                   */
-    RF_SERIES_PREFILL,     /* squares, orange                                 */
-    RF_SERIES_OTHER        /* measured with no phase: diamonds, grey          */
+    RF_SERIES_DECODE = 0, /* circles, blue                                   */
+    RF_SERIES_PREFILL,    /* squares, orange                                 */
+    RF_SERIES_OTHER       /* measured with no phase: diamonds, grey          */
 } rf_plot_series;
 
 typedef struct rf_plot_point {
     char name[RF_MEASURED_NAME_MAX]; /* operator name                         */
     rf_plot_series series;
-    bool measured;            /* hollow marker                                */
-    bool collective;          /* a collective of a layout (triangle): placed
+    bool measured;      /* hollow marker                                */
+    bool collective;    /* a collective of a layout (triangle): placed
                                  by rf_plot_add_layout's convention          */
-    double intensity;         /* F / Q, FLOP/byte (> 0)                       */
-    double flops_per_s;       /* predicted: min(pi, I beta); measured: F / t  */
-    int match;                /* measured: index of the predicted point with the
+    double intensity;   /* F / Q, FLOP/byte (> 0)                       */
+    double flops_per_s; /* predicted: min(pi, I beta); measured: F / t  */
+    int match;          /* measured: index of the predicted point with the
                                  same name and phase (joined by a line); -1 none */
-    double share;             /* predicted: count x max(F/pi, Q/beta) of the
+    double share;       /* predicted: count x max(F/pi, Q/beta) of the
                                  operator over its step's sum-of-max floor on
                                  this roof, 0..1; measured: 0              */
-    bool off_axes;            /* set by rf_plot_fit: outside the axes, not
+    bool off_axes;      /* set by rf_plot_fit: outside the axes, not
                                  drawn (named in the footnote)             */
 } rf_plot_point;
 
 typedef struct rf_plot {
-    char title[RF_PLOT_TEXT_MAX];    /* model and hardware                    */
-    char subtitle[RF_PLOT_TEXT_MAX]; /* dtypes, B, s, T                       */
-    char series_label[3][128];       /* legend text of each series            */
-    char footnote[RF_PLOT_TEXT_MAX]; /* set by rf_plot_fit: what is not drawn,
+    char title[RF_PLOT_TEXT_MAX];                       /* model and hardware                    */
+    char subtitle[RF_PLOT_TEXT_MAX];                    /* dtypes, B, s, T                       */
+    char series_label[3][128];                          /* legend text of each series            */
+    char footnote[RF_PLOT_TEXT_MAX];                    /* set by rf_plot_fit: what is not drawn,
                                         where measured figures come from      */
-    char unplaced[128];              /* operators with no FLOPs ("embed")     */
-    char off_axes[RF_PLOT_TEXT_MAX]; /* points and measured roofs not drawn:
+    char unplaced[128];                                 /* operators with no FLOPs ("embed")     */
+    char off_axes[RF_PLOT_TEXT_MAX];                    /* points and measured roofs not drawn:
                                         beyond a double, or outside the axes */
     char heading[RF_PLOT_HEAD_LINES][RF_PLOT_TEXT_MAX]; /* set by rf_plot_fit:
                                         the title, then the subtitle's lines,
                                         each fitting the canvas             */
     int n_heading;
-    double heading_px;               /* set by rf_plot_fit: px height_px grew
+    double heading_px;          /* set by rf_plot_fit: px height_px grew
                                         by for the subtitle's extra lines   */
-    char measured_name[64];          /* name in the measured file             */
-    double width_px, height_px;      /* canvas                                */
-    rf_plot_axes axes;               /* set by rf_plot_fit                    */
-    rf_dtype_kind math;              /* dtype of the main compute roof        */
-    double bw_bytes_per_s;           /* beta of the main roof                 */
-    double peak_flops_per_s;         /* pi of the main roof                   */
-    double ridge;                    /* I* = pi / beta, FLOP/byte             */
+    char measured_name[64];     /* name in the measured file             */
+    double width_px, height_px; /* canvas                                */
+    rf_plot_axes axes;          /* set by rf_plot_fit                    */
+    rf_dtype_kind math;         /* dtype of the main compute roof        */
+    double bw_bytes_per_s;      /* beta of the main roof                 */
+    double peak_flops_per_s;    /* pi of the main roof                   */
+    double ridge;               /* I* = pi / beta, FLOP/byte             */
     rf_plot_line lines[RF_PLOT_MAX_LINES];
     size_t n_lines;
     rf_plot_point points[RF_PLOT_MAX_POINTS];
@@ -260,28 +262,28 @@ typedef enum rf_label_kind {
 
 typedef struct rf_plot_label {
     rf_label_kind kind;
-    size_t index;           /* points: first point of the cluster; line: index */
-    char text[RF_PLOT_LABEL_LINES][160]; /* its lines of text              */
+    size_t index;                              /* points: first point of the cluster; line: index */
+    char text[RF_PLOT_LABEL_LINES][160];       /* its lines of text              */
     rf_plot_series color[RF_PLOT_LABEL_LINES]; /* colour of each (points)   */
     int n_text;
     double font_px;
-    rf_plot_box box;        /* where the text sits                            */
-    double anchor_x, anchor_y; /* the thing it names                          */
+    rf_plot_box box;             /* where the text sits                            */
+    double anchor_x, anchor_y;   /* the thing it names                          */
     double anchor_hw, anchor_hh; /* half sizes of what it names (its markers) */
-    int align;              /* its lines' alignment in the box: -1 flush left
+    int align;                   /* its lines' alignment in the box: -1 flush left
                                (the box right of its anchor), 1 flush right
                                (left of it), 0 centred                       */
-    bool leader;            /* a leader line from the anchor to lead_x, lead_y:
+    bool leader;                 /* a leader line from the anchor to lead_x, lead_y:
                                set whenever its nearest line of text is more
                                than RF_PLOT_LEADER_PX from the anchor's box  */
-    double lead_x, lead_y;  /* where the leader ends: the point of the nearest
+    double lead_x, lead_y;       /* where the leader ends: the point of the nearest
                                line of text closest to the anchor           */
 } rf_plot_label;
 
 typedef struct rf_plot_layout {
     rf_plot_label labels[RF_PLOT_MAX_LABELS];
     size_t n_labels;
-    int label_of[RF_PLOT_MAX_POINTS]; /* label naming each point; -1 none  */
+    int label_of[RF_PLOT_MAX_POINTS];            /* label naming each point; -1 none  */
     rf_plot_box markers[RF_PLOT_MAX_POINTS + 1]; /* each point, then the ridge */
     rf_plot_box legend;
     char unlabelled[RF_PLOT_TEXT_MAX]; /* labels that found no free place    */
@@ -324,14 +326,14 @@ rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err);
  * this context) marked. */
 typedef struct rf_batch_chart {
     char title[RF_PLOT_TEXT_MAX];
-    int64_t context;                 /* s of every step                     */
+    int64_t context; /* s of every step                     */
     size_t n;
     int64_t batch[RF_CHART_MAX_POINTS];
     double floor_s[RF_CHART_MAX_POINTS];      /* rf_step.floor_s          */
     double tokens_per_s[RF_CHART_MAX_POINTS]; /* rf_step.tokens_per_s     */
     rf_regime regime[RF_CHART_MAX_POINTS];
-    double capacity_sequences;       /* KV limit; < 0: unknown, not drawn   */
-    double width_px, height_px;      /* 900 x 440                           */
+    double capacity_sequences;  /* KV limit; < 0: unknown, not drawn   */
+    double width_px, height_px; /* 900 x 440                           */
 } rf_batch_chart;
 
 /* Batches are the powers of two from 1 to max_batch (at most
@@ -340,8 +342,8 @@ typedef struct rf_batch_chart {
  * rf_step_compute of decode at that batch; errors are its errors
  * (RF_EINVAL for a negative max_batch). */
 rf_status rf_batch_chart_build(rf_batch_chart *c, const rf_model *m, const rf_step_opts *decode,
-                               const rf_roof *roof, int64_t max_batch,
-                               double capacity_sequences, rf_err *err);
+                               const rf_roof *roof, int64_t max_batch, double capacity_sequences,
+                               rf_err *err);
 
 /* Two log-log panels sharing the batch axis: floor (top), tokens/s
  * (bottom); beyond the KV-capacity line the region is shaded. */

@@ -52,21 +52,21 @@ extern "C" {
 
 /* A static batch of B requests (o->batch) predicted to the end. */
 typedef struct rf_generate_pred {
-    int64_t batch, prompt, output;  /* B, P, N                              */
-    double ttft_s;                  /* the prefill step(s) predicted        */
-    int64_t decode_steps;           /* N - 1                                */
-    double decode_s;                /* sum of the decode steps predicted    */
-    double tpot_mean_s;             /* decode_s / (N - 1); 0 if N = 1       */
-    double tpot_first_s;            /* at context P + 1                     */
-    double tpot_last_s;             /* at context P + N - 1                 */
-    double latency_s;               /* ttft_s + decode_s                    */
-    double tokens_per_s;            /* B N / latency_s                      */
-    size_t outside_prefill;         /* prefill rows outside the calibration */
-    size_t outside_decode;          /* decode rows outside at some context  */
-    size_t n_outside;               /* the two                              */
-    size_t pieces;                  /* affine pieces of contexts summed     */
-    size_t ops_fixed;               /* decode rows predicted once a piece   */
-    size_t ops_varying;             /* decode rows predicted every context  */
+    int64_t batch, prompt, output; /* B, P, N                              */
+    double ttft_s;                 /* the prefill step(s) predicted        */
+    int64_t decode_steps;          /* N - 1                                */
+    double decode_s;               /* sum of the decode steps predicted    */
+    double tpot_mean_s;            /* decode_s / (N - 1); 0 if N = 1       */
+    double tpot_first_s;           /* at context P + 1                     */
+    double tpot_last_s;            /* at context P + N - 1                 */
+    double latency_s;              /* ttft_s + decode_s                    */
+    double tokens_per_s;           /* B N / latency_s                      */
+    size_t outside_prefill;        /* prefill rows outside the calibration */
+    size_t outside_decode;         /* decode rows outside at some context  */
+    size_t n_outside;              /* the two                              */
+    size_t pieces;                 /* affine pieces of contexts summed     */
+    size_t ops_fixed;              /* decode rows predicted once a piece   */
+    size_t ops_varying;            /* decode rows predicted every context  */
     /* the bands (rf_calib_pred's lo_s, hi_s summed as the times are) */
     double ttft_lo_s, ttft_hi_s, decode_lo_s, decode_hi_s;
     double tpot_mean_lo_s, tpot_mean_hi_s, latency_lo_s, latency_hi_s;
@@ -90,10 +90,10 @@ rf_status rf_calib_predict_generate(const rf_calib *c, const rf_model *m, const 
  * (queueing not modelled, as rf_serve). step.tokens_per_s counts every
  * token the step runs, B + T_p. Errors: those of rf_calib_predict_op. */
 typedef struct rf_serve_pred {
-    rf_step_pred step;              /* sv->step's operators, predicted      */
+    rf_step_pred step; /* sv->step's operators, predicted      */
     double tpot_s, ttft_s, tokens_per_s;
-    double tpot_lo_s, tpot_hi_s;    /* the step's band                      */
-    size_t n_outside;               /* step.n_outside                       */
+    double tpot_lo_s, tpot_hi_s; /* the step's band                      */
+    size_t n_outside;            /* step.n_outside                       */
 } rf_serve_pred;
 
 rf_status rf_calib_predict_serve(const rf_calib *c, const rf_serve *sv, rf_serve_pred *out,
@@ -107,8 +107,7 @@ rf_status rf_calib_predict_serve(const rf_calib *c, const rf_serve *sv, rf_serve
  * those of rf_calib_predict_generate. */
 rf_status rf_calib_predict_frontier(const rf_calib *c, const rf_model *m, const rf_step_opts *o,
                                     const rf_roof *roof, int64_t prompt, int64_t output,
-                                    rf_frontier_point *out, size_t *outside, size_t n,
-                                    rf_err *err);
+                                    rf_frontier_point *out, size_t *outside, size_t n, rf_err *err);
 
 #ifdef __cplusplus
 }

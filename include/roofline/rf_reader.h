@@ -93,7 +93,6 @@
 extern "C" {
 #endif
 
-
 /* How to read a config. family: NULL to take the family from model_type
  * (and from `architectures` where model_type names a derivative); a known
  * family's name to read the file as that family (--family), which the model
@@ -104,8 +103,7 @@ typedef struct rf_read_opts {
 } rf_read_opts;
 
 /* As rf_model_load and rf_model_parse, with options (ro may be NULL). */
-rf_status rf_model_load_opts(const char *path, const rf_read_opts *ro, rf_model *out,
-                             rf_err *err);
+rf_status rf_model_load_opts(const char *path, const rf_read_opts *ro, rf_model *out, rf_err *err);
 rf_status rf_model_parse_opts(const char *text, size_t len, const char *origin,
                               const rf_read_opts *ro, rf_model *out, rf_err *err);
 

@@ -38,13 +38,13 @@ extern "C" {
 typedef rf_status (*rf_buf_sink)(void *user, const char *data, size_t len);
 
 typedef struct rf_buf {
-    char *data;   /* NUL-terminated when len > 0 */
+    char *data; /* NUL-terminated when len > 0 */
     size_t len;
     size_t cap;
-    bool failed;  /* an allocation or the sink failed; contents incomplete */
-    rf_buf_sink sink;  /* NULL: keep everything                     */
+    bool failed;      /* an allocation or the sink failed; contents incomplete */
+    rf_buf_sink sink; /* NULL: keep everything                     */
     void *sink_user;
-    size_t flush_at;   /* bytes held before they go to the sink     */
+    size_t flush_at; /* bytes held before they go to the sink     */
 } rf_buf;
 
 void rf_buf_init(rf_buf *b);
@@ -65,23 +65,23 @@ void rf_buf_printf(rf_buf *b, const char *fmt, ...)
  * reader (tables, labels, assumption lines); RF_U_RAW6 is the machine text
  * of a streamed row's real in JSON and CSV.                                */
 typedef enum rf_unit {
-    RF_U_NONE = 0,  /* plain number, %g-like                        */
-    RF_U_INT,       /* exact integer with thousands separators      */
-    RF_U_BYTES,     /* decimal: B, KB, MB, GB, TB (4 significant)   */
-    RF_U_BYTES_BIN, /* binary: KiB, MiB, GiB                        */
-    RF_U_FLOPS,     /* FLOP count: K, M, G, T (4 significant)       */
-    RF_U_FLOP_RATE, /* FLOP/s: GFLOP/s, TFLOP/s                     */
-    RF_U_BW,        /* B/s: GB/s, TB/s                              */
-    RF_U_SECONDS,   /* s, ms, us, ns (3 significant)                */
-    RF_U_TOK_RATE,  /* tokens/s, integer with separators            */
-    RF_U_INTENSITY, /* FLOP/byte, 1 decimal (the lesson's table)    */
-    RF_U_INTENSITY4,/* FLOP/byte, 4 significant (0.9996)            */
-    RF_U_RATIO,     /* 0.xx, percent-free                           */
-    RF_U_PERCENT,   /* 0..1 shown as 12.3%                          */
-    RF_U_COUNT,     /* large counts: 218.1 M, 7.505 B (4 significant) */
-    RF_U_SIG3,      /* 3 significant, zeros kept: 2.30, 14.0, 256; an
+    RF_U_NONE = 0,   /* plain number, %g-like                        */
+    RF_U_INT,        /* exact integer with thousands separators      */
+    RF_U_BYTES,      /* decimal: B, KB, MB, GB, TB (4 significant)   */
+    RF_U_BYTES_BIN,  /* binary: KiB, MiB, GiB                        */
+    RF_U_FLOPS,      /* FLOP count: K, M, G, T (4 significant)       */
+    RF_U_FLOP_RATE,  /* FLOP/s: GFLOP/s, TFLOP/s                     */
+    RF_U_BW,         /* B/s: GB/s, TB/s                              */
+    RF_U_SECONDS,    /* s, ms, us, ns (3 significant)                */
+    RF_U_TOK_RATE,   /* tokens/s, integer with separators            */
+    RF_U_INTENSITY,  /* FLOP/byte, 1 decimal (the lesson's table)    */
+    RF_U_INTENSITY4, /* FLOP/byte, 4 significant (0.9996)            */
+    RF_U_RATIO,      /* 0.xx, percent-free                           */
+    RF_U_PERCENT,    /* 0..1 shown as 12.3%                          */
+    RF_U_COUNT,      /* large counts: 218.1 M, 7.505 B (4 significant) */
+    RF_U_SIG3,       /* 3 significant, zeros kept: 2.30, 14.0, 256; an
                        integral value as one (4, 1,024)              */
-    RF_U_RAW6       /* for machines: shortest text at 6 significant
+    RF_U_RAW6        /* for machines: shortest text at 6 significant
                        digits (0.00448049, 223.206, 1.2e+20; exponent
                        from 1e15 and below 1e-6); not finite: null    */
 } rf_unit;
@@ -171,7 +171,7 @@ typedef struct rf_rowcol {
     const char *key;   /* JSON key / CSV header (carries the unit)       */
     const char *label; /* human header                                    */
     rf_unit unit;
-    int width;         /* human column width                              */
+    int width; /* human column width                              */
 } rf_rowcol;
 
 typedef struct rf_rows {

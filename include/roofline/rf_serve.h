@@ -63,28 +63,28 @@ rf_status rf_floor_sum_compute(const rf_model *m, const rf_step_opts *o, const r
 
 /* A prompt prefix shared by every request of the batch. */
 typedef struct rf_prefix {
-    int64_t shared;   /* P_s tokens (0: none)                               */
-    bool cascade;     /* decode reads the prefix once a step (a cascade or
+    int64_t shared; /* P_s tokens (0: none)                               */
+    bool cascade;   /* decode reads the prefix once a step (a cascade or
                          shared-prefix kernel); false: once a sequence, as
                          the common kernels do                              */
 } rf_prefix;
 
 /* A static batch of o->batch requests generated to the end. */
 typedef struct rf_generate {
-    rf_prefix prefix;               /* what rf_generate_prefix_compute had  */
-    int64_t batch, prompt, output;  /* B, P, N                              */
-    double ttft_s;                  /* the prefill step floor               */
-    double ttft_sum_of_max_s;       /* its sum-of-max floor                 */
+    rf_prefix prefix;              /* what rf_generate_prefix_compute had  */
+    int64_t batch, prompt, output; /* B, P, N                              */
+    double ttft_s;                 /* the prefill step floor               */
+    double ttft_sum_of_max_s;      /* its sum-of-max floor                 */
     rf_regime prefill_regime;
-    rf_floor_sum decode;            /* contexts P+1 .. P+N-1 (N - 1 steps;
+    rf_floor_sum decode;        /* contexts P+1 .. P+N-1 (N - 1 steps;
                                        steps 0 when N = 1)                  */
-    double tpot_mean_s;             /* decode.floor_s / (N - 1); 0 if N = 1 */
-    double tpot_first_s;            /* at context P + 1 (j = 2)             */
-    double tpot_last_s;             /* at context P + N - 1 (j = N)         */
-    double latency_s;               /* ttft_s + decode.floor_s              */
-    double tokens_per_s;            /* B N / latency_s                      */
-    double decode_tokens_per_s;     /* B / tpot_mean_s; 0 if N = 1          */
-    int64_t final_positions;        /* P + N - 1: what each sequence holds
+    double tpot_mean_s;         /* decode.floor_s / (N - 1); 0 if N = 1 */
+    double tpot_first_s;        /* at context P + 1 (j = 2)             */
+    double tpot_last_s;         /* at context P + N - 1 (j = N)         */
+    double latency_s;           /* ttft_s + decode.floor_s              */
+    double tokens_per_s;        /* B N / latency_s                      */
+    double decode_tokens_per_s; /* B / tpot_mean_s; 0 if N = 1          */
+    int64_t final_positions;    /* P + N - 1: what each sequence holds
                                        at its last step                     */
 } rf_generate;
 
@@ -103,9 +103,9 @@ rf_status rf_generate_compute(const rf_model *m, const rf_step_opts *o, const rf
  *     KV held (rf_generate_fit): kv_seq(P_s) + B (kv_seq(S) - kv_seq(P_s))
  * Errors: RF_EINVAL for P_s outside [0, P], cascade without a prefix, a
  * prefix on a model with sliding-window layers (not modelled). */
-rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o,
-                                     const rf_roof *roof, int64_t prompt, int64_t output,
-                                     const rf_prefix *px, rf_generate *out, rf_err *err);
+rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                                     int64_t prompt, int64_t output, const rf_prefix *px,
+                                     rf_generate *out, rf_err *err);
 
 /* Whether the generation's end fits (rf_fit's rule), its shared prefix
  * stored once: kv = kv_seq(P_s) + B (kv_seq(P + N - 1) - kv_seq(P_s)). */
@@ -138,19 +138,19 @@ double rf_spec_tokens_per_iter(int64_t k, double alpha);
  * TPOT); 0 when one token an iteration already wins, none (breaks_even
  * false) when even alpha = 1 loses. */
 typedef struct rf_spec {
-    int64_t k;                   /* K                                    */
-    double accept;               /* alpha                                */
-    double tokens_per_iter;      /* E                                    */
-    double draft_s;              /* mean K draft steps an iteration      */
-    double verify_s;             /* mean verification step               */
-    double iter_s;               /* draft_s + verify_s                   */
-    double tpot_s;               /* iter_s / E                           */
-    double tokens_per_s;         /* B E / iter_s                         */
-    double plain_tpot_s;         /* g's mean TPOT                        */
-    double plain_tokens_per_s;   /* B / plain_tpot_s                     */
-    double speedup;              /* plain_tpot_s / tpot_s                */
-    bool breaks_even;            /* some alpha in [0, 1] wins            */
-    double break_even_accept;    /* that alpha (when breaks_even)        */
+    int64_t k;                 /* K                                    */
+    double accept;             /* alpha                                */
+    double tokens_per_iter;    /* E                                    */
+    double draft_s;            /* mean K draft steps an iteration      */
+    double verify_s;           /* mean verification step               */
+    double iter_s;             /* draft_s + verify_s                   */
+    double tpot_s;             /* iter_s / E                           */
+    double tokens_per_s;       /* B E / iter_s                         */
+    double plain_tpot_s;       /* g's mean TPOT                        */
+    double plain_tokens_per_s; /* B / plain_tpot_s                     */
+    double speedup;            /* plain_tpot_s / tpot_s                */
+    bool breaks_even;          /* some alpha in [0, 1] wins            */
+    double break_even_accept;  /* that alpha (when breaks_even)        */
     size_t steps_computed;
 } rf_spec;
 
@@ -181,11 +181,11 @@ rf_status rf_spec_compute(const rf_model *target, const rf_model *draft, const r
  * models are refused (their kv_b_proj expands the cached latents, a linear
  * layer that depends on the context, which this split does not place). */
 typedef struct rf_mixed_opts {
-    int64_t decode_batch;    /* B_d (>= 0)                                 */
-    int64_t decode_context;  /* S_d                                        */
-    int64_t chunk;           /* C tokens a chunk (>= 1 when chunks > 0)    */
-    int64_t chunk_context;   /* S_c positions cached before the chunk      */
-    int64_t chunks;          /* n_c chunks (>= 0); B_d + n_c >= 1          */
+    int64_t decode_batch;   /* B_d (>= 0)                                 */
+    int64_t decode_context; /* S_d                                        */
+    int64_t chunk;          /* C tokens a chunk (>= 1 when chunks > 0)    */
+    int64_t chunk_context;  /* S_c positions cached before the chunk      */
+    int64_t chunks;         /* n_c chunks (>= 0); B_d + n_c >= 1          */
 } rf_mixed_opts;
 
 /* o gives the dtypes and switches (its phase, batch, context and tokens are
@@ -232,15 +232,15 @@ typedef struct rf_serve_opts {
 
 typedef struct rf_serve {
     rf_serve_opts opts;
-    int64_t chunk;              /* C in force                              */
-    int64_t decode_context;     /* S_d                                     */
-    int64_t prompt_tokens;      /* T_p a step                              */
-    int64_t chunk_context;      /* S_c                                     */
-    int64_t full_chunks;        /* floor(T_p / C)                          */
-    int64_t tail_chunk;         /* T_p mod C                               */
-    rf_step step;               /* the steady-state mixed step (2 calls)   */
+    int64_t chunk;          /* C in force                              */
+    int64_t decode_context; /* S_d                                     */
+    int64_t prompt_tokens;  /* T_p a step                              */
+    int64_t chunk_context;  /* S_c                                     */
+    int64_t full_chunks;    /* floor(T_p / C)                          */
+    int64_t tail_chunk;     /* T_p mod C                               */
+    rf_step step;           /* the steady-state mixed step (2 calls)   */
     double tpot_s, tokens_per_s, ttft_s;
-    int64_t ttft_steps;         /* ceil(P / C)                             */
+    int64_t ttft_steps; /* ceil(P / C)                             */
 } rf_serve;
 
 /* Errors: RF_EINVAL for B, P or N below 1, C or T negative, T <= B, P_s
@@ -278,20 +278,20 @@ rf_status rf_serve_fit(const rf_model *m, const rf_step_opts *o, const rf_serve 
  * Errors: those of rf_spec_compute's checks (K, alpha, the vocabularies),
  * RF_EINVAL with a shared prefix, and those of the steps. */
 typedef struct rf_serve_spec {
-    rf_spec spec;                    /* K, alpha, E, draft_s (the K draft
+    rf_spec spec;          /* K, alpha, E, draft_s (the K draft
                                         steps), verify_s (the target's),
                                         iter_s, TPOT, tokens/s with and
                                         without, speedup, break-even      */
-    int64_t prompt_tokens;           /* T_p an iteration                    */
-    int64_t chunk;                   /* C in force                          */
+    int64_t prompt_tokens; /* T_p an iteration                    */
+    int64_t chunk;         /* C in force                          */
     double ttft_s;
-    int64_t ttft_iters;              /* ceil(P / C)                         */
+    int64_t ttft_iters; /* ceil(P / C)                         */
 } rf_serve_spec;
 
 rf_status rf_serve_spec_compute(const rf_model *target, const rf_model *draft,
                                 const rf_step_opts *o, const rf_step_opts *draft_o,
-                                const rf_roof *roof, const rf_serve *sv, int64_t k,
-                                double accept, rf_serve_spec *out, rf_err *err);
+                                const rf_roof *roof, const rf_serve *sv, int64_t k, double accept,
+                                rf_serve_spec *out, rf_err *err);
 
 /* ---- the latency-throughput frontier ------------------------------------
  * A static batch of B requests for every B in 1..n (rf_generate_compute):
@@ -302,14 +302,14 @@ rf_status rf_serve_spec_compute(const rf_model *target, const rf_model *draft,
 typedef struct rf_frontier_point {
     int64_t batch;
     double ttft_s, tpot_s, latency_s, tokens_per_s;
-    uint64_t kv_bytes;         /* B kv_seq(P + N - 1): what the end holds    */
+    uint64_t kv_bytes; /* B kv_seq(P + N - 1): what the end holds    */
     bool pareto_tpot, pareto_ttft;
 } rf_frontier_point;
 
 /* Fill out[0..n-1] for B = 1..n and mark both fronts. */
 rf_status rf_frontier_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                              int64_t prompt, int64_t output, rf_frontier_point *out,
-                              size_t n, rf_err *err);
+                              int64_t prompt, int64_t output, rf_frontier_point *out, size_t n,
+                              rf_err *err);
 
 /* Mark on[i] for the points (latency[i], throughput[i]) no other point
  * dominates (latency <= and throughput >=, one strictly); O(n^2), for small
@@ -320,9 +320,8 @@ void rf_pareto_mark(const double *latency, const double *throughput, size_t n, b
 /* The smallest B at which the KV read at the mean decode context,
  * B kv_seq(P + N/2), reaches the weight bytes W a decode step streams
  * (rf_step.weight_bytes): where the weights stop dominating its bytes. */
-rf_status rf_frontier_weights_cross(const rf_model *m, const rf_step_opts *o,
-                                    const rf_roof *roof, int64_t prompt, int64_t output,
-                                    int64_t *batch, rf_err *err);
+rf_status rf_frontier_weights_cross(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                                    int64_t prompt, int64_t output, int64_t *batch, rf_err *err);
 
 /* Cost and energy of a throughput (docs/accounting.md):
  *     USD per million output tokens = price_per_hour devices /
@@ -352,13 +351,13 @@ typedef struct rf_generate_par {
     rf_layout layout;
     int64_t devices, batch, prompt, output;
     double ttft_s;
-    int64_t decode_steps;           /* N - 1                               */
+    int64_t decode_steps; /* N - 1                               */
     double decode_s, tpot_mean_s, tpot_first_s, tpot_last_s, latency_s;
-    double tokens_per_s;            /* the deployment's: D B N / latency    */
+    double tokens_per_s; /* the deployment's: D B N / latency    */
     double tokens_per_s_device;
-    bool closed_form;               /* PP 1: summed in closed form          */
-    bool fits;                      /* every device at P + N - 1            */
-    double min_margin_bytes;        /* its smallest budget - needed         */
+    bool closed_form;        /* PP 1: summed in closed form          */
+    bool fits;               /* every device at P + N - 1            */
+    double min_margin_bytes; /* its smallest budget - needed         */
 } rf_generate_par;
 
 rf_status rf_generate_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
@@ -399,18 +398,18 @@ rf_status rf_frontier_par_compute(const rf_model *m, const rf_step_opts *o, cons
 typedef struct rf_serve_par {
     rf_layout layout;
     int64_t devices;
-    int64_t micro_batches;        /* m = min(P, B)                        */
-    int64_t micro_decode;         /* decode tokens a micro-batch          */
-    int64_t micro_prompt_tokens;  /* prompt tokens a micro-batch          */
-    int64_t rows;                 /* M of a micro-batch's collectives     */
-    int64_t logit_rows;           /* L of its logits' all-gather          */
-    double tpot_s;                /* the cycle                            */
+    int64_t micro_batches;       /* m = min(P, B)                        */
+    int64_t micro_decode;        /* decode tokens a micro-batch          */
+    int64_t micro_prompt_tokens; /* prompt tokens a micro-batch          */
+    int64_t rows;                /* M of a micro-batch's collectives     */
+    int64_t logit_rows;          /* L of its logits' all-gather          */
+    double tpot_s;               /* the cycle                            */
     double ttft_s;
     int64_t ttft_steps;
-    double tokens_per_s;          /* the deployment's output tokens/s     */
+    double tokens_per_s; /* the deployment's output tokens/s     */
     double tokens_per_s_device;
-    bool fits;                    /* every device, the prefix held once   */
-    double max_concurrency;       /* a replica's                          */
+    bool fits;              /* every device, the prefix held once   */
+    double max_concurrency; /* a replica's                          */
 } rf_serve_par;
 
 rf_status rf_serve_par_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,

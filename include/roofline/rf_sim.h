@@ -140,15 +140,14 @@ int64_t rf_sim_batch_logits(const rf_sim_batch *b);
 
 /* The time of one step of batch b, in seconds (> 0), into *step_s. user is
  * what the caller passed with it. Errors propagate and end the run. */
-typedef rf_status (*rf_sim_step_fn)(void *user, const rf_sim_batch *b, double *step_s,
-                                    rf_err *err);
+typedef rf_status (*rf_sim_step_fn)(void *user, const rf_sim_batch *b, double *step_s, rf_err *err);
 
 /* The time of one step of g replicas that step together (lockstep), their
  * batches b[0..n-1] (n = g; a replica with nothing to run has a batch of 0
  * tokens and still takes part, as an attention-data-parallel rank runs an
  * idle batch so its expert all-to-all proceeds). */
-typedef rf_status (*rf_sim_group_fn)(void *user, const rf_sim_batch *b, int64_t n,
-                                     double *step_s, rf_err *err);
+typedef rf_status (*rf_sim_group_fn)(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
+                                     rf_err *err);
 
 /* ---- the default step model: the floor of the exact mixed step -------- */
 
@@ -208,22 +207,22 @@ typedef struct rf_sim_floor {
     rf_model model;
     rf_step_opts opts;
     rf_roof roof;
-    rf_sweep decode;              /* batch-1 decode rows (per key)           */
-    bool full;                    /* RF_TRAFFIC_FULL                         */
-    bool chunk_poly;              /* chunk attention in closed form          */
-    bool decode_affine;           /* decode attention from the sweep's rows  */
-    uint64_t decode_base[3];      /* else: a decode step's parts once a step */
-    rf_op kvb;                    /* MLA: kv_b_proj's shape (count layers)   */
+    rf_sweep decode;         /* batch-1 decode rows (per key)           */
+    bool full;               /* RF_TRAFFIC_FULL                         */
+    bool chunk_poly;         /* chunk attention in closed form          */
+    bool decode_affine;      /* decode attention from the sweep's rows  */
+    uint64_t decode_base[3]; /* else: a decode step's parts once a step */
+    rf_op kvb;               /* MLA: kv_b_proj's shape (count layers)   */
     bool has_kvb;
     /* 2 x value(t, o) = a t o + b t^2 + c t + d o + e (mod 2^64), for the
      * chunk attention's flops, bytes counted in Q, and op bytes */
     uint64_t poly[3][5];
     int64_t max_tokens, max_logits;
-    rf_sim_floor_entry *lin;      /* (max_tokens + 1) by M                   */
-    rf_sim_floor_entry *head;     /* (max_logits + 1) lm_head by L           */
-    rf_sim_floor_cached *cache;   /* (RF_SIM_FLOOR_CACHE) parts computed     */
-    rf_step scratch;              /* rf_step_compute's                       */
-    size_t steps_computed;        /* rf_step_compute calls so far            */
+    rf_sim_floor_entry *lin;    /* (max_tokens + 1) by M                   */
+    rf_sim_floor_entry *head;   /* (max_logits + 1) lm_head by L           */
+    rf_sim_floor_cached *cache; /* (RF_SIM_FLOOR_CACHE) parts computed     */
+    rf_step scratch;            /* rf_step_compute's                       */
+    size_t steps_computed;      /* rf_step_compute calls so far            */
 } rf_sim_floor;
 
 /* Bytes of the tables rf_sim_floor_prepare needs for steps of at most
@@ -315,7 +314,7 @@ rf_status rf_sim_floor_group(void *user, const rf_sim_batch *b, int64_t n, doubl
 
 typedef struct rf_sim_par_cached {
     int64_t t, o;
-    double s;                      /* the chunk's attention rows, seconds   */
+    double s; /* the chunk's attention rows, seconds   */
 } rf_sim_par_cached;
 
 /* A hybrid kind's decode token at context s (-1: empty): its share of
@@ -326,31 +325,31 @@ typedef struct rf_sim_par_dcached {
 } rf_sim_par_dcached;
 
 typedef struct rf_sim_par_kind {
-    double *lin;                   /* (max_tokens + 1) by M; < 0: not yet   */
-    double *experts;               /* (g max_tokens + 1) by G; EP only      */
-    double *head;                  /* (max_logits + 1) by L                 */
-    rf_sim_par_cached *cache;      /* (RF_SIM_PAR_CACHE)                    */
-    struct rf_sweep_attn attn[8];  /* decode attention rows (a sequence)    */
+    double *lin;                  /* (max_tokens + 1) by M; < 0: not yet   */
+    double *experts;              /* (g max_tokens + 1) by G; EP only      */
+    double *head;                 /* (max_logits + 1) by L                 */
+    rf_sim_par_cached *cache;     /* (RF_SIM_PAR_CACHE)                    */
+    struct rf_sweep_attn attn[8]; /* decode attention rows (a sequence)    */
     size_t n_attn;
-    rf_op kvb, head_op;            /* kv_b_proj (MLA) and lm_head shapes    */
+    rf_op kvb, head_op; /* kv_b_proj (MLA) and lm_head shapes    */
     bool has_kvb, has_head;
-    bool kvb_affine;               /* kv_b_proj's F = v1 + M v0, Q = v3 + M v2 */
+    bool kvb_affine; /* kv_b_proj's F = v1 + M v0, Q = v3 + M v2 */
     uint64_t kvb_v[4];
     /* hybrid: decode rows from the shard's steps (direct) */
     bool direct;
-    size_t n_rows;                 /* attention-kind rows of a decode step  */
+    size_t n_rows; /* attention-kind rows of a decode step  */
     uint64_t row_count[RF_SIM_PAR_ROWS];
     uint64_t row_base[RF_SIM_PAR_ROWS][2]; /* once a step: flops, bytes    */
-    rf_sim_par_dcached *dcache;    /* (RF_SIM_PAR_DCACHE) direct only       */
+    rf_sim_par_dcached *dcache;            /* (RF_SIM_PAR_DCACHE) direct only       */
 } rf_sim_par_kind;
 
 typedef struct rf_sim_par_stage {
     int64_t kind;
     bool first, last;
-    rf_coll coll[RF_PAR_MAX_COLL]; /* at one row, re-costed at a step's rows */
+    rf_coll coll[RF_PAR_MAX_COLL];     /* at one row, re-costed at a step's rows */
     bool coll_logits[RF_PAR_MAX_COLL]; /* its rows are the logits' (L), not M  */
     size_t n_coll;
-    rf_coll send;                  /* pp_send to the next stage, one row    */
+    rf_coll send; /* pp_send to the next stage, one row    */
     bool has_send;
 } rf_sim_par_stage;
 
@@ -361,7 +360,7 @@ typedef struct rf_sim_par {
     rf_par_opts po;
     int64_t n_stages, n_kinds, group, max_tokens, max_logits;
     int64_t kind_of[RF_PAR_MAX_STAGES];
-    int64_t kind_stage[RF_SIM_PAR_KINDS];  /* a stage of each kind      */
+    int64_t kind_stage[RF_SIM_PAR_KINDS]; /* a stage of each kind      */
     bool kind_last[RF_SIM_PAR_KINDS];
     rf_sim_par_stage stage[RF_PAR_MAX_STAGES];
     rf_sim_par_kind kind[RF_SIM_PAR_KINDS];
@@ -369,7 +368,7 @@ typedef struct rf_sim_par {
     rf_model scratch_model;
     rf_sweep sweep;
     rf_step step;
-    rf_par par;                    /* the collectives' source (large)       */
+    rf_par par; /* the collectives' source (large)       */
     size_t steps_computed;
 } rf_sim_par;
 
@@ -406,10 +405,10 @@ rf_status rf_sim_par_pool_blocks(const rf_model *m, const rf_step_opts *o, const
 /* ---- the workload ------------------------------------------------------ */
 
 typedef enum rf_sim_dist {
-    RF_SIM_FIXED = 0,  /* value                                            */
-    RF_SIM_UNIFORM,    /* an integer uniform in [lo, hi]                    */
-    RF_SIM_NORMAL,     /* round(mean + sd z), drawn again until in [lo, hi] */
-    RF_SIM_LOGNORMAL   /* round(exp(mu + sigma z)) with the length's own
+    RF_SIM_FIXED = 0, /* value                                            */
+    RF_SIM_UNIFORM,   /* an integer uniform in [lo, hi]                    */
+    RF_SIM_NORMAL,    /* round(mean + sd z), drawn again until in [lo, hi] */
+    RF_SIM_LOGNORMAL  /* round(exp(mu + sigma z)) with the length's own
                           mean and sd: sigma^2 = ln(1 + sd^2 / mean^2),
                           mu = ln(mean) - sigma^2 / 2; drawn again until
                           in [lo, hi]                                     */
@@ -417,9 +416,9 @@ typedef enum rf_sim_dist {
 
 typedef struct rf_sim_lengths {
     rf_sim_dist dist;
-    int64_t value;      /* FIXED (>= 1)                                  */
-    int64_t lo, hi;     /* UNIFORM, NORMAL, LOGNORMAL: 1 <= lo <= hi     */
-    double mean, sd;    /* NORMAL, LOGNORMAL: mean > 0, sd >= 0          */
+    int64_t value;   /* FIXED (>= 1)                                  */
+    int64_t lo, hi;  /* UNIFORM, NORMAL, LOGNORMAL: 1 <= lo <= hi     */
+    double mean, sd; /* NORMAL, LOGNORMAL: mean > 0, sd >= 0          */
 } rf_sim_lengths;
 
 typedef enum rf_sim_arrival {
@@ -432,21 +431,21 @@ typedef enum rf_sim_arrival {
 } rf_sim_arrival;
 
 typedef struct rf_sim_request {
-    double arrival_s;   /* >= 0, not before the previous request's        */
+    double arrival_s;       /* >= 0, not before the previous request's        */
     int64_t prompt, output; /* >= 1                                       */
 } rf_sim_request;
 
 typedef struct rf_sim_workload {
     rf_sim_arrival arrival;
-    int64_t requests;             /* n (closed, Poisson, gamma)            */
-    int64_t concurrency;          /* C (closed)                            */
-    double rate_per_s;            /* Poisson, gamma (> 0)                  */
-    double cv;                    /* gamma (> 0)                           */
-    rf_sim_lengths prompt, output;/* closed, Poisson, gamma                */
-    const rf_sim_request *trace;  /* TRACE: n = trace_len requests         */
+    int64_t requests;              /* n (closed, Poisson, gamma)            */
+    int64_t concurrency;           /* C (closed)                            */
+    double rate_per_s;             /* Poisson, gamma (> 0)                  */
+    double cv;                     /* gamma (> 0)                           */
+    rf_sim_lengths prompt, output; /* closed, Poisson, gamma                */
+    const rf_sim_request *trace;   /* TRACE: n = trace_len requests         */
     int64_t trace_len;
     uint64_t seed;
-    bool prefilled;               /* TRACE only: each request arrives with
+    bool prefilled; /* TRACE only: each request arrives with
                                      its prompt's KV and its first token (a
                                      disaggregated decode worker's): c = P,
                                      g = 1, TTFT 0, output >= 2; its blocks
@@ -480,40 +479,37 @@ rf_status rf_sim_lengths_parse(const char *text, const char *what, rf_sim_length
  *     the step decodes one token of every decoding request (step 2 with
  *     the prompt work absent). Preemption and admission are step 2's and
  *     step 3's. */
-typedef enum rf_sim_policy {
-    RF_SIM_MIXED = 0,
-    RF_SIM_PREFILL_FIRST
-} rf_sim_policy;
+typedef enum rf_sim_policy { RF_SIM_MIXED = 0, RF_SIM_PREFILL_FIRST } rf_sim_policy;
 
 typedef struct rf_sim_sched {
-    int64_t max_batched_tokens; /* T: tokens a step (>= max_seqs)          */
-    int64_t max_seqs;           /* requests running at once (>= 1)         */
-    int64_t chunk;              /* C: prompt tokens a request a step
+    int64_t max_batched_tokens;    /* T: tokens a step (>= max_seqs)          */
+    int64_t max_seqs;              /* requests running at once (>= 1)         */
+    int64_t chunk;                 /* C: prompt tokens a request a step
                                    (0: whole prompts, no chunking)         */
-    int64_t block_tokens;       /* b (>= 1)                                */
-    int64_t pool_blocks;        /* KV blocks in all (>= 1)                 */
-    int64_t shared_prefix;      /* P_s tokens of every prompt cached (0)   */
-    bool no_preempt;            /* reserve each request's whole life       */
-    rf_sim_policy policy;       /* how prompts and decodes share a step
+    int64_t block_tokens;          /* b (>= 1)                                */
+    int64_t pool_blocks;           /* KV blocks in all (>= 1)                 */
+    int64_t shared_prefix;         /* P_s tokens of every prompt cached (0)   */
+    bool no_preempt;               /* reserve each request's whole life       */
+    rf_sim_policy policy;          /* how prompts and decodes share a step
                                    (RF_SIM_MIXED, the zero value)          */
-    double frontend_s;          /* a request reaches the scheduler's queue
+    double frontend_s;             /* a request reaches the scheduler's queue
                                    this long after it is sent (the serving
                                    front end's round trip: tokenizing,
                                    hand-off, streaming back); counted in
                                    its queue, TTFT and E2E (0: none)       */
-    bool idle_first;            /* an empty engine steps on the first
+    bool idle_first;               /* an empty engine steps on the first
                                    request to arrive alone (above; false:
                                    simultaneous arrivals together)         */
     double slo_ttft_s, slo_tpot_s; /* goodput targets (0: none)            */
-    int64_t replicas;           /* D engines (0: 1), each its own scheduler,
+    int64_t replicas;              /* D engines (0: 1), each its own scheduler,
                                    queue and pool of pool_blocks           */
-    int64_t lockstep;           /* g (0: 1): groups of g replicas step
+    int64_t lockstep;              /* g (0: 1): groups of g replicas step
                                    together (rf_sim_run_group); g | D      */
-    double percentile;          /* q of rf_sim_stat.pq, in (0, 100) (0: 99) */
+    double percentile;             /* q of rf_sim_stat.pq, in (0, 100) (0: 99) */
     /* speculative decoding (below); spec_k 0: none                        */
-    int64_t spec_k;             /* K proposals a decoding sequence, [0, 64] */
-    double spec_accept;         /* alpha, each proposal's acceptance [0, 1] */
-    rf_sim_group_fn draft;      /* the draft's step model (spec_k > 0): the
+    int64_t spec_k;        /* K proposals a decoding sequence, [0, 64] */
+    double spec_accept;    /* alpha, each proposal's acceptance [0, 1] */
+    rf_sim_group_fn draft; /* the draft's step model (spec_k > 0): the
                                    g replicas' draft batches of a pass     */
     void *draft_user;
 } rf_sim_sched;
@@ -582,33 +578,33 @@ rf_status rf_sim_pool_blocks(const rf_model *m, const rf_step_opts *o, uint64_t 
 /* ---- results ------------------------------------------------------------ */
 
 typedef struct rf_sim_stat {
-    int64_t n;                    /* values                                */
+    int64_t n; /* values                                */
     double mean, p50, p90, p99, max;
-    double pq;                    /* at rf_sim_sched.percentile            */
+    double pq; /* at rf_sim_sched.percentile            */
 } rf_sim_stat;
 
 typedef struct rf_sim_result {
-    int64_t requests;             /* completed (every one)                 */
-    int64_t steps;                /* steps run                             */
-    int64_t log_entries;          /* ITL log entries the run needs         */
+    int64_t requests;                     /* completed (every one)                 */
+    int64_t steps;                        /* steps run                             */
+    int64_t log_entries;                  /* ITL log entries the run needs         */
     int64_t output_tokens, prompt_tokens; /* requested (recompute excluded) */
-    int64_t recompute_tokens;     /* prefilled again after preemption      */
+    int64_t recompute_tokens;             /* prefilled again after preemption      */
     double duration_s;
     rf_sim_stat ttft_s, tpot_s, itl_s, e2e_s, queue_s;
     double requests_per_s, output_tokens_per_s;
-    int64_t good_requests;        /* meeting both SLOs                     */
+    int64_t good_requests; /* meeting both SLOs                     */
     double goodput_requests_per_s;
     double kv_util_mean;
     int64_t kv_peak_blocks, pool_blocks, prefix_blocks;
     int64_t preemptions;
-    int64_t peak_running;         /* most requests running at once         */
-    double mean_step_tokens;      /* tokens a step, mean over steps        */
-    int64_t spec_verifies;        /* verifications (q >= 2) run            */
-    int64_t spec_accepted;        /* proposals they accepted               */
-    double spec_tokens_per_verify;/* (accepted + verifies) / verifies: the
+    int64_t peak_running;          /* most requests running at once         */
+    double mean_step_tokens;       /* tokens a step, mean over steps        */
+    int64_t spec_verifies;         /* verifications (q >= 2) run            */
+    int64_t spec_accepted;         /* proposals they accepted               */
+    double spec_tokens_per_verify; /* (accepted + verifies) / verifies: the
                                      tokens a verification made, mean      */
-    double in_system_mean;        /* time-average requests in system       */
-    double queue_growth_per_s;    /* the overload test's slope (open loop) */
+    double in_system_mean;         /* time-average requests in system       */
+    double queue_growth_per_s;     /* the overload test's slope (open loop) */
     bool overloaded;
 } rf_sim_result;
 
@@ -620,8 +616,8 @@ typedef struct rf_sim_result {
  * across a preemption or a step that skipped the request). Errors: those
  * of rf_sim_run's checks; RF_ERANGE for max_log < 1 or a workspace beyond
  * the address space. */
-rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s,
-                                 int64_t max_log, size_t *bytes, rf_err *err);
+rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s, int64_t max_log,
+                                 size_t *bytes, rf_err *err);
 
 /* A first max_log: 2 n (mean output + 2) / max_seqs + 2 n + 1024, at most
  * 2^26. A run that needs more says so (rf_sim_run's RF_ERANGE). */
@@ -641,14 +637,14 @@ int64_t rf_sim_log_hint(const rf_sim_workload *w, const rf_sim_sched *s);
  * what it needs, and the same call with that max_log succeeds. Errors of the
  * step model end the run with their message prefixed by the step. */
 rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *s, rf_sim_step_fn step,
-                     void *user, void *work, size_t work_bytes, int64_t max_log,
-                     rf_sim_result *out, rf_err *err);
+                     void *user, void *work, size_t work_bytes, int64_t max_log, rf_sim_result *out,
+                     rf_err *err);
 
 /* The same with a group step model (lockstep g > 1 needs it; rf_sim_run
  * refuses lockstep > 1). */
-rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *s,
-                           rf_sim_group_fn step, void *user, void *work, size_t work_bytes,
-                           int64_t max_log, rf_sim_result *out, rf_err *err);
+rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *s, rf_sim_group_fn step,
+                           void *user, void *work, size_t work_bytes, int64_t max_log,
+                           rf_sim_result *out, rf_err *err);
 
 /* The nearest-rank percentile of v[0..n-1] sorted ascending (n >= 1, p in
  * (0, 100]): v[ceil(p n / 100) - 1], the index at least 0. */
@@ -673,13 +669,13 @@ double rf_sim_percentile(const double *sorted, int64_t n, double p);
  * overloaded: either side's flag. */
 typedef struct rf_sim_disagg {
     int64_t prefill_workers, decode_workers; /* P, D >= 1                  */
-    rf_sim_sched prefill, decode; /* one worker's engine each (replicas and
+    rf_sim_sched prefill, decode;            /* one worker's engine each (replicas and
                                      lockstep its layout's)               */
-    const rf_model *model;        /* the KV a prompt holds                 */
+    const rf_model *model;                   /* the KV a prompt holds                 */
     rf_dtype kv;
     double link_bw_bytes_per_s, link_latency_s;
     double slo_ttft_s, slo_tpot_s; /* goodput targets (0: none)            */
-    double percentile;            /* of the stats' pq (0: 99)             */
+    double percentile;             /* of the stats' pq (0: 99)             */
 } rf_sim_disagg;
 
 typedef struct rf_sim_disagg_result {
@@ -752,39 +748,39 @@ rf_status rf_sim_disagg_run(const rf_sim_workload *w, const rf_sim_disagg *d,
  * cost a million output tokens = rf_cost_per_mtok(price, devices, output
  * tokens/s of the run). */
 #define RF_SIM_PLAN_MAX 256
-#define RF_SIM_PLAN_GROUP 64      /* the widest expert group (E / T)       */
-#define RF_SIM_PLAN_WORKERS 32    /* disaggregated: workers in all, at most */
+#define RF_SIM_PLAN_GROUP 64   /* the widest expert group (E / T)       */
+#define RF_SIM_PLAN_WORKERS 32 /* disaggregated: workers in all, at most */
 
 typedef struct rf_sim_plan_opts {
-    rf_par_opts par;              /* links, util, reserve, memory (layout
+    rf_par_opts par;          /* links, util, reserve, memory (layout
                                      ignored)                              */
-    int64_t max_devices;          /* (a): layouts up to this many devices  */
-    int64_t devices;              /* (b): exactly this many; 0: (a)        */
-    rf_sim_workload workload;     /* open loop; rate_per_s for (a)         */
-    rf_sim_sched sched;           /* T, chunk, block, max_seqs (the largest
+    int64_t max_devices;      /* (a): layouts up to this many devices  */
+    int64_t devices;          /* (b): exactly this many; 0: (a)        */
+    rf_sim_workload workload; /* open loop; rate_per_s for (a)         */
+    rf_sim_sched sched;       /* T, chunk, block, max_seqs (the largest
                                      cap); the pool, replicas and lockstep
                                      are the layout's                      */
     double slo_ttft_s, slo_tpot_s;
-    double percentile;            /* q in (0, 100)                         */
+    double percentile; /* q in (0, 100)                         */
     double price_per_device_hour;
-    int64_t bisect_steps;         /* (b): 0: 8                             */
-    bool every;                   /* (a): every device count, not only up
+    int64_t bisect_steps;                             /* (b): 0: 8                             */
+    bool every;                                       /* (a): every device count, not only up
                                      to the fewest that meet               */
-    bool disagg;                  /* (a): also disaggregated candidates    */
+    bool disagg;                                      /* (a): also disaggregated candidates    */
     double kv_link_bw_bytes_per_s, kv_link_latency_s; /* their KV link (0:
                                      the scale-out link of par.links)      */
 } rf_sim_plan_opts;
 
 typedef struct rf_sim_plan_row {
     rf_layout layout;
-    int64_t devices, max_seqs;    /* the concurrency cap a replica         */
-    double rate_per_s;            /* simulated (the highest that meets: b) */
-    double ttft_s, tpot_s;        /* at the percentile                     */
-    double goodput_per_s;         /* requests meeting both, a second       */
+    int64_t devices, max_seqs; /* the concurrency cap a replica         */
+    double rate_per_s;         /* simulated (the highest that meets: b) */
+    double ttft_s, tpot_s;     /* at the percentile                     */
+    double goodput_per_s;      /* requests meeting both, a second       */
     double output_tokens_per_s, cost_per_mtok;
     double bound_ttft_s, bound_tpot_s; /* the analytic floors (step 2)     */
     bool meets, pruned, overloaded;
-    const char *why;              /* static text when it does not meet     */
+    const char *why;                         /* static text when it does not meet     */
     int64_t prefill_workers, decode_workers; /* disaggregated; 0: not      */
 } rf_sim_plan_row;
 
@@ -792,9 +788,9 @@ typedef struct rf_sim_plan {
     rf_sim_plan_row rows[RF_SIM_PLAN_MAX];
     size_t n_rows;
     size_t n_layouts, n_pruned, n_sims;
-    int64_t best_devices;         /* (a): the fewest that meet; 0: none    */
+    int64_t best_devices; /* (a): the fewest that meet; 0: none    */
     rf_layout layouts[RF_SIM_PLAN_MAX];
-    rf_sim_par par;               /* scratch (large: heap or static)       */
+    rf_sim_par par; /* scratch (large: heap or static)       */
 } rf_sim_plan;
 
 /* Bytes of the workspace rf_sim_plan_compute needs (scratch: an

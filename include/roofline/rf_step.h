@@ -81,23 +81,23 @@ typedef enum rf_traffic { RF_TRAFFIC_COMPULSORY = 0, RF_TRAFFIC_FULL = 1 } rf_tr
 
 typedef struct rf_step_opts {
     rf_phase phase;
-    int64_t batch;        /* B sequences (>= 1)                            */
-    int64_t context;      /* s: cached positions per sequence (>= 0)      */
-    int64_t tokens;       /* T: new tokens per sequence in prefill        */
-    rf_dtype w, a, kv;    /* b_w, b_a, b_kv                               */
-    rf_dtype out;         /* b_y, what every GEMM writes, when has_out    */
-    bool has_out;         /* false: rf_gemm_out_default(a), bf16 after an
+    int64_t batch;         /* B sequences (>= 1)                            */
+    int64_t context;       /* s: cached positions per sequence (>= 0)      */
+    int64_t tokens;        /* T: new tokens per sequence in prefill        */
+    rf_dtype w, a, kv;     /* b_w, b_a, b_kv                               */
+    rf_dtype out;          /* b_y, what every GEMM writes, when has_out    */
+    bool has_out;          /* false: rf_gemm_out_default(a), bf16 after an
                              fp8, int8 or fp4 input (rf_step_out_dtype)   */
-    bool w_all_modules;   /* w for every module; false: modules the model's
+    bool w_all_modules;    /* w for every module; false: modules the model's
                              quantization leaves out keep its unquantized
                              dtype (rf_model_module_dtype)                 */
-    bool naive_attn;      /* materialize attention scores                 */
-    bool causal;          /* prefill attention scores the causal triangle,
+    bool naive_attn;       /* materialize attention scores                 */
+    bool causal;           /* prefill attention scores the causal triangle,
                              S (S + 1) / 2 pairs, not S^2 (rf_attn_pairs) */
-    bool fused;           /* report qkv and gate_up as fused operators    */
-    rf_moe_routing moe;   /* routed-expert assumption                     */
-    rf_traffic traffic;   /* compulsory (default) or full                 */
-    bool fuse_elementwise;/* full only: each norm takes x from the residual
+    bool fused;            /* report qkv and gate_up as fused operators    */
+    rf_moe_routing moe;    /* routed-expert assumption                     */
+    rf_traffic traffic;    /* compulsory (default) or full                 */
+    bool fuse_elementwise; /* full only: each norm takes x from the residual
                              add before it and hands y to the next GEMM's
                              read (no x read, no y write: Q = H b_w); an
                              error (RF_EINVAL) under compulsory            */
@@ -138,34 +138,34 @@ rf_status rf_model_module_bytes(const rf_model *m, const rf_step_opts *o, rf_mod
 typedef struct rf_step {
     rf_op ops[RF_STEP_MAX_OPS];
     size_t n_ops;
-    rf_roof roof;                 /* the roof the floors use                */
+    rf_roof roof; /* the roof the floors use                */
 
-    uint64_t weight_bytes;        /* matrix weights streamed once per step  */
-    uint64_t kv_bytes;            /* K and V (or latent) read               */
-    uint64_t kv_bytes_per_token;  /* kv_tok over all layers (full context)  */
-    uint64_t extra_bytes;         /* naive attention score traffic          */
-    uint64_t total_bytes;         /* weight + kv + extra; full: op_bytes    */
-    uint64_t op_bytes;            /* sum of every operator's Q              */
-    uint64_t flops;               /* sum of every operator's F              */
-    double intensity;             /* flops / op_bytes (byte-weighted)       */
-    double step_intensity;        /* flops / total_bytes                    */
-    double floor_s;               /* max(flops/pi, total_bytes/beta)        */
-    double floor_sum_of_max_s;    /* sum_i count_i max(F_i/pi, Q_i/beta)    */
-    double floor_aggregate_s;     /* max(sum F / pi, sum Q / beta) over ops */
-    double tokens_per_s;          /* new tokens / floor_s                   */
-    double blended_intensity_limit; /* B -> inf at this context; 0 if s = 0 */
+    uint64_t weight_bytes;              /* matrix weights streamed once per step  */
+    uint64_t kv_bytes;                  /* K and V (or latent) read               */
+    uint64_t kv_bytes_per_token;        /* kv_tok over all layers (full context)  */
+    uint64_t extra_bytes;               /* naive attention score traffic          */
+    uint64_t total_bytes;               /* weight + kv + extra; full: op_bytes    */
+    uint64_t op_bytes;                  /* sum of every operator's Q              */
+    uint64_t flops;                     /* sum of every operator's F              */
+    double intensity;                   /* flops / op_bytes (byte-weighted)       */
+    double step_intensity;              /* flops / total_bytes                    */
+    double floor_s;                     /* max(flops/pi, total_bytes/beta)        */
+    double floor_sum_of_max_s;          /* sum_i count_i max(F_i/pi, Q_i/beta)    */
+    double floor_aggregate_s;           /* max(sum F / pi, sum Q / beta) over ops */
+    double tokens_per_s;                /* new tokens / floor_s                   */
+    double blended_intensity_limit;     /* B -> inf at this context; 0 if s = 0 */
     double throughput_cap_tokens_per_s; /* beta / (s kv_tok); 0 if s = 0    */
-    rf_regime regime;             /* of the whole step (step_intensity)     */
+    rf_regime regime;                   /* of the whole step (step_intensity)     */
 
     /* MoE: per MoE layer, routed experts touched and the tokens each sees */
-    double experts_touched;       /* 0 for dense models                     */
+    double experts_touched; /* 0 for dense models                     */
     double tokens_per_expert;
 } rf_step;
 
 /* Build the operator list and the totals. Errors: bad options (a batch of
  * 0, a negative context, tokens 0 in prefill), overflow (RF_ERANGE). */
-rf_status rf_step_compute(const rf_model *m, const rf_step_opts *o,
-                          const rf_roof *roof, rf_step *out, rf_err *err);
+rf_status rf_step_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                          rf_step *out, rf_err *err);
 
 /* Which of the step's sizes an RF_ERANGE of rf_step_compute comes from, so
  * a caller can name the option its user typed: a bit for each of B, s and
@@ -177,7 +177,7 @@ unsigned rf_step_range_blame(const rf_model *m, const rf_step_opts *o, const rf_
 
 /* Crossing points for every distinct linear operator of a model. */
 typedef struct rf_cross {
-    const char *name;   /* static operator name                          */
+    const char *name; /* static operator name                          */
     int64_t k, n;
     bool crosses;       /* false: never compute-bound at this ridge      */
     double m_star;      /* rows of the GEMM where I = I* (if crosses):
@@ -193,18 +193,18 @@ typedef struct rf_cross {
 typedef struct rf_crossover {
     rf_cross ops[RF_CROSS_MAX];
     size_t n_ops;
-    bool square_crosses;  /* T* for the square d = hidden projection     */
+    bool square_crosses; /* T* for the square d = hidden projection     */
     double square_t_star;
     rf_dtype square_w, square_a; /* a square projection's dtypes: the
                                     attention weights', the activations'  */
     double square_never_below_d; /* no square GEMM crosses for d <= I* b_a */
-    double attn_prefill_s_star; /* S* for prefill attention: I* b_kv /
+    double attn_prefill_s_star;  /* S* for prefill attention: I* b_kv /
                                    (2 g); MLA: I* (r + rope) b_kv /
                                    (2 n_q (nope + rope + v)); causal: twice
                                    that less one (rf_attn_causal_sstar)   */
     double ridge;
-    rf_moe_routing moe;         /* the routing tokens_star assumes        */
-    bool causal;                /* attn_prefill_s_star of the triangle    */
+    rf_moe_routing moe; /* the routing tokens_star assumes        */
+    bool causal;        /* attn_prefill_s_star of the triangle    */
 } rf_crossover;
 
 /* Tokens in flight M at which each streamed expert of a MoE layer runs
@@ -213,8 +213,8 @@ typedef struct rf_crossover {
  * solved for M (about rows E / k once M k / E is a few tokens). */
 double rf_moe_tokens_for_rows(const rf_model *m, rf_moe_routing moe, double rows);
 
-rf_status rf_crossover_compute(const rf_model *m, const rf_step_opts *o,
-                               const rf_roof *roof, rf_crossover *out, rf_err *err);
+rf_status rf_crossover_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                               rf_crossover *out, rf_err *err);
 
 /* T* of a square d x d projection in cx's dtypes: rf_gemm_mstar(d, d, ...),
  * which is the book chapter's I* b d / (2 (d - I* b)) when b_w = b_a = b. False
@@ -224,7 +224,7 @@ bool rf_crossover_square(const rf_crossover *cx, int64_t d, double *t_star);
 /* A distinct GEMM shape of a step and the operators that have it. */
 typedef struct rf_gemm_shape {
     int64_t k, n;
-    char ops[96];             /* "q_proj,o_proj" (cut short if very long)    */
+    char ops[96]; /* "q_proj,o_proj" (cut short if very long)    */
 } rf_gemm_shape;
 
 /* The step's GEMM shapes, de-duplicated by K x N in operator order; at
@@ -242,21 +242,21 @@ size_t rf_step_gemm_shapes(const rf_step *st, rf_gemm_shape *out, size_t cap);
  * "sequences >= B" (pool = budget - weights), the same rule.              */
 typedef struct rf_fit {
     double util;
-    uint64_t mem_bytes;         /* usable memory                          */
-    uint64_t reserve_bytes;     /* activations and runtime                */
-    double budget_bytes;        /* util x mem - reserve (may be negative) */
-    uint64_t weight_bytes;      /* resident weights (every parameter)     */
-    int64_t batch;              /* B (0: the weights alone)               */
-    int64_t positions;          /* S a sequence holds                     */
-    uint64_t kv_bytes;          /* B kv_seq(S)                            */
-    uint64_t needed_bytes;      /* weights + kv                           */
-    bool fits;                  /* needed <= budget                       */
+    uint64_t mem_bytes;     /* usable memory                          */
+    uint64_t reserve_bytes; /* activations and runtime                */
+    double budget_bytes;    /* util x mem - reserve (may be negative) */
+    uint64_t weight_bytes;  /* resident weights (every parameter)     */
+    int64_t batch;          /* B (0: the weights alone)               */
+    int64_t positions;      /* S a sequence holds                     */
+    uint64_t kv_bytes;      /* B kv_seq(S)                            */
+    uint64_t needed_bytes;  /* weights + kv                           */
+    bool fits;              /* needed <= budget                       */
 } rf_fit;
 
 /* The budget and the resident weights; batch 0 (the weights alone, fits when
  * weights <= budget). RF_EINVAL for util outside (0, 1] or a memory of 0. */
-rf_status rf_fit_prepare(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
-                         double util, uint64_t reserve_bytes, rf_fit *out, rf_err *err);
+rf_status rf_fit_prepare(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes, double util,
+                         uint64_t reserve_bytes, rf_fit *out, rf_err *err);
 /* The fit of B sequences at S positions each, on a prepared f (the sweep
  * calls it per point). RF_EINVAL for B or S out of [0, RF_DIM_MAX];
  * RF_ERANGE when the bytes overflow 64 bits. */
@@ -287,34 +287,34 @@ typedef struct rf_capacity {
     uint64_t mem_bytes;
     uint64_t resident_bytes;
     uint64_t reserve_bytes;
-    double pool_bytes;          /* negative when the weights do not fit   */
-    bool weights_fit;           /* pool_bytes > 0                         */
+    double pool_bytes; /* negative when the weights do not fit   */
+    bool weights_fit;  /* pool_bytes > 0                         */
     uint64_t kv_bytes_per_token;
     uint64_t state_bytes_per_seq; /* GDN / Mamba2 state of one sequence
                                    (rf_model_state_bytes), 0 for others  */
-    uint64_t tokens;            /* floor(pool / kv_tok); 0 without a pool
+    uint64_t tokens;              /* floor(pool / kv_tok); 0 without a pool
                                    or without attention layers           */
-    int64_t context;            /* 0: no sequence count                   */
-    double sequences;           /* pool / kv_seq(context) (fractional)    */
+    int64_t context;              /* 0: no sequence count                   */
+    double sequences;             /* pool / kv_seq(context) (fractional)    */
 } rf_capacity;
 
-rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o,
-                              uint64_t mem_bytes, double util, uint64_t reserve_bytes,
-                              int64_t context, rf_capacity *out, rf_err *err);
+rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
+                              double util, uint64_t reserve_bytes, int64_t context,
+                              rf_capacity *out, rf_err *err);
 
 /* KV bytes one sequence at context s holds, in dtype kv: over the
  * attention layers only, each of its own K/V width (rf_model_kv_elems_layer),
  * sliding layers capped at the window and chunked layers at the chunk;
  * with DSA, each attention layer's index keys in their own dtype
  * (rf_model_index_bytes_per_token) besides. */
-rf_status rf_model_kv_bytes(const rf_model *m, rf_dtype kv, int64_t context,
-                            uint64_t *bytes, rf_err *err);
+rf_status rf_model_kv_bytes(const rf_model *m, rf_dtype kv, int64_t context, uint64_t *bytes,
+                            rf_err *err);
 
 /* What one sequence at context s holds: rf_model_kv_bytes plus its
  * constant recurrent state (rf_model_state_bytes). rf_fit_at, capacity's
  * sequences and serving's admission count this. */
-rf_status rf_model_seq_bytes(const rf_model *m, rf_dtype kv, int64_t context,
-                             uint64_t *bytes, rf_err *err);
+rf_status rf_model_seq_bytes(const rf_model *m, rf_dtype kv, int64_t context, uint64_t *bytes,
+                             rf_err *err);
 
 /* Many decode steps of one batch size over many contexts, fast: the
  * context-free operators are totalled once; attention is linear in its keys
@@ -324,7 +324,7 @@ rf_status rf_model_seq_bytes(const rf_model *m, rf_dtype kv, int64_t context,
 typedef struct rf_sweep_point {
     int64_t batch, context;
     uint64_t flops, total_bytes, kv_bytes;
-    double intensity;      /* flops / op_bytes, as rf_step.intensity */
+    double intensity; /* flops / op_bytes, as rf_step.intensity */
     double floor_s, floor_sum_of_max_s, tokens_per_s;
     rf_regime regime;
 } rf_sweep_point;
@@ -333,21 +333,21 @@ typedef struct rf_sweep {
     rf_model model;
     rf_step_opts opts;
     rf_roof roof;
-    bool linear;                      /* false: evaluate with rf_step_compute */
+    bool linear; /* false: evaluate with rf_step_compute */
     uint64_t flops0, op_bytes0, weight_bytes;
     double sum_of_max0;
-    bool full;                        /* RF_TRAFFIC_FULL: bytes = op bytes  */
+    bool full; /* RF_TRAFFIC_FULL: bytes = op bytes  */
     size_t n_attn;
     /* Each attention row is affine in its keys k = min(S, window): a value
      * is at0 + k at (per layer); under the compulsory model at0 = 0, under
      * the full one at0 holds the Q read and the O write. */
     struct rf_sweep_attn {
-        uint64_t count;               /* layers                              */
-        int64_t window;               /* 0: every key                        */
-        uint64_t flops, bytes, kv_bytes, extra_bytes; /* per key, per layer  */
+        uint64_t count;                                   /* layers                              */
+        int64_t window;                                   /* 0: every key                        */
+        uint64_t flops, bytes, kv_bytes, extra_bytes;     /* per key, per layer  */
         uint64_t flops0, bytes0, kv_bytes0, extra_bytes0; /* at no key       */
     } attn[8];
-    rf_step scratch;                  /* for the non-linear path             */
+    rf_step scratch; /* for the non-linear path             */
 } rf_sweep;
 
 rf_status rf_sweep_prepare(rf_sweep *sw, const rf_model *m, const rf_step_opts *o,

@@ -30,8 +30,8 @@ extern "C" {
  * *out is malloc'd (free it with free) and *n its rows. Errors: RF_EINVAL
  * for the rows above, a row without three fields or with more, no rows;
  * RF_ENOMEM. */
-rf_status rf_trace_parse(const char *text, size_t len, const char *origin,
-                         rf_sim_request **out, int64_t *n, rf_err *err);
+rf_status rf_trace_parse(const char *text, size_t len, const char *origin, rf_sim_request **out,
+                         int64_t *n, rf_err *err);
 
 /* Read the file at path (rf_file_read_all) and parse it. RF_EIO naming the
  * path when it cannot be read. */

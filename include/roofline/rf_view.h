@@ -74,14 +74,15 @@ void rf_view_step_totals(rf_report *r, const rf_step_opts *o, const rf_step *st)
 /* In the current section, a mixed step's (rf_mixed_step_compute of mo):
  * its tokens and contexts, weights, KV read by each part, then the totals
  * every step shows and tokens/s of decode and chunk together. */
-void rf_view_mixed_totals(rf_report *r, const rf_mixed_opts *mo, const rf_step *st);/* The prediction's assumption line (what calibrated it, a PREDICTION, not a
+void rf_view_mixed_totals(
+    rf_report *r, const rf_mixed_opts *mo,
+    const rf_step *st); /* The prediction's assumption line (what calibrated it, a PREDICTION, not a
  * floor, its band). */
 void rf_view_pred_assume(rf_report *r);
 /* With pr: rf_view_pred_assume's line and the section key headed label:
  * the predicted step, its band, tokens/s and the operators outside the
  * calibration. Nothing when pr is NULL. */
-void rf_view_pred_totals(rf_report *r, const rf_step_pred *pr, const char *key,
-                         const char *label);
+void rf_view_pred_totals(rf_report *r, const rf_step_pred *pr, const char *key, const char *label);
 /* A step's predicted time and tokens/s (0 when pr is NULL). */
 double rf_view_pred_step_s(const rf_step_pred *pr);
 double rf_view_pred_tokens_per_s(const rf_step_pred *pr);
@@ -170,19 +171,19 @@ void rf_view_spec(rf_report *r, const char *label, const rf_model *d, const rf_s
 /* A simulated run and what frames it: the command line's run of rf_sim.h
  * (serve under load, frontier's curve under load). */
 typedef struct rf_view_sim_run {
-    rf_sim_workload w;            /* w.trace NULL after the run; trace_len kept */
-    rf_sim_sched s;               /* the engine (--disagg: each side's)    */
-    rf_sim_result res;            /* aggregated                            */
-    rf_sim_disagg_result dres;    /* --disagg                              */
+    rf_sim_workload w;         /* w.trace NULL after the run; trace_len kept */
+    rf_sim_sched s;            /* the engine (--disagg: each side's)    */
+    rf_sim_result res;         /* aggregated                            */
+    rf_sim_disagg_result dres; /* --disagg                              */
     rf_sim_disagg d;
     bool disagg, layout_given;
     rf_layout layout;
-    int64_t devices;              /* a worker's (disagg: P + D workers')   */
-    double ttft_floor_s;          /* the shortest prompt alone, chunked   */
-    double tpot_floor_s;          /* one decode token at that prompt + 1  */
-    int64_t floor_prompt;         /* the prompt of the two floors          */
+    int64_t devices;      /* a worker's (disagg: P + D workers')   */
+    double ttft_floor_s;  /* the shortest prompt alone, chunked   */
+    double tpot_floor_s;  /* one decode token at that prompt + 1  */
+    int64_t floor_prompt; /* the prompt of the two floors          */
     size_t steps_computed;
-    const rf_model *draft;        /* speculative decoding's draft, or NULL */
+    const rf_model *draft; /* speculative decoding's draft, or NULL */
 } rf_view_sim_run;
 /* The run's assumption lines (workload, schedule, engine, step model,
  * speculation, disaggregation), the sections "speculative" and "layout"
@@ -231,14 +232,13 @@ void rf_view_generate_par_times(rf_report *r, const rf_generate_par *g, double w
 /* frontier: the assumption lines (po: the layout's options, NULL: one
  * device; cap: the KV limit, below 0 unknown; positions a request's last;
  * price an hour and watts, 0 for none). */
-void rf_view_frontier_assume(rf_report *r, const rf_par_opts *po, int64_t cap,
-                             int64_t positions, double price, double watts);
+void rf_view_frontier_assume(rf_report *r, const rf_par_opts *po, int64_t cap, int64_t positions,
+                             double price, double watts);
 /* The section under key (NULL: top level) headed label: batches 1..n, the
  * KV limit cap (below 0: unknown), the weights crossing, the points on each
  * front. */
 void rf_view_frontier_summary(rf_report *r, const char *key, const char *label,
-                              const rf_frontier_point *pts, int64_t n, int64_t cap,
-                              int64_t cross);
+                              const rf_frontier_point *pts, int64_t n, int64_t cap, int64_t cross);
 /* --predict: the predicted points' line and their fronts' counts in the
  * current section (pred and outside: n of each). */
 void rf_view_frontier_pred(rf_report *r, const rf_frontier_point *pred, const size_t *outside,
@@ -248,19 +248,18 @@ void rf_view_frontier_pred(rf_report *r, const rf_frontier_point *pred, const si
  * 0), and with pred (NULL: none) the predicted columns. layout: tokens/s a
  * device of a replica. */
 void rf_view_frontier_table(rf_report *r, const rf_frontier_point *pts, size_t n, int64_t cap,
-                            double price, double watts, bool layout,
-                            const rf_frontier_point *pred, const size_t *outside);
+                            double price, double watts, bool layout, const rf_frontier_point *pred,
+                            const size_t *outside);
 /* The curve under load: its line (prompt, output, the closed loop's clients,
  * the percentile q), the section "load" (capacity, the first overloaded
  * rate, 0 for none) and the table "load_points" of the n rates. */
 void rf_view_load_curve(rf_report *r, const rf_load_point *pts, size_t n, int64_t prompt,
-                        int64_t output, int clients, double q, double capacity,
-                        double first_over);
+                        int64_t output, int clients, double q, double capacity, double first_over);
 
 /* plan: the layouts' lines (the links, the layouts tried up to max_devices,
  * the fit's budget util x memory - reserve_bytes). */
-void rf_view_plan_assume(rf_report *r, const rf_hw_links *links, int64_t max_devices,
-                         double util, uint64_t reserve_bytes);
+void rf_view_plan_assume(rf_report *r, const rf_hw_links *links, int64_t max_devices, double util,
+                         uint64_t reserve_bytes);
 /* --predict on kernel tables: how the layouts were predicted and ranked. */
 void rf_view_plan_pred_assume(rf_report *r, rf_objective obj);
 /* The section "plan" (a hybrid model's KV a token and state a sequence
@@ -287,8 +286,8 @@ void rf_view_plan_slo(rf_report *r, const rf_sim_plan_opts *po, const rf_sim_pla
  * "model", the residual's owners and the whole model's estimate (notes).
  * With pr (NULL: none) the calibration's prediction beside each figure and
  * its line, the roofs sampled beside the steps the medians of samples. */
-rf_report *rf_view_profile(const rf_model *m, const rf_forward_run *run,
-                           const rf_forward_pred *pr, size_t samples, const char *roof_source);
+rf_report *rf_view_profile(const rf_model *m, const rf_forward_run *run, const rf_forward_pred *pr,
+                           size_t samples, const char *roof_source);
 /* `measure --compare-calibration A B`'s report, NULL out of memory (the
  * caller frees it): c, the tables a of folder a_dir predicted from those of
  * b_dir on the floors of floor_source (its lines), the section "summary"

@@ -8,20 +8,28 @@
 #include "sorted.h"
 
 static const char *const kind_names[] = {
-    [RF_CALIB_GEMM] = "gemm",         [RF_CALIB_ATTN_DECODE] = "attn_decode",
-    [RF_CALIB_ATTN_PREFILL] = "attn_prefill", [RF_CALIB_NORM] = "norm",
-    [RF_CALIB_ROPE] = "rope",         [RF_CALIB_ACT] = "act",
-    [RF_CALIB_RESIDUAL] = "residual", [RF_CALIB_COPY] = "copy",
+    [RF_CALIB_GEMM] = "gemm",
+    [RF_CALIB_ATTN_DECODE] = "attn_decode",
+    [RF_CALIB_ATTN_PREFILL] = "attn_prefill",
+    [RF_CALIB_NORM] = "norm",
+    [RF_CALIB_ROPE] = "rope",
+    [RF_CALIB_ACT] = "act",
+    [RF_CALIB_RESIDUAL] = "residual",
+    [RF_CALIB_COPY] = "copy",
 };
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == RF_CALIB_KIND_COUNT,
                "a name for every calibration kind");
 
 /* What x counts, per kind, for messages. */
 static const char *const x_names[] = {
-    [RF_CALIB_GEMM] = "M",           [RF_CALIB_ATTN_DECODE] = "keys",
-    [RF_CALIB_ATTN_PREFILL] = "keys", [RF_CALIB_NORM] = "elements",
-    [RF_CALIB_ROPE] = "elements",    [RF_CALIB_ACT] = "elements",
-    [RF_CALIB_RESIDUAL] = "elements", [RF_CALIB_COPY] = "bytes",
+    [RF_CALIB_GEMM] = "M",
+    [RF_CALIB_ATTN_DECODE] = "keys",
+    [RF_CALIB_ATTN_PREFILL] = "keys",
+    [RF_CALIB_NORM] = "elements",
+    [RF_CALIB_ROPE] = "elements",
+    [RF_CALIB_ACT] = "elements",
+    [RF_CALIB_RESIDUAL] = "elements",
+    [RF_CALIB_COPY] = "bytes",
 };
 _Static_assert(sizeof x_names / sizeof x_names[0] == RF_CALIB_KIND_COUNT,
                "a coordinate name for every calibration kind");
@@ -47,8 +55,8 @@ double rf_calib_floor_s(const rf_calib *c, double flops, double bytes)
 
 double rf_calib_point_floor_s(const rf_calib *c, const rf_calib_point *pt)
 {
-    double pi = c->point_peak && pt->peak_flops_per_s > 0 ? pt->peak_flops_per_s
-                                                           : c->peak_flops_per_s;
+    double pi =
+        c->point_peak && pt->peak_flops_per_s > 0 ? pt->peak_flops_per_s : c->peak_flops_per_s;
     double beta = c->point_bw && pt->bw_bytes_per_s > 0 ? pt->bw_bytes_per_s : c->bw_bytes_per_s;
     double tf = pt->flops / pi, tq = pt->bytes / beta;
     return tf > tq ? tf : tq;
@@ -274,8 +282,7 @@ rf_status rf_calib_predict(const rf_calib *c, rf_calib_kind k, int64_t x, int64_
                           (unsigned)k < RF_CALIB_KIND_COUNT ? x_names[k] : "x", (long long)x);
     /* Series of the kind: the one at (a, b) if calibrated, else every one
      * whose points cover x, weighted 1 / d^2 in (ln a, ln b). */
-    double wsum = 0, lsum = 0, amin = INFINITY, amax = -INFINITY, bmin = INFINITY,
-           bmax = -INFINITY;
+    double wsum = 0, lsum = 0, amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
     bool any = false, covered = false, exact = false;
     for (int pass = 0; pass < 2 && !exact; pass++) {
         for (size_t i = 0; i < c->n_series; i++) {
@@ -285,7 +292,8 @@ rf_status rf_calib_predict(const rf_calib *c, rf_calib_kind k, int64_t x, int64_
             any = true;
             bool inside;
             double le = series_eff(s, x, &inside);
-            double da = ln_dim(a) - ln_dim(s->a), db = ln_dim(b) - ln_dim(s->b), d2 = da * da + db * db;
+            double da = ln_dim(a) - ln_dim(s->a), db = ln_dim(b) - ln_dim(s->b),
+                   d2 = da * da + db * db;
             if (pass == 0) {
                 amin = fmin(amin, ln_dim(s->a)), amax = fmax(amax, ln_dim(s->a));
                 bmin = fmin(bmin, ln_dim(s->b)), bmax = fmax(bmax, ln_dim(s->b));

@@ -41,10 +41,13 @@ double rf_cluster_bus_factor(rf_coll_kind k, int ranks)
         return 0;
     double r = ranks;
     switch (k) {
-    case RF_COLL_ALLREDUCE: return 2 * (r - 1) / r;
+    case RF_COLL_ALLREDUCE:
+        return 2 * (r - 1) / r;
     case RF_COLL_ALLGATHER:
-    case RF_COLL_ALLTOALL: return (r - 1) / r;
-    case RF_COLL_P2P: return 1;
+    case RF_COLL_ALLTOALL:
+        return (r - 1) / r;
+    case RF_COLL_P2P:
+        return 1;
     }
     return 0;
 }
@@ -168,13 +171,13 @@ rf_status rf_cluster_validate(const rf_cluster *c, rf_err *err)
     if (c->ranks < 1)
         return rf_err_set(err, RF_EINVAL, "cluster.ranks (%d) must be at least 1", c->ranks);
     if (c->n_nodes < 1 || c->n_nodes > RF_CLUSTER_MAX_NODES)
-        return rf_err_set(err, RF_EINVAL, "cluster.nodes: %zu nodes (1 to %d allowed)",
-                          c->n_nodes, RF_CLUSTER_MAX_NODES);
+        return rf_err_set(err, RF_EINVAL, "cluster.nodes: %zu nodes (1 to %d allowed)", c->n_nodes,
+                          RF_CLUSTER_MAX_NODES);
     long sum = 0;
     for (size_t i = 0; i < c->n_nodes; i++) {
         if (c->nodes[i].ranks < 1)
-            return rf_err_set(err, RF_EINVAL, "cluster.nodes[%zu].ranks (%d) must be at least 1",
-                              i, c->nodes[i].ranks);
+            return rf_err_set(err, RF_EINVAL, "cluster.nodes[%zu].ranks (%d) must be at least 1", i,
+                              c->nodes[i].ranks);
         sum += c->nodes[i].ranks;
     }
     if (sum != c->ranks)
@@ -210,8 +213,8 @@ static const rf_cluster_link *find(const rf_cluster *c, rf_link_class cls, rf_co
 
 /* Every collective of one class as fits; the all-reduce's figures as the
  * side's link (name, bandwidth, per-hop alpha). false when not measured. */
-static bool side(const rf_cluster *c, rf_link_class cls, rf_link_fit *fits, char *name,
-                 double *bw, double *alpha)
+static bool side(const rf_cluster *c, rf_link_class cls, rf_link_fit *fits, char *name, double *bw,
+                 double *alpha)
 {
     const char *where = cls == RF_LINK_INTRA ? "in a node" : "between nodes";
     for (int k = 0; k < RF_LINK_FIT_KINDS; k++) {
@@ -223,9 +226,12 @@ static bool side(const rf_cluster *c, rf_link_class cls, rf_link_fit *fits, char
         char lo[24], hi[24];
         size_text(l->points[0].bytes, lo, sizeof lo);
         size_text(l->points[l->n_points - 1].bytes, hi, sizeof hi);
-        *f = (rf_link_fit){.bw_bytes_per_s = l->bw_bytes_per_s, .latency_s = l->latency_s,
-                           .residual = l->residual, .min_bytes = l->points[0].bytes,
-                           .max_bytes = l->points[l->n_points - 1].bytes, .ranks = l->ranks,
+        *f = (rf_link_fit){.bw_bytes_per_s = l->bw_bytes_per_s,
+                           .latency_s = l->latency_s,
+                           .residual = l->residual,
+                           .min_bytes = l->points[0].bytes,
+                           .max_bytes = l->points[l->n_points - 1].bytes,
+                           .ranks = l->ranks,
                            .n_points = l->n_points};
         for (size_t i = 0; i < l->n_points; i++) {
             f->bytes[i] = l->points[i].bytes;
@@ -235,8 +241,8 @@ static bool side(const rf_cluster *c, rf_link_class cls, rf_link_fit *fits, char
                  hi);
         char beyond[192]; /* cut to the field's size, at a character */
         snprintf(beyond, sizeof beyond,
-                 "MPI %s %s, extrapolated past %s-%s (alpha-beta fit, rms %.0f%%)",
-                 kind_names[k], where, lo, hi, fmin(100 * l->residual, 1e6));
+                 "MPI %s %s, extrapolated past %s-%s (alpha-beta fit, rms %.0f%%)", kind_names[k],
+                 where, lo, hi, fmin(100 * l->residual, 1e6));
         size_t len = strlen(beyond) < sizeof f->beyond ? strlen(beyond) : sizeof f->beyond - 1;
         memcpy(f->beyond, beyond, len);
         f->beyond[len] = '\0';
@@ -255,10 +261,9 @@ void rf_cluster_links(const rf_cluster *c, rf_hw_links *out)
     if (!c->n_links)
         return;
     rf_hw_links k = {0};
-    bool up = side(c, RF_LINK_INTRA, k.up_fit, k.up_name, &k.up_bw_bytes_per_s,
-                   &k.up_latency_s);
-    bool across = side(c, RF_LINK_INTER, k.out_fit, k.out_name, &k.out_bw_bytes_per_s,
-                       &k.out_latency_s);
+    bool up = side(c, RF_LINK_INTRA, k.up_fit, k.up_name, &k.up_bw_bytes_per_s, &k.up_latency_s);
+    bool across =
+        side(c, RF_LINK_INTER, k.out_fit, k.out_name, &k.out_bw_bytes_per_s, &k.out_latency_s);
     if (!up && !across)
         return;
     if (!across) {
@@ -267,8 +272,9 @@ void rf_cluster_links(const rf_cluster *c, rf_hw_links *out)
         k.out_latency_s = k.up_latency_s;
     }
     if (!up) {
-        snprintf(k.up_name, sizeof k.up_name, "not measured (a rank a node): the between-node "
-                                              "figures");
+        snprintf(k.up_name, sizeof k.up_name,
+                 "not measured (a rank a node): the between-node "
+                 "figures");
         k.up_bw_bytes_per_s = k.out_bw_bytes_per_s;
         k.up_latency_s = k.out_latency_s;
     }
@@ -321,8 +327,8 @@ void rf_link_fit_apply(const rf_link_fit *f, rf_coll *c)
      * bandwidth as the fit splits it there (both terms scaled by table /
      * fit), so the cost on the measured ranks is the table's time */
     double table = rf_link_fit_table_s(f, c->bytes);
-    double fit = f->latency_s + rf_cluster_bus_factor(c->kind, (int)f->ranks) *
-                                    (double)c->bytes / f->bw_bytes_per_s;
+    double fit = f->latency_s + rf_cluster_bus_factor(c->kind, (int)f->ranks) * (double)c->bytes /
+                                    f->bw_bytes_per_s;
     if (table > 0 && fit > 0) {
         double r = table / fit;
         c->alpha_s *= r;

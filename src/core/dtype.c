@@ -9,12 +9,10 @@ static const struct {
     const char *name;
     uint32_t bits;
 } kinds[] = {
-    [RF_FP64] = {"fp64", 64},     [RF_FP32] = {"fp32", 32},
-    [RF_TF32] = {"tf32", 32},     [RF_BF16] = {"bf16", 16},
-    [RF_FP16] = {"fp16", 16},     [RF_FP8_E4M3] = {"fp8_e4m3", 8},
-    [RF_FP8_E5M2] = {"fp8_e5m2", 8}, [RF_INT8] = {"int8", 8},
-    [RF_INT4] = {"int4", 4},      [RF_MXFP4] = {"mxfp4", 4},
-    [RF_NVFP4] = {"nvfp4", 4},
+    [RF_FP64] = {"fp64", 64},        [RF_FP32] = {"fp32", 32},  [RF_TF32] = {"tf32", 32},
+    [RF_BF16] = {"bf16", 16},        [RF_FP16] = {"fp16", 16},  [RF_FP8_E4M3] = {"fp8_e4m3", 8},
+    [RF_FP8_E5M2] = {"fp8_e5m2", 8}, [RF_INT8] = {"int8", 8},   [RF_INT4] = {"int4", 4},
+    [RF_MXFP4] = {"mxfp4", 4},       [RF_NVFP4] = {"nvfp4", 4},
 };
 _Static_assert(sizeof kinds / sizeof kinds[0] == RF_DTYPE_COUNT, "dtype table");
 
@@ -23,11 +21,13 @@ static const struct {
     const char *alias;
     rf_dtype_kind kind;
 } aliases[] = {
-    {"float32", RF_FP32}, {"f32", RF_FP32},       {"float", RF_FP32},
-    {"bfloat16", RF_BF16}, {"float16", RF_FP16},  {"half", RF_FP16},
-    {"f16", RF_FP16},     {"fp8", RF_FP8_E4M3},   {"e4m3", RF_FP8_E4M3},
-    {"float8_e4m3fn", RF_FP8_E4M3}, {"e5m2", RF_FP8_E5M2},
-    {"float8_e5m2", RF_FP8_E5M2}, {"float64", RF_FP64}, {"f64", RF_FP64},
+    {"float32", RF_FP32},  {"f32", RF_FP32},
+    {"float", RF_FP32},    {"bfloat16", RF_BF16},
+    {"float16", RF_FP16},  {"half", RF_FP16},
+    {"f16", RF_FP16},      {"fp8", RF_FP8_E4M3},
+    {"e4m3", RF_FP8_E4M3}, {"float8_e4m3fn", RF_FP8_E4M3},
+    {"e5m2", RF_FP8_E5M2}, {"float8_e5m2", RF_FP8_E5M2},
+    {"float64", RF_FP64},  {"f64", RF_FP64},
     {"double", RF_FP64},
 };
 
@@ -51,15 +51,9 @@ uint32_t rf_dtype_bits(rf_dtype_kind kind)
     return (unsigned)kind < RF_DTYPE_COUNT ? kinds[kind].bits : 0;
 }
 
-bool rf_dtype_is_fp8(rf_dtype_kind kind)
-{
-    return kind == RF_FP8_E4M3 || kind == RF_FP8_E5M2;
-}
+bool rf_dtype_is_fp8(rf_dtype_kind kind) { return kind == RF_FP8_E4M3 || kind == RF_FP8_E5M2; }
 
-bool rf_dtype_is_fp4(rf_dtype_kind kind)
-{
-    return kind == RF_MXFP4 || kind == RF_NVFP4;
-}
+bool rf_dtype_is_fp4(rf_dtype_kind kind) { return kind == RF_MXFP4 || kind == RF_NVFP4; }
 
 static bool lookup(const char *s, size_t n, rf_dtype_kind *out)
 {
@@ -128,8 +122,8 @@ rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err)
         return rf_err_set(err, RF_EINVAL, "empty dtype");
     for (size_t i = 0; i < sizeof ggml_blocks / sizeof ggml_blocks[0]; i++)
         if (!strcmp(text, ggml_blocks[i].name)) {
-            *out = (rf_dtype){.kind = ggml_blocks[i].kind, .group_size = 32, .scale_bytes = 2,
-                              .ggml = true};
+            *out = (rf_dtype){
+                .kind = ggml_blocks[i].kind, .group_size = 32, .scale_bytes = 2, .ggml = true};
             return RF_OK;
         }
     const char *colon = strchr(text, ':');
@@ -161,7 +155,8 @@ rf_status rf_dtype_parse(const char *text, rf_dtype *out, rf_err *err)
                               text);
     }
     if (d.scale_bytes && !d.group_size)
-        return rf_err_set(err, RF_EINVAL, "bad dtype '%s': scale bytes given without a group", text);
+        return rf_err_set(err, RF_EINVAL, "bad dtype '%s': scale bytes given without a group",
+                          text);
     *out = d;
     return RF_OK;
 }
@@ -177,8 +172,8 @@ char *rf_dtype_describe(rf_dtype dt, char *out, unsigned cap)
         snprintf(out, cap, "%s (%u x %u blocks, %u-byte scales)", rf_dtype_name(dt.kind),
                  dt.block_rows, dt.group_size / dt.block_rows, dt.scale_bytes);
     else if (dt.group_size)
-        snprintf(out, cap, "%s (group %u, %u-byte scales)", rf_dtype_name(dt.kind),
-                 dt.group_size, dt.scale_bytes);
+        snprintf(out, cap, "%s (group %u, %u-byte scales)", rf_dtype_name(dt.kind), dt.group_size,
+                 dt.scale_bytes);
     else
         snprintf(out, cap, "%s", rf_dtype_name(dt.kind));
     return out;

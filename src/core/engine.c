@@ -29,14 +29,11 @@ const char *rf_engine_dtype_key(rf_dtype w)
     return rf_dtype_name(w.kind);
 }
 
-static const char *phase_name(rf_phase p)
-{
-    return p == RF_PREFILL ? "prefill" : "decode";
-}
+static const char *phase_name(rf_phase p) { return p == RF_PREFILL ? "prefill" : "decode"; }
 
 /* max(F / pi, Q / beta) of one instance on the calibration's roofs. */
-static rf_status op_floor(const rf_engine_calib *c, const rf_op *op, rf_dtype_kind math,
-                          double *s, rf_err *err)
+static rf_status op_floor(const rf_engine_calib *c, const rf_op *op, rf_dtype_kind math, double *s,
+                          rf_err *err)
 {
     /* a math dtype the calibration's machine has no peak for runs on the
      * fastest it has: the floor stays under the truth */
@@ -264,10 +261,7 @@ static void fit_group(const rf_engine_point *pts, const size_t *idx, size_t n, r
     f->loo_worst = err[n - 1];
 }
 
-static bool finite_nonneg(double v)
-{
-    return isfinite(v) && v >= 0.0;
-}
+static bool finite_nonneg(double v) { return isfinite(v) && v >= 0.0; }
 
 double rf_engine_fitted_s(const rf_engine_fit *f, const rf_engine_point *p)
 {
@@ -285,12 +279,16 @@ rf_status rf_engine_fit_all(rf_engine_calib *c, rf_err *err)
     for (size_t i = 0; i < n; i++) {
         const rf_engine_point *p = &pts[i];
         if (!(isfinite(p->time_s) && p->time_s > 0.0))
-            return rf_err_set(err, RF_EINVAL, "engine calibration: step %zu: time %g s is not "
-                              "positive and finite", i, p->time_s);
-        if (!finite_nonneg(p->gemm_s) || !finite_nonneg(p->attn_s) ||
-            !finite_nonneg(p->other_s) || !(p->gemm_s + p->attn_s > 0.0))
-            return rf_err_set(err, RF_EINVAL, "engine calibration: step %zu: floors must be "
-                              "finite, non-negative, GEMM plus attention positive", i);
+            return rf_err_set(err, RF_EINVAL,
+                              "engine calibration: step %zu: time %g s is not "
+                              "positive and finite",
+                              i, p->time_s);
+        if (!finite_nonneg(p->gemm_s) || !finite_nonneg(p->attn_s) || !finite_nonneg(p->other_s) ||
+            !(p->gemm_s + p->attn_s > 0.0))
+            return rf_err_set(err, RF_EINVAL,
+                              "engine calibration: step %zu: floors must be "
+                              "finite, non-negative, GEMM plus attention positive",
+                              i);
         if (!(isfinite(p->layers) && p->layers >= 1.0))
             return rf_err_set(err, RF_EINVAL, "engine calibration: step %zu: %g layers", i,
                               p->layers);
@@ -308,11 +306,15 @@ rf_status rf_engine_fit_all(rf_engine_calib *c, rf_err *err)
                 done[j] = true;
             }
         if (k < NX)
-            return rf_err_set(err, RF_EINVAL, "engine calibration: %s %s: %zu timed steps, at "
-                              "least %d needed", pts[i].weights, phase_name(pts[i].phase), k, NX);
+            return rf_err_set(err, RF_EINVAL,
+                              "engine calibration: %s %s: %zu timed steps, at "
+                              "least %d needed",
+                              pts[i].weights, phase_name(pts[i].phase), k, NX);
         if (c->n_fits == RF_ENGINE_MAX_FITS)
-            return rf_err_set(err, RF_ERANGE, "engine calibration: more than %d (weights, "
-                              "phase) groups", RF_ENGINE_MAX_FITS);
+            return rf_err_set(err, RF_ERANGE,
+                              "engine calibration: more than %d (weights, "
+                              "phase) groups",
+                              RF_ENGINE_MAX_FITS);
         rf_engine_fit *f = &c->fit[c->n_fits++];
         memset(f, 0, sizeof *f);
         snprintf(f->weights, sizeof f->weights, "%s", pts[i].weights);
@@ -325,8 +327,8 @@ rf_status rf_engine_fit_all(rf_engine_calib *c, rf_err *err)
 rf_status rf_engine_check(const rf_engine_calib *c, rf_err *err)
 {
     if (c->version != RF_ENGINE_VERSION)
-        return rf_err_set(err, RF_EINVAL, "engine calibration: version %d, %d expected",
-                          c->version, RF_ENGINE_VERSION);
+        return rf_err_set(err, RF_EINVAL, "engine calibration: version %d, %d expected", c->version,
+                          RF_ENGINE_VERSION);
     if (!rf_engine_known(c->engine))
         return rf_err_set(err, RF_EINVAL, "engine calibration: unknown engine '%s' (llamacpp)",
                           c->engine);
@@ -334,22 +336,26 @@ rf_status rf_engine_check(const rf_engine_calib *c, rf_err *err)
         return rf_err_set(err, RF_EINVAL, "engine calibration: bandwidth must be positive");
     for (int k = 0; k < RF_DTYPE_COUNT; k++)
         if (!finite_nonneg(c->peak_flops_per_s[k]))
-            return rf_err_set(err, RF_EINVAL, "engine calibration: the %s peak must be 0 "
-                              "(none) or positive", rf_dtype_name((rf_dtype_kind)k));
+            return rf_err_set(err, RF_EINVAL,
+                              "engine calibration: the %s peak must be 0 "
+                              "(none) or positive",
+                              rf_dtype_name((rf_dtype_kind)k));
     for (size_t i = 0; i < c->n_fits; i++) {
         const rf_engine_fit *f = &c->fit[i];
-        if (!(isfinite(f->k_gemm) && f->k_gemm >= 1.0 && isfinite(f->k_attn) &&
-              f->k_attn >= 1.0 && finite_nonneg(f->layer_s) && finite_nonneg(f->step_s) &&
-              finite_nonneg(f->rms_residual) &&
-              finite_nonneg(f->worst_residual) && finite_nonneg(f->loo_median) &&
-              finite_nonneg(f->loo_worst)))
-            return rf_err_set(err, RF_EINVAL, "engine calibration: fit %s %s: k_gemm and "
-                              "k_attn must be finite and >= 1, layer_s, step_s and the errors finite "
-                              "and >= 0", f->weights, phase_name(f->phase));
+        if (!(isfinite(f->k_gemm) && f->k_gemm >= 1.0 && isfinite(f->k_attn) && f->k_attn >= 1.0 &&
+              finite_nonneg(f->layer_s) && finite_nonneg(f->step_s) &&
+              finite_nonneg(f->rms_residual) && finite_nonneg(f->worst_residual) &&
+              finite_nonneg(f->loo_median) && finite_nonneg(f->loo_worst)))
+            return rf_err_set(
+                err, RF_EINVAL,
+                "engine calibration: fit %s %s: k_gemm and "
+                "k_attn must be finite and >= 1, layer_s, step_s and the errors finite "
+                "and >= 0",
+                f->weights, phase_name(f->phase));
         for (size_t j = 0; j < i; j++)
             if (c->fit[j].phase == f->phase && !strcmp(c->fit[j].weights, f->weights))
-                return rf_err_set(err, RF_EINVAL, "engine calibration: fit %s %s twice",
-                                  f->weights, phase_name(f->phase));
+                return rf_err_set(err, RF_EINVAL, "engine calibration: fit %s %s twice", f->weights,
+                                  phase_name(f->phase));
     }
     return RF_OK;
 }
@@ -368,9 +374,10 @@ rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const r
 {
     memset(out, 0, sizeof *out);
     if (o->batch != 1)
-        return rf_err_set(err, RF_EINVAL, "engine calibration (%s): a batch of %lld: its fits "
-                          "are of one sequence's steps (batch 1)", c->engine,
-                          (long long)o->batch);
+        return rf_err_set(err, RF_EINVAL,
+                          "engine calibration (%s): a batch of %lld: its fits "
+                          "are of one sequence's steps (batch 1)",
+                          c->engine, (long long)o->batch);
     const rf_engine_fit *f = rf_engine_find(c, o->w, o->phase);
     if (!f) {
         char have[512] = "";
@@ -378,9 +385,11 @@ rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const r
         for (size_t i = 0; i < c->n_fits && len < sizeof have; i++)
             len += (size_t)snprintf(have + len, sizeof have - len, "%s%s %s", i ? ", " : "",
                                     c->fit[i].weights, phase_name(c->fit[i].phase));
-        return rf_err_set(err, RF_EINVAL, "engine calibration (%s) has no fit for %s weights "
-                          "in %s (it has: %s)", c->engine, rf_engine_dtype_key(o->w),
-                          phase_name(o->phase), c->n_fits ? have : "none");
+        return rf_err_set(err, RF_EINVAL,
+                          "engine calibration (%s) has no fit for %s weights "
+                          "in %s (it has: %s)",
+                          c->engine, rf_engine_dtype_key(o->w), phase_name(o->phase),
+                          c->n_fits ? have : "none");
     }
     double g, a, e;
     rf_status rc = rf_engine_split(c, st, o, &g, &a, &e, err);
@@ -403,13 +412,14 @@ rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const r
 
 rf_status rf_engine_predict_generate(const rf_engine_calib *c, const rf_model *m,
                                      const rf_step_opts *o, const rf_roof *roof, int64_t prompt,
-                                     int64_t output, rf_step *st, rf_engine_gen *out,
-                                     rf_err *err)
+                                     int64_t output, rf_step *st, rf_engine_gen *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
     if (prompt < 1 || output < 1)
-        return rf_err_set(err, RF_EINVAL, "engine calibration: a prompt and an output of at "
-                          "least one token (%lld, %lld)", (long long)prompt, (long long)output);
+        return rf_err_set(err, RF_EINVAL,
+                          "engine calibration: a prompt and an output of at "
+                          "least one token (%lld, %lld)",
+                          (long long)prompt, (long long)output);
     rf_generate_pred *g = &out->g;
     g->batch = 1, g->prompt = prompt, g->output = output, g->decode_steps = output - 1;
     rf_step_opts so = *o;

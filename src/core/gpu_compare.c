@@ -30,8 +30,7 @@ static double median(double *v, size_t n)
 }
 
 /* The group of row r of t (its kind and categorical values), made when new. */
-static rf_status group_of(rf_gpu_cmp *out, const rf_gpu_table *t, size_t r, size_t *g,
-                          rf_err *err)
+static rf_status group_of(rf_gpu_cmp *out, const rf_gpu_table *t, size_t r, size_t *g, rf_err *err)
 {
     char cats[sizeof out->group[0].cats] = "";
     size_t len = 0;
@@ -46,8 +45,9 @@ static rf_status group_of(rf_gpu_cmp *out, const rf_gpu_table *t, size_t r, size
         if (out->group[*g].kind == t->kind && !strcmp(out->group[*g].cats, cats))
             return RF_OK;
     if (out->n_groups == RF_GPU_CMP_MAX_GROUPS)
-        return rf_err_set(err, RF_ERANGE, "calibration comparison: more than %d groups of "
-                                          "table and dtypes",
+        return rf_err_set(err, RF_ERANGE,
+                          "calibration comparison: more than %d groups of "
+                          "table and dtypes",
                           RF_GPU_CMP_MAX_GROUPS);
     rf_gpu_cmp_group *grp = &out->group[out->n_groups++];
     memset(grp, 0, sizeof *grp);
@@ -90,8 +90,9 @@ rf_status rf_gpu_compare(const rf_gpu_tables *a, const rf_gpu_tables *b, rf_gpu_
     memset(out, 0, sizeof *out);
     out->rows = rows;
     if (cap < rf_gpu_compare_len(a))
-        return rf_err_set(err, RF_ERANGE, "calibration comparison: room for %zu rows, %zu "
-                                          "needed",
+        return rf_err_set(err, RF_ERANGE,
+                          "calibration comparison: room for %zu rows, %zu "
+                          "needed",
                           cap, rf_gpu_compare_len(a));
     for (int k = 0; k < RF_GPU_KIND_COUNT; k++) {
         const rf_gpu_table *t = &a->t[k];

@@ -7,10 +7,14 @@
 #include "roofline/rf_gpu.h"
 
 static const char *const kind_names[] = {
-    [RF_GPU_GEMM] = "gemm",           [RF_GPU_ATTN_CONTEXT] = "attn_context",
-    [RF_GPU_ATTN_GENERATION] = "attn_generation", [RF_GPU_MOE] = "moe",
-    [RF_GPU_ALLREDUCE] = "allreduce", [RF_GPU_NCCL] = "nccl",
-    [RF_GPU_MLA_CONTEXT] = "mla_context", [RF_GPU_MLA_GENERATION] = "mla_generation",
+    [RF_GPU_GEMM] = "gemm",
+    [RF_GPU_ATTN_CONTEXT] = "attn_context",
+    [RF_GPU_ATTN_GENERATION] = "attn_generation",
+    [RF_GPU_MOE] = "moe",
+    [RF_GPU_ALLREDUCE] = "allreduce",
+    [RF_GPU_NCCL] = "nccl",
+    [RF_GPU_MLA_CONTEXT] = "mla_context",
+    [RF_GPU_MLA_GENERATION] = "mla_generation",
 };
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == RF_GPU_KIND_COUNT,
                "a name for every GPU table kind");
@@ -53,17 +57,23 @@ const char *rf_gpu_how_name(rf_gpu_how h)
 }
 
 /* Key columns a kind, categorical first, the size axis last. */
-#define C(n) {.name = n, .categorical = true}
-#define N(n) {.name = n}
+#define C(n)                                                                                       \
+    {                                                                                              \
+        .name = n, .categorical = true                                                             \
+    }
+#define N(n)                                                                                       \
+    {                                                                                              \
+        .name = n                                                                                  \
+    }
 static const rf_gpu_col cols_gemm[] = {C("gemm_dtype"), N("n"), N("k"), N("m")};
-static const rf_gpu_col cols_ctx[] = {C("attn_dtype"), C("kv_cache_dtype"), C("window_size"),
-                                      N("head_dim"),   N("num_heads"),      N("num_key_value_heads"),
-                                      N("batch_size"), N("isl")};
-static const rf_gpu_col cols_gen[] = {C("attn_dtype"), C("kv_cache_dtype"), C("window_size"),
-                                      N("head_dim"),   N("num_heads"),      N("num_key_value_heads"),
-                                      N("batch_size"), N("step")};
-static const rf_gpu_col cols_moe[] = {C("moe_dtype"),  N("hidden_size"), N("inter_size"),
-                                      N("topk"),       N("num_experts"), N("moe_tp_size"),
+static const rf_gpu_col cols_ctx[] = {
+    C("attn_dtype"), C("kv_cache_dtype"),      C("window_size"), N("head_dim"),
+    N("num_heads"),  N("num_key_value_heads"), N("batch_size"),  N("isl")};
+static const rf_gpu_col cols_gen[] = {
+    C("attn_dtype"), C("kv_cache_dtype"),      C("window_size"), N("head_dim"),
+    N("num_heads"),  N("num_key_value_heads"), N("batch_size"),  N("step")};
+static const rf_gpu_col cols_moe[] = {C("moe_dtype"),   N("hidden_size"), N("inter_size"),
+                                      N("topk"),        N("num_experts"), N("moe_tp_size"),
                                       N("moe_ep_size"), N("num_tokens")};
 static const rf_gpu_col cols_ar[] = {C("allreduce_dtype"), N("num_gpus"), N("message_size")};
 static const rf_gpu_col cols_nccl[] = {C("op_name"), C("nccl_dtype"), N("num_gpus"),
@@ -422,8 +432,8 @@ rf_status rf_gpu_table_prepare(rf_gpu_table *t, const rf_hw *hw, double *scratch
         row_keys(t, i, v, s);
         double f = kind_floor(t->kind, hw, v, s, 0);
         if (!(f > 0) || !isfinite(f))
-            return rf_err_set(err, RF_EINVAL, "%s: line %lld: its shape has no floor",
-                              t->path, (long long)t->line[i]);
+            return rf_err_set(err, RF_EINVAL, "%s: line %lld: its shape has no floor", t->path,
+                              (long long)t->line[i]);
         t->ln_ratio[i] = log(t->latency_s[i] / f);
     }
     leave_one_out(t, scratch);
@@ -450,8 +460,8 @@ rf_status rf_gpu_predict_at(const rf_gpu_tables *g, rf_gpu_kind k, const double 
         s[d] = cols[d].categorical ? cat[d] : NULL;
         if (!cols[d].categorical) {
             if (!(q[d] >= 1) || !isfinite(q[d]))
-                return rf_err_set(err, RF_EINVAL, "%s: %s (%g) must be >= 1",
-                                  rf_gpu_kind_name(k), cols[d].name, q[d]);
+                return rf_err_set(err, RF_EINVAL, "%s: %s (%g) must be >= 1", rf_gpu_kind_name(k),
+                                  cols[d].name, q[d]);
             key[d] = q[d];
             continue;
         }

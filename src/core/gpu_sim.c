@@ -15,8 +15,12 @@ size_t rf_gpu_sim_table_len(int64_t pp, int64_t max_tokens, int64_t max_logits)
 
 static rf_gpu_ctx ctx_of(const rf_gpu_sim *s, const rf_model *shard, const rf_step_opts *o)
 {
-    return (rf_gpu_ctx){.g = s->g, .shard = shard, .model = &s->model,
-                        .layout = s->po.layout, .opts = o, .quant = s->quant};
+    return (rf_gpu_ctx){.g = s->g,
+                        .shard = shard,
+                        .model = &s->model,
+                        .layout = s->po.layout,
+                        .opts = o,
+                        .quant = s->quant};
 }
 
 /* A softmax attention row (a mixer's conv and recurrence are attention
@@ -224,8 +228,9 @@ static rf_status decode_attn(rf_gpu_sim *s, int64_t stage, int64_t b, double ctx
         return attn_floor(s, stage, &d, t_s, err);
     }
     const char *cat[8] = {"bfloat16", kv_name(&s->opts), "0"};
-    double q[8] = {0, 0, 0, (double)s->shard.head_dim, (double)s->shard.n_q,
-                   (double)s->shard.n_kv, (double)b, 0};
+    double q[8] = {
+        0,         0, 0, (double)s->shard.head_dim, (double)s->shard.n_q, (double)s->shard.n_kv,
+        (double)b, 0};
     rf_gpu_pred p;
     *t_s = 0;
     for (int cls = 0; cls < 2; cls++) {
@@ -260,8 +265,14 @@ static rf_status chunk_attn(rf_gpu_sim *s, int64_t stage, int64_t b, int64_t t, 
         return attn_floor(s, stage, &d, t_s, err);
     }
     const char *cat[8] = {"bfloat16", kv_name(&s->opts), "0"};
-    double q[8] = {0, 0, 0, (double)s->shard.head_dim, (double)s->shard.n_q,
-                   (double)s->shard.n_kv, (double)b, (double)t};
+    double q[8] = {0,
+                   0,
+                   0,
+                   (double)s->shard.head_dim,
+                   (double)s->shard.n_q,
+                   (double)s->shard.n_kv,
+                   (double)b,
+                   (double)t};
     rf_gpu_pred p;
     *t_s = 0;
     for (int cls = 0; cls < 2; cls++) {
@@ -305,8 +316,9 @@ static rf_status micro_stage(rf_gpu_sim *s, const rf_sim_batch *b, int64_t j, in
     M += n_dec, L += n_dec;
     *t_s = *send_s = 0;
     if (M > s->max_tokens || L > s->max_logits)
-        return rf_err_set(err, RF_ERANGE, "--predict under load: a step of %lld tokens and "
-                                          "%lld logit rows, beyond %lld and %lld",
+        return rf_err_set(err, RF_ERANGE,
+                          "--predict under load: a step of %lld tokens and "
+                          "%lld logit rows, beyond %lld and %lld",
                           (long long)M, (long long)L, (long long)s->max_tokens,
                           (long long)s->max_logits);
     if (M <= 0)
@@ -315,8 +327,8 @@ static rf_status micro_stage(rf_gpu_sim *s, const rf_sim_batch *b, int64_t j, in
     rf_status st = lin_at(s, stage, M, t_s, send_s, err);
     if (!st && stage == s->pp - 1 && !(st = head_at(s, L, &t, err)))
         *t_s += t;
-    if (!st && n_dec > 0 && !(st = decode_attn(s, stage, n_dec, (double)keys / (double)n_dec,
-                                               &t, err)))
+    if (!st && n_dec > 0 &&
+        !(st = decode_attn(s, stage, n_dec, (double)keys / (double)n_dec, &t, err)))
         *t_s += t;
     for (int64_t i = 0; i < b->n_chunks && !st; i++) {
         if ((b->n_decode + i) % m != j)
@@ -408,8 +420,9 @@ rf_status rf_gpu_sim_generate(rf_gpu_sim *s, int64_t batch, int64_t prompt, int6
     memset(out, 0, sizeof *out);
     if (batch < 1 || prompt < 1 || output < 1 || batch > s->max_logits ||
         batch > s->max_tokens / prompt)
-        return rf_err_set(err, RF_ERANGE, "--predict: a batch of %lld x %lld tokens beyond the "
-                                          "prepared %lld tokens and %lld rows",
+        return rf_err_set(err, RF_ERANGE,
+                          "--predict: a batch of %lld x %lld tokens beyond the "
+                          "prepared %lld tokens and %lld rows",
                           (long long)batch, (long long)prompt, (long long)s->max_tokens,
                           (long long)s->max_logits);
     rf_status st = static_step(s, batch, prompt, 0, &out->ttft_s, err);
@@ -430,16 +443,18 @@ rf_status rf_gpu_sim_generate(rf_gpu_sim *s, int64_t batch, int64_t prompt, int6
     return RF_OK;
 }
 
-rf_status rf_gpu_sim_frontier(rf_gpu_sim *s, int64_t prompt, int64_t output,
-                              rf_frontier_point *out, size_t n, rf_err *err)
+rf_status rf_gpu_sim_frontier(rf_gpu_sim *s, int64_t prompt, int64_t output, rf_frontier_point *out,
+                              size_t n, rf_err *err)
 {
     for (size_t i = 0; i < n; i++) {
         rf_gpu_generate g;
         rf_status st = rf_gpu_sim_generate(s, (int64_t)i + 1, prompt, output, &g, err);
         if (st)
             return st;
-        out[i] = (rf_frontier_point){.batch = (int64_t)i + 1, .ttft_s = g.ttft_s,
-                                     .tpot_s = g.tpot_mean_s, .latency_s = g.latency_s,
+        out[i] = (rf_frontier_point){.batch = (int64_t)i + 1,
+                                     .ttft_s = g.ttft_s,
+                                     .tpot_s = g.tpot_mean_s,
+                                     .latency_s = g.latency_s,
                                      .tokens_per_s = g.tokens_per_s};
     }
     rf__frontier_mark(out, n);

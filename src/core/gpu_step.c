@@ -19,14 +19,17 @@ rf_status rf_gpu_quant_of(const char *name, rf_gpu_quant *out, rf_err *err)
     };
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
         if (!strcmp(name, q[i].name)) {
-            *out = (rf_gpu_quant){.name = q[i].name, .w = rf_dtype_of(q[i].w),
-                                  .a = rf_dtype_of(q[i].a), .gemm_dtype = q[i].gemm,
+            *out = (rf_gpu_quant){.name = q[i].name,
+                                  .w = rf_dtype_of(q[i].w),
+                                  .a = rf_dtype_of(q[i].a),
+                                  .gemm_dtype = q[i].gemm,
                                   .moe_dtype = q[i].moe};
             return RF_OK;
         }
     return rf_err_set(err, RF_EINVAL,
                       "--quant: unknown quantization '%s' (fp8, fp8_block, nvfp4, mxfp4, "
-                      "int4_wo)", name);
+                      "int4_wo)",
+                      name);
 }
 
 /* The tables' name of a weight dtype: bfloat16, fp8 (the --quant's fp8
@@ -77,10 +80,7 @@ static double op_floor(const rf_step *st, const rf_op *op)
     return tf > tq ? tf : tq;
 }
 
-static double at_least1(double x)
-{
-    return x < 1 ? 1 : x;
-}
+static double at_least1(double x) { return x < 1 ? 1 : x; }
 
 /* An attention row: decode from generation_attention_perf at step = keys
  * - 1, prefill from context_attention_perf at isl = its queries a
@@ -91,9 +91,8 @@ static rf_status attention(const rf_gpu_ctx *c, const rf_op *op, bool mla, rf_gp
                            rf_err *err)
 {
     const rf_model *m = c->shard;
-    const char *kv = c->opts->kv.kind == RF_FP8_E4M3 || c->opts->kv.kind == RF_FP8_E5M2
-                         ? "fp8"
-                         : "bfloat16";
+    const char *kv =
+        c->opts->kv.kind == RF_FP8_E4M3 || c->opts->kv.kind == RF_FP8_E5M2 ? "fp8" : "bfloat16";
     const char *cat[8] = {"bfloat16", kv, "0"};
     double q[8] = {0, 0, 0, (double)op->k, (double)m->n_q, (double)m->n_kv};
     size_t at = 6; /* the batch's key; the length's after it */
@@ -102,19 +101,18 @@ static rf_status attention(const rf_gpu_ctx *c, const rf_op *op, bool mla, rf_gp
     if (op->kind == RF_OP_ATTN_DECODE) {
         q[at] = at_least1((double)op->m);
         q[at + 1] = at_least1((double)op->n - 1);
-        return rf_gpu_predict(c->g, mla ? RF_GPU_MLA_GENERATION : RF_GPU_ATTN_GENERATION, q,
-                              cat, p, err);
+        return rf_gpu_predict(c->g, mla ? RF_GPU_MLA_GENERATION : RF_GPU_ATTN_GENERATION, q, cat, p,
+                              err);
     }
-    int64_t b = c->opts->phase == RF_PREFILL && c->opts->batch > 0 &&
-                        op->m % c->opts->batch == 0
+    int64_t b = c->opts->phase == RF_PREFILL && c->opts->batch > 0 && op->m % c->opts->batch == 0
                     ? c->opts->batch
                     : 1;
     int64_t isl = op->m / b;
     q[at] = (double)b;
     q[at + 1] = at_least1((double)isl);
     double prefix = op->n > isl ? (double)(op->n - isl) : 0;
-    return rf_gpu_predict_at(c->g, mla ? RF_GPU_MLA_CONTEXT : RF_GPU_ATTN_CONTEXT, q, cat,
-                             prefix, p, err);
+    return rf_gpu_predict_at(c->g, mla ? RF_GPU_MLA_CONTEXT : RF_GPU_ATTN_CONTEXT, q, cat, prefix,
+                             p, err);
 }
 
 /* One fused MoE layer at the routed rows' tokens (rf_op.m counts
@@ -127,8 +125,9 @@ static rf_status moe(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p, rf_er
     int64_t tp = ep > 1 ? 1 : (c->layout.tp > 0 ? c->layout.tp : 1);
     double tokens = (double)op->m * (double)ep / (double)(m->top_k > 0 ? m->top_k : 1);
     const char *cat[8] = {dtype_name(c, op->w, true)};
-    double q[8] = {0, (double)m->hidden, (double)m->moe_ffn, (double)m->top_k,
-                   (double)m->n_experts, (double)tp, (double)ep, at_least1(tokens)};
+    double q[8] = {
+        0,          (double)m->hidden, (double)m->moe_ffn, (double)m->top_k, (double)m->n_experts,
+        (double)tp, (double)ep,        at_least1(tokens)};
     return rf_gpu_predict(c->g, RF_GPU_MOE, q, cat, p, err);
 }
 
@@ -139,8 +138,7 @@ static rf_status gemm(const rf_gpu_ctx *c, const rf_op *op, rf_gpu_pred *p, rf_e
     return rf_gpu_predict(c->g, RF_GPU_GEMM, q, cat, p, err);
 }
 
-static rf_status collective(const rf_gpu_ctx *c, const rf_coll *co, rf_gpu_pred *p,
-                            rf_err *err)
+static rf_status collective(const rf_gpu_ctx *c, const rf_coll *co, rf_gpu_pred *p, rf_err *err)
 {
     double elems = (double)co->bytes / 2, t = (double)co->ranks;
     if (co->kind == RF_COLL_ALLREDUCE && c->g->t[RF_GPU_ALLREDUCE].present) {
@@ -153,8 +151,8 @@ static rf_status collective(const rf_gpu_ctx *c, const rf_coll *co, rf_gpu_pred 
                      : co->kind == RF_COLL_ALLTOALL  ? "alltoall"
                                                      : NULL;
     if (!op) { /* a point-to-point send: no table, its own floor */
-        *p = (rf_gpu_pred){.time_s = co->time_s, .floor_s = co->time_s, .ratio = 1,
-                           .how = RF_GPU_NO_TABLE};
+        *p = (rf_gpu_pred){
+            .time_s = co->time_s, .floor_s = co->time_s, .ratio = 1, .how = RF_GPU_NO_TABLE};
         return RF_OK;
     }
     const char *cat[4] = {op, "half"};
@@ -185,7 +183,9 @@ static void account(rf_gpu_step_pred *out, const rf_gpu_pred *p, double n, unsig
 /* A row on its own floor (no table of its kind). */
 static rf_gpu_pred on_floor(const rf_step *st, const rf_op *op)
 {
-    return (rf_gpu_pred){.time_s = op_floor(st, op), .floor_s = op_floor(st, op), .ratio = 1,
+    return (rf_gpu_pred){.time_s = op_floor(st, op),
+                         .floor_s = op_floor(st, op),
+                         .ratio = 1,
                          .how = RF_GPU_NO_TABLE};
 }
 
@@ -231,8 +231,8 @@ rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_c
             s = gemm(c, op, p, err);
         } else if ((op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL) &&
                    c->model->kv_lora_rank > 0 && rf_gpu_mla_shape(c->model)) {
-            need = 1u << (op->kind == RF_OP_ATTN_DECODE ? RF_GPU_MLA_GENERATION
-                                                        : RF_GPU_MLA_CONTEXT);
+            need =
+                1u << (op->kind == RF_OP_ATTN_DECODE ? RF_GPU_MLA_GENERATION : RF_GPU_MLA_CONTEXT);
             s = attention(c, op, true, p, err);
         } else if ((op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL) &&
                    c->model->kv_lora_rank > 0) {
@@ -268,9 +268,9 @@ rf_status rf_gpu_predict_step(const rf_gpu_ctx *c, const rf_step *st, const rf_c
     return s;
 }
 
-rf_status rf_gpu_predict_par(const rf_gpu_tables *g, const rf_gpu_quant *quant,
-                             const rf_model *m, const rf_step_opts *o, const rf_par *par,
-                             rf_gpu_par_work *work, rf_gpu_par_pred *out, rf_err *err)
+rf_status rf_gpu_predict_par(const rf_gpu_tables *g, const rf_gpu_quant *quant, const rf_model *m,
+                             const rf_step_opts *o, const rf_par *par, rf_gpu_par_work *work,
+                             rf_gpu_par_pred *out, rf_err *err)
 {
     rf_gpu_step_pred *scratch = &work->pred;
     memset(out, 0, sizeof *out);
@@ -285,8 +285,12 @@ rf_status rf_gpu_predict_par(const rf_gpu_tables *g, const rf_gpu_quant *quant,
         for (size_t j = 0; j < ps->step.n_ops; j++)
             if (rf_par_stage_holds(par, i, &ps->step.ops[j]))
                 k->ops[k->n_ops++] = ps->step.ops[j];
-        rf_gpu_ctx c = {.g = g, .shard = &ps->shard, .model = m, .layout = par->layout,
-                        .opts = &so, .quant = quant};
+        rf_gpu_ctx c = {.g = g,
+                        .shard = &ps->shard,
+                        .model = m,
+                        .layout = par->layout,
+                        .opts = &so,
+                        .quant = quant};
         rf_status s = rf_gpu_predict_step(&c, k, ps->coll, ps->n_coll, scratch, err);
         if (s)
             return s;
@@ -324,18 +328,22 @@ static int rank_pred(const rf_plan_row *a, const rf_gpu_par_pred *x, const rf_pl
             return a->devices < b->devices ? -1 : 1;
         u = -x->tokens_per_s_device, v = -y->tokens_per_s_device;
         break;
-    case RF_OBJ_LATENCY: u = x->token_latency_s, v = y->token_latency_s; break;
-    case RF_OBJ_THROUGHPUT: u = -x->tokens_per_s, v = -y->tokens_per_s; break;
+    case RF_OBJ_LATENCY:
+        u = x->token_latency_s, v = y->token_latency_s;
+        break;
+    case RF_OBJ_THROUGHPUT:
+        u = -x->tokens_per_s, v = -y->tokens_per_s;
+        break;
     }
     if (u != v)
         return u < v ? -1 : 1;
     return a->devices < b->devices ? -1 : a->devices > b->devices;
 }
 
-rf_status rf_gpu_predict_plan(const rf_gpu_tables *g, const rf_gpu_quant *quant,
-                              const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                              const rf_par_opts *po, rf_objective obj, rf_plan *plan,
-                              rf_gpu_par_pred *preds, rf_gpu_par_work *work, rf_err *err)
+rf_status rf_gpu_predict_plan(const rf_gpu_tables *g, const rf_gpu_quant *quant, const rf_model *m,
+                              const rf_step_opts *o, const rf_roof *roof, const rf_par_opts *po,
+                              rf_objective obj, rf_plan *plan, rf_gpu_par_pred *preds,
+                              rf_gpu_par_work *work, rf_err *err)
 {
     for (size_t i = 0; i < plan->n_rows; i++) {
         rf_par_opts p = *po;
@@ -343,13 +351,13 @@ rf_status rf_gpu_predict_plan(const rf_gpu_tables *g, const rf_gpu_quant *quant,
         rf_step_opts so = *o;
         so.batch = (o->batch + p.layout.dp - 1) / p.layout.dp;
         rf_status s = rf_par_compute(m, &so, roof, &p, &plan->scratch, err);
-        if (s || (s = rf_gpu_predict_par(g, quant, m, &so, &plan->scratch, work, &preds[i],
-                                         err)))
+        if (s || (s = rf_gpu_predict_par(g, quant, m, &so, &plan->scratch, work, &preds[i], err)))
             return s;
     }
     for (size_t i = 1; i < plan->n_rows; i++) /* insertion sort: stable, few */
         for (size_t j = i; j > 0 && rank_pred(&plan->rows[j], &preds[j], &plan->rows[j - 1],
-                                              &preds[j - 1], obj) < 0; j--) {
+                                              &preds[j - 1], obj) < 0;
+             j--) {
             rf_plan_row t = plan->rows[j];
             rf_gpu_par_pred q = preds[j];
             plan->rows[j] = plan->rows[j - 1], preds[j] = preds[j - 1];

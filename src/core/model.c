@@ -206,10 +206,10 @@ rf_dtype rf_model_module_dtype(const rf_model *m, rf_module mod, rf_dtype w, boo
 const char *rf_module_name(rf_module mod)
 {
     static const char *const names[] = {
-        [RF_MOD_ATTN] = "attention",     [RF_MOD_MLP] = "mlp",
-        [RF_MOD_ROUTER] = "router",      [RF_MOD_SHARED] = "shared_experts",
-        [RF_MOD_EXPERTS] = "experts",    [RF_MOD_LM_HEAD] = "lm_head",
-        [RF_MOD_EMBED] = "embed",        [RF_MOD_MIXER] = "mixer",
+        [RF_MOD_ATTN] = "attention",  [RF_MOD_MLP] = "mlp",
+        [RF_MOD_ROUTER] = "router",   [RF_MOD_SHARED] = "shared_experts",
+        [RF_MOD_EXPERTS] = "experts", [RF_MOD_LM_HEAD] = "lm_head",
+        [RF_MOD_EMBED] = "embed",     [RF_MOD_MIXER] = "mixer",
         [RF_MOD_INDEXER] = "indexer",
     };
     _Static_assert(sizeof names / sizeof names[0] == RF_MOD_COUNT, "one name a module");
@@ -261,7 +261,9 @@ rf_ffn_kind rf_model_layer_ffn(const rf_model *m, int64_t l)
 
 rf_attn_shape rf_model_attn_shape(const rf_model *m, int64_t l)
 {
-    rf_attn_shape a = {.n_q = m->n_q, .n_kv = m->n_kv, .head_dim = m->head_dim,
+    rf_attn_shape a = {.n_q = m->n_q,
+                       .n_kv = m->n_kv,
+                       .head_dim = m->head_dim,
                        .v_dim = m->attn_v_dim ? m->attn_v_dim : m->head_dim};
     if (rf_model_layer_local(m, l) == RF_LOCAL_GLOBAL) {
         a.k_eq_v = m->k_eq_v;
@@ -278,10 +280,7 @@ rf_attn_shape rf_model_attn_shape(const rf_model *m, int64_t l)
     return a;
 }
 
-int64_t rf_model_attn_layers(const rf_model *m)
-{
-    return mixer_layers(m, RF_MIX_ATTN);
-}
+int64_t rf_model_attn_layers(const rf_model *m) { return mixer_layers(m, RF_MIX_ATTN); }
 
 bool rf_model_has_state(const rf_model *m)
 {
@@ -291,8 +290,8 @@ bool rf_model_has_state(const rf_model *m)
 bool rf_model_is_hybrid(const rf_model *m)
 {
     if (m->attn_v_dim || m->attn_out_gate || m->k_eq_v || m->local_n_q || m->local_n_kv ||
-        m->local_head_dim || m->local_v_dim || m->index_topk || m->mtp_layers ||
-        m->moe_and_dense || m->ffn_ungated || (!m->kv_lora_rank && m->q_lora_rank))
+        m->local_head_dim || m->local_v_dim || m->index_topk || m->mtp_layers || m->moe_and_dense ||
+        m->ffn_ungated || (!m->kv_lora_rank && m->q_lora_rank))
         return true;
     for (int64_t l = 0; l < m->layers && l < RF_MODEL_MAX_LAYERS; l++)
         if (m->mixer[l] || m->no_ffn[l] || m->unquantized_layer[l] ||
@@ -352,8 +351,9 @@ static uint64_t attn_params(const rf_model *m, const rf_attn_shape *a)
     if (m->kv_lora_rank) {
         uint64_t qk = (uint64_t)(m->qk_nope_dim + m->qk_rope_dim);
         uint64_t r = (uint64_t)m->kv_lora_rank, rope = (uint64_t)m->qk_rope_dim;
-        uint64_t q = m->q_lora_rank ? H * (uint64_t)m->q_lora_rank + (uint64_t)m->q_lora_rank * nq * qk
-                                    : H * nq * qk;
+        uint64_t q = m->q_lora_rank
+                         ? H * (uint64_t)m->q_lora_rank + (uint64_t)m->q_lora_rank * nq * qk
+                         : H * nq * qk;
         return q + H * (r + rope) + r * nq * (uint64_t)(m->qk_nope_dim + m->v_head_dim) +
                nq * (uint64_t)m->v_head_dim * H;
     }
@@ -381,12 +381,14 @@ static uint64_t indexer_params(const rf_model *m)
 /* GDN's and Mamba2's conv channels. */
 static uint64_t gdn_conv_dim(const rf_model *m)
 {
-    return 2 * (uint64_t)(m->gdn_k_heads * m->gdn_k_dim) + (uint64_t)(m->gdn_v_heads * m->gdn_v_dim);
+    return 2 * (uint64_t)(m->gdn_k_heads * m->gdn_k_dim) +
+           (uint64_t)(m->gdn_v_heads * m->gdn_v_dim);
 }
 
 static uint64_t ssm_conv_dim(const rf_model *m)
 {
-    return (uint64_t)(m->ssm_heads * m->ssm_head_dim) + 2 * (uint64_t)(m->ssm_groups * m->ssm_state);
+    return (uint64_t)(m->ssm_heads * m->ssm_head_dim) +
+           2 * (uint64_t)(m->ssm_groups * m->ssm_state);
 }
 
 /* Weights of one GDN or Mamba2 mixer (RF_MOD_MIXER):
@@ -453,8 +455,11 @@ static void layer_weights(const rf_model *m, rf_mixer x, rf_attn_shape a, rf_ffn
  * the model has experts, else the dense MLP. */
 static void mtp_weights(const rf_model *m, layer_params *lp)
 {
-    rf_attn_shape a = {.n_q = m->n_q, .n_kv = m->n_kv, .head_dim = m->head_dim,
-                       .v_dim = m->attn_v_dim ? m->attn_v_dim : m->head_dim, .k_eq_v = m->k_eq_v};
+    rf_attn_shape a = {.n_q = m->n_q,
+                       .n_kv = m->n_kv,
+                       .head_dim = m->head_dim,
+                       .v_dim = m->attn_v_dim ? m->attn_v_dim : m->head_dim,
+                       .k_eq_v = m->k_eq_v};
     layer_weights(m, RF_MIX_ATTN, a, m->n_experts ? RF_FFN_MOE : RF_FFN_DENSE, lp);
     lp->by[RF_MOD_ATTN] += 2 * (uint64_t)m->hidden * (uint64_t)m->hidden;
 }
@@ -468,9 +473,10 @@ rf_status rf_model_params(const rf_model *m, rf_param_counts *out, rf_err *err)
      * <= 2^12), so each product below stays under 2^62; sums are checked. */
     uint64_t H = (uint64_t)m->hidden, V = (uint64_t)m->vocab;
     rf_attn_shape g = rf_model_attn_shape(m, -1); /* the global shape */
-    rf_param_counts p = {.embedding = H * V, .lm_head = H * V,
-                         .per_layer_dense = attn_params(m, &g) +
-                                            (m->ffn_ungated ? 2 : 3) * H * (uint64_t)m->ffn};
+    rf_param_counts p = {.embedding = H * V,
+                         .lm_head = H * V,
+                         .per_layer_dense =
+                             attn_params(m, &g) + (m->ffn_ungated ? 2 : 3) * H * (uint64_t)m->ffn};
     uint64_t streamed = 0, *by = p.by_module;
     bool ok = true;
     layer_params lp;
@@ -480,8 +486,8 @@ rf_status rf_model_params(const rf_model *m, rf_param_counts *out, rf_err *err)
         for (int i = 0; i < RF_MOD_COUNT; i++) {
             ok = ok && rf_add_u64(by[i], lp.by[i], &by[i]);
             if (m->unquantized_layer[l] & RF_MOD_BIT(i))
-                ok = ok && rf_add_u64(p.by_module_unquantized[i], lp.by[i],
-                                      &p.by_module_unquantized[i]);
+                ok = ok &&
+                     rf_add_u64(p.by_module_unquantized[i], lp.by[i], &p.by_module_unquantized[i]);
         }
         ok = ok && rf_add_u64(streamed, lp.streamed, &streamed);
     }

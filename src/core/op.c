@@ -47,8 +47,8 @@ rf_dtype rf_gemm_out_default(rf_dtype a)
     return rf_dtype_bits(a.kind) < 16 ? rf_dtype_of(RF_BF16) : a;
 }
 
-rf_status rf_op_gemm_out(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w,
-                         rf_dtype a, rf_dtype y, rf_op *out, rf_err *err)
+rf_status rf_op_gemm_out(const char *name, int64_t m, int64_t k, int64_t n, rf_dtype w, rf_dtype a,
+                         rf_dtype y, rf_op *out, rf_err *err)
 {
     rf_status s;
     if ((s = check_dim("M", m, 1, err)) || (s = check_dim("K", k, 1, err)) ||
@@ -100,8 +100,7 @@ static bool tri(uint64_t n, uint64_t *out)
 static bool chunk_tri(uint64_t n, uint64_t C, uint64_t *out)
 {
     uint64_t full, t, r;
-    return tri(C, &t) && rf_mul_u64(n / C, t, &full) && tri(n % C, &r) &&
-           rf_add_u64(full, r, out);
+    return tri(C, &t) && rf_mul_u64(n / C, t, &full) && tri(n % C, &r) && rf_add_u64(full, r, out);
 }
 
 static bool chunk_pairs(const rf_attn_desc *d, uint64_t *pairs)
@@ -113,9 +112,8 @@ static bool chunk_pairs(const rf_attn_desc *d, uint64_t *pairs)
     if (j0 == j1)
         return rf_mul_u64(q, S - j0 * C, pairs);
     uint64_t first, mid, last;
-    return rf_mul_u64(S - j1 * C, S - j1 * C, &last) &&
-           rf_mul_u64((j0 + 1) * C - a, C, &first) && rf_mul_u64(C, C, &x) &&
-           rf_mul_u64(j1 - j0 - 1, x, &mid) && rf_add_u64(first, mid, &x) &&
+    return rf_mul_u64(S - j1 * C, S - j1 * C, &last) && rf_mul_u64((j0 + 1) * C - a, C, &first) &&
+           rf_mul_u64(C, C, &x) && rf_mul_u64(j1 - j0 - 1, x, &mid) && rf_add_u64(first, mid, &x) &&
            rf_add_u64(x, last, pairs);
 }
 
@@ -173,8 +171,7 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, 
         (s = check_dim("context", d->keys, 1, err)) ||
         (s = check_dim("v head-dim", d->v_head_dim, 0, err)) ||
         (s = check_dim("kv elements per token", d->kv_elems_per_token, 0, err)) ||
-        (s = check_dim("window", d->window, 0, err)) ||
-        (s = check_dim("chunk", d->chunk, 0, err)))
+        (s = check_dim("window", d->window, 0, err)) || (s = check_dim("chunk", d->chunk, 0, err)))
         return s;
     if (d->chunk > 0 && d->q_tokens > d->keys)
         return rf_err_set(err, RF_EINVAL,
@@ -188,15 +185,14 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, 
     uint64_t B = (uint64_t)d->batch, q = (uint64_t)d->q_tokens, S = seen_keys(d);
     uint64_t dqk = (uint64_t)d->head_dim;
     uint64_t dv = d->v_head_dim ? (uint64_t)d->v_head_dim : dqk;
-    uint64_t kv_elems = d->kv_elems_per_token ? (uint64_t)d->kv_elems_per_token
-                                              : 2 * (uint64_t)d->n_kv * dqk;
+    uint64_t kv_elems =
+        d->kv_elems_per_token ? (uint64_t)d->kv_elems_per_token : 2 * (uint64_t)d->n_kv * dqk;
     uint64_t qk, pv, f, kvn, per_seq;
     /* B q query tokens in the step: checked before it becomes op.m, since
      * each factor alone may be as large as 2^40. */
     if (!rf_mul_u64(B, q, &per_seq) || per_seq > (uint64_t)RF_DIM_MAX)
         return rf_err_set(err, RF_ERANGE, "%s: batch x query tokens (%lld x %lld) is beyond %lld",
-                          name, (long long)d->batch, (long long)d->q_tokens,
-                          (long long)RF_DIM_MAX);
+                          name, (long long)d->batch, (long long)d->q_tokens, (long long)RF_DIM_MAX);
     rf_op op = {.name = name,
                 .kind = q == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
                 .m = (int64_t)per_seq,
@@ -219,8 +215,7 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, 
     if (d->naive) {
         /* + 2 n_q q S b_a B: every head's q x S scores written, then read. */
         uint64_t scores;
-        if (!mul4((uint64_t)d->n_q, per_seq, S, 2, &scores) ||
-            !elems(a, scores, &op.extra_bytes) ||
+        if (!mul4((uint64_t)d->n_q, per_seq, S, 2, &scores) || !elems(a, scores, &op.extra_bytes) ||
             !rf_add_u64(op.bytes, op.extra_bytes, &op.bytes))
             return overflow(name, err);
     }
@@ -228,8 +223,7 @@ rf_status rf_op_attention(const char *name, const rf_attn_desc *d, rf_dtype kv, 
     return RF_OK;
 }
 
-rf_status rf_op_gather(const char *name, int64_t m, int64_t n, rf_dtype w, rf_op *out,
-                       rf_err *err)
+rf_status rf_op_gather(const char *name, int64_t m, int64_t n, rf_dtype w, rf_op *out, rf_err *err)
 {
     rf_status s;
     if ((s = check_dim("tokens", m, 1, err)) || (s = check_dim("row width", n, 1, err)))
@@ -361,8 +355,8 @@ rf_status rf_op_cache_write(const char *name, int64_t m, int64_t elems_per_token
     return RF_OK;
 }
 
-rf_status rf_op_kv_write(const char *name, int64_t m, int64_t n_kv, int64_t head_dim,
-                         rf_dtype kv, rf_dtype a, rf_op *out, rf_err *err)
+rf_status rf_op_kv_write(const char *name, int64_t m, int64_t n_kv, int64_t head_dim, rf_dtype kv,
+                         rf_dtype a, rf_op *out, rf_err *err)
 {
     rf_status s;
     if ((s = check_dim("kv-heads", n_kv, 1, err)) || (s = check_dim("head-dim", head_dim, 1, err)))
@@ -385,8 +379,8 @@ rf_status rf_op_residual(const char *name, int64_t m, int64_t hidden, rf_dtype a
     return elementwise(name, m, hidden, 1, 3, a, out, err);
 }
 
-rf_status rf_op_act(const char *name, int64_t m, int64_t ffn, unsigned flops_per_elem,
-                    rf_dtype a, rf_op *out, rf_err *err)
+rf_status rf_op_act(const char *name, int64_t m, int64_t ffn, unsigned flops_per_elem, rf_dtype a,
+                    rf_op *out, rf_err *err)
 {
     /* F = c M F_ff;  Q = 3 M F_ff b_a */
     return elementwise(name, m, ffn, flops_per_elem, 3, a, out, err);
@@ -496,9 +490,11 @@ static bool addmul(uint64_t *x, uint64_t n, uint64_t v)
 static rf_status check_seq(const rf_seq_desc *d, rf_err *err)
 {
     rf_status s;
-    if ((s = check_dim("heads", d->heads, 1, err)) || (s = check_dim("k width", d->k_dim, 1, err)) ||
+    if ((s = check_dim("heads", d->heads, 1, err)) ||
+        (s = check_dim("k width", d->k_dim, 1, err)) ||
         (s = check_dim("v width", d->v_dim, 1, err)) ||
-        (s = check_dim("groups", d->groups, 1, err)) || (s = check_dim("batch", d->batch, 1, err)) ||
+        (s = check_dim("groups", d->groups, 1, err)) ||
+        (s = check_dim("batch", d->batch, 1, err)) ||
         (s = check_dim("query tokens", d->q_tokens, 1, err)) ||
         (s = check_dim("chunk", d->chunk, 1, err)))
         return s;
@@ -520,13 +516,16 @@ static rf_op seq_row(const char *name, const rf_seq_desc *d)
 {
     return (rf_op){.name = name,
                    .kind = d->q_tokens == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
-                   .m = d->batch * d->q_tokens, .k = d->k_dim, .n = d->v_dim, .count = 1};
+                   .m = d->batch * d->q_tokens,
+                   .k = d->k_dim,
+                   .n = d->v_dim,
+                   .count = 1};
 }
 
 /* The state of h heads of k x v elements, read (when held before the step)
  * and written, B sequences: kv_bytes; and, full, act elements `act` */
-static rf_status seq_bytes(const char *name, const rf_seq_desc *d, uint64_t passes,
-                           rf_dtype state, uint64_t act, rf_dtype a, rf_op *op, rf_err *err)
+static rf_status seq_bytes(const char *name, const rf_seq_desc *d, uint64_t passes, rf_dtype state,
+                           uint64_t act, rf_dtype a, rf_op *op, rf_err *err)
 {
     uint64_t n;
     if (!mul4((uint64_t)d->heads, (uint64_t)d->k_dim, (uint64_t)d->v_dim, (uint64_t)d->batch, &n) ||
@@ -560,8 +559,10 @@ static bool chunked_flops(const rf_seq_desc *d, bool gdn, uint64_t *out)
 {
     uint64_t T = (uint64_t)d->q_tokens, C = (uint64_t)d->chunk, full = 0, tail = 0, f = 0;
     uint64_t dk = (uint64_t)d->k_dim, dv = (uint64_t)d->v_dim, h = (uint64_t)d->heads;
-    bool ok = gdn ? gdn_chunk_flops(C, dk, dv, &full) && (T % C == 0 || gdn_chunk_flops(T % C, dk, dv, &tail))
-                  : ssd_chunk_flops(d, C, &full) && (T % C == 0 || ssd_chunk_flops(d, T % C, &tail));
+    bool ok =
+        gdn ? gdn_chunk_flops(C, dk, dv, &full) &&
+                  (T % C == 0 || gdn_chunk_flops(T % C, dk, dv, &tail))
+            : ssd_chunk_flops(d, C, &full) && (T % C == 0 || ssd_chunk_flops(d, T % C, &tail));
     if (!ok || !addmul(&f, T / C, full) || !rf_add_u64(f, tail, &f))
         return false;
     if (gdn && !rf_mul_u64(f, h, &f)) /* the GDN chunk is per head */
@@ -625,8 +626,13 @@ rf_status rf_op_short_conv(const char *name, int64_t batch, int64_t q_tokens, in
     uint64_t M, D = (uint64_t)channels, K = (uint64_t)kernel, st, x;
     if (!rf_mul_u64((uint64_t)batch, (uint64_t)q_tokens, &M) || M > (uint64_t)RF_DIM_MAX)
         return overflow(name, err);
-    rf_op op = {.name = name, .kind = q_tokens == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
-                .m = (int64_t)M, .k = kernel, .n = channels, .w = w, .count = 1};
+    rf_op op = {.name = name,
+                .kind = q_tokens == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
+                .m = (int64_t)M,
+                .k = kernel,
+                .n = channels,
+                .w = w,
+                .count = 1};
     /* F = 2 K D a token; W = K D b_w; the state of K - 1 inputs a channel,
      * read (decode, or prefill after a cached state) and written, B times */
     uint64_t passes = q_tokens == 1 || has_state ? 2 : 1;
@@ -644,7 +650,8 @@ rf_status rf_op_indexer(const char *name, int64_t heads, int64_t dim, const rf_a
                         uint64_t bytes_per_key, rf_dtype a, bool full, rf_op *out, rf_err *err)
 {
     rf_status s;
-    if ((s = check_dim("index heads", heads, 1, err)) || (s = check_dim("index dim", dim, 1, err)) ||
+    if ((s = check_dim("index heads", heads, 1, err)) ||
+        (s = check_dim("index dim", dim, 1, err)) ||
         (s = check_dim("batch", keys->batch, 1, err)) ||
         (s = check_dim("query tokens", keys->q_tokens, 1, err)) ||
         (s = check_dim("context", keys->keys, 1, err)))
@@ -656,14 +663,18 @@ rf_status rf_op_indexer(const char *name, int64_t heads, int64_t dim, const rf_a
         return s;
     if (!rf_mul_u64(B, (uint64_t)d.q_tokens, &M) || M > (uint64_t)RF_DIM_MAX)
         return overflow(name, err);
-    rf_op op = {.name = name, .kind = d.q_tokens == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
-                .m = (int64_t)M, .k = dim, .n = d.keys, .count = 1};
+    rf_op op = {.name = name,
+                .kind = d.q_tokens == 1 ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL,
+                .m = (int64_t)M,
+                .k = dim,
+                .n = d.keys,
+                .count = 1};
     /* F = 2 heads dim a query-key pair; Q = S keys' index entries a sequence;
      * full: each query's heads dim q and its heads weights read */
     if (!mul4(2 * (uint64_t)heads, (uint64_t)dim, pairs, B, &op.flops) ||
         !mul4(bytes_per_key, (uint64_t)d.keys, B, 1, &op.kv_bytes) ||
-        (full && (!mul4(M, (uint64_t)heads, (uint64_t)dim + 1, 1, &x) ||
-                  !elems(a, x, &op.act_bytes))) ||
+        (full &&
+         (!mul4(M, (uint64_t)heads, (uint64_t)dim + 1, 1, &x) || !elems(a, x, &op.act_bytes))) ||
         !rf_add_u64(op.kv_bytes, op.act_bytes, &op.bytes))
         return overflow(name, err);
     *out = op;

@@ -36,13 +36,11 @@ static rf_status degree(const char *opt, int64_t v, rf_err *err)
 }
 
 /* Divisibility of one width by T, named by its config key. */
-static rf_status splits(const rf_model *m, const char *key, int64_t width, int64_t t,
-                        rf_err *err)
+static rf_status splits(const rf_model *m, const char *key, int64_t width, int64_t t, rf_err *err)
 {
     if (width % t)
-        return rf_err_set(err, RF_EINVAL,
-                          "--tp %lld does not split %s: %s (%lld) %% %lld != 0", (long long)t,
-                          m->name, key, (long long)width, (long long)t);
+        return rf_err_set(err, RF_EINVAL, "--tp %lld does not split %s: %s (%lld) %% %lld != 0",
+                          (long long)t, m->name, key, (long long)width, (long long)t);
     return RF_OK;
 }
 
@@ -123,8 +121,7 @@ rf_status rf_layout_validate(const rf_model *m, const rf_layout *l, rf_err *err)
         if (m->n_experts % l->ep)
             return rf_err_set(err, RF_EINVAL,
                               "--ep %lld does not split %s: %lld routed experts %% %lld != 0",
-                              (long long)l->ep, m->name, (long long)m->n_experts,
-                              (long long)l->ep);
+                              (long long)l->ep, m->name, (long long)m->n_experts, (long long)l->ep);
         if (l->ep % t)
             return rf_err_set(err, RF_EINVAL,
                               "--ep %lld with --tp %lld: an expert group is whole "
@@ -154,9 +151,8 @@ rf_status rf_layout_shard(const rf_model *m, const rf_layout *l, int64_t first, 
     if (s)
         return s;
     if (first < 0 || count < 1 || first + count > m->layers)
-        return rf_err_set(err, RF_EINVAL, "%s: layers [%lld, %lld) are not in its %lld",
-                          m->name, (long long)first, (long long)(first + count),
-                          (long long)m->layers);
+        return rf_err_set(err, RF_EINVAL, "%s: layers [%lld, %lld) are not in its %lld", m->name,
+                          (long long)first, (long long)(first + count), (long long)m->layers);
     int64_t t = l->tp;
     rf_model d = *m;
     d.n_q = m->n_q / t;
@@ -257,7 +253,8 @@ void rf_hw_links_defaults(rf_hw_links *k)
         snprintf(k->out_name, sizeof k->out_name, "InfiniBand NDR 400 Gb/s");
         k->out_bw_bytes_per_s = 50e9; /* 400 Gb/s a device */
         k->out_latency_s = 5e-6;
-        n += (size_t)snprintf(filled + n, sizeof filled - n, "scale-out InfiniBand NDR 400 Gb/s "
+        n += (size_t)snprintf(filled + n, sizeof filled - n,
+                              "scale-out InfiniBand NDR 400 Gb/s "
                               "= 50 GB/s, 5 us a hop; ");
     }
     if (!(k->up_latency_s > 0) && n < sizeof filled) {
@@ -284,7 +281,10 @@ static rf_status links_check(const rf_hw_links *k, rf_err *err)
         return rf_err_set(err, RF_EINVAL,
                           "--link-bw: the scale-up link's bandwidth is not known (0: a measured "
                           "profile holds links only from measure --mpi): give --link-bw GBPS");
-    const struct { const char *what; double v; } f[] = {
+    const struct {
+        const char *what;
+        double v;
+    } f[] = {
         {"--link-bw (scale-up link bandwidth)", k->up_bw_bytes_per_s},
         {"scale-out link bandwidth", k->out_bw_bytes_per_s},
         {"--link-latency (scale-up hop latency)", k->up_latency_s},
@@ -387,8 +387,7 @@ static rf_status ep_share(const rf_model *shard, const rf_step_opts *so, const r
         if (st)
             return st;
         if (group.n_ops != s->n_ops) /* the operator list does not depend on B */
-            return rf_err_set(err, RF_ERANGE, "%s: the expert group's step differs",
-                              shard->name);
+            return rf_err_set(err, RF_ERANGE, "%s: the expert group's step differs", shard->name);
         src = &group;
     }
     s->experts_touched = src->experts_touched / (double)ep; /* of its E_routed / E */
@@ -509,8 +508,8 @@ static double none_held(int64_t e_all, int64_t held, int64_t k)
  * row with probability 1 - C(E_routed - held_j, k) / C(E_routed, k); a
  * device's rows go to the other nodes, the node with the most remote
  * experts bounding the step. The combine returns the same rows. */
-static uint64_t ep_between_nodes(const rf_model *m, uint64_t M, int64_t t, int64_t ep,
-                                 int64_t per, uint64_t ba)
+static uint64_t ep_between_nodes(const rf_model *m, uint64_t M, int64_t t, int64_t ep, int64_t per,
+                                 uint64_t ba)
 {
     int64_t nodes = (ep + per - 1) / per, e = m->n_experts;
     double worst = 0;
@@ -556,12 +555,11 @@ static rf_status tp_collectives(const rf_model *m, const rf_step_opts *so, const
     bool tp = t > 1; /* no TP: no all-reduce (a count of 0 adds no row) */
     rf_status s;
     if ((s = add_coll(st, "tp_allreduce_attn", RF_COLL_ALLREDUCE, tp ? n : 0, msg, t, k, err)) ||
-        (s = add_coll(st, "tp_allreduce_mlp", RF_COLL_ALLREDUCE, tp ? ffn : 0, msg, t, k,
-                      err)) ||
+        (s = add_coll(st, "tp_allreduce_mlp", RF_COLL_ALLREDUCE, tp ? ffn : 0, msg, t, k, err)) ||
         (s = add_coll(st, "ep_dispatch", RF_COLL_ALLTOALL, moe, ktok, ep, k, err)) ||
         (s = add_coll(st, "ep_combine", RF_COLL_ALLTOALL, moe, ktok, ep, k, err)) ||
-        (is_first && (s = add_coll(st, "embed_allreduce", RF_COLL_ALLREDUCE, tp, msg, t, k,
-                                   err))) ||
+        (is_first &&
+         (s = add_coll(st, "embed_allreduce", RF_COLL_ALLREDUCE, tp, msg, t, k, err))) ||
         (is_last && (s = add_coll(st, "lm_head_allgather", RF_COLL_ALLGATHER, tp,
                                   logit_rows(so, mix) * (uint64_t)m->vocab * ba, t, k, err))))
         return s;
@@ -578,8 +576,7 @@ static rf_status pp_send(const rf_model *m, const rf_step_opts *so, const rf__mi
     /* a stage's devices: its TP group, or the expert group's when wider */
     int64_t t = out->layout.ep > out->layout.tp ? out->layout.ep : out->layout.tp;
     int64_t a = ((int64_t)i + 1) * t - 1, b = a + 1;
-    rf_coll send = {.name = "pp_send", .kind = RF_COLL_P2P, .count = 1, .bytes = msg,
-                    .ranks = 2};
+    rf_coll send = {.name = "pp_send", .kind = RF_COLL_P2P, .count = 1, .bytes = msg, .ranks = 2};
     on_link(&send, k, a / k->devices_per_node == b / k->devices_per_node);
     out->send_s += send.time_s;
     rf_status s = add_coll(st, "pp_send", RF_COLL_P2P, 1, msg, 2, k, err);
@@ -591,9 +588,9 @@ static rf_status pp_send(const rf_model *m, const rf_step_opts *so, const rf__mi
 
 /* A device's step of layers [first, first + count): o's step, or the mixed
  * step mix (NULL: none), of the shard; under EP its expert rows' share. */
-static rf_status device_step(const rf_model *m, const rf_layout *l, int64_t first,
-                             int64_t count, const rf_step_opts *o, const rf__mix *mix,
-                             const rf_roof *roof, rf_model *shard, rf_step *out, rf_err *err)
+static rf_status device_step(const rf_model *m, const rf_layout *l, int64_t first, int64_t count,
+                             const rf_step_opts *o, const rf__mix *mix, const rf_roof *roof,
+                             rf_model *shard, rf_step *out, rf_err *err)
 {
     rf_status s;
     if ((s = rf_layout_shard(m, l, first, count, shard, err)) ||
@@ -602,9 +599,9 @@ static rf_status device_step(const rf_model *m, const rf_layout *l, int64_t firs
     return l->ep > 1 ? ep_share(shard, o, mix, roof, l, out, err) : RF_OK;
 }
 
-rf_status rf_par_device_step(const rf_model *m, const rf_layout *l, int64_t first,
-                             int64_t count, const rf_step_opts *o, const rf_roof *roof,
-                             rf_model *shard, rf_step *out, rf_err *err)
+rf_status rf_par_device_step(const rf_model *m, const rf_layout *l, int64_t first, int64_t count,
+                             const rf_step_opts *o, const rf_roof *roof, rf_model *shard,
+                             rf_step *out, rf_err *err)
 {
     return device_step(m, l, first, count, o, NULL, roof, shard, out, err);
 }
@@ -657,8 +654,8 @@ static void pipeline_rates(const rf_step_opts *o, rf_par *out)
     for (size_t i = 0; i < out->n_stages; i++)
         ov_lat += out->stages[i].overlap_floor_s;
     ov_lat += out->send_s;
-    out->overlap_tokens_per_s = out->tokens_per_s * out->cycle_s /
-                                (ov_lat > ov_busy ? ov_lat : ov_busy);
+    out->overlap_tokens_per_s =
+        out->tokens_per_s * out->cycle_s / (ov_lat > ov_busy ? ov_lat : ov_busy);
     out->comm_share = w->floor_s > 0 ? w->comm_s / w->floor_s : 0;
 }
 
@@ -670,16 +667,14 @@ int64_t rf__par_micro_batches(const rf_layout *l, int64_t batch)
 /* rf_par_compute, of o's step or (mix not NULL) of the mixed step mix a
  * micro-batch runs, o then the replica's decode (rf__par_mixed). */
 static rf_status par_compute(const rf_model *m, const rf_step_opts *o, const rf__mix *mix,
-                             const rf_roof *roof, const rf_par_opts *po, rf_par *out,
-                             rf_err *err)
+                             const rf_roof *roof, const rf_par_opts *po, rf_par *out, rf_err *err)
 {
     const rf_layout *l = &po->layout;
     rf_status s;
     if ((s = rf_layout_validate(m, l, err)) || (s = links_check(&po->links, err)))
         return s;
     if (o->batch < 1)
-        return rf_err_set(err, RF_EINVAL, "batch (%lld) must be at least 1",
-                          (long long)o->batch);
+        return rf_err_set(err, RF_EINVAL, "batch (%lld) must be at least 1", (long long)o->batch);
     out->links = po->links;
     out->layout = *l;
     out->devices = rf_layout_devices(l);
@@ -772,17 +767,20 @@ rf_status rf_par_sweep_eval(rf_par_sweep *ps, int64_t context, rf_par_point *p, 
     }
     double busy = (double)par->micro_batches * slow;
     double cycle = lat > busy ? lat : busy;
-    *p = (rf_par_point){.batch = ps->batch, .context = context, .floor_s = slow,
-                        .token_latency_s = lat, .cycle_s = cycle, .bubble = 1 - busy / cycle,
+    *p = (rf_par_point){.batch = ps->batch,
+                        .context = context,
+                        .floor_s = slow,
+                        .token_latency_s = lat,
+                        .cycle_s = cycle,
+                        .bubble = 1 - busy / cycle,
                         .comm_share = slow > 0 ? slow_comm / slow : 0};
     p->tokens_per_s = (double)par->layout.dp * (double)ps->batch / cycle;
     p->tokens_per_s_device = p->tokens_per_s / (double)par->devices;
     return RF_OK;
 }
 
-rf_status rf_par_capacity_compute(const rf_model *m, const rf_step_opts *o,
-                                  const rf_par_opts *po, int64_t context,
-                                  rf_par_capacity *out, rf_err *err)
+rf_status rf_par_capacity_compute(const rf_model *m, const rf_step_opts *o, const rf_par_opts *po,
+                                  int64_t context, rf_par_capacity *out, rf_err *err)
 {
     const rf_layout *l = &po->layout;
     rf_status s = rf_layout_validate(m, l, err);

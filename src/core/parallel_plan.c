@@ -13,8 +13,12 @@ static int rank_rows(const rf_plan_row *a, const rf_plan_row *b, rf_objective ob
             return a->devices < b->devices ? -1 : 1;
         x = -a->tokens_per_s_device, y = -b->tokens_per_s_device;
         break;
-    case RF_OBJ_LATENCY: x = a->token_latency_s, y = b->token_latency_s; break;
-    case RF_OBJ_THROUGHPUT: x = -a->tokens_per_s, y = -b->tokens_per_s; break;
+    case RF_OBJ_LATENCY:
+        x = a->token_latency_s, y = b->token_latency_s;
+        break;
+    case RF_OBJ_THROUGHPUT:
+        x = -a->tokens_per_s, y = -b->tokens_per_s;
+        break;
     }
     if (x != y)
         return x < y ? -1 : 1;
@@ -59,14 +63,17 @@ rf_status rf_plan_compute(const rf_model *m, const rf_step_opts *o, const rf_roo
                         return s;
                     out->n_tried++;
                     const rf_par *r = &out->scratch;
-                    rf_plan_row row = {.layout = p.layout, .devices = r->devices,
-                                       .fits = r->fits, .margin_bytes = r->min_margin_bytes,
+                    rf_plan_row row = {.layout = p.layout,
+                                       .devices = r->devices,
+                                       .fits = r->fits,
+                                       .margin_bytes = r->min_margin_bytes,
                                        .budget_bytes = r->stages[0].budget_bytes,
                                        .floor_s = r->stages[r->slowest].floor_s,
                                        .token_latency_s = r->token_latency_s,
                                        .tokens_per_s = r->tokens_per_s,
                                        .tokens_per_s_device = r->tokens_per_s_device,
-                                       .comm_share = r->comm_share, .bubble = r->bubble};
+                                       .comm_share = r->comm_share,
+                                       .bubble = r->bubble};
                     for (size_t i = 0; i < r->n_stages; i++)
                         if ((double)r->stages[i].needed_bytes > row.needed_bytes)
                             row.needed_bytes = (double)r->stages[i].needed_bytes;

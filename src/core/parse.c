@@ -33,12 +33,12 @@ static rf_status int_in(const char *text, const char *s, const char *e, int64_t 
     if (!digits(s + neg, e, &v))
         return rf_err_set(err, RF_EINVAL, "'%s' is not an integer", text);
     if (v > (uint64_t)INT64_MAX)
-        return rf_err_set(err, RF_ERANGE, "'%s' is out of range [%lld, %lld]", text,
-                          (long long)lo, (long long)hi);
+        return rf_err_set(err, RF_ERANGE, "'%s' is out of range [%lld, %lld]", text, (long long)lo,
+                          (long long)hi);
     int64_t x = neg ? -(int64_t)v : (int64_t)v;
     if (x < lo || x > hi)
-        return rf_err_set(err, RF_ERANGE, "'%s' is out of range [%lld, %lld]", text,
-                          (long long)lo, (long long)hi);
+        return rf_err_set(err, RF_ERANGE, "'%s' is out of range [%lld, %lld]", text, (long long)lo,
+                          (long long)hi);
     *out = x;
     return RF_OK;
 }
@@ -91,9 +91,16 @@ rf_status rf_parse_size(const char *text, uint64_t *out, rf_err *err)
         const char *suffix;
         double scale;
     } units[] = {
-        {"", 1},           {"B", 1},           {"KB", 1e3},          {"MB", 1e6},
-        {"GB", 1e9},       {"TB", 1e12},       {"KiB", 1024.0},      {"MiB", 1048576.0},
-        {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+        {"", 1},
+        {"B", 1},
+        {"KB", 1e3},
+        {"MB", 1e6},
+        {"GB", 1e9},
+        {"TB", 1e12},
+        {"KiB", 1024.0},
+        {"MiB", 1048576.0},
+        {"GiB", 1073741824.0},
+        {"TiB", 1099511627776.0},
     };
     double v;
     const char *e;
@@ -113,7 +120,8 @@ rf_status rf_parse_size(const char *text, uint64_t *out, rf_err *err)
             return RF_OK;
         }
     return rf_err_set(err, RF_EINVAL,
-                      "'%s': unknown size unit '%s' (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)", text, e);
+                      "'%s': unknown size unit '%s' (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)", text,
+                      e);
 }
 
 /* Walk a range, calling emit for each value; shared by count and fill. */

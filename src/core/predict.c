@@ -58,8 +58,7 @@ static bool uncalibrated(const rf_op *op)
     return false;
 }
 
-rf_status rf_calib_predict_op(const rf_calib *c, const rf_op *op, rf_calib_pred *out,
-                              rf_err *err)
+rf_status rf_calib_predict_op(const rf_calib *c, const rf_op *op, rf_calib_pred *out, rf_err *err)
 {
     rf_calib_kind k;
     int64_t x, a, b;
@@ -103,13 +102,13 @@ rf_status rf_calib_predict_step(const rf_calib *c, const rf_step *st, double new
 typedef struct scan {
     const rf_calib *c;
     const rf_model *m;
-    rf_step_opts o;             /* the decode step; context set per call    */
+    rf_step_opts o; /* the decode step; context set per call    */
     const rf_roof *roof;
     rf_err *err;
     rf_step a, b, x;
-    int64_t first, last;        /* the whole range                          */
+    int64_t first, last; /* the whole range                          */
     double sum_s, first_s, last_s;
-    double lo_s, hi_s;          /* the sum's band                           */
+    double lo_s, hi_s; /* the sum's band                           */
     size_t pieces;
     bool outside[RF_STEP_MAX_OPS], varying[RF_STEP_MAX_OPS];
 } scan;
@@ -284,9 +283,10 @@ static rf_status generate_check(const rf_model *m, const rf_step_opts *o, const 
     if (s)
         return s;
     if (px->cascade)
-        return rf_err_set(err, RF_EINVAL, "prefix-kernel cascade is not predicted: its decode "
-                                          "reads the prefix once a step, a kernel the "
-                                          "calibration did not time");
+        return rf_err_set(err, RF_EINVAL,
+                          "prefix-kernel cascade is not predicted: its decode "
+                          "reads the prefix once a step, a kernel the "
+                          "calibration did not time");
     /* the prefix's own checks, on a one-token output (no decode to sum) */
     return px->shared ? rf_generate_prefix_compute(m, o, roof, prompt, 1, px, &g, err) : RF_OK;
 }
@@ -358,8 +358,7 @@ rf_status rf_calib_predict_serve(const rf_calib *c, const rf_serve *sv, rf_serve
 
 rf_status rf_calib_predict_frontier(const rf_calib *c, const rf_model *m, const rf_step_opts *o,
                                     const rf_roof *roof, int64_t prompt, int64_t output,
-                                    rf_frontier_point *out, size_t *outside, size_t n,
-                                    rf_err *err)
+                                    rf_frontier_point *out, size_t *outside, size_t n, rf_err *err)
 {
     for (size_t i = 0; i < n; i++) {
         rf_step_opts bo = *o;
@@ -368,8 +367,10 @@ rf_status rf_calib_predict_frontier(const rf_calib *c, const rf_model *m, const 
         rf_status s = rf_calib_predict_generate(c, m, &bo, roof, prompt, output, NULL, &g, err);
         if (s)
             return s;
-        out[i] = (rf_frontier_point){.batch = bo.batch, .ttft_s = g.ttft_s,
-                                     .tpot_s = g.tpot_mean_s, .latency_s = g.latency_s,
+        out[i] = (rf_frontier_point){.batch = bo.batch,
+                                     .ttft_s = g.ttft_s,
+                                     .tpot_s = g.tpot_mean_s,
+                                     .latency_s = g.latency_s,
                                      .tokens_per_s = g.tokens_per_s};
         if (outside)
             outside[i] = g.n_outside;

@@ -24,12 +24,12 @@ typedef struct summer {
     rf_step_opts o;
     const rf_roof *roof;
     rf_err *err;
-    rf_step st;          /* scratch of rf_step_compute (~10 KB)           */
-    int64_t cascade;     /* decode only: a prefix of this many positions,
+    rf_step st;       /* scratch of rf_step_compute (~10 KB)           */
+    int64_t cascade;  /* decode only: a prefix of this many positions,
                             shared by the B sequences, read once a step   */
-    bool every_logit;    /* prefill only: lm_head scores every one of the
+    bool every_logit; /* prefill only: lm_head scores every one of the
                             T positions (a speculative verification)      */
-    int64_t queries;     /* decode only, above 1: the B rows are B / q
+    int64_t queries;  /* decode only, above 1: the B rows are B / q
                             sequences of q queries each, every sequence's
                             K/V read once (an absorbed MLA verification)  */
     double floor_s, sum_of_max_s;
@@ -57,16 +57,17 @@ static void refloor(rf_step *st, const rf_step_opts *o)
 static rf_status prefix_layers(const rf_model *m, rf_err *err)
 {
     if (rf_model_sliding_layers(m))
-        return rf_err_set(err, RF_EINVAL, "%s: a shared prefix on sliding-window layers is not "
-                                          "modelled",
+        return rf_err_set(err, RF_EINVAL,
+                          "%s: a shared prefix on sliding-window layers is not "
+                          "modelled",
                           m->name);
     bool chunked = false;
     for (int64_t l = 0; l < m->layers; l++)
         chunked = chunked || rf_model_layer_local(m, l) == RF_LOCAL_CHUNKED;
     if (chunked || rf_model_has_state(m) || m->index_topk)
-        return rf_err_set(err, RF_EINVAL,
-                          "%s: a shared prefix on %s layers is not modelled", m->name,
-                          chunked ? "chunked-attention"
+        return rf_err_set(err, RF_EINVAL, "%s: a shared prefix on %s layers is not modelled",
+                          m->name,
+                          chunked         ? "chunked-attention"
                           : m->index_topk ? "sparse-attention (DSA)"
                                           : "Gated DeltaNet or Mamba2");
     return RF_OK;
@@ -112,8 +113,7 @@ static rf_status cascade(rf_step *st, const rf_step_opts *o, int64_t prefix, rf_
 static rf_status read_once(rf_step *st, const rf_step_opts *o, int64_t q, rf_err *err)
 {
     return kv_shed(st, o, (uint64_t)q, (uint64_t)(q - 1),
-                   "a verification's K/V bytes are not a whole number of reads of a sequence",
-                   err);
+                   "a verification's K/V bytes are not a whole number of reads of a sequence", err);
 }
 
 static rf_status mixed_totals(const rf_step_opts *o, const rf_roof *roof, int64_t tokens,
@@ -122,8 +122,7 @@ static rf_status mixed_totals(const rf_step_opts *o, const rf_roof *roof, int64_
 /* A verification step scores all T query positions of a sequence (each
  * checks a speculated token), not only the last as a prefill does: lm_head
  * at M = B T rows, its weights read once as before; the totals follow. */
-static rf_status every_logit(rf_step *st, const rf_step_opts *o, const rf_roof *roof,
-                             rf_err *err)
+static rf_status every_logit(rf_step *st, const rf_step_opts *o, const rf_roof *roof, rf_err *err)
 {
     int64_t rows = o->batch * o->tokens; /* <= RF_DIM_MAX: the step checked its tokens */
     for (size_t i = 0; i < st->n_ops; i++) {
@@ -252,8 +251,13 @@ static rf_status floor_sum(const rf_model *m, const rf_step_opts *o, const rf_ro
         return rf_err_set(err, RF_EINVAL, "contexts %lld..%lld: need 0 <= first <= last",
                           (long long)lo, (long long)hi);
     static const size_t depth = 128; /* two ranges a halving of 2^40 */
-    summer sm = {.m = m, .o = *o, .roof = roof, .err = err, .cascade = prefix,
-                 .every_logit = every_logit, .queries = queries};
+    summer sm = {.m = m,
+                 .o = *o,
+                 .roof = roof,
+                 .err = err,
+                 .cascade = prefix,
+                 .every_logit = every_logit,
+                 .queries = queries};
     rf_floor_sum r = {.steps = hi - lo + 1};
     point a, b, x;
     rf_status s;
@@ -319,8 +323,8 @@ rf_status rf__serve_sizes(const rf_step_opts *o, int64_t prompt, int64_t output,
 static rf_status check_sizes(const rf_step_opts *o, int64_t prompt, int64_t output, rf_err *err)
 {
     if (o->batch < 1 || o->batch > RF_DIM_MAX)
-        return rf_err_set(err, RF_EINVAL, "batch (%lld) must be in [1, %lld]",
-                          (long long)o->batch, (long long)RF_DIM_MAX);
+        return rf_err_set(err, RF_EINVAL, "batch (%lld) must be in [1, %lld]", (long long)o->batch,
+                          (long long)RF_DIM_MAX);
     if (prompt < 1 || prompt > RF_DIM_MAX)
         return rf_err_set(err, RF_EINVAL, "prompt (%lld) must be in [1, %lld] tokens",
                           (long long)prompt, (long long)RF_DIM_MAX);
@@ -361,9 +365,9 @@ static rf_status prefill(const rf_model *m, const rf_step_opts *o, const rf_roof
     return RF_OK;
 }
 
-rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o,
-                                     const rf_roof *roof, int64_t prompt, int64_t output,
-                                     const rf_prefix *px, rf_generate *out, rf_err *err)
+rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                                     int64_t prompt, int64_t output, const rf_prefix *px,
+                                     rf_generate *out, rf_err *err)
 {
     rf_status s = check_sizes(o, prompt, output, err);
     if (s)
@@ -377,12 +381,15 @@ rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o,
         return s;
     if (px->cascade && !ps)
         return rf_err_set(err, RF_EINVAL, "prefix-kernel cascade needs a shared prefix");
-    rf_generate g = {.batch = o->batch, .prompt = prompt, .output = output,
-                     .final_positions = prompt + output - 1, .prefix = *px};
+    rf_generate g = {.batch = o->batch,
+                     .prompt = prompt,
+                     .output = output,
+                     .final_positions = prompt + output - 1,
+                     .prefix = *px};
     static const rf_floor_sum none = {0};
     /* the prefix's prefill once, then the B suffixes after it */
-    if (ps && (s = prefill(m, o, roof, 1, ps, 0, &g.ttft_s, &g.ttft_sum_of_max_s,
-                           &g.prefill_regime, err)))
+    if (ps && (s = prefill(m, o, roof, 1, ps, 0, &g.ttft_s, &g.ttft_sum_of_max_s, &g.prefill_regime,
+                           err)))
         return s;
     if (ps < prompt && (s = prefill(m, o, roof, o->batch, prompt - ps, ps, &g.ttft_s,
                                     &g.ttft_sum_of_max_s, &g.prefill_regime, err)))
@@ -392,8 +399,8 @@ rf_status rf_generate_prefix_compute(const rf_model *m, const rf_step_opts *o,
         rf_step_opts dec = *o;
         dec.phase = RF_DECODE;
         dec.tokens = 1;
-        if ((s = floor_sum(m, &dec, roof, prompt + 1, prompt + output - 1,
-                           px->cascade ? ps : 0, false, 1, &g.decode, err)))
+        if ((s = floor_sum(m, &dec, roof, prompt + 1, prompt + output - 1, px->cascade ? ps : 0,
+                           false, 1, &g.decode, err)))
             return s;
         g.tpot_mean_s = g.decode.floor_s / (double)(output - 1);
         g.tpot_first_s = g.decode.first_s;
@@ -428,8 +435,8 @@ double rf_spec_tokens_per_iter(int64_t k, double alpha)
     return (1 - pow(alpha, (double)(k + 1))) / (1 - alpha);
 }
 
-rf_status rf__spec_check(const rf_model *target, const rf_model *draft, int64_t output,
-                         int64_t k, double accept, rf_err *err)
+rf_status rf__spec_check(const rf_model *target, const rf_model *draft, int64_t output, int64_t k,
+                         double accept, rf_err *err)
 {
     if (k < 1 || k > 64)
         return rf_err_set(err, RF_EINVAL, "spec-k (%lld) must be in [1, 64]", (long long)k);
@@ -440,10 +447,9 @@ rf_status rf__spec_check(const rf_model *target, const rf_model *draft, int64_t 
                           "output (%lld): speculation needs at least 2 output tokens",
                           (long long)output);
     if (draft->vocab != target->vocab)
-        return rf_err_set(err, RF_EINVAL,
-                          "draft %s has a vocabulary of %lld tokens, the target %s %lld",
-                          draft->name, (long long)draft->vocab, target->name,
-                          (long long)target->vocab);
+        return rf_err_set(
+            err, RF_EINVAL, "draft %s has a vocabulary of %lld tokens, the target %s %lld",
+            draft->name, (long long)draft->vocab, target->name, (long long)target->vocab);
     return RF_OK;
 }
 
@@ -549,8 +555,9 @@ static rf_status mixed_tokens(const rf_model *m, int64_t decode_batch, const rf_
                               size_t n_groups, int64_t *tokens_out, rf_err *err)
 {
     if (m->kv_lora_rank > 0)
-        return rf_err_set(err, RF_EINVAL, "%s: mixed steps of MLA models are not modelled "
-                                          "(kv_b_proj expands the cached latents)",
+        return rf_err_set(err, RF_EINVAL,
+                          "%s: mixed steps of MLA models are not modelled "
+                          "(kv_b_proj expands the cached latents)",
                           m->name);
     if (decode_batch < 0)
         return rf_err_set(err, RF_EINVAL, "decode (%lld) must be >= 0", (long long)decode_batch);
@@ -627,8 +634,7 @@ static rf_status mixed_attention(const rf_model *m, const rf_step_opts *o, const
         c.batch = g[i].count;
         c.tokens = g[i].tokens;
         c.context = g[i].context;
-        if ((s = rf_step_compute(m, &c, roof, &part, err)) ||
-            (s = take_attention(out, &part, err)))
+        if ((s = rf_step_compute(m, &c, roof, &part, err)) || (s = take_attention(out, &part, err)))
             return s;
     }
     return RF_OK;
@@ -645,12 +651,12 @@ static rf_status mixed_totals(const rf_step_opts *o, const rf_roof *roof, int64_
         if (!rf_mul_u64(op->count, op->flops, &v) || !rf_add_u64(flops, v, &flops) ||
             !rf_mul_u64(op->count, op->bytes, &v) || !rf_add_u64(op_bytes, v, &op_bytes))
             return rf_err_set(err, RF_ERANGE, "mixed step: totals overflow 64 bits");
-        som += (double)op->count * rf_roof_place(roof, (double)op->flops, (double)op->bytes).floor_s;
+        som +=
+            (double)op->count * rf_roof_place(roof, (double)op->flops, (double)op->bytes).floor_s;
     }
     uint64_t total = op_bytes;
-    if (o->traffic != RF_TRAFFIC_FULL &&
-        (!rf_add_u64(out->weight_bytes, out->kv_bytes, &total) ||
-         !rf_add_u64(total, out->extra_bytes, &total)))
+    if (o->traffic != RF_TRAFFIC_FULL && (!rf_add_u64(out->weight_bytes, out->kv_bytes, &total) ||
+                                          !rf_add_u64(total, out->extra_bytes, &total)))
         return rf_err_set(err, RF_ERANGE, "mixed step: bytes overflow 64 bits");
     out->flops = flops;
     out->op_bytes = op_bytes;
@@ -733,14 +739,13 @@ rf_status rf__serve_chunking(const rf_serve_opts *so, int64_t decode_tokens, int
     int64_t c = so->chunk ? so->chunk : own;
     if (so->max_batched_tokens) {
         if (so->max_batched_tokens <= decode_tokens)
-            return rf_err_set(err, RF_EINVAL,
-                              "max-batched-tokens (%lld) must exceed the %s (%lld): the %s "
-                              "tokens alone fill the step",
-                              (long long)so->max_batched_tokens,
-                              decode_tokens > so->concurrency ? "concurrency x (K + 1)"
-                                                              : "concurrency",
-                              (long long)decode_tokens,
-                              decode_tokens > so->concurrency ? "verified" : "decode");
+            return rf_err_set(
+                err, RF_EINVAL,
+                "max-batched-tokens (%lld) must exceed the %s (%lld): the %s "
+                "tokens alone fill the step",
+                (long long)so->max_batched_tokens,
+                decode_tokens > so->concurrency ? "concurrency x (K + 1)" : "concurrency",
+                (long long)decode_tokens, decode_tokens > so->concurrency ? "verified" : "decode");
         if (so->max_batched_tokens - decode_tokens < c)
             c = so->max_batched_tokens - decode_tokens;
     }
@@ -762,8 +767,9 @@ static rf_status serve_check(const rf_model *m, const rf_step_opts *o, const rf_
     if (s)
         return s;
     if (so->chunk < 0 || so->max_batched_tokens < 0)
-        return rf_err_set(err, RF_EINVAL, "chunk (%lld) and max-batched-tokens (%lld) must be "
-                                          ">= 1",
+        return rf_err_set(err, RF_EINVAL,
+                          "chunk (%lld) and max-batched-tokens (%lld) must be "
+                          ">= 1",
                           (long long)so->chunk, (long long)so->max_batched_tokens);
     if (so->concurrency > RF_DIM_MAX / so->prompt)
         return rf_err_set(err, RF_ERANGE, "concurrency x prompt passes %lld tokens",
@@ -789,8 +795,7 @@ rf_status rf_serve_compute(const rf_model *m, const rf_step_opts *o, const rf_ro
         return s;
     int64_t bq = so->concurrency, own = so->prompt - so->prefix.shared, n = so->output;
     out->opts = *so;
-    if ((s = rf__serve_chunking(so, bq, &out->chunk, &out->ttft_steps, &out->chunk_context,
-                                err)))
+    if ((s = rf__serve_chunking(so, bq, &out->chunk, &out->ttft_steps, &out->chunk_context, err)))
         return s;
     int64_t c = out->chunk;
     out->decode_context = so->prompt + n / 2;
@@ -918,8 +923,8 @@ static void mark_front(rf_frontier_point *out, size_t n, int which)
 }
 
 rf_status rf_frontier_compute(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                              int64_t prompt, int64_t output, rf_frontier_point *out,
-                              size_t n, rf_err *err)
+                              int64_t prompt, int64_t output, rf_frontier_point *out, size_t n,
+                              rf_err *err)
 {
     rf_status s;
     uint64_t seq; /* a sequence's KV and state at its last token */
@@ -932,8 +937,11 @@ rf_status rf_frontier_compute(const rf_model *m, const rf_step_opts *o, const rf
         if ((s = rf_generate_compute(m, &b, roof, prompt, output, &g, err)))
             return s;
         rf_frontier_point *p = &out[i];
-        *p = (rf_frontier_point){.batch = b.batch, .ttft_s = g.ttft_s, .tpot_s = g.tpot_mean_s,
-                                 .latency_s = g.latency_s, .tokens_per_s = g.tokens_per_s};
+        *p = (rf_frontier_point){.batch = b.batch,
+                                 .ttft_s = g.ttft_s,
+                                 .tpot_s = g.tpot_mean_s,
+                                 .latency_s = g.latency_s,
+                                 .tokens_per_s = g.tokens_per_s};
         if (!rf_mul_u64(seq, (uint64_t)b.batch, &p->kv_bytes))
             return rf_err_set(err, RF_ERANGE, "KV of %lld sequences overflows 64 bits",
                               (long long)b.batch);
@@ -948,9 +956,8 @@ void rf__frontier_mark(rf_frontier_point *out, size_t n)
     mark_front(out, n, 1);
 }
 
-rf_status rf_frontier_weights_cross(const rf_model *m, const rf_step_opts *o,
-                                    const rf_roof *roof, int64_t prompt, int64_t output,
-                                    int64_t *batch, rf_err *err)
+rf_status rf_frontier_weights_cross(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                                    int64_t prompt, int64_t output, int64_t *batch, rf_err *err)
 {
     rf_step_opts d = *o;
     d.phase = RF_DECODE;

@@ -59,8 +59,8 @@ rf_status rf__serve_chunking(const rf_serve_opts *so, int64_t decode_tokens, int
 
 /* The checks of a speculative decoding: K in [1, 64], alpha in [0, 1], at
  * least 2 output tokens, the draft's vocabulary the target's (named). */
-rf_status rf__spec_check(const rf_model *target, const rf_model *draft, int64_t output,
-                         int64_t k, double accept, rf_err *err);
+rf_status rf__spec_check(const rf_model *target, const rf_model *draft, int64_t output, int64_t k,
+                         double accept, rf_err *err);
 
 /* B, P and N within range (naming "batch", "prompt", "output"). */
 rf_status rf__serve_sizes(const rf_step_opts *o, int64_t prompt, int64_t output, rf_err *err);

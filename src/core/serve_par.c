@@ -55,9 +55,13 @@ rf_status rf_generate_par_compute(const rf_model *m, const rf_step_opts *o, cons
     if (s)
         return s;
     rf_par *par = &scratch->par;
-    rf_generate_par g = {.layout = po->layout, .devices = rf_layout_devices(&po->layout),
-                         .batch = o->batch, .prompt = prompt, .output = output,
-                         .decode_steps = output - 1, .closed_form = po->layout.pp == 1};
+    rf_generate_par g = {.layout = po->layout,
+                         .devices = rf_layout_devices(&po->layout),
+                         .batch = o->batch,
+                         .prompt = prompt,
+                         .output = output,
+                         .decode_steps = output - 1,
+                         .closed_form = po->layout.pp == 1};
     rf_step_opts pre = *o;
     pre.phase = RF_PREFILL;
     pre.tokens = prompt;
@@ -103,8 +107,10 @@ rf_status rf_frontier_par_compute(const rf_model *m, const rf_step_opts *o, cons
         rf_generate_par g;
         if ((s = rf_generate_par_compute(m, &b, roof, po, prompt, output, scratch, &g, err)))
             break;
-        out[i] = (rf_frontier_point){.batch = b.batch, .ttft_s = g.ttft_s,
-                                     .tpot_s = g.tpot_mean_s, .latency_s = g.latency_s,
+        out[i] = (rf_frontier_point){.batch = b.batch,
+                                     .ttft_s = g.ttft_s,
+                                     .tpot_s = g.tpot_mean_s,
+                                     .latency_s = g.latency_s,
                                      .tokens_per_s = g.tokens_per_s_device};
         if (!rf_mul_u64(seq, (uint64_t)b.batch, &out[i].kv_bytes))
             s = rf_err_set(err, RF_ERANGE, "KV of %lld sequences overflows 64 bits",
@@ -121,7 +127,8 @@ static rf__mix micro_mix(const rf_serve *sv, int64_t m)
 {
     int64_t bq = sv->opts.concurrency, c = sv->chunk;
     int64_t tp = (sv->prompt_tokens + m - 1) / m;
-    return (rf__mix){.decode_batch = (bq + m - 1) / m, .decode_context = sv->decode_context,
+    return (rf__mix){.decode_batch = (bq + m - 1) / m,
+                     .decode_context = sv->decode_context,
                      .cascade = sv->opts.prefix.cascade ? sv->opts.prefix.shared : 0,
                      .groups = {{c, sv->chunk_context, tp / c, 1},
                                 {tp % c, sv->chunk_context, tp % c ? 1 : 0, 1}},
@@ -162,8 +169,7 @@ rf_status rf_serve_par_compute(const rf_model *m, const rf_step_opts *o, const r
         (s = rf_serve_compute(m, o, roof, so, sv, err)))
         return s;
     if (!po->mem_bytes)
-        return rf_err_set(err, RF_EINVAL, "%s on many devices: no memory size a device",
-                          m->name);
+        return rf_err_set(err, RF_EINVAL, "%s on many devices: no memory size a device", m->name);
     int64_t bq = so->concurrency, ps = so->prefix.shared, sd = sv->decode_context;
     rf_step_opts dec = *o; /* the replica's B sequences at S_d */
     dec.phase = RF_DECODE;
@@ -178,15 +184,19 @@ rf_status rf_serve_par_compute(const rf_model *m, const rf_step_opts *o, const r
         (s = rf_par_capacity_compute(m, o, po, sd, &cap, err)))
         return s;
     double most = ps ? (cap.tokens - (double)ps) / (double)(sd - ps) : cap.sequences;
-    *out = (rf_serve_par){.layout = po->layout, .devices = par->devices,
+    *out = (rf_serve_par){.layout = po->layout,
+                          .devices = par->devices,
                           .micro_batches = par->micro_batches,
                           .micro_decode = mb.decode_batch,
                           .micro_prompt_tokens = (sv->prompt_tokens + mbs - 1) / mbs,
-                          .rows = rf__mix_tokens(&mb), .logit_rows = rf__mix_logits(&mb),
-                          .tpot_s = par->cycle_s, .ttft_steps = sv->ttft_steps,
+                          .rows = rf__mix_tokens(&mb),
+                          .logit_rows = rf__mix_logits(&mb),
+                          .tpot_s = par->cycle_s,
+                          .ttft_steps = sv->ttft_steps,
                           .ttft_s = (double)sv->ttft_steps * par->cycle_s,
                           .tokens_per_s = par->tokens_per_s,
-                          .tokens_per_s_device = par->tokens_per_s_device, .fits = par->fits,
+                          .tokens_per_s_device = par->tokens_per_s_device,
+                          .fits = par->fits,
                           .max_concurrency = most > 0 ? floor(most) : 0};
     return RF_OK;
 }

@@ -34,8 +34,8 @@ static rf_status iterate(const spec_ctx *c, double e, iteration *it, rf_err *err
 {
     const rf_serve_opts *so = &c->sv->opts;
     int64_t bq = so->concurrency, sd = c->sv->decode_context;
-    double tp = ceil((double)bq * e * (double)(so->prompt - so->prefix.shared) /
-                     (double)so->output);
+    double tp =
+        ceil((double)bq * e * (double)(so->prompt - so->prefix.shared) / (double)so->output);
     if (!(tp <= (double)RF_DIM_MAX))
         return rf_err_set(err, RF_ERANGE, "prompt tokens an iteration pass %lld",
                           (long long)RF_DIM_MAX);
@@ -44,8 +44,8 @@ static rf_status iterate(const spec_ctx *c, double e, iteration *it, rf_err *err
     rf_status s;
     *it = (iteration){.prompt_tokens = (int64_t)tp};
     for (int64_t i = 0; i < c->k; i++) {
-        if ((s = rf__mixed(c->draft, c->draft_o, c->roof, bq, sd + i, 0, g, i ? 0 : n,
-                           c->scratch, err)))
+        if ((s = rf__mixed(c->draft, c->draft_o, c->roof, bq, sd + i, 0, g, i ? 0 : n, c->scratch,
+                           err)))
             return s;
         it->draft_s += c->scratch->floor_s;
     }
@@ -94,8 +94,8 @@ static rf_status break_even(const spec_ctx *c, rf_spec *r, rf_err *err)
 
 rf_status rf_serve_spec_compute(const rf_model *target, const rf_model *draft,
                                 const rf_step_opts *o, const rf_step_opts *draft_o,
-                                const rf_roof *roof, const rf_serve *sv, int64_t k,
-                                double accept, rf_serve_spec *out, rf_err *err)
+                                const rf_roof *roof, const rf_serve *sv, int64_t k, double accept,
+                                rf_serve_spec *out, rf_err *err)
 {
     const rf_serve_opts *so = &sv->opts;
     rf_status s = rf__spec_check(target, draft, so->output, k, accept, err);
@@ -109,11 +109,14 @@ rf_status rf_serve_spec_compute(const rf_model *target, const rf_model *draft,
     if (so->concurrency > RF_DIM_MAX / (k + 1))
         return rf_err_set(err, RF_ERANGE, "concurrency x (K + 1) passes %lld tokens",
                           (long long)RF_DIM_MAX);
-    if ((s = rf__serve_chunking(so, so->concurrency * (k + 1), &c.chunk, &steps,
-                                &c.chunk_context, err)))
+    if ((s = rf__serve_chunking(so, so->concurrency * (k + 1), &c.chunk, &steps, &c.chunk_context,
+                                err)))
         return s;
-    rf_spec r = {.k = k, .accept = accept, .tokens_per_iter = rf_spec_tokens_per_iter(k, accept),
-                 .plain_tpot_s = sv->tpot_s, .plain_tokens_per_s = sv->tokens_per_s};
+    rf_spec r = {.k = k,
+                 .accept = accept,
+                 .tokens_per_iter = rf_spec_tokens_per_iter(k, accept),
+                 .plain_tpot_s = sv->tpot_s,
+                 .plain_tokens_per_s = sv->tokens_per_s};
     iteration it;
     if ((s = iterate(&c, r.tokens_per_iter, &it, err)))
         return s;
@@ -125,7 +128,10 @@ rf_status rf_serve_spec_compute(const rf_model *target, const rf_model *draft,
     r.speedup = r.plain_tpot_s / r.tpot_s;
     if ((s = break_even(&c, &r, err)))
         return s;
-    *out = (rf_serve_spec){.spec = r, .prompt_tokens = it.prompt_tokens, .chunk = c.chunk,
-                           .ttft_s = (double)steps * r.iter_s, .ttft_iters = steps};
+    *out = (rf_serve_spec){.spec = r,
+                           .prompt_tokens = it.prompt_tokens,
+                           .chunk = c.chunk,
+                           .ttft_s = (double)steps * r.iter_s,
+                           .ttft_iters = steps};
     return RF_OK;
 }

@@ -20,16 +20,16 @@ typedef rf__sim_entry itl_entry;
 /* One replica's engine: its requests are id, id + D, id + 2 D, ... (round
  * robin), its own waiting queue, running set, step batch and KV pool. */
 typedef struct engine {
-    int64_t id, n_req;        /* its j-th request is id + D j               */
-    int64_t next, issued;     /* requests queued so far; known to arrive    */
-    int64_t *ring, head, waiting; /* (n_req) the waiting queue, a ring      */
-    int64_t *run, n_run;      /* (max_seqs) running, in the order admitted  */
+    int64_t id, n_req;                             /* its j-th request is id + D j               */
+    int64_t next, issued;                          /* requests queued so far; known to arrive    */
+    int64_t *ring, head, waiting;                  /* (n_req) the waiting queue, a ring      */
+    int64_t *run, n_run;                           /* (max_seqs) running, in the order admitted  */
     int64_t *dctx, *sched, *sched_tokens, n_sched; /* (max_seqs) the step's */
-    rf_sim_chunk *chunks;     /* (max_seqs)                                 */
-    int64_t *ddctx;           /* (max_seqs) a draft pass's decode contexts  */
-    rf_sim_chunk *dchunks;    /* (max_seqs) draft pass 0's prompt chunks    */
+    rf_sim_chunk *chunks;                          /* (max_seqs)                                 */
+    int64_t *ddctx;                                /* (max_seqs) a draft pass's decode contexts  */
+    rf_sim_chunk *dchunks;                         /* (max_seqs) draft pass 0's prompt chunks    */
     int64_t free_blocks, peak_blocks;
-    bool deferred;            /* idle_first held arrivals back this step  */
+    bool deferred; /* idle_first held arrivals back this step  */
 } engine;
 
 /* The run's memory, carved from the caller's workspace. */
@@ -57,21 +57,18 @@ typedef struct sim {
     int64_t prefix_blocks, hit;
 } sim;
 
-static size_t align8(size_t x)
-{
-    return (x + 7) & ~(size_t)7;
-}
+static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
 /* Lay the workspace out; with base NULL only the size is counted. */
 static size_t layout(sim *s, char *base, int64_t n, int64_t seqs, int64_t reps, int64_t max_log,
                      bool spec)
 {
     size_t off = 0, N = (size_t)n, S = (size_t)seqs, D = (size_t)reps, X = spec ? 1 : 0;
-#define TAKE(field, type, count)                                                            \
-    do {                                                                                    \
-        if (base)                                                                           \
-            s->field = (type *)(void *)(base + off);                                       \
-        off += align8(sizeof(type) * (count));                                            \
+#define TAKE(field, type, count)                                                                   \
+    do {                                                                                           \
+        if (base)                                                                                  \
+            s->field = (type *)(void *)(base + off);                                               \
+        off += align8(sizeof(type) * (count));                                                     \
     } while (0)
     TAKE(arrival, double, N);
     TAKE(first, double, N);
@@ -102,15 +99,9 @@ static size_t layout(sim *s, char *base, int64_t n, int64_t seqs, int64_t reps, 
 }
 
 /* D and g with their defaults (0: 1). */
-static int64_t replicas_of(const rf_sim_sched *s)
-{
-    return s->replicas > 0 ? s->replicas : 1;
-}
+static int64_t replicas_of(const rf_sim_sched *s) { return s->replicas > 0 ? s->replicas : 1; }
 
-static int64_t lockstep_of(const rf_sim_sched *s)
-{
-    return s->lockstep > 0 ? s->lockstep : 1;
-}
+static int64_t lockstep_of(const rf_sim_sched *s) { return s->lockstep > 0 ? s->lockstep : 1; }
 
 static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
 {
@@ -127,15 +118,15 @@ static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
         return rf_err_set(err, RF_EINVAL, "chunk (%lld) must be >= 0 (0: no chunking)",
                           (long long)s->chunk);
     if (s->policy != RF_SIM_MIXED && s->policy != RF_SIM_PREFILL_FIRST)
-        return rf_err_set(err, RF_EINVAL, "policy (%d) must be RF_SIM_MIXED or "
-                                          "RF_SIM_PREFILL_FIRST",
+        return rf_err_set(err, RF_EINVAL,
+                          "policy (%d) must be RF_SIM_MIXED or "
+                          "RF_SIM_PREFILL_FIRST",
                           (int)s->policy);
     if (s->block_tokens < 1 || s->pool_blocks < 1 || s->block_tokens > RF_DIM_MAX ||
         s->pool_blocks > RF_DIM_MAX)
-        return rf_err_set(err, RF_EINVAL,
-                          "block (%lld tokens) and pool (%lld blocks) must be in [1, %lld]",
-                          (long long)s->block_tokens, (long long)s->pool_blocks,
-                          (long long)RF_DIM_MAX);
+        return rf_err_set(
+            err, RF_EINVAL, "block (%lld tokens) and pool (%lld blocks) must be in [1, %lld]",
+            (long long)s->block_tokens, (long long)s->pool_blocks, (long long)RF_DIM_MAX);
     if (s->shared_prefix < 0)
         return rf_err_set(err, RF_EINVAL, "shared-prefix (%lld) must be >= 0",
                           (long long)s->shared_prefix);
@@ -159,8 +150,9 @@ static rf_status sched_check(const rf_sim_sched *s, rf_err *err)
     if (s->spec_k && !(s->spec_accept >= 0 && s->spec_accept <= 1))
         return rf_err_set(err, RF_EINVAL, "accept (%g) must be in [0, 1]", s->spec_accept);
     if (s->spec_k && !s->draft)
-        return rf_err_set(err, RF_EINVAL, "spec-k (%lld): speculation needs the draft's step "
-                                          "model",
+        return rf_err_set(err, RF_EINVAL,
+                          "spec-k (%lld): speculation needs the draft's step "
+                          "model",
                           (long long)s->spec_k);
     return RF_OK;
 }
@@ -173,8 +165,8 @@ int64_t rf_sim_batch_logits(const rf_sim_batch *b)
     return L;
 }
 
-rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s,
-                                 int64_t max_log, size_t *bytes, rf_err *err)
+rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s, int64_t max_log,
+                                 size_t *bytes, rf_err *err)
 {
     int64_t n;
     rf_status st;
@@ -188,8 +180,9 @@ rf_status rf_sim_workspace_bytes(const rf_sim_workload *w, const rf_sim_sched *s
                           (long long)w->concurrency, (long long)replicas_of(s));
     if (max_log < 1 || (uint64_t)max_log > SIZE_MAX / 64 || (uint64_t)n > SIZE_MAX / 128 ||
         (uint64_t)s->max_seqs * (uint64_t)replicas_of(s) > SIZE_MAX / 128)
-        return rf_err_set(err, RF_ERANGE, "max-log (%lld) must be >= 1 and the workspace "
-                                          "addressable",
+        return rf_err_set(err, RF_ERANGE,
+                          "max-log (%lld) must be >= 1 and the workspace "
+                          "addressable",
                           (long long)max_log);
     *bytes = layout(NULL, NULL, n, s->max_seqs, replicas_of(s), max_log, s->spec_k > 0);
     return RF_OK;
@@ -204,7 +197,7 @@ int64_t rf_sim_log_hint(const rf_sim_workload *w, const rf_sim_sched *s)
             out += (double)w->trace[i].output;
         out /= n > 0 ? (double)n : 1;
     } else {
-        out = w->output.dist == RF_SIM_FIXED ? (double)w->output.value
+        out = w->output.dist == RF_SIM_FIXED     ? (double)w->output.value
               : w->output.dist == RF_SIM_UNIFORM ? ((double)w->output.lo + (double)w->output.hi) / 2
                                                  : w->output.mean;
     }
@@ -217,10 +210,7 @@ int64_t rf_sim_log_hint(const rf_sim_workload *w, const rf_sim_sched *s)
 
 /* Positions of request r the prefix cache holds: the whole blocks of the
  * shared prefix, at most those before its last prompt token. */
-static int64_t hit_of(const sim *s, int64_t r)
-{
-    return s->hit_blocks[r] * s->sc->block_tokens;
-}
+static int64_t hit_of(const sim *s, int64_t r) { return s->hit_blocks[r] * s->sc->block_tokens; }
 
 /* Blocks request r holds at c positions, beyond the shared prefix's. */
 static int64_t blocks_at(const sim *s, int64_t r, int64_t c)
@@ -241,15 +231,9 @@ static int64_t blocks_more(const sim *s, int64_t r, int64_t c)
 /* ---- the queue ------------------------------------------------------------ */
 
 /* Request j of engine e. */
-static int64_t req(const sim *s, const engine *e, int64_t j)
-{
-    return e->id + s->replicas * j;
-}
+static int64_t req(const sim *s, const engine *e, int64_t j) { return e->id + s->replicas * j; }
 
-static void push_back(engine *e, int64_t r)
-{
-    e->ring[(e->head + e->waiting++) % e->n_req] = r;
-}
+static void push_back(engine *e, int64_t r) { e->ring[(e->head + e->waiting++) % e->n_req] = r; }
 
 static void push_front(engine *e, int64_t r)
 {
@@ -258,10 +242,7 @@ static void push_front(engine *e, int64_t r)
     e->waiting++;
 }
 
-static int64_t front(const engine *e)
-{
-    return e->ring[e->head];
-}
+static int64_t front(const engine *e) { return e->ring[e->head]; }
 
 static void pop_front(engine *e)
 {
@@ -301,8 +282,8 @@ static void take(sim *s, engine *e, rf_sim_batch *b, int64_t r, int64_t tokens)
         e->dctx[b->n_decode++] = c + 1;
         b->decode_context_sum += c + 1;
     } else {
-        e->chunks[b->n_chunks++] = (rf_sim_chunk){.tokens = tokens, .offset = c, .request = r,
-                                                  .logits = decoding(s, r) ? tokens : 0};
+        e->chunks[b->n_chunks++] = (rf_sim_chunk){
+            .tokens = tokens, .offset = c, .request = r, .logits = decoding(s, r) ? tokens : 0};
     }
     b->tokens += tokens;
     e->sched[e->n_sched] = r;
@@ -336,7 +317,7 @@ typedef enum { PASS_ALL, PASS_PROMPTS, PASS_DECODES } pass_kind;
 static void run_pass(sim *s, engine *e, rf_sim_batch *b, int64_t *budget, pass_kind kind,
                      rf_sim_result *out)
 {
-    for (int64_t i = 0; i < e->n_run && *budget > 0; i++) {
+    for (int64_t i = 0; i<e->n_run && * budget> 0; i++) {
         int64_t r = e->run[i];
         if (kind != PASS_ALL && decoding(s, r) != (kind == PASS_DECODES))
             continue;
@@ -559,8 +540,8 @@ static void finish(sim *s, bool open, double kv_area, rf_sim_result *out)
     out->in_system_mean = sys_area / dur;
     out->mean_step_tokens = out->steps ? out->mean_step_tokens / (double)out->steps : 0;
     if (out->spec_verifies)
-        out->spec_tokens_per_verify = (double)(out->spec_accepted + out->spec_verifies) /
-                                      (double)out->spec_verifies;
+        out->spec_tokens_per_verify =
+            (double)(out->spec_accepted + out->spec_verifies) / (double)out->spec_verifies;
     if (open)
         overload(s, out);
 }
@@ -573,8 +554,9 @@ static rf_status fits_alone(const sim *s, int64_t r, rf_err *err)
     const rf_sim_sched *sc = s->sc;
     int64_t P = s->prompt[r], N = s->output[r];
     if (N > RF_DIM_MAX - P + 1)
-        return rf_err_set(err, RF_EINVAL, "request %lld: prompt %lld + output %lld passes %lld "
-                                          "positions",
+        return rf_err_set(err, RF_EINVAL,
+                          "request %lld: prompt %lld + output %lld passes %lld "
+                          "positions",
                           (long long)r, (long long)P, (long long)N, (long long)RF_DIM_MAX);
     int64_t need = blocks_at(s, r, P + N - 1), have = sc->pool_blocks - s->prefix_blocks;
     if (need > have)
@@ -626,8 +608,7 @@ static void engine_init(sim *s, engine *e, int64_t id, const rf_sim_workload *w)
  * a decode token at c + 1 + i for each verification with more than i
  * proposals; pass 0 also the prompt chunks. Returns its tokens over the
  * group. */
-static int64_t draft_pass(engine *E, const rf_sim_batch *B, int64_t g, int64_t i,
-                          rf_sim_batch *DB)
+static int64_t draft_pass(engine *E, const rf_sim_batch *B, int64_t g, int64_t i, rf_sim_batch *DB)
 {
     int64_t tokens = 0;
     for (int64_t q = 0; q < g; q++) {
@@ -704,8 +685,8 @@ static rf_status run_group(sim *s, int64_t first, bool closed, rf_sim_group_fn s
         for (int64_t i = 0; i < sc->spec_k && draft_pass(E, B, g, i, s->dbatch + first); i++) {
             double dd = 0;
             if ((st = sc->draft(sc->draft_user, s->dbatch + first, g, &dd, err)))
-                return rf_err_prefix(err, st, "step %lld, draft pass %lld",
-                                     (long long)out->steps, (long long)i);
+                return rf_err_prefix(err, st, "step %lld, draft pass %lld", (long long)out->steps,
+                                     (long long)i);
             if (!(dd > 0) || !isfinite(dd))
                 return rf_err_set(err, RF_EINVAL,
                                   "step %lld, draft pass %lld: the draft's step model gave %g s "
@@ -787,11 +768,15 @@ rf_status rf__sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_g
     if (st)
         return st;
     if (work_bytes < need || !work || ((uintptr_t)work & 7))
-        return rf_err_set(err, RF_EINVAL, "the workspace has %zu bytes (8-byte aligned); the run "
-                                          "needs %zu",
+        return rf_err_set(err, RF_EINVAL,
+                          "the workspace has %zu bytes (8-byte aligned); the run "
+                          "needs %zu",
                           work_bytes, need);
     rf__sim_workload_check(w, &n, err);
-    sim s = {.sc = sc, .n = n, .max_log = max_log, .replicas = replicas_of(sc),
+    sim s = {.sc = sc,
+             .n = n,
+             .max_log = max_log,
+             .replicas = replicas_of(sc),
              .lockstep = lockstep_of(sc)};
     layout(&s, work, n, sc->max_seqs, s.replicas, max_log, sc->spec_k > 0);
     if ((st = rf__sim_requests(w, n, s.arrival, s.prompt, s.output, err)))
@@ -799,10 +784,9 @@ rf_status rf__sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_g
     s.hit = sc->shared_prefix / sc->block_tokens * sc->block_tokens;
     s.prefix_blocks = s.hit / sc->block_tokens;
     if (s.prefix_blocks >= sc->pool_blocks)
-        return rf_err_set(err, RF_EINVAL,
-                          "shared-prefix (%lld tokens) fills the pool's %lld blocks of %lld",
-                          (long long)sc->shared_prefix, (long long)sc->pool_blocks,
-                          (long long)sc->block_tokens);
+        return rf_err_set(
+            err, RF_EINVAL, "shared-prefix (%lld tokens) fills the pool's %lld blocks of %lld",
+            (long long)sc->shared_prefix, (long long)sc->pool_blocks, (long long)sc->block_tokens);
     memset(out, 0, sizeof *out); /* padding too: equal runs give equal bytes */
     out->requests = n;
     out->pool_blocks = sc->pool_blocks;
@@ -853,9 +837,9 @@ rf_status rf__sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_g
     return RF_OK;
 }
 
-rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *sc,
-                           rf_sim_group_fn step, void *user, void *work, size_t work_bytes,
-                           int64_t max_log, rf_sim_result *out, rf_err *err)
+rf_status rf_sim_run_group(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_group_fn step,
+                           void *user, void *work, size_t work_bytes, int64_t max_log,
+                           rf_sim_result *out, rf_err *err)
 {
     return rf__sim_run(w, sc, step, user, work, work_bytes, max_log, out, NULL, NULL, err);
 }
@@ -875,8 +859,8 @@ static rf_status single_step(void *user, const rf_sim_batch *b, int64_t n, doubl
 }
 
 rf_status rf_sim_run(const rf_sim_workload *w, const rf_sim_sched *sc, rf_sim_step_fn step,
-                     void *user, void *work, size_t work_bytes, int64_t max_log,
-                     rf_sim_result *out, rf_err *err)
+                     void *user, void *work, size_t work_bytes, int64_t max_log, rf_sim_result *out,
+                     rf_err *err)
 {
     if (lockstep_of(sc) > 1)
         return rf_err_set(err, RF_EINVAL,

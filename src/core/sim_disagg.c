@@ -15,10 +15,9 @@ static rf_status disagg_check(const rf_sim_disagg *d, rf_err *err)
 {
     if (d->prefill_workers < 1 || d->decode_workers < 1 ||
         d->prefill_workers > RF_SIM_MAX_REPLICAS || d->decode_workers > RF_SIM_MAX_REPLICAS)
-        return rf_err_set(err, RF_EINVAL,
-                          "disagg %lld:%lld: each side needs at least one worker (at most %d)",
-                          (long long)d->prefill_workers, (long long)d->decode_workers,
-                          RF_SIM_MAX_REPLICAS);
+        return rf_err_set(
+            err, RF_EINVAL, "disagg %lld:%lld: each side needs at least one worker (at most %d)",
+            (long long)d->prefill_workers, (long long)d->decode_workers, RF_SIM_MAX_REPLICAS);
     if (!(d->link_bw_bytes_per_s > 0) || !isfinite(d->link_bw_bytes_per_s) ||
         !(d->link_latency_s >= 0) || !isfinite(d->link_latency_s))
         return rf_err_set(err, RF_EINVAL,
@@ -28,8 +27,9 @@ static rf_status disagg_check(const rf_sim_disagg *d, rf_err *err)
     if (!d->model)
         return rf_err_set(err, RF_EINVAL, "disagg: no model for the KV a prompt holds");
     if (d->prefill.spec_k || d->decode.spec_k)
-        return rf_err_set(err, RF_EINVAL, "disagg: speculative decoding is not simulated "
-                                          "disaggregated");
+        return rf_err_set(err, RF_EINVAL,
+                          "disagg: speculative decoding is not simulated "
+                          "disaggregated");
     return RF_OK;
 }
 
@@ -41,10 +41,7 @@ static rf_sim_sched side(const rf_sim_sched *s, int64_t workers)
     return x;
 }
 
-static size_t align8(size_t x)
-{
-    return (x + 7) & ~(size_t)7;
-}
+static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
 /* The run's arrays after the two sides' workspace. */
 typedef struct arrays {
@@ -57,11 +54,11 @@ typedef struct arrays {
 static size_t carve(arrays *a, char *base, int64_t n)
 {
     size_t off = 0, N = (size_t)n;
-#define TAKE(field, type)                                                                   \
-    do {                                                                                    \
-        if (base)                                                                           \
-            a->field = (type *)(void *)(base + off);                                       \
-        off += align8(sizeof(type) * N);                                                  \
+#define TAKE(field, type)                                                                          \
+    do {                                                                                           \
+        if (base)                                                                                  \
+            a->field = (type *)(void *)(base + off);                                               \
+        off += align8(sizeof(type) * N);                                                           \
     } while (0)
     TAKE(arrival, double);
     TAKE(ttft_p, double);
@@ -84,7 +81,9 @@ static size_t carve(arrays *a, char *base, int64_t n)
 static rf_status side_bytes(int64_t n, const rf_sim_sched *s, int64_t max_log, size_t *bytes,
                             rf_err *err)
 {
-    rf_sim_workload t = {.arrival = RF_SIM_POISSON, .requests = n, .rate_per_s = 1,
+    rf_sim_workload t = {.arrival = RF_SIM_POISSON,
+                         .requests = n,
+                         .rate_per_s = 1,
                          .prompt = {.dist = RF_SIM_FIXED, .value = 1},
                          .output = {.dist = RF_SIM_FIXED, .value = 2}};
     return rf_sim_workspace_bytes(&t, s, max_log, bytes, err);
@@ -120,8 +119,9 @@ rf_status rf_sim_disagg_run(const rf_sim_workload *w, const rf_sim_disagg *d,
     if (s)
         return s;
     if (!work || work_bytes < need || ((uintptr_t)work & 7))
-        return rf_err_set(err, RF_EINVAL, "the workspace has %zu bytes (8-byte aligned); the run "
-                                          "needs %zu",
+        return rf_err_set(err, RF_EINVAL,
+                          "the workspace has %zu bytes (8-byte aligned); the run "
+                          "needs %zu",
                           work_bytes, need);
     rf__sim_workload_check(w, &n, err);
     size_t arr = carve(&(arrays){0}, NULL, n), run_bytes = work_bytes - arr;
@@ -162,8 +162,8 @@ rf_status rf_sim_disagg_run(const rf_sim_workload *w, const rf_sim_disagg *d,
         a.trace[i] = (rf_sim_request){a.e[i].gap_s, a.prompt[r], a.output[r]};
     }
     if (nd) {
-        rf_sim_workload td = {.arrival = RF_SIM_TRACE, .trace = a.trace, .trace_len = nd,
-                              .prefilled = true};
+        rf_sim_workload td = {
+            .arrival = RF_SIM_TRACE, .trace = a.trace, .trace_len = nd, .prefilled = true};
         rf_sim_sched ds = side(&d->decode, d->decode_workers);
         if ((s = rf__sim_run(&td, &ds, decode_step, decode_user, work, run_bytes, max_log,
                              &out->decode, a.tpot, a.e2e_d, err)))

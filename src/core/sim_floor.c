@@ -108,9 +108,9 @@ static rf_status chunk_fit(rf_sim_floor *f, bool *ok, rf_err *err)
                 return s;
     for (int v = 0; v < 3; v++) {
         uint64_t g20 = g[0][0][v], g30 = g[1][0][v], g40 = g[2][0][v];
-        uint64_t b2 = g40 - 2 * g30 + g20;                 /* 2b */
-        uint64_t c2 = 2 * (g30 - g20) - 5 * b2;            /* 2c: G30 - G20 = 5b + c */
-        uint64_t e2 = 2 * g20 - 4 * b2 - 2 * c2;           /* 2e: G20 = 4b + 2c + e */
+        uint64_t b2 = g40 - 2 * g30 + g20;                     /* 2b */
+        uint64_t c2 = 2 * (g30 - g20) - 5 * b2;                /* 2c: G30 - G20 = 5b + c */
+        uint64_t e2 = 2 * g20 - 4 * b2 - 2 * c2;               /* 2e: G20 = 4b + 2c + e */
         uint64_t h2 = g[0][1][v] - g20, h3 = g[1][1][v] - g30; /* a t + d */
         uint64_t a2 = 2 * (h3 - h2), d2 = 2 * h2 - 2 * a2;
         f->poly[v][0] = a2;
@@ -119,16 +119,16 @@ static rf_status chunk_fit(rf_sim_floor *f, bool *ok, rf_err *err)
         f->poly[v][3] = d2;
         f->poly[v][4] = e2;
     }
-    static const int64_t check[][2] = {{1, 0}, {1, 5}, {7, 13}, {100, 3000}, {2048, 100000},
-                                       {4096, 7}, {513, 65536}};
+    static const int64_t check[][2] = {{1, 0},         {1, 5},    {7, 13},     {100, 3000},
+                                       {2048, 100000}, {4096, 7}, {513, 65536}};
     *ok = true;
     for (size_t i = 0; i < sizeof check / sizeof check[0] && *ok; i++) {
         uint64_t v[3];
         if ((s = chunk_direct(f, check[i][0], check[i][1], v, err)))
             return s;
         for (int k = 0; k < 3; k++)
-            *ok = *ok && poly2(f->poly[k], (uint64_t)check[i][0], (uint64_t)check[i][1]) ==
-                             2 * v[k];
+            *ok =
+                *ok && poly2(f->poly[k], (uint64_t)check[i][0], (uint64_t)check[i][1]) == 2 * v[k];
     }
     return RF_OK;
 }
@@ -142,7 +142,8 @@ static rf_status decode_base(rf_sim_floor *f, rf_err *err)
     static const int64_t ctx[3] = {1, 4097, 100003};
     rf_status s;
     for (int i = 0; i < 3; i++) {
-        if ((s = part_direct(f, 0, ctx[i], 1, one, err)) || (s = decode_share(f, ctx[i], share, err)))
+        if ((s = part_direct(f, 0, ctx[i], 1, one, err)) ||
+            (s = decode_share(f, ctx[i], share, err)))
             return s;
         for (int k = 0; k < 3; k++)
             at[i][k] = one[k] - share[k];
@@ -167,7 +168,8 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
                           rf_dtype_name(o->kv.kind), rf_dtype_name(o->a.kind));
     size_t need = rf_sim_floor_table_bytes(max_tokens, max_logits);
     if (!need)
-        return rf_err_set(err, RF_EINVAL, "max tokens (%lld) and logits (%lld) must be in [1, %lld]",
+        return rf_err_set(err, RF_EINVAL,
+                          "max tokens (%lld) and logits (%lld) must be in [1, %lld]",
                           (long long)max_tokens, (long long)max_logits, (long long)RF_DIM_MAX);
     if (table_bytes < need || !table)
         return rf_err_set(err, RF_EINVAL, "the floor's table has %zu bytes; it needs %zu",
@@ -210,8 +212,7 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
 /* Every operator but attention at M rows (lm_head excluded, and MLA's
  * kv_b_proj, whose rows are the latents expanded), as the mixed step's
  * linear part: one rf_step_compute, kept. */
-static rf_status linear_at(rf_sim_floor *f, int64_t M, const rf_sim_floor_entry **out,
-                           rf_err *err)
+static rf_status linear_at(rf_sim_floor *f, int64_t M, const rf_sim_floor_entry **out, rf_err *err)
 {
     rf_sim_floor_entry *e = &f->lin[M];
     if (!e->set) {
@@ -272,8 +273,7 @@ static rf_status head_at(rf_sim_floor *f, int64_t L, const rf_sim_floor_entry **
  * included; o + t each without --causal), and the t queries of one
  * sequence read the latent once, so its bytes are the longest query's
  * alone. Into v: flops, bytes counted in Q, operator bytes. */
-static rf_status verify_absorbed(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[3],
-                                 rf_err *err)
+static rf_status verify_absorbed(rf_sim_floor *f, int64_t t, int64_t o, uint64_t v[3], rf_err *err)
 {
     v[0] = v[1] = v[2] = 0;
     for (int64_t i = 1; i <= t; i++) {
@@ -283,8 +283,8 @@ static rf_status verify_absorbed(rf_sim_floor *f, int64_t t, int64_t o, uint64_t
             const struct rf_sweep_attn *a = &f->decode.attn[r];
             uint64_t k = (uint64_t)(a->window && keys > a->window ? a->window : keys);
             d[0] += a->count * (a->flops0 + k * a->flops);
-            d[1] += a->count *
-                    (a->kv_bytes0 + a->extra_bytes0 + k * (a->kv_bytes + a->extra_bytes));
+            d[1] +=
+                a->count * (a->kv_bytes0 + a->extra_bytes0 + k * (a->kv_bytes + a->extra_bytes));
             d[2] += a->count * (a->bytes0 + k * a->bytes);
         }
         rf_status s = f->decode_affine ? RF_OK : part_cached(f, 0, keys, d, err);
@@ -362,8 +362,8 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
         if (a->window) {
             keys = 0;
             for (int64_t i = 0; i < b->n_decode; i++)
-                keys += (uint64_t)(b->decode_context[i] < a->window ? b->decode_context[i]
-                                                                     : a->window);
+                keys +=
+                    (uint64_t)(b->decode_context[i] < a->window ? b->decode_context[i] : a->window);
         }
         ok = ok && acc(&F, a->count, n, a->flops0, keys, a->flops) &&
              acc(&Qc, a->count, n, a->kv_bytes0 + a->extra_bytes0, keys,
@@ -405,8 +405,8 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
             v[1] = v[1] < a[1] ? v[1] : a[1];
             v[2] = e2 < a[2] ? e2 : a[2];
         }
-        ok = ok && !__builtin_add_overflow(F, v[0], &F) &&
-             !__builtin_add_overflow(Qc, v[1], &Qc) && !__builtin_add_overflow(Qf, v[2], &Qf);
+        ok = ok && !__builtin_add_overflow(F, v[0], &F) && !__builtin_add_overflow(Qc, v[1], &Qc) &&
+             !__builtin_add_overflow(Qf, v[2], &Qf);
     }
     if (ok && f->has_kvb) {
         /* MLA: kv_b_proj absorbed for each decode token (one row), and
@@ -416,9 +416,8 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
         uint64_t rows = n;
         for (int64_t j = 0; j < b->n_chunks && ok; j++) {
             const rf_sim_chunk *c = &b->chunks[j];
-            ok = !__builtin_add_overflow(rows, (uint64_t)(c->logits > 1 ? c->tokens
-                                                                        : c->offset + c->tokens),
-                                         &rows);
+            ok = !__builtin_add_overflow(
+                rows, (uint64_t)(c->logits > 1 ? c->tokens : c->offset + c->tokens), &rows);
         }
         rf_op kv;
         if (ok && rows > (uint64_t)RF_DIM_MAX)

@@ -28,8 +28,8 @@ rf_status rf__sim_workload_check(const rf_sim_workload *w, int64_t *n, rf_err *e
 /* Fill the n requests: lengths drawn in request order; arrivals for the
  * open loop (Poisson or gamma gaps from time 0) and the trace; the closed
  * loop's arrivals are left at 0 (the run sets them). */
-rf_status rf__sim_requests(const rf_sim_workload *w, int64_t n, double *arrival,
-                           int64_t *prompt, int64_t *output, rf_err *err);
+rf_status rf__sim_requests(const rf_sim_workload *w, int64_t n, double *arrival, int64_t *prompt,
+                           int64_t *output, rf_err *err);
 
 /* A value and a count (or an index): the ITL log's entries, and what
  * rf__sim_sort orders. */

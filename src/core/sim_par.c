@@ -11,10 +11,7 @@ static bool is_attention(const rf_op *op)
     return op->kind == RF_OP_ATTN_DECODE || op->kind == RF_OP_ATTN_PREFILL;
 }
 
-static bool named(const rf_op *op, const char *name)
-{
-    return op->name && !strcmp(op->name, name);
-}
+static bool named(const rf_op *op, const char *name) { return op->name && !strcmp(op->name, name); }
 
 static double som(const rf_roof *roof, uint64_t count, uint64_t flops, uint64_t bytes)
 {
@@ -24,8 +21,8 @@ static double som(const rf_roof *roof, uint64_t count, uint64_t flops, uint64_t 
 /* The distinct stages: a stage shares the tables of an earlier one with
  * the same shard and the same place (first, last). */
 static rf_status stage_kinds(const rf_model *m, const rf_layout *l, rf_model *shard,
-                             int64_t kind_of[RF_PAR_MAX_STAGES], int64_t *n_kinds,
-                             rf_model *kinds, rf_err *err)
+                             int64_t kind_of[RF_PAR_MAX_STAGES], int64_t *n_kinds, rf_model *kinds,
+                             rf_err *err)
 {
     int64_t first = 0, n = 0, P = l->pp;
     int64_t rep[RF_SIM_PAR_KINDS];
@@ -56,10 +53,7 @@ static rf_status stage_kinds(const rf_model *m, const rf_layout *l, rf_model *sh
 }
 
 /* Expert-group width g: E / T replicas under EP, else 1. */
-static int64_t group_of(const rf_layout *l)
-{
-    return l->ep > 1 ? l->ep / l->tp : 1;
-}
+static int64_t group_of(const rf_layout *l) { return l->ep > 1 ? l->ep / l->tp : 1; }
 
 /* Table entries of one kind: lin (max_tokens + 1), experts (g max_tokens
  * + 1, EP only), head (max_logits + 1), then the chunk cache. */
@@ -81,17 +75,16 @@ static size_t kind_bytes(const rf_layout *l, int64_t max_tokens, int64_t max_log
 
 static rf_status sizes_check(int64_t max_tokens, int64_t max_logits, rf_err *err)
 {
-    if (max_tokens < 1 || max_logits < 1 || max_tokens > RF_DIM_MAX ||
-        max_logits > RF_DIM_MAX)
-        return rf_err_set(err, RF_EINVAL, "max tokens (%lld) and logits (%lld) must be in [1, "
-                                          "%lld]",
+    if (max_tokens < 1 || max_logits < 1 || max_tokens > RF_DIM_MAX || max_logits > RF_DIM_MAX)
+        return rf_err_set(err, RF_EINVAL,
+                          "max tokens (%lld) and logits (%lld) must be in [1, "
+                          "%lld]",
                           (long long)max_tokens, (long long)max_logits, (long long)RF_DIM_MAX);
     return RF_OK;
 }
 
 rf_status rf_sim_par_table_bytes(rf_sim_par *p, const rf_model *m, const rf_layout *l,
-                                 int64_t max_tokens, int64_t max_logits, size_t *bytes,
-                                 rf_err *err)
+                                 int64_t max_tokens, int64_t max_logits, size_t *bytes, rf_err *err)
 {
     int64_t n = 0;
     rf_status s = sizes_check(max_tokens, max_logits, err);
@@ -310,8 +303,9 @@ rf_status rf_sim_par_prepare(rf_sim_par *p, const rf_model *m, const rf_step_opt
     if (s || (s = rf_sim_par_table_bytes(p, m, &po->layout, max_tokens, max_logits, &need, err)))
         return s;
     if (!table || table_bytes < need || ((uintptr_t)table & 7))
-        return rf_err_set(err, RF_EINVAL, "the layout's table has %zu bytes (8-byte aligned); "
-                                          "it needs %zu",
+        return rf_err_set(err, RF_EINVAL,
+                          "the layout's table has %zu bytes (8-byte aligned); "
+                          "it needs %zu",
                           table_bytes, need);
     if (o->kv.group_size || o->a.group_size)
         return rf_err_set(err, RF_EINVAL,
@@ -458,8 +452,8 @@ static rf_status chunk_at(rf_sim_par *p, int64_t k, int64_t t, int64_t o, double
         double x = 0;
         for (size_t i = 0; i < p->step.n_ops; i++)
             if (is_attention(&p->step.ops[i]))
-                x += som(&p->roof, p->step.ops[i].count, p->step.ops[i].flops,
-                         p->step.ops[i].bytes);
+                x +=
+                    som(&p->roof, p->step.ops[i].count, p->step.ops[i].flops, p->step.ops[i].bytes);
         c->t = t;
         c->o = o;
         c->s = x;
@@ -471,8 +465,8 @@ static rf_status chunk_at(rf_sim_par *p, int64_t k, int64_t t, int64_t o, double
 /* One micro-batch's shape. */
 typedef struct micro {
     int64_t M, L, n_dec, Mkv;
-    uint64_t keys;  /* sum of its decode contexts                       */
-    int64_t item0;  /* its first item: items item0, item0 + m, ...      */
+    uint64_t keys; /* sum of its decode contexts                       */
+    int64_t item0; /* its first item: items item0, item0 + m, ...      */
 } micro;
 
 /* A hybrid kind's decode rows for micro-batch u of b (m of them): per row
@@ -494,8 +488,9 @@ static rf_status direct_decode(rf_sim_par *p, int64_t k, const rf_sim_batch *b, 
                  !__builtin_add_overflow(sum[r][1], c->v[r][1], &sum[r][1]);
     }
     if (!ok)
-        return rf_err_set(err, RF_ERANGE, "a micro-batch of %lld decode tokens: its attention "
-                                          "rows overflow 64 bits",
+        return rf_err_set(err, RF_ERANGE,
+                          "a micro-batch of %lld decode tokens: its attention "
+                          "rows overflow 64 bits",
                           (long long)u->n_dec);
     *x = 0;
     for (size_t r = 0; r < kd->n_rows; r++)
@@ -505,8 +500,8 @@ static rf_status direct_decode(rf_sim_par *p, int64_t k, const rf_sim_batch *b, 
 
 /* Kind k's decode attention rows for micro-batch u of b (m of them):
  * per row F = n at0 + keys at, capped at the row's window a sequence. */
-static double decode_rows(const rf_sim_par *p, int64_t k, const rf_sim_batch *b,
-                          const micro *u, int64_t m)
+static double decode_rows(const rf_sim_par *p, int64_t k, const rf_sim_batch *b, const micro *u,
+                          int64_t m)
 {
     const rf_sim_par_kind *kd = &p->kind[k];
     double x = 0;
@@ -517,8 +512,8 @@ static double decode_rows(const rf_sim_par *p, int64_t k, const rf_sim_batch *b,
         if (a->window) {
             keys = 0;
             for (int64_t i = u->item0; i < b->n_decode; i += m)
-                keys += (uint64_t)(b->decode_context[i] < a->window ? b->decode_context[i]
-                                                                     : a->window);
+                keys +=
+                    (uint64_t)(b->decode_context[i] < a->window ? b->decode_context[i] : a->window);
         }
         x += som(&p->roof, a->count, n * a->flops0 + keys * a->flops,
                  n * a->bytes0 + keys * a->bytes);
@@ -615,8 +610,7 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
                      * to the shared GEMM), so the floor stays under the
                      * absorbed form the engines run */
                     uint64_t r = (uint64_t)c->offset;
-                    double grow = som(&p->roof, kd->kvb.count, r * kd->kvb_v[0],
-                                      r * kd->kvb_v[2]);
+                    double grow = som(&p->roof, kd->kvb.count, r * kd->kvb_v[0], r * kd->kvb_v[2]);
                     double a = verify_rows(p, k, c->tokens, c->offset);
                     if (a < v + grow) {
                         v = a;
@@ -631,8 +625,8 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
                          kd->kvb_v[3] + r * kd->kvb_v[2]);
             } else if (kd->has_kvb) {
                 rf_op op;
-                if ((e = rf_op_gemm(kd->kvb.name, mkv, kd->kvb.k, kd->kvb.n, kd->kvb.w,
-                                    p->opts.a, &op, err)))
+                if ((e = rf_op_gemm(kd->kvb.name, mkv, kd->kvb.k, kd->kvb.n, kd->kvb.w, p->opts.a,
+                                    &op, err)))
                     return e;
                 d += som(&p->roof, kd->kvb.count, op.flops, op.bytes);
             }
@@ -673,8 +667,7 @@ static int64_t micro_tokens(const rf_sim_batch *b, int64_t P, int64_t j)
     return t;
 }
 
-rf_status rf_sim_par_step(void *user, const rf_sim_batch *b, int64_t n, double *step_s,
-                          rf_err *err)
+rf_status rf_sim_par_step(void *user, const rf_sim_batch *b, int64_t n, double *step_s, rf_err *err)
 {
     rf_sim_par *p = user;
     if (n != p->group)

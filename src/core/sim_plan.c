@@ -35,8 +35,9 @@ static rf_status opts_check(const rf_sim_plan_opts *po, rf_err *err)
         return rf_err_set(err, RF_EINVAL, "percentile (%g) must be in (0, 100)", po->percentile);
     bool closed = w->arrival == RF_SIM_CLOSED;
     if (po->sched.spec_k)
-        return rf_err_set(err, RF_EINVAL, "plan: speculative decoding is not planned (spec-k "
-                                          "%lld)",
+        return rf_err_set(err, RF_EINVAL,
+                          "plan: speculative decoding is not planned (spec-k "
+                          "%lld)",
                           (long long)po->sched.spec_k);
     if (w->arrival == RF_SIM_TRACE || (closed && (po->devices || po->disagg)))
         return rf_err_set(err, RF_EINVAL,
@@ -47,12 +48,14 @@ static rf_status opts_check(const rf_sim_plan_opts *po, rf_err *err)
     if (!closed && !po->devices && (!(w->rate_per_s > 0) || !isfinite(w->rate_per_s)))
         return rf_err_set(err, RF_EINVAL, "rate (%g requests/s) must be > 0", w->rate_per_s);
     if (po->disagg && po->devices)
-        return rf_err_set(err, RF_EINVAL, "plan --disagg answers a rate (the fewest devices); "
-                                          "with --devices it is not modelled");
+        return rf_err_set(err, RF_EINVAL,
+                          "plan --disagg answers a rate (the fewest devices); "
+                          "with --devices it is not modelled");
     if (po->max_devices < 1 || po->max_devices > RF_PAR_MAX_DEGREE || po->devices < 0 ||
         po->devices > RF_PAR_MAX_DEGREE)
-        return rf_err_set(err, RF_EINVAL, "max-devices (%lld) and devices (%lld) must be in "
-                                          "[1, %d]",
+        return rf_err_set(err, RF_EINVAL,
+                          "max-devices (%lld) and devices (%lld) must be in "
+                          "[1, %d]",
                           (long long)po->max_devices, (long long)po->devices, RF_PAR_MAX_DEGREE);
     if (!(po->price_per_device_hour >= 0))
         return rf_err_set(err, RF_EINVAL, "price (%g a device-hour) must be >= 0",
@@ -99,10 +102,7 @@ static int64_t log_cap(const rf_sim_plan_opts *po)
     return v > 0x1p26 ? (int64_t)1 << 26 : (int64_t)v;
 }
 
-static size_t align8(size_t x)
-{
-    return (x + 7) & ~(size_t)7;
-}
+static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
 rf_status rf_sim_plan_work_bytes(const rf_model *m, const rf_sim_plan_opts *po,
                                  rf_sim_plan *scratch, size_t *bytes, rf_err *err)
@@ -131,9 +131,13 @@ rf_status rf_sim_plan_work_bytes(const rf_model *m, const rf_sim_plan_opts *po,
     if ((s = rf_sim_workspace_bytes(&w, &sc, log_cap(po), &ws, err)))
         return s;
     if (po->disagg) {
-        rf_sim_disagg d = {.prefill_workers = span(po), .decode_workers = span(po),
-                           .prefill = sc, .decode = sc, .model = m,
-                           .link_bw_bytes_per_s = 1, .link_latency_s = 0};
+        rf_sim_disagg d = {.prefill_workers = span(po),
+                           .decode_workers = span(po),
+                           .prefill = sc,
+                           .decode = sc,
+                           .model = m,
+                           .link_bw_bytes_per_s = 1,
+                           .link_latency_s = 0};
         d.prefill.replicas = d.decode.replicas = 1;
         if ((s = rf_sim_disagg_workspace_bytes(&w, &d, log_cap(po), &wd, err)))
             return s;
@@ -182,23 +186,23 @@ static rf_status bounds(rf_sim_par *p, const rf_sim_plan_opts *po, double *ttft,
             *ttft += t;
     }
     int64_t ctx1 = P + 1;
-    rf_sim_batch d = {.n_decode = 1, .decode_context = &ctx1, .decode_context_sum = ctx1,
-                      .tokens = 1};
+    rf_sim_batch d = {
+        .n_decode = 1, .decode_context = &ctx1, .decode_context_sum = ctx1, .tokens = 1};
     return s ? s : alone(p, &d, tpot, err);
 }
 
 /* A row's figures from a run's: the statistics at the percentile, goodput,
  * output tokens/s, the cost at row->devices, and whether it meets. */
 static void figures(const rf_sim_plan_opts *po, const rf_sim_stat *ttft, const rf_sim_stat *tpot,
-                    double goodput, double out_tokens_per_s, bool overloaded,
-                    rf_sim_plan_row *row)
+                    double goodput, double out_tokens_per_s, bool overloaded, rf_sim_plan_row *row)
 {
     row->ttft_s = ttft->pq;
     row->tpot_s = tpot->pq;
     row->goodput_per_s = goodput;
     row->output_tokens_per_s = out_tokens_per_s;
     row->overloaded = overloaded;
-    row->cost_per_mtok = rf_cost_per_mtok(po->price_per_device_hour, row->devices, out_tokens_per_s);
+    row->cost_per_mtok =
+        rf_cost_per_mtok(po->price_per_device_hour, row->devices, out_tokens_per_s);
     row->meets = !overloaded && row->ttft_s <= po->slo_ttft_s && row->tpot_s <= po->slo_tpot_s;
 }
 
@@ -223,8 +227,8 @@ static rf_status simulate(ctx *c, const rf_sim_sched *base, double rate, int64_t
         return s;
     row->max_seqs = cap;
     row->rate_per_s = w.arrival == RF_SIM_CLOSED ? r.requests_per_s : rate;
-    figures(po, &r.ttft_s, &r.tpot_s, r.goodput_requests_per_s, r.output_tokens_per_s,
-            r.overloaded, row);
+    figures(po, &r.ttft_s, &r.tpot_s, r.goodput_requests_per_s, r.output_tokens_per_s, r.overloaded,
+            row);
     return RF_OK;
 }
 
@@ -355,16 +359,20 @@ static rf_status evaluate(ctx *c, const rf_layout *l, rf_sim_plan_row *row, rf_e
 static rf_sim_disagg disagg_of(const ctx *c, const rf_sim_sched *base, int64_t P, int64_t D)
 {
     const rf_sim_plan_opts *po = c->po;
-    rf_sim_disagg d = {.prefill_workers = P, .decode_workers = D, .prefill = *base,
-                       .decode = *base, .model = c->m, .kv = c->o->kv,
-                       .link_bw_bytes_per_s = po->kv_link_bw_bytes_per_s > 0
-                                                  ? po->kv_link_bw_bytes_per_s
-                                                  : po->par.links.out_bw_bytes_per_s,
-                       .link_latency_s = po->kv_link_bw_bytes_per_s > 0
-                                             ? po->kv_link_latency_s
-                                             : po->par.links.out_latency_s,
-                       .slo_ttft_s = po->slo_ttft_s, .slo_tpot_s = po->slo_tpot_s,
-                       .percentile = po->percentile};
+    rf_sim_disagg d = {
+        .prefill_workers = P,
+        .decode_workers = D,
+        .prefill = *base,
+        .decode = *base,
+        .model = c->m,
+        .kv = c->o->kv,
+        .link_bw_bytes_per_s = po->kv_link_bw_bytes_per_s > 0 ? po->kv_link_bw_bytes_per_s
+                                                              : po->par.links.out_bw_bytes_per_s,
+        .link_latency_s =
+            po->kv_link_bw_bytes_per_s > 0 ? po->kv_link_latency_s : po->par.links.out_latency_s,
+        .slo_ttft_s = po->slo_ttft_s,
+        .slo_tpot_s = po->slo_tpot_s,
+        .percentile = po->percentile};
     return d;
 }
 
@@ -376,9 +384,9 @@ static rf_status disagg_sim(ctx *c, const rf_sim_sched *base, int64_t P, int64_t
     rf_sim_disagg d = disagg_of(c, base, P, D);
     rf_sim_disagg_result r;
     c->out->n_sims++;
-    rf_status s = rf_sim_disagg_run(&po->workload, &d, rf_sim_par_step, &c->out->par,
-                                    rf_sim_par_step, &c->out->par, c->work, c->work_bytes,
-                                    log_cap(po), &r, err);
+    rf_status s =
+        rf_sim_disagg_run(&po->workload, &d, rf_sim_par_step, &c->out->par, rf_sim_par_step,
+                          &c->out->par, c->work, c->work_bytes, log_cap(po), &r, err);
     if (s)
         return s;
     int64_t per = rf_layout_devices(&row->layout);
@@ -388,8 +396,8 @@ static rf_status disagg_sim(ctx *c, const rf_sim_sched *base, int64_t P, int64_t
     row->devices = (P + D) * per;
     row->max_seqs = base->max_seqs;
     row->rate_per_s = po->workload.rate_per_s;
-    figures(po, &r.ttft_s, &r.tpot_s, r.goodput_requests_per_s, r.output_tokens_per_s,
-            r.overloaded, row);
+    figures(po, &r.ttft_s, &r.tpot_s, r.goodput_requests_per_s, r.output_tokens_per_s, r.overloaded,
+            row);
     return RF_OK;
 }
 
@@ -405,8 +413,8 @@ static rf_status disagg_layout(ctx *c, const rf_layout *l, rf_sim_plan_row *row,
     pa.layout = *l;
     int64_t per = rf_layout_devices(l), W = po->max_devices / per;
     W = W < RF_SIM_PLAN_WORKERS ? W : RF_SIM_PLAN_WORKERS;
-    *row = (rf_sim_plan_row){.layout = *l, .devices = 2 * per, .prefill_workers = 1,
-                             .decode_workers = 1};
+    *row = (rf_sim_plan_row){
+        .layout = *l, .devices = 2 * per, .prefill_workers = 1, .decode_workers = 1};
     rf_sim_sched base;
     bool ready = false;
     if (W < 2) {
@@ -491,35 +499,39 @@ rf_status rf_sim_plan_compute(const rf_model *m, const rf_step_opts *o, const rf
     if (s)
         return s;
     if (!work || work_bytes < need || ((uintptr_t)work & 7))
-        return rf_err_set(err, RF_EINVAL, "the plan's workspace has %zu bytes (8-byte aligned); "
-                                          "it needs %zu",
+        return rf_err_set(err, RF_EINVAL,
+                          "the plan's workspace has %zu bytes (8-byte aligned); "
+                          "it needs %zu",
                           work_bytes, need);
     size_t n = layouts(m, po, out->layouts, RF_SIM_PLAN_MAX);
     for (size_t i = 0; i < n; i++) {
         if ((s = rf_sim_par_table_bytes(&out->par, m, &out->layouts[i],
-                                        po->sched.max_batched_tokens, po->sched.max_seqs, &t,
-                                        err)))
+                                        po->sched.max_batched_tokens, po->sched.max_seqs, &t, err)))
             return s;
         table = t > table ? t : table;
     }
-    ctx c = {m, o, roof, po, out, work, (char *)work + align8(table), align8(table),
+    ctx c = {m,
+             o,
+             roof,
+             po,
+             out,
+             work,
+             (char *)work + align8(table),
+             align8(table),
              work_bytes - align8(table)};
     out->n_rows = out->n_pruned = out->n_sims = 0;
     out->n_layouts = n;
     out->best_devices = 0;
     /* by device count: a rate given, stop after the first count that meets */
-    for (int64_t N = 1; N <= span(po) && !(out->best_devices && !po->devices && !po->every);
-         N *= 2)
+    for (int64_t N = 1; N <= span(po) && !(out->best_devices && !po->devices && !po->every); N *= 2)
         for (size_t i = 0; i < n; i++) {
             if (rf_layout_devices(&out->layouts[i]) != N)
                 continue;
             rf_sim_plan_row *row = &out->rows[out->n_rows++];
             if ((s = evaluate(&c, &out->layouts[i], row, err)))
                 return rf_err_prefix(err, s, "--tp %lld --pp %lld --ep %lld --dp %lld",
-                                     (long long)out->layouts[i].tp,
-                                     (long long)out->layouts[i].pp,
-                                     (long long)out->layouts[i].ep,
-                                     (long long)out->layouts[i].dp);
+                                     (long long)out->layouts[i].tp, (long long)out->layouts[i].pp,
+                                     (long long)out->layouts[i].ep, (long long)out->layouts[i].dp);
             out->n_pruned += row->pruned;
             if (row->meets && !out->best_devices)
                 out->best_devices = N;

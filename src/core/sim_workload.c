@@ -23,10 +23,7 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 void rf__rng_seed(rf__rng *r, uint64_t seed, uint64_t stream)
 {
@@ -48,10 +45,7 @@ uint64_t rf__rng_next(rf__rng *r)
     return out;
 }
 
-double rf__rng_uniform(rf__rng *r)
-{
-    return ((double)(rf__rng_next(r) >> 11) + 0.5) * 0x1p-53;
-}
+double rf__rng_uniform(rf__rng *r) { return ((double)(rf__rng_next(r) >> 11) + 0.5) * 0x1p-53; }
 
 /* ---- ln and exp of our own (fdlibm's split of ln 2) --------------------- */
 
@@ -207,8 +201,7 @@ rf_status rf__sim_workload_check(const rf_sim_workload *w, int64_t *n, rf_err *e
                                   "(%g s): arrivals must not go back in time",
                                   (long long)i, q->arrival_s, (long long)(i - 1),
                                   w->trace[i - 1].arrival_s);
-            if (q->prompt < 1 || q->output < 1 || q->prompt > RF_DIM_MAX ||
-                q->output > RF_DIM_MAX)
+            if (q->prompt < 1 || q->output < 1 || q->prompt > RF_DIM_MAX || q->output > RF_DIM_MAX)
                 return rf_err_set(err, RF_EINVAL,
                                   "trace: request %lld has prompt %lld and output %lld (each "
                                   "must be in [1, %lld])",
@@ -252,8 +245,8 @@ rf_status rf__sim_workload_check(const rf_sim_workload *w, int64_t *n, rf_err *e
     return RF_OK;
 }
 
-rf_status rf__sim_requests(const rf_sim_workload *w, int64_t n, double *arrival,
-                           int64_t *prompt, int64_t *output, rf_err *err)
+rf_status rf__sim_requests(const rf_sim_workload *w, int64_t n, double *arrival, int64_t *prompt,
+                           int64_t *output, rf_err *err)
 {
     if (w->arrival == RF_SIM_TRACE) {
         for (int64_t i = 0; i < n; i++) {
@@ -317,8 +310,9 @@ rf_status rf_sim_arrival_parse(const char *text, rf_sim_arrival *kind, double *c
     }
     if (n == 2 && !strcmp(f[0], "gamma")) {
         if (rf_parse_f64(f[1], 0, HUGE_VAL, cv, NULL) || !(*cv > 0))
-            return rf_err_set(err, RF_EINVAL, "arrival '%s': the coefficient of variation must "
-                                              "be a number > 0",
+            return rf_err_set(err, RF_EINVAL,
+                              "arrival '%s': the coefficient of variation must "
+                              "be a number > 0",
                               text);
         *kind = RF_SIM_GAMMA;
         return RF_OK;
@@ -326,8 +320,7 @@ rf_status rf_sim_arrival_parse(const char *text, rf_sim_arrival *kind, double *c
     return rf_err_set(err, RF_EINVAL, "arrival '%s': expected poisson or gamma:CV", text);
 }
 
-rf_status rf_sim_lengths_parse(const char *text, const char *what, rf_sim_lengths *out,
-                               rf_err *err)
+rf_status rf_sim_lengths_parse(const char *text, const char *what, rf_sim_lengths *out, rf_err *err)
 {
     char buf[128], *f[5];
     size_t n = fields(text, buf, sizeof buf, f, 5);

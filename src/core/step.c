@@ -14,8 +14,12 @@
 
 rf_step_opts rf_step_opts_default(void)
 {
-    rf_step_opts o = {.phase = RF_DECODE, .batch = 1, .context = 0, .tokens = 1,
-                      .w = rf_dtype_of(RF_BF16), .a = rf_dtype_of(RF_BF16),
+    rf_step_opts o = {.phase = RF_DECODE,
+                      .batch = 1,
+                      .context = 0,
+                      .tokens = 1,
+                      .w = rf_dtype_of(RF_BF16),
+                      .a = rf_dtype_of(RF_BF16),
                       .kv = rf_dtype_of(RF_BF16)};
     return o;
 }
@@ -40,22 +44,22 @@ rf_step_opts rf_step_opts_for_model(const rf_model *m)
  * to one already in its stage (the same operator of another class: q_proj
  * of a dense and of a MoE layer) adds its count to it. */
 enum stage {
-    S_NORM,   /* attn_norm                                                  */
-    S_PROJ,   /* the mixer's input projections (q/k/v, in_proj, indexer)    */
-    S_ROPE,   /* RoPE and the cache writes                                  */
-    S_CORE,   /* attention, the linear-attention and state-space cores      */
-    S_OUT,    /* o_proj, out_proj                                           */
-    S_POST,   /* post_attn_norm, attn_residual, mlp_norm                    */
-    S_MLP,    /* the dense MLP                                              */
-    S_MOE,    /* router, shared and routed experts                          */
-    S_POST2,  /* post_mlp_norm, mlp_residual                                */
-    S_TAIL    /* final_norm, lm_head, embed                                 */
+    S_NORM,  /* attn_norm                                                  */
+    S_PROJ,  /* the mixer's input projections (q/k/v, in_proj, indexer)    */
+    S_ROPE,  /* RoPE and the cache writes                                  */
+    S_CORE,  /* attention, the linear-attention and state-space cores      */
+    S_OUT,   /* o_proj, out_proj                                           */
+    S_POST,  /* post_attn_norm, attn_residual, mlp_norm                    */
+    S_MLP,   /* the dense MLP                                              */
+    S_MOE,   /* router, shared and routed experts                          */
+    S_POST2, /* post_mlp_norm, mlp_residual                                */
+    S_TAIL   /* final_norm, lm_head, embed                                 */
 };
 
 typedef struct walk {
     rf_step *step;
-    enum stage stage;                 /* of the rows pushed now             */
-    uint8_t tag[RF_STEP_MAX_OPS];     /* each row's stage                   */
+    enum stage stage;                          /* of the rows pushed now             */
+    uint8_t tag[RF_STEP_MAX_OPS];              /* each row's stage                   */
     int64_t M, M_kv, q_tokens, keys, win_read; /* the step's sizes          */
 } walk;
 
@@ -69,11 +73,10 @@ static bool same_dtype(rf_dtype a, rf_dtype b)
 static bool same_row(const rf_op *a, const rf_op *b)
 {
     return !strcmp(a->name, b->name) && a->kind == b->kind && a->m == b->m && a->k == b->k &&
-           a->n == b->n && same_dtype(a->w, b->w) && a->flops == b->flops &&
-           a->bytes == b->bytes && a->weight_bytes == b->weight_bytes &&
-           a->kv_bytes == b->kv_bytes && a->act_bytes == b->act_bytes &&
-           a->extra_bytes == b->extra_bytes && a->experts == b->experts &&
-           a->m_per_expert == b->m_per_expert &&
+           a->n == b->n && same_dtype(a->w, b->w) && a->flops == b->flops && a->bytes == b->bytes &&
+           a->weight_bytes == b->weight_bytes && a->kv_bytes == b->kv_bytes &&
+           a->act_bytes == b->act_bytes && a->extra_bytes == b->extra_bytes &&
+           a->experts == b->experts && a->m_per_expert == b->m_per_expert &&
            (a->note == b->note || (a->note && b->note && !strcmp(a->note, b->note)));
 }
 
@@ -110,26 +113,21 @@ static rf_dtype wdt(const rf_model *md, const rf_step_opts *o, rf_module mod)
     return rf_model_module_dtype(md, mod, o->w, o->w_all_modules);
 }
 
-static rf_status gemm(walk *st, const rf_model *md, rf_module mod, const char *name,
-                      int64_t m, int64_t k, int64_t n, const rf_step_opts *o, uint64_t count,
-                      rf_err *err)
+static rf_status gemm(walk *st, const rf_model *md, rf_module mod, const char *name, int64_t m,
+                      int64_t k, int64_t n, const rf_step_opts *o, uint64_t count, rf_err *err)
 {
     rf_op op;
     rf_status s;
     if (!count)
         return RF_OK;
-    if ((s = rf_op_gemm_out(name, m, k, n, wdt(md, o, mod), o->a, rf_step_out_dtype(o), &op,
-                            err)))
+    if ((s = rf_op_gemm_out(name, m, k, n, wdt(md, o, mod), o->a, rf_step_out_dtype(o), &op, err)))
         return s;
     return push(st, &op, count, err);
 }
 
 /* ---- the full traffic model's element-wise rows (rf_op.h) --------------- */
 
-static bool full(const rf_step_opts *o)
-{
-    return o->traffic == RF_TRAFFIC_FULL;
-}
+static bool full(const rf_step_opts *o) { return o->traffic == RF_TRAFFIC_FULL; }
 
 /* push the operator a constructor made (s its status) */
 static rf_status put(walk *st, rf_status s, const rf_op *op, uint64_t count, rf_err *err)
@@ -152,8 +150,8 @@ static rf_status norm(walk *st, const char *name, int64_t m, int64_t n, const rf
     return put(st, s, &op, count, err);
 }
 
-static rf_status bias(walk *st, const rf_model *md, rf_module mod, const char *name,
-                      int64_t m, int64_t n, const rf_step_opts *o, uint64_t count, rf_err *err)
+static rf_status bias(walk *st, const rf_model *md, rf_module mod, const char *name, int64_t m,
+                      int64_t n, const rf_step_opts *o, uint64_t count, rf_err *err)
 {
     rf_op op;
     return put(st, rf_op_bias(name, m, n, wdt(md, o, mod), &op, err), &op, count, err);
@@ -206,11 +204,11 @@ static rf_status rope_kv(walk *st, const rf_model *md, const rf_step_opts *o, in
     rf_op op;
     rf_status s;
     if (md->kv_lora_rank) /* the rotary part only: n_q heads of q, one shared k_rope */
-        s = put(st, rf_op_rope("rope", M, md->n_q + 1, md->qk_rope_dim, o->a, &op, err), &op,
-                count, err);
+        s = put(st, rf_op_rope("rope", M, md->n_q + 1, md->qk_rope_dim, o->a, &op, err), &op, count,
+                err);
     else
-        s = put(st, rf_op_rope("rope", M, md->n_q + md->n_kv, md->head_dim, o->a, &op, err),
-                &op, count, err);
+        s = put(st, rf_op_rope("rope", M, md->n_q + md->n_kv, md->head_dim, o->a, &op, err), &op,
+                count, err);
     if (s)
         return s;
     if (md->kv_lora_rank)
@@ -319,16 +317,23 @@ static int64_t o_width(const rf_model *md)
  * once. They differ only on a sliding layer in prefill, where T queries
  * each see the window and together read the union of their windows (see
  * decompose). */
-static rf_status attention(walk *st, const char *name, const rf_model *md,
-                           const rf_step_opts *o, int64_t q_tokens, int64_t keys, int64_t window,
-                           int64_t chunk, int64_t read, uint64_t count, rf_err *err)
+static rf_status attention(walk *st, const char *name, const rf_model *md, const rf_step_opts *o,
+                           int64_t q_tokens, int64_t keys, int64_t window, int64_t chunk,
+                           int64_t read, uint64_t count, rf_err *err)
 {
     if (!count || keys < 1)
         return RF_OK;
-    rf_attn_desc d = {.n_q = md->n_q, .n_kv = md->n_kv, .head_dim = md->head_dim,
-                      .v_head_dim = md->attn_v_dim, .kv_elems_per_token = kv_elems(md),
-                      .batch = o->batch, .q_tokens = q_tokens, .keys = keys,
-                      .naive = o->naive_attn, .window = window, .chunk = chunk,
+    rf_attn_desc d = {.n_q = md->n_q,
+                      .n_kv = md->n_kv,
+                      .head_dim = md->head_dim,
+                      .v_head_dim = md->attn_v_dim,
+                      .kv_elems_per_token = kv_elems(md),
+                      .batch = o->batch,
+                      .q_tokens = q_tokens,
+                      .keys = keys,
+                      .naive = o->naive_attn,
+                      .window = window,
+                      .chunk = chunk,
                       .causal = o->causal};
     if (md->kv_lora_rank && q_tokens == 1) {
         /* MLA decode with the up-projections absorbed: every head scores
@@ -394,8 +399,8 @@ static rf_status attention(walk *st, const char *name, const rf_model *md,
 }
 
 /* Dense MLP of `count` layers. */
-static rf_status mlp(walk *st, const rf_model *md, const rf_step_opts *o, int64_t M,
-                     uint64_t count, rf_err *err)
+static rf_status mlp(walk *st, const rf_model *md, const rf_step_opts *o, int64_t M, uint64_t count,
+                     rf_err *err)
 {
     rf_status s;
     int64_t H = md->hidden, F = md->ffn;
@@ -412,8 +417,9 @@ static rf_status mlp(walk *st, const rf_model *md, const rf_step_opts *o, int64_
             return s;
     } else if ((s = gemm(st, md, P, "gate_proj", M, H, F, o, count, err)) ||
                (s = gemm(st, md, P, "up_proj", M, H, F, o, count, err)) ||
-               (b && count && ((s = bias(st, md, P, "gate_bias", M, F, o, count, err)) ||
-                               (s = bias(st, md, P, "up_bias", M, F, o, count, err))))) {
+               (b && count &&
+                ((s = bias(st, md, P, "gate_bias", M, F, o, count, err)) ||
+                 (s = bias(st, md, P, "up_bias", M, F, o, count, err))))) {
         return s;
     }
     if ((full(o) && count && (s = act(st, md, "act", M, F, o, count, err))) ||
@@ -426,8 +432,8 @@ static rf_status mlp(walk *st, const rf_model *md, const rf_step_opts *o, int64_
  * pairs (its m), weights of the `touched` experts the step streams (an
  * expected value under uniform routing, rounded to the byte). */
 static rf_status expert(walk *st, const rf_model *md, const char *name, int64_t pairs,
-                        double touched, int64_t k, int64_t n, const rf_step_opts *o,
-                        uint64_t count, rf_err *err)
+                        double touched, int64_t k, int64_t n, const rf_step_opts *o, uint64_t count,
+                        rf_err *err)
 {
     rf_op op;
     rf_status s = rf_op_gemm_out(name, pairs, k, n, wdt(md, o, RF_MOD_EXPERTS), o->a,
@@ -477,8 +483,8 @@ double rf_moe_tokens_for_rows(const rf_model *md, rf_moe_routing moe, double row
     return 0.5 * (lo + hi);
 }
 
-static rf_status moe(walk *st, const rf_model *md, const rf_step_opts *o, int64_t M,
-                     uint64_t count, rf_err *err)
+static rf_status moe(walk *st, const rf_model *md, const rf_step_opts *o, int64_t M, uint64_t count,
+                     rf_err *err)
 {
     rf_status s;
     int64_t H = md->hidden, E = md->n_experts, k = md->top_k;
@@ -574,8 +580,10 @@ static rf_status layer_classes(const rf_model *md, layer_class *cls, size_t *n, 
         rf_mixer x = rf_model_layer_mixer(md, l);
         layer_class k = {.mixer = x,
                          .local = x == RF_MIX_ATTN ? rf_model_layer_local(md, l) : RF_LOCAL_GLOBAL,
-                         .ffn = rf_model_layer_ffn(md, l), .unq = md->unquantized_layer[l],
-                         .layer = l, .count = 1};
+                         .ffn = rf_model_layer_ffn(md, l),
+                         .unq = md->unquantized_layer[l],
+                         .layer = l,
+                         .count = 1};
         size_t i = 0;
         while (i < *n && class_cmp(&cls[i], &k))
             i++;
@@ -647,23 +655,34 @@ static rf_status mixer_core(walk *st, const rf_model *c, rf_mixer x, const rf_st
     rf_dtype w = wdt(c, o, RF_MOD_MIXER), conv = rf_dtype_of(RF_BF16);
     if (x == RF_MIX_GDN) {
         int64_t kd = c->gdn_k_heads * c->gdn_k_dim, vd = c->gdn_v_heads * c->gdn_v_dim;
-        rf_seq_desc d = {.heads = c->gdn_v_heads, .k_dim = c->gdn_k_dim, .v_dim = c->gdn_v_dim,
-                         .groups = c->gdn_k_heads, .chunk = RF_GDN_CHUNK, .batch = o->batch,
-                         .q_tokens = st->q_tokens, .has_state = held};
-        if ((s = put(st, rf_op_short_conv("gdn_conv", o->batch, st->q_tokens, 2 * kd + vd,
-                                          c->gdn_conv, held, w, conv, o->a, f, &op, err),
+        rf_seq_desc d = {.heads = c->gdn_v_heads,
+                         .k_dim = c->gdn_k_dim,
+                         .v_dim = c->gdn_v_dim,
+                         .groups = c->gdn_k_heads,
+                         .chunk = RF_GDN_CHUNK,
+                         .batch = o->batch,
+                         .q_tokens = st->q_tokens,
+                         .has_state = held};
+        if ((s = put(st,
+                     rf_op_short_conv("gdn_conv", o->batch, st->q_tokens, 2 * kd + vd, c->gdn_conv,
+                                      held, w, conv, o->a, f, &op, err),
                      &op, n, err)))
             return s;
-        return put(st, rf_op_gdn("gdn_delta_rule", &d, state_dtype(c), o->a, f, &op, err), &op,
-                   n, err);
+        return put(st, rf_op_gdn("gdn_delta_rule", &d, state_dtype(c), o->a, f, &op, err), &op, n,
+                   err);
     }
     int64_t di = c->ssm_heads * c->ssm_head_dim, gn = c->ssm_groups * c->ssm_state;
-    rf_seq_desc d = {.heads = c->ssm_heads, .k_dim = c->ssm_state, .v_dim = c->ssm_head_dim,
+    rf_seq_desc d = {.heads = c->ssm_heads,
+                     .k_dim = c->ssm_state,
+                     .v_dim = c->ssm_head_dim,
                      .groups = c->ssm_groups,
                      .chunk = c->ssm_chunk ? c->ssm_chunk : RF_SSM_CHUNK_DEFAULT,
-                     .batch = o->batch, .q_tokens = st->q_tokens, .has_state = held};
-    if ((s = put(st, rf_op_short_conv("mamba_conv", o->batch, st->q_tokens, di + 2 * gn,
-                                      c->ssm_conv, held, w, conv, o->a, f, &op, err),
+                     .batch = o->batch,
+                     .q_tokens = st->q_tokens,
+                     .has_state = held};
+    if ((s = put(st,
+                 rf_op_short_conv("mamba_conv", o->batch, st->q_tokens, di + 2 * gn, c->ssm_conv,
+                                  held, w, conv, o->a, f, &op, err),
                  &op, n, err)))
         return s;
     return put(st, rf_op_ssd("mamba_ssd", &d, state_dtype(c), o->a, f, &op, err), &op, n, err);
@@ -677,9 +696,9 @@ static rf_status mixer_out(walk *st, const rf_model *c, rf_mixer x, const rf_ste
     int64_t w = x == RF_MIX_GDN ? c->gdn_v_heads * c->gdn_v_dim : c->ssm_heads * c->ssm_head_dim;
     rf_op op;
     rf_status s;
-    if (full(o) && (s = put(st, rf_op_act("mixer_gate", st->M, w, RF_ACT_SILU_MUL_FLOPS, o->a,
-                                          &op, err),
-                            &op, n, err)))
+    if (full(o) &&
+        (s = put(st, rf_op_act("mixer_gate", st->M, w, RF_ACT_SILU_MUL_FLOPS, o->a, &op, err), &op,
+                 n, err)))
         return s;
     return gemm(st, c, RF_MOD_MIXER, "out_proj", st->M, w, c->hidden, o, n, err);
 }
@@ -700,8 +719,8 @@ static rf_status indexer_proj(walk *st, const rf_model *c, const rf_step_opts *o
 
 /* Softmax attention of an attention class: global, sliding, chunked, or
  * DSA's indexer and the main attention over min(S, index_topk) keys. */
-static rf_status attn_core(walk *st, const rf_model *c, rf_attn_local local,
-                           const rf_step_opts *o, uint64_t n, rf_err *err)
+static rf_status attn_core(walk *st, const rf_model *c, rf_attn_local local, const rf_step_opts *o,
+                           uint64_t n, rf_err *err)
 {
     int64_t q = st->q_tokens, keys = st->keys;
     if (local == RF_LOCAL_SLIDING)
@@ -750,12 +769,12 @@ static rf_status layer_rows(walk *st, const rf_model *c, const layer_class *k,
         (mixes && !attn && (s = mixer_core(st, c, k->mixer, o, n, err))))
         return s;
     st->stage = S_OUT;
-    if (attn && ((f && c->attn_out_gate &&
-                  (s = put(st, rf_op_act("attn_gate", M, o_width(c), RF_ACT_SILU_MUL_FLOPS, o->a,
-                                         &r, err),
-                           &r, n, err))) ||
-                 (s = gemm(st, c, RF_MOD_ATTN, "o_proj", M, o_width(c), H, o, n, err)) ||
-                 (f && c->o_bias && (s = bias(st, c, RF_MOD_ATTN, "o_bias", M, H, o, n, err)))))
+    if (attn &&
+        ((f && c->attn_out_gate &&
+          (s = put(st, rf_op_act("attn_gate", M, o_width(c), RF_ACT_SILU_MUL_FLOPS, o->a, &r, err),
+                   &r, n, err))) ||
+         (s = gemm(st, c, RF_MOD_ATTN, "o_proj", M, o_width(c), H, o, n, err)) ||
+         (f && c->o_bias && (s = bias(st, c, RF_MOD_ATTN, "o_bias", M, H, o, n, err)))))
         return s;
     if (mixes && !attn && (s = mixer_out(st, c, k->mixer, o, n, err)))
         return s;
@@ -824,8 +843,7 @@ static rf_status decompose(const rf_model *md, const rf_step_opts *o, rf_step *o
     rf_op g;
     w.stage = S_TAIL;
     if ((f && (s = norm(st, "final_norm", o->batch, H, o, 1, err))) ||
-        (s = gemm(st, md, RF_MOD_LM_HEAD, "lm_head", o->batch, md->hidden, md->vocab, o, 1,
-                  err)) ||
+        (s = gemm(st, md, RF_MOD_LM_HEAD, "lm_head", o->batch, md->hidden, md->vocab, o, 1, err)) ||
         (s = rf_op_gather("embed", M, md->hidden, wdt(md, o, RF_MOD_EMBED), &g, err)) ||
         (s = push(st, &g, 1, err)))
         return s;
@@ -853,8 +871,9 @@ rf_status rf_model_kv_bytes(const rf_model *m, rf_dtype kv, int64_t context, uin
      * its own K/V width (0 for a layer that is not attention) */
     for (int64_t l = 0; l < m->layers && (m->window || hybrid); l++) {
         rf_attn_local local = rf_model_layer_local(m, l);
-        int64_t cap = local == RF_LOCAL_SLIDING ? m->window
-                      : local == RF_LOCAL_CHUNKED ? m->attn_chunk : 0;
+        int64_t cap = local == RF_LOCAL_SLIDING   ? m->window
+                      : local == RF_LOCAL_CHUNKED ? m->attn_chunk
+                                                  : 0;
         int64_t s = cap && context > cap ? cap : context;
         if (!acc(&elems, (uint64_t)s, (uint64_t)rf_model_kv_elems_layer(m, l)))
             return rf_err_set(err, RF_ERANGE, "KV of context %lld overflows", (long long)context);
@@ -928,7 +947,8 @@ rf_status rf_step_compute(const rf_model *md, const rf_step_opts *o, const rf_ro
     st->op_bytes = op_bytes;
     st->flops = flops;
     st->floor_sum_of_max_s = sum_of_max;
-    rf__step_floors(st, roof, (double)o->batch * (o->phase == RF_PREFILL ? (double)o->tokens : 1.0));
+    rf__step_floors(st, roof,
+                    (double)o->batch * (o->phase == RF_PREFILL ? (double)o->tokens : 1.0));
     /* FLOPs and KV bytes are both linear in B, so FLOPs / (KV + scores) at
      * any B is the B -> infinity limit of the blended intensity. */
     st->blended_intensity_limit = 0;
@@ -943,8 +963,8 @@ rf_status rf_step_compute(const rf_model *md, const rf_step_opts *o, const rf_ro
 }
 
 /* Does the step of o, with only the sizes in `keep` as given, overflow? */
-static bool overflows(const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
-                      unsigned keep, rf_step *scratch)
+static bool overflows(const rf_model *m, const rf_step_opts *o, const rf_roof *roof, unsigned keep,
+                      rf_step *scratch)
 {
     rf_step_opts one = *o;
     if (!(keep & RF_STEP_BATCH))
@@ -1017,8 +1037,8 @@ rf_status rf_crossover_compute(const rf_model *md, const rf_step_opts *o, const 
          *   S* = I* (r + rope) b_kv / (2 n_q (nope + rope + v)) */
         double latent = (double)(md->kv_lora_rank + md->qk_rope_dim);
         double width = (double)(md->qk_nope_dim + md->qk_rope_dim + md->v_head_dim);
-        out->attn_prefill_s_star = roof->ridge * latent * rf_dtype_bytes_per_elem(o->kv) /
-                                   (2.0 * (double)md->n_q * width);
+        out->attn_prefill_s_star =
+            roof->ridge * latent * rf_dtype_bytes_per_elem(o->kv) / (2.0 * (double)md->n_q * width);
     } else {
         out->attn_prefill_s_star = rf_attn_prefill_sstar(md->n_q, md->n_kv, o->kv, roof->ridge);
     }
@@ -1044,8 +1064,7 @@ size_t rf_step_gemm_shapes(const rf_step *st, rf_gemm_shape *out, size_t cap)
             out[n++] = (rf_gemm_shape){.k = op->k, .n = op->n};
         }
         size_t used = strlen(out[j].ops);
-        snprintf(out[j].ops + used, sizeof out[j].ops - used, "%s%s", used ? "," : "",
-                 op->name);
+        snprintf(out[j].ops + used, sizeof out[j].ops - used, "%s%s", used ? "," : "", op->name);
     }
     return n;
 }
@@ -1055,8 +1074,8 @@ bool rf_crossover_square(const rf_crossover *cx, int64_t d, double *t_star)
     return rf_gemm_mstar(d, d, cx->square_w, cx->square_a, cx->ridge, t_star);
 }
 
-rf_status rf_fit_prepare(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes,
-                         double util, uint64_t reserve_bytes, rf_fit *out, rf_err *err)
+rf_status rf_fit_prepare(const rf_model *m, const rf_step_opts *o, uint64_t mem_bytes, double util,
+                         uint64_t reserve_bytes, rf_fit *out, rf_err *err)
 {
     if (!(util > 0 && util <= 1))
         return rf_err_set(err, RF_EINVAL, "util (%g) must be in (0, 1]", util);
@@ -1120,10 +1139,10 @@ rf_status rf_capacity_compute(const rf_model *m, const rf_step_opts *o, uint64_t
     rf_status s;
     rf_fit f = {0};
     if (context < 0 || context > RF_DIM_MAX)
-        return rf_err_set(err, RF_EINVAL, "context (%lld) must be in [0, %lld]",
-                          (long long)context, (long long)RF_DIM_MAX);
-    rf_capacity c = {.util = util, .mem_bytes = mem_bytes, .reserve_bytes = reserve_bytes,
-                     .context = context};
+        return rf_err_set(err, RF_EINVAL, "context (%lld) must be in [0, %lld]", (long long)context,
+                          (long long)RF_DIM_MAX);
+    rf_capacity c = {
+        .util = util, .mem_bytes = mem_bytes, .reserve_bytes = reserve_bytes, .context = context};
     if ((s = rf_fit_prepare(m, o, mem_bytes, util, reserve_bytes, &f, err)) ||
         (s = rf_model_kv_bytes(m, o->kv, 1, &c.kv_bytes_per_token, err)) ||
         (s = rf_model_state_bytes(m, &c.state_bytes_per_seq, err)))

@@ -73,11 +73,16 @@ static rf_status slow(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err *
     if (s)
         return s;
     const rf_step *st = &sw->scratch;
-    *p = (rf_sweep_point){.batch = o.batch, .context = context, .flops = st->flops,
-                          .total_bytes = st->total_bytes, .kv_bytes = st->kv_bytes,
-                          .intensity = st->intensity, .floor_s = st->floor_s,
+    *p = (rf_sweep_point){.batch = o.batch,
+                          .context = context,
+                          .flops = st->flops,
+                          .total_bytes = st->total_bytes,
+                          .kv_bytes = st->kv_bytes,
+                          .intensity = st->intensity,
+                          .floor_s = st->floor_s,
                           .floor_sum_of_max_s = st->floor_sum_of_max_s,
-                          .tokens_per_s = st->tokens_per_s, .regime = st->regime};
+                          .tokens_per_s = st->tokens_per_s,
+                          .regime = st->regime};
     return RF_OK;
 }
 
@@ -102,8 +107,8 @@ static inline bool affine(uint64_t *sum, uint64_t n, uint64_t x, uint64_t x0)
 rf_status rf_sweep_eval(rf_sweep *sw, int64_t context, rf_sweep_point *p, rf_err *err)
 {
     if (context < 0 || context > RF_DIM_MAX)
-        return rf_err_set(err, RF_EINVAL, "context (%lld) must be in [0, %lld]",
-                          (long long)context, (long long)RF_DIM_MAX);
+        return rf_err_set(err, RF_EINVAL, "context (%lld) must be in [0, %lld]", (long long)context,
+                          (long long)RF_DIM_MAX);
     if (!sw->linear)
         return slow(sw, context, p, err);
     uint64_t flops = sw->flops0, op_bytes = sw->op_bytes0, kv = 0, extra = 0;

@@ -92,8 +92,8 @@ static rf_status gemms(calib_run *r, rf_err *err)
             int64_t M = r->pl.m[i];
             rf_cuda_gemm_result g;
             progress(r, "gemm M=%lld K=%lld N=%lld", (long long)M, (long long)K, (long long)N);
-            RF__TRY(rf_cuda_gemm_time(r->ctx, RF_CUDA_GEMM_CUBLASLT, RF_BF16, M, K, N, &r->t,
-                                      NULL, &g, err));
+            RF__TRY(rf_cuda_gemm_time(r->ctx, RF_CUDA_GEMM_CUBLASLT, RF_BF16, M, K, N, &r->t, NULL,
+                                      &g, err));
             RF__TRY(rf_cuda_calib_add(r->c, RF_CALIB_GEMM, K, N, M, (double)g.flops,
                                       (double)g.bytes, g.time_s_median, err));
         }
@@ -102,8 +102,8 @@ done:
     return st;
 }
 
-rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o,
-                                   rf_dtype_kind dt, rf_calib *c, int *skipped, rf_err *err)
+rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_dtype_kind dt,
+                                   rf_calib *c, int *skipped, rf_err *err)
 {
     static const rf_cuda_calib_opts none;
     rf_status st = RF_OK;
@@ -115,8 +115,11 @@ rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o
     c->version = RF_CALIB_VERSION;
     snprintf(c->backend, sizeof c->backend, "cuda:%d cuBLASLt %s, %.24s", ctx->dev.index,
              rf_dtype_name(dt), ctx->dev.name);
-    calib_run r = {.ctx = ctx, .o = o, .pl = rf_cuda_calib_plan_of(o->quick),
-                   .t = rf_cuda_timing_default(o->quick), .c = c};
+    calib_run r = {.ctx = ctx,
+                   .o = o,
+                   .pl = rf_cuda_calib_plan_of(o->quick),
+                   .t = rf_cuda_timing_default(o->quick),
+                   .c = c};
     r.total = (int)(r.pl.n_gemm * r.pl.n_m);
     for (size_t s = 0; s < r.pl.n_gemm; s++) {
         int64_t K = r.pl.gemm[s][0], N = r.pl.gemm[s][1];
@@ -133,8 +136,8 @@ rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o
             }
             if (st != RF_OK)
                 goto done;
-            RF__TRY(rf_cuda_calib_add(c, RF_CALIB_GEMM, K, N, M, (double)g.flops,
-                                      (double)g.bytes, g.time_s_median, err));
+            RF__TRY(rf_cuda_calib_add(c, RF_CALIB_GEMM, K, N, M, (double)g.flops, (double)g.bytes,
+                                      g.time_s_median, err));
         }
     }
 done:
@@ -156,14 +159,14 @@ static rf_status attn_call(rf_cuda_ctx *ctx, void *user, int64_t i, rf_err *err)
     (void)i; /* K and V exceed 4 x L2 (decode) or are a prefill's own */
     const attn_run *a = user;
     cudaError_t e =
-        a->decode ? rf__cuda_attn_decode_bf16(a->q, a->k, a->v, a->out, a->part, a->batch,
-                                              a->keys, RF_CUDA_CALIB_NKV, GROUP, (int)a->dh,
-                                              a->split, ctx->stream)
-                  : rf__cuda_attn_prefill_bf16(a->q, a->k, a->v, a->out, a->keys,
-                                               RF_CUDA_CALIB_NKV, GROUP, (int)a->dh, ctx->stream);
-    return e == cudaSuccess ? RF_OK
-                            : rf__cuda_fail(err, e, a->decode ? "attn_decode_bf16"
-                                                              : "attn_prefill_bf16");
+        a->decode
+            ? rf__cuda_attn_decode_bf16(a->q, a->k, a->v, a->out, a->part, a->batch, a->keys,
+                                        RF_CUDA_CALIB_NKV, GROUP, (int)a->dh, a->split, ctx->stream)
+            : rf__cuda_attn_prefill_bf16(a->q, a->k, a->v, a->out, a->keys, RF_CUDA_CALIB_NKV,
+                                         GROUP, (int)a->dh, ctx->stream);
+    return e == cudaSuccess
+               ? RF_OK
+               : rf__cuda_fail(err, e, a->decode ? "attn_decode_bf16" : "attn_prefill_bf16");
 }
 
 /* The G query heads of KV head h at one query (q_at: its first row of d
@@ -203,11 +206,12 @@ static rf_status attn_check_one(const attn_run *a, uint64_t q_at, uint64_t kv_at
                 ref += pv;
                 sq += pv * pv;
             }
-            double y = bf16_value(ho[g * d + e]), tol = REL_TOL * fabs(ref) +
-                                                         ATTN_SCALE_TOL * sqrt(sq);
+            double y = bf16_value(ho[g * d + e]),
+                   tol = REL_TOL * fabs(ref) + ATTN_SCALE_TOL * sqrt(sq);
             if (!(fabs(y - ref) <= tol)) {
-                st = rf_err_set(err, RF_EINTERNAL, "calibration: %s: head %d output %lld is "
-                                                   "%.6g, the CPU reference %.6g (tolerance %.3g)",
+                st = rf_err_set(err, RF_EINTERNAL,
+                                "calibration: %s: head %d output %lld is "
+                                "%.6g, the CPU reference %.6g (tolerance %.3g)",
                                 what, g, (long long)e, y, ref, tol);
                 goto done;
             }
@@ -235,8 +239,8 @@ static rf_status attn_check(const attn_run *a, const char *what, rf_err *err)
     const int64_t ts[2] = {0, a->keys - 1};
     for (int i = 0; i < 2; i++) {
         uint64_t row = ((uint64_t)ts[i] * RF_CUDA_CALIB_NKV + (uint64_t)h) * GROUP;
-        rf_status st = attn_check_one(a, row * (uint64_t)d, (uint64_t)(h * a->keys * d),
-                                      ts[i] + 1, what, err);
+        rf_status st =
+            attn_check_one(a, row * (uint64_t)d, (uint64_t)(h * a->keys * d), ts[i] + 1, what, err);
         if (st != RF_OK)
             return st;
     }
@@ -250,8 +254,8 @@ static rf_status attn_point(calib_run *r, bool decode, int64_t dh, int64_t x, rf
     attn_run a = {.decode = decode, .keys = x, .dh = dh};
     rf_calib_kind kind = decode ? RF_CALIB_ATTN_DECODE : RF_CALIB_ATTN_PREFILL;
     char what[64];
-    snprintf(what, sizeof what, "%s d_h=%lld %s %lld", decode ? "decode" : "prefill",
-             (long long)dh, decode ? "keys" : "tokens", (long long)x);
+    snprintf(what, sizeof what, "%s d_h=%lld %s %lld", decode ? "decode" : "prefill", (long long)dh,
+             decode ? "keys" : "tokens", (long long)x);
     progress(r, "%s", what);
     a.batch = decode ? rf_cuda_calib_decode_batch(x, dh, ctx->dev.l2_bytes) : 1;
     a.split = decode ? rf_cuda_attn_split(a.batch, RF_CUDA_CALIB_NKV, x, ctx->dev.sm_count) : 1;
@@ -268,8 +272,8 @@ static rf_status attn_point(calib_run *r, bool decode, int64_t dh, int64_t x, rf
     RF__CUDA_TRY(cudaMalloc((void **)&a.v, kv_elems * 2));
     RF__CUDA_TRY(cudaMalloc((void **)&a.part, part_floats * 4));
     ctx->seed += 3;
-    RF__CUDA_TRY(rf__cuda_fill_random(a.q, (int64_t)q_elems, RF__CUDA_ELEM_BF16, ctx->seed,
-                                      ctx->stream));
+    RF__CUDA_TRY(
+        rf__cuda_fill_random(a.q, (int64_t)q_elems, RF__CUDA_ELEM_BF16, ctx->seed, ctx->stream));
     RF__CUDA_TRY(rf__cuda_fill_random(a.k, (int64_t)kv_elems, RF__CUDA_ELEM_BF16, ctx->seed + 1,
                                       ctx->stream));
     RF__CUDA_TRY(rf__cuda_fill_random(a.v, (int64_t)kv_elems, RF__CUDA_ELEM_BF16, ctx->seed + 2,
@@ -281,8 +285,8 @@ static rf_status attn_point(calib_run *r, bool decode, int64_t dh, int64_t x, rf
     RF__TRY(rf__cuda_time(ctx, attn_call, &a, 1, &r->t, &tm, err));
     RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
     RF__TRY(attn_check(&a, what, err));
-    RF__TRY(rf_cuda_calib_add(r->c, kind, dh, 0, x, (double)op.flops, (double)op.bytes,
-                              tm.median_s, err));
+    RF__TRY(rf_cuda_calib_add(r->c, kind, dh, 0, x, (double)op.flops, (double)op.bytes, tm.median_s,
+                              err));
 done:
     (void)cudaFree(a.q); /* cudaFree(NULL) does nothing */
     (void)cudaFree(a.out);
@@ -299,12 +303,12 @@ done:
  * call reads comes from device memory, as the floor counts it. */
 typedef struct ew_run {
     rf_calib_kind kind;
-    int64_t rows, width;      /* of the op (a copy: 1)                    */
-    uint64_t n;               /* elements of a, b, y (a copy: its 16-byte vectors) */
+    int64_t rows, width; /* of the op (a copy: 1)                    */
+    uint64_t n;          /* elements of a, b, y (a copy: its 16-byte vectors) */
     uint8_t *a, *b, *w, *y;
-    size_t stride;            /* bytes between the sets                    */
+    size_t stride; /* bytes between the sets                    */
     int64_t copies;
-    int grid, block;          /* copy_v16's launch */
+    int grid, block; /* copy_v16's launch */
 } ew_run;
 
 static rf_status ew_call(rf_cuda_ctx *ctx, void *user, int64_t i, rf_err *err)
@@ -383,8 +387,9 @@ static rf_status ew_check(rf_cuda_ctx *ctx, ew_run *e, const char *what, rf_err 
         double y = bf16_value(hy[i]);
         double tol = e->kind == RF_CALIB_COPY ? 0 : REL_TOL * fabs(ref) + ABS_TOL;
         if (!(fabs(y - ref) <= tol) || (e->kind == RF_CALIB_COPY && hy[i] != ha[i])) {
-            st = rf_err_set(err, RF_EINTERNAL, "calibration: %s: output %llu is %.6g, the CPU "
-                                               "reference %.6g (tolerance %.3g)",
+            st = rf_err_set(err, RF_EINTERNAL,
+                            "calibration: %s: output %llu is %.6g, the CPU "
+                            "reference %.6g (tolerance %.3g)",
                             what, (unsigned long long)i, y, ref, tol);
             goto done;
         }
@@ -430,8 +435,8 @@ static rf_status ew_point(calib_run *r, rf_calib_kind kind, int64_t x, bool chec
     RF__CUDA_TRY(cudaMalloc((void **)&e.a, all));
     RF__CUDA_TRY(cudaMalloc((void **)&e.y, all));
     ctx->seed += 3;
-    RF__CUDA_TRY(rf__cuda_fill_random(e.a, (int64_t)(all / 2), RF__CUDA_ELEM_BF16, ctx->seed,
-                                      ctx->stream));
+    RF__CUDA_TRY(
+        rf__cuda_fill_random(e.a, (int64_t)(all / 2), RF__CUDA_ELEM_BF16, ctx->seed, ctx->stream));
     RF__CUDA_TRY(cudaMemsetAsync(e.y, 0xff, all, ctx->stream));
     if (two) {
         RF__CUDA_TRY(cudaMalloc((void **)&e.b, all));
@@ -440,16 +445,16 @@ static rf_status ew_point(calib_run *r, rf_calib_kind kind, int64_t x, bool chec
     }
     if (kind == RF_CALIB_NORM) {
         RF__CUDA_TRY(cudaMalloc((void **)&e.w, (size_t)e.width * 2));
-        RF__CUDA_TRY(rf__cuda_fill_random(e.w, e.width, RF__CUDA_ELEM_BF16, ctx->seed + 2,
-                                          ctx->stream));
+        RF__CUDA_TRY(
+            rf__cuda_fill_random(e.w, e.width, RF__CUDA_ELEM_BF16, ctx->seed + 2, ctx->stream));
     }
     RF__CUDA_TRY(cudaStreamSynchronize(ctx->stream));
     if (check)
         RF__TRY(ew_check(ctx, &e, what, err));
     rf__cuda_timed tm;
     RF__TRY(rf__cuda_time(ctx, ew_call, &e, e.copies, &r->t, &tm, err));
-    RF__TRY(rf_cuda_calib_add(r->c, kind, 0, 0, x, (double)op.flops, (double)op.bytes,
-                              tm.median_s, err));
+    RF__TRY(rf_cuda_calib_add(r->c, kind, 0, 0, x, (double)op.flops, (double)op.bytes, tm.median_s,
+                              err));
 done:
     (void)cudaFree(e.a);
     (void)cudaFree(e.b);
@@ -474,13 +479,16 @@ rf_status rf_cuda_calibrate(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_hw
     RF__TRY(rf__cuda_ctx_enter(ctx, err));
     c->version = RF_CALIB_VERSION;
     c->bw_bytes_per_s = p->bandwidth_sustained_bytes_per_s > 0 ? p->bandwidth_sustained_bytes_per_s
-                                                              : p->bandwidth_bytes_per_s;
+                                                               : p->bandwidth_bytes_per_s;
     c->peak_flops_per_s = p->peak_flops_per_s[RF_BF16];
     snprintf(c->backend, sizeof c->backend, "cuda:%d cuBLASLt bf16, %.24s", ctx->dev.index,
              ctx->dev.name);
     snprintf(c->date, sizeof c->date, "%s", p->date);
-    calib_run r = {.ctx = ctx, .o = o, .pl = rf_cuda_calib_plan_of(o->quick),
-                   .t = rf_cuda_timing_default(o->quick), .c = c};
+    calib_run r = {.ctx = ctx,
+                   .o = o,
+                   .pl = rf_cuda_calib_plan_of(o->quick),
+                   .t = rf_cuda_timing_default(o->quick),
+                   .c = c};
     r.total = (int)rf_cuda_calib_plan_points(&r.pl);
     RF__TRY(gemms(&r, err));
     for (size_t d = 0; d < r.pl.n_head_dims; d++) {

@@ -11,7 +11,7 @@
 /* (K, N): a 1B-3B model's k_proj and q_proj, an 8B's k/q, the MLPs of
  * both (gate/up, down), and lm_head-sized ones (V = 128k), as on the CPU. */
 static const int64_t gemm_full[][2] = {
-    {2048, 256},  {2048, 2048}, {4096, 1024},   {4096, 4096},    {2048, 8192},
+    {2048, 256},  {2048, 2048},  {4096, 1024},  {4096, 4096},   {2048, 8192},
     {8192, 2048}, {4096, 14336}, {14336, 4096}, {2048, 131072}, {4096, 131072},
 };
 static const int64_t gemm_quick[][2] = {{2048, 512}, {4096, 4096}, {4096, 14336}, {2048, 131072}};
@@ -39,15 +39,15 @@ static const int64_t copy_quick[] = {1 << 12, 1 << 16, 1 << 20, 1 << 24, 1 << 28
 rf_cuda_calib_plan rf_cuda_calib_plan_of(bool quick)
 {
     if (quick)
-        return (rf_cuda_calib_plan){gemm_quick,  COUNT(gemm_quick),  m_quick,
-                                    COUNT(m_quick), head_dims_quick, COUNT(head_dims_quick),
-                                    keys_quick,  COUNT(keys_quick),  tokens_quick,
-                                    COUNT(tokens_quick), elems_quick, COUNT(elems_quick),
-                                    copy_quick,  COUNT(copy_quick)};
-    return (rf_cuda_calib_plan){gemm_full,  COUNT(gemm_full),  m_full,     COUNT(m_full),
-                                head_dims,  COUNT(head_dims),  keys_full,  COUNT(keys_full),
+        return (rf_cuda_calib_plan){gemm_quick,          COUNT(gemm_quick), m_quick,
+                                    COUNT(m_quick),      head_dims_quick,   COUNT(head_dims_quick),
+                                    keys_quick,          COUNT(keys_quick), tokens_quick,
+                                    COUNT(tokens_quick), elems_quick,       COUNT(elems_quick),
+                                    copy_quick,          COUNT(copy_quick)};
+    return (rf_cuda_calib_plan){gemm_full,   COUNT(gemm_full),   m_full,     COUNT(m_full),
+                                head_dims,   COUNT(head_dims),   keys_full,  COUNT(keys_full),
                                 tokens_full, COUNT(tokens_full), elems_full, COUNT(elems_full),
-                                copy_full,  COUNT(copy_full)};
+                                copy_full,   COUNT(copy_full)};
 }
 
 size_t rf_cuda_calib_plan_points(const rf_cuda_calib_plan *pl)
@@ -101,18 +101,22 @@ rf_status rf_cuda_calib_op(rf_calib_kind k, int64_t x, int64_t a, int64_t batch,
     int64_t width = x < RF_CUDA_CALIB_WIDTH ? x : RF_CUDA_CALIB_WIDTH;
     memset(out, 0, sizeof *out);
     if (x < 1)
-        return rf_err_set(err, RF_EINVAL, "calibration point: x = %lld must be >= 1",
-                          (long long)x);
+        return rf_err_set(err, RF_EINVAL, "calibration point: x = %lld must be >= 1", (long long)x);
     switch (k) {
     case RF_CALIB_ATTN_DECODE:
     case RF_CALIB_ATTN_PREFILL: {
         if (a != 64 && a != 128)
-            return rf_err_set(err, RF_EINVAL, "calibration point: the attention kernels run "
-                                              "d_h 64 and 128, not %lld",
+            return rf_err_set(err, RF_EINVAL,
+                              "calibration point: the attention kernels run "
+                              "d_h 64 and 128, not %lld",
                               (long long)a);
         bool decode = k == RF_CALIB_ATTN_DECODE;
-        rf_attn_desc d = {.n_q = RF_CUDA_CALIB_NQ, .n_kv = RF_CUDA_CALIB_NKV, .head_dim = a,
-                          .batch = decode ? batch : 1, .q_tokens = decode ? 1 : x, .keys = x,
+        rf_attn_desc d = {.n_q = RF_CUDA_CALIB_NQ,
+                          .n_kv = RF_CUDA_CALIB_NKV,
+                          .head_dim = a,
+                          .batch = decode ? batch : 1,
+                          .q_tokens = decode ? 1 : x,
+                          .keys = x,
                           .causal = !decode};
         rf_op ops[3];
         size_t n = 0;
@@ -121,10 +125,14 @@ rf_status rf_cuda_calib_op(rf_calib_kind k, int64_t x, int64_t a, int64_t batch,
             *out = ops[0];
         return s;
     }
-    case RF_CALIB_NORM: case RF_CALIB_ROPE: case RF_CALIB_ACT: case RF_CALIB_RESIDUAL:
+    case RF_CALIB_NORM:
+    case RF_CALIB_ROPE:
+    case RF_CALIB_ACT:
+    case RF_CALIB_RESIDUAL:
         if (x % width || (k == RF_CALIB_ROPE && width % 128))
-            return rf_err_set(err, RF_EINVAL, "calibration point: %s over %lld elements is "
-                                              "not whole rows of %lld",
+            return rf_err_set(err, RF_EINVAL,
+                              "calibration point: %s over %lld elements is "
+                              "not whole rows of %lld",
                               rf_calib_kind_name(k), (long long)x,
                               (long long)(k == RF_CALIB_ROPE ? 128 : width));
         if (k == RF_CALIB_NORM)
@@ -138,14 +146,16 @@ rf_status rf_cuda_calib_op(rf_calib_kind k, int64_t x, int64_t a, int64_t batch,
         /* kv_write: Q = M e (b_a + b_kv) = 4 M e bytes, read and written */
         int64_t e = x / 4 < 1024 ? x / 4 : 1024;
         if (x % 32 || x % (4 * e))
-            return rf_err_set(err, RF_EINVAL, "calibration point: a copy of %lld bytes is not "
-                                              "whole 16-byte vectors each way",
+            return rf_err_set(err, RF_EINVAL,
+                              "calibration point: a copy of %lld bytes is not "
+                              "whole 16-byte vectors each way",
                               (long long)x);
         return rf_op_cache_write("kv_write", x / (4 * e), e, bf16, bf16, out, err);
     }
     default:
-        return rf_err_set(err, RF_EINVAL, "calibration point: kind %d has no operator here "
-                                          "(GEMM points come from cuBLASLt)",
+        return rf_err_set(err, RF_EINVAL,
+                          "calibration point: kind %d has no operator here "
+                          "(GEMM points come from cuBLASLt)",
                           (int)k);
     }
 }
@@ -155,10 +165,11 @@ rf_status rf_cuda_calib_add(rf_calib *c, rf_calib_kind k, int64_t a, int64_t b, 
 {
     const char *name = rf_calib_kind_name(k);
     if (!name || x < 1 || !(time_s > 0) || !(flops >= 0) || !(bytes >= 0) || !(flops + bytes > 0))
-        return rf_err_set(err, RF_EINVAL, "calibration: %s a=%lld b=%lld x=%lld: bad point "
-                                          "(F %g, Q %g, t %g s)",
-                          name ? name : "?", (long long)a, (long long)b, (long long)x, flops,
-                          bytes, time_s);
+        return rf_err_set(err, RF_EINVAL,
+                          "calibration: %s a=%lld b=%lld x=%lld: bad point "
+                          "(F %g, Q %g, t %g s)",
+                          name ? name : "?", (long long)a, (long long)b, (long long)x, flops, bytes,
+                          time_s);
     rf_calib_series *s = NULL;
     for (size_t i = 0; i < c->n_series && !s; i++)
         if (c->series[i].kind == k && c->series[i].a == a && c->series[i].b == b)
@@ -175,8 +186,9 @@ rf_status rf_cuda_calib_add(rf_calib *c, rf_calib_kind k, int64_t a, int64_t b, 
     while (at < s->n && s->pt[at].x < x)
         at++;
     if (at < s->n && s->pt[at].x == x)
-        return rf_err_set(err, RF_EINVAL, "calibration: %s a=%lld b=%lld: a second point at "
-                                          "x=%lld",
+        return rf_err_set(err, RF_EINVAL,
+                          "calibration: %s a=%lld b=%lld: a second point at "
+                          "x=%lld",
                           name, (long long)a, (long long)b, (long long)x);
     if (s->n == RF_CALIB_MAX_POINTS)
         return rf_err_set(err, RF_ERANGE, "calibration: %s a=%lld b=%lld: more than %d points",

@@ -9,8 +9,7 @@
 rf_status rf_cuda_device_parse(const char *text, int *index, rf_err *err)
 {
     if (!text || strncmp(text, "cuda", 4) != 0 || (text[4] != '\0' && text[4] != ':'))
-        return rf_err_set(err, RF_EINVAL, "device '%s': expected cuda or cuda:N",
-                          text ? text : "");
+        return rf_err_set(err, RF_EINVAL, "device '%s': expected cuda or cuda:N", text ? text : "");
     if (text[4] == '\0') {
         *index = 0;
         return RF_OK;
@@ -43,8 +42,7 @@ static const char *const impl_names[] = {
     [RF_CUDA_GEMM_CUBLASLT] = "cublasLt",
     [RF_CUDA_GEMM_GEMV] = "gemv",
 };
-_Static_assert(sizeof impl_names / sizeof impl_names[0] == RF_CUDA_GEMM_IMPL_COUNT,
-               "impl_names");
+_Static_assert(sizeof impl_names / sizeof impl_names[0] == RF_CUDA_GEMM_IMPL_COUNT, "impl_names");
 
 const char *rf_cuda_gemm_impl_name(rf_cuda_gemm_impl impl)
 {
@@ -77,15 +75,15 @@ double rf_cuda_gemm_tolerance(rf_dtype_kind dt)
      * swapped operand or a wrong layout gives. */
     switch (dt) {
     case RF_FP32:
-        return 1e-4;          /* u = 2^-24: any sane fp32 GEMM is far inside   */
+        return 1e-4; /* u = 2^-24: any sane fp32 GEMM is far inside   */
     case RF_TF32:
         return 16.0 / 1024.0; /* inputs cut to 10-bit mantissas: u = 2^-10 (truncation) */
     case RF_BF16:
-        return 16.0 / 256.0;  /* u = 2^-8                                      */
+        return 16.0 / 256.0; /* u = 2^-8                                      */
     case RF_FP16:
         return 16.0 / 2048.0; /* u = 2^-11                                     */
     case RF_FP8_E4M3:
-        return 0.25;          /* fast accumulation keeps ~14 bits: about 1% at
+        return 0.25; /* fast accumulation keeps ~14 bits: about 1% at
                                  K = 4096 (DeepSeek-V3 report), growing with K */
     default:
         return 0.0;

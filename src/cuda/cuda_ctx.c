@@ -10,10 +10,7 @@
 #define RF_CUDA_ARCHS_STR "?"
 #endif
 
-bool rf_cuda_built(void)
-{
-    return true;
-}
+bool rf_cuda_built(void) { return true; }
 
 rf_status rf__cuda_status_of(cudaError_t e)
 {
@@ -101,7 +98,7 @@ rf_status rf_cuda_device_query(int index, rf_cuda_device *out, rf_err *err)
     d.cc_major = attr(cudaDevAttrComputeCapabilityMajor, index, &first);
     d.cc_minor = attr(cudaDevAttrComputeCapabilityMinor, index, &first);
     d.sm_count = attr(cudaDevAttrMultiProcessorCount, index, &first);
-    d.clock_hz = 1e3 * attr(cudaDevAttrClockRate, index, &first);         /* kHz */
+    d.clock_hz = 1e3 * attr(cudaDevAttrClockRate, index, &first);           /* kHz */
     d.mem_clock_hz = 1e3 * attr(cudaDevAttrMemoryClockRate, index, &first); /* kHz */
     d.mem_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth, index, &first);
     d.l2_bytes = (uint64_t)attr(cudaDevAttrL2CacheSize, index, &first);
@@ -178,7 +175,4 @@ void rf_cuda_ctx_free(rf_cuda_ctx *ctx)
     free(ctx);
 }
 
-const rf_cuda_device *rf_cuda_ctx_device(const rf_cuda_ctx *ctx)
-{
-    return ctx ? &ctx->dev : NULL;
-}
+const rf_cuda_device *rf_cuda_ctx_device(const rf_cuda_ctx *ctx) { return ctx ? &ctx->dev : NULL; }

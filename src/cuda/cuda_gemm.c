@@ -26,18 +26,18 @@
 #define MAX_CANDIDATES 16
 
 typedef struct gemm_types {
-    rf__cuda_elem in, out;           /* storage of X and W, of Y   */
-    size_t in_bytes, out_bytes;      /* bytes of one element       */
+    rf__cuda_elem in, out;      /* storage of X and W, of Y   */
+    size_t in_bytes, out_bytes; /* bytes of one element       */
     cudaDataType_t in_type, out_type;
     cublasComputeType_t compute;
 } gemm_types;
 
 typedef struct lt_plan {
     cublasLtMatmulDesc_t op;
-    cublasLtMatrixLayout_t a, b, c;  /* W^T, X^T, Y^T (C and D share it) */
+    cublasLtMatrixLayout_t a, b, c; /* W^T, X^T, Y^T (C and D share it) */
     cublasLtMatmulHeuristicResult_t algos[MAX_CANDIDATES];
     int n_algos;
-    int algo;                        /* the candidate in use */
+    int algo; /* the candidate in use */
 } lt_plan;
 
 typedef struct gemm_run {
@@ -45,7 +45,7 @@ typedef struct gemm_run {
     rf_dtype_kind dt;
     gemm_types ty;
     int64_t m, k, n;
-    uint8_t *x, *w, *y;              /* device: `copies` sets, each at a stride */
+    uint8_t *x, *w, *y; /* device: `copies` sets, each at a stride */
     size_t x_stride, w_stride, y_stride;
     int copies;
     lt_plan plan;
@@ -55,24 +55,24 @@ static rf_status types_of(rf_dtype_kind dt, gemm_types *ty, rf_err *err)
 {
     switch (dt) {
     case RF_FP32:
-        *ty = (gemm_types){RF__CUDA_ELEM_F32, RF__CUDA_ELEM_F32, 4, 4, CUDA_R_32F, CUDA_R_32F,
-                           CUBLAS_COMPUTE_32F};
+        *ty = (gemm_types){RF__CUDA_ELEM_F32, RF__CUDA_ELEM_F32, 4, 4, CUDA_R_32F,
+                           CUDA_R_32F,        CUBLAS_COMPUTE_32F};
         return RF_OK;
     case RF_TF32:
-        *ty = (gemm_types){RF__CUDA_ELEM_F32, RF__CUDA_ELEM_F32, 4, 4, CUDA_R_32F, CUDA_R_32F,
-                           CUBLAS_COMPUTE_32F_FAST_TF32};
+        *ty = (gemm_types){RF__CUDA_ELEM_F32, RF__CUDA_ELEM_F32,           4, 4, CUDA_R_32F,
+                           CUDA_R_32F,        CUBLAS_COMPUTE_32F_FAST_TF32};
         return RF_OK;
     case RF_BF16:
-        *ty = (gemm_types){RF__CUDA_ELEM_BF16, RF__CUDA_ELEM_BF16, 2, 2, CUDA_R_16BF, CUDA_R_16BF,
-                           CUBLAS_COMPUTE_32F};
+        *ty = (gemm_types){RF__CUDA_ELEM_BF16, RF__CUDA_ELEM_BF16, 2, 2, CUDA_R_16BF,
+                           CUDA_R_16BF,        CUBLAS_COMPUTE_32F};
         return RF_OK;
     case RF_FP16:
-        *ty = (gemm_types){RF__CUDA_ELEM_F16, RF__CUDA_ELEM_F16, 2, 2, CUDA_R_16F, CUDA_R_16F,
-                           CUBLAS_COMPUTE_32F};
+        *ty = (gemm_types){RF__CUDA_ELEM_F16, RF__CUDA_ELEM_F16, 2, 2, CUDA_R_16F,
+                           CUDA_R_16F,        CUBLAS_COMPUTE_32F};
         return RF_OK;
     case RF_FP8_E4M3:
         *ty = (gemm_types){RF__CUDA_ELEM_E4M3, RF__CUDA_ELEM_BF16, 1, 2, CUDA_R_8F_E4M3,
-                           CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+                           CUDA_R_16BF,        CUBLAS_COMPUTE_32F};
         return RF_OK;
     default:
         return rf_err_set(err, RF_EINVAL,
@@ -82,8 +82,8 @@ static rf_status types_of(rf_dtype_kind dt, gemm_types *ty, rf_err *err)
     }
 }
 
-rf_status rf_cuda_gemm_supported(const rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl,
-                                 rf_dtype_kind dt, int64_t m, rf_err *err)
+rf_status rf_cuda_gemm_supported(const rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
+                                 int64_t m, rf_err *err)
 {
     gemm_types ty;
     rf_status st = types_of(dt, &ty, err);
@@ -94,8 +94,9 @@ rf_status rf_cuda_gemm_supported(const rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl,
     int sm = 10 * ctx->dev.cc_major + ctx->dev.cc_minor;
     if (impl == RF_CUDA_GEMM_GEMV) {
         if (dt != RF_BF16 || m != 1)
-            return rf_err_set(err, RF_EINVAL, "the gemv kernel runs bf16 with M = 1, not %s "
-                                              "with M = %lld",
+            return rf_err_set(err, RF_EINVAL,
+                              "the gemv kernel runs bf16 with M = 1, not %s "
+                              "with M = %lld",
                               rf_dtype_name(dt), (long long)m);
         return RF_OK;
     }
@@ -168,8 +169,8 @@ static double point_error(const uint8_t *xrow, const uint8_t *wrow, rf__cuda_ele
     return fabs(y - ref) / sqrt(sq);
 }
 
-static rf_status point_fail(const gemm_run *r, int64_t i, int64_t j, double y, double ref,
-                            double e, rf_err *err)
+static rf_status point_fail(const gemm_run *r, int64_t i, int64_t j, double y, double ref, double e,
+                            rf_err *err)
 {
     return rf_err_set(err, RF_EINTERNAL,
                       "%s GEMM %lldx%lldx%lld (%s): output (%lld,%lld) is %.6g, the CPU "
@@ -181,10 +182,7 @@ static rf_status point_fail(const gemm_run *r, int64_t i, int64_t j, double y, d
 
 /* ---- Buffers ------------------------------------------------------------ */
 
-static size_t round_up(size_t v)
-{
-    return (v + ALIGN - 1) / ALIGN * ALIGN;
-}
+static size_t round_up(size_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
 static void bufs_free(gemm_run *r)
 {
@@ -204,10 +202,9 @@ static rf_status bufs_alloc(rf_cuda_ctx *ctx, gemm_run *r, bool rotate, rf_err *
     uint64_t xe, we, ye, xb, wb, yb;
     if (!rf_mul_u64((uint64_t)r->m, (uint64_t)r->k, &xe) ||
         !rf_mul_u64((uint64_t)r->n, (uint64_t)r->k, &we) ||
-        !rf_mul_u64((uint64_t)r->m, (uint64_t)r->n, &ye) ||
-        !rf_mul_u64(xe, r->ty.in_bytes, &xb) || !rf_mul_u64(we, r->ty.in_bytes, &wb) ||
-        !rf_mul_u64(ye, r->ty.out_bytes, &yb) || xb > SIZE_MAX / 128 || wb > SIZE_MAX / 128 ||
-        yb > SIZE_MAX / 128)
+        !rf_mul_u64((uint64_t)r->m, (uint64_t)r->n, &ye) || !rf_mul_u64(xe, r->ty.in_bytes, &xb) ||
+        !rf_mul_u64(we, r->ty.in_bytes, &wb) || !rf_mul_u64(ye, r->ty.out_bytes, &yb) ||
+        xb > SIZE_MAX / 128 || wb > SIZE_MAX / 128 || yb > SIZE_MAX / 128)
         return rf_err_set(err, RF_ERANGE, "GEMM %lldx%lldx%lld: buffers beyond 64 bits",
                           (long long)r->m, (long long)r->k, (long long)r->n);
     r->x_stride = round_up((size_t)xb);
@@ -218,8 +215,9 @@ static rf_status bufs_alloc(rf_cuda_ctx *ctx, gemm_run *r, bool rotate, rf_err *
     size_t free_b = 0, total_b = 0;
     RF__CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     if (set + FREE_RESERVE_BYTES > free_b) {
-        st = rf_err_set(err, RF_ENOMEM, "GEMM %lldx%lldx%lld %s needs %.2f GB, cuda:%d has %.2f GB "
-                                        "free",
+        st = rf_err_set(err, RF_ENOMEM,
+                        "GEMM %lldx%lldx%lld %s needs %.2f GB, cuda:%d has %.2f GB "
+                        "free",
                         (long long)r->m, (long long)r->k, (long long)r->n, rf_dtype_name(r->dt),
                         (double)(set + FREE_RESERVE_BYTES) / 1e9, ctx->dev.index,
                         (double)free_b / 1e9);
@@ -283,12 +281,12 @@ static rf_status plan_make(rf_cuda_ctx *ctx, gemm_run *r, int max_algos, rf_err 
         RF__LT_TRY(ctx,
                    ctx->lt.desc_set(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
     }
-    RF__LT_TRY(ctx, ctx->lt.layout_create(&p->a, r->ty.in_type, (uint64_t)r->k, (uint64_t)r->n,
-                                          r->k));
-    RF__LT_TRY(ctx, ctx->lt.layout_create(&p->b, r->ty.in_type, (uint64_t)r->k, (uint64_t)r->m,
-                                          r->k));
-    RF__LT_TRY(ctx, ctx->lt.layout_create(&p->c, r->ty.out_type, (uint64_t)r->n, (uint64_t)r->m,
-                                          r->n));
+    RF__LT_TRY(ctx,
+               ctx->lt.layout_create(&p->a, r->ty.in_type, (uint64_t)r->k, (uint64_t)r->n, r->k));
+    RF__LT_TRY(ctx,
+               ctx->lt.layout_create(&p->b, r->ty.in_type, (uint64_t)r->k, (uint64_t)r->m, r->k));
+    RF__LT_TRY(ctx,
+               ctx->lt.layout_create(&p->c, r->ty.out_type, (uint64_t)r->n, (uint64_t)r->m, r->n));
     RF__LT_TRY(ctx, ctx->lt.pref_create(&pref));
     RF__LT_TRY(ctx,
                ctx->lt.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
@@ -301,12 +299,12 @@ static rf_status plan_make(rf_cuda_ctx *ctx, gemm_run *r, int max_algos, rf_err 
         if (found[i].state == CUBLAS_STATUS_SUCCESS && found[i].workspaceSize <= ws)
             p->algos[p->n_algos++] = found[i];
     if (p->n_algos == 0)
-        st = rf_err_set(err, RF_EUNAVAIL,
-                        "cuBLASLt has no algorithm for %s GEMM %lldx%lldx%lld on cuda:%d (sm_%d%d)%s%s",
-                        rf_dtype_name(r->dt), (long long)r->m, (long long)r->k, (long long)r->n,
-                        ctx->dev.index, ctx->dev.cc_major, ctx->dev.cc_minor,
-                        s == CUBLAS_STATUS_SUCCESS ? "" : ": ",
-                        s == CUBLAS_STATUS_SUCCESS ? "" : ctx->lt.status_string(s));
+        st = rf_err_set(
+            err, RF_EUNAVAIL,
+            "cuBLASLt has no algorithm for %s GEMM %lldx%lldx%lld on cuda:%d (sm_%d%d)%s%s",
+            rf_dtype_name(r->dt), (long long)r->m, (long long)r->k, (long long)r->n, ctx->dev.index,
+            ctx->dev.cc_major, ctx->dev.cc_minor, s == CUBLAS_STATUS_SUCCESS ? "" : ": ",
+            s == CUBLAS_STATUS_SUCCESS ? "" : ctx->lt.status_string(s));
 done:
     if (pref)
         (void)ctx->lt.pref_destroy(pref);
@@ -329,10 +327,10 @@ static rf_status gemm_call(rf_cuda_ctx *ctx, void *user, int64_t i, rf_err *err)
         cudaError_t e = rf__cuda_gemv_bf16(w, x, y, r->n, r->k, ctx->stream);
         return e == cudaSuccess ? RF_OK : rf__cuda_fail(err, e, "gemv_bf16");
     }
-    cublasStatus_t s = ctx->lt.matmul(ctx->lt_handle, r->plan.op, &one, w, r->plan.a, x,
-                                      r->plan.b, &zero, y, r->plan.c, y, r->plan.c,
-                                      &r->plan.algos[r->plan.algo].algo, ctx->workspace,
-                                      RF__CUDA_LT_WORKSPACE_BYTES, ctx->stream);
+    cublasStatus_t s =
+        ctx->lt.matmul(ctx->lt_handle, r->plan.op, &one, w, r->plan.a, x, r->plan.b, &zero, y,
+                       r->plan.c, y, r->plan.c, &r->plan.algos[r->plan.algo].algo, ctx->workspace,
+                       RF__CUDA_LT_WORKSPACE_BYTES, ctx->stream);
     return s == CUBLAS_STATUS_SUCCESS ? RF_OK : rf__cuda_lt_fail(ctx, err, s, "cublasLtMatmul");
 }
 
@@ -341,14 +339,15 @@ static rf_status gemm_call(rf_cuda_ctx *ctx, void *user, int64_t i, rf_err *err)
 static rf_status shape_check(int64_t m, int64_t k, int64_t n, rf_err *err)
 {
     if (m < 1 || k < 1 || n < 1 || m > DIM_MAX || k > DIM_MAX || n > DIM_MAX)
-        return rf_err_set(err, RF_EINVAL, "GEMM %lldx%lldx%lld: each of M, K, N must be in "
-                                          "1..2147483647",
+        return rf_err_set(err, RF_EINVAL,
+                          "GEMM %lldx%lldx%lld: each of M, K, N must be in "
+                          "1..2147483647",
                           (long long)m, (long long)k, (long long)n);
     return RF_OK;
 }
 
-static rf_status run_open(rf_cuda_ctx *ctx, gemm_run *r, rf_cuda_gemm_impl impl,
-                          rf_dtype_kind dt, int64_t m, int64_t k, int64_t n, rf_err *err)
+static rf_status run_open(rf_cuda_ctx *ctx, gemm_run *r, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
+                          int64_t m, int64_t k, int64_t n, rf_err *err)
 {
     rf_status st = RF_OK;
     memset(r, 0, sizeof *r);
@@ -376,8 +375,8 @@ static void run_close(rf_cuda_ctx *ctx, gemm_run *r)
 
 /* ---- The full check ----------------------------------------------------- */
 
-rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
-                             int64_t m, int64_t k, int64_t n, double *max_err, rf_err *err)
+rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt, int64_t m,
+                             int64_t k, int64_t n, double *max_err, rf_err *err)
 {
     rf_status st = RF_OK;
     gemm_run r;
@@ -460,10 +459,10 @@ static rf_status spot_check(rf_cuda_ctx *ctx, const gemm_run *r, double *worst, 
             i = (int64_t)((z >> 33) % (uint64_t)r->m);
             j = (int64_t)((z >> 11) % (uint64_t)r->n);
         }
-        RF__CUDA_TRY(cudaMemcpy(xrow, r->x + (size_t)i * row_bytes, row_bytes,
-                                cudaMemcpyDeviceToHost));
-        RF__CUDA_TRY(cudaMemcpy(wrow, r->w + (size_t)j * row_bytes, row_bytes,
-                                cudaMemcpyDeviceToHost));
+        RF__CUDA_TRY(
+            cudaMemcpy(xrow, r->x + (size_t)i * row_bytes, row_bytes, cudaMemcpyDeviceToHost));
+        RF__CUDA_TRY(
+            cudaMemcpy(wrow, r->w + (size_t)j * row_bytes, row_bytes, cudaMemcpyDeviceToHost));
         RF__CUDA_TRY(cudaMemcpy(yv, r->y + (size_t)(i * r->n + j) * r->ty.out_bytes,
                                 r->ty.out_bytes, cudaMemcpyDeviceToHost));
         double ref = 0, y = host_value(yv, 0, r->ty.out);
@@ -518,9 +517,9 @@ static rf_status pick_algo(rf_cuda_ctx *ctx, gemm_run *r, const rf_cuda_timing *
     return RF_OK;
 }
 
-rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
-                            int64_t m, int64_t k, int64_t n, const rf_cuda_timing *t,
-                            const rf_roof *roof, rf_cuda_gemm_result *out, rf_err *err)
+rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt, int64_t m,
+                            int64_t k, int64_t n, const rf_cuda_timing *t, const rf_roof *roof,
+                            rf_cuda_gemm_result *out, rf_err *err)
 {
     rf_status st = RF_OK;
     gemm_run r;

@@ -22,9 +22,9 @@
 
 /* cuBLASLt entry points, typed from the header so a mismatch cannot compile. */
 typedef struct rf__cuda_lt_api {
-    void *lib;                     /* dlopen handle, NULL until loaded */
-    char path[256];                /* what was loaded                  */
-    size_t version;                /* cublasLtGetVersion()             */
+    void *lib;      /* dlopen handle, NULL until loaded */
+    char path[256]; /* what was loaded                  */
+    size_t version; /* cublasLtGetVersion()             */
     __typeof__(cublasLtCreate) *create;
     __typeof__(cublasLtDestroy) *destroy;
     __typeof__(cublasLtGetVersion) *get_version;
@@ -49,9 +49,9 @@ struct rf_cuda_ctx {
     cudaStream_t stream;
     cudaEvent_t start, stop;
     rf__cuda_lt_api lt;
-    cublasLtHandle_t lt_handle;    /* NULL until rf__cuda_lt_ready          */
-    void *workspace;               /* RF__CUDA_LT_WORKSPACE_BYTES, with lt  */
-    uint64_t seed;                 /* advanced for every fresh input        */
+    cublasLtHandle_t lt_handle; /* NULL until rf__cuda_lt_ready          */
+    void *workspace;            /* RF__CUDA_LT_WORKSPACE_BYTES, with lt  */
+    uint64_t seed;              /* advanced for every fresh input        */
 };
 
 /* Load libcublasLt (the soname, then the toolkit's copy found at configure
@@ -72,37 +72,36 @@ rf_status rf__cuda_fail(rf_err *err, cudaError_t e, const char *what);
 
 /* Same for cuBLASLt: "what: <status string>"; NOT_SUPPORTED and
  * ARCH_MISMATCH are RF_EUNAVAIL, ALLOC_FAILED RF_ENOMEM. */
-rf_status rf__cuda_lt_fail(const rf_cuda_ctx *ctx, rf_err *err, cublasStatus_t s,
-                           const char *what);
+rf_status rf__cuda_lt_fail(const rf_cuda_ctx *ctx, rf_err *err, cublasStatus_t s, const char *what);
 
 /* Make the context's device current for this thread. */
 rf_status rf__cuda_ctx_enter(const rf_cuda_ctx *ctx, rf_err *err);
 
 /* Run a CUDA call inside a function with an `rf_status st`, an `rf_err *err`
  * and a `done:` cleanup label. */
-#define RF__CUDA_TRY(call)                                                                \
-    do {                                                                                  \
-        cudaError_t cuda_e_ = (call);                                                     \
-        if (cuda_e_ != cudaSuccess) {                                                     \
-            st = rf__cuda_fail(err, cuda_e_, #call);                                      \
-            goto done;                                                                    \
-        }                                                                                 \
+#define RF__CUDA_TRY(call)                                                                         \
+    do {                                                                                           \
+        cudaError_t cuda_e_ = (call);                                                              \
+        if (cuda_e_ != cudaSuccess) {                                                              \
+            st = rf__cuda_fail(err, cuda_e_, #call);                                               \
+            goto done;                                                                             \
+        }                                                                                          \
     } while (0)
 
-#define RF__LT_TRY(ctx, call)                                                             \
-    do {                                                                                  \
-        cublasStatus_t lt_s_ = (call);                                                    \
-        if (lt_s_ != CUBLAS_STATUS_SUCCESS) {                                             \
-            st = rf__cuda_lt_fail((ctx), err, lt_s_, #call);                              \
-            goto done;                                                                    \
-        }                                                                                 \
+#define RF__LT_TRY(ctx, call)                                                                      \
+    do {                                                                                           \
+        cublasStatus_t lt_s_ = (call);                                                             \
+        if (lt_s_ != CUBLAS_STATUS_SUCCESS) {                                                      \
+            st = rf__cuda_lt_fail((ctx), err, lt_s_, #call);                                       \
+            goto done;                                                                             \
+        }                                                                                          \
     } while (0)
 
-#define RF__TRY(call)                                                                     \
-    do {                                                                                  \
-        st = (call);                                                                      \
-        if (st != RF_OK)                                                                  \
-            goto done;                                                                    \
+#define RF__TRY(call)                                                                              \
+    do {                                                                                           \
+        st = (call);                                                                               \
+        if (st != RF_OK)                                                                           \
+            goto done;                                                                             \
     } while (0)
 
 /* ---- Timing engine ------------------------------------------------------ */
@@ -114,9 +113,9 @@ typedef rf_status (*rf__cuda_call_fn)(rf_cuda_ctx *ctx, void *user, int64_t i, r
 typedef struct rf__cuda_timed {
     double call_s[RF_CUDA_MAX_TRIALS]; /* seconds per call, one per trial   */
     int trials;
-    int64_t reps;                      /* calls per trial                   */
-    double median_s;                   /* median of call_s                  */
-    bool graph;                        /* calls replayed from a CUDA graph  */
+    int64_t reps;    /* calls per trial                   */
+    double median_s; /* median of call_s                  */
+    bool graph;      /* calls replayed from a CUDA graph  */
 } rf__cuda_timed;
 
 /* Time fn: t->warmup untimed calls; a probe that estimates one call; a CUDA

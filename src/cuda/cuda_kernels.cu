@@ -12,7 +12,8 @@
 
 #include "cuda_kernels.h"
 
-namespace {
+namespace
+{
 
 constexpr int kStreamBlock = 256;
 constexpr int kFillBlock = 256;
@@ -32,10 +33,7 @@ __device__ __forceinline__ int64_t global_id()
     return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
 
-__device__ __forceinline__ int64_t grid_stride()
-{
-    return (int64_t)gridDim.x * blockDim.x;
-}
+__device__ __forceinline__ int64_t grid_stride() { return (int64_t)gridDim.x * blockDim.x; }
 
 __global__ void fill_index_kernel(uint32_t *p, int64_t n)
 {
@@ -186,7 +184,6 @@ __global__ void __launch_bounds__(kGemvWarps * 32)
         y[row] = __float2bfloat16_rn(acc);
 }
 
-
 /* ---- Calibration kernels ------------------------------------------------- */
 
 constexpr int kAttnWarps = 4;
@@ -251,8 +248,8 @@ __device__ void attend(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 
 template <int D, int G>
 __global__ void __launch_bounds__(kAttnWarps * 32)
     attn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
-                       const __nv_bfloat16 *__restrict__ v, float *__restrict__ part,
-                       int64_t S, int n_kv, int64_t chunk)
+                       const __nv_bfloat16 *__restrict__ v, float *__restrict__ part, int64_t S,
+                       int n_kv, int64_t chunk)
 {
     constexpr int E = D / 32;
     __shared__ float sm_m[kAttnWarps][G], sm_l[kAttnWarps][G];
@@ -326,7 +323,7 @@ __global__ void __launch_bounds__(kAttnWarps * 32)
     const int64_t t = (int64_t)blockIdx.x * kAttnWarps + (threadIdx.x >> 5);
     const int h = blockIdx.y, lane = threadIdx.x & 31;
     if (t >= T)
-        return; /* the whole warp */
+        return;                             /* the whole warp */
     const int64_t row = (t * n_kv + h) * G; /* first query head of h at token t */
     attn_state<D, G> s;
     attend<D, G>(q + row * D, k + (int64_t)h * T * D, v + (int64_t)h * T * D, 0, t + 1, 1,
@@ -426,8 +423,8 @@ extern "C" cudaError_t rf__cuda_fill_random(void *p, int64_t n, rf__cuda_elem e,
         fill_random_kernel<<<grid, kFillBlock, 0, stream>>>(static_cast<__half *>(p), n, seed);
         break;
     case RF__CUDA_ELEM_E4M3:
-        fill_random_kernel<<<grid, kFillBlock, 0, stream>>>(
-            static_cast<__nv_fp8_storage_t *>(p), n, seed);
+        fill_random_kernel<<<grid, kFillBlock, 0, stream>>>(static_cast<__nv_fp8_storage_t *>(p), n,
+                                                            seed);
         break;
     default:
         return cudaErrorInvalidValue;
@@ -522,11 +519,11 @@ extern "C" cudaError_t rf__cuda_attn_prefill_bf16(const void *q, const void *k, 
     const auto *vb = static_cast<const __nv_bfloat16 *>(v);
     auto *ob = static_cast<__nv_bfloat16 *>(out);
     if (head_dim == 64)
-        attn_prefill_kernel<64, kAttnGroup><<<grid, kAttnWarps * 32, 0, stream>>>(qb, kb, vb, ob,
-                                                                                   tokens, n_kv);
+        attn_prefill_kernel<64, kAttnGroup>
+            <<<grid, kAttnWarps * 32, 0, stream>>>(qb, kb, vb, ob, tokens, n_kv);
     else
-        attn_prefill_kernel<128, kAttnGroup><<<grid, kAttnWarps * 32, 0, stream>>>(qb, kb, vb, ob,
-                                                                                    tokens, n_kv);
+        attn_prefill_kernel<128, kAttnGroup>
+            <<<grid, kAttnWarps * 32, 0, stream>>>(qb, kb, vb, ob, tokens, n_kv);
     return cudaGetLastError();
 }
 
@@ -554,9 +551,9 @@ extern "C" cudaError_t rf__cuda_rope_bf16(void *x, int64_t rows, int64_t heads, 
 extern "C" cudaError_t rf__cuda_silu_mul_bf16(const void *g, const void *u, void *y, int64_t n,
                                               cudaStream_t stream)
 {
-    silu_mul_kernel<<<fill_grid(n), kFillBlock, 0, stream>>>(
-        static_cast<const __nv_bfloat16 *>(g), static_cast<const __nv_bfloat16 *>(u),
-        static_cast<__nv_bfloat16 *>(y), n);
+    silu_mul_kernel<<<fill_grid(n), kFillBlock, 0, stream>>>(static_cast<const __nv_bfloat16 *>(g),
+                                                             static_cast<const __nv_bfloat16 *>(u),
+                                                             static_cast<__nv_bfloat16 *>(y), n);
     return cudaGetLastError();
 }
 

@@ -47,8 +47,8 @@ cudaError_t rf__cuda_copy_v16(const void *src, void *dst, int64_t n16, int grid,
                               cudaStream_t stream);
 
 /* *sum += sum of the 32-bit words of src[0 .. n16 vectors) (mod 2^32). */
-cudaError_t rf__cuda_read_v16(const void *src, int64_t n16, unsigned int *sum, int grid,
-                              int block, cudaStream_t stream);
+cudaError_t rf__cuda_read_v16(const void *src, int64_t n16, unsigned int *sum, int grid, int block,
+                              cudaStream_t stream);
 
 /* y[j] = sum_k x[k] w[j k] for j < n: bf16 in and out, fp32 accumulation.
  * w holds n rows of k (16-byte aligned base); one warp per row, 16-byte
@@ -66,8 +66,8 @@ cudaError_t rf__cuda_gemv_bf16(const void *w, const void *x, void *y, int64_t n,
  * query head into part (B n_kv group split (d + 2) floats), and a combine
  * kernel writes out. cudaErrorInvalidValue for another group or d. */
 cudaError_t rf__cuda_attn_decode_bf16(const void *q, const void *k, const void *v, void *out,
-                                      float *part, int64_t batch, int64_t keys, int n_kv,
-                                      int group, int head_dim, int split, cudaStream_t stream);
+                                      float *part, int64_t batch, int64_t keys, int n_kv, int group,
+                                      int head_dim, int split, cudaStream_t stream);
 
 /* Causal prefill attention of one sequence of T tokens after no context:
  * q and out [T, n_kv group, d], k and v [n_kv, T, d]; token t attends to

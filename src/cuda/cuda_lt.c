@@ -43,8 +43,8 @@ static rf_status lt_load(rf__cuda_lt_api *api, rf_err *err)
             why = dlerror();
     }
     if (!api->lib)
-        return rf_err_set(err, RF_EUNAVAIL, "cuBLASLt not found (tried %s and %s): %s",
-                          tried[0], tried[1], why ? why : "");
+        return rf_err_set(err, RF_EUNAVAIL, "cuBLASLt not found (tried %s and %s): %s", tried[0],
+                          tried[1], why ? why : "");
     struct {
         const char *name;
         void *slot;
@@ -66,8 +66,8 @@ static rf_status lt_load(rf__cuda_lt_api *api, rf_err *err)
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (!sym(api->lib, table[i].name, table[i].slot)) {
-            rf_status st = rf_err_set(err, RF_EUNAVAIL, "%s: symbol %s missing", api->path,
-                                      table[i].name);
+            rf_status st =
+                rf_err_set(err, RF_EUNAVAIL, "%s: symbol %s missing", api->path, table[i].name);
             dlclose(api->lib);
             memset(api, 0, sizeof *api);
             return st;

@@ -45,8 +45,8 @@ static void tell(void (*fn)(void *, const char *), void *user, const char *fmt, 
 /* A dtype's check or peak did not go through: leave it out with a note if
  * cuBLASLt cannot run it (RF_EUNAVAIL) or its results were wrong
  * (RF_EINTERNAL); any other failure (memory, a CUDA fault) stops. */
-static bool drop(const rf_cuda_measure_opts *o, rf_dtype_kind dt, rf_status st,
-                 const rf_err *err, bool want[RF_DTYPE_COUNT])
+static bool drop(const rf_cuda_measure_opts *o, rf_dtype_kind dt, rf_status st, const rf_err *err,
+                 bool want[RF_DTYPE_COUNT])
 {
     if (st != RF_EUNAVAIL && st != RF_EINTERNAL)
         return false;
@@ -122,15 +122,16 @@ static rf_status wanted(const rf_cuda_ctx *ctx, uint32_t mask, bool want[RF_DTYP
         }
     }
     if (mask & ~known)
-        return rf_err_set(err, RF_EINVAL, "dtype mask 0x%x asks for a dtype the CUDA backend "
-                                          "does not measure (fp32, tf32, bf16, fp16, fp8_e4m3)",
+        return rf_err_set(err, RF_EINVAL,
+                          "dtype mask 0x%x asks for a dtype the CUDA backend "
+                          "does not measure (fp32, tf32, bf16, fp16, fp8_e4m3)",
                           (unsigned)mask);
     return RF_OK;
 }
 
 /* Check every wanted dtype on the small shapes (see drop). */
-static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
-                        bool want[RF_DTYPE_COUNT], rf_err *err)
+static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o, bool want[RF_DTYPE_COUNT],
+                        rf_err *err)
 {
     rf_status st = RF_OK;
     double e = 0;
@@ -140,8 +141,7 @@ static rf_status checks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
             continue;
         tell(o->progress, o->user, "checking %s GEMMs against the CPU reference",
              rf_dtype_name(dt));
-        st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, CHECK_M, CHECK_K, CHECK_N, &e,
-                                err);
+        st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, CHECK_M, CHECK_K, CHECK_N, &e, err);
         if (st == RF_OK) {
             st = rf_cuda_gemm_check(ctx, RF_CUDA_GEMM_CUBLASLT, dt, 1, CHECK_K, CHECK_N, &e, err);
             if (st == RF_EUNAVAIL) /* no kernel for M = 1 (fp8): the sweep says so */
@@ -218,8 +218,8 @@ static rf_status gemm_peaks(rf_cuda_ctx *ctx, const rf_cuda_measure_opts *o,
         char name[48];
         if (!want[dt])
             continue;
-        tell(o->progress, o->user, "%s GEMM %lld x %lld x %lld through cuBLASLt",
-             rf_dtype_name(dt), (long long)dim, (long long)dim, (long long)dim);
+        tell(o->progress, o->user, "%s GEMM %lld x %lld x %lld through cuBLASLt", rf_dtype_name(dt),
+             (long long)dim, (long long)dim, (long long)dim);
         rf_status st =
             rf_cuda_gemm_time(ctx, RF_CUDA_GEMM_CUBLASLT, dt, dim, dim, dim, t, NULL, &g, err);
         if (st != RF_OK && drop(o, dt, st, err, want))

@@ -14,8 +14,8 @@
 typedef struct bw_run {
     rf_cuda_bw_kind kind;
     void *src, *dst;
-    unsigned int *sum;     /* read_v16's checksum, device */
-    uint64_t bytes;        /* one buffer */
+    unsigned int *sum; /* read_v16's checksum, device */
+    uint64_t bytes;    /* one buffer */
     int grid, block;
 } bw_run;
 
@@ -74,8 +74,7 @@ static rf_status bw_verify(rf_cuda_ctx *ctx, bw_run *r, rf_err *err)
         /* words < 2^31, so words (words - 1) / 2 is exact in 64 bits. */
         unsigned int want = (unsigned int)(words * (words - 1) / 2);
         if (sum != want)
-            st = rf_err_set(err, RF_EINTERNAL,
-                            "read_v16 over %llu bytes: checksum %u, expected %u",
+            st = rf_err_set(err, RF_EINTERNAL, "read_v16 over %llu bytes: checksum %u, expected %u",
                             (unsigned long long)r->bytes, sum, want);
         goto done;
     }

@@ -5,24 +5,15 @@
 
 #include "roofline/rf_cuda.h"
 
-#define NOT_BUILT                                                                         \
-    "CUDA backend not built (configure with nvcc on the PATH or at /usr/local/cuda, "  \
+#define NOT_BUILT                                                                                  \
+    "CUDA backend not built (configure with nvcc on the PATH or at /usr/local/cuda, "              \
     "and RF_WITH_CUDA=ON)"
 
-static rf_status not_built(rf_err *err)
-{
-    return rf_err_set(err, RF_EUNAVAIL, NOT_BUILT);
-}
+static rf_status not_built(rf_err *err) { return rf_err_set(err, RF_EUNAVAIL, NOT_BUILT); }
 
-bool rf_cuda_built(void)
-{
-    return false;
-}
+bool rf_cuda_built(void) { return false; }
 
-rf_status rf_cuda_device_count(int *count, rf_err *err)
-{
-    return not_built(err);
-}
+rf_status rf_cuda_device_count(int *count, rf_err *err) { return not_built(err); }
 
 rf_status rf_cuda_device_query(int index, rf_cuda_device *out, rf_err *err)
 {
@@ -40,10 +31,7 @@ void rf_cuda_ctx_free(rf_cuda_ctx *ctx)
     /* nothing to free: rf_cuda_ctx_new never makes one here */
 }
 
-const rf_cuda_device *rf_cuda_ctx_device(const rf_cuda_ctx *ctx)
-{
-    return NULL;
-}
+const rf_cuda_device *rf_cuda_ctx_device(const rf_cuda_ctx *ctx) { return NULL; }
 
 rf_status rf_cuda_dram_buffer_bytes(rf_cuda_ctx *ctx, uint64_t *bytes, rf_err *err)
 {
@@ -56,21 +44,21 @@ rf_status rf_cuda_bandwidth(rf_cuda_ctx *ctx, rf_cuda_bw_kind kind, uint64_t buf
     return not_built(err);
 }
 
-rf_status rf_cuda_gemm_supported(const rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl,
-                                 rf_dtype_kind dt, int64_t m, rf_err *err)
+rf_status rf_cuda_gemm_supported(const rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
+                                 int64_t m, rf_err *err)
 {
     return not_built(err);
 }
 
-rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
-                             int64_t m, int64_t k, int64_t n, double *max_err, rf_err *err)
+rf_status rf_cuda_gemm_check(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt, int64_t m,
+                             int64_t k, int64_t n, double *max_err, rf_err *err)
 {
     return not_built(err);
 }
 
-rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt,
-                            int64_t m, int64_t k, int64_t n, const rf_cuda_timing *t,
-                            const rf_roof *roof, rf_cuda_gemm_result *out, rf_err *err)
+rf_status rf_cuda_gemm_time(rf_cuda_ctx *ctx, rf_cuda_gemm_impl impl, rf_dtype_kind dt, int64_t m,
+                            int64_t k, int64_t n, const rf_cuda_timing *t, const rf_roof *roof,
+                            rf_cuda_gemm_result *out, rf_err *err)
 {
     return not_built(err);
 }
@@ -87,8 +75,8 @@ rf_status rf_cuda_calibrate(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_hw
     return not_built(err);
 }
 
-rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o,
-                                   rf_dtype_kind dt, rf_calib *c, int *skipped, rf_err *err)
+rf_status rf_cuda_calib_gemm_dtype(rf_cuda_ctx *ctx, const rf_cuda_calib_opts *o, rf_dtype_kind dt,
+                                   rf_calib *c, int *skipped, rf_err *err)
 {
     return not_built(err);
 }

@@ -88,8 +88,9 @@ static rf_status add_point(rf_gpu_table *t, const rf_calib_series *s, const rf_c
     case RF_CALIB_ATTN_PREFILL: { /* ... / head_dim, heads, kv heads, batch, step or isl */
         bool decode = s->kind == RF_CALIB_ATTN_DECODE;
         if (decode && p->x < 2)
-            return rf_err_set(err, RF_EINVAL, "calibration tables: attn_decode d_h=%lld at "
-                                              "%lld keys: a decode step needs 2 or more",
+            return rf_err_set(err, RF_EINVAL,
+                              "calibration tables: attn_decode d_h=%lld at "
+                              "%lld keys: a decode step needs 2 or more",
                               (long long)s->a, (long long)p->x);
         double batch = decode ? (double)rf_cuda_calib_decode_batch(p->x, s->a, l2_bytes) : 1;
         const double num[] = {(double)s->a, RF_CUDA_CALIB_NQ, RF_CUDA_CALIB_NKV, batch,
@@ -103,9 +104,8 @@ static rf_status add_point(rf_gpu_table *t, const rf_calib_series *s, const rf_c
     }
 }
 
-rf_status rf_cuda_calib_tables(const rf_cuda_calib_part *parts, size_t n_parts,
-                               uint64_t l2_bytes, rf_gpu_tables *out, rf_gpu_table *copy,
-                               rf_err *err)
+rf_status rf_cuda_calib_tables(const rf_cuda_calib_part *parts, size_t n_parts, uint64_t l2_bytes,
+                               rf_gpu_tables *out, rf_gpu_table *copy, rf_err *err)
 {
     size_t rows[RF_GPU_KIND_COUNT + 1] = {0};
     rf_status st = RF_OK;

@@ -150,8 +150,9 @@ rf_status rf__cuda_time(rf_cuda_ctx *ctx, rf__cuda_call_fn fn, void *user, int64
     RF__CUDA_TRY(cudaEventRecord(ctx->stop, ctx->stream));
     RF__TRY(event_seconds(ctx, &unit_s, err));
     double units = unit_s > 0 ? ceil(t->min_trial_s / unit_s) : 1;
-    int64_t launches = units < 1 ? 1 : units > (double)(MAX_REPS / g) ? MAX_REPS / g
-                                                                        : (int64_t)units;
+    int64_t launches = units < 1                        ? 1
+                       : units > (double)(MAX_REPS / g) ? MAX_REPS / g
+                                                        : (int64_t)units;
 
     for (int tr = 0; tr < t->trials; tr++) {
         double s = 0;

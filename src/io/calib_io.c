@@ -51,20 +51,16 @@ static json_t *fit_json(const rf_calib_fit *f)
 /* The columns of a series, in the order written: x, then the numbers of
  * each point (the two roofs from version 2 on), then the efficiency, which
  * is written for readers and not read. */
-static const char *const columns[] = {"x",
-                                      "flops",
-                                      "bytes",
-                                      "time_s",
-                                      "bandwidth_bytes_per_s",
-                                      "peak_flops_per_s",
-                                      "efficiency"};
+static const char *const columns[] = {
+    "x", "flops", "bytes", "time_s", "bandwidth_bytes_per_s", "peak_flops_per_s", "efficiency"};
 enum { ROOF_BW = 4, ROOF_PEAK = 5, EFF = 6, N_COLUMNS = 7 };
 
 /* Point pt's number in column c (1 .. EFF). */
 static double *cell(rf_calib_point *pt, int c)
 {
-    double *v[] = {NULL,       &pt->flops, &pt->bytes, &pt->time_s, &pt->bw_bytes_per_s,
-                   &pt->peak_flops_per_s, &pt->eff};
+    double *v[] = {NULL,        &pt->flops,          &pt->bytes,
+                   &pt->time_s, &pt->bw_bytes_per_s, &pt->peak_flops_per_s,
+                   &pt->eff};
     return v[c];
 }
 
@@ -101,7 +97,8 @@ static json_t *roofs_json(const rf_calib *c)
     json_t *o = json_object();
     for (int r = 0; o && r < 2; r++) {
         json_t *one = json_object(), *sp = json_array();
-        if (!one || !sp || put(one, "used", json_integer((r ? c->point_peak : c->point_bw) ? 1 : 0)) ||
+        if (!one || !sp ||
+            put(one, "used", json_integer((r ? c->point_peak : c->point_bw) ? 1 : 0)) ||
             json_array_append_new(sp, json_real(c->round_spread[r][0])) ||
             json_array_append_new(sp, json_real(c->round_spread[r][1])) ||
             put(one, "round_spread", sp) || put(o, roof_names[r], one)) {
@@ -186,8 +183,8 @@ static rf_status read_series(json_t *o, size_t i, int version, const char *origi
     if (k < 0)
         return rf__json_fail(err, origin,
                              "%s.kind must be one of gemm, attn_decode, attn_prefill, norm, "
-                                 "rope, act, residual, copy",
-                    path);
+                             "rope, act, residual, copy",
+                             path);
     s->kind = (rf_calib_kind)k;
     rf_status st;
     if ((st = whole(o, "a", path, origin, &s->a, err)) ||
@@ -201,12 +198,12 @@ static rf_status read_series(json_t *o, size_t i, int version, const char *origi
             return rf__json_fail(err, origin, "%s.%s must be an array", path, columns[c]);
         if (json_array_size(col[c]) != json_array_size(col[0]))
             return rf__json_fail(err, origin, "%s.%s has %zu entries, x has %zu", path, columns[c],
-                        json_array_size(col[c]), json_array_size(col[0]));
+                                 json_array_size(col[c]), json_array_size(col[0]));
     }
     s->n = json_array_size(col[0]);
     if (s->n > RF_CALIB_MAX_POINTS)
-        return rf__json_fail(err, origin,
-                             "%s: %zu points (at most %d)", path, s->n, RF_CALIB_MAX_POINTS);
+        return rf__json_fail(err, origin, "%s: %zu points (at most %d)", path, s->n,
+                             RF_CALIB_MAX_POINTS);
     for (size_t p = 0; p < s->n; p++) {
         json_t *x = json_array_get(col[0], p);
         if (!json_is_integer(x) || json_integer_value(x) > ((json_int_t)1 << 40))
@@ -215,8 +212,8 @@ static rf_status read_series(json_t *o, size_t i, int version, const char *origi
         for (int c = 1; c < n_col; c++) {
             json_t *v = json_array_get(col[c], p);
             if (!json_is_number(v))
-                return rf__json_fail(err, origin,
-                                     "%s.%s[%zu] must be a number", path, columns[c], p);
+                return rf__json_fail(err, origin, "%s.%s[%zu] must be a number", path, columns[c],
+                                     p);
             *cell(&s->pt[p], c) = json_number_value(v);
             /* each figure within the readers' ranges (io_json.h), so no
              * time, rate or efficiency made from it is 0, inf or a
@@ -224,16 +221,20 @@ static rf_status read_series(json_t *o, size_t i, int version, const char *origi
              * has none), a point's own roofs (0: the calibration's); a
              * figure not positive is the core's to refuse (rf_calib_fit_all
              * names the point and what it must be) */
-            static const struct { rf__figure kind; bool zero_ok; } range[] = {
-                [1] = {RF__FIG_FLOPS, true}, [2] = {RF__FIG_BYTES, true},
-                [3] = {RF__FIG_TIME, false}, [ROOF_BW] = {RF__FIG_BW, true},
-                [ROOF_PEAK] = {RF__FIG_PEAK, true}};
+            static const struct {
+                rf__figure kind;
+                bool zero_ok;
+            } range[] = {[1] = {RF__FIG_FLOPS, true},
+                         [2] = {RF__FIG_BYTES, true},
+                         [3] = {RF__FIG_TIME, false},
+                         [ROOF_BW] = {RF__FIG_BW, true},
+                         [ROOF_PEAK] = {RF__FIG_PEAK, true}};
             char at[96];
             snprintf(at, sizeof at, "%s.%s[%zu]", path, columns[c], p);
             double fig = *cell(&s->pt[p], c);
-            rf_status st2 = fig > 0 ? rf__figure_check(origin, at, fig, range[c].kind,
-                                                       range[c].zero_ok, err)
-                                    : RF_OK;
+            rf_status st2 =
+                fig > 0 ? rf__figure_check(origin, at, fig, range[c].kind, range[c].zero_ok, err)
+                        : RF_OK;
             if (st2)
                 return st2;
         }
@@ -258,9 +259,9 @@ static rf_status read_roofs(json_t *o, const char *origin, rf_calib *c, rf_err *
         if (!json_is_object(one) ||
             (used && (!json_is_integer(used) || json_integer_value(used) < 0 ||
                       json_integer_value(used) > 1)) ||
-            (sp && (!json_is_array(sp) || json_array_size(sp) != 2 ||
-                    !json_is_number(json_array_get(sp, 0)) ||
-                    !json_is_number(json_array_get(sp, 1)))))
+            (sp &&
+             (!json_is_array(sp) || json_array_size(sp) != 2 ||
+              !json_is_number(json_array_get(sp, 0)) || !json_is_number(json_array_get(sp, 1)))))
             return rf__json_fail(err, origin,
                                  "calibration.point_roofs.%s must be {\"used\": 0 or 1, "
                                  "\"round_spread\": [two numbers]}",
@@ -290,7 +291,7 @@ static rf_status read_calib(json_t *o, const char *origin, rf_calib *c, rf_err *
     if (version < 1 || version > RF_CALIB_VERSION)
         return rf__json_fail(err, origin,
                              "calibration.version %lld is not one this build reads (1 to %d)",
-                    (long long)version, RF_CALIB_VERSION);
+                             (long long)version, RF_CALIB_VERSION);
     c->version = (int)version;
     const char *texts[] = {"backend", "date"};
     char *dst[] = {c->backend, c->date};
@@ -300,7 +301,7 @@ static rf_status read_calib(json_t *o, const char *origin, rf_calib *c, rf_err *
         if (v && (!json_is_string(v) || json_string_length(v) >= cap[i]))
             return rf__json_fail(err, origin,
                                  "calibration.%s must be a string of at most %zu characters",
-                        texts[i], cap[i] - 1);
+                                 texts[i], cap[i] - 1);
         if (v)
             snprintf(dst[i], cap[i], "%s", json_string_value(v));
     }

@@ -15,10 +15,7 @@ static int put(json_t *obj, const char *key, json_t *v)
 }
 
 /* json_array_append_new takes v in every case; a NULL v is a failure. */
-static int append(json_t *a, json_t *v)
-{
-    return v ? json_array_append_new(a, v) : -1;
-}
+static int append(json_t *a, json_t *v) { return v ? json_array_append_new(a, v) : -1; }
 
 static json_t *node_json(const rf_cluster_node *n)
 {
@@ -132,8 +129,8 @@ static rf_status read_node(const rf__json_doc *r, json_t *o, const char *at, rf_
         if ((s = rf__field_number(r, peaks, path, key, true, &n->peak_flops_per_s[dt.kind])))
             return s;
         snprintf(path, sizeof path, "%speak_flops_per_s.%s", at, key);
-        if ((s = rf__figure_check(r->origin, path, n->peak_flops_per_s[dt.kind], RF__FIG_PEAK,
-                                  true, r->err)))
+        if ((s = rf__figure_check(r->origin, path, n->peak_flops_per_s[dt.kind], RF__FIG_PEAK, true,
+                                  r->err)))
             return s;
     }
     return RF_OK;
@@ -151,8 +148,10 @@ static rf_status read_point(const rf__json_doc *r, json_t *o, const char *at, rf
         (s = rf__field_whole(r, o, at, "iterations", true, 1, (int64_t)1 << 40, &p->iterations)))
         return s;
     p->bytes = (uint64_t)bytes;
-    const struct { const char *key; double v; } times[] = {{"time_s", p->time_s},
-                                                          {"median_s", p->median_s}};
+    const struct {
+        const char *key;
+        double v;
+    } times[] = {{"time_s", p->time_s}, {"median_s", p->median_s}};
     for (size_t i = 0; i < 2; i++) {
         char path[96];
         snprintf(path, sizeof path, "%s%s", at, times[i].key);
@@ -177,16 +176,16 @@ static rf_status read_link(const rf__json_doc *r, json_t *o, const char *at, rf_
         if (!strcmp(cls, rf_link_class_name((rf_link_class)c)))
             l->cls = (rf_link_class)c;
     if (l->cls == RF_LINK_CLASS_COUNT)
-        return rf__json_fail(r->err, r->origin,
-                             "%sclass '%s' is neither intra-node nor inter-node", at, cls);
+        return rf__json_fail(r->err, r->origin, "%sclass '%s' is neither intra-node nor inter-node",
+                             at, cls);
     l->kind = RF_LINK_FIT_KINDS;
     for (int k = 0; k < RF_LINK_FIT_KINDS; k++)
         if (!strcmp(kind, rf_cluster_kind_name((rf_coll_kind)k)))
             l->kind = (rf_coll_kind)k;
     if ((int)l->kind == RF_LINK_FIT_KINDS)
         return rf__json_fail(r->err, r->origin,
-                             "%scollective '%s' is not all-reduce, all-gather, all-to-all or send", at,
-                   kind);
+                             "%scollective '%s' is not all-reduce, all-gather, all-to-all or send",
+                             at, kind);
     /* what the link is, for every message below */
     char named[64];
     snprintf(named, sizeof named, "%.*s (%s, %s): ", (int)strlen(at) - 1, at, kind, cls);
@@ -254,8 +253,9 @@ rf_status rf__cluster_read(const char *origin, json_t *root, rf_cluster *out, rf
         if ((s = rf__figure_check(origin, path, out->links[i].latency_s, RF__FIG_TIME, true, err)))
             return s;
         if (!(out->links[i].residual >= 0 && out->links[i].residual <= 1e3))
-            return rf__json_fail(err, origin, "cluster.links[%zu].residual (%g) must be within "
-                                              "[0, 1000]",
+            return rf__json_fail(err, origin,
+                                 "cluster.links[%zu].residual (%g) must be within "
+                                 "[0, 1000]",
                                  i, out->links[i].residual);
     }
     return RF_OK;

@@ -57,8 +57,10 @@ static rf_status read_dtype(const rf__json_doc *d, json_t *o, const char *at, co
         return s;
     *out = (rf_dtype){0}; /* rf_dtype_parse sets only the fields its text names */
     if (rf_dtype_parse(text, out, NULL) || strcmp(rf_engine_dtype_key(*out), text))
-        return rf__json_fail(d->err, d->origin, "%s%s: '%s' is not a dtype (q4_0, q8_0, fp16, "
-                             "fp32, bf16, ...)", at, key, text);
+        return rf__json_fail(d->err, d->origin,
+                             "%s%s: '%s' is not a dtype (q4_0, q8_0, fp16, "
+                             "fp32, bf16, ...)",
+                             at, key, text);
     return RF_OK;
 }
 
@@ -168,8 +170,7 @@ rf_status rf_engine_calib_parse(const char *text, size_t len, const char *origin
     return s;
 }
 
-static rf_status parse_fn(const char *text, size_t len, const char *origin, void *out,
-                          rf_err *err)
+static rf_status parse_fn(const char *text, size_t len, const char *origin, void *out, rf_err *err)
 {
     return rf_engine_calib_parse(text, len, origin, out, err);
 }

@@ -61,9 +61,9 @@ rf_status rf_file_read_all(const char *path, size_t max_bytes, char **data, size
                 want = max_bytes + 1;
             char *grown = want > cap ? realloc(buf, want + 1) : NULL;
             if (!grown) {
-                s = want > cap ? rf_err_set(err, RF_ENOMEM, "%s: out of memory", path)
-                               : rf_err_set(err, RF_EIO, "%s: larger than %zu bytes", path,
-                                            max_bytes);
+                s = want > cap
+                        ? rf_err_set(err, RF_ENOMEM, "%s: out of memory", path)
+                        : rf_err_set(err, RF_EIO, "%s: larger than %zu bytes", path, max_bytes);
                 goto out;
             }
             buf = grown;
@@ -128,8 +128,7 @@ static rf_status write_all(int fd, const char *path, const void *data, size_t le
  * a regular file without write permission, a folder that does not exist. */
 typedef enum { DEST_FILE, DEST_STREAM } dest_kind;
 
-static rf_status dest_of(const char *path, const char *const *inputs, dest_kind *kind,
-                         rf_err *err)
+static rf_status dest_of(const char *path, const char *const *inputs, dest_kind *kind, rf_err *err)
 {
     if (!*path)
         return rf_err_set(err, RF_EINVAL, "'': an empty file name");
@@ -333,11 +332,11 @@ static void unguard_temp(int slot)
  * itself when it is a stream such as /dev/null; committed by linkat and
  * rename at the end, dropped (nothing on disk) when not. */
 struct rf_file_writer {
-    char *path;      /* the destination (a link's target)       */
-    char *tmp;       /* the named temporary; NULL otherwise     */
-    bool anon;       /* an unnamed (O_TMPFILE) file             */
-    int fd;          /* -1 once closed                          */
-    int guard;       /* tmp's slot in the table, or -1          */
+    char *path; /* the destination (a link's target)       */
+    char *tmp;  /* the named temporary; NULL otherwise     */
+    bool anon;  /* an unnamed (O_TMPFILE) file             */
+    int fd;     /* -1 once closed                          */
+    int guard;  /* tmp's slot in the table, or -1          */
 };
 
 rf_status rf_file_writer_new(const char *path, const char *const *inputs, rf_file_writer **out,

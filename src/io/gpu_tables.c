@@ -58,8 +58,7 @@ static rf_status read_header(rf_gpu_table *t, char *line, header *h, rf_err *err
     char *f[MAX_FIELDS];
     size_t n = split(line, f);
     if (n > MAX_FIELDS)
-        return rf_err_set(err, RF_EINVAL, "%s: line 1: more than %d columns", t->path,
-                          MAX_FIELDS);
+        return rf_err_set(err, RF_EINVAL, "%s: line 1: more than %d columns", t->path, MAX_FIELDS);
     h->latency = h->source = -1;
     for (size_t d = 0; d < t->n_keys; d++)
         h->key[d] = -1;
@@ -96,14 +95,15 @@ static rf_status parse_row(rf_gpu_table *t, const header *h, char **f, size_t n,
     for (size_t d = 0; d < t->n_keys; d++)
         need = h->key[d] > need ? h->key[d] : need;
     if (n <= (size_t)need)
-        return rf_err_set(err, RF_EINVAL, "%s: line %lld: %zu fields, the header needs %d",
-                          t->path, (long long)line, n, need + 1);
+        return rf_err_set(err, RF_EINVAL, "%s: line %lld: %zu fields, the header needs %d", t->path,
+                          (long long)line, n, need + 1);
     char *end;
     errno = 0;
     double lat = strtod(f[h->latency], &end);
     if (end == f[h->latency] || *end || errno || !isfinite(lat) || !(lat > 0))
-        return rf_err_set(err, RF_EINVAL, "%s: line %lld: latency '%s' must be a positive "
-                                          "number of ms",
+        return rf_err_set(err, RF_EINVAL,
+                          "%s: line %lld: latency '%s' must be a positive "
+                          "number of ms",
                           t->path, (long long)line, f[h->latency]);
     for (size_t d = 0; d < t->n_keys; d++) {
         const char *v = f[h->key[d]];
@@ -113,8 +113,9 @@ static rf_status parse_row(rf_gpu_table *t, const header *h, char **f, size_t n,
             errno = 0;
             *k = strtod(v, &end);
             if (end == v || *end || errno || !isfinite(*k) || !(*k >= 1))
-                return rf_err_set(err, RF_EINVAL, "%s: line %lld: %s '%s' must be a number "
-                                                  ">= 1",
+                return rf_err_set(err, RF_EINVAL,
+                                  "%s: line %lld: %s '%s' must be a number "
+                                  ">= 1",
                                   t->path, (long long)line, c->name, v);
             continue;
         }
@@ -123,8 +124,9 @@ static rf_status parse_row(rf_gpu_table *t, const header *h, char **f, size_t n,
             j++;
         if (j == c->n_values) {
             if (j == RF_GPU_MAX_CATS || strlen(v) >= sizeof c->values[0] || !*v)
-                return rf_err_set(err, RF_EINVAL, "%s: line %lld: %s '%s': an empty or long "
-                                                  "value, or more than %d values",
+                return rf_err_set(err, RF_EINVAL,
+                                  "%s: line %lld: %s '%s': an empty or long "
+                                  "value, or more than %d values",
                                   t->path, (long long)line, c->name, v, RF_GPU_MAX_CATS);
             snprintf(c->values[j], sizeof c->values[j], "%s", v);
             c->n_values++;

@@ -67,8 +67,9 @@ rf_status rf_gpu_table_write(const rf_gpu_table *t, const char *path, rf_err *er
         ok = ok && put(&buf, &len, &cap, "%.9g\n", t->latency_s[r] * 1e3);
     }
     rf_status s = ok ? rf_file_write_atomic(path, buf, len, NULL, err)
-                     : rf_err_set(err, RF_ENOMEM, "%s: out of memory (or a categorical key "
-                                                  "without its value)",
+                     : rf_err_set(err, RF_ENOMEM,
+                                  "%s: out of memory (or a categorical key "
+                                  "without its value)",
                                   path);
     free(buf);
     return s;

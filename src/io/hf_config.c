@@ -51,10 +51,10 @@ typedef struct family {
     const char *type;
     int64_t heads, ffn, vocab; /* num_attention_heads, intermediate_size,
                                   vocab_size; 0 = required                  */
-    int64_t max_ctx;    /* max_position_embeddings                           */
-    int64_t kv_heads;   /* num_key_value_heads; 0 = equal to the heads       */
-    int64_t head_dim;   /* 0 = hidden_size / num_attention_heads             */
-    bool tied;          /* tie_word_embeddings                               */
+    int64_t max_ctx;           /* max_position_embeddings                           */
+    int64_t kv_heads;          /* num_key_value_heads; 0 = equal to the heads       */
+    int64_t head_dim;          /* 0 = hidden_size / num_attention_heads             */
+    bool tied;                 /* tie_word_embeddings                               */
     sliding_rule sliding;
     int64_t window;     /* sliding_window; 0 = None                          */
     int64_t max_window; /* max_window_layers (SW_QWEN)                       */
@@ -62,84 +62,200 @@ typedef struct family {
     bool attn_bias;     /* attention_bias                                    */
     bool o_no_bias;     /* attention_bias puts biases on q/k/v only (glm4_moe) */
     moe_style moe;
-    const char *experts_key;  /* the field holding the routed experts        */
-    int64_t experts, top_k;   /* 0: no default, the field is required        */
+    const char *experts_key; /* the field holding the routed experts        */
+    int64_t experts, top_k;  /* 0: no default, the field is required        */
     int64_t moe_ffn, n_shared, shared_ffn, first_dense;
-    bool mla;           /* DeepSeek multi-head latent attention              */
-    bool dsa;           /* DeepSeek sparse attention: the lightning indexer  */
+    bool mla; /* DeepSeek multi-head latent attention              */
+    bool dsa; /* DeepSeek sparse attention: the lightning indexer  */
     layout layout;
     const char *mtp_key; /* the field counting multi-token-prediction layers */
 } family;
 
-#define DEEPSEEK_V3                                                                            \
-    .heads = 128, .ffn = 18432, .vocab = 129280, .moe = MOE_DEEPSEEK,                          \
-    .experts_key = "n_routed_experts", .experts = 256, .top_k = 8, .moe_ffn = 2048,            \
-    .n_shared = 1, .first_dense = 3, .mla = true, .max_ctx = 4096,                             \
-    .mtp_key = "num_nextn_predict_layers"
+#define DEEPSEEK_V3                                                                                \
+    .heads = 128, .ffn = 18432, .vocab = 129280, .moe = MOE_DEEPSEEK,                              \
+    .experts_key = "n_routed_experts", .experts = 256, .top_k = 8, .moe_ffn = 2048, .n_shared = 1, \
+    .first_dense = 3, .mla = true, .max_ctx = 4096, .mtp_key = "num_nextn_predict_layers"
 /* MLA + DeepSeek MoE families with no configuration class in transformers
  * to take defaults from (GLM-4.7-Flash, GLM-5): every shape is required. */
-#define GLM_MLA                                                                                \
-    .moe = MOE_DEEPSEEK, .experts_key = "n_routed_experts", .mla = true,                       \
+#define GLM_MLA                                                                                    \
+    .moe = MOE_DEEPSEEK, .experts_key = "n_routed_experts", .mla = true,                           \
     .mtp_key = "num_nextn_predict_layers"
-#define QWEN3_NEXT                                                                             \
-    .heads = 16, .ffn = 5632, .vocab = 151936, .kv_heads = 2, .head_dim = 256,                 \
-    .moe = MOE_QWEN, .experts_key = "num_experts", .experts = 512, .top_k = 10,                \
-    .moe_ffn = 512, .shared_ffn = 512, .max_ctx = 32768, .layout = LAY_GDN,                    \
-    .mtp_key = "mtp_num_hidden_layers"
+#define QWEN3_NEXT                                                                                 \
+    .heads = 16, .ffn = 5632, .vocab = 151936, .kv_heads = 2, .head_dim = 256, .moe = MOE_QWEN,    \
+    .experts_key = "num_experts", .experts = 512, .top_k = 10, .moe_ffn = 512, .shared_ffn = 512,  \
+    .max_ctx = 32768, .layout = LAY_GDN, .mtp_key = "mtp_num_hidden_layers"
 
 static const family families[] = {
     {.type = "llama", .heads = 32, .ffn = 11008, .vocab = 32000, .max_ctx = 2048},
-    {.type = "mistral", .heads = 32, .ffn = 14336, .vocab = 32000, .kv_heads = 8,
-     .sliding = SW_ALL, .window = 4096, .max_ctx = 131072},
-    {.type = "qwen2", .heads = 32, .ffn = 22016, .vocab = 151936, .sliding = SW_QWEN,
-     .window = 4096, .max_window = 28, .qkv_bias = true, .max_ctx = 32768},
-    {.type = "qwen3", .heads = 32, .ffn = 22016, .vocab = 151936, .head_dim = 128,
-     .sliding = SW_QWEN, .window = 4096, .max_window = 28, .max_ctx = 32768},
-    {.type = "mixtral", .heads = 32, .ffn = 14336, .vocab = 32000, .kv_heads = 8,
-     .sliding = SW_ALL, .moe = MOE_MIXTRAL, .experts_key = "num_local_experts", .experts = 8,
-     .top_k = 2, .max_ctx = 131072},
-    {.type = "qwen2_moe", .heads = 16, .ffn = 5632, .vocab = 151936, .sliding = SW_QWEN,
-     .window = 4096, .max_window = 28, .qkv_bias = true, .moe = MOE_QWEN,
-     .experts_key = "num_experts", .experts = 60, .top_k = 4, .moe_ffn = 1408,
-     .shared_ffn = 5632, .max_ctx = 8192},
-    {.type = "qwen3_moe", .heads = 32, .ffn = 6144, .vocab = 151936, .kv_heads = 4,
-     .sliding = SW_QWEN, .window = 4096, .moe = MOE_QWEN, .experts_key = "num_experts",
-     .experts = 128, .top_k = 8, .moe_ffn = 768, .max_ctx = 32768},
-    {.type = "gemma2", .heads = 8, .ffn = 9216, .vocab = 256000, .kv_heads = 4, .head_dim = 256,
-     .tied = true, .sliding = SW_ALTERNATE, .window = 4096, .max_ctx = 8192},
-    {.type = "gemma3_text", .heads = 8, .ffn = 9216, .vocab = 262208, .kv_heads = 4,
-     .head_dim = 256, .tied = true, .sliding = SW_PATTERN, .window = 4096, .max_ctx = 131072},
-    {.type = "phi3", .heads = 32, .ffn = 8192, .vocab = 32064, .sliding = SW_ALL,
-     .max_ctx = 4096},
-    {.type = "deepseek_v2", .heads = 32, .ffn = 11008, .vocab = 32000, .moe = MOE_DEEPSEEK,
-     .experts_key = "n_routed_experts", .experts = 64, .moe_ffn = 1407, .n_shared = 2,
-     .mla = true, .max_ctx = 2048},
+    {.type = "mistral",
+     .heads = 32,
+     .ffn = 14336,
+     .vocab = 32000,
+     .kv_heads = 8,
+     .sliding = SW_ALL,
+     .window = 4096,
+     .max_ctx = 131072},
+    {.type = "qwen2",
+     .heads = 32,
+     .ffn = 22016,
+     .vocab = 151936,
+     .sliding = SW_QWEN,
+     .window = 4096,
+     .max_window = 28,
+     .qkv_bias = true,
+     .max_ctx = 32768},
+    {.type = "qwen3",
+     .heads = 32,
+     .ffn = 22016,
+     .vocab = 151936,
+     .head_dim = 128,
+     .sliding = SW_QWEN,
+     .window = 4096,
+     .max_window = 28,
+     .max_ctx = 32768},
+    {.type = "mixtral",
+     .heads = 32,
+     .ffn = 14336,
+     .vocab = 32000,
+     .kv_heads = 8,
+     .sliding = SW_ALL,
+     .moe = MOE_MIXTRAL,
+     .experts_key = "num_local_experts",
+     .experts = 8,
+     .top_k = 2,
+     .max_ctx = 131072},
+    {.type = "qwen2_moe",
+     .heads = 16,
+     .ffn = 5632,
+     .vocab = 151936,
+     .sliding = SW_QWEN,
+     .window = 4096,
+     .max_window = 28,
+     .qkv_bias = true,
+     .moe = MOE_QWEN,
+     .experts_key = "num_experts",
+     .experts = 60,
+     .top_k = 4,
+     .moe_ffn = 1408,
+     .shared_ffn = 5632,
+     .max_ctx = 8192},
+    {.type = "qwen3_moe",
+     .heads = 32,
+     .ffn = 6144,
+     .vocab = 151936,
+     .kv_heads = 4,
+     .sliding = SW_QWEN,
+     .window = 4096,
+     .moe = MOE_QWEN,
+     .experts_key = "num_experts",
+     .experts = 128,
+     .top_k = 8,
+     .moe_ffn = 768,
+     .max_ctx = 32768},
+    {.type = "gemma2",
+     .heads = 8,
+     .ffn = 9216,
+     .vocab = 256000,
+     .kv_heads = 4,
+     .head_dim = 256,
+     .tied = true,
+     .sliding = SW_ALTERNATE,
+     .window = 4096,
+     .max_ctx = 8192},
+    {.type = "gemma3_text",
+     .heads = 8,
+     .ffn = 9216,
+     .vocab = 262208,
+     .kv_heads = 4,
+     .head_dim = 256,
+     .tied = true,
+     .sliding = SW_PATTERN,
+     .window = 4096,
+     .max_ctx = 131072},
+    {.type = "phi3", .heads = 32, .ffn = 8192, .vocab = 32064, .sliding = SW_ALL, .max_ctx = 4096},
+    {.type = "deepseek_v2",
+     .heads = 32,
+     .ffn = 11008,
+     .vocab = 32000,
+     .moe = MOE_DEEPSEEK,
+     .experts_key = "n_routed_experts",
+     .experts = 64,
+     .moe_ffn = 1407,
+     .n_shared = 2,
+     .mla = true,
+     .max_ctx = 2048},
     {.type = "deepseek_v3", DEEPSEEK_V3},
     /* Kimi-K2 ships DeepSeek-V3's configuration class (DeepseekV3ForCausalLM) */
     {.type = "kimi_k2", DEEPSEEK_V3},
     {.type = "deepseek_v32", DEEPSEEK_V3, .dsa = true},
     {.type = "glm4_moe_lite", GLM_MLA},
     {.type = "glm_moe_dsa", GLM_MLA, .dsa = true},
-    {.type = "glm4_moe", .heads = 96, .ffn = 10944, .vocab = 151552, .kv_heads = 8,
-     .o_no_bias = true, .moe = MOE_DEEPSEEK, .experts_key = "n_routed_experts",
-     .experts = 128, .top_k = 8, .moe_ffn = 1408, .n_shared = 1, .first_dense = 1,
-     .max_ctx = 131072, .mtp_key = "num_nextn_predict_layers"},
-    {.type = "gpt_oss", .heads = 64, .ffn = 2880, .vocab = 201088, .kv_heads = 8, .head_dim = 64,
-     .sliding = SW_ALTERNATE, .window = 128, .attn_bias = true, .moe = MOE_GPT_OSS,
-     .experts_key = "num_local_experts", .experts = 128, .top_k = 4, .max_ctx = 131072},
+    {.type = "glm4_moe",
+     .heads = 96,
+     .ffn = 10944,
+     .vocab = 151552,
+     .kv_heads = 8,
+     .o_no_bias = true,
+     .moe = MOE_DEEPSEEK,
+     .experts_key = "n_routed_experts",
+     .experts = 128,
+     .top_k = 8,
+     .moe_ffn = 1408,
+     .n_shared = 1,
+     .first_dense = 1,
+     .max_ctx = 131072,
+     .mtp_key = "num_nextn_predict_layers"},
+    {.type = "gpt_oss",
+     .heads = 64,
+     .ffn = 2880,
+     .vocab = 201088,
+     .kv_heads = 8,
+     .head_dim = 64,
+     .sliding = SW_ALTERNATE,
+     .window = 128,
+     .attn_bias = true,
+     .moe = MOE_GPT_OSS,
+     .experts_key = "num_local_experts",
+     .experts = 128,
+     .top_k = 4,
+     .max_ctx = 131072},
     {.type = "qwen3_next", QWEN3_NEXT},
     /* Qwen3.5 / 3.6: Qwen3-Next's layout, the text decoder of a wrapper */
     {.type = "qwen3_5_moe_text", QWEN3_NEXT},
-    {.type = "qwen3_5_text", .heads = 16, .ffn = 5632, .vocab = 151936, .kv_heads = 2,
-     .head_dim = 256, .max_ctx = 32768, .layout = LAY_GDN, .mtp_key = "mtp_num_hidden_layers"},
-    {.type = "llama4_text", .heads = 40, .ffn = 8192, .vocab = 202048, .kv_heads = 8,
-     .head_dim = 128, .experts_key = "num_local_experts", .experts = 16, .top_k = 1,
-     .max_ctx = 131072, .layout = LAY_LLAMA4},
-    {.type = "nemotron_h", .heads = 32, .ffn = 21504, .vocab = 131072, .kv_heads = 8,
-     .head_dim = 128, .experts_key = "n_routed_experts", .max_ctx = 4096, .layout = LAY_NEMOTRON,
+    {.type = "qwen3_5_text",
+     .heads = 16,
+     .ffn = 5632,
+     .vocab = 151936,
+     .kv_heads = 2,
+     .head_dim = 256,
+     .max_ctx = 32768,
+     .layout = LAY_GDN,
+     .mtp_key = "mtp_num_hidden_layers"},
+    {.type = "llama4_text",
+     .heads = 40,
+     .ffn = 8192,
+     .vocab = 202048,
+     .kv_heads = 8,
+     .head_dim = 128,
+     .experts_key = "num_local_experts",
+     .experts = 16,
+     .top_k = 1,
+     .max_ctx = 131072,
+     .layout = LAY_LLAMA4},
+    {.type = "nemotron_h",
+     .heads = 32,
+     .ffn = 21504,
+     .vocab = 131072,
+     .kv_heads = 8,
+     .head_dim = 128,
+     .experts_key = "n_routed_experts",
+     .max_ctx = 4096,
+     .layout = LAY_NEMOTRON,
      .mtp_key = "num_nextn_predict_layers"},
     {.type = "minimax_m2", .moe = MOE_MIXTRAL, .experts_key = "num_local_experts"},
-    {.type = "mimo_v2_flash", .experts_key = "n_routed_experts", .layout = LAY_MIMO,
+    {.type = "mimo_v2_flash",
+     .experts_key = "n_routed_experts",
+     .layout = LAY_MIMO,
      .mtp_key = "num_nextn_predict_layers"},
     {.type = "gemma4_text", .tied = true, .experts_key = "num_experts", .layout = LAY_GEMMA4},
 };
@@ -149,9 +265,8 @@ static const family families[] = {
 static const struct {
     const char *outer, *inner;
 } wrappers[] = {
-    {"gemma3", "gemma3_text"},         {"gemma4", "gemma4_text"},
-    {"llama4", "llama4_text"},         {"qwen3_5_moe", "qwen3_5_moe_text"},
-    {"qwen3_5", "qwen3_5_text"},       {"kimi_k25", "kimi_k2"},
+    {"gemma3", "gemma3_text"},           {"gemma4", "gemma4_text"},   {"llama4", "llama4_text"},
+    {"qwen3_5_moe", "qwen3_5_moe_text"}, {"qwen3_5", "qwen3_5_text"}, {"kimi_k25", "kimi_k2"},
 };
 
 /* The family of a derivative: model_type names a model of its own but
@@ -159,13 +274,20 @@ static const struct {
 static const struct {
     const char *arch, *type;
 } arch_families[] = {
-    {"LlamaForCausalLM", "llama"},           {"MistralForCausalLM", "mistral"},
-    {"Qwen2ForCausalLM", "qwen2"},           {"Qwen3ForCausalLM", "qwen3"},
-    {"MixtralForCausalLM", "mixtral"},       {"Qwen2MoeForCausalLM", "qwen2_moe"},
-    {"Qwen3MoeForCausalLM", "qwen3_moe"},    {"DeepseekV2ForCausalLM", "deepseek_v2"},
-    {"DeepseekV3ForCausalLM", "deepseek_v3"}, {"DeepseekV32ForCausalLM", "deepseek_v32"},
-    {"Glm4MoeForCausalLM", "glm4_moe"},      {"Qwen3NextForCausalLM", "qwen3_next"},
-    {"GptOssForCausalLM", "gpt_oss"},        {"NemotronHForCausalLM", "nemotron_h"},
+    {"LlamaForCausalLM", "llama"},
+    {"MistralForCausalLM", "mistral"},
+    {"Qwen2ForCausalLM", "qwen2"},
+    {"Qwen3ForCausalLM", "qwen3"},
+    {"MixtralForCausalLM", "mixtral"},
+    {"Qwen2MoeForCausalLM", "qwen2_moe"},
+    {"Qwen3MoeForCausalLM", "qwen3_moe"},
+    {"DeepseekV2ForCausalLM", "deepseek_v2"},
+    {"DeepseekV3ForCausalLM", "deepseek_v3"},
+    {"DeepseekV32ForCausalLM", "deepseek_v32"},
+    {"Glm4MoeForCausalLM", "glm4_moe"},
+    {"Qwen3NextForCausalLM", "qwen3_next"},
+    {"GptOssForCausalLM", "gpt_oss"},
+    {"NemotronHForCausalLM", "nemotron_h"},
     {"MiniMaxM2ForCausalLM", "minimax_m2"},
 };
 
@@ -238,21 +360,22 @@ static rf_status read_shapes(reader *r, const family *f)
         return s;
     /* the positions the model was built for (bounded by rf_model_validate);
      * a family we do not know has no default: 0, unknown */
-    if ((s = rf__hf_int_field(r, "max_position_embeddings", f->max_ctx ? OPTIONAL : QUIET, f->max_ctx,
-                       1, &m->max_context, NULL)))
+    if ((s = rf__hf_int_field(r, "max_position_embeddings", f->max_ctx ? OPTIONAL : QUIET,
+                              f->max_ctx, 1, &m->max_context, NULL)))
         return s;
     if (m->layers > RF_MODEL_MAX_LAYERS)
         return rf__hf_fail(r, RF_ERANGE, "num_hidden_layers (%lld) is beyond the accepted %d",
-                    (long long)m->layers, RF_MODEL_MAX_LAYERS);
+                           (long long)m->layers, RF_MODEL_MAX_LAYERS);
     /* absent: the family's figure, or as many as the query heads */
     if ((s = rf__hf_int_field(r, "num_key_value_heads", f->kv_heads ? OPTIONAL : QUIET,
-                       f->kv_heads ? f->kv_heads : m->n_q, 1, &m->n_kv, &given)))
+                              f->kv_heads ? f->kv_heads : m->n_q, 1, &m->n_kv, &given)))
         return s;
     if (!given && !f->kv_heads)
         rf__hf_took_default(r, "num_key_value_heads", m->n_kv, " (num_attention_heads)");
     if (m->n_q % m->n_kv)
-        return rf__hf_fail(r, RF_EINVAL, "num_key_value_heads (%lld) must divide num_attention_heads (%lld)",
-                    (long long)m->n_kv, (long long)m->n_q);
+        return rf__hf_fail(r, RF_EINVAL,
+                           "num_key_value_heads (%lld) must divide num_attention_heads (%lld)",
+                           (long long)m->n_kv, (long long)m->n_q);
     if ((s = rf__hf_int_field(r, "head_dim", QUIET, f->head_dim, 1, &m->head_dim, &given)))
         return s;
     if (given || f->mla) /* MLA: qk_nope_head_dim + qk_rope_head_dim (read_mla) */
@@ -262,10 +385,11 @@ static rf_status read_shapes(reader *r, const family *f)
         return RF_OK;
     }
     if (m->hidden % m->n_q)
-        return rf__hf_fail(r, RF_EINVAL,
-                    "num_attention_heads (%lld) must divide hidden_size (%lld) when head_dim is "
-                    "absent",
-                    (long long)m->n_q, (long long)m->hidden);
+        return rf__hf_fail(
+            r, RF_EINVAL,
+            "num_attention_heads (%lld) must divide hidden_size (%lld) when head_dim is "
+            "absent",
+            (long long)m->n_q, (long long)m->hidden);
     m->head_dim = m->hidden / m->n_q;
     rf__hf_took_default(r, "head_dim", m->head_dim, " (hidden_size / num_attention_heads)");
     return RF_OK;
@@ -327,13 +451,14 @@ static rf_status qwen_dense_layers(reader *r)
     if (!only || json_is_null(only))
         return RF_OK;
     if (!json_is_array(only))
-        return rf__hf_fail(r, RF_EINVAL, "mlp_only_layers must be an array, not %s", rf__hf_json_kind(only));
+        return rf__hf_fail(r, RF_EINVAL, "mlp_only_layers must be an array, not %s",
+                           rf__hf_json_kind(only));
     for (size_t i = 0; i < json_array_size(only); i++) {
         const json_t *v = json_array_get(only, i);
-        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-            json_integer_value(v) >= m->layers)
-            return rf__hf_fail(r, RF_EINVAL, "mlp_only_layers[%zu] must be a layer index in [0, %lld)",
-                        i, (long long)m->layers);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= m->layers)
+            return rf__hf_fail(r, RF_EINVAL,
+                               "mlp_only_layers[%zu] must be a layer index in [0, %lld)", i,
+                               (long long)m->layers);
         m->dense_mlp[json_integer_value(v)] = 1;
     }
     return RF_OK;
@@ -346,10 +471,9 @@ static rf_status experts_and_top_k(reader *r, const family *f, const char *tk)
     rf_model *m = r->m;
     const char *ek = f->experts_key;
     rf_status s;
-    if ((s = rf__hf_int_field(r, ek, f->experts ? OPTIONAL : REQUIRED, f->experts, 1,
-                              &m->n_experts, NULL)) ||
-        (s = rf__hf_int_field(r, tk, f->top_k ? OPTIONAL : REQUIRED, f->top_k, 1, &m->top_k,
-                              NULL)))
+    if ((s = rf__hf_int_field(r, ek, f->experts ? OPTIONAL : REQUIRED, f->experts, 1, &m->n_experts,
+                              NULL)) ||
+        (s = rf__hf_int_field(r, tk, f->top_k ? OPTIONAL : REQUIRED, f->top_k, 1, &m->top_k, NULL)))
         return s;
     if (m->top_k > m->n_experts)
         return rf__hf_fail(r, RF_EINVAL, "%s (%lld) must not exceed %s (%lld)", tk,
@@ -371,7 +495,8 @@ static rf_status read_moe(reader *r, const family *f)
     if (f->moe == MOE_NONE)
         return RF_OK; /* the layouts read their own experts (read_layout) */
     const char *tk = "num_experts_per_tok";
-    if (f->moe == MOE_GPT_OSS && !rf__hf_field(r, tk, false) && rf__hf_field(r, "experts_per_token", false))
+    if (f->moe == MOE_GPT_OSS && !rf__hf_field(r, tk, false) &&
+        rf__hf_field(r, "experts_per_token", false))
         tk = "experts_per_token";
     if ((s = experts_and_top_k(r, f, tk)))
         return s;
@@ -382,8 +507,8 @@ static rf_status read_moe(reader *r, const family *f)
         return RF_OK;
     case MOE_QWEN:
         if ((s = expert_width(r, f)) ||
-            (s = rf__hf_int_field(r, "shared_expert_intermediate_size", NULL_IS_ZERO, f->shared_ffn, 0,
-                           &m->shared_ffn, NULL)))
+            (s = rf__hf_int_field(r, "shared_expert_intermediate_size", NULL_IS_ZERO, f->shared_ffn,
+                                  0, &m->shared_ffn, NULL)))
             return s;
         m->n_shared = m->shared_ffn ? 1 : 0;
         m->shared_expert_gate = m->n_shared > 0;
@@ -391,14 +516,15 @@ static rf_status read_moe(reader *r, const family *f)
     default: /* MOE_DEEPSEEK: shared experts as wide as a routed one each */
         if ((s = expert_width(r, f)) ||
             (s = rf__hf_int_field(r, "n_shared_experts", NULL_IS_ZERO, f->n_shared, 0, &m->n_shared,
-                           NULL)) ||
+                                  NULL)) ||
             (s = rf__hf_int_field(r, "first_k_dense_replace", OPTIONAL, f->first_dense, 0,
-                           &m->first_dense, NULL)) ||
+                                  &m->first_dense, NULL)) ||
             (s = rf__hf_int_field(r, "moe_layer_freq", OPTIONAL, 1, 1, &m->moe_freq, NULL)))
             return s;
         if (m->first_dense > m->layers)
-            return rf__hf_fail(r, RF_EINVAL, "first_k_dense_replace (%lld) exceeds num_hidden_layers (%lld)",
-                        (long long)m->first_dense, (long long)m->layers);
+            return rf__hf_fail(r, RF_EINVAL,
+                               "first_k_dense_replace (%lld) exceeds num_hidden_layers (%lld)",
+                               (long long)m->first_dense, (long long)m->layers);
         return RF_OK;
     }
 }
@@ -456,10 +582,12 @@ static rf_status layer_types(reader *r, const family *f, const json_t *lt)
 {
     rf_model *m = r->m;
     if (!json_is_array(lt))
-        return rf__hf_fail(r, RF_EINVAL, "layer_types must be an array, not %s", rf__hf_json_kind(lt));
+        return rf__hf_fail(r, RF_EINVAL, "layer_types must be an array, not %s",
+                           rf__hf_json_kind(lt));
     if ((int64_t)json_array_size(lt) != m->layers)
-        return rf__hf_fail(r, RF_EINVAL, "layer_types has %zu entries but num_hidden_layers is %lld",
-                    json_array_size(lt), (long long)m->layers);
+        return rf__hf_fail(r, RF_EINVAL,
+                           "layer_types has %zu entries but num_hidden_layers is %lld",
+                           json_array_size(lt), (long long)m->layers);
     for (size_t i = 0; i < json_array_size(lt); i++) {
         const char *t = json_string_value(json_array_get(lt, i));
         if (t && !strcmp(t, "sliding_attention"))
@@ -469,12 +597,11 @@ static rf_status layer_types(reader *r, const family *f, const json_t *lt)
         else if (t && f->layout == LAY_LLAMA4 && !strcmp(t, "chunked_attention"))
             m->chunked[i] = 1;
         else if (!t || strcmp(t, "full_attention"))
-            return rf__hf_fail(r, RF_EINVAL,
-                        "layer_types[%zu] (%s) is not modelled for %s: %s", i,
-                        t ? t : "not a string", f->type,
-                        f->layout == LAY_GDN      ? "linear_attention or full_attention"
-                        : f->layout == LAY_LLAMA4 ? "chunked_attention or full_attention"
-                                                  : "sliding_attention or full_attention");
+            return rf__hf_fail(r, RF_EINVAL, "layer_types[%zu] (%s) is not modelled for %s: %s", i,
+                               t ? t : "not a string", f->type,
+                               f->layout == LAY_GDN      ? "linear_attention or full_attention"
+                               : f->layout == LAY_LLAMA4 ? "chunked_attention or full_attention"
+                                                         : "sliding_attention or full_attention");
     }
     return RF_OK;
 }
@@ -491,23 +618,23 @@ static rf_status read_sliding(reader *r, const family *f)
     const json_t *lt = rf__hf_field(r, "layer_types", false);
     bool listed = lt && !json_is_null(lt);
     if ((s = rf__hf_int_field(r, "sliding_window", NULL_IS_ZERO | QUIET, f->window, 0, &window,
-                       &given)) ||
+                              &given)) ||
         (s = rf__hf_bool_field(r, "use_sliding_window", false, false, &use, NULL)) ||
         (listed && (s = layer_types(r, f, lt))))
         return s;
     if (f->sliding != SW_QWEN)
         use = true; /* only qwen2/qwen3 families read the switch */
     if ((s = rf__hf_int_field(r, "sliding_window_pattern",
-                       f->sliding == SW_PATTERN && use && !listed ? OPTIONAL : QUIET, 6, 1,
-                       &every, NULL)) ||
+                              f->sliding == SW_PATTERN && use && !listed ? OPTIONAL : QUIET, 6, 1,
+                              &every, NULL)) ||
         (s = rf__hf_int_field(r, "max_window_layers",
-                       f->sliding == SW_QWEN && use && !listed ? OPTIONAL : QUIET, f->max_window,
-                       0, &from, NULL)))
+                              f->sliding == SW_QWEN && use && !listed ? OPTIONAL : QUIET,
+                              f->max_window, 0, &from, NULL)))
         return s;
     if (!use) { /* transformers sets sliding_window to None */
         if (given && window)
             rf__hf_note(m, "sliding_window (%lld) ignored: use_sliding_window is false",
-                 (long long)window);
+                        (long long)window);
         if (listed && memchr(m->sliding, 1, (size_t)m->layers))
             rf__hf_note(m, "layer_types' sliding layers ignored: use_sliding_window is false");
         memset(m->sliding, 0, sizeof m->sliding);
@@ -533,14 +660,16 @@ static rf_status read_sliding(reader *r, const family *f)
             }
         }
         if (f->sliding == SW_NONE && given && window && f->layout != LAY_MIMO)
-            rf__hf_note(m, "sliding_window (%lld) ignored: %s names no sliding layers (no layer_types)",
-                 (long long)window, f->type);
+            rf__hf_note(
+                m, "sliding_window (%lld) ignored: %s names no sliding layers (no layer_types)",
+                (long long)window, f->type);
     }
     bool any = false;
     for (int64_t l = 0; l < m->layers; l++)
         any = any || m->sliding[l];
     if (any && !window)
-        return rf__hf_fail(r, RF_EINVAL, "layer_types names sliding layers but sliding_window is null");
+        return rf__hf_fail(r, RF_EINVAL,
+                           "layer_types names sliding layers but sliding_window is null");
     m->window = any ? window : 0;
     if (!any)
         memset(m->sliding, 0, sizeof m->sliding);
@@ -589,15 +718,16 @@ static rf_status read_gdn(reader *r, const family *f)
     rf_status s;
     const json_t *lt = rf__hf_field(r, "layer_types", false);
     int64_t every;
-    if ((s = rf__hf_int_field(r, "full_attention_interval", lt && !json_is_null(lt) ? QUIET : OPTIONAL,
-                              4, 1, &every, NULL)))
+    if ((s = rf__hf_int_field(r, "full_attention_interval",
+                              lt && !json_is_null(lt) ? QUIET : OPTIONAL, 4, 1, &every, NULL)))
         return s;
     if (!lt || json_is_null(lt))
         for (int64_t l = 0; l < m->layers; l++)
             m->mixer[l] = (l + 1) % every ? RF_MIX_GDN : RF_MIX_ATTN;
     bool gate = true;
     if ((s = rf__hf_int_field(r, "linear_num_key_heads", OPTIONAL, 16, 1, &m->gdn_k_heads, NULL)) ||
-        (s = rf__hf_int_field(r, "linear_num_value_heads", OPTIONAL, 32, 1, &m->gdn_v_heads, NULL)) ||
+        (s = rf__hf_int_field(r, "linear_num_value_heads", OPTIONAL, 32, 1, &m->gdn_v_heads,
+                              NULL)) ||
         (s = rf__hf_int_field(r, "linear_key_head_dim", OPTIONAL, 128, 1, &m->gdn_k_dim, NULL)) ||
         (s = rf__hf_int_field(r, "linear_value_head_dim", OPTIONAL, 128, 1, &m->gdn_v_dim, NULL)) ||
         (s = rf__hf_int_field(r, "linear_conv_kernel_dim", OPTIONAL, 4, 1, &m->gdn_conv, NULL)) ||
@@ -644,8 +774,9 @@ static rf_status read_llama4(reader *r, const family *f)
             const json_t *v = json_array_get(ml, i);
             if (!json_is_integer(v) || json_integer_value(v) < 0 ||
                 json_integer_value(v) >= m->layers)
-                return rf__hf_fail(r, RF_EINVAL, "moe_layers[%zu] must be a layer index in [0, %lld)",
-                                   i, (long long)m->layers);
+                return rf__hf_fail(r, RF_EINVAL,
+                                   "moe_layers[%zu] must be a layer index in [0, %lld)", i,
+                                   (long long)m->layers);
             m->dense_mlp[json_integer_value(v)] = 0;
         }
     }
@@ -698,7 +829,7 @@ static rf_status nemotron_pattern(reader *r)
             c = json_string_value(v)[l];
         } else {
             const char *t = json_string_value(json_array_get(v, l));
-            c = !t                       ? '?'
+            c = !t                        ? '?'
                 : !strcmp(t, "mamba")     ? 'M'
                 : !strcmp(t, "attention") ? '*'
                 : !strcmp(t, "mlp")       ? '-'
@@ -791,18 +922,24 @@ static rf_status read_mimo(reader *r, const family *f)
     if (window)
         m->window = window;
     if (memchr(m->sliding, 1, (size_t)m->layers) && !m->window)
-        return rf__hf_fail(r, RF_EINVAL,
-                           "hybrid_layer_pattern names sliding layers but sliding_window is missing");
+        return rf__hf_fail(
+            r, RF_EINVAL,
+            "hybrid_layer_pattern names sliding layers but sliding_window is missing");
     if ((s = rf__hf_int_field(r, "v_head_dim", REQUIRED, 0, 1, &m->attn_v_dim, NULL)) ||
-        (s = rf__hf_int_field(r, "swa_num_attention_heads", OPTIONAL, m->n_q, 1, &m->local_n_q, NULL)) ||
-        (s = rf__hf_int_field(r, "swa_num_key_value_heads", REQUIRED, 0, 1, &m->local_n_kv, NULL)) ||
-        (s = rf__hf_int_field(r, "swa_head_dim", OPTIONAL, m->head_dim, 1, &m->local_head_dim, NULL)) ||
-        (s = rf__hf_int_field(r, "swa_v_head_dim", OPTIONAL, m->attn_v_dim, 1, &m->local_v_dim, NULL)))
+        (s = rf__hf_int_field(r, "swa_num_attention_heads", OPTIONAL, m->n_q, 1, &m->local_n_q,
+                              NULL)) ||
+        (s = rf__hf_int_field(r, "swa_num_key_value_heads", REQUIRED, 0, 1, &m->local_n_kv,
+                              NULL)) ||
+        (s = rf__hf_int_field(r, "swa_head_dim", OPTIONAL, m->head_dim, 1, &m->local_head_dim,
+                              NULL)) ||
+        (s = rf__hf_int_field(r, "swa_v_head_dim", OPTIONAL, m->attn_v_dim, 1, &m->local_v_dim,
+                              NULL)))
         return s;
     if (m->local_n_q % m->local_n_kv)
-        return rf__hf_fail(r, RF_EINVAL,
-                           "swa_num_key_value_heads (%lld) must divide swa_num_attention_heads (%lld)",
-                           (long long)m->local_n_kv, (long long)m->local_n_q);
+        return rf__hf_fail(
+            r, RF_EINVAL,
+            "swa_num_key_value_heads (%lld) must divide swa_num_attention_heads (%lld)",
+            (long long)m->local_n_kv, (long long)m->local_n_q);
     if (!memchr(moe, 1, (size_t)m->layers))
         return RF_OK;
     return (s = experts_and_top_k(r, f, "num_experts_per_tok")) || (s = expert_width(r, f)) ||
@@ -847,9 +984,10 @@ static rf_status read_gemma4(reader *r, const family *f)
     if (!m->n_kv)
         m->n_kv = m->local_n_kv;
     if (m->n_q % m->n_kv)
-        return rf__hf_fail(r, RF_EINVAL,
-                           "num_global_key_value_heads (%lld) must divide num_attention_heads (%lld)",
-                           (long long)m->n_kv, (long long)m->n_q);
+        return rf__hf_fail(
+            r, RF_EINVAL,
+            "num_global_key_value_heads (%lld) must divide num_attention_heads (%lld)",
+            (long long)m->n_kv, (long long)m->n_q);
     if (!moe)
         return RF_OK;
     m->moe_and_dense = true;
@@ -1027,8 +1165,8 @@ static rf_status read_model(reader *r, const rf_read_opts *ro)
 
 /* The whole file; dir, when the text came from a file, is its folder,
  * where the sidecars (hf_quant_config.json) lie. */
-static rf_status parse_in(const char *text, size_t len, const char *origin,
-                          const rf_read_opts *ro, const char *dir, rf_model *out, rf_err *err)
+static rf_status parse_in(const char *text, size_t len, const char *origin, const rf_read_opts *ro,
+                          const char *dir, rf_model *out, rf_err *err)
 {
     static const rf_model zero;
     rf_model m = zero;
@@ -1071,8 +1209,7 @@ rf_status rf_model_parse(const char *text, size_t len, const char *origin, rf_mo
     return parse_in(text, len, origin, NULL, NULL, out, err);
 }
 
-rf_status rf_model_load_opts(const char *path, const rf_read_opts *ro, rf_model *out,
-                             rf_err *err)
+rf_status rf_model_load_opts(const char *path, const rf_read_opts *ro, rf_model *out, rf_err *err)
 {
     char buf[4096], dir[4096];
     struct stat st;

@@ -43,8 +43,7 @@ void rf__hf_note_words(rf_model *m, const char *text)
     }
     memcpy(m->notes + used, "; ", sep);
     memcpy(m->notes + used + sep, text, n);
-    snprintf(m->notes + used + sep + n, cap - used - sep - n, "%s",
-             text[n] ? " ..." : "");
+    snprintf(m->notes + used + sep + n, cap - used - sep - n, "%s", text[n] ? " ..." : "");
 }
 
 /* rf__hf_note_words of a formatted note. */
@@ -110,7 +109,8 @@ rf_status rf__hf_int_at(reader *r, const json_t *v, const char *key, int how, in
         *given = false;
     if (v && json_is_null(v)) {
         if (!(how & NULL_IS_ZERO))
-            return rf__hf_fail(r, RF_EINVAL, "%s is null: give an integer or leave the field out", key);
+            return rf__hf_fail(r, RF_EINVAL, "%s is null: give an integer or leave the field out",
+                               key);
         *out = 0;
         if (given)
             *given = true;
@@ -129,10 +129,10 @@ rf_status rf__hf_int_at(reader *r, const json_t *v, const char *key, int how, in
     json_int_t x = json_integer_value(v);
     if (x < lo)
         return rf__hf_fail(r, RF_EINVAL, "%s (%lld) must be at least %lld", key, (long long)x,
-                    (long long)lo);
+                           (long long)lo);
     if (x > RF_DIM_MAX)
         return rf__hf_fail(r, RF_ERANGE, "%s (%lld) is beyond the accepted %lld", key, (long long)x,
-                    (long long)RF_DIM_MAX);
+                           (long long)RF_DIM_MAX);
     *out = (int64_t)x;
     if (given)
         *given = true;
@@ -156,7 +156,8 @@ rf_status rf__hf_bool_field(reader *r, const char *key, bool root_too, bool dflt
         return RF_OK;
     }
     if (!json_is_boolean(v))
-        return rf__hf_fail(r, RF_EINVAL, "%s must be true or false, not %s", key, rf__hf_json_kind(v));
+        return rf__hf_fail(r, RF_EINVAL, "%s must be true or false, not %s", key,
+                           rf__hf_json_kind(v));
     *out = json_is_true(v);
     return RF_OK;
 }
@@ -173,4 +174,3 @@ rf_status rf__hf_str_field(reader *r, const json_t *obj, const char *key, const 
     *out = json_string_value(v);
     return RF_OK;
 }
-

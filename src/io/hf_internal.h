@@ -52,7 +52,6 @@ rf_status rf__hf_bool_field(reader *r, const char *key, bool root_too, bool dflt
                             bool *given);
 rf_status rf__hf_str_field(reader *r, const json_t *obj, const char *key, const char **out);
 
-
 /* The dtype (torch_dtype or dtype) and the quantization_config (hf_quant.c). */
 rf_status rf__hf_read_dtype(reader *r);
 rf_status rf__hf_read_quant(reader *r);
@@ -68,9 +67,9 @@ rf_status rf__hf_read_sidecars(reader *r, const char *dir);
  * decoder's (index layers + i). */
 typedef struct rf__hf_excl {
     uint16_t layer[RF_MODEL_MAX_LAYERS];
-    uint32_t global; /* lm_head, embedding                                  */
+    uint32_t global;  /* lm_head, embedding                                  */
     uint32_t partial; /* classes an entry named by one of their matrices    */
-    bool vision;     /* an entry named a module outside the text decoder    */
+    bool vision;      /* an entry named a module outside the text decoder    */
 } rf__hf_excl;
 
 /* Match one entry (a module name with * and ? wildcards, or "re:" and a

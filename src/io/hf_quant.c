@@ -39,7 +39,8 @@ rf_status rf__hf_read_dtype(reader *r)
     else if (!strcmp(t, "float32"))
         k = RF_FP32;
     else if (strcmp(t, "bfloat16"))
-        return rf__hf_fail(r, RF_EINVAL, "%s (%s) is not read: bfloat16, float16 or float32", key, t);
+        return rf__hf_fail(r, RF_EINVAL, "%s (%s) is not read: bfloat16, float16 or float32", key,
+                           t);
     m->weight_dtype = m->unquantized_dtype = rf_dtype_of(k);
     m->has_weight_dtype = true;
     return RF_OK;
@@ -50,7 +51,7 @@ rf_status rf__hf_read_dtype(reader *r)
 #define MB(x) RF_MOD_BIT(RF_MOD_##x)
 /* the classes a decoder layer holds (the others are the model's: lm_head,
  * embedding) */
-#define LAYER_MODS                                                                             \
+#define LAYER_MODS                                                                                 \
     (MB(ATTN) | MB(MLP) | MB(ROUTER) | MB(SHARED) | MB(EXPERTS) | MB(MIXER) | MB(INDEXER))
 
 /* Match every string of q[key] (an array; absent or null: *given false)
@@ -183,7 +184,8 @@ static rf_status quant_fp8(reader *r, const json_t *q)
     rf_model *m = r->m;
     const char *fmt, *act;
     rf_status s;
-    if ((s = rf__hf_str_field(r, q, "fmt", &fmt)) || (s = rf__hf_str_field(r, q, "activation_scheme", &act)))
+    if ((s = rf__hf_str_field(r, q, "fmt", &fmt)) ||
+        (s = rf__hf_str_field(r, q, "activation_scheme", &act)))
         return s;
     /* fmt: "e4m3" as DeepSeek-V3 writes it, or torch's "float8_e4m3fn" */
     rf_dtype d = rf_dtype_of(RF_FP8_E4M3);
@@ -199,9 +201,10 @@ static rf_status quant_fp8(reader *r, const json_t *q)
             !json_is_integer(b) || json_integer_value(a) < 1 || json_integer_value(b) < 1 ||
             json_integer_value(a) > (1 << 24) || json_integer_value(b) > (1 << 24) ||
             json_integer_value(a) * json_integer_value(b) > (1 << 24))
-            return rf__hf_fail(r, RF_EINVAL,
-                        "quantization_config.weight_block_size must be two positive integers "
-                        "(at most 2^24 elements a block)");
+            return rf__hf_fail(
+                r, RF_EINVAL,
+                "quantization_config.weight_block_size must be two positive integers "
+                "(at most 2^24 elements a block)");
         d.group_size = (uint32_t)(json_integer_value(a) * json_integer_value(b));
         d.block_rows = (uint32_t)json_integer_value(a); /* described as a tile */
         d.scale_bytes = 4;
@@ -221,22 +224,23 @@ static rf_status quant_int(reader *r, const json_t *q, const char *method)
     rf_model *m = r->m;
     rf_status s;
     int64_t bits = 0, group = 0;
-    if ((s = rf__hf_int_at(r, json_object_get(q, "bits"), "quantization_config.bits", REQUIRED, 0, 1,
-                    &bits, NULL)))
+    if ((s = rf__hf_int_at(r, json_object_get(q, "bits"), "quantization_config.bits", REQUIRED, 0,
+                           1, &bits, NULL)))
         return s;
     if (bits != 4 && bits != 8)
-        return rf__hf_fail(r, RF_EINVAL, "quantization_config.bits (%lld): only 4 and 8 are modelled",
-                    (long long)bits);
+        return rf__hf_fail(r, RF_EINVAL,
+                           "quantization_config.bits (%lld): only 4 and 8 are modelled",
+                           (long long)bits);
     const json_t *g = json_object_get(q, "group_size");
     if (g && json_is_integer(g) && json_integer_value(g) == -1) {
         group = 0;
         rf__hf_note(m, "%s group_size -1: per-channel scales not counted", method);
     } else if ((s = rf__hf_int_at(r, g, "quantization_config.group_size", QUIET, 128, 1, &group,
-                           NULL))) {
+                                  NULL))) {
         return s;
     } else if (group > (1 << 24)) {
         return rf__hf_fail(r, RF_ERANGE, "quantization_config.group_size (%lld) is beyond 2^24",
-                    (long long)group);
+                           (long long)group);
     } else if (!g) {
         rf__hf_note(m, "%s group_size absent: 128 assumed", method);
     }
@@ -264,8 +268,8 @@ static rf_status quant_bnb(reader *r, const json_t *q)
     if (s)
         return s;
     if (!four && !eight)
-        return rf__hf_fail(r, RF_EINVAL,
-                    "quantization_config: bitsandbytes without load_in_4bit or load_in_8bit");
+        return rf__hf_fail(
+            r, RF_EINVAL, "quantization_config: bitsandbytes without load_in_4bit or load_in_8bit");
     if (four) {
         m->weight_dtype =
             (rf_dtype){.kind = RF_INT4, .group_size = 64, .scale_bytes = dq ? 1u : 4u};
@@ -304,8 +308,9 @@ static rf_status quant_modelopt(reader *r, const json_t *q, const char *f, rf__h
         (s = rf__hf_str_field(r, q, "kv_cache_quant_algo", &kv)))
         return s;
     if (!algo && kv) { /* a KV-cache-only checkpoint: the weights stay as they are */
-        rf__hf_note(m, "%s.quant_algo null: weights unquantized; kv_cache_quant_algo %s: the "
-                       "KV cache is counted in the dtype --kv-dtype names (bf16 by default)",
+        rf__hf_note(m,
+                    "%s.quant_algo null: weights unquantized; kv_cache_quant_algo %s: the "
+                    "KV cache is counted in the dtype --kv-dtype names (bf16 by default)",
                     f, kv);
         return RF_OK;
     }
@@ -328,13 +333,14 @@ static rf_status quant_modelopt(reader *r, const json_t *q, const char *f, rf__h
         m->weight_dtype = m->act_dtype = rf_dtype_of(RF_FP8_E4M3);
         rf__hf_note(m, "ModelOpt FP8: per-tensor scales (4 bytes a matrix) not counted");
     } else {
-        return rf__hf_fail(r, RF_EINVAL, "%s.quant_algo (%s) is not read: NVFP4 or FP8", f,
-                           algo);
+        return rf__hf_fail(r, RF_EINVAL, "%s.quant_algo (%s) is not read: NVFP4 or FP8", f, algo);
     }
     m->has_weight_dtype = m->has_act_dtype = true;
     if (kv)
-        rf__hf_note(m, "kv_cache_quant_algo %s: the checkpoint carries KV scales; the KV cache "
-                       "is counted in the dtype --kv-dtype names (bf16 by default)", kv);
+        rf__hf_note(m,
+                    "kv_cache_quant_algo %s: the checkpoint carries KV scales; the KV cache "
+                    "is counted in the dtype --kv-dtype names (bf16 by default)",
+                    kv);
     *keep = MB(EMBED) | MB(LM_HEAD) | MB(ROUTER);
     bool given;
     snprintf(field, sizeof field, "%s.exclude_modules", f);
@@ -369,8 +375,7 @@ static rf_status ct_args(reader *r, const json_t *a, const char *f, const char *
     strategy = strategy ? strategy : "tensor";
     const json_t *g = json_object_get(a, "group_size");
     snprintf(field, sizeof field, "%s.group_size", f);
-    if (g && !json_is_null(g) &&
-        (s = rf__hf_int_at(r, g, field, OPTIONAL, 0, 1, &group, NULL)))
+    if (g && !json_is_null(g) && (s = rf__hf_int_at(r, g, field, OPTIONAL, 0, 1, &group, NULL)))
         return s;
     bool is_float = !strcmp(type, "float");
     if (!is_float && strcmp(type, "int"))
@@ -418,8 +423,8 @@ static rf_status ct_args(reader *r, const json_t *a, const char *f, const char *
     const json_t *blk = json_object_get(a, "block_structure");
     if (!strcmp(strategy, "group") || !strcmp(strategy, "tensor_group")) {
         if (!group || group > (1 << 24))
-            return rf__hf_fail(r, RF_EINVAL,
-                               "%s.group_size must be 1..16777216 for strategy %s", f, strategy);
+            return rf__hf_fail(r, RF_EINVAL, "%s.group_size must be 1..16777216 for strategy %s", f,
+                               strategy);
         d.group_size = (uint32_t)group;
         d.scale_bytes = scale;
     } else if (!strcmp(strategy, "block")) {
@@ -454,7 +459,8 @@ static bool object_empty(const json_t *o)
 {
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)o, k, v) {
+    json_object_foreach((json_t *)o, k, v)
+    {
         (void)k;
         (void)v;
         return false;
@@ -463,10 +469,9 @@ static bool object_empty(const json_t *o)
 }
 
 /* Formats whose stored bits the weights' num_bits give. */
-static const char *const ct_formats[] = {"pack-quantized",       "int-quantized",
-                                         "float-quantized",      "naive-quantized",
-                                         "nvfp4-pack-quantized", "mxfp4-pack-quantized",
-                                         "mixed-precision"};
+static const char *const ct_formats[] = {
+    "pack-quantized",       "int-quantized",        "float-quantized", "naive-quantized",
+    "nvfp4-pack-quantized", "mxfp4-pack-quantized", "mixed-precision"};
 
 /* config_groups: every group's weights (and input_activations) must give
  * one dtype; its targets ("Linear": every linear layer, or module names)
@@ -506,7 +511,8 @@ static rf_status quant_ct(reader *r, const json_t *q, rf__hf_excl *ex, uint32_t 
     bool has_a = false;
     const char *name;
     const json_t *grp;
-    json_object_foreach((json_t *)groups, name, grp) {
+    json_object_foreach((json_t *)groups, name, grp)
+    {
         char f[160];
         rf_dtype gw, ga = {0};
         snprintf(f, sizeof f, "quantization_config.config_groups.%s", name);
@@ -641,12 +647,11 @@ rf_status rf__hf_read_quant(reader *r)
         if (lm_head)
             keep &= ~MB(LM_HEAD);
     } else {
-        return rf__hf_fail(r, RF_EINVAL,
-                           "quantization_config.quant_method (%s) is not read: %s",
+        return rf__hf_fail(r, RF_EINVAL, "quantization_config.quant_method (%s) is not read: %s",
                            method[0] ? method : "absent", methods);
     }
-    if (!s && (!strcmp(method, "fp8") || !strcmp(method, "fbgemm_fp8") ||
-               json_object_get(q, "bits")) &&
+    if (!s &&
+        (!strcmp(method, "fp8") || !strcmp(method, "fbgemm_fp8") || json_object_get(q, "bits")) &&
         strcmp(method, "bitsandbytes"))
         s = read_list(r, q, "modules_to_not_convert", list, &ex, &listed);
     if (s)
@@ -699,8 +704,7 @@ rf_status rf__hf_read_sidecars(reader *r, const char *dir)
     size_t n = strlen(dir);
     if (n + sizeof "/hf_quant_config.json" > sizeof path)
         return rf__hf_fail(r, RF_EINVAL, "%s: path too long", dir);
-    snprintf(path, sizeof path, "%s%shf_quant_config.json", dir,
-             n && dir[n - 1] != '/' ? "/" : "");
+    snprintf(path, sizeof path, "%s%shf_quant_config.json", dir, n && dir[n - 1] != '/' ? "/" : "");
     if (stat(path, &st) != 0)
         return RF_OK;
     return rf__json_load(path, parse_sidecar, r, r->err);

@@ -31,16 +31,22 @@
 
 /* Prefixes a checkpoint puts before the decoder's names, longest first. */
 static const char *const prefixes[] = {
-    "model.language_model.", "language_model.model.", "model.model.", "language_model.",
-    "backbone.", "model.", "",
+    "model.language_model.",
+    "language_model.model.",
+    "model.model.",
+    "language_model.",
+    "backbone.",
+    "model.",
+    "",
 };
 enum { N_PREFIXES = sizeof prefixes / sizeof prefixes[0] };
 
 /* Roots of modules outside the decoder (vision towers, projectors): named
  * by multimodal checkpoints, never counted. */
 static const char *const vision_roots[] = {
-    "visual", "vision_tower", "vision_model", "vision_encoder", "multi_modal_projector",
-    "mm_projector", "audio_tower", "vision_embed_tokens",
+    "visual",         "vision_tower",          "vision_model",
+    "vision_encoder", "multi_modal_projector", "mm_projector",
+    "audio_tower",    "vision_embed_tokens",
 };
 
 /* ---- the names of a model ------------------------------------------- */
@@ -64,10 +70,14 @@ static bool nemotron_naming(const rf_model *m)
 static layer_kind kind_of(const rf_model *m, int64_t l, bool nemotron)
 {
     int64_t at = l < m->layers ? l : m->layers - 1;
-    layer_kind k = {.mixer = rf_model_layer_mixer(m, at), .ffn = rf_model_layer_ffn(m, at),
-                    .mla = m->kv_lora_rank > 0, .q_lora = m->q_lora_rank > 0,
-                    .dsa = m->index_topk > 0, .shared = m->n_shared > 0,
-                    .shared_gate = m->shared_expert_gate, .nemotron = nemotron,
+    layer_kind k = {.mixer = rf_model_layer_mixer(m, at),
+                    .ffn = rf_model_layer_ffn(m, at),
+                    .mla = m->kv_lora_rank > 0,
+                    .q_lora = m->q_lora_rank > 0,
+                    .dsa = m->index_topk > 0,
+                    .shared = m->n_shared > 0,
+                    .shared_gate = m->shared_expert_gate,
+                    .nemotron = nemotron,
                     .mtp = l >= m->layers};
     return k;
 }
@@ -107,34 +117,37 @@ static void names_of(matcher *mt, int64_t l, const char *base, const char *const
         name2(mt, l, base, *leaf, mods ? mods | PART : 0);
 }
 
-static const char *const attn_plain[] = {".q_proj", ".k_proj", ".v_proj", ".o_proj",
-                                         ".qkv_proj", NULL};
+static const char *const attn_plain[] = {".q_proj", ".k_proj",   ".v_proj",
+                                         ".o_proj", ".qkv_proj", NULL};
 static const char *const attn_norms[] = {".q_norm", ".k_norm", NULL};
 static const char *const mla_q_lora[] = {".q_a_proj", ".q_b_proj", NULL};
 static const char *const mla_kv[] = {".kv_a_proj_with_mqa", ".kv_b_proj", ".o_proj", NULL};
 static const char *const mla_norms[] = {".q_a_layernorm", ".kv_a_layernorm", NULL};
 /* GLM-5-FP8's modules_to_not_convert spells the indexer's weights_proj
  * "self_attn.indexers_proj" (no tensor of the checkpoint has that name) */
-static const char *const indexer_mats[] = {".indexer.wq_b", ".indexer.wk",
-                                           ".indexer.weights_proj", ".indexers_proj", NULL};
+static const char *const indexer_mats[] = {".indexer.wq_b", ".indexer.wk", ".indexer.weights_proj",
+                                           ".indexers_proj", NULL};
 static const char *const indexer_norms[] = {".indexer.k_norm", ".indexer.k_norm.bias", NULL};
 static const char *const gdn_mats[] = {".in_proj_qkvz", ".in_proj_ba", ".in_proj_qkv",
-                                       ".in_proj_z", ".in_proj_b", ".in_proj_a",
-                                       ".out_proj", ".conv1d", NULL};
+                                       ".in_proj_z",    ".in_proj_b",  ".in_proj_a",
+                                       ".out_proj",     ".conv1d",     NULL};
 static const char *const mamba_mats[] = {".in_proj", ".out_proj", ".conv1d", NULL};
-static const char *const gated_mats[] = {".gate_proj", ".up_proj", ".down_proj",
-                                         ".gate_up_proj", NULL};
+static const char *const gated_mats[] = {".gate_proj", ".up_proj", ".down_proj", ".gate_up_proj",
+                                         NULL};
 static const char *const ungated_mats[] = {".up_proj", ".down_proj", ".fc1", ".fc2", NULL};
 static const char *const fused_experts[] = {".experts.gate_up_proj", ".experts.down_proj",
                                             ".experts.gate_proj", ".experts.up_proj", NULL};
-static const char *const expert_mats[] = {"", ".gate_proj", ".up_proj", ".down_proj", ".w1",
-                                          ".w2", ".w3", NULL};
-static const char *const layer_norms[] = {"input_layernorm", "post_attention_layernorm",
+static const char *const expert_mats[] = {"",    ".gate_proj", ".up_proj", ".down_proj",
+                                          ".w1", ".w2",        ".w3",      NULL};
+static const char *const layer_norms[] = {"input_layernorm",
+                                          "post_attention_layernorm",
                                           "pre_feedforward_layernorm",
-                                          "post_feedforward_layernorm", "norm", NULL};
-static const char *const mtp_parts[] = {"enorm", "hnorm", "eh_proj", "shared_head",
-                                        "shared_head.norm", "shared_head.head", "embed_tokens",
-                                        NULL};
+                                          "post_feedforward_layernorm",
+                                          "norm",
+                                          NULL};
+static const char *const mtp_parts[] = {
+    "enorm",        "hnorm", "eh_proj", "shared_head", "shared_head.norm", "shared_head.head",
+    "embed_tokens", NULL};
 
 static void attention_names(matcher *mt, int64_t l, const layer_kind *k, const char *blk)
 {
@@ -255,16 +268,16 @@ static bool glob_match(const char *p, const char *s)
 
 struct matcher {
     rf__hf_excl *ex;
-    const char *pat;     /* the glob, after a prefix it named */
-    char alt[256];       /* "*." + pat for an entry naming a module anywhere */
-    bool prefixed;       /* pat had a known prefix, now dropped: compare rel */
+    const char *pat; /* the glob, after a prefix it named */
+    char alt[256];   /* "*." + pat for an entry naming a module anywhere */
+    bool prefixed;   /* pat had a known prefix, now dropped: compare rel */
     bool regex;
     regex_t re;
-    int64_t only_layer;  /* the layer a literal "layers.<l>." names, or -1 */
+    int64_t only_layer; /* the layer a literal "layers.<l>." names, or -1 */
     bool hit;
-    uint32_t mods;       /* classes of what matched */
-    uint32_t part;       /* classes matched only through one of their matrices */
-    uint32_t whole;      /* classes matched through a module holding them all */
+    uint32_t mods;  /* classes of what matched */
+    uint32_t part;  /* classes matched only through one of their matrices */
+    uint32_t whole; /* classes matched through a module holding them all */
 };
 
 static bool matches(const matcher *mt, const char *rel)
@@ -432,9 +445,8 @@ rf_status rf__hf_excl_match(reader *r, rf__hf_excl *ex, const char *field, size_
         regfree(&mt.re);
     if (!mt.hit)
         return rf__hf_fail(r, RF_EINVAL,
-                           "%s[%zu] '%s' names no module of this model (%lld layers%s)", field,
-                           i, entry, (long long)m->layers,
-                           m->mtp_layers ? " and its MTP layers" : "");
+                           "%s[%zu] '%s' names no module of this model (%lld layers%s)", field, i,
+                           entry, (long long)m->layers, m->mtp_layers ? " and its MTP layers" : "");
     *mods = mt.mods;
     /* a literal name of one matrix ("model.layers.3.self_attn.o_proj") keeps
      * its whole class in that layer: the granularity is the module class */

@@ -14,7 +14,6 @@
 #include "cluster_io.h"
 #include "io_json.h"
 
-
 /* ---- writing ------------------------------------------------------------ */
 
 static int put(json_t *obj, const char *key, json_t *v)
@@ -61,8 +60,9 @@ static json_t *bursts_json(const rf_hw_profile_bursts *b)
 {
     json_t *o = json_object(), *best = json_array();
     bool ok = o && best &&
-              !put(o, "statistic", json_string("the roof: the most any burst's best read showed; "
-                                               "typical: the median of the bursts' best")) &&
+              !put(o, "statistic",
+                   json_string("the roof: the most any burst's best read showed; "
+                               "typical: the median of the bursts' best")) &&
               !put(o, "bursts", json_integer(b->n)) &&
               !put(o, "trials_per_burst", json_integer(b->trials)) &&
               !put(o, "runs", json_integer(b->runs));
@@ -160,8 +160,8 @@ rf_status rf_hw_profile_save(const rf_hw_profile *p, const char *path, rf_err *e
 /* ---- reading ------------------------------------------------------------ */
 
 /* A figure: a number (io_json.h's accessors), not negative. */
-static rf_status get_figure(const rf__json_doc *r, json_t *obj, const char *at,
-                            const char *key, bool required, double *out)
+static rf_status get_figure(const rf__json_doc *r, json_t *obj, const char *at, const char *key,
+                            bool required, double *out)
 {
     double x = *out; /* kept when absent */
     rf_status s = rf__field_number(r, obj, at, key, required, &x);
@@ -175,8 +175,8 @@ static rf_status get_figure(const rf__json_doc *r, json_t *obj, const char *at,
 
 /* A count (of bytes, threads, ...): a non-negative integer, at most
  * RF_SIZE_MAX_BYTES (2^60, as --mem). */
-static rf_status get_count(const rf__json_doc *r, json_t *obj, const char *at,
-                           const char *key, bool required, uint64_t *out)
+static rf_status get_count(const rf__json_doc *r, json_t *obj, const char *at, const char *key,
+                           bool required, uint64_t *out)
 {
     json_int_t x = (json_int_t)*out; /* kept when absent */
     rf_status s = rf__field_integer(r, obj, at, key, required, &x);
@@ -223,8 +223,7 @@ static rf_status get_dtype_figures(const rf__json_doc *r, json_t *obj, const cha
 /* A bandwidth within the readers' range (or 0, not measured, where
  * zero_ok), so that every ridge written beside it (peak / bandwidth) is
  * finite. */
-static rf_status bandwidth_in_range(const rf__json_doc *r, const char *path, double v,
-                                    bool zero_ok)
+static rf_status bandwidth_in_range(const rf__json_doc *r, const char *path, double v, bool zero_ok)
 {
     return rf__figure_check(r->origin, path, v, RF__FIG_BW, zero_ok, r->err);
 }
@@ -236,11 +235,15 @@ typedef struct item_field {
     const char *key;
     field_kind kind; /* F_BANDWIDTH: a figure, 0 or within the bandwidth range */
     bool required;
-    size_t offset;   /* in the item struct                                   */
-    size_t cap;      /* a string's buffer                                    */
+    size_t offset; /* in the item struct                                   */
+    size_t cap;    /* a string's buffer                                    */
 } item_field;
 
-#define FIELD(type, key, kind, required, member)                                                   {key, kind, required, offsetof(type, member),                                                   kind == F_STRING ? sizeof((type *)0)->member : 0}
+#define FIELD(type, key, kind, required, member)                                                   \
+    {                                                                                              \
+        key, kind, required, offsetof(type, member),                                               \
+            kind == F_STRING ? sizeof((type *)0)->member : 0                                       \
+    }
 
 static const item_field level_fields[] = {
     FIELD(rf_hw_profile_level, "name", F_STRING, true, name),
@@ -262,8 +265,8 @@ static const item_field kernel_fields[] = {
 /* root[key], an array of at most max objects, each read by its fields, in
  * order, into items (item_size bytes apart); *count is how many were read. */
 static rf_status get_items(const rf__json_doc *r, json_t *root, const char *key,
-                           const item_field *fields, size_t n_fields, void *items,
-                           size_t item_size, size_t max, size_t *count)
+                           const item_field *fields, size_t n_fields, void *items, size_t item_size,
+                           size_t max, size_t *count)
 {
     json_t *a = NULL;
     rf_status s = rf__field_array(r, root, "", key, false, max, &a);
@@ -313,8 +316,7 @@ static rf_status read_fields(rf__json_doc *r, json_t *root, rf_hw_profile *out)
         (s = rf__field_string(r, root, "", "isa", false, out->isa, sizeof out->isa)) ||
         (s = rf__field_string(r, root, "", "date", false, out->date, sizeof out->date)) ||
         (s = rf__field_string(r, root, "", "flags", false, out->flags, sizeof out->flags)) ||
-        (s = get_figure(r, root, "", "bandwidth_bytes_per_s", true,
-                        &out->bandwidth_bytes_per_s)) ||
+        (s = get_figure(r, root, "", "bandwidth_bytes_per_s", true, &out->bandwidth_bytes_per_s)) ||
         (s = get_figure(r, root, "", "clock_hz", false, &out->clock_hz)) ||
         (s = rf__figure_check(r->origin, "clock_hz", out->clock_hz, RF__FIG_CLOCK, true, r->err)) ||
         (s = get_figure(r, root, "", "spread", false, &out->spread)) ||
@@ -394,8 +396,8 @@ static rf_status read_counts(rf__json_doc *r, json_t *root, rf_hw_profile *out)
         if ((s = get_count(r, root, "", ints[i], false, &v)))
             return s;
         if (v > 1u << 20)
-            return rf__json_fail(r->err, r->origin,
-                                 "%s is implausibly large (%llu)", ints[i], (unsigned long long)v);
+            return rf__json_fail(r->err, r->origin, "%s is implausibly large (%llu)", ints[i],
+                                 (unsigned long long)v);
         *dst[i] = (int)v;
     }
     json_t *caches = json_object_get(root, "caches_reported_bytes");
@@ -430,12 +432,13 @@ static rf_status check_roof(rf__json_doc *r, const rf_hw_profile *out)
         }
         peaks_any += out->peak_flops_per_s[k];
     }
-    return peaks_any > 0 ? RF_OK : rf__json_fail(r->err, r->origin,
-                         "peak_flops_per_s has no positive figure");
+    return peaks_any > 0
+               ? RF_OK
+               : rf__json_fail(r->err, r->origin, "peak_flops_per_s has no positive figure");
 }
 
-rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
-                              rf_hw_profile *out, rf_err *err)
+rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin, rf_hw_profile *out,
+                              rf_err *err)
 {
     memset(out, 0, sizeof *out);
     rf__json_doc r = {.origin = origin ? origin : "profile", .err = err};
@@ -456,8 +459,7 @@ rf_status rf_hw_profile_parse(const char *text, size_t len, const char *origin,
     return s;
 }
 
-static rf_status parse_any(const char *text, size_t len, const char *origin, void *out,
-                           rf_err *err)
+static rf_status parse_any(const char *text, size_t len, const char *origin, void *out, rf_err *err)
 {
     return rf_hw_profile_parse(text, len, origin, out, err);
 }

@@ -28,8 +28,8 @@ rf_status rf__json_parse(const char *text, size_t len, const char *origin, json_
  * Infinity, -Infinity or NaN (not JSON; Nemotron-H's time_step_limit) where
  * a value stands, outside strings, reads as null, and *replaced counts
  * them so the caller can say so. Elsewhere the text is parsed unchanged. */
-rf_status rf__json_parse_nonfinite(const char *text, size_t len, const char *origin,
-                                   json_t **root, size_t *replaced, rf_err *err);
+rf_status rf__json_parse_nonfinite(const char *text, size_t len, const char *origin, json_t **root,
+                                   size_t *replaced, rf_err *err);
 
 /* RF_EINVAL with "ORIGIN: " and the formatted text: every reader's refusal
  * of a field ("lab.json: cluster.links[0] ...: points is missing"). */
@@ -103,15 +103,15 @@ rf_status rf__field_number(const rf__json_doc *d, const json_t *obj, const char 
 rf_status rf__field_integer(const rf__json_doc *d, const json_t *obj, const char *at,
                             const char *key, bool required, json_int_t *out);
 /* An integer within [lo, hi]: "ATKEY (X) must be within [LO, HI]". */
-rf_status rf__field_whole(const rf__json_doc *d, const json_t *obj, const char *at,
-                          const char *key, bool required, int64_t lo, int64_t hi, int64_t *out);
+rf_status rf__field_whole(const rf__json_doc *d, const json_t *obj, const char *at, const char *key,
+                          bool required, int64_t lo, int64_t hi, int64_t *out);
 /* A string of fewer than cap bytes, copied (never cut: "ATKEY is longer
  * than N characters"); "ATKEY must be a string". */
 rf_status rf__field_string(const rf__json_doc *d, const json_t *obj, const char *at,
                            const char *key, bool required, char *out, size_t cap);
 /* An array of at most max entries: "ATKEY must be an array", "ATKEY: more
  * than MAX". */
-rf_status rf__field_array(const rf__json_doc *d, const json_t *obj, const char *at,
-                          const char *key, bool required, size_t max, json_t **out);
+rf_status rf__field_array(const rf__json_doc *d, const json_t *obj, const char *at, const char *key,
+                          bool required, size_t max, json_t **out);
 
 #endif

@@ -31,8 +31,8 @@ rf_status rf__field_number(const rf__json_doc *d, const json_t *obj, const char 
                            const char *key, bool required, double *out)
 {
     json_t *v;
-    rf_status s = typed(d, obj, at, key, required, KIND(JSON_INTEGER) | KIND(JSON_REAL),
-                        "a number", &v);
+    rf_status s =
+        typed(d, obj, at, key, required, KIND(JSON_INTEGER) | KIND(JSON_REAL), "a number", &v);
     if (!s && v)
         *out = json_number_value(v);
     return s;
@@ -48,8 +48,8 @@ rf_status rf__field_integer(const rf__json_doc *d, const json_t *obj, const char
     return s;
 }
 
-rf_status rf__field_whole(const rf__json_doc *d, const json_t *obj, const char *at,
-                          const char *key, bool required, int64_t lo, int64_t hi, int64_t *out)
+rf_status rf__field_whole(const rf__json_doc *d, const json_t *obj, const char *at, const char *key,
+                          bool required, int64_t lo, int64_t hi, int64_t *out)
 {
     json_t *v;
     rf_status s = typed(d, obj, at, key, required, KIND(JSON_INTEGER), "a whole number", &v);
@@ -57,8 +57,8 @@ rf_status rf__field_whole(const rf__json_doc *d, const json_t *obj, const char *
         return s;
     json_int_t x = json_integer_value(v);
     if (x < lo || x > hi)
-        return rf__json_fail(d->err, d->origin, "%s%s (%lld) must be within [%lld, %lld]", at,
-                             key, (long long)x, (long long)lo, (long long)hi);
+        return rf__json_fail(d->err, d->origin, "%s%s (%lld) must be within [%lld, %lld]", at, key,
+                             (long long)x, (long long)lo, (long long)hi);
     *out = (int64_t)x;
     return RF_OK;
 }
@@ -77,8 +77,8 @@ rf_status rf__field_string(const rf__json_doc *d, const json_t *obj, const char 
     return RF_OK;
 }
 
-rf_status rf__field_array(const rf__json_doc *d, const json_t *obj, const char *at,
-                          const char *key, bool required, size_t max, json_t **out)
+rf_status rf__field_array(const rf__json_doc *d, const json_t *obj, const char *at, const char *key,
+                          bool required, size_t max, json_t **out)
 {
     json_t *a;
     rf_status s = typed(d, obj, at, key, required, KIND(JSON_ARRAY), "an array", &a);

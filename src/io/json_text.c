@@ -47,8 +47,8 @@ rf_status rf__json_parse(const char *text, size_t len, const char *origin, json_
     json_error_t je;
     *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!*root)
-        return rf_err_set(err, RF_EINVAL, "%s: line %d column %d: %s", origin, je.line,
-                          je.column, je.text);
+        return rf_err_set(err, RF_EINVAL, "%s: line %d column %d: %s", origin, je.line, je.column,
+                          je.text);
     return RF_OK;
 }
 
@@ -69,8 +69,8 @@ static size_t nonfinite_at(const char *text, size_t len, size_t i, char prev)
     return 0;
 }
 
-rf_status rf__json_parse_nonfinite(const char *text, size_t len, const char *origin,
-                                   json_t **root, size_t *replaced, rf_err *err)
+rf_status rf__json_parse_nonfinite(const char *text, size_t len, const char *origin, json_t **root,
+                                   size_t *replaced, rf_err *err)
 {
     *replaced = 0;
     char *copy = NULL;

@@ -10,12 +10,11 @@
 
 #include "io_json.h"
 
-
 /* A figure at key of obj: a positive number within kind's range (or 0
  * when zero_ok); absent leaves *out as is. at is the path up to the key
  * ("ops[3]." or ""). */
-static rf_status figure(const rf__json_doc *d, const json_t *obj, const char *at,
-                        const char *key, rf__figure kind, bool zero_ok, bool required, double *out)
+static rf_status figure(const rf__json_doc *d, const json_t *obj, const char *at, const char *key,
+                        rf__figure kind, bool zero_ok, bool required, double *out)
 {
     json_t *v;
     rf_status s = rf__field_get(d, obj, at, key, required, &v);
@@ -41,7 +40,8 @@ static rf_status read_peaks(const rf__json_doc *d, const json_t *root, rf_measur
                              "peak_flops_per_s must be an object of dtype: FLOP/s");
     const char *key;
     const json_t *v;
-    json_object_foreach((json_t *)peaks, key, v) {
+    json_object_foreach((json_t *)peaks, key, v)
+    {
         rf_dtype dt;
         if (rf_dtype_parse(key, &dt, NULL))
             return rf__json_fail(d->err, d->origin, "peak_flops_per_s: unknown dtype '%s'", key);
@@ -65,8 +65,7 @@ static rf_status read_op(const rf__json_doc *d, const json_t *o, const char *at,
                          const json_t *phase_default, rf_measured_op *op)
 {
     if (!json_is_object(o))
-        return rf__json_fail(d->err, d->origin, "%.*s must be an object", (int)strlen(at) - 1,
-                             at);
+        return rf__json_fail(d->err, d->origin, "%.*s must be an object", (int)strlen(at) - 1, at);
     const json_t *name = json_object_get(o, "name");
     if (!json_is_string(name) || !*json_string_value(name))
         return rf__json_fail(d->err, d->origin, "%sname must be a non-empty string", at);
@@ -76,8 +75,8 @@ static rf_status read_op(const rf__json_doc *d, const json_t *o, const char *at,
         phase = phase_default;
     if (phase) {
         if (!is_phase(phase))
-            return rf__json_fail(d->err, d->origin,
-                                 "%sphase must be \"decode\" or \"prefill\"", at);
+            return rf__json_fail(d->err, d->origin, "%sphase must be \"decode\" or \"prefill\"",
+                                 at);
         op->has_phase = true;
         op->phase = json_string_value(phase)[0] == 'd' ? RF_DECODE : RF_PREFILL;
     }
@@ -145,8 +144,7 @@ out:
     return s;
 }
 
-static rf_status parse_any(const char *text, size_t len, const char *origin, void *out,
-                           rf_err *err)
+static rf_status parse_any(const char *text, size_t len, const char *origin, void *out, rf_err *err)
 {
     return rf_measured_parse(text, len, origin, out, err);
 }

@@ -8,10 +8,10 @@
 #include <stddef.h>
 
 typedef struct rf__model_config {
-    const char *name;  /* the preset's name ("llama-4-scout")               */
-    const char *file;  /* the file it was built from, in tests/data/models/ */
-    const char *text;  /* its bytes, NUL-terminated                         */
-    size_t len;        /* bytes, the NUL excluded                           */
+    const char *name; /* the preset's name ("llama-4-scout")               */
+    const char *file; /* the file it was built from, in tests/data/models/ */
+    const char *text; /* its bytes, NUL-terminated                         */
+    size_t len;       /* bytes, the NUL excluded                           */
 } rf__model_config;
 
 extern const rf__model_config rf__model_configs[];

@@ -35,8 +35,8 @@ static bool number(const char *s, double *v)
     return *s && !*end && errno == 0 && isfinite(*v);
 }
 
-rf_status rf_trace_parse(const char *text, size_t len, const char *origin,
-                         rf_sim_request **out, int64_t *n, rf_err *err)
+rf_status rf_trace_parse(const char *text, size_t len, const char *origin, rf_sim_request **out,
+                         int64_t *n, rf_err *err)
 {
     const char *o = origin ? origin : "trace", *p = text, *end = text + len;
     rf_sim_request *rows = NULL;
@@ -62,8 +62,10 @@ rf_status rf_trace_parse(const char *text, size_t len, const char *origin,
         double v[3];
         for (int i = 0; i < 3 && i < k; i++)
             if (!field(&q, le, f[i], sizeof f[i])) {
-                s = rf_err_set(err, RF_EINVAL, "%s: line %lld: a field longer than 63 "
-                                               "characters", o, (long long)line);
+                s = rf_err_set(err, RF_EINVAL,
+                               "%s: line %lld: a field longer than 63 "
+                               "characters",
+                               o, (long long)line);
                 goto fail;
             }
         if (!count && !header && !number(f[0], &v[0])) {
@@ -71,8 +73,10 @@ rf_status rf_trace_parse(const char *text, size_t len, const char *origin,
             continue;
         }
         if (k != 3) {
-            s = rf_err_set(err, RF_EINVAL, "%s: line %lld: %d field%s, not 3 (arrival_s, prompt, "
-                                           "output)", o, (long long)line, k, k == 1 ? "" : "s");
+            s = rf_err_set(err, RF_EINVAL,
+                           "%s: line %lld: %d field%s, not 3 (arrival_s, prompt, "
+                           "output)",
+                           o, (long long)line, k, k == 1 ? "" : "s");
             goto fail;
         }
         static const char *const names[3] = {"arrival", "prompt", "output"};
@@ -85,9 +89,11 @@ rf_status rf_trace_parse(const char *text, size_t len, const char *origin,
                 goto fail;
             }
         if (count && v[0] < rows[count - 1].arrival_s) {
-            s = rf_err_set(err, RF_EINVAL, "%s: line %lld: arrival %g s goes back in time (line "
-                                           "%lld arrived at %g s)", o, (long long)line, v[0],
-                           (long long)prev_line, rows[count - 1].arrival_s);
+            s = rf_err_set(err, RF_EINVAL,
+                           "%s: line %lld: arrival %g s goes back in time (line "
+                           "%lld arrived at %g s)",
+                           o, (long long)line, v[0], (long long)prev_line,
+                           rows[count - 1].arrival_s);
             goto fail;
         }
         if (count == cap) {

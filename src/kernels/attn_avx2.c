@@ -22,8 +22,8 @@ static float hsum(__m256 a)
     return _mm_cvtss_f32(x);
 }
 
-void rf_kern_attn_scores_avx2_f32(const float *q, const float *K, int64_t g, int64_t nk,
-                                  int64_t dh, float scale, float *sc)
+void rf_kern_attn_scores_avx2_f32(const float *q, const float *K, int64_t g, int64_t nk, int64_t dh,
+                                  float scale, float *sc)
 {
     int64_t s = 0;
     /* four keys (rows in L1) against every head: 5 loads a 4 FMAs */
@@ -46,16 +46,16 @@ void rf_kern_attn_scores_avx2_f32(const float *q, const float *K, int64_t g, int
         for (int64_t h = 0; h < g; h++) {
             __m256 a = _mm256_setzero_ps();
             for (int64_t i = 0; i < dh; i += 8)
-                a = _mm256_fmadd_ps(_mm256_loadu_ps(q + h * dh + i), _mm256_loadu_ps(K + s * dh + i),
-                                    a);
+                a = _mm256_fmadd_ps(_mm256_loadu_ps(q + h * dh + i),
+                                    _mm256_loadu_ps(K + s * dh + i), a);
             sc[h * nk + s] = scale * hsum(a);
         }
 }
 
 #define VBLOCK 64 /* keys a block: 64 x d_h floats stay in L1 for all heads */
 
-void rf_kern_attn_values_avx2_f32(const float *p, const float *V, int64_t g, int64_t nk,
-                                  int64_t dh, float *out)
+void rf_kern_attn_values_avx2_f32(const float *p, const float *V, int64_t g, int64_t nk, int64_t dh,
+                                  float *out)
 {
     memset(out, 0, (size_t)(g * dh) * sizeof *out);
     for (int64_t s0 = 0; s0 < nk; s0 += VBLOCK) {

@@ -19,24 +19,24 @@
 
 #include <stdint.h>
 
-typedef void (*rf_attn_scores_fn)(const float *q, const float *K, int64_t g, int64_t nk,
-                                  int64_t dh, float scale, float *sc);
-typedef void (*rf_attn_values_fn)(const float *p, const float *V, int64_t g, int64_t nk,
-                                  int64_t dh, float *out);
+typedef void (*rf_attn_scores_fn)(const float *q, const float *K, int64_t g, int64_t nk, int64_t dh,
+                                  float scale, float *sc);
+typedef void (*rf_attn_values_fn)(const float *p, const float *V, int64_t g, int64_t nk, int64_t dh,
+                                  float *out);
 
 /* Portable C (vectorized only as far as the build's baseline ISA allows). */
-void rf_kern_attn_scores_ref_f32(const float *q, const float *K, int64_t g, int64_t nk,
-                                 int64_t dh, float scale, float *sc);
-void rf_kern_attn_values_ref_f32(const float *p, const float *V, int64_t g, int64_t nk,
-                                 int64_t dh, float *out);
+void rf_kern_attn_scores_ref_f32(const float *q, const float *K, int64_t g, int64_t nk, int64_t dh,
+                                 float scale, float *sc);
+void rf_kern_attn_values_ref_f32(const float *p, const float *V, int64_t g, int64_t nk, int64_t dh,
+                                 float *out);
 
 #if defined(__x86_64__) || defined(__i386__)
 /* AVX2 + FMA, 256-bit: scores four keys at a time per head, values eight
  * accumulators of eight lanes per head over blocks of 64 keys. */
-void rf_kern_attn_scores_avx2_f32(const float *q, const float *K, int64_t g, int64_t nk,
-                                  int64_t dh, float scale, float *sc);
-void rf_kern_attn_values_avx2_f32(const float *p, const float *V, int64_t g, int64_t nk,
-                                  int64_t dh, float *out);
+void rf_kern_attn_scores_avx2_f32(const float *q, const float *K, int64_t g, int64_t nk, int64_t dh,
+                                  float scale, float *sc);
+void rf_kern_attn_values_avx2_f32(const float *p, const float *V, int64_t g, int64_t nk, int64_t dh,
+                                  float *out);
 #endif
 
 #endif

@@ -21,16 +21,16 @@ static float dot(const float *a, const float *b, int64_t n)
     return sum;
 }
 
-void rf_kern_attn_scores_ref_f32(const float *q, const float *K, int64_t g, int64_t nk,
-                                 int64_t dh, float scale, float *sc)
+void rf_kern_attn_scores_ref_f32(const float *q, const float *K, int64_t g, int64_t nk, int64_t dh,
+                                 float scale, float *sc)
 {
     for (int64_t s = 0; s < nk; s++) /* key row s stays in L1 for all g heads */
         for (int64_t h = 0; h < g; h++)
             sc[h * nk + s] = scale * dot(q + h * dh, K + s * dh, dh);
 }
 
-void rf_kern_attn_values_ref_f32(const float *p, const float *V, int64_t g, int64_t nk,
-                                 int64_t dh, float *out)
+void rf_kern_attn_values_ref_f32(const float *p, const float *V, int64_t g, int64_t nk, int64_t dh,
+                                 float *out)
 {
     memset(out, 0, (size_t)(g * dh) * sizeof *out);
     for (int64_t s = 0; s < nk; s++) {

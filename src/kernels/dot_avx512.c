@@ -26,29 +26,29 @@
 
 #include "kernels.h"
 
-#define ACC16(T, load, p, w)                                                                   \
-    T x0 = load(p + 0 * w), x1 = load(p + 1 * w), x2 = load(p + 2 * w), x3 = load(p + 3 * w),  \
-      x4 = load(p + 4 * w), x5 = load(p + 5 * w), x6 = load(p + 6 * w), x7 = load(p + 7 * w),  \
-      x8 = load(p + 8 * w), x9 = load(p + 9 * w), x10 = load(p + 10 * w),                      \
-      x11 = load(p + 11 * w), x12 = load(p + 12 * w), x13 = load(p + 13 * w),                  \
-      x14 = load(p + 14 * w), x15 = load(p + 15 * w)
-#define STORE16(store, p, w)                                                                   \
-    store(p + 0 * w, x0), store(p + 1 * w, x1), store(p + 2 * w, x2), store(p + 3 * w, x3),   \
-        store(p + 4 * w, x4), store(p + 5 * w, x5), store(p + 6 * w, x6),                     \
-        store(p + 7 * w, x7), store(p + 8 * w, x8), store(p + 9 * w, x9),                     \
-        store(p + 10 * w, x10), store(p + 11 * w, x11), store(p + 12 * w, x12),               \
-        store(p + 13 * w, x13), store(p + 14 * w, x14), store(p + 15 * w, x15)
-#define STEP16(op)                                                                             \
-    x0 = op(x0), x1 = op(x1), x2 = op(x2), x3 = op(x3), x4 = op(x4), x5 = op(x5),              \
-    x6 = op(x6), x7 = op(x7), x8 = op(x8), x9 = op(x9), x10 = op(x10), x11 = op(x11),         \
-    x12 = op(x12), x13 = op(x13), x14 = op(x14), x15 = op(x15)
+#define ACC16(T, load, p, w)                                                                       \
+    T x0 = load(p + 0 * w), x1 = load(p + 1 * w), x2 = load(p + 2 * w), x3 = load(p + 3 * w),      \
+      x4 = load(p + 4 * w), x5 = load(p + 5 * w), x6 = load(p + 6 * w), x7 = load(p + 7 * w),      \
+      x8 = load(p + 8 * w), x9 = load(p + 9 * w), x10 = load(p + 10 * w), x11 = load(p + 11 * w),  \
+      x12 = load(p + 12 * w), x13 = load(p + 13 * w), x14 = load(p + 14 * w),                      \
+      x15 = load(p + 15 * w)
+#define STORE16(store, p, w)                                                                       \
+    store(p + 0 * w, x0), store(p + 1 * w, x1), store(p + 2 * w, x2), store(p + 3 * w, x3),        \
+        store(p + 4 * w, x4), store(p + 5 * w, x5), store(p + 6 * w, x6), store(p + 7 * w, x7),    \
+        store(p + 8 * w, x8), store(p + 9 * w, x9), store(p + 10 * w, x10),                        \
+        store(p + 11 * w, x11), store(p + 12 * w, x12), store(p + 13 * w, x13),                    \
+        store(p + 14 * w, x14), store(p + 15 * w, x15)
+#define STEP16(op)                                                                                 \
+    x0 = op(x0), x1 = op(x1), x2 = op(x2), x3 = op(x3), x4 = op(x4), x5 = op(x5), x6 = op(x6),     \
+    x7 = op(x7), x8 = op(x8), x9 = op(x9), x10 = op(x10), x11 = op(x11), x12 = op(x12),            \
+    x13 = op(x13), x14 = op(x14), x15 = op(x15)
 
 static __m512i loadi(const int32_t *p) { return _mm512_loadu_si512(p); }
 static void storei(int32_t *p, __m512i v) { _mm512_storeu_si512(p, v); }
 
 void rf_kern_dot_bf16_avx512(float *chains, size_t iters)
 {
-    const __m512bh a = (__m512bh)_mm512_set1_epi32(0x3f80);  /* (1.0, 0) */
+    const __m512bh a = (__m512bh)_mm512_set1_epi32(0x3f80);     /* (1.0, 0) */
     const __m512bh b = (__m512bh)_mm512_set1_epi32(0x3f803f80); /* (1.0, 1.0) */
     ACC16(__m512, _mm512_loadu_ps, chains, 16);
 #define DPBF(x) _mm512_dpbf16_ps(x, a, b)
@@ -150,7 +150,7 @@ float rf_kern_dot_q4_0_avx512(const rf_kern_q4_0 *x, const rf_kern_q8_0 *y, size
         acc1 = block_dot(acc1, unpack_q4(x[b + 1].qs), y1, x[b + 1].d, y[b + 1].d);
     }
     for (; b < blocks; b++)
-        acc0 = block_dot(acc0, unpack_q4(x[b].qs),
-                         _mm256_loadu_si256((const __m256i *)y[b].qs), x[b].d, y[b].d);
+        acc0 = block_dot(acc0, unpack_q4(x[b].qs), _mm256_loadu_si256((const __m256i *)y[b].qs),
+                         x[b].d, y[b].d);
     return hsum(acc0, acc1);
 }

@@ -41,13 +41,13 @@ double rf_kern_chain_ref_f64(double x, size_t iters, double mul, double add, int
  *             one of qs[i - 16], less 8. */
 #define RF_KERN_QK 32
 typedef struct rf_kern_q8_0 {
-    uint16_t d;              /* fp16 scale                                   */
+    uint16_t d; /* fp16 scale                                   */
     int8_t qs[RF_KERN_QK];
-} rf_kern_q8_0;              /* 34 bytes                                     */
+} rf_kern_q8_0; /* 34 bytes                                     */
 typedef struct rf_kern_q4_0 {
     uint16_t d;
     uint8_t qs[RF_KERN_QK / 2];
-} rf_kern_q4_0;              /* 18 bytes                                     */
+} rf_kern_q4_0; /* 18 bytes                                     */
 _Static_assert(sizeof(rf_kern_q8_0) == 34 && sizeof(rf_kern_q4_0) == 18, "llama.cpp's blocks");
 float rf_kern_half_to_float(uint16_t h);
 float rf_kern_dot_q8_0_ref(const rf_kern_q8_0 *x, const rf_kern_q8_0 *y, size_t blocks);

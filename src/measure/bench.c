@@ -59,10 +59,8 @@ rf_status rf__measurement_merge(rf_measurement *into, const rf_measurement *more
 /* ---- bandwidth ---------------------------------------------------------- */
 
 static const rf_bw_desc bw_descs[] = {
-    [RF_BW_READ] = {"read", 1, 8, false},
-    [RF_BW_COPY] = {"copy", 2, 16, false},
-    [RF_BW_COPY_NT] = {"copy_nt", 2, 16, true},
-    [RF_BW_TRIAD] = {"triad", 3, 24, false},
+    [RF_BW_READ] = {"read", 1, 8, false},         [RF_BW_COPY] = {"copy", 2, 16, false},
+    [RF_BW_COPY_NT] = {"copy_nt", 2, 16, true},   [RF_BW_TRIAD] = {"triad", 3, 24, false},
     [RF_BW_TRIAD_NT] = {"triad_nt", 3, 24, true},
 };
 _Static_assert(sizeof bw_descs / sizeof bw_descs[0] == RF_BW_COUNT, "one descriptor per kernel");
@@ -72,7 +70,7 @@ const rf_bw_desc *rf_bw_desc_of(rf_bw_kind kind)
     return (unsigned)kind < RF_BW_COUNT ? &bw_descs[kind] : NULL;
 }
 
-#define SLICE_ELEMS 64          /* a slice is whole 512-byte blocks        */
+#define SLICE_ELEMS 64 /* a slice is whole 512-byte blocks        */
 #define TRIAD_SCALE 3.0
 #define MAX_THREADS 1024
 
@@ -84,21 +82,21 @@ typedef struct bw_job {
     rf_team *team;
     const rf_kernel_table *t;
     rf_bw_kind kind;
-    double *arr[3];        /* read: a; copy: dst, src; triad: a, b, c      */
-    size_t per_thread;     /* elements of one array one thread owns        */
-    size_t chunk;          /* elements one call reads (read: maybe a part) */
-    size_t chunks;         /* per_thread / chunk                           */
-    size_t next;           /* chunk the next trial starts with             */
+    double *arr[3];    /* read: a; copy: dst, src; triad: a, b, c      */
+    size_t per_thread; /* elements of one array one thread owns        */
+    size_t chunk;      /* elements one call reads (read: maybe a part) */
+    size_t chunks;     /* per_thread / chunk                           */
+    size_t next;       /* chunk the next trial starts with             */
     uint64_t reps;
-    bool init;             /* this run first-touches instead of timing     */
-    double expect;         /* read: one call's sum of a chunk, the same for
+    bool init;       /* this run first-touches instead of timing     */
+    double expect;   /* read: one call's sum of a chunk, the same for
                               every chunk of every thread (see bw_thread)  */
-    atomic_bool bad;       /* a read returned a wrong sum                   */
+    atomic_bool bad; /* a read returned a wrong sum                   */
 } bw_job;
 
 struct rf_bw_set {
     bw_job job;
-    char *block;           /* every array, one allocation                  */
+    char *block; /* every array, one allocation                  */
 };
 
 static void bw_thread(int th, void *p)
@@ -181,8 +179,7 @@ static bool bw_result_ok(const bw_job *j, size_t total)
 }
 
 rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
-                     uint64_t working_set_bytes, uint64_t chunk_bytes, rf_bw_set **out,
-                     rf_err *err)
+                     uint64_t working_set_bytes, uint64_t chunk_bytes, rf_bw_set **out, rf_err *err)
 {
     *out = NULL;
     const rf_bw_desc *d = rf_bw_desc_of(kind);
@@ -202,8 +199,10 @@ rf_status rf_bw_open(rf_team *team, const rf_kernel_table *t, rf_bw_kind kind,
     uint64_t chunk = per_thread;
     if (chunk_bytes && chunk_bytes < working_set_bytes) {
         if (kind != RF_BW_READ)
-            return rf_err_set(err, RF_EINVAL, "%s reads its whole set each call; only read "
-                                              "takes a chunk", d->op);
+            return rf_err_set(err, RF_EINVAL,
+                              "%s reads its whole set each call; only read "
+                              "takes a chunk",
+                              d->op);
         chunk = chunk_bytes / index_bytes;
         chunk -= chunk % SLICE_ELEMS;
         if (chunk == 0)
@@ -345,8 +344,8 @@ static bool fma_result_ok(const fma_job *j, int threads)
                 if (j->chains[th].f32[c] != want)
                     return false;
         } else {
-            double want = rf_kern_chain_ref_f64(1.0 + (double)c / 1024, steps, FMA_MUL,
-                                                FMA_ADD, j->t->fma_fused);
+            double want = rf_kern_chain_ref_f64(1.0 + (double)c / 1024, steps, FMA_MUL, FMA_ADD,
+                                                j->t->fma_fused);
             for (int th = 0; th < threads; th++)
                 if (j->chains[th].f64[c] != want)
                     return false;
@@ -444,8 +443,8 @@ rf_status rf_clock_measure(rf_team *team, rf_timing timing, rf_measurement *out,
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "clock_add_chain");
     /* Work is the cycles of one thread's chain. */
-    rf_status s = rf__time_kernel(clock_trial, j, (double)CLOCK_ADDS_PER_ITER * CLOCK_ITERS,
-                                  timing, out, err);
+    rf_status s = rf__time_kernel(clock_trial, j, (double)CLOCK_ADDS_PER_ITER * CLOCK_ITERS, timing,
+                                  out, err);
     for (int th = 0; s == RF_OK && th < threads; th++)
         if (j->slot[th].result != j->reps * CLOCK_ADDS_PER_ITER * CLOCK_ITERS)
             s = rf_err_set(err, RF_EINTERNAL, "clock_add_chain: wrong count on thread %d", th);

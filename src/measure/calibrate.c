@@ -17,7 +17,7 @@
  * of both (gate/up, down), and lm_head-sized ones (V = 152k at K = 2048,
  * so qwen2.5's 151936 and Llama's 128256 lie inside the grid; 128k at 4096). */
 static const int64_t gemm_full[][2] = {
-    {2048, 256},  {2048, 2048}, {4096, 1024},   {4096, 4096},    {2048, 8192},
+    {2048, 256},  {2048, 2048},  {4096, 1024},  {4096, 4096},   {2048, 8192},
     {8192, 2048}, {4096, 14336}, {14336, 4096}, {2048, 151936}, {4096, 131072},
 };
 static const int64_t gemm_quick[][2] = {{2048, 512}, {4096, 4096}, {4096, 14336}, {2048, 151936}};
@@ -36,7 +36,7 @@ static const int64_t keys_tiny[] = {1024, 16384};
 static const int64_t tokens_tiny[] = {16, 32};
 #define DECODE_KEYS 16384 /* B S: 64 MiB of K and V a layer at n_kv 4, d_h 128 */
 #define COUNT(a) (sizeof a / sizeof a[0])
-#define LONG_CALL_S 0.05 /* a GEMM call this long needs no warm-up */
+#define LONG_CALL_S 0.05                   /* a GEMM call this long needs no warm-up */
 #define GEMV_POOL_BYTES (64.0 * (1 << 20)) /* a W this large: GEMVs pooled */
 
 typedef struct plan {
@@ -44,24 +44,44 @@ typedef struct plan {
     size_t n_gemm;
     const int64_t *m, *keys, *tokens;
     size_t n_m, n_keys, n_tokens;
-    double max_flops;   /* a GEMM point's call at most               */
-    double budget_s;    /* calls of a GEMM point: about this long    */
-    int steps;          /* timed steps of a forward pass             */
-    int rounds;         /* the GEMM grid timed this many times over,
+    double max_flops; /* a GEMM point's call at most               */
+    double budget_s;  /* calls of a GEMM point: about this long    */
+    int steps;        /* timed steps of a forward pass             */
+    int rounds;       /* the GEMM grid timed this many times over,
                            a point the median of its rounds         */
 } plan;
 
 static plan plan_of(bool quick, bool tiny)
 {
     if (tiny)
-        return (plan){gemm_tiny, COUNT(gemm_tiny), m_tiny, keys_tiny, tokens_tiny, COUNT(m_tiny),
-                      COUNT(keys_tiny), COUNT(tokens_tiny), 1e9, 0.002, 1, 2};
+        return (plan){
+            gemm_tiny,        COUNT(gemm_tiny),   m_tiny, keys_tiny, tokens_tiny, COUNT(m_tiny),
+            COUNT(keys_tiny), COUNT(tokens_tiny), 1e9,    0.002,     1,           2};
     if (quick)
-        return (plan){gemm_quick, COUNT(gemm_quick), m_quick, keys_quick, tokens_quick,
-                      COUNT(m_quick), COUNT(keys_quick), COUNT(tokens_quick),
-                      RF_CALIB_GEMM_MAX_FLOPS / 4, 0.05, 3, 2};
-    return (plan){gemm_full, COUNT(gemm_full), m_full, keys_full, tokens_full, COUNT(m_full),
-                  COUNT(keys_full), COUNT(tokens_full), RF_CALIB_GEMM_MAX_FLOPS, 0.2, 4, 3};
+        return (plan){gemm_quick,
+                      COUNT(gemm_quick),
+                      m_quick,
+                      keys_quick,
+                      tokens_quick,
+                      COUNT(m_quick),
+                      COUNT(keys_quick),
+                      COUNT(tokens_quick),
+                      RF_CALIB_GEMM_MAX_FLOPS / 4,
+                      0.05,
+                      3,
+                      2};
+    return (plan){gemm_full,
+                  COUNT(gemm_full),
+                  m_full,
+                  keys_full,
+                  tokens_full,
+                  COUNT(m_full),
+                  COUNT(keys_full),
+                  COUNT(tokens_full),
+                  RF_CALIB_GEMM_MAX_FLOPS,
+                  0.2,
+                  4,
+                  3};
 }
 
 #define MAX_GEMM_SHAPES 16
@@ -81,12 +101,12 @@ typedef struct calib_run {
     const rf_calibrate_opts *o;
     plan pl;
     rf_calib *c;
-    rf_roof_probe *probe; /* the roofs beside every point               */
+    rf_roof_probe *probe;                 /* the roofs beside every point               */
     gemm_obs obs[MAX_GEMM_SHAPES][MAX_M]; /* each GEMM point's rounds   */
     int done, total;
-    float *cold;          /* the rotated copies of W                       */
-    uint64_t cold_elems;  /* floats in cold                                */
-    uint64_t cold_bytes;  /* the copies of one shape together at least     */
+    float *cold;         /* the rotated copies of W                       */
+    uint64_t cold_elems; /* floats in cold                                */
+    uint64_t cold_bytes; /* the copies of one shape together at least     */
 } calib_run;
 
 static void progress(calib_run *r, const char *what)
@@ -211,16 +231,16 @@ rf_status rf_roof_probe_sample(rf_roof_probe *p, rf_err *err)
     for (int i = 0; i < PROBE_CALLS; i++) {
         const float *w = p->set + (p->next++ % p->chunks) * p->chunk;
         double t0 = rf_time_now_s();
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, PROBE_GEMV, PROBE_GEMV, 1.0f, w, PROBE_GEMV,
-                    p->x, 1, 0.0f, p->y, 1);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, PROBE_GEMV, PROBE_GEMV, 1.0f, w, PROBE_GEMV, p->x,
+                    1, 0.0f, p->y, 1);
         t[i] = rf_time_now_s() - t0;
     }
     double bw = median_rate(t, PROBE_CALLS, (double)p->chunk * 4);
     const int n = PROBE_GEMM;
     for (int i = 0; i <= PROBE_CALLS; i++) { /* the first call warms the cache */
         double t0 = rf_time_now_s();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, p->a, n, p->b, n,
-                    0.0f, p->c, n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, p->a, n, p->b, n, 0.0f,
+                    p->c, n);
         if (i)
             t[i - 1] = rf_time_now_s() - t0;
     }
@@ -242,8 +262,7 @@ static double median_of(const double *v, size_t n)
     return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
-void rf_roof_probe_median(const rf_roof_probe *p, size_t from, size_t to, double *bw,
-                          double *peak)
+void rf_roof_probe_median(const rf_roof_probe *p, size_t from, size_t to, double *bw, double *peak)
 {
     to = to > p->n ? p->n : to;
     *bw = *peak = 0;
@@ -277,8 +296,7 @@ void rf_roof_probe_progress(void *user, int done, int total, const char *what)
 static void linear(const float *w, const float *x, float *y, int64_t M, int64_t K, int64_t N)
 {
     if (M == 1)
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)N, (int)K, 1.0f, w, (int)K, x, 1, 0.0f, y,
-                    1);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)N, (int)K, 1.0f, w, (int)K, x, 1, 0.0f, y, 1);
     else
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, x,
                     (int)K, w, (int)K, 0.0f, y, (int)N);
@@ -310,8 +328,8 @@ static rf_status gemm_round(calib_run *r, size_t shape, int round, rf_err *err)
     float *y = rf__alloc_untouched((uint64_t)m_max * (uint64_t)N * 4);
     rf_status st = RF_OK;
     if (!x || !y) {
-        st = rf_err_set(err, RF_ENOMEM, "calibration: cannot hold GEMM K=%lld N=%lld",
-                        (long long)K, (long long)N);
+        st = rf_err_set(err, RF_ENOMEM, "calibration: cannot hold GEMM K=%lld N=%lld", (long long)K,
+                        (long long)N);
         goto done;
     }
     for (uint64_t i = 0; i < (uint64_t)m_max * (uint64_t)K; i++)
@@ -426,8 +444,7 @@ static void round_spreads_in(calib_run *r, spreads *sc)
             int b = Q / bw0 >= F / pk0 ? 0 : 1;
             double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
             for (int k = 0; k < o->n; k++) {
-                double v[2] = {log(o->t[k]),
-                               log(o->t[k] / fmax(F / o->peak[k], Q / o->bw[k]))};
+                double v[2] = {log(o->t[k]), log(o->t[k] / fmax(F / o->peak[k], Q / o->bw[k]))};
                 for (int w = 0; w < 2; w++)
                     lo[w] = fmin(lo[w], v[w]), hi[w] = fmax(hi[w], v[w]);
             }
@@ -495,11 +512,18 @@ void rf_calib_forward_op(const rf_forward_run *run, const rf_forward_op *op, rf_
     out->count = op->count;
     out->flops = op->flops, out->bytes = op->bytes;
     switch (op->id) {
-    case RF_FWD_Q_PROJ: case RF_FWD_K_PROJ: case RF_FWD_V_PROJ: case RF_FWD_O_PROJ:
-    case RF_FWD_GATE_PROJ: case RF_FWD_UP_PROJ: case RF_FWD_DOWN_PROJ: case RF_FWD_LM_HEAD:
+    case RF_FWD_Q_PROJ:
+    case RF_FWD_K_PROJ:
+    case RF_FWD_V_PROJ:
+    case RF_FWD_O_PROJ:
+    case RF_FWD_GATE_PROJ:
+    case RF_FWD_UP_PROJ:
+    case RF_FWD_DOWN_PROJ:
+    case RF_FWD_LM_HEAD:
         out->kind = RF_OP_GEMM;
         break;
-    case RF_FWD_ATTENTION: case RF_FWD_ATTENTION_SWA:
+    case RF_FWD_ATTENTION:
+    case RF_FWD_ATTENTION_SWA:
         out->kind = run->opts.phase == RF_DECODE ? RF_OP_ATTN_DECODE : RF_OP_ATTN_PREFILL;
         break;
     case RF_FWD_EMBED:
@@ -540,7 +564,8 @@ static rf_status pass(calib_run *r, int64_t dh, rf_phase phase, int64_t keys, rf
     snprintf(what, sizeof what, "%s d_h=%lld %s %lld", phase == RF_DECODE ? "decode" : "prefill",
              (long long)dh, phase == RF_DECODE ? "keys" : "tokens", (long long)keys);
     progress(r, what);
-    rf_roof roof = {.math = RF_FP32, .peak_flops_per_s = r->c->peak_flops_per_s,
+    rf_roof roof = {.math = RF_FP32,
+                    .peak_flops_per_s = r->c->peak_flops_per_s,
                     .bw_bytes_per_s = r->c->bw_bytes_per_s,
                     .ridge = r->c->peak_flops_per_s / r->c->bw_bytes_per_s};
     rf_forward_run *run = malloc(sizeof *run);
@@ -576,8 +601,8 @@ static rf_status pass(calib_run *r, int64_t dh, rf_phase phase, int64_t keys, rf
             s = rf_err_set(err, RF_EINTERNAL, "calibration: more than %d series",
                            RF_CALIB_MAX_SERIES);
         else if (run->ops[i].measured_s > 0)
-            add_point(r, se, x, (double)op.flops, (double)op.bytes, run->ops[i].measured_s,
-                      from, to);
+            add_point(r, se, x, (double)op.flops, (double)op.bytes, run->ops[i].measured_s, from,
+                      to);
     }
     free(run);
     free(hook);
@@ -611,10 +636,11 @@ rf_status rf_calibrate_cpu(const rf_calibrate_opts *o, rf_hw_profile *p, rf_err 
     rf_calib *c = &p->calib;
     memset(c, 0, sizeof *c);
     if (!(p->peak_flops_per_s[RF_FP32] > 0) || !(p->bandwidth_bytes_per_s > 0))
-        return rf_err_set(err, RF_EINVAL, "calibration: the profile has no fp32 peak or memory roof");
+        return rf_err_set(err, RF_EINVAL,
+                          "calibration: the profile has no fp32 peak or memory roof");
     c->version = RF_CALIB_VERSION;
     c->bw_bytes_per_s = p->bandwidth_sustained_bytes_per_s > 0 ? p->bandwidth_sustained_bytes_per_s
-                                                              : p->bandwidth_bytes_per_s;
+                                                               : p->bandwidth_bytes_per_s;
     c->peak_flops_per_s = p->peak_flops_per_s[RF_FP32];
     snprintf(c->backend, sizeof c->backend, "cpu openblas, %d thread%s", o->threads,
              o->threads == 1 ? "" : "s");
@@ -682,8 +708,8 @@ rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *ru
         out->step_now_s += (double)fo->count * on_now.time_s;
         out->lo_s += (double)fo->count * out->op[i].lo_s;
         out->hi_s += (double)fo->count * out->op[i].hi_s;
-        bool head = fo->id == RF_FWD_EMBED || fo->id == RF_FWD_FINAL_NORM ||
-                    fo->id == RF_FWD_LM_HEAD;
+        bool head =
+            fo->id == RF_FWD_EMBED || fo->id == RF_FWD_FINAL_NORM || fo->id == RF_FWD_LM_HEAD;
         *(head ? &out->head_s : &out->layers_s) += t;
         out->op_error[i] = rf_calib_error(out->op[i].time_s, fo->measured_s);
         out->floor_error[i] = rf_calib_error(fo->floor_s, fo->measured_s);
@@ -693,10 +719,10 @@ rf_status rf_calib_predict_forward(const rf_calib *cal, const rf_forward_run *ru
     out->step_error = rf_calib_error(out->step_s, run->measured_s);
     out->step_now_error = rf_calib_error(out->step_now_s, run->measured_s);
     out->step_floor_error = rf_calib_error(run->floor_s, run->measured_s);
-    out->model_s = out->layers_s * (double)run->model_layers / (double)run->opts.layers +
-                   out->head_s;
-    double tokens = (double)run->opts.batch *
-                    (double)(run->opts.phase == RF_DECODE ? 1 : run->opts.tokens);
+    out->model_s =
+        out->layers_s * (double)run->model_layers / (double)run->opts.layers + out->head_s;
+    double tokens =
+        (double)run->opts.batch * (double)(run->opts.phase == RF_DECODE ? 1 : run->opts.tokens);
     out->tokens_per_s = out->model_s > 0 ? tokens / out->model_s : 0;
     free(c);
     return s;

@@ -24,10 +24,7 @@ static const char *const isa_names[] = {
 };
 _Static_assert(sizeof isa_names / sizeof isa_names[0] == RF_ISA_COUNT, "one name per ISA");
 
-const char *rf_isa_name(rf_isa isa)
-{
-    return (unsigned)isa < RF_ISA_COUNT ? isa_names[isa] : "?";
-}
+const char *rf_isa_name(rf_isa isa) { return (unsigned)isa < RF_ISA_COUNT ? isa_names[isa] : "?"; }
 
 rf_status rf_isa_parse(const char *text, rf_isa *out, rf_err *err)
 {
@@ -131,8 +128,8 @@ static void query_cpuid(rf_cpu *c)
     bool osxsave = cx & (1u << 27);
     if (osxsave) {
         uint64_t xcr0 = xgetbv0();
-        c->os_ymm = (xcr0 & 0x6) == 0x6;            /* XMM and YMM state        */
-        c->os_zmm = (xcr0 & 0xe6) == 0xe6;          /* plus opmask, ZMM halves  */
+        c->os_ymm = (xcr0 & 0x6) == 0x6;   /* XMM and YMM state        */
+        c->os_zmm = (xcr0 & 0xe6) == 0xe6; /* plus opmask, ZMM halves  */
     }
     if (max_leaf >= 7) {
         __get_cpuid_count(7, 0, &a, &b, &cx, &d);
@@ -200,8 +197,8 @@ int rf__cpu_core_list(int *cpus, int cap)
         char path[128];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
         long core = read_long(path);
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+                 cpu);
         long pkg = read_long(path);
         bool dup = false;
         for (int i = 0; i < n_seen && core >= 0; i++)

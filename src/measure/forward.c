@@ -46,14 +46,21 @@ const char *rf_fwd_op_name(rf_fwd_op op)
 
 rf_forward_opts rf_forward_opts_default(void)
 {
-    rf_forward_opts o = {.phase = RF_DECODE, .batch = 1, .context = 1024, .tokens = 1,
-                         .layers = 2, .threads = 0, .mem_limit_bytes = 0, .warmup = 1,
-                         .steps = 0, .min_time_s = 2.0, .seed = 20261130};
+    rf_forward_opts o = {.phase = RF_DECODE,
+                         .batch = 1,
+                         .context = 1024,
+                         .tokens = 1,
+                         .layers = 2,
+                         .threads = 0,
+                         .mem_limit_bytes = 0,
+                         .warmup = 1,
+                         .steps = 0,
+                         .min_time_s = 2.0,
+                         .seed = 20261130};
     return o;
 }
 
 /* ---- shapes, sizes, the memory check ------------------------------------ */
-
 
 static rf_status bad(rf_err *err, const char *what, int64_t v, const char *why)
 {
@@ -68,8 +75,7 @@ rf_status rf__fwd_shape_of(const rf_model *m, const rf_forward_opts *o, rf__fwd_
                           "%s is a MoE model; profile runs dense decoder layers only", m->name);
     if (m->kv_lora_rank > 0)
         return rf_err_set(err, RF_EUNAVAIL,
-                          "%s uses MLA attention; profile runs dense decoder layers only",
-                          m->name);
+                          "%s uses MLA attention; profile runs dense decoder layers only", m->name);
     if (m->hidden < 1 || m->n_q < 1 || m->n_kv < 1 || m->head_dim < 1 || m->ffn < 1 ||
         m->vocab < 1 || m->layers < 1)
         return rf_err_set(err, RF_EINVAL, "%s: a dimension is not positive", m->name);
@@ -142,20 +148,20 @@ rf_status rf__fwd_mem_of(const rf__fwd_shape *s, rf_forward_mem *out, rf_err *er
 {
     uint64_t layer = 0, head = 0, kv = 0, act = 0;
     int64_t srows = s->q_tokens > s->g ? s->q_tokens : s->g;
-    bool ok = add3(&layer, 2, s->H, 1) &&                          /* two norms  */
-              add3(&layer, s->q_dim + 2 * s->kv_dim, s->H, 1) &&   /* q, k, v    */
+    bool ok = add3(&layer, 2, s->H, 1) &&                        /* two norms  */
+              add3(&layer, s->q_dim + 2 * s->kv_dim, s->H, 1) && /* q, k, v    */
               add3(&layer, s->bias ? s->q_dim + 2 * s->kv_dim : 0, 1, 1) &&
-              add3(&layer, s->H, s->q_dim, 1) &&                   /* o          */
-              add3(&layer, 3, s->ffn, s->H) &&                     /* gate up down */
+              add3(&layer, s->H, s->q_dim, 1) && /* o          */
+              add3(&layer, 3, s->ffn, s->H) &&   /* gate up down */
               add3(&head, s->V, s->H, 1) && add3(&head, s->H, 1, 1) &&
               add3(&kv, s->N, s->B, s->cap) && rf_mul_u64(kv, 2 * (uint64_t)s->kv_dim, &kv) &&
-              add3(&act, 2, s->M, s->H) &&                         /* x, xn      */
-              add3(&act, 2, s->M, s->q_dim + s->kv_dim) &&         /* q, att, k, v */
-              add3(&act, 2, s->M, s->ffn) &&                       /* gate, up   */
-              add3(&act, srows, s->cap, 1) &&                      /* scores     */
-              add3(&act, s->B, s->H + s->V, 1) &&                  /* last, logits */
-              add3(&act, s->cap, s->dh, 1) &&                      /* cos, sin   */
-              add3(&act, 2, s->M, 1);                /* token ids: int64 = 2 floats */
+              add3(&act, 2, s->M, s->H) &&                 /* x, xn      */
+              add3(&act, 2, s->M, s->q_dim + s->kv_dim) && /* q, att, k, v */
+              add3(&act, 2, s->M, s->ffn) &&               /* gate, up   */
+              add3(&act, srows, s->cap, 1) &&              /* scores     */
+              add3(&act, s->B, s->H + s->V, 1) &&          /* last, logits */
+              add3(&act, s->cap, s->dh, 1) &&              /* cos, sin   */
+              add3(&act, 2, s->M, 1);                      /* token ids: int64 = 2 floats */
     uint64_t n_layers = 0, total;
     ok = ok && rf_mul_u64(layer, 4, &layer) && rf_mul_u64(head, 4, &head) &&
          rf_mul_u64(kv, 4, &kv) && rf_mul_u64(act, 4, &act) &&
@@ -163,8 +169,11 @@ rf_status rf__fwd_mem_of(const rf__fwd_shape *s, rf_forward_mem *out, rf_err *er
          rf_add_u64(total, kv, &total) && rf_add_u64(total, act, &total);
     if (!ok)
         return rf_err_set(err, RF_ERANGE, "the memory this pass needs overflows 64 bits");
-    *out = (rf_forward_mem){.layer_bytes = layer, .head_bytes = head, .kv_bytes = kv,
-                            .act_bytes = act, .total_bytes = total};
+    *out = (rf_forward_mem){.layer_bytes = layer,
+                            .head_bytes = head,
+                            .kv_bytes = kv,
+                            .act_bytes = act,
+                            .total_bytes = total};
     return RF_OK;
 }
 
@@ -256,13 +265,12 @@ rf_status rf_forward_fit(const rf_model *m, const rf_forward_opts *o, uint64_t a
     else
         snprintf(why, sizeof why, "%.0f%% of %s available", RF_FORWARD_MEM_FRACTION * 100,
                  size_text(avail_bytes, avail, sizeof avail));
-    return rf_err_set(err, RF_ENOMEM,
-                      "%s needs %s (%lld layers %s, lm_head %s, KV %s, activations %s) but %s "
-                      "may be used (%s); %s",
-                      m->name, size_text(mem.total_bytes, need, sizeof need),
-                      (long long)o->layers,
-                      size_text(mem.layer_bytes * (uint64_t)o->layers, layers, sizeof layers),
-                      size_text(mem.head_bytes, head, sizeof head),
-                      size_text(mem.kv_bytes, kv, sizeof kv), size_text(mem.act_bytes, act, sizeof act),
-                      size_text(usable, may, sizeof may), why, hint);
+    return rf_err_set(
+        err, RF_ENOMEM,
+        "%s needs %s (%lld layers %s, lm_head %s, KV %s, activations %s) but %s "
+        "may be used (%s); %s",
+        m->name, size_text(mem.total_bytes, need, sizeof need), (long long)o->layers,
+        size_text(mem.layer_bytes * (uint64_t)o->layers, layers, sizeof layers),
+        size_text(mem.head_bytes, head, sizeof head), size_text(mem.kv_bytes, kv, sizeof kv),
+        size_text(mem.act_bytes, act, sizeof act), size_text(usable, may, sizeof may), why, hint);
 }

@@ -12,52 +12,52 @@
 /* The dimensions of a pass, checked by rf__fwd_shape_of. */
 typedef struct rf__fwd_shape {
     int64_t H, n_q, n_kv, dh, g, ffn, V; /* the model's                     */
-    int64_t q_dim, kv_dim;  /* n_q d_h, n_kv d_h                            */
-    int64_t q_tokens;       /* query tokens per sequence: 1 or T            */
-    int64_t M;              /* rows through every linear layer: B q_tokens  */
-    int64_t pos0;           /* position of each sequence's first new token  */
-    int64_t cap;            /* cache positions per sequence: pos0 + q_tokens */
-    int64_t N, B;           /* layers run, sequences                        */
-    bool bias;              /* q/k/v biases                                 */
+    int64_t q_dim, kv_dim;               /* n_q d_h, n_kv d_h                            */
+    int64_t q_tokens;                    /* query tokens per sequence: 1 or T            */
+    int64_t M;                           /* rows through every linear layer: B q_tokens  */
+    int64_t pos0;                        /* position of each sequence's first new token  */
+    int64_t cap;                         /* cache positions per sequence: pos0 + q_tokens */
+    int64_t N, B;                        /* layers run, sequences                        */
+    bool bias;                           /* q/k/v biases                                 */
 } rf__fwd_shape;
 
 typedef struct rf__fwd_layer {
-    float *attn_norm;       /* (H)                                          */
-    float *wq, *wk, *wv;    /* (n_q d_h, H), (n_kv d_h, H), (n_kv d_h, H)   */
-    float *bq, *bk, *bv;    /* (n_q d_h), (n_kv d_h), (n_kv d_h); NULL
+    float *attn_norm;    /* (H)                                          */
+    float *wq, *wk, *wv; /* (n_q d_h, H), (n_kv d_h, H), (n_kv d_h, H)   */
+    float *bq, *bk, *bv; /* (n_q d_h), (n_kv d_h), (n_kv d_h); NULL
                                without qkv bias                             */
-    float *wo;              /* (H, n_q d_h)                                 */
-    float *mlp_norm;        /* (H)                                          */
-    float *wg, *wu;         /* (F_ff, H)                                    */
-    float *wd;              /* (H, F_ff)                                    */
-    float *k_cache;         /* (B, n_kv, cap, d_h)                          */
-    float *v_cache;         /* (B, n_kv, cap, d_h)                          */
-    bool sliding;           /* attends over at most `window` keys           */
+    float *wo;           /* (H, n_q d_h)                                 */
+    float *mlp_norm;     /* (H)                                          */
+    float *wg, *wu;      /* (F_ff, H)                                    */
+    float *wd;           /* (H, F_ff)                                    */
+    float *k_cache;      /* (B, n_kv, cap, d_h)                          */
+    float *v_cache;      /* (B, n_kv, cap, d_h)                          */
+    bool sliding;        /* attends over at most `window` keys           */
 } rf__fwd_layer;
 
 struct rf_forward {
-    rf_model model;         /* the model, layers = L as given               */
+    rf_model model; /* the model, layers = L as given               */
     rf_forward_opts o;
-    rf__fwd_shape d;        /* dimensions                                   */
-    int64_t window;         /* sliding layers keep this many keys           */
+    rf__fwd_shape d; /* dimensions                                   */
+    int64_t window;  /* sliding layers keep this many keys           */
 
-    rf__fwd_layer *layers;  /* (N)                                          */
-    float *final_norm;      /* (H)                                          */
-    float *lm_head;         /* (V, H); the embed gather reads its rows      */
+    rf__fwd_layer *layers;      /* (N)                                          */
+    float *final_norm;          /* (H)                                          */
+    float *lm_head;             /* (V, H); the embed gather reads its rows      */
     float *rope_cos, *rope_sin; /* (cap, d_h / 2)                           */
-    int64_t *token;         /* (M) token ids                                */
+    int64_t *token;             /* (M) token ids                                */
 
-    float *x;               /* (M, H) the residual stream                   */
-    float *xn;              /* (M, H) normed input, then a layer's output   */
-    float *q;               /* (M, n_q d_h)                                 */
-    float *k, *v;           /* (M, n_kv d_h)                                */
-    float *att;             /* (M, n_q d_h) attention output                */
-    float *gate, *up;       /* (M, F_ff)                                    */
-    float *scores;          /* (max(g, q_tokens), cap)                      */
+    float *x;                /* (M, H) the residual stream                   */
+    float *xn;               /* (M, H) normed input, then a layer's output   */
+    float *q;                /* (M, n_q d_h)                                 */
+    float *k, *v;            /* (M, n_kv d_h)                                */
+    float *att;              /* (M, n_q d_h) attention output                */
+    float *gate, *up;        /* (M, F_ff)                                    */
+    float *scores;           /* (max(g, q_tokens), cap)                      */
     rf_kernel_table kernels; /* decode attention's (attn_*), chosen once   */
-    char attn_kernel[48];   /* "attn_avx2_f32", "attn_scalar_f32"           */
-    float *last;            /* (B, H) final-normed last positions           */
-    float *logits;          /* (B, V)                                       */
+    char attn_kernel[48];    /* "attn_avx2_f32", "attn_scalar_f32"           */
+    float *last;             /* (B, H) final-normed last positions           */
+    float *logits;           /* (B, V)                                       */
 };
 
 /* Row of the step's last position for sequence b. */

@@ -98,29 +98,28 @@ static float *filled(int64_t n, float center, float half, uint64_t *seed)
     return p;
 }
 
-
 void rf_forward_free(rf_forward *f)
 {
     if (!f)
         return;
     for (int64_t l = 0; f->layers && l < f->d.N; l++) {
         rf__fwd_layer *L = &f->layers[l];
-        float *arrays[] = {L->attn_norm, L->wq, L->wk, L->wv, L->bq, L->bk, L->bv, L->wo,
-                           L->mlp_norm, L->wg, L->wu, L->wd, L->k_cache, L->v_cache};
+        float *arrays[] = {L->attn_norm, L->wq,       L->wk, L->wv, L->bq, L->bk,      L->bv,
+                           L->wo,        L->mlp_norm, L->wg, L->wu, L->wd, L->k_cache, L->v_cache};
         for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
             free(arrays[i]);
     }
     free(f->layers);
-    float *arrays[] = {f->final_norm, f->lm_head, f->rope_cos, f->rope_sin, f->x, f->xn,
-                       f->q, f->k, f->v, f->att, f->gate, f->up, f->scores, f->last, f->logits};
+    float *arrays[] = {f->final_norm, f->lm_head, f->rope_cos, f->rope_sin, f->x,
+                       f->xn,         f->q,       f->k,        f->v,        f->att,
+                       f->gate,       f->up,      f->scores,   f->last,     f->logits};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
     free(f->token);
     free(f);
 }
 
-rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward **out,
-                         rf_err *err)
+rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward **out, rf_err *err)
 {
     *out = NULL;
     rf__fwd_shape s;
@@ -152,9 +151,8 @@ rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward
         if (!(L->attn_norm = filled(H, 1.0f, 0.1f, &seed)) ||
             !(L->wq = weights(s.q_dim, H, &seed)) || !(L->wk = weights(s.kv_dim, H, &seed)) ||
             !(L->wv = weights(s.kv_dim, H, &seed)) || !(L->wo = weights(H, s.q_dim, &seed)) ||
-            !(L->mlp_norm = filled(H, 1.0f, 0.1f, &seed)) ||
-            !(L->wg = weights(s.ffn, H, &seed)) || !(L->wu = weights(s.ffn, H, &seed)) ||
-            !(L->wd = weights(H, s.ffn, &seed)) ||
+            !(L->mlp_norm = filled(H, 1.0f, 0.1f, &seed)) || !(L->wg = weights(s.ffn, H, &seed)) ||
+            !(L->wu = weights(s.ffn, H, &seed)) || !(L->wd = weights(H, s.ffn, &seed)) ||
             !(L->k_cache = filled(cache, 0.0f, 1.0f, &seed)) ||
             !(L->v_cache = filled(cache, 0.0f, 1.0f, &seed)))
             goto nomem;
@@ -164,8 +162,8 @@ rf_status rf_forward_new(const rf_model *m, const rf_forward_opts *o, rf_forward
             goto nomem;
     }
     int64_t srows = s.q_tokens > s.g ? s.q_tokens : s.g;
-    if (!(f->final_norm = filled(H, 1.0f, 0.1f, &seed)) ||
-        !(f->lm_head = weights(s.V, H, &seed)) || !(f->rope_cos = alloc_floats(s.cap * s.dh / 2)) ||
+    if (!(f->final_norm = filled(H, 1.0f, 0.1f, &seed)) || !(f->lm_head = weights(s.V, H, &seed)) ||
+        !(f->rope_cos = alloc_floats(s.cap * s.dh / 2)) ||
         !(f->rope_sin = alloc_floats(s.cap * s.dh / 2)) || !(f->x = alloc_floats(M * H)) ||
         !(f->xn = alloc_floats(M * H)) || !(f->q = alloc_floats(M * s.q_dim)) ||
         !(f->k = alloc_floats(M * s.kv_dim)) || !(f->v = alloc_floats(M * s.kv_dim)) ||
@@ -192,7 +190,6 @@ nomem:
                       (long long)s.N, m->name);
 }
 
-
 /* Y[M, N] = X[M, K] W^T (+ bias), W (N, K) row-major. */
 static void linear(float *y, const float *x, const float *w, const float *bias, int64_t M,
                    int64_t K, int64_t N)
@@ -204,8 +201,7 @@ static void linear(float *y, const float *x, const float *w, const float *bias, 
         beta = 1.0f;
     }
     if (M == 1)
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)N, (int)K, 1.0f, w, (int)K, x, 1, beta, y,
-                    1);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)N, (int)K, 1.0f, w, (int)K, x, 1, beta, y, 1);
     else
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, x,
                     (int)K, w, (int)K, beta, y, (int)N);
@@ -304,8 +300,8 @@ static void attention_prefill(rf_forward *f, rf__fwd_layer *L)
             const float *q = f->q + b * T * f->d.q_dim + h * dh;
             float *out = f->att + b * T * f->d.q_dim + h * dh;
             float *sc = f->scores;
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)T, (int)nk, (int)dh, scale,
-                        q, (int)f->d.q_dim, K, (int)dh, 0.0f, sc, (int)nk);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)T, (int)nk, (int)dh, scale, q,
+                        (int)f->d.q_dim, K, (int)dh, 0.0f, sc, (int)nk);
             for (int64_t t = 0; t < T; t++) {
                 int64_t p = f->d.pos0 + t; /* this query's position */
                 int64_t lo = L->sliding && p + 1 > f->window ? p + 1 - f->window : 0;
@@ -425,20 +421,28 @@ static const struct {
     rf_fwd_op id;
     layer_fn fn;
 } layer_ops[] = {
-    {RF_FWD_ATTN_NORM, op_attn_norm},       {RF_FWD_Q_PROJ, op_q_proj},
-    {RF_FWD_K_PROJ, op_k_proj},             {RF_FWD_V_PROJ, op_v_proj},
-    {RF_FWD_ROPE, op_rope},                 {RF_FWD_KV_WRITE, op_kv_write},
-    {RF_FWD_ATTENTION, op_attention},       {RF_FWD_O_PROJ, op_o_proj},
-    {RF_FWD_ATTN_RESIDUAL, op_residual},    {RF_FWD_MLP_NORM, op_mlp_norm},
-    {RF_FWD_GATE_PROJ, op_gate_proj},       {RF_FWD_UP_PROJ, op_up_proj},
-    {RF_FWD_ACT, op_act},                   {RF_FWD_DOWN_PROJ, op_down_proj},
+    {RF_FWD_ATTN_NORM, op_attn_norm},
+    {RF_FWD_Q_PROJ, op_q_proj},
+    {RF_FWD_K_PROJ, op_k_proj},
+    {RF_FWD_V_PROJ, op_v_proj},
+    {RF_FWD_ROPE, op_rope},
+    {RF_FWD_KV_WRITE, op_kv_write},
+    {RF_FWD_ATTENTION, op_attention},
+    {RF_FWD_O_PROJ, op_o_proj},
+    {RF_FWD_ATTN_RESIDUAL, op_residual},
+    {RF_FWD_MLP_NORM, op_mlp_norm},
+    {RF_FWD_GATE_PROJ, op_gate_proj},
+    {RF_FWD_UP_PROJ, op_up_proj},
+    {RF_FWD_ACT, op_act},
+    {RF_FWD_DOWN_PROJ, op_down_proj},
     {RF_FWD_MLP_RESIDUAL, op_residual},
 };
 
 static void embed(rf_forward *f)
 {
     for (int64_t r = 0; r < f->d.M; r++)
-        memcpy(f->x + r * f->d.H, f->lm_head + f->token[r] * f->d.H, (size_t)f->d.H * sizeof(float));
+        memcpy(f->x + r * f->d.H, f->lm_head + f->token[r] * f->d.H,
+               (size_t)f->d.H * sizeof(float));
 }
 
 static void final_norm(rf_forward *f)
@@ -452,7 +456,6 @@ static void lm_head(rf_forward *f)
 {
     linear(f->logits, f->last, f->lm_head, NULL, f->o.batch, f->d.H, f->d.V);
 }
-
 
 rf_status rf_forward_step(rf_forward *f, rf_forward_times *t, rf_err *err)
 {

@@ -54,8 +54,8 @@ static void rope_ref(double *v, int64_t heads, int64_t dh, int64_t pos)
 
 /* Key or value j of sequence b at position p: from the cache before pos0,
  * from this step's own rows after. */
-static double kv_at(const struct rf_forward *f, const float *cache, const double *fresh,
-                    int64_t b, int64_t j, int64_t p, int64_t i)
+static double kv_at(const struct rf_forward *f, const float *cache, const double *fresh, int64_t b,
+                    int64_t j, int64_t p, int64_t i)
 {
     if (p < f->d.pos0)
         return (double)cache[((b * f->d.n_kv + j) * f->d.cap + p) * f->d.dh + i];
@@ -65,15 +65,15 @@ static double kv_at(const struct rf_forward *f, const float *cache, const double
 
 /* The reference pass's scratch, all double. */
 typedef struct ref_bufs {
-    double *x;          /* (M, H) the residual stream                       */
-    double *xn;         /* (H) one normed row                               */
-    double *q;          /* (M, n_q d_h)                                     */
-    double *k, *v;      /* (M, n_kv d_h) this step's keys and values        */
-    double *att;        /* (M, n_q d_h) attention output                    */
-    double *tmp;        /* (max(H, F_ff)) one row of a projection           */
-    double *gate, *up;  /* (F_ff)                                           */
-    double *p;          /* (cap) one head's attention weights               */
-    double *out;        /* (V) one row of logits                            */
+    double *x;         /* (M, H) the residual stream                       */
+    double *xn;        /* (H) one normed row                               */
+    double *q;         /* (M, n_q d_h)                                     */
+    double *k, *v;     /* (M, n_kv d_h) this step's keys and values        */
+    double *att;       /* (M, n_q d_h) attention output                    */
+    double *tmp;       /* (max(H, F_ff)) one row of a projection           */
+    double *gate, *up; /* (F_ff)                                           */
+    double *p;         /* (cap) one head's attention weights               */
+    double *out;       /* (V) one row of logits                            */
 } ref_bufs;
 
 static void bufs_free(ref_bufs *b)
@@ -97,8 +97,8 @@ static bool bufs_new(const struct rf_forward *f, ref_bufs *b)
                     .up = calloc((size_t)F, sizeof(double)),
                     .p = calloc((size_t)f->d.cap, sizeof(double)),
                     .out = calloc((size_t)f->d.V, sizeof(double))};
-    return b->x && b->xn && b->q && b->k && b->v && b->att && b->tmp && b->gate && b->up &&
-           b->p && b->out;
+    return b->x && b->xn && b->q && b->k && b->v && b->att && b->tmp && b->gate && b->up && b->p &&
+           b->out;
 }
 
 /* Layer l's attn_norm, q, k, v (with biases) and RoPE for every row; the

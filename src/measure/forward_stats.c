@@ -50,13 +50,12 @@ rf_status rf_forward_summarize(rf_forward_run *run, const rf_forward_times *step
     if ((s = rf_stats_of(v, n, &st, err)))
         return rf_err_prefix(err, s, "head");
     run->head_s = st.median;
-    run->estimated_model_s = run->opts.layers > 0
-                                 ? run->layers_s * (double)run->model_layers /
-                                           (double)run->opts.layers +
-                                       run->head_s
-                                 : NAN;
-    double new_tokens = (double)run->opts.batch *
-                        (run->opts.phase == RF_PREFILL ? (double)run->opts.tokens : 1.0);
+    run->estimated_model_s =
+        run->opts.layers > 0
+            ? run->layers_s * (double)run->model_layers / (double)run->opts.layers + run->head_s
+            : NAN;
+    double new_tokens =
+        (double)run->opts.batch * (run->opts.phase == RF_PREFILL ? (double)run->opts.tokens : 1.0);
     run->estimated_tokens_per_s = new_tokens / run->estimated_model_s;
 
     /* The residual's owners: operators with the largest positive residual. */

@@ -98,11 +98,11 @@ typedef struct gemm_job {
     const rf_gemm_bench_opts *o;
     int64_t m, k, n;
     uint32_t copies;
-    uint32_t next;       /* copy of W the next call uses                 */
-    uint32_t last;       /* copy of W the last call used                 */
-    void *w, *x, *y;     /* (copies, N, K), (M, K), (M, N)              */
-    size_t w_elems;      /* N K                                           */
-    sbgemm_fn gemm16;    /* bf16: the routines found in the library       */
+    uint32_t next;    /* copy of W the next call uses                 */
+    uint32_t last;    /* copy of W the last call used                 */
+    void *w, *x, *y;  /* (copies, N, K), (M, K), (M, N)              */
+    size_t w_elems;   /* N K                                           */
+    sbgemm_fn gemm16; /* bf16: the routines found in the library       */
     sbgemv_fn gemv16;
 } gemm_job;
 
@@ -117,22 +117,22 @@ static void gemm_call(gemm_job *j)
         if (j->o->gemv)
             j->gemv16(CblasRowMajor, CblasNoTrans, n, k, 1.0f, w, k, j->x, 1, 0.0f, j->y, 1);
         else
-            j->gemm16(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, j->x, k, w, k,
-                      0.0f, j->y, n);
+            j->gemm16(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, j->x, k, w, k, 0.0f,
+                      j->y, n);
     } else if (j->o->dtype == RF_FP32) {
         const float *w = (const float *)j->w + off;
         if (j->o->gemv)
             cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0f, w, k, j->x, 1, 0.0f, j->y, 1);
         else
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, j->x, k, w, k,
-                        0.0f, j->y, n);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, j->x, k, w, k, 0.0f,
+                        j->y, n);
     } else {
         const double *w = (const double *)j->w + off;
         if (j->o->gemv)
             cblas_dgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0, w, k, j->x, 1, 0.0, j->y, 1);
         else
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, j->x, k, w, k,
-                        0.0, j->y, n);
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, j->x, k, w, k, 0.0,
+                        j->y, n);
     }
 }
 
@@ -277,9 +277,8 @@ static rf_status fit_job(const rf_gemm_bench_opts *o, gemm_job *j, bool *scaled,
         bool sized = rf_mul_u64((uint64_t)j->k, (uint64_t)j->n, &kn) &&
                      rf_mul_u64(kn, b, &w_bytes) &&
                      rf_mul_u64((uint64_t)j->m, (uint64_t)j->k, &mk) &&
-                     rf_mul_u64((uint64_t)j->m, (uint64_t)j->n, &mn) &&
-                     rf_mul_u64(mk, b, &mk) && rf_mul_u64(mn, yb, &mn) &&
-                     rf_add_u64(mk, mn, &total);
+                     rf_mul_u64((uint64_t)j->m, (uint64_t)j->n, &mn) && rf_mul_u64(mk, b, &mk) &&
+                     rf_mul_u64(mn, yb, &mn) && rf_add_u64(mk, mn, &total);
         uint64_t copies = sized && o->cold_bytes ? (o->cold_bytes + w_bytes - 1) / w_bytes : 1;
         copies = copies < 1 ? 1 : copies > 4096 ? 4096 : copies;
         bool fits = sized && rf_mul_u64(copies, w_bytes, &all_w) &&
@@ -311,8 +310,7 @@ static rf_status alloc_job(gemm_job *j, rf_err *err)
     j->x = rf__alloc_untouched((uint64_t)j->m * (uint64_t)j->k * b);
     j->y = rf__alloc_untouched((uint64_t)j->m * (uint64_t)j->n * yb);
     if (!j->w || !j->x || !j->y)
-        return rf_err_set(err, RF_ENOMEM,
-                          "cannot allocate GEMM %lldx%lldx%lld with %u copies of W",
+        return rf_err_set(err, RF_ENOMEM, "cannot allocate GEMM %lldx%lldx%lld with %u copies of W",
                           (long long)j->m, (long long)j->k, (long long)j->n, j->copies);
     fill(j->w, j->w_elems, dt, 1);
     for (uint32_t c = 1; c < j->copies; c++)

@@ -55,7 +55,8 @@ rf_status rf_gemm_sweep(const rf_gemm_sweep_opts *o, rf_gemm_sweep_point *pts, s
     for (size_t i = 0; i < n; i++) {
         memset(&pts[i].result, 0, sizeof pts[i].result);
         pts[i].opts.mem_limit_bytes = limit;
-        pts[i].opts.timing = (rf_timing){RF_GEMM_MIN_TRIAL_S, rf_gemm_sweep_trials(o, &pts[i].opts)};
+        pts[i].opts.timing =
+            (rf_timing){RF_GEMM_MIN_TRIAL_S, rf_gemm_sweep_trials(o, &pts[i].opts)};
     }
     rf_gemm_bench_result more; /* one pass's trials, before pooling */
     for (int pass = 0; pass <= passes; pass++) {

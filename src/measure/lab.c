@@ -12,7 +12,7 @@
 #include "measure_internal.h"
 
 #define MIB ((uint64_t)1 << 20)
-#define MAX_SWEEP 28      /* 13.5 octaves at sqrt(2)                       */
+#define MAX_SWEEP 28 /* 13.5 octaves at sqrt(2)                       */
 #define MAX_CACHE_LEVELS 3
 _Static_assert(MAX_SWEEP + 3 + RF_DOT_COUNT + 1 + 4 * (MAX_CACHE_LEVELS + 1) <=
                    RF_HW_PROFILE_MAX_KERNELS,
@@ -23,7 +23,7 @@ _Static_assert(MAX_SWEEP + 3 + RF_DOT_COUNT + 1 + 4 * (MAX_CACHE_LEVELS + 1) <=
 struct rf_dram_sampler {
     rf_kernel_table kt;
     rf_team *team;
-    bool own_team;         /* opened with its own team, freed on close     */
+    bool own_team; /* opened with its own team, freed on close     */
     rf_bw_set *set;
     rf_timing timing;
     rf_measurement pooled;
@@ -38,11 +38,11 @@ typedef struct lab {
     rf_team *team;
     rf_measure_plan plan;
     rf_hw_profile *p;
-    int done, total;       /* progress steps                               */
-    rf_measurement clock, fma[2]; /* pooled over bursts                    */
+    int done, total;                  /* progress steps                               */
+    rf_measurement clock, fma[2];     /* pooled over bursts                    */
     rf_measurement dot[RF_DOT_COUNT]; /* pooled; rate.n 0: the CPU has none */
-    int n_dots;            /* dot-product kernels the table has              */
-    rf_dram_sampler *dram; /* the memory roof: one set, pooled bursts      */
+    int n_dots;                       /* dot-product kernels the table has              */
+    rf_dram_sampler *dram;            /* the memory roof: one set, pooled bursts      */
 } lab;
 
 static const rf_dtype_kind fma_dtypes[] = {RF_FP32, RF_FP64};
@@ -363,8 +363,7 @@ rf_status rf_measure_cpu(const rf_measure_opts *o, rf_hw_profile *out, rf_err *e
     for (int k = 0; k < RF_DOT_COUNT; k++)
         l.n_dots += rf_dot_available(&l.kt, (rf_dot_kind)k);
     l.total = 3 * l.plan.core_bursts + l.n_dots * l.plan.dot_rounds + 1 + l.plan.roof_bursts +
-              (int)n_sweep +
-              per_level * (cache_levels + 1);
+              (int)n_sweep + per_level * (cache_levels + 1);
     rf_measurement *sweep = calloc(MAX_SWEEP, sizeof *sweep);
     rf_levels lv;
     if (!sweep) {
@@ -415,7 +414,6 @@ done:
 
 /* ---- the DRAM roof sampled beside other work ---------------------------- */
 
-
 rf_status rf__dram_sampler_on(rf_team *team, const rf_kernel_table *kt, const rf_cpu *cpu,
                               bool quick, rf_dram_sampler **out, rf_err *err)
 {
@@ -428,8 +426,8 @@ rf_status rf__dram_sampler_on(rf_team *team, const rf_kernel_table *kt, const rf
     d->team = team;
     d->timing = plan.roof;
     uint64_t set = dram_bytes(cpu);
-    rf_status s = rf_bw_open(team, &d->kt, RF_BW_READ, set, set / (uint64_t)plan.roof_chunks,
-                             &d->set, err);
+    rf_status s =
+        rf_bw_open(team, &d->kt, RF_BW_READ, set, set / (uint64_t)plan.roof_chunks, &d->set, err);
     if (s != RF_OK) {
         free(d);
         return s;

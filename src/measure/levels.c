@@ -7,9 +7,9 @@
 
 #include "roofline/rf_measure.h"
 
-#define DRAM_SIDE 1.6    /* slower than this x DRAM: past the last cache  */
-#define SAME_LEVEL 0.9   /* a run within 10% of its neighbour: one level  */
-#define STEEP_FALL 0.9   /* over 10% below the point before: falling      */
+#define DRAM_SIDE 1.6  /* slower than this x DRAM: past the last cache  */
+#define SAME_LEVEL 0.9 /* a run within 10% of its neighbour: one level  */
+#define STEEP_FALL 0.9 /* over 10% below the point before: falling      */
 #define MAX_POINTS 128
 
 /* Sum of squared deviations of x[a..b) from their mean. */

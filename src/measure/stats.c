@@ -39,7 +39,4 @@ rf_status rf_stats_of(const double *samples, size_t n, rf_stats *out, rf_err *er
     return RF_OK;
 }
 
-bool rf_stats_unsteady(const rf_stats *s)
-{
-    return s->spread > RF_SPREAD_WARN;
-}
+bool rf_stats_unsteady(const rf_stats *s) { return s->spread > RF_SPREAD_WARN; }

@@ -82,7 +82,8 @@ void rf_hw_profile_summarize(const rf_hw_profile *p, rf_hw_profile_summary *out)
     for (int k = 0; k < RF_DTYPE_COUNT; k++) {
         out->peak_kernel[k] = peak_kernel(p, (rf_dtype_kind)k);
         int i = out->peak_kernel[k];
-        out->peak_is_fp32[k] = k != RF_FP32 && i >= 0 && p->peak_flops_per_s[k] > p->kernels[i].best &&
+        out->peak_is_fp32[k] = k != RF_FP32 && i >= 0 &&
+                               p->peak_flops_per_s[k] > p->kernels[i].best &&
                                p->peak_flops_per_s[k] == p->peak_flops_per_s[RF_FP32];
     }
     roof_bursts(p, out);
@@ -99,9 +100,9 @@ void rf_hw_profile_summarize(const rf_hw_profile *p, rf_hw_profile_summary *out)
 
 rf_status rf_hw_profile_merge(const rf_hw_profile *old, rf_hw_profile *p, rf_err *err)
 {
-    const char *what = strcmp(old->cpu, p->cpu)       ? "CPU"
-                       : old->threads != p->threads   ? "threads"
-                       : strcmp(old->isa, p->isa)     ? "kernels' ISA"
+    const char *what = strcmp(old->cpu, p->cpu)         ? "CPU"
+                       : old->threads != p->threads     ? "threads"
+                       : strcmp(old->isa, p->isa)       ? "kernels' ISA"
                        : strcmp(old->device, p->device) ? "device"
                                                         : NULL;
     if (what)
@@ -120,7 +121,8 @@ rf_status rf_hw_profile_merge(const rf_hw_profile *old, rf_hw_profile *p, rf_err
     /* the bursts, oldest first: the old run's, then this one's */
     const rf_hw_profile_bursts *ob = &old->dram_bursts;
     rf_hw_profile_bursts nb = p->dram_bursts, *b = &p->dram_bursts;
-    int total = ob->n + nb.n, drop = total > RF_HW_PROFILE_MAX_BURSTS ? total - RF_HW_PROFILE_MAX_BURSTS : 0;
+    int total = ob->n + nb.n,
+        drop = total > RF_HW_PROFILE_MAX_BURSTS ? total - RF_HW_PROFILE_MAX_BURSTS : 0;
     b->n = 0;
     for (int i = drop; i < ob->n; i++)
         b->best[b->n++] = ob->best[i];

@@ -24,22 +24,22 @@ typedef struct worker_arg {
 
 struct rf_team {
     int n;
-    pthread_t *threads; /* (n)                                 */
-    int *cpus;          /* (n) CPU thread i is pinned to       */
-    worker_arg *args;   /* (n)                                 */
+    pthread_t *threads;            /* (n)                                 */
+    int *cpus;                     /* (n) CPU thread i is pinned to       */
+    worker_arg *args;              /* (n)                                 */
     pthread_barrier_t start, done; /* n workers + the caller */
     rf__team_fn fn;
     void *arg;
     bool quit;
-    bool timed;                    /* this job is timed (rf__team_run_timed) */
-    int started;                   /* threads created (for cleanup)       */
-    atomic_int spin_count;         /* spin barrier: threads arrived        */
-    atomic_uint spin_gen;          /* spin barrier: generation             */
+    bool timed;            /* this job is timed (rf__team_run_timed) */
+    int started;           /* threads created (for cleanup)       */
+    atomic_int spin_count; /* spin barrier: threads arrived        */
+    atomic_uint spin_gen;  /* spin barrier: generation             */
     struct {
-        double t0;                 /* when this thread left the barrier    */
-        double t1;                 /* when this thread finished            */
+        double t0; /* when this thread left the barrier    */
+        double t1; /* when this thread finished            */
         char pad[48];
-    } *end;                        /* (n)                                  */
+    } * end; /* (n)                                  */
 };
 
 /* All threads spin here until the last arrives, so the clock starts when
@@ -91,9 +91,8 @@ rf_status rf_team_new(const rf_cpu *cpu, int threads, rf_team **out, rf_err *err
     if (threads == 0)
         threads = n_cores;
     if (threads > cpu->cpus)
-        return rf_err_set(err, RF_EINVAL,
-                          "threads (%d) exceeds the %d CPUs this process may use", threads,
-                          cpu->cpus);
+        return rf_err_set(err, RF_EINVAL, "threads (%d) exceeds the %d CPUs this process may use",
+                          threads, cpu->cpus);
 
     rf_team *t = calloc(1, sizeof *t);
     if (!t)
@@ -166,10 +165,7 @@ void rf_team_free(rf_team *t)
     free(t);
 }
 
-int rf_team_size(const rf_team *t)
-{
-    return t->n;
-}
+int rf_team_size(const rf_team *t) { return t->n; }
 
 void rf__team_run(rf_team *t, rf__team_fn fn, void *arg)
 {

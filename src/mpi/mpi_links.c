@@ -9,18 +9,26 @@
 rf_mpi_links_plan rf_mpi_links_plan_of(bool quick)
 {
     if (quick)
-        return (rf_mpi_links_plan){.min_bytes = 16, .max_bytes = (uint64_t)64 << 20, .step = 4,
-                                   .min_time_s = 2e-3, .trials = 3, .max_iterations = 1 << 16};
-    return (rf_mpi_links_plan){.min_bytes = 8, .max_bytes = (uint64_t)256 << 20, .step = 2,
-                               .min_time_s = 20e-3, .trials = 5, .max_iterations = 1 << 20};
+        return (rf_mpi_links_plan){.min_bytes = 16,
+                                   .max_bytes = (uint64_t)64 << 20,
+                                   .step = 4,
+                                   .min_time_s = 2e-3,
+                                   .trials = 3,
+                                   .max_iterations = 1 << 16};
+    return (rf_mpi_links_plan){.min_bytes = 8,
+                               .max_bytes = (uint64_t)256 << 20,
+                               .step = 2,
+                               .min_time_s = 20e-3,
+                               .trials = 5,
+                               .max_iterations = 1 << 20};
 }
 
 /* One class's communicator, and the one its slowest rank is taken over. */
 typedef struct klass {
     rf_link_class cls;
-    MPI_Comm comm;     /* the ranks a collective spans                     */
-    MPI_Comm timing;   /* the ranks whose slowest time counts             */
-    int ranks;         /* of comm                                          */
+    MPI_Comm comm;   /* the ranks a collective spans                     */
+    MPI_Comm timing; /* the ranks whose slowest time counts             */
+    int ranks;       /* of comm                                          */
 } klass;
 
 typedef struct bufs {
@@ -42,8 +50,8 @@ static int run_once(const klass *k, rf_coll_kind kind, uint64_t n, const bufs *b
     case RF_COLL_ALLTOALL:
         return MPI_Alltoall(b->send, block, MPI_BYTE, b->recv, block, MPI_BYTE, k->comm);
     case RF_COLL_P2P:
-        return MPI_Sendrecv(b->send, (int)n, MPI_BYTE, (rank + 1) % r, 7, b->recv, (int)n,
-                            MPI_BYTE, (rank + r - 1) % r, 7, k->comm, MPI_STATUS_IGNORE);
+        return MPI_Sendrecv(b->send, (int)n, MPI_BYTE, (rank + 1) % r, 7, b->recv, (int)n, MPI_BYTE,
+                            (rank + r - 1) % r, 7, k->comm, MPI_STATUS_IGNORE);
     }
     return MPI_ERR_ARG;
 }
@@ -51,8 +59,8 @@ static int run_once(const klass *k, rf_coll_kind kind, uint64_t n, const bufs *b
 /* iters iterations, each a barrier and the collective timed alone; the
  * slowest rank's mean (over k->timing) into *mean_s, every rank's the
  * same; *wall_s the whole trial's, barriers included (rank 0's). */
-static rf_status trial(const klass *k, rf_coll_kind kind, uint64_t n, const bufs *b,
-                       int64_t iters, double *mean_s, double *wall_s, rf_err *err)
+static rf_status trial(const klass *k, rf_coll_kind kind, uint64_t n, const bufs *b, int64_t iters,
+                       double *mean_s, double *wall_s, rf_err *err)
 {
     int rank = 0;
     MPI_Comm_rank(k->comm, &rank);
@@ -112,8 +120,8 @@ static rf_status point(const klass *k, rf_coll_kind kind, uint64_t n, const bufs
     if (s)
         return s;
     qsort(times, (size_t)trials, sizeof times[0], by_time);
-    *out = (rf_cluster_point){.bytes = n, .time_s = times[0], .median_s = times[trials / 2],
-                              .iterations = iters};
+    *out = (rf_cluster_point){
+        .bytes = n, .time_s = times[0], .median_s = times[trials / 2], .iterations = iters};
     return RF_OK;
 }
 
@@ -122,12 +130,11 @@ typedef struct run {
     rf_mpi_progress_fn progress;
     void *user;
     int done, total;
-    bool report;        /* this rank keeps the results (world rank 0)    */
+    bool report; /* this rank keeps the results (world rank 0)    */
 } run;
 
 /* Every collective of class k at every size; rank 0 fits and keeps them. */
-static rf_status measure_class(run *u, const klass *k, const bufs *b, rf_cluster *c,
-                               rf_err *err)
+static rf_status measure_class(run *u, const klass *k, const bufs *b, rf_cluster *c, rf_err *err)
 {
     for (int kind = 0; kind < RF_LINK_FIT_KINDS; kind++) {
         rf_cluster_link l = {.cls = k->cls, .kind = (rf_coll_kind)kind, .ranks = k->ranks};
@@ -144,8 +151,8 @@ static rf_status measure_class(run *u, const klass *k, const bufs *b, rf_cluster
             if (!size || l.n_points == RF_CLUSTER_MAX_POINTS ||
                 (l.n_points && size <= l.points[l.n_points - 1].bytes))
                 continue; /* under a byte a block, or the same size again */
-            rf_status s = point(k, (rf_coll_kind)kind, size, b, u->plan, &l.points[l.n_points],
-                                err);
+            rf_status s =
+                point(k, (rf_coll_kind)kind, size, b, u->plan, &l.points[l.n_points], err);
             if (s)
                 return s;
             l.n_points++;
@@ -179,8 +186,7 @@ rf_status rf_mpi_links(rf_mpi *m, const rf_mpi_links_plan *plan, rf_mpi_progress
     if (plan->min_bytes < 8 || plan->max_bytes < plan->min_bytes || plan->step < 2 ||
         plan->max_bytes > (uint64_t)1 << 30)
         return rf_err_set(err, RF_EINVAL, "message sizes %llu to %llu bytes: 8 B to 1 GiB allowed",
-                          (unsigned long long)plan->min_bytes,
-                          (unsigned long long)plan->max_bytes);
+                          (unsigned long long)plan->min_bytes, (unsigned long long)plan->max_bytes);
     bufs b = {malloc(plan->max_bytes), malloc(plan->max_bytes)};
     rf_status s = RF_OK;
     if (!b.send || !b.recv)
@@ -191,16 +197,18 @@ rf_status rf_mpi_links(rf_mpi *m, const rf_mpi_links_plan *plan, rf_mpi_progress
         memset(b.recv, 0, plan->max_bytes);
     }
     int per_class = RF_LINK_FIT_KINDS * sizes_of(plan);
-    run u = {.plan = plan, .progress = progress, .user = user,
-             .total = per_class * ((int)intra + (int)inter), .report = m->rank == 0};
+    run u = {.plan = plan,
+             .progress = progress,
+             .user = user,
+             .total = per_class * ((int)intra + (int)inter),
+             .report = m->rank == 0};
     if (!s && intra) {
-        klass k = {.cls = RF_LINK_INTRA, .comm = m->node, .timing = MPI_COMM_WORLD,
-                   .ranks = m->node_size};
+        klass k = {
+            .cls = RF_LINK_INTRA, .comm = m->node, .timing = MPI_COMM_WORLD, .ranks = m->node_size};
         s = measure_class(&u, &k, &b, c, err);
     }
     if (!s && inter && m->node_rank == 0) { /* one rank a node; the rest wait below */
-        klass k = {.cls = RF_LINK_INTER, .comm = m->across, .timing = m->across,
-                   .ranks = m->nodes};
+        klass k = {.cls = RF_LINK_INTER, .comm = m->across, .timing = m->across, .ranks = m->nodes};
         s = measure_class(&u, &k, &b, c, err);
     }
     free(b.send);

@@ -41,12 +41,12 @@ void rf_mpi_close(rf_mpi *m);
  * written its one line. Does not return. */
 void rf_mpi_abort(rf_mpi *m, int code);
 
-int rf_mpi_rank(const rf_mpi *m);       /* in MPI_COMM_WORLD               */
-int rf_mpi_size(const rf_mpi *m);       /* ranks in all                    */
-int rf_mpi_node(const rf_mpi *m);       /* this rank's node, 0 .. nodes-1  */
-int rf_mpi_nodes(const rf_mpi *m);      /* nodes                           */
-int rf_mpi_node_rank(const rf_mpi *m);  /* its index among its node's ranks */
-int rf_mpi_node_size(const rf_mpi *m);  /* ranks on its node               */
+int rf_mpi_rank(const rf_mpi *m);            /* in MPI_COMM_WORLD               */
+int rf_mpi_size(const rf_mpi *m);            /* ranks in all                    */
+int rf_mpi_node(const rf_mpi *m);            /* this rank's node, 0 .. nodes-1  */
+int rf_mpi_nodes(const rf_mpi *m);           /* nodes                           */
+int rf_mpi_node_rank(const rf_mpi *m);       /* its index among its node's ranks */
+int rf_mpi_node_size(const rf_mpi *m);       /* ranks on its node               */
 const char *rf_mpi_library(const rf_mpi *m); /* "Open MPI v4.1.4, ..."     */
 
 /* This node's roof, measured once by its ranks as one team: its first rank
@@ -58,15 +58,14 @@ const char *rf_mpi_library(const rf_mpi *m); /* "Open MPI v4.1.4, ..."     */
  * and no rank competes with it for cores or memory. Fills *out on the
  * first rank of each node; the others' *out is untouched. Every rank
  * calls it. The lab's errors are returned on the rank that ran it. */
-rf_status rf_mpi_node_roof(rf_mpi *m, const rf_measure_opts *o, rf_hw_profile *out,
-                           rf_err *err);
+rf_status rf_mpi_node_roof(rf_mpi *m, const rf_measure_opts *o, rf_hw_profile *out, rf_err *err);
 
 /* What one rank knows of its node, for rf_mpi_gather_nodes: the first rank
  * of a node gives the CPU roof; any rank that measured a GPU gives its roof
  * with gpu set. */
 typedef struct rf_mpi_rank_roof {
-    bool gpu;                       /* a GPU of this rank was measured      */
-    bool cpu;                       /* the node's CPU roof (node rank 0)    */
+    bool gpu; /* a GPU of this rank was measured      */
+    bool cpu; /* the node's CPU roof (node rank 0)    */
     double bandwidth_bytes_per_s;
     double peak_flops_per_s[RF_DTYPE_COUNT];
 } rf_mpi_rank_roof;
@@ -75,8 +74,7 @@ typedef struct rf_mpi_rank_roof {
  * ranks, devices = ranks that measured a GPU, the roof: the slowest GPU's
  * figures where the node has any, else its CPU's) and mpi. Every rank
  * calls it; c is filled on rank 0 only. */
-rf_status rf_mpi_gather_nodes(rf_mpi *m, const rf_mpi_rank_roof *mine, rf_cluster *c,
-                              rf_err *err);
+rf_status rf_mpi_gather_nodes(rf_mpi *m, const rf_mpi_rank_roof *mine, rf_cluster *c, rf_err *err);
 
 /* How the collectives are timed (rf_mpi_links_plan). */
 typedef struct rf_mpi_links_plan {

@@ -10,10 +10,7 @@
 
 #include "mpi_internal.h"
 
-bool rf_mpi_built(void)
-{
-    return true;
-}
+bool rf_mpi_built(void) { return true; }
 
 rf_status rf__mpi_check(int rc, const char *what, rf_err *err)
 {
@@ -42,9 +39,9 @@ rf_status rf_mpi_open(int *argc, char ***argv, rf_mpi **out, rf_err *err)
     int len = 0;
     MPI_Get_library_version(m->library, &len);
     m->library[strcspn(m->library, "\n")] = 0;
-    rf_status s = rf__mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m->rank,
-                                                    MPI_INFO_NULL, &m->node),
-                                "MPI_Comm_split_type (ranks by node)", err);
+    rf_status s = rf__mpi_check(
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &m->node),
+        "MPI_Comm_split_type (ranks by node)", err);
     if (!s) {
         MPI_Comm_rank(m->node, &m->node_rank);
         MPI_Comm_size(m->node, &m->node_size);
@@ -60,9 +57,9 @@ rf_status rf_mpi_open(int *argc, char ***argv, rf_mpi **out, rf_err *err)
     if (!s)
         s = rf__mpi_check(MPI_Bcast(&m->nodes, 1, MPI_INT, 0, m->node), "MPI_Bcast", err);
     if (!s)
-        s = rf__mpi_check(MPI_Allreduce(&m->node_size, &m->min_node_size, 1, MPI_INT, MPI_MIN,
-                                        MPI_COMM_WORLD),
-                          "MPI_Allreduce", err);
+        s = rf__mpi_check(
+            MPI_Allreduce(&m->node_size, &m->min_node_size, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD),
+            "MPI_Allreduce", err);
     if (s) {
         rf_mpi_close(m);
         return s;
@@ -123,9 +120,9 @@ static rf_status join_cpus(rf_mpi *m, cpu_set_t *was, bool *changed, rf_err *err
     *was = mine;
     if (m->node_rank == 0 && !(all = calloc((size_t)m->node_size, sizeof *all)))
         return rf_err_set(err, RF_ENOMEM, "out of memory for %d affinity masks", m->node_size);
-    rf_status s = rf__mpi_check(MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all,
-                                           (int)sizeof mine, MPI_BYTE, 0, m->node),
-                                "MPI_Gather (the node's CPUs)", err);
+    rf_status s = rf__mpi_check(
+        MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, m->node),
+        "MPI_Gather (the node's CPUs)", err);
     if (!s && m->node_rank == 0) {
         cpu_set_t joined;
         CPU_ZERO(&joined);
@@ -133,8 +130,7 @@ static rf_status join_cpus(rf_mpi *m, cpu_set_t *was, bool *changed, rf_err *err
             CPU_OR(&joined, &joined, &all[i]);
         if (!CPU_EQUAL(&joined, &mine)) {
             if (sched_setaffinity(0, sizeof joined, &joined) != 0)
-                s = rf_err_set(err, RF_EIO, "cannot run on the node's %d CPUs",
-                               CPU_COUNT(&joined));
+                s = rf_err_set(err, RF_EIO, "cannot run on the node's %d CPUs", CPU_COUNT(&joined));
             else
                 *changed = true;
         }
@@ -143,8 +139,7 @@ static rf_status join_cpus(rf_mpi *m, cpu_set_t *was, bool *changed, rf_err *err
     return s;
 }
 
-rf_status rf_mpi_node_roof(rf_mpi *m, const rf_measure_opts *o, rf_hw_profile *out,
-                           rf_err *err)
+rf_status rf_mpi_node_roof(rf_mpi *m, const rf_measure_opts *o, rf_hw_profile *out, rf_err *err)
 {
     cpu_set_t was;
     bool changed = false;
@@ -192,17 +187,15 @@ static void merge(rf_cluster *c, const rank_entry *all, int size)
             lower(n, &e->roof, n->devices++ == 0);
     }
     for (int i = 0; i < size; i++) /* a node without GPUs: its CPU's roof */
-        if (all[i].roof.cpu && all[i].node < RF_CLUSTER_MAX_NODES &&
-            !c->nodes[all[i].node].devices)
+        if (all[i].roof.cpu && all[i].node < RF_CLUSTER_MAX_NODES && !c->nodes[all[i].node].devices)
             lower(&c->nodes[all[i].node], &all[i].roof, true);
 }
 
-rf_status rf_mpi_gather_nodes(rf_mpi *m, const rf_mpi_rank_roof *mine, rf_cluster *c,
-                              rf_err *err)
+rf_status rf_mpi_gather_nodes(rf_mpi *m, const rf_mpi_rank_roof *mine, rf_cluster *c, rf_err *err)
 {
     if (m->nodes > RF_CLUSTER_MAX_NODES)
-        return rf_err_set(err, RF_ERANGE, "%d nodes: a cluster profile holds at most %d",
-                          m->nodes, RF_CLUSTER_MAX_NODES);
+        return rf_err_set(err, RF_ERANGE, "%d nodes: a cluster profile holds at most %d", m->nodes,
+                          RF_CLUSTER_MAX_NODES);
     rank_entry me = {.node = m->node_index, .node_rank = m->node_rank, .roof = *mine};
     int len = 0;
     char host[MPI_MAX_PROCESSOR_NAME] = "";
@@ -211,9 +204,9 @@ rf_status rf_mpi_gather_nodes(rf_mpi *m, const rf_mpi_rank_roof *mine, rf_cluste
     rank_entry *all = NULL;
     if (m->rank == 0 && !(all = calloc((size_t)m->size, sizeof *all)))
         return rf_err_set(err, RF_ENOMEM, "out of memory for %d ranks' roofs", m->size);
-    rf_status s = rf__mpi_check(MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me,
-                                           MPI_BYTE, 0, MPI_COMM_WORLD),
-                                "MPI_Gather (the ranks' roofs)", err);
+    rf_status s = rf__mpi_check(
+        MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD),
+        "MPI_Gather (the ranks' roofs)", err);
     if (!s && m->rank == 0) {
         c->ranks = m->size;
         c->n_nodes = 0;

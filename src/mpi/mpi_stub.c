@@ -4,10 +4,7 @@
 
 #include "mpi_measure.h"
 
-bool rf_mpi_built(void)
-{
-    return false;
-}
+bool rf_mpi_built(void) { return false; }
 
 rf_status rf_mpi_open(int *argc, char ***argv, rf_mpi **out, rf_err *err)
 {
@@ -20,10 +17,7 @@ rf_status rf_mpi_open(int *argc, char ***argv, rf_mpi **out, rf_err *err)
 }
 
 /* Nothing below is reached: no session exists without rf_mpi_open. */
-void rf_mpi_close(rf_mpi *m)
-{
-    (void)m;
-}
+void rf_mpi_close(rf_mpi *m) { (void)m; }
 
 void rf_mpi_abort(rf_mpi *m, int code)
 {
@@ -31,16 +25,43 @@ void rf_mpi_abort(rf_mpi *m, int code)
     exit(code);
 }
 
-int rf_mpi_rank(const rf_mpi *m) { (void)m; return 0; }
-int rf_mpi_size(const rf_mpi *m) { (void)m; return 1; }
-int rf_mpi_node(const rf_mpi *m) { (void)m; return 0; }
-int rf_mpi_nodes(const rf_mpi *m) { (void)m; return 1; }
-int rf_mpi_node_rank(const rf_mpi *m) { (void)m; return 0; }
-int rf_mpi_node_size(const rf_mpi *m) { (void)m; return 1; }
-const char *rf_mpi_library(const rf_mpi *m) { (void)m; return ""; }
+int rf_mpi_rank(const rf_mpi *m)
+{
+    (void)m;
+    return 0;
+}
+int rf_mpi_size(const rf_mpi *m)
+{
+    (void)m;
+    return 1;
+}
+int rf_mpi_node(const rf_mpi *m)
+{
+    (void)m;
+    return 0;
+}
+int rf_mpi_nodes(const rf_mpi *m)
+{
+    (void)m;
+    return 1;
+}
+int rf_mpi_node_rank(const rf_mpi *m)
+{
+    (void)m;
+    return 0;
+}
+int rf_mpi_node_size(const rf_mpi *m)
+{
+    (void)m;
+    return 1;
+}
+const char *rf_mpi_library(const rf_mpi *m)
+{
+    (void)m;
+    return "";
+}
 
-rf_status rf_mpi_node_roof(rf_mpi *m, const rf_measure_opts *o, rf_hw_profile *out,
-                           rf_err *err)
+rf_status rf_mpi_node_roof(rf_mpi *m, const rf_measure_opts *o, rf_hw_profile *out, rf_err *err)
 {
     (void)m;
     (void)o;
@@ -48,8 +69,7 @@ rf_status rf_mpi_node_roof(rf_mpi *m, const rf_measure_opts *o, rf_hw_profile *o
     return rf_err_set(err, RF_EUNAVAIL, "built without MPI");
 }
 
-rf_status rf_mpi_gather_nodes(rf_mpi *m, const rf_mpi_rank_roof *mine, rf_cluster *c,
-                              rf_err *err)
+rf_status rf_mpi_gather_nodes(rf_mpi *m, const rf_mpi_rank_roof *mine, rf_cluster *c, rf_err *err)
 {
     (void)m;
     (void)mine;

@@ -8,14 +8,16 @@
 #include "plot_impl.h"
 
 rf_status rf_batch_chart_build(rf_batch_chart *c, const rf_model *m, const rf_step_opts *decode,
-                               const rf_roof *roof, int64_t max_batch,
-                               double capacity_sequences, rf_err *err)
+                               const rf_roof *roof, int64_t max_batch, double capacity_sequences,
+                               rf_err *err)
 {
     if (max_batch < 0)
         return rf_err_set(err, RF_EINVAL, "batch sweep: largest batch must be >= 1 (got %lld)",
                           (long long)max_batch);
     if (max_batch == 0)
-        max_batch = capacity_sequences > 512 ? (int64_t)ceil(fmin(2 * capacity_sequences, (double)RF_DIM_MAX)) : 1024;
+        max_batch = capacity_sequences > 512
+                        ? (int64_t)ceil(fmin(2 * capacity_sequences, (double)RF_DIM_MAX))
+                        : 1024;
     memset(c, 0, sizeof *c);
     c->width_px = 900;
     c->height_px = 440;

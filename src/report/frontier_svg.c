@@ -40,10 +40,7 @@ static void text(rf_buf *b, const char *s)
     }
 }
 
-static double lat(const rf_frontier_point *p, int which)
-{
-    return which ? p->ttft_s : p->tpot_s;
-}
+static double lat(const rf_frontier_point *p, int which) { return which ? p->ttft_s : p->tpot_s; }
 
 static bool front(const rf_frontier_point *p, int which)
 {
@@ -63,7 +60,7 @@ static void tick_label(rf_buf *b, double s)
 
 /* The plot area and its two log axes. */
 typedef struct frame {
-    axis ax, ay;            /* latency (s), output tokens/s */
+    axis ax, ay;           /* latency (s), output tokens/s */
     double x0, x1, y0, y1; /* plot area, px: left, right, bottom, top */
 } frame;
 
@@ -172,13 +169,13 @@ static void write_marks(rf_buf *out, const frame *f, const rf_frontier_point *p,
         rf_buf_printf(out,
                       "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\" stroke=\"#333\"/>\n"
                       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s, B = %lld</text>\n",
-                      x, y, k ? x + 10 : x - 10, k ? y + 22 : y - 10, k ? "start" : "end",
-                      name[k], (long long)q->batch);
+                      x, y, k ? x + 10 : x - 10, k ? y + 22 : y - 10, k ? "start" : "end", name[k],
+                      (long long)q->batch);
     }
 }
 
-rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n,
-                                const rf_frontier_marks *mk, rf_buf *out, rf_err *err)
+rf_status rf_frontier_svg_write(const rf_frontier_point *p, size_t n, const rf_frontier_marks *mk,
+                                rf_buf *out, rf_err *err)
 {
     if (!n)
         return rf_err_set(err, RF_EINVAL, "frontier figure: no points");

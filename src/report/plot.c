@@ -50,8 +50,8 @@ double rf_plot_y_px(const rf_plot_axes *a, double flops_per_s)
 
 /* ---- geometry in canvas px ------------------------------------------------ */
 /* plot_impl.h (Liang-Barsky) */
-bool rf__clip(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin,
-              double xmax, double ymax)
+bool rf__clip(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin, double xmax,
+              double ymax)
 {
     double t0 = 0, t1 = 1, dx = *x1 - *x0, dy = *y1 - *y0;
     double pq[4][2] = {{-dx, *x0 - xmin}, {dx, xmax - *x0}, {-dy, *y0 - ymin}, {dy, ymax - *y0}};
@@ -90,8 +90,8 @@ bool rf__plot_line_px(const rf_plot *p, const rf_plot_line *l, double xy[4])
     double v = rf__lg(l->value);
     xy[1] = rf__plot_y_lg(a, l->sloped ? rf__lg(i0) + v : v);
     xy[3] = rf__plot_y_lg(a, l->sloped ? rf__lg(i1) + v : v);
-    return rf__clip(&xy[0], &xy[1], &xy[2], &xy[3], a->left_px, a->top_px,
-                    a->left_px + a->width_px, a->top_px + a->height_px);
+    return rf__clip(&xy[0], &xy[1], &xy[2], &xy[3], a->left_px, a->top_px, a->left_px + a->width_px,
+                    a->top_px + a->height_px);
 }
 
 /* ---- building ------------------------------------------------------------- */
@@ -123,8 +123,8 @@ static void add_line(rf_plot *p, rf_plot_role role, bool sloped, double value, d
     if (p->n_lines >= RF_PLOT_MAX_LINES)
         return; /* cannot happen: main 2 + other dtypes + measured 1 + dtypes < 24 */
     rf_plot_line *l = &p->lines[p->n_lines++];
-    *l = (rf_plot_line){.role = role, .sloped = sloped, .value = value,
-                        .from_intensity = from, .to_intensity = to};
+    *l = (rf_plot_line){
+        .role = role, .sloped = sloped, .value = value, .from_intensity = from, .to_intensity = to};
     snprintf(l->label, sizeof l->label, "%s", label);
 }
 
@@ -145,7 +145,8 @@ static void peak_names(const rf_hw *hw, double peak, bool ints, bool *done, char
             continue;
         done[k] = true;
         first = first == RF_DTYPE_COUNT ? (rf_dtype_kind)k : first;
-        n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? "/" : "", rf_dtype_name((rf_dtype_kind)k));
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? "/" : "",
+                              rf_dtype_name((rf_dtype_kind)k));
     }
     if (first != RF_DTYPE_COUNT && n < cap) {
         char rate[48];
@@ -205,8 +206,8 @@ void rf_plot_describe(rf_plot *p, const char *model, const char *hw, const rf_st
     const char *mask = prefill && prefill->causal ? ", causal" : ", full T x T attention";
     if (prefill && prefill->context)
         snprintf(pre, sizeof pre, "prefill: B = %lld, T = %lld after s = %lld%s",
-                 (long long)prefill->batch, (long long)prefill->tokens,
-                 (long long)prefill->context, mask);
+                 (long long)prefill->batch, (long long)prefill->tokens, (long long)prefill->context,
+                 mask);
     else if (prefill)
         snprintf(pre, sizeof pre, "prefill: B = %lld, T = %lld%s", (long long)prefill->batch,
                  (long long)prefill->tokens, mask);
@@ -265,8 +266,10 @@ double rf__marker_r(const rf_plot_point *q)
 /* The plot's main roof, as rf_roof_place takes it. */
 static rf_roof plot_roof(const rf_plot *p)
 {
-    return (rf_roof){.math = p->math, .peak_flops_per_s = p->peak_flops_per_s,
-                     .bw_bytes_per_s = p->bw_bytes_per_s, .ridge = p->ridge};
+    return (rf_roof){.math = p->math,
+                     .peak_flops_per_s = p->peak_flops_per_s,
+                     .bw_bytes_per_s = p->bw_bytes_per_s,
+                     .ridge = p->ridge};
 }
 
 /* One operator's point in the series of phase, its share of floor_s; an
@@ -310,7 +313,10 @@ rf_status rf_plot_add_step(rf_plot *p, const rf_step *st, rf_phase phase, rf_err
 }
 
 /* ---- many devices ------------------------------------------------------------ */
-double rf_plot_coll_intensity(double act_bytes) { return act_bytes > 0 ? 1 / (2 * act_bytes) : 0.5; }
+double rf_plot_coll_intensity(double act_bytes)
+{
+    return act_bytes > 0 ? 1 / (2 * act_bytes) : 0.5;
+}
 
 /* The roof of the link c crosses, once a link: sloped at its bandwidth up
  * to the main compute peak (a reduction's adds run on the device). */
@@ -429,9 +435,9 @@ rf_status rf_plot_add_measured(rf_plot *p, const rf_measured *m, rf_err *err)
         rf_plot_point *q = new_point(p, op->name, err);
         if (!q)
             return RF_ERANGE;
-        q->series = !op->has_phase            ? RF_SERIES_OTHER
+        q->series = !op->has_phase           ? RF_SERIES_OTHER
                     : op->phase == RF_DECODE ? RF_SERIES_DECODE
-                                              : RF_SERIES_PREFILL;
+                                             : RF_SERIES_PREFILL;
         q->measured = true;
         q->intensity = intensity;
         q->flops_per_s = fps;
@@ -495,8 +501,9 @@ static void fit_x(rf_plot *p)
     double W = p->axes.width_px;
     for (size_t i = 0; i < p->n_lines; i++) {
         const rf_plot_line *l = &p->lines[i];
-        double need = rf_plot_text_px(l->label, l->role == RF_PLOT_MAIN ? RF__FONT_LABEL
-                                                                         : RF__FONT_SMALL) + 16;
+        double need =
+            rf_plot_text_px(l->label, l->role == RF_PLOT_MAIN ? RF__FONT_LABEL : RF__FONT_SMALL) +
+            16;
         double a = rf__lg(l->from_intensity);
         if (!is_flat(l) || !(l->from_intensity > 0) || a < e0 || a > e1 || W <= need)
             continue;
@@ -535,7 +542,8 @@ static void fit_y(rf_plot *p)
 static void mark_off_axes(rf_plot *p)
 {
     const rf_plot_axes *a = &p->axes;
-    double x0 = rf__lg(a->x_min), x1 = rf__lg(a->x_max), y0 = rf__lg(a->y_min), y1 = rf__lg(a->y_max);
+    double x0 = rf__lg(a->x_min), x1 = rf__lg(a->x_max), y0 = rf__lg(a->y_min),
+           y1 = rf__lg(a->y_max);
     for (size_t i = 0; i < p->n_points; i++) {
         rf_plot_point *q = &p->points[i];
         double x = rf__lg(q->intensity), y = rf__lg(q->flops_per_s);
@@ -581,8 +589,8 @@ static void fit_footnote(rf_plot *p, bool measured)
         if (p->points[i].collective) { /* rf_plot_add_layout's convention */
             snprintf(p->footnote + n, cap - n,
                      "%scollectives (triangles) at I = %.3g, an all-reduce's adds a byte moved, "
-                     "and I x the link bandwidth they attain", n ? " \xc2\xb7 " : "",
-                     p->points[i].intensity);
+                     "and I x the link bandwidth they attain",
+                     n ? " \xc2\xb7 " : "", p->points[i].intensity);
             break;
         }
 }

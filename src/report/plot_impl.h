@@ -39,8 +39,8 @@ bool rf__dtype_counts_ops(rf_dtype_kind k);
 
 /* Clip the segment (x0, y0)-(x1, y1) to [xmin, xmax] x [ymin, ymax];
  * false if nothing of it is left. */
-bool rf__clip(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin,
-              double xmax, double ymax);
+bool rf__clip(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin, double xmax,
+              double ymax);
 
 /* A roof segment in canvas px, clipped to the plot area; false when none
  * of it is visible. */
@@ -58,8 +58,8 @@ char *rf__ridge_text(double ridge, char out[32]);
  * 'I' FLOP/byte, 's' seconds, 't' tokens/s, 'b' a batch (plain). */
 void rf__decade_label(int e, char kind, char *out, size_t cap);
 
-#define RF__LEGEND_ROW 160 /* bytes of one legend row */
-#define RF__LEGEND_ROWS 11 /* rows of the legend at most */
+#define RF__LEGEND_ROW 160   /* bytes of one legend row */
+#define RF__LEGEND_ROWS 11   /* rows of the legend at most */
 #define RF__LEGEND_SHARE 0.1 /* share of the legend's sample marker */
 
 /* The legend's rows of a figure: text and kind (0..2 a series, 3 measured

@@ -13,7 +13,7 @@
 /* ---- geometry --------------------------------------------------------------- */
 typedef struct seg {
     double x0, y0, x1, y1;
-    bool leader; /* a label's leader: no other label may cross it */
+    bool leader;           /* a label's leader: no other label may cross it */
     double own_hw, own_hh; /* a leader: half sizes of the markers it starts
                               on (at x0, y0), which it may cross          */
 } seg;
@@ -30,7 +30,8 @@ static void project_on(const rf_plot_box *b, const double u[2], const double v[2
                        const double d[2], double *lo, double *hi)
 {
     double c = b->cx * d[0] + b->cy * d[1];
-    double r = fabs(u[0] * d[0] + u[1] * d[1]) * b->w / 2 + fabs(v[0] * d[0] + v[1] * d[1]) * b->h / 2;
+    double r =
+        fabs(u[0] * d[0] + u[1] * d[1]) * b->w / 2 + fabs(v[0] * d[0] + v[1] * d[1]) * b->h / 2;
     *lo = c - r;
     *hi = c + r;
 }
@@ -83,13 +84,13 @@ static bool seg_hits_box(const seg *s, const rf_plot_box *b)
 typedef struct placer {
     const rf_plot *p;
     rf_plot_layout *out;
-    rf_plot_box area;       /* where labels may go (the plot area, inset)  */
-    seg segs[MAX_SEGS];     /* lines a label should rather not cross        */
+    rf_plot_box area;   /* where labels may go (the plot area, inset)  */
+    seg segs[MAX_SEGS]; /* lines a label should rather not cross        */
     size_t n_segs;
-    size_t n_markers;       /* points + the ridge                           */
+    size_t n_markers; /* points + the ridge                           */
     bool has_legend;
-    size_t n_lost_points;   /* operator labels that found no place          */
-    size_t n_lost_lines;    /* roof labels that found none                  */
+    size_t n_lost_points; /* operator labels that found no place          */
+    size_t n_lost_lines;  /* roof labels that found none                  */
 } placer;
 
 static bool inside(const placer *pl, const rf_plot_box *b)
@@ -98,7 +99,8 @@ static bool inside(const placer *pl, const rf_plot_box *b)
     axes_of(b, u, v);
     double rx = fabs(u[0]) * b->w / 2 + fabs(v[0]) * b->h / 2;
     double ry = fabs(u[1]) * b->w / 2 + fabs(v[1]) * b->h / 2;
-    return b->cx - rx >= pl->area.cx - pl->area.w / 2 && b->cx + rx <= pl->area.cx + pl->area.w / 2 &&
+    return b->cx - rx >= pl->area.cx - pl->area.w / 2 &&
+           b->cx + rx <= pl->area.cx + pl->area.w / 2 &&
            b->cy - ry >= pl->area.cy - pl->area.h / 2 && b->cy + ry <= pl->area.cy + pl->area.h / 2;
 }
 
@@ -149,8 +151,8 @@ static void note_unlabelled(placer *pl, const rf_plot_label *l)
     pl->n_lost_lines += l->kind == RF_LABEL_LINE;
     size_t n = strlen(o->unlabelled);
     for (int i = 0; i < l->n_text && n < sizeof o->unlabelled; i++)
-        n += (size_t)snprintf(o->unlabelled + n, sizeof o->unlabelled - n, "%s%s",
-                              n ? "; " : "", l->text[i]);
+        n += (size_t)snprintf(o->unlabelled + n, sizeof o->unlabelled - n, "%s%s", n ? "; " : "",
+                              l->text[i]);
 }
 
 static void label_size(rf_plot_label *l)
@@ -194,8 +196,10 @@ static double text_gap(const rf_plot_label *l, double *ex, double *ey)
         double x0, x1;
         rf__label_line_x(l, i, &x0, &x1);
         double y0 = top + i * RF__LINE_PX, y1 = y0 + RF__LINE_PX;
-        double dx = fmax(0, fmax(x0 - (l->anchor_x + l->anchor_hw), (l->anchor_x - l->anchor_hw) - x1));
-        double dy = fmax(0, fmax(y0 - (l->anchor_y + l->anchor_hh), (l->anchor_y - l->anchor_hh) - y1));
+        double dx =
+            fmax(0, fmax(x0 - (l->anchor_x + l->anchor_hw), (l->anchor_x - l->anchor_hw) - x1));
+        double dy =
+            fmax(0, fmax(y0 - (l->anchor_y + l->anchor_hh), (l->anchor_y - l->anchor_hh) - y1));
         double g = hypot(dx, dy);
         if (g < best) {
             best = g;
@@ -208,9 +212,8 @@ static double text_gap(const rf_plot_label *l, double *ex, double *ey)
 
 /* Directions tried around an anchor, in order of preference (screen y down). */
 static const double dirs[][2] = {
-    {1, 0},  {-1, 0}, {1, -1}, {1, 1},  {-1, -1}, {-1, 1}, {0, -1}, {0, 1},
-    {2, -1}, {2, 1},  {-2, -1}, {-2, 1}, {1, -2},  {1, 2},  {-1, -2}, {-1, 2},
-    {3, -1}, {3, 1},  {-3, -1}, {-3, 1},
+    {1, 0},   {-1, 0}, {1, -1}, {1, 1}, {-1, -1}, {-1, 1}, {0, -1}, {0, 1}, {2, -1},  {2, 1},
+    {-2, -1}, {-2, 1}, {1, -2}, {1, 2}, {-1, -2}, {-1, 2}, {3, -1}, {3, 1}, {-3, -1}, {-3, 1},
 };
 static const double radii[] = {3, 8, 16, 28, 44, 64, 88, 118, 156, 200, 250};
 
@@ -254,8 +257,8 @@ static void names_of(const rf_plot *p, const int *member, size_t n, rf_plot_seri
                      size_t cap)
 {
     struct group {
-        char key[24];       /* "_proj" (a suffix), "expert_" (a prefix), or a whole name */
-        char parts[160];    /* what differs, '/'-separated                           */
+        char key[24];    /* "_proj" (a suffix), "expert_" (a prefix), or a whole name */
+        char parts[160]; /* what differs, '/'-separated                           */
         char first[RF_MEASURED_NAME_MAX];
         size_t n, len;
     } g[MAX_GROUPS];
@@ -316,7 +319,6 @@ static void names_of(const rf_plot *p, const int *member, size_t n, rf_plot_seri
     }
 }
 
-
 static const char *const phase_word[3] = {"decode", "prefill", "no phase"};
 
 /* A cluster's label: its names by series, a line or more each (at most
@@ -344,7 +346,7 @@ static void cluster_label(const rf_plot *p, const int *member, size_t n, rf_plot
         int last = RF_PLOT_LABEL_LINES - (ns - k); /* a line kept for each later series */
         while (text[0] && l->n_text <= last) {
             rf__take_line(text, l->text[l->n_text], sizeof l->text[0], l->font_px, 280,
-                      l->n_text == last);
+                          l->n_text == last);
             l->color[l->n_text++] = (rf_plot_series)series[k];
         }
     }
@@ -463,7 +465,9 @@ static void place_line_label(placer *pl, size_t li)
     double xy[4];
     if (!rf__plot_line_px(pl->p, line, xy))
         return;
-    rf_plot_label l = {.kind = RF_LABEL_LINE, .index = li, .n_text = 1,
+    rf_plot_label l = {.kind = RF_LABEL_LINE,
+                       .index = li,
+                       .n_text = 1,
                        .font_px = line->role == RF_PLOT_MAIN ? RF__FONT_LABEL : RF__FONT_SMALL};
     snprintf(l.text[0], sizeof l.text[0], "%s", line->label);
     label_size(&l);
@@ -508,8 +512,10 @@ static void layout_markers(placer *pl)
     const rf_plot *p = pl->p;
     const rf_plot_axes *a = &p->axes;
     rf_plot_layout *out = pl->out;
-    pl->area = (rf_plot_box){.cx = a->left_px + a->width_px / 2, .cy = a->top_px + a->height_px / 2,
-                             .w = a->width_px - 4, .h = a->height_px - 4};
+    pl->area = (rf_plot_box){.cx = a->left_px + a->width_px / 2,
+                             .cy = a->top_px + a->height_px / 2,
+                             .w = a->width_px - 4,
+                             .h = a->height_px - 4};
     for (size_t i = 0; i < p->n_points; i++) {
         const rf_plot_point *q = &p->points[i];
         double d = 2 * rf__marker_r(q) + 1.4; /* the white outline too */
@@ -518,7 +524,9 @@ static void layout_markers(placer *pl)
         double w = q->collective ? 2 * 1.347 * rf__marker_r(q) + 1.4 : d;
         double h = q->collective ? 2 * 1.555 * rf__marker_r(q) + 1.4 : d;
         out->markers[i] = (rf_plot_box){.cx = rf_plot_x_px(a, q->intensity),
-                                        .cy = rf_plot_y_px(a, q->flops_per_s), .w = w, .h = h};
+                                        .cy = rf_plot_y_px(a, q->flops_per_s),
+                                        .w = w,
+                                        .h = h};
         if (q->off_axes) /* not drawn: nothing to keep clear of */
             out->markers[i] = (rf_plot_box){.cx = -1e4, .cy = -1e4};
         out->label_of[i] = -1;
@@ -534,9 +542,8 @@ static void layout_markers(placer *pl)
     add_seg(pl, rx, ry, rx, a->top_px + a->height_px, false);
     for (size_t i = 0; i < p->n_points; i++)
         if (p->points[i].match >= 0 && !p->points[i].off_axes)
-            add_seg(pl, out->markers[i].cx, out->markers[i].cy,
-                    out->markers[p->points[i].match].cx, out->markers[p->points[i].match].cy,
-                    false);
+            add_seg(pl, out->markers[i].cx, out->markers[i].cy, out->markers[p->points[i].match].cx,
+                    out->markers[p->points[i].match].cy, false);
 }
 
 /* Which side of the ridge is which: "<- memory-bound" left of its drop
@@ -578,11 +585,15 @@ static void place_ridge(placer *pl)
     const rf_plot *p = pl->p;
     const rf_plot_axes *a = &p->axes;
     double rx = rf_plot_x_px(a, p->ridge), ry = rf_plot_y_px(a, p->peak_flops_per_s);
-    rf_plot_label ridge = {.kind = RF_LABEL_RIDGE, .n_text = 1, .font_px = RF__FONT_LABEL,
-                           .anchor_x = rx, .anchor_y = ry};
+    rf_plot_label ridge = {.kind = RF_LABEL_RIDGE,
+                           .n_text = 1,
+                           .font_px = RF__FONT_LABEL,
+                           .anchor_x = rx,
+                           .anchor_y = ry};
     const char *unit = rf__dtype_counts_ops(p->math) ? "OP/B" : "FLOP/B";
     char num[32];
-    snprintf(ridge.text[0], sizeof ridge.text[0], "ridge %s %s", rf__ridge_text(p->ridge, num), unit);
+    snprintf(ridge.text[0], sizeof ridge.text[0], "ridge %s %s", rf__ridge_text(p->ridge, num),
+             unit);
     place_near(pl, &ridge, rx, ry, 6.5, 6.5, 4 /* up-left: above the roof */);
     place_sides(pl, rx, ry);
 }

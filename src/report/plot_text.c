@@ -7,13 +7,12 @@
 
 /* DejaVu Sans advance widths of ASCII 32..126, in 1/2048 em. */
 static const unsigned short dejavu[95] = {
-    651,  821,  942,  1716, 1303, 1946, 1597, 563,  799,  799,  1024, 1716, 651,  739,
-    651,  690,  1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 690,  690,
-    1716, 1716, 1716, 1087, 2048, 1401, 1405, 1430, 1577, 1294, 1178, 1587, 1540, 604,
-    604,  1343, 1141, 1767, 1532, 1612, 1235, 1612, 1423, 1300, 1251, 1499, 1401, 2025,
-    1403, 1251, 1403, 799,  690,  799,  1716, 1024, 1024, 1255, 1300, 1126, 1300, 1260,
-    721,  1300, 1298, 569,  569,  1186, 569,  1995, 1298, 1253, 1300, 1300, 842,  1067,
-    803,  1298, 1212, 1675, 1212, 1212, 1075, 1303, 690,  1303, 1716};
+    651,  821,  942,  1716, 1303, 1946, 1597, 563,  799,  799,  1024, 1716, 651,  739,  651,  690,
+    1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 690,  690,  1716, 1716, 1716, 1087,
+    2048, 1401, 1405, 1430, 1577, 1294, 1178, 1587, 1540, 604,  604,  1343, 1141, 1767, 1532, 1612,
+    1235, 1612, 1423, 1300, 1251, 1499, 1401, 2025, 1403, 1251, 1403, 799,  690,  799,  1716, 1024,
+    1024, 1255, 1300, 1126, 1300, 1260, 721,  1300, 1298, 569,  569,  1186, 569,  1995, 1298, 1253,
+    1300, 1300, 842,  1067, 803,  1298, 1212, 1675, 1212, 1212, 1075, 1303, 690,  1303, 1716};
 
 /* Width of one byte in 1/2048 em: ASCII from the table, a multi-byte
  * character counted wide once (on its lead byte). */
@@ -35,8 +34,7 @@ double rf_plot_text_px(const char *s, double font_px)
 /* The cut of text for a line of at most room px (in 1/2048 em: lim): the
  * last place that fits where prefer starts, else the last space; *skip:
  * the bytes of the separator dropped there. 0 when no such place fits. */
-static size_t last_fit(const char *text, double lim, const char *prefer, size_t *skip,
-                       size_t *fit)
+static size_t last_fit(const char *text, double lim, const char *prefer, size_t *skip, size_t *fit)
 {
     size_t plen = prefer ? strlen(prefer) : 0, pref = 0, space = 0;
     double w = 0;

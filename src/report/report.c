@@ -189,8 +189,7 @@ void rf_report_table(rf_report *r, const char *key, const char *label)
 
 static rf__block *table(rf_report *r)
 {
-    return r->n_blocks && r->blocks[r->n_blocks - 1].is_table ? &r->blocks[r->n_blocks - 1]
-                                                               : NULL;
+    return r->n_blocks && r->blocks[r->n_blocks - 1].is_table ? &r->blocks[r->n_blocks - 1] : NULL;
 }
 
 void rf_report_col(rf_report *r, const char *key, const char *label, rf_unit u)

@@ -21,12 +21,12 @@ typedef struct rf__column {
 
 typedef struct rf__block {
     bool is_table;
-    char *key, *label;  /* key NULL: top-level scalars                    */
-    rf__field *fields;  /* scalars                                        */
+    char *key, *label; /* key NULL: top-level scalars                    */
+    rf__field *fields; /* scalars                                        */
     size_t n_fields, cap_fields;
-    rf__column *cols;   /* tables                                         */
+    rf__column *cols; /* tables                                         */
     size_t n_cols, cap_cols;
-    rf_cell *cells;     /* row-major, n_cols a row                        */
+    rf_cell *cells; /* row-major, n_cols a row                        */
     size_t n_cells, cap_cells;
 } rf__block;
 

@@ -66,9 +66,9 @@ static void table(rf_buf *b, const rf__block *k)
         rf_buf_puts(b, "<tr>");
         for (size_t c = 0; c < nc; c++) {
             const rf_cell *v = &k->cells[r * nc + c];
-            rf_buf_printf(b, "<td%s>", numeric(k->cols[c].unit) && v->kind != RF_CELL_STR
-                                           ? " class=\"num\""
-                                           : "");
+            rf_buf_printf(b, "<td%s>",
+                          numeric(k->cols[c].unit) && v->kind != RF_CELL_STR ? " class=\"num\""
+                                                                             : "");
             rf__xml_text(b, rf__cell_text(v, k->cols[c].unit, tmp, sizeof tmp));
             rf_buf_puts(b, "</td>");
         }
@@ -114,8 +114,9 @@ rf_status rf_report_write_html(const rf_report *r, const rf_html_figure *figs, s
         for (size_t k = 0; k < r->n_blocks && !found; k++)
             found = r->blocks[k].key && !strcmp(r->blocks[k].key, figs[i].after);
         if (!found)
-            return rf_err_set(err, RF_EINVAL, "figure %zu follows block '%s', which the report lacks",
-                              i + 1, figs[i].after);
+            return rf_err_set(err, RF_EINVAL,
+                              "figure %zu follows block '%s', which the report lacks", i + 1,
+                              figs[i].after);
     }
     rf_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"

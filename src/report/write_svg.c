@@ -123,14 +123,16 @@ static void y_decades(rf_buf *b, const logaxis *y, double x0, double x1, char ki
     int step = decade_step(e0, e1);
     for (int e = e0; e <= e1; e += step) {
         double py = at(y, pow(10, e));
-        rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ececec\"/>\n",
-                      x0, py, x1, py);
+        rf_buf_printf(
+            b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ececec\"/>\n", x0,
+            py, x1, py);
         rf__decade_label(e, kind, lab, sizeof lab);
         text(b, x0 - 6, py + 4, RF__FONT_LABEL, "end", "#333333", false, lab);
         for (int k = 2; step == 1 && k < 10 && k * pow(10, e) < y->hi * (1 - 1e-9); k++) {
             double pm = at(y, k * pow(10, e));
-            rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
-                          x0, pm, x0 + 3, pm);
+            rf_buf_printf(
+                b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
+                x0, pm, x0 + 3, pm);
         }
     }
 }
@@ -163,8 +165,9 @@ static void marker(rf_buf *b, rf_plot_series s, bool hollow, double r)
 static void coll_marker(rf_buf *b, rf_plot_series s, double r)
 {
     double R = r * 1.555109, hx = R * 0.866025;
-    rf_buf_printf(b, "<path d=\"M0 %.2f L%.2f %.2f L%.2f %.2f Z\" fill=\"%s\" stroke=\"%s\" "
-                     "stroke-width=\"1\"/>",
+    rf_buf_printf(b,
+                  "<path d=\"M0 %.2f L%.2f %.2f L%.2f %.2f Z\" fill=\"%s\" stroke=\"%s\" "
+                  "stroke-width=\"1\"/>",
                   -R, hx, R / 2, -hx, R / 2, rf__series_color[s], RF__ROOF_LINK);
 }
 
@@ -197,24 +200,28 @@ static void axes(rf_buf *b, const rf_plot *p)
     int step = decade_step(e0, e1);
     for (int e = e0; e <= e1; e += step) {
         double px = rf_plot_x_px(a, pow(10, e));
-        rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ececec\"/>\n",
-                      px, y0, px, y1);
+        rf_buf_printf(
+            b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ececec\"/>\n", px,
+            y0, px, y1);
         rf__decade_label(e, 'I', lab, sizeof lab);
         text(b, px, y1 + 17, RF__FONT_LABEL, "middle", "#333333", false, lab);
         for (int k = 2; step == 1 && k < 10 && e < e1; k++) {
             double pm = rf_plot_x_px(a, k * pow(10, e));
-            rf_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
-                          pm, y1, pm, y1 - 3);
+            rf_buf_printf(
+                b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
+                pm, y1, pm, y1 - 3);
         }
     }
-    rf_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-                     "stroke=\"#888888\"/>\n",
+    rf_buf_printf(b,
+                  "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+                  "stroke=\"#888888\"/>\n",
                   x0, y0, a->width_px, a->height_px);
     snprintf(lab, sizeof lab, "arithmetic intensity I (%s/byte), log scale", ops ? "OP" : "FLOP");
     text(b, (x0 + x1) / 2, y1 + 34, RF__FONT_LABEL, "middle", "#222222", false, lab);
-    rf_buf_printf(b, "<text transform=\"translate(18,%.1f) rotate(-90)\" font-size=\"%g\" "
-                     "text-anchor=\"middle\" fill=\"#222222\">attainable throughput (%s/s), "
-                     "log scale</text>\n",
+    rf_buf_printf(b,
+                  "<text transform=\"translate(18,%.1f) rotate(-90)\" font-size=\"%g\" "
+                  "text-anchor=\"middle\" fill=\"#222222\">attainable throughput (%s/s), "
+                  "log scale</text>\n",
                   (y0 + y1) / 2, RF__FONT_LABEL, ops ? "OP" : "FLOP");
 }
 
@@ -222,8 +229,9 @@ static void label(rf_buf *b, const rf_plot_label *l)
 {
     const rf_plot_box *x = &l->box;
     if (l->leader)
-        rf_buf_printf(b, "<line class=\"leader\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                         "stroke=\"#999999\" stroke-width=\"0.8\"/>\n",
+        rf_buf_printf(b,
+                      "<line class=\"leader\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                      "stroke=\"#999999\" stroke-width=\"0.8\"/>\n",
                       l->anchor_x, l->anchor_y, l->lead_x, l->lead_y);
     if (x->angle_deg != 0)
         rf_buf_printf(b, "<g transform=\"rotate(%.2f %.1f %.1f)\">\n", x->angle_deg, x->cx, x->cy);
@@ -234,8 +242,15 @@ static void label(rf_buf *b, const rf_plot_label *l)
                                                         : "#333333";
         double y = x->cy - x->h / 2 + 1 + i * RF__LINE_PX + l->font_px * 0.92, x0, x1;
         rf__label_line_x(l, i, &x0, &x1);
-        text(b, l->align < 0 ? x0 : l->align > 0 ? x1 : x->cx, y, l->font_px,
-             l->align < 0 ? NULL : l->align > 0 ? "end" : "middle", fill, true, l->text[i]);
+        text(b,
+             l->align < 0   ? x0
+             : l->align > 0 ? x1
+                            : x->cx,
+             y, l->font_px,
+             l->align < 0   ? NULL
+             : l->align > 0 ? "end"
+                            : "middle",
+             fill, true, l->text[i]);
     }
     if (x->angle_deg != 0)
         rf_buf_puts(b, "</g>\n");
@@ -246,9 +261,11 @@ static void legend(rf_buf *b, const rf_plot *p, const rf_plot_box *box)
     char rows[RF__LEGEND_ROWS][RF__LEGEND_ROW];
     int kinds[RF__LEGEND_ROWS], n = rf__plot_legend(p, rows, kinds);
     double x = box->cx - box->w / 2, y = box->cy - box->h / 2;
-    rf_buf_printf(b, "<g class=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                     "fill=\"#ffffff\" fill-opacity=\"0.92\" stroke=\"#cccccc\"/>\n",
-                  x, y, box->w, box->h);
+    rf_buf_printf(
+        b,
+        "<g class=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+        "fill=\"#ffffff\" fill-opacity=\"0.92\" stroke=\"#cccccc\"/>\n",
+        x, y, box->w, box->h);
     for (int i = 0; i < n; i++) {
         double cy = y + 13 + 16 * i, sx = x + 16;
         if (kinds[i] <= 2) {
@@ -262,8 +279,9 @@ static void legend(rf_buf *b, const rf_plot *p, const rf_plot_box *box)
             marker(b, RF_SERIES_PREFILL, true, RF__MEASURED_R);
             rf_buf_puts(b, "</g>\n");
         } else if (kinds[i] == 7) { /* the sample of the area legend */
-            rf_buf_printf(b, "<circle class=\"area-sample\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.2f\" "
-                             "fill=\"#cfd8e3\" stroke=\"#1f66b3\"/>\n",
+            rf_buf_printf(b,
+                          "<circle class=\"area-sample\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.2f\" "
+                          "fill=\"#cfd8e3\" stroke=\"#1f66b3\"/>\n",
                           sx, cy, rf_plot_marker_r(RF__LEGEND_SHARE));
         } else if (kinds[i] == 8) {
             rf_buf_printf(b, "<g transform=\"translate(%.1f,%.1f)\">", sx, cy);
@@ -291,11 +309,13 @@ static void point_title(rf_buf *b, const rf_plot_point *q)
     rf_buf_puts(b, "<title>");
     rf__xml_text(b, q->name);
     if (q->collective)
-        rf_buf_printf(b, " (%s, collective): drawn at I = %s FLOP/byte, %s = I x the link "
-                         "bandwidth it attains</title>",
+        rf_buf_printf(b,
+                      " (%s, collective): drawn at I = %s FLOP/byte, %s = I x the link "
+                      "bandwidth it attains</title>",
                       series_class[q->series], i, f);
     else
-        rf_buf_printf(b, " (%s%s): I = %s FLOP/byte, %s %s</title>", q->measured ? "measured, " : "",
+        rf_buf_printf(b, " (%s%s): I = %s FLOP/byte, %s %s</title>",
+                      q->measured ? "measured, " : "",
                       q->series == RF_SERIES_OTHER ? "no phase" : series_class[q->series], i, f,
                       q->measured ? "achieved" : "attainable");
 }
@@ -315,16 +335,18 @@ static void roofs(rf_buf *out, const rf_plot *p)
         rf_buf_puts(out, " stroke-linecap=\"round\"/>\n");
     }
     double rx = rf_plot_x_px(a, p->ridge), ry = rf_plot_y_px(a, p->peak_flops_per_s);
-    rf_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#777777\" "
-                       "stroke-dasharray=\"3 3\"/>\n",
+    rf_buf_printf(out,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#777777\" "
+                  "stroke-dasharray=\"3 3\"/>\n",
                   rx, ry, rx, a->top_px + a->height_px);
     for (size_t i = 0; i < p->n_points; i++) {
         const rf_plot_point *q = &p->points[i];
         if (q->match < 0 || q->off_axes)
             continue;
         const rf_plot_point *m = &p->points[q->match];
-        rf_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                           "stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n",
+        rf_buf_printf(out,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                      "stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n",
                       rf_plot_x_px(a, q->intensity), rf_plot_y_px(a, q->flops_per_s),
                       rf_plot_x_px(a, m->intensity), rf_plot_y_px(a, m->flops_per_s),
                       rf__series_color[q->series]);
@@ -335,8 +357,8 @@ static void roofs(rf_buf *out, const rf_plot *p)
  * a square at the same place), larger markers first within each. */
 static bool drawn_before(const rf_plot_point *a, const rf_plot_point *b)
 {
-    static const int rank[3] = {[RF_SERIES_PREFILL] = 0, [RF_SERIES_OTHER] = 1,
-                                [RF_SERIES_DECODE] = 2};
+    static const int rank[3] = {
+        [RF_SERIES_PREFILL] = 0, [RF_SERIES_OTHER] = 1, [RF_SERIES_DECODE] = 2};
     if (a->series != b->series)
         return rank[a->series] < rank[b->series];
     return rf__marker_r(a) > rf__marker_r(b);
@@ -357,7 +379,9 @@ static void points(rf_buf *out, const rf_plot *p)
     for (size_t k = 0; k < n; k++) {
         const rf_plot_point *q = &p->points[order[k]];
         rf_buf_printf(out, "<g class=\"pt %s%s\" data-op=\"", series_class[q->series],
-                      q->measured ? " measured" : q->collective ? " coll" : "");
+                      q->measured     ? " measured"
+                      : q->collective ? " coll"
+                                      : "");
         rf__xml_text(out, q->name);
         rf_buf_printf(out, "\" transform=\"translate(%.1f,%.1f)\">", rf_plot_x_px(a, q->intensity),
                       rf_plot_y_px(a, q->flops_per_s));
@@ -369,12 +393,13 @@ static void points(rf_buf *out, const rf_plot *p)
         rf_buf_puts(out, "</g>\n");
     }
     char ridge[32];
-    rf_buf_printf(out, "<g class=\"ridge\" transform=\"translate(%.1f,%.1f)\"><title>ridge I* = "
-                       "%s %s/byte</title><path d=\"M0 -7.5 L7.5 0 L0 7.5 L-7.5 0 Z\" "
-                       "fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"/></g>\n",
+    rf_buf_printf(out,
+                  "<g class=\"ridge\" transform=\"translate(%.1f,%.1f)\"><title>ridge I* = "
+                  "%s %s/byte</title><path d=\"M0 -7.5 L7.5 0 L0 7.5 L-7.5 0 Z\" "
+                  "fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"/></g>\n",
                   rf_plot_x_px(a, p->ridge), rf_plot_y_px(a, p->peak_flops_per_s),
-                  rf__ridge_text(p->ridge, ridge),
-                  rf__dtype_counts_ops(p->math) ? "OP" : "FLOP", RF__ROOF_MAIN);
+                  rf__ridge_text(p->ridge, ridge), rf__dtype_counts_ops(p->math) ? "OP" : "FLOP",
+                  RF__ROOF_MAIN);
 }
 
 /* The footnote: what is not drawn or not labelled, in at most two lines. */
@@ -422,9 +447,8 @@ rf_status rf_plot_write_svg(const rf_plot *p, rf_buf *out, rf_err *err)
 }
 
 /* ---- the batch sweep chart ------------------------------------------------------ */
-static void panel(rf_buf *b, const rf_batch_chart *c, const logaxis *x, const double *v,
-                  double top, double height, char kind, rf_unit unit, const char *color,
-                  const char *name)
+static void panel(rf_buf *b, const rf_batch_chart *c, const logaxis *x, const double *v, double top,
+                  double height, char kind, rf_unit unit, const char *color, const char *name)
 {
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < c->n; i++)
@@ -433,8 +457,9 @@ static void panel(rf_buf *b, const rf_batch_chart *c, const logaxis *x, const do
     if (y.hi <= y.lo)
         y.hi = y.lo * 10;
     y_decades(b, &y, x->p0, x->p1, kind);
-    rf_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-                     "stroke=\"#888888\"/>\n",
+    rf_buf_printf(b,
+                  "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+                  "stroke=\"#888888\"/>\n",
                   x->p0, top, x->p1 - x->p0, height);
     text(b, x->p0 + 6, top + 14, RF__FONT_LABEL, NULL, color, true, name);
     rf_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" points=\"", color);
@@ -474,7 +499,7 @@ rf_status rf_batch_chart_write_svg(const rf_batch_chart *c, rf_buf *out, rf_err 
     text(out, left, 24, RF__FONT_TITLE, NULL, "#111111", false, line);
 
     if (c->capacity_sequences >= 0) {
-        double cx = c->capacity_sequences <= x.lo ? left
+        double cx = c->capacity_sequences <= x.lo   ? left
                     : c->capacity_sequences >= x.hi ? right
                                                     : at(&x, c->capacity_sequences);
         char cap[160], n[32];
@@ -482,13 +507,15 @@ rf_status rf_batch_chart_write_svg(const rf_batch_chart *c, rf_buf *out, rf_err 
         snprintf(cap, sizeof cap, "KV capacity: %s sequences at s = %lld", n,
                  (long long)c->context);
         if (cx < right)
-            rf_buf_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                               "fill=\"#d62728\" fill-opacity=\"0.08\"/>\n"
-                               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                               "fill=\"#d62728\" fill-opacity=\"0.08\"/>\n",
+            rf_buf_printf(out,
+                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                          "fill=\"#d62728\" fill-opacity=\"0.08\"/>\n"
+                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                          "fill=\"#d62728\" fill-opacity=\"0.08\"/>\n",
                           cx, t1, right - cx, h, cx, t2, right - cx, h);
-        rf_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
-                           "stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>\n",
+        rf_buf_printf(out,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+                      "stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>\n",
                       cx, t1 - 8, cx, t2 + h);
         bool room = right - cx > rf_plot_text_px(cap, RF__FONT_SMALL) + 8;
         text(out, room ? cx + 4 : cx - 4, t1 - 10, RF__FONT_SMALL, room ? NULL : "end", "#b02020",

@@ -60,8 +60,8 @@ static void table(const rf__block *k, rf_buf *out)
         w[c] = width(k->cols[c].label);
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < nc; c++) {
-            size_t n = width(rf__cell_text(&k->cells[r * k->n_cols + c], k->cols[c].unit, tmp,
-                                            sizeof tmp));
+            size_t n = width(
+                rf__cell_text(&k->cells[r * k->n_cols + c], k->cols[c].unit, tmp, sizeof tmp));
             if (n > w[c])
                 w[c] = n;
         }

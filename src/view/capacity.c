@@ -26,10 +26,11 @@ void rf_view_capacity_figures(rf_report *r, const rf_capacity *c)
 void rf_view_capacity_layout(rf_report *r, const rf_par_capacity *c)
 {
     const rf_layout *l = &c->layout;
-    rf_report_assume(r, "layout: TP %lld x PP %lld x EP %lld x DP %lld = %lld devices; each "
-                        "device's pool = util x memory - reserve - its shard of the weights, "
-                        "its KV a token that of its KV heads and layers; the stage with the "
-                        "smallest pool bounds the pipeline",
+    rf_report_assume(r,
+                     "layout: TP %lld x PP %lld x EP %lld x DP %lld = %lld devices; each "
+                     "device's pool = util x memory - reserve - its shard of the weights, "
+                     "its KV a token that of its KV heads and layers; the stage with the "
+                     "smallest pool bounds the pipeline",
                      (long long)l->tp, (long long)l->pp, (long long)l->ep, (long long)l->dp,
                      (long long)rf_layout_devices(l));
     rf_report_section(r, "layout", "a device of the layout");

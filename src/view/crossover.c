@@ -14,15 +14,17 @@ static void assume_expert_rows(rf_report *r, const rf_crossover *cx, const rf_mo
         return;
     long long E = (long long)m->n_experts, k = (long long)m->top_k;
     if (cx->moe == RF_MOE_ALL)
-        rf_report_assume(r, "expert GEMMs: M* is the tokens one expert runs; every expert "
-                            "streamed (--moe-experts all), so B tokens in flight give each of "
-                            "the %lld experts B k / E = B x %lld / %lld, and B* = M* E / k",
+        rf_report_assume(r,
+                         "expert GEMMs: M* is the tokens one expert runs; every expert "
+                         "streamed (--moe-experts all), so B tokens in flight give each of "
+                         "the %lld experts B k / E = B x %lld / %lld, and B* = M* E / k",
                          E, k, E);
     else
-        rf_report_assume(r, "expert GEMMs: M* is the tokens one expert runs; under uniform "
-                            "routing B tokens in flight touch E (1 - (1 - k/E)^B) of the %lld "
-                            "experts (top-%lld), each running B k / touched, so B* solves "
-                            "B k / touched = M* (close to M* E / k = M* x %.4g)",
+        rf_report_assume(r,
+                         "expert GEMMs: M* is the tokens one expert runs; under uniform "
+                         "routing B tokens in flight touch E (1 - (1 - k/E)^B) of the %lld "
+                         "experts (top-%lld), each running B k / touched, so B* solves "
+                         "B k / touched = M* (close to M* E / k = M* x %.4g)",
                          E, k, (double)E / (double)k);
 }
 
@@ -31,8 +33,9 @@ void rf_view_crossover(rf_report *r, const rf_crossover *cx, const rf_model *m,
 {
     int64_t hidden = m->hidden;
     assume_expert_rows(r, cx, m);
-    rf_report_table(r, table_key, "linear layers: compute-bound from M* rows, reached at B* "
-                                  "tokens in flight");
+    rf_report_table(r, table_key,
+                    "linear layers: compute-bound from M* rows, reached at B* "
+                    "tokens in flight");
     rf_report_col(r, "name", "operator", RF_U_NONE);
     rf_report_col(r, "k", "K", RF_U_INT);
     rf_report_col(r, "n", "N", RF_U_INT);

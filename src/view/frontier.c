@@ -3,16 +3,17 @@
  * curve under load beside it. */
 #include "roofline/rf_view.h"
 
-void rf_view_frontier_assume(rf_report *r, const rf_par_opts *po, int64_t cap,
-                             int64_t positions, double price, double watts)
+void rf_view_frontier_assume(rf_report *r, const rf_par_opts *po, int64_t cap, int64_t positions,
+                             double price, double watts)
 {
     if (po) {
         rf_view_par_assume(r, &po->links, &po->layout);
-        rf_report_assume(r, "each point: a static batch of B identical requests a replica run "
-                            "to the end, as `generate --tp ...` counts it (each step the "
-                            "layout's cycle), its tokens/s a device = D B N / latency / %lld "
-                            "devices; the KV limit a replica's, the weights crossing a device's "
-                            "of the first stage",
+        rf_report_assume(r,
+                         "each point: a static batch of B identical requests a replica run "
+                         "to the end, as `generate --tp ...` counts it (each step the "
+                         "layout's cycle), its tokens/s a device = D B N / latency / %lld "
+                         "devices; the KV limit a replica's, the weights crossing a device's "
+                         "of the first stage",
                          (long long)rf_layout_devices(&po->layout));
     } else
         rf_report_assume(r, "each point: a static batch of B identical requests run to the end, "
@@ -23,22 +24,24 @@ void rf_view_frontier_assume(rf_report *r, const rf_par_opts *po, int64_t cap,
                         "throughput at least its own (one strictly); one front for TPOT, one "
                         "for TTFT");
     if (cap >= 0)
-        rf_report_assume(r, "KV limit: %lld requests of %lld positions fit the pool (util x "
-                            "memory - weights - reserve, as `capacity`)",
+        rf_report_assume(r,
+                         "KV limit: %lld requests of %lld positions fit the pool (util x "
+                         "memory - weights - reserve, as `capacity`)",
                          (long long)cap, (long long)positions);
     if (price > 0)
-        rf_report_assume(r, "cost: USD per million output tokens = %g USD an hour / (tokens/s "
-                            "x 3600) x 1e6, one device",
+        rf_report_assume(r,
+                         "cost: USD per million output tokens = %g USD an hour / (tokens/s "
+                         "x 3600) x 1e6, one device",
                          price);
     if (watts > 0)
-        rf_report_assume(r, "energy a token = board power %g W (the TDP, an upper bound) / "
-                            "output tokens/s, joules",
+        rf_report_assume(r,
+                         "energy a token = board power %g W (the TDP, an upper bound) / "
+                         "output tokens/s, joules",
                          watts);
 }
 
 void rf_view_frontier_summary(rf_report *r, const char *key, const char *label,
-                              const rf_frontier_point *pts, int64_t n, int64_t cap,
-                              int64_t cross)
+                              const rf_frontier_point *pts, int64_t n, int64_t cap, int64_t cross)
 {
     rf_report_section(r, key, label);
     rf_report_int(r, "batches", "batch sizes", (uint64_t)n, RF_U_INT);
@@ -108,11 +111,12 @@ static void pred_cells(rf_report *r, const rf_frontier_point *p, size_t outside)
 }
 
 void rf_view_frontier_table(rf_report *r, const rf_frontier_point *p, size_t n, int64_t cap,
-                            double price, double watts, bool layout,
-                            const rf_frontier_point *pred, const size_t *outside)
+                            double price, double watts, bool layout, const rf_frontier_point *pred,
+                            const size_t *outside)
 {
-    rf_report_table(r, "points", layout ? "static batches a replica (tokens/s a device)"
-                                         : "static batches (one device)");
+    rf_report_table(r, "points",
+                    layout ? "static batches a replica (tokens/s a device)"
+                           : "static batches (one device)");
     rf_report_col(r, "batch", "B", RF_U_INT);
     rf_report_col(r, "ttft_s", "TTFT", RF_U_SECONDS);
     rf_report_col(r, "tpot_s", "TPOT", RF_U_SECONDS);
@@ -150,13 +154,13 @@ void rf_view_frontier_table(rf_report *r, const rf_frontier_point *p, size_t n, 
 }
 
 void rf_view_load_curve(rf_report *r, const rf_load_point *pts, size_t n, int64_t prompt,
-                        int64_t output, int clients, double q, double capacity,
-                        double first_over)
+                        int64_t output, int clients, double q, double capacity, double first_over)
 {
-    rf_report_assume(r, "under load: the engine simulated as serve's defaults at prompt %lld, "
-                        "output %lld; capacity = the closed loop's throughput at %d clients; the "
-                        "open loop (Poisson, 500 requests, seed 1) at 0.125 .. 1.5 x that rate; "
-                        "P%g of each",
+    rf_report_assume(r,
+                     "under load: the engine simulated as serve's defaults at prompt %lld, "
+                     "output %lld; capacity = the closed loop's throughput at %d clients; the "
+                     "open loop (Poisson, 500 requests, seed 1) at 0.125 .. 1.5 x that rate; "
+                     "P%g of each",
                      (long long)prompt, (long long)output, clients, q);
     rf_report_section(r, "load", "under load");
     rf_report_num(r, "capacity_requests_per_s", "capacity (closed loop, requests/s)", capacity,

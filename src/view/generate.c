@@ -5,38 +5,44 @@
 
 void rf_view_generate_assume(rf_report *r, const rf_generate *g, double watts, bool speculative)
 {
-    rf_report_assume(r, "requests: %lld identical %s of %lld prompt and %lld output tokens, one "
-                        "static batch (all start and finish together); queueing and "
-                        "scheduling not modelled",
+    rf_report_assume(r,
+                     "requests: %lld identical %s of %lld prompt and %lld output tokens, one "
+                     "static batch (all start and finish together); queueing and "
+                     "scheduling not modelled",
                      (long long)g->batch, g->batch == 1 ? "request" : "requests",
                      (long long)g->prompt, (long long)g->output);
     if (!g->prefix.shared)
-        rf_report_assume(r, "TTFT: the prefill step of %lld x %lld tokens, nothing cached (it "
-                            "makes the first output token)",
+        rf_report_assume(r,
+                         "TTFT: the prefill step of %lld x %lld tokens, nothing cached (it "
+                         "makes the first output token)",
                          (long long)g->batch, (long long)g->prompt);
     if (g->output >= 2)
-        rf_report_assume(r, "decode: output token j = 2..%lld from a decode step at context "
-                            "P + j - 1 = %lld..%lld; TPOT = the mean of those %lld step floors, "
-                            "summed exactly (%zu linear %s, not an average context)",
+        rf_report_assume(r,
+                         "decode: output token j = 2..%lld from a decode step at context "
+                         "P + j - 1 = %lld..%lld; TPOT = the mean of those %lld step floors, "
+                         "summed exactly (%zu linear %s, not an average context)",
                          (long long)g->output, (long long)(g->prompt + 1),
                          (long long)g->final_positions, (long long)(g->output - 1),
                          g->decode.pieces, g->decode.pieces == 1 ? "piece" : "pieces");
     else
         rf_report_assume(r, "decode: none (one output token, made by the prefill)");
     if (watts > 0)
-        rf_report_assume(r, "energy a token = board power %g W (the TDP, an upper bound: the "
-                            "device rarely draws it all) / output tokens/s, joules",
+        rf_report_assume(r,
+                         "energy a token = board power %g W (the TDP, an upper bound: the "
+                         "device rarely draws it all) / output tokens/s, joules",
                          watts);
-    rf_report_assume(r, "floors: each step's floor max(F/pi, Q/beta) of its totals, as `step` "
-                        "prints it (sum-of-max beside); latency = TTFT + the decode floors; "
-                        "tokens/s = B N / latency; memory fit at the end, %lld positions a "
-                        "sequence",
+    rf_report_assume(r,
+                     "floors: each step's floor max(F/pi, Q/beta) of its totals, as `step` "
+                     "prints it (sum-of-max beside); latency = TTFT + the decode floors; "
+                     "tokens/s = B N / latency; memory fit at the end, %lld positions a "
+                     "sequence",
                      (long long)g->final_positions);
     if (g->prefix.shared)
-        rf_report_assume(r, "shared prefix: %lld of the %lld prompt tokens common to every "
-                            "request: its KV stored once, its prefill run once (TTFT = "
-                            "prefill of 1 x %lld + prefill of %lld x %lld after it); decode "
-                            "reads it %s",
+        rf_report_assume(r,
+                         "shared prefix: %lld of the %lld prompt tokens common to every "
+                         "request: its KV stored once, its prefill run once (TTFT = "
+                         "prefill of 1 x %lld + prefill of %lld x %lld after it); decode "
+                         "reads it %s",
                          (long long)g->prefix.shared, (long long)g->prompt,
                          (long long)g->prefix.shared, (long long)g->batch,
                          (long long)(g->prompt - g->prefix.shared),
@@ -93,17 +99,19 @@ void rf_view_generate_pred(rf_report *r, const rf_generate_pred *p)
 {
     rf_view_pred_assume(r);
     if (p->output >= 2)
-        rf_report_assume(r, "predicted decode: the decode step predicted at every context "
-                            "%lld..%lld and summed (not one average step), over %zu %s of "
-                            "contexts (a range where every operator's shape is affine in S): "
-                            "the %zu %s that do not move with S predicted once a piece, the %zu "
-                            "that %s (attention: its keys and K/V read) at every context",
+        rf_report_assume(r,
+                         "predicted decode: the decode step predicted at every context "
+                         "%lld..%lld and summed (not one average step), over %zu %s of "
+                         "contexts (a range where every operator's shape is affine in S): "
+                         "the %zu %s that do not move with S predicted once a piece, the %zu "
+                         "that %s (attention: its keys and K/V read) at every context",
                          (long long)(p->prompt + 1), (long long)(p->prompt + p->output - 1),
                          p->pieces, p->pieces == 1 ? "piece" : "pieces", p->ops_fixed,
                          p->ops_fixed == 1 ? "operator" : "operators", p->ops_varying,
                          p->ops_varying == 1 ? "does" : "do");
-    rf_report_section(r, "predicted", "PREDICTED (from the calibration; the floors above are "
-                                      "bounds)");
+    rf_report_section(r, "predicted",
+                      "PREDICTED (from the calibration; the floors above are "
+                      "bounds)");
     rf_view_pred_gen_times(r, p);
     rf_report_int(r, "outside_prefill", "prefill operators outside the calibration",
                   p->outside_prefill, RF_U_INT);
@@ -115,12 +123,13 @@ void rf_view_generate_pred(rf_report *r, const rf_generate_pred *p)
 
 void rf_view_generate_par(rf_report *r, const rf_generate_par *g)
 {
-    rf_report_assume(r, "requests: %lld identical %s of %lld prompt and %lld output tokens a "
-                        "replica, one static batch; each step takes the layout's cycle (a "
-                        "device's operators' sum-of-max + its collectives; under PP the longer "
-                        "of a token's latency and the slowest stage busy for every "
-                        "micro-batch); TTFT the prefill's, decode summed over contexts "
-                        "%lld..%lld %s; tokens/s = D B N / latency",
+    rf_report_assume(r,
+                     "requests: %lld identical %s of %lld prompt and %lld output tokens a "
+                     "replica, one static batch; each step takes the layout's cycle (a "
+                     "device's operators' sum-of-max + its collectives; under PP the longer "
+                     "of a token's latency and the slowest stage busy for every "
+                     "micro-batch); TTFT the prefill's, decode summed over contexts "
+                     "%lld..%lld %s; tokens/s = D B N / latency",
                      (long long)g->batch, g->batch == 1 ? "request" : "requests",
                      (long long)g->prompt, (long long)g->output, (long long)(g->prompt + 1),
                      (long long)(g->prompt + g->output - 1),
@@ -149,6 +158,5 @@ void rf_view_generate_par_times(rf_report *r, const rf_generate_par *g, double w
                   RF_U_TOK_RATE);
     if (watts > 0)
         rf_report_num(r, "energy_per_token_j", "energy a token (J, at TDP)",
-                      rf_energy_per_token_j(watts, g->devices, g->tokens_per_s),
-                      RF_U_SIG3);
+                      rf_energy_per_token_j(watts, g->devices, g->tokens_per_s), RF_U_SIG3);
 }

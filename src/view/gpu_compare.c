@@ -26,9 +26,10 @@ rf_report *rf_view_gpu_compare(const char *floor_source, const char *a_dir, cons
     rf_report *r = rf_report_new(title);
     if (!r)
         return NULL;
-    rf_report_assume(r, "floors on %s; every row of %s predicted from %s as --predict "
-                        "predicts (t = r x floor, ln r interpolated in the log of each key, "
-                        "the edge's r outside the measured range)",
+    rf_report_assume(r,
+                     "floors on %s; every row of %s predicted from %s as --predict "
+                     "predicts (t = r x floor, ln r interpolated in the log of each key, "
+                     "the edge's r outside the measured range)",
                      floor_source, a_dir, b_dir);
     rf_report_assume(r, "ratio = A / B: above 1, A is slower than B at that point; a row whose "
                         "table or dtypes B lacks is on B's floor (provenance 'floor (no "

@@ -100,8 +100,7 @@ static void hybrid_shapes(rf_report *r, const rf_model *m)
     const shape_row parts[] = {
         {m->attn_chunk > 0, "attention_chunk_size", "attention chunk", m->attn_chunk},
         {m->attn_chunk > 0, "chunked_layers", "chunked layers", flagged_layers(m, m->chunked)},
-        {m->local_n_q > 0, "local_num_attention_heads", "local layers: query heads",
-         m->local_n_q},
+        {m->local_n_q > 0, "local_num_attention_heads", "local layers: query heads", m->local_n_q},
         {m->local_n_kv > 0, "local_num_key_value_heads", "local layers: KV heads", m->local_n_kv},
         {m->local_head_dim > 0, "local_head_dim", "local layers: head dim", m->local_head_dim},
         {m->local_v_dim > 0, "local_v_head_dim", "local layers: v head dim", m->local_v_dim},
@@ -119,8 +118,7 @@ static void hybrid_shapes(rf_report *r, const rf_model *m)
     shape_rows(r, parts, sizeof parts / sizeof parts[0]);
     if (gdn || mamba) /* bf16 unless the config names one (rf_model.h) */
         rf_report_str(r, "state_dtype", "recurrent state dtype",
-                      rf_dtype_describe(m->has_state_dtype ? m->state_dtype
-                                                           : rf_dtype_of(RF_BF16),
+                      rf_dtype_describe(m->has_state_dtype ? m->state_dtype : rf_dtype_of(RF_BF16),
                                         d, sizeof d));
     const shape_row dsa[] = {
         {m->index_topk > 0, "index_n_heads", "DSA indexer heads", m->index_heads},
@@ -157,8 +155,8 @@ static void shapes(rf_report *r, const rf_model *m)
     if (m->n_experts) {
         rf_report_int(r, "experts", "routed experts E", (uint64_t)m->n_experts, RF_U_INT);
         rf_report_int(r, "experts_per_token", "experts a token k", (uint64_t)m->top_k, RF_U_INT);
-        rf_report_int(r, "expert_intermediate_size", "routed expert width",
-                      (uint64_t)m->moe_ffn, RF_U_INT);
+        rf_report_int(r, "expert_intermediate_size", "routed expert width", (uint64_t)m->moe_ffn,
+                      RF_U_INT);
         rf_report_int(r, "shared_experts", "shared experts", (uint64_t)m->n_shared, RF_U_INT);
         if (m->n_shared)
             rf_report_int(r, "shared_expert_intermediate_size", "shared expert width",
@@ -168,16 +166,13 @@ static void shapes(rf_report *r, const rf_model *m)
     if (m->kv_lora_rank) {
         rf_report_int(r, "q_lora_rank", "q LoRA rank (0 = none)", (uint64_t)m->q_lora_rank,
                       RF_U_INT);
-        rf_report_int(r, "kv_lora_rank", "KV latent rank r", (uint64_t)m->kv_lora_rank,
+        rf_report_int(r, "kv_lora_rank", "KV latent rank r", (uint64_t)m->kv_lora_rank, RF_U_INT);
+        rf_report_int(r, "qk_nope_head_dim", "q/k width without RoPE", (uint64_t)m->qk_nope_dim,
                       RF_U_INT);
-        rf_report_int(r, "qk_nope_head_dim", "q/k width without RoPE",
-                      (uint64_t)m->qk_nope_dim, RF_U_INT);
-        rf_report_int(r, "qk_rope_head_dim", "q/k RoPE width", (uint64_t)m->qk_rope_dim,
-                      RF_U_INT);
+        rf_report_int(r, "qk_rope_head_dim", "q/k RoPE width", (uint64_t)m->qk_rope_dim, RF_U_INT);
         rf_report_int(r, "v_head_dim", "v width", (uint64_t)m->v_head_dim, RF_U_INT);
     }
-    rf_report_int(r, "sliding_window", "sliding window (0 = none)", (uint64_t)m->window,
-                  RF_U_INT);
+    rf_report_int(r, "sliding_window", "sliding window (0 = none)", (uint64_t)m->window, RF_U_INT);
     rf_report_int(r, "sliding_layers", "sliding layers", (uint64_t)rf_model_sliding_layers(m),
                   RF_U_INT);
     hybrid_shapes(r, m);
@@ -212,8 +207,7 @@ static int bytes(rf_report *r, const rf_model *m, const rf_step_opts *o, const r
     rf_report_int(r, "resident_weight_bytes", "resident weights", resident, RF_U_BYTES);
     rf_report_int(r, "streamed_weight_bytes", "weights a batch-1 decode step streams",
                   st->weight_bytes, RF_U_BYTES);
-    rf_report_int(r, "streamed_weight_bytes_exact", "streamed, exact", st->weight_bytes,
-                  RF_U_INT);
+    rf_report_int(r, "streamed_weight_bytes_exact", "streamed, exact", st->weight_bytes, RF_U_INT);
     rf_report_int(r, "kv_bytes_per_token", "KV a token (all layers)", st->kv_bytes_per_token,
                   RF_U_INT);
     uint64_t state;
@@ -259,8 +253,8 @@ static void exclusions(rf_report *r, const rf_model *m, const rf_step_opts *o)
     }
 }
 
-static int modules(rf_report *r, const rf_model *m, const rf_step_opts *o,
-                   const rf_param_counts *p, rf_err *e)
+static int modules(rf_report *r, const rf_model *m, const rf_step_opts *o, const rf_param_counts *p,
+                   rf_err *e)
 {
     rf_report_table(r, "modules", "weights by module");
     rf_report_col(r, "module", "module", RF_U_NONE);
@@ -281,9 +275,8 @@ static int modules(rf_report *r, const rf_model *m, const rf_step_opts *o,
             snprintf(both, sizeof both, "%s; some layers %s", d,
                      rf_dtype_describe(m->unquantized_dtype, u, sizeof u));
         else
-            snprintf(both, sizeof both, "%s", unq ? rf_dtype_describe(m->unquantized_dtype, u,
-                                                                     sizeof u)
-                                                  : d);
+            snprintf(both, sizeof both, "%s",
+                     unq ? rf_dtype_describe(m->unquantized_dtype, u, sizeof u) : d);
         rf_report_row(r);
         rf_report_cell_str(r, rf_module_name((rf_module)i));
         rf_report_cell_int(r, p->by_module[i]);

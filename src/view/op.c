@@ -39,8 +39,9 @@ void rf_view_gemm(rf_report *r, const rf_op *op, const rf_step_opts *o, rf_dtype
 
 void rf_view_attn_assume(rf_report *r, const rf_attn_desc *d)
 {
-    rf_report_assume(r, "F = 4 n_q d_h B x query-key pairs a sequence; Q = 2 n_kv S d_h b_kv B "
-                        "(K and V read once)%s",
+    rf_report_assume(r,
+                     "F = 4 n_q d_h B x query-key pairs a sequence; Q = 2 n_kv S d_h b_kv B "
+                     "(K and V read once)%s",
                      d->naive ? "" : "; scores kept on chip (flash): no score bytes");
     if (d->naive)
         rf_report_assume(r, "naive: + 2 n_q q S b_a B bytes (every head's q x S scores written "
@@ -54,8 +55,7 @@ void rf_view_attn(rf_report *r, const rf_attn_desc *d, const rf_op *op, rf_dtype
     rf_err e;
     rf_report_int(r, "heads", "query heads", (uint64_t)d->n_q, RF_U_INT);
     rf_report_int(r, "kv_heads", "KV heads", (uint64_t)d->n_kv, RF_U_INT);
-    rf_report_num(r, "group", "group g = n_q / n_kv", (double)d->n_q / (double)d->n_kv,
-                  RF_U_NONE);
+    rf_report_num(r, "group", "group g = n_q / n_kv", (double)d->n_q / (double)d->n_kv, RF_U_NONE);
     rf_report_int(r, "context", "context S", (uint64_t)d->keys, RF_U_INT);
     uint64_t pairs;
     if (rf_attn_pairs(d, &pairs, &e) == RF_OK) /* rf_op_attention counted them */
@@ -87,8 +87,7 @@ void rf_view_ops_columns(rf_report *r, bool moe)
     rf_report_col(r, "regime", "regime", RF_U_NONE);
 }
 
-void rf_view_ops_row(rf_report *r, const rf_op *op, const char *name, const rf_roof *roof,
-                     bool moe)
+void rf_view_ops_row(rf_report *r, const rf_op *op, const char *name, const rf_roof *roof, bool moe)
 {
     rf_point p = rf_roof_place(roof, (double)op->flops, (double)op->bytes);
     rf_report_row(r);

@@ -87,8 +87,8 @@ void rf_view_par_assume(rf_report *r, const rf_hw_links *k, const rf_layout *l)
                      "algorithms an engine may run, alpha-beta: all-reduce ring, tree, one-shot "
                      "(t-1) n / bw + alpha, two-shot 2 (t-1)/t n / bw + 2 alpha%s; all-gather and "
                      "all-to-all direct (t-1)/t n / bw + alpha; a send n / bw + alpha",
-                     what, k->up_switch_reduce ? ", in-switch (t-1)/t n / bw + 2 alpha in a node"
-                                               : "");
+                     what,
+                     k->up_switch_reduce ? ", in-switch (t-1)/t n / bw + 2 alpha in a node" : "");
     rf_report_assume(r,
                      "links: %s %.4g GB/s a direction, %.3g us a hop, %lld devices a node; "
                      "between nodes %s %.4g GB/s a device, %.3g us a hop (%s)",
@@ -110,10 +110,9 @@ void rf_view_par(rf_report *r, const rf_par *par, const rf_hw_links *links, bool
     rf_report_int(r, "micro_batch", "sequences a micro-batch", (uint64_t)par->micro_batch,
                   RF_U_INT);
     rf_report_bool(r, "fits", "every device fits", par->fits, par->fits ? "yes" : "no");
-    rf_report_num(r, "fit_margin_bytes", "smallest fit margin", par->min_margin_bytes,
-                  RF_U_BYTES);
-    rf_report_num(r, "floor_s", "step floor (slowest stage)",
-                  par->stages[par->slowest].floor_s, RF_U_SECONDS);
+    rf_report_num(r, "fit_margin_bytes", "smallest fit margin", par->min_margin_bytes, RF_U_BYTES);
+    rf_report_num(r, "floor_s", "step floor (slowest stage)", par->stages[par->slowest].floor_s,
+                  RF_U_SECONDS);
     rf_report_num(r, "token_latency_s", "token latency (all stages and sends)",
                   par->token_latency_s, RF_U_SECONDS);
     rf_report_num(r, "bubble", "pipeline bubble", par->bubble, RF_U_PERCENT);

@@ -4,25 +4,27 @@
 
 #include "roofline/rf_view.h"
 
-void rf_view_plan_assume(rf_report *r, const rf_hw_links *links, int64_t max_devices,
-                         double util, uint64_t reserve_bytes)
+void rf_view_plan_assume(rf_report *r, const rf_hw_links *links, int64_t max_devices, double util,
+                         uint64_t reserve_bytes)
 {
     rf_view_par_assume(r, links, NULL);
-    rf_report_assume(r, "layouts tried: TP, PP and DP powers of two with TP x PP x DP <= %lld; "
-                        "on a MoE model EP 1 and TP x 1, 2, 4 ... DP; a DP replica serves "
-                        "ceil(B / DP) "
-                        "sequences; fit: every device's weights and KV within util x memory "
-                        "- reserve (%g x memory - %llu bytes)",
+    rf_report_assume(r,
+                     "layouts tried: TP, PP and DP powers of two with TP x PP x DP <= %lld; "
+                     "on a MoE model EP 1 and TP x 1, 2, 4 ... DP; a DP replica serves "
+                     "ceil(B / DP) "
+                     "sequences; fit: every device's weights and KV within util x memory "
+                     "- reserve (%g x memory - %llu bytes)",
                      (long long)max_devices, util, (unsigned long long)reserve_bytes);
 }
 
 void rf_view_plan_pred_assume(rf_report *r, rf_objective obj)
 {
-    rf_report_assume(r, "predicted layouts: each stage's operators and collectives predicted "
-                        "(rf_gpu_predict_par), a pipeline's sends apart; latency = the stages "
-                        "and sends summed, cycle = max(latency, micro-batches x the slowest "
-                        "stage), tokens/s = D B / cycle; RANKED BY THE PREDICTIONS (%s), the "
-                        "floors beside them",
+    rf_report_assume(r,
+                     "predicted layouts: each stage's operators and collectives predicted "
+                     "(rf_gpu_predict_par), a pipeline's sends apart; latency = the stages "
+                     "and sends summed, cycle = max(latency, micro-batches x the slowest "
+                     "stage), tokens/s = D B / cycle; RANKED BY THE PREDICTIONS (%s), the "
+                     "floors beside them",
                      obj == RF_OBJ_COST      ? "fewest devices, then predicted tokens/s a device"
                      : obj == RF_OBJ_LATENCY ? "predicted token latency"
                                              : "predicted tokens/s");
@@ -217,8 +219,7 @@ void rf_view_plan(rf_report *r, const rf_plan *plan, uint64_t kv_bytes, uint64_t
         snprintf(text, sizeof text, "%s, %lld devices", lay, (long long)small->devices);
         rf_report_str(r, "smallest", "smallest deployment that fits", text);
     } else {
-        rf_report_null(r, "smallest", "smallest deployment that fits",
-                       "none up to --max-devices");
+        rf_report_null(r, "smallest", "smallest deployment that fits", "none up to --max-devices");
     }
     if (plan->n_short) { /* the largest count short of it, for machines too */
         const rf_plan_row *w = &plan->short_of[plan->n_short - 1];
@@ -234,10 +235,10 @@ void rf_view_plan(rf_report *r, const rf_plan *plan, uint64_t kv_bytes, uint64_t
         rf_view_layout_text(&w->layout, lay, sizeof lay);
         rf_fmt(w->needed_bytes, RF_U_BYTES, need, sizeof need);
         rf_fmt(w->budget_bytes, RF_U_BYTES, budget, sizeof budget);
-        rf_report_note(r, "%lld device%s not enough: the best split, %s, needs %s on a device "
-                          "of a %s budget",
-                       (long long)w->devices, w->devices == 1 ? " is" : "s are", lay, need,
-                       budget);
+        rf_report_note(r,
+                       "%lld device%s not enough: the best split, %s, needs %s on a device "
+                       "of a %s budget",
+                       (long long)w->devices, w->devices == 1 ? " is" : "s are", lay, need, budget);
     }
     rows_table(r, plan, pred);
     if (pred)
@@ -248,20 +249,22 @@ void rf_view_plan_slo(rf_report *r, const rf_sim_plan_opts *po, const rf_sim_pla
 {
     char lay[96];
     rf_view_par_assume(r, &po->par.links, NULL);
-    rf_report_assume(r, "layouts: TP, PP and DP powers of two up to %lld devices (on a MoE model "
-                        "EP 1 and TP x 1, 2, 4 ... DP); each pruned by memory, then by bounds no "
-                        "rate improves on (the shortest prompt's prefill alone against the TTFT "
-                        "SLO, a batch-1 decode against the TPOT SLO), the rest simulated: %s",
+    rf_report_assume(r,
+                     "layouts: TP, PP and DP powers of two up to %lld devices (on a MoE model "
+                     "EP 1 and TP x 1, 2, 4 ... DP); each pruned by memory, then by bounds no "
+                     "rate improves on (the shortest prompt's prefill alone against the TTFT "
+                     "SLO, a batch-1 decode against the TPOT SLO), the rest simulated: %s",
                      (long long)(po->devices ? po->devices : po->max_devices),
                      po->devices ? "the concurrency cap halved until a closed loop at cap x DP "
                                    "clients meets the TPOT SLO, then the rate bisected below "
                                    "that loop's throughput"
                                  : "at the rate, the concurrency cap (--max-seqs) halved while "
                                    "only TPOT misses");
-    rf_report_assume(r, "meets: P%g TTFT <= %g s and P%g TPOT <= %g s over %lld simulated "
-                        "requests (Poisson or gamma arrivals, seed %llu), and the queue not "
-                        "growing without bound; the engine as serve's: a step of %lld tokens, "
-                        "chunks of %lld, blocks of %lld",
+    rf_report_assume(r,
+                     "meets: P%g TTFT <= %g s and P%g TPOT <= %g s over %lld simulated "
+                     "requests (Poisson or gamma arrivals, seed %llu), and the queue not "
+                     "growing without bound; the engine as serve's: a step of %lld tokens, "
+                     "chunks of %lld, blocks of %lld",
                      po->percentile, po->slo_ttft_s, po->percentile, po->slo_tpot_s,
                      (long long)po->workload.requests, (unsigned long long)po->workload.seed,
                      (long long)po->sched.max_batched_tokens, (long long)po->sched.chunk,
@@ -277,10 +280,11 @@ void rf_view_plan_slo(rf_report *r, const rf_sim_plan_opts *po, const rf_sim_pla
         char text[192];
         rf_view_layout_text(&best->layout, lay, sizeof lay);
         if (best->prefill_workers)
-            snprintf(text, sizeof text, "%lld devices: %s, disaggregated %lld:%lld, a cap of %lld "
-                                        "requests a replica", (long long)best->devices, lay,
-                     (long long)best->prefill_workers, (long long)best->decode_workers,
-                     (long long)best->max_seqs);
+            snprintf(text, sizeof text,
+                     "%lld devices: %s, disaggregated %lld:%lld, a cap of %lld "
+                     "requests a replica",
+                     (long long)best->devices, lay, (long long)best->prefill_workers,
+                     (long long)best->decode_workers, (long long)best->max_seqs);
         else
             snprintf(text, sizeof text, "%lld devices: %s, a cap of %lld requests a replica",
                      (long long)best->devices, lay, (long long)best->max_seqs);

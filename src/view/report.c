@@ -50,7 +50,7 @@ void rf_view_batch_sweep(rf_report *r, const rf_batch_chart *c)
         rf_report_cell_num(r, c->floor_s[i]);
         rf_report_cell_num(r, c->tokens_per_s[i]);
         rf_report_cell_str(r, rf_regime_name(c->regime[i]));
-        rf_report_cell_str(r, c->capacity_sequences < 0                     ? "-"
+        rf_report_cell_str(r, c->capacity_sequences < 0                      ? "-"
                               : (double)c->batch[i] <= c->capacity_sequences ? "yes"
                                                                              : "no");
     }

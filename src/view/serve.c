@@ -34,50 +34,53 @@ void rf_view_spec(rf_report *r, const char *label, const rf_model *d, const rf_s
 void rf_view_serve_assume(rf_report *r, const rf_serve *sv, const rf_serve_par *pv)
 {
     const rf_serve_opts *so = &sv->opts;
-    rf_report_assume(r, "continuous batching, steady state: %lld requests in flight, each "
-                        "step B decode tokens at the mean context P + N/2 = %lld and "
-                        "ceil(B P / N) = %lld prompt tokens (what keeps B in flight)",
+    rf_report_assume(r,
+                     "continuous batching, steady state: %lld requests in flight, each "
+                     "step B decode tokens at the mean context P + N/2 = %lld and "
+                     "ceil(B P / N) = %lld prompt tokens (what keeps B in flight)",
                      (long long)so->concurrency, (long long)sv->decode_context,
                      (long long)sv->prompt_tokens);
-    rf_report_assume(r, "chunked prefill: chunks of at most %lld tokens%s (%lld of %lld and "
-                        "%s); a chunk attends to the mean cached context of a prompt's "
-                        "chunks, %lld, plus itself",
+    rf_report_assume(r,
+                     "chunked prefill: chunks of at most %lld tokens%s (%lld of %lld and "
+                     "%s); a chunk attends to the mean cached context of a prompt's "
+                     "chunks, %lld, plus itself",
                      (long long)sv->chunk,
                      so->max_batched_tokens ? ", cut to --max-batched-tokens less the decode "
                                               "tokens"
                                             : "",
                      (long long)sv->full_chunks, (long long)sv->chunk,
-                     sv->tail_chunk ? "one shorter" : "none shorter",
-                     (long long)sv->chunk_context);
+                     sv->tail_chunk ? "one shorter" : "none shorter", (long long)sv->chunk_context);
     rf_report_assume(r, "mixed step: linear layers at M = decode + prompt tokens (weights read "
                         "once), lm_head one position a sequence, decode attention and chunk "
                         "attention each reading its own KV once");
     if (!pv)
-        rf_report_assume(r, "TPOT = the step floor; output tokens/s = B / floor; TTFT = "
-                            "ceil(%s / C) = %lld steps at that floor, queueing not modelled",
+        rf_report_assume(r,
+                         "TPOT = the step floor; output tokens/s = B / floor; TTFT = "
+                         "ceil(%s / C) = %lld steps at that floor, queueing not modelled",
                          so->prefix.shared ? "(P - P_s)" : "P", (long long)sv->ttft_steps);
     else
-        rf_report_assume(r, "on the layout: every device runs its shard's mixed step; the "
-                            "all-reduces, the embedding's, EP's dispatch and combine and the "
-                            "pipeline's sends carry all M = decode + prompt tokens of a "
-                            "micro-batch (%lld), lm_head's all-gather its L = %lld logit rows "
-                            "(decode tokens + one a chunk); PP cuts the step into %lld "
-                            "micro-%s of ceil(B / m) = %lld decode and ceil(T_p / m) = %lld "
-                            "prompt tokens; TPOT = the cycle = max(a micro-batch's latency "
-                            "through the stages and sends, m x the slowest stage's floor); "
-                            "TTFT = ceil(%s / C) = %lld %s, queueing not modelled; "
-                            "tokens/s = D B / cycle",
+        rf_report_assume(r,
+                         "on the layout: every device runs its shard's mixed step; the "
+                         "all-reduces, the embedding's, EP's dispatch and combine and the "
+                         "pipeline's sends carry all M = decode + prompt tokens of a "
+                         "micro-batch (%lld), lm_head's all-gather its L = %lld logit rows "
+                         "(decode tokens + one a chunk); PP cuts the step into %lld "
+                         "micro-%s of ceil(B / m) = %lld decode and ceil(T_p / m) = %lld "
+                         "prompt tokens; TPOT = the cycle = max(a micro-batch's latency "
+                         "through the stages and sends, m x the slowest stage's floor); "
+                         "TTFT = ceil(%s / C) = %lld %s, queueing not modelled; "
+                         "tokens/s = D B / cycle",
                          (long long)pv->rows, (long long)pv->logit_rows,
-                         (long long)pv->micro_batches,
-                         pv->micro_batches == 1 ? "batch" : "batches",
+                         (long long)pv->micro_batches, pv->micro_batches == 1 ? "batch" : "batches",
                          (long long)pv->micro_decode, (long long)pv->micro_prompt_tokens,
                          so->prefix.shared ? "(P - P_s)" : "P", (long long)pv->ttft_steps,
                          pv->ttft_steps == 1 ? "cycle" : "cycles");
     if (so->prefix.shared)
-        rf_report_assume(r, "shared prefix: %lld of the %lld prompt tokens common to every "
-                            "request, computed once and held once: a request prefills its own "
-                            "%lld (P - P_s in the prompt tokens a step and in TTFT), its chunks "
-                            "after the prefix; decode reads it %s",
+        rf_report_assume(r,
+                         "shared prefix: %lld of the %lld prompt tokens common to every "
+                         "request, computed once and held once: a request prefills its own "
+                         "%lld (P - P_s in the prompt tokens a step and in TTFT), its chunks "
+                         "after the prefix; decode reads it %s",
                          (long long)so->prefix.shared, (long long)so->prompt,
                          (long long)(so->prompt - so->prefix.shared),
                          so->prefix.cascade ? "once a step (--prefix-kernel cascade: P_s kv_tok "
@@ -161,17 +164,18 @@ void rf_view_serve_spec(rf_report *r, const rf_model *d, const rf_serve_spec *sp
 void rf_view_serve_pred(rf_report *r, const rf_serve *sv, const rf_serve_pred *p)
 {
     rf_view_pred_assume(r);
-    rf_report_assume(r, "predicted steady state: the mixed step's operators each predicted "
-                        "(linear layers at M = B + T_p = %lld, lm_head, decode attention at "
-                        "S_d, chunk attention), the step their sum; TPOT = that step, TTFT = "
-                        "%lld of it, tokens/s = B / TPOT",
+    rf_report_assume(r,
+                     "predicted steady state: the mixed step's operators each predicted "
+                     "(linear layers at M = B + T_p = %lld, lm_head, decode attention at "
+                     "S_d, chunk attention), the step their sum; TPOT = that step, TTFT = "
+                     "%lld of it, tokens/s = B / TPOT",
                      (long long)(sv->opts.concurrency + sv->prompt_tokens),
                      (long long)sv->ttft_steps);
-    rf_report_section(r, "predicted", "PREDICTED (from the calibration; the floors above are "
-                                      "bounds)");
+    rf_report_section(r, "predicted",
+                      "PREDICTED (from the calibration; the floors above are "
+                      "bounds)");
     rf_report_num(r, "tpot_s", "predicted TPOT (the step)", p->tpot_s, RF_U_SECONDS);
     rf_report_num(r, "ttft_s", "predicted TTFT (queueing excluded)", p->ttft_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", p->tokens_per_s,
-                  RF_U_TOK_RATE);
+    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", p->tokens_per_s, RF_U_TOK_RATE);
     rf_report_int(r, "outside", "operators outside the calibration", p->n_outside, RF_U_INT);
 }

@@ -84,10 +84,7 @@ void rf_view_op_table(rf_report *r, const char *key, const char *label, const rf
 
 double rf_view_pred_step_s(const rf_step_pred *pr) { return pr ? pr->time_s : 0; }
 
-double rf_view_pred_tokens_per_s(const rf_step_pred *pr)
-{
-    return pr ? pr->tokens_per_s : 0;
-}
+double rf_view_pred_tokens_per_s(const rf_step_pred *pr) { return pr ? pr->tokens_per_s : 0; }
 
 void rf_view_pred_assume(rf_report *r)
 {
@@ -102,8 +99,7 @@ void rf_view_pred_assume(rf_report *r)
                         "summed as the times are");
 }
 
-void rf_view_pred_totals(rf_report *r, const rf_step_pred *pr, const char *key,
-                     const char *label)
+void rf_view_pred_totals(rf_report *r, const rf_step_pred *pr, const char *key, const char *label)
 {
     if (!pr)
         return;
@@ -136,8 +132,7 @@ void rf_view_pred_gen_times(rf_report *r, const rf_generate_pred *g)
     }
     rf_report_num(r, "decode_s", "predicted decode time", g->decode_s, RF_U_SECONDS);
     rf_report_num(r, "latency_s", "predicted latency", g->latency_s, RF_U_SECONDS);
-    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", g->tokens_per_s,
-                  RF_U_TOK_RATE);
+    rf_report_num(r, "tokens_per_s", "predicted output tokens/s", g->tokens_per_s, RF_U_TOK_RATE);
 }
 
 void rf_view_pred_gen_bands(rf_report *r, const rf_generate_pred *g)
@@ -145,8 +140,7 @@ void rf_view_pred_gen_bands(rf_report *r, const rf_generate_pred *g)
     rf_report_num(r, "ttft_lo_s", "TTFT band (left-out error), low", g->ttft_lo_s, RF_U_SECONDS);
     rf_report_num(r, "ttft_hi_s", "  high", g->ttft_hi_s, RF_U_SECONDS);
     if (g->output >= 2) {
-        rf_report_num(r, "tpot_mean_lo_s", "TPOT mean band, low", g->tpot_mean_lo_s,
-                      RF_U_SECONDS);
+        rf_report_num(r, "tpot_mean_lo_s", "TPOT mean band, low", g->tpot_mean_lo_s, RF_U_SECONDS);
         rf_report_num(r, "tpot_mean_hi_s", "  high", g->tpot_mean_hi_s, RF_U_SECONDS);
     }
     rf_report_num(r, "latency_lo_s", "latency band, low", g->latency_lo_s, RF_U_SECONDS);
@@ -213,11 +207,11 @@ void rf_view_mixed_totals(rf_report *r, const rf_mixed_opts *mo, const rf_step *
     rf_report_int(r, "decode_context", "decode context", (uint64_t)mo->decode_context, RF_U_INT);
     rf_report_int(r, "chunk_tokens", "chunk tokens", (uint64_t)mo->chunk, RF_U_INT);
     rf_report_int(r, "chunk_context", "chunk context", (uint64_t)mo->chunk_context, RF_U_INT);
-    rf_report_int(r, "tokens", "tokens in the step (M)",
-                  (uint64_t)(mo->decode_batch + mo->chunk), RF_U_INT);
+    rf_report_int(r, "tokens", "tokens in the step (M)", (uint64_t)(mo->decode_batch + mo->chunk),
+                  RF_U_INT);
     rf_report_int(r, "weight_bytes", "weights streamed", st->weight_bytes, RF_U_BYTES);
-    rf_report_int(r, "kv_bytes_decode", "KV read, decode attention",
-                  kv_of(st, RF_OP_ATTN_DECODE), RF_U_BYTES);
+    rf_report_int(r, "kv_bytes_decode", "KV read, decode attention", kv_of(st, RF_OP_ATTN_DECODE),
+                  RF_U_BYTES);
     rf_report_int(r, "kv_bytes_chunk", "KV read, chunk attention", kv_of(st, RF_OP_ATTN_PREFILL),
                   RF_U_BYTES);
     rf_report_int(r, "kv_bytes", "KV read", st->kv_bytes, RF_U_BYTES);

@@ -28,7 +28,11 @@ int main(void)
     if (rf_model_parse(cfg, sizeof cfg - 1, "tiny.json", &m, &e) || m.hidden != 256)
         return 2;
     /* A 4 x 64 x 64 sgemm, its sampled outputs checked before it is timed. */
-    rf_gemm_bench_opts g = {.m = 4, .k = 64, .n = 64, .dtype = RF_FP32, .threads = 1,
+    rf_gemm_bench_opts g = {.m = 4,
+                            .k = 64,
+                            .n = 64,
+                            .dtype = RF_FP32,
+                            .threads = 1,
                             .timing = {.min_time_s = 1e-4, .trials = 1}};
     rf_gemm_bench_result r;
     if (rf_gemm_bench(&g, &r, &e) || strcmp(r.routine, "cblas_sgemm"))
