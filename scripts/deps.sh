@@ -11,9 +11,10 @@ set -eu
 # test the Python binding (python/); emscripten compiles the CLI to
 # WebAssembly for the report's explorer, dpkg-dev unpacks the jansson source
 # it compiles (apt-get source runs dpkg-source), and chromium runs the
-# browser tests.
+# browser tests. clang-format checks the sources' layout (.clang-format,
+# tests/format_check.sh).
 PKGS="cmake make gcc pkg-config libjansson-dev libopenblas-dev libcmocka-dev \
-libxml2-utils clang libclang-rt-dev valgrind strace scdoc python3 python3-pytest \
+libxml2-utils clang clang-format libclang-rt-dev valgrind strace scdoc python3 python3-pytest \
 python3-cffi python3-venv libopenmpi-dev openmpi-bin chromium emscripten dpkg-dev"
 # The ones a build can go without (the tests that need them skip and say so).
 OPTIONAL="chromium emscripten dpkg-dev"
