@@ -36,15 +36,4 @@ int cmd_bench(const cli_io *io, int argc, char **argv);
 int cmd_profile(const cli_io *io, int argc, char **argv);
 int cmd_plan(const cli_io *io, int argc, char **argv);
 
-/* Until every file includes the headers it uses: all of them. */
-#include "assume.h"
-#include "budget.h"
-#include "figure.h"
-#include "measure_view.h"
-#include "opts.h"
-#include "output.h"
-#include "par_opts.h"
-#include "resolve.h"
-#include "step_opts.h"
-
 #endif

@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assume.h"
 #include "cli.h"
+#include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "roofline/rf_file.h"
 
 /* Bytes an output holds before they go to the stream or the file: large enough

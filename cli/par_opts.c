@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
+#include "par_opts.h"
+#include "step_opts.h"
 #include "roofline/rf_view.h"
 
 int cli_par_opt(cli_ctx *ctx, int id, const char *arg, cli_par *p)

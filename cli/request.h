@@ -4,7 +4,10 @@
 #ifndef RF_CLI_REQUEST_H
 #define RF_CLI_REQUEST_H
 
-#include "cli.h"
+#include "budget.h"
+#include "core.h"
+#include "par_opts.h"
+#include "step_opts.h"
 #include "roofline/rf_serve.h"
 
 /* cli_request_opt's ids (distinct from a command's own while serve,

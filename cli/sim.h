@@ -6,7 +6,10 @@
 #ifndef RF_CLI_SIM_H
 #define RF_CLI_SIM_H
 
-#include "cli.h"
+#include "budget.h"
+#include "core.h"
+#include "par_opts.h"
+#include "step_opts.h"
 #include "roofline/rf_sim.h"
 #include "roofline/rf_view.h"
 

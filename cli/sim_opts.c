@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opts.h"
 #include "sim.h"
 
 int cli_sim_disagg(cli_ctx *ctx, const char *arg, cli_sim *s)

@@ -8,6 +8,7 @@
 
 #include "measure_mpi.h"
 #include "lab_view.h"
+#include "opts.h"
 #include "roofline/rf_measure.h"
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_measure_calib.h"

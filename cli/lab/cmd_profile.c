@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "step_opts.h"
 #include "lab_view.h"
 #include "measure_view.h"
 #include "roofline/rf_forward.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lab_view.h"
+#include "opts.h"
 #include "roofline/rf_cuda.h"
 #include "roofline/rf_gpu_compare.h"
 #include "roofline/rf_gpu_io.h"
