@@ -396,7 +396,7 @@ rf_status rf_sim_floor_step(void *user, const rf_sim_batch *b, double *step_s, r
              * the expanding chunk (kv_b_proj expanding its o cached latents
              * beside its t rows) and the absorbed kernel, component by
              * component, so the floor is under whichever the engine runs */
-            uint64_t a[3], e0, e2;
+            uint64_t a[3], e0 = 0, e2 = 0; /* read only when ok */
             if ((s = verify_absorbed(f, (int64_t)t, (int64_t)o, a, err)))
                 return s;
             ok = mul(o, kv_row[0], &e0) && !__builtin_add_overflow(e0, v[0], &e0) &&
