@@ -89,18 +89,36 @@ static size_t put_seconds(char *out)
     return n;
 }
 
+/* Appends the n bytes at s to the line at out (len so far); the new length. */
+static size_t put(char *out, size_t len, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[len + i] = s[i];
+    return len + n;
+}
+
+/* The line is assembled on the handler's stack and written by one write():
+ * every rank times out at once, and a line written in pieces interleaves with
+ * the other ranks' (CI saw "roofline roofline measuremeasure: rank : rank 10"),
+ * where one write of under PIPE_BUF bytes to a pipe is never split. */
 static void on_alarm(int sig)
 {
     (void)sig;
     const char *cmd = alarm_cmd, *what = stages[alarm_stage];
-    char rank[24], secs[32];
-    size_t rank_len = put_digits(rank, (unsigned long)alarm_rank, 1);
-    size_t secs_len = put_seconds(secs);
-    if (write(STDERR_FILENO, "roofline ", 9) < 0 || write(STDERR_FILENO, cmd, strlen(cmd)) < 0 ||
-        write(STDERR_FILENO, ": rank ", 7) < 0 || write(STDERR_FILENO, rank, rank_len) < 0 ||
-        write(STDERR_FILENO, ": timed out after ", 18) < 0 ||
-        write(STDERR_FILENO, secs, secs_len) < 0 || write(STDERR_FILENO, " s (", 4) < 0 ||
-        write(STDERR_FILENO, what, strlen(what)) < 0 || write(STDERR_FILENO, ")\n", 2) < 0)
+    char line[256], num[32];
+    size_t cmd_len = strlen(cmd), len = 0;
+    if (cmd_len > 64)
+        cmd_len = 64; /* a command name; the bound keeps the line in its buffer */
+    len = put(line, len, "roofline ", 9);
+    len = put(line, len, cmd, cmd_len);
+    len = put(line, len, ": rank ", 7);
+    len = put(line, len, num, put_digits(num, (unsigned long)alarm_rank, 1));
+    len = put(line, len, ": timed out after ", 18);
+    len = put(line, len, num, put_seconds(num));
+    len = put(line, len, " s (", 4);
+    len = put(line, len, what, strlen(what));
+    len = put(line, len, ")\n", 2);
+    if (write(STDERR_FILENO, line, len) < 0)
         _exit(RF_EXIT_FAIL);
     _exit(RF_EXIT_FAIL); /* mpirun ends the other ranks of a job one left */
 }
