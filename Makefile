@@ -39,8 +39,11 @@ demo: deps build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The WebAssembly explorer is built once, by the release build: its tests
+# (explorer_browser, test_explorer_cli) are release-only (label nosan), and
+# the sanitizer build would compile the same module (emcc, no sanitizer) again.
 asan:
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Asan >/dev/null
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Asan -DRF_WASM=OFF >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE nosan
 
@@ -48,19 +51,22 @@ asan:
 # release build: it sees reads of uninitialised memory, which ASan does not.
 # The CLI tables run under ASan + UBSan (make asan) instead: under valgrind
 # they take minutes, under ASan seconds. Measurement and CUDA tests time
-# real kernels and stay out, and so do the install checks (shell scripts
-# around a compiler and pkg-config: valgrind would be checking the shell).
+# real kernels and stay out, and so do the install checks and the two
+# entry comparisons (shell scripts around a compiler, pkg-config, the
+# entry's driver or Node.js: valgrind follows no exec, so it would be
+# checking the shell; rf_cli_run runs under ASan in test_entry instead).
+# JOBS at a time: valgrind runs one process on one core.
 MEMCHECK_OPTS = --error-exitcode=97 --leak-check=full \
   --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
 memcheck: build
-	ctest --test-dir $(BUILD) --output-on-failure -T memcheck -R '^(test_|fuzz_replay_)' \
-	  -E 'measure|cuda|bench|_install$$' --overwrite MemoryCheckCommandOptions="$(MEMCHECK_OPTS)"
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -T memcheck -R '^(test_|fuzz_replay_)' \
+	  -E 'measure|cuda|bench|_install$$|^test_entry$$|^test_explorer_cli$$' --overwrite MemoryCheckCommandOptions="$(MEMCHECK_OPTS)"
 
 # libFuzzer harnesses (clang, ASan + UBSan); see fuzz/README.md.
 fuzz:
 	cmake -S fuzz -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang >/dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_MIN_RUNS)
+	JOBS=$(JOBS) ./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_MIN_RUNS)
 
 check: deps
 	$(MAKE) --no-print-directory test

@@ -9,9 +9,19 @@
 # does not stop at start-up. Prints one line a harness with its execution
 # count; exits 1 on the first crash, hang, leak or sanitizer report,
 # leaving the input under BUILD/artifacts/ and the log under BUILD/logs/.
-# usage: fuzz/run.sh BUILD SECONDS [MIN_RUNS]
+# With JOBS (the environment; default 1), that many harnesses run at once,
+# each alone in its own process (a harness is one process, one core), and
+# the lines come in the order the harnesses end.
+# usage: fuzz/run.sh BUILD SECONDS [MIN_RUNS [HARNESS...]]
 set -eu
 build=$1 seconds=$2 min_runs=${3:-0}
+[ $# -ge 3 ] && shift 3 || shift $#
+if [ $# -eq 0 ]; then # every harness, JOBS at a time, each by this script
+  jobs=${JOBS:-1}
+  printf '%s\n' parse config profile measured calib cluster engine |
+    xargs -P "$jobs" -I NAME "$0" "$build" "$seconds" "$min_runs" NAME && exit 0
+  exit 1
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 models=$root/tests/data/models
@@ -28,7 +38,7 @@ seed() { # seed NAME FILES...: copy the inputs that exist into the corpus
 }
 
 status=0
-for name in parse config profile measured calib cluster engine; do
+for name in "$@"; do
   bin=$build/fuzz_$name
   [ -x "$bin" ] || { echo "fuzz_$name: not built (its reader is not in the library yet)"; continue; }
   seed "$name" "$here/corpus/$name"/*
