@@ -40,8 +40,10 @@ static void terms(rf_report *r, const rf_engine_pred *p)
     const struct {
         const char *name;
         double s;
-    } fixed[] = {{"per-layer cost", p->layers_s}, {"per-step cost", p->step_s}};
-    for (size_t i = 0; i < 2; i++) {
+    } fixed[] = {{"per-layer cost", p->layers_s},
+                 {"per-logit cost", p->vocab_s},
+                 {"per-step cost", p->step_s}};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         rf_report_row(r);
         rf_report_cell_str(r, fixed[i].name);
         rf_report_cell_null(r, "-");
@@ -88,10 +90,10 @@ static void assume_fit(rf_report *r, const rf_engine_calib *c, const char *path,
                      100.0 * f->loo_median, 100.0 * f->loo_worst);
     rf_report_assume(r,
                      "predicted: t = %.3g x GEMM floor + %.3g x attention floor + other "
-                     "floors + %.3g us x %lld layers + %.3g us a step, the floors on the "
-                     "calibration's roofs (%s), not --hw's",
-                     f->k_gemm, f->k_attn, f->layer_s * 1e6, (long long)m->layers, f->step_s * 1e6,
-                     c->roofs_from);
+                     "floors + %.3g us x %lld layers + %.3g ns x %lld logits + %.3g us a "
+                     "step, the floors on the calibration's roofs (%s), not --hw's",
+                     f->k_gemm, f->k_attn, f->layer_s * 1e6, (long long)m->layers, f->vocab_s * 1e9,
+                     (long long)m->vocab, f->step_s * 1e6, c->roofs_from);
 }
 
 static void assume_dtypes(rf_report *r, const rf_engine_calib *c, const rf_step_opts *o)
@@ -113,7 +115,7 @@ int cli_engine_step(const cli_ctx *ctx, rf_report *r, const char *backend, const
     int rc = load(ctx, backend, path, &c);
     if (rc)
         return rc;
-    if (rf_engine_predict(c, st, o, (double)m->layers, &p, &e)) {
+    if (rf_engine_predict(c, st, o, (double)m->layers, (double)m->vocab, &p, &e)) {
         free(c);
         return cli_fail(ctx, RF_EXIT_USAGE, "--calibration %s: %s", path, e.msg);
     }

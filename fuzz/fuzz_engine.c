@@ -48,7 +48,8 @@ static void predict(const rf_engine_fit *f)
     if (rf_step_compute(&model, &o, &roof, &st, &e) != RF_OK)
         return;
     rf_engine_pred p;
-    if (rf_engine_predict(&c, &st, &o, (double)model.layers, &p, &e) != RF_OK) {
+    if (rf_engine_predict(&c, &st, &o, (double)model.layers, (double)model.vocab, &p, &e) !=
+        RF_OK) {
         CHECK(!strchr(e.msg, '\n'));
         return;
     }

@@ -60,12 +60,20 @@ static rf_engine_fit q4_fit(rf_phase phase, double k_gemm, double k_attn, double
     return f;
 }
 
-static void put(rf_engine_calib *c, double g, double a, double e, double layers, double t)
+/* A timed step of a model with a vocabulary of v. */
+static void put_v(rf_engine_calib *c, double g, double a, double e, double layers, double v,
+                  double t)
 {
     rf_engine_point *p = &c->pt[c->n_points++];
     snprintf(p->weights, sizeof p->weights, "q4_0");
     p->phase = RF_PREFILL;
-    p->gemm_s = g, p->attn_s = a, p->other_s = e, p->layers = layers, p->time_s = t;
+    p->gemm_s = g, p->attn_s = a, p->other_s = e, p->layers = layers, p->vocab = v, p->time_s = t;
+}
+
+/* One of a 32,000-token vocabulary (every shape the same: no per-logit fit). */
+static void put(rf_engine_calib *c, double g, double a, double e, double layers, double t)
+{
+    put_v(c, g, a, e, layers, 32000, t);
 }
 
 /* Times made as t = 2 G + 3 A + E + 1 ms x L + 5 ms: the fit gives k_gemm
@@ -94,6 +102,37 @@ static void fit_recovers(void **state)
     /* the fitted time of a point: 2 x 1 + 3 x 0.1 + 0.01 + 2 ms + 5 ms = 2.317 s */
     assert_true(fabs(rf_engine_fitted_s(f, &c->pt[0]) - 2.317) < 1e-9);
     free(c);
+}
+
+/* The sampler's cost a logit, where the shapes differ in vocabulary:
+ * t = 2 G + 3 A + E + 1 ms x L + 20 ns x V + 5 ms over six points of
+ * vocabularies 32,000 to 152,000 gives c_v = 20 ns and the rest as in
+ * fit_recovers. On one vocabulary (every V 128,000) the same model leaves
+ * c_v unfitted (0), and c0 takes the whole sampler: 5 ms + 20 ns x 128,000
+ * = 7.56 ms. */
+static void fit_per_logit(void **state)
+{
+    (void)state;
+    const double pts[][5] = {{1.0, 0.1, 0.01, 2, 32000}, {2.0, 0.5, 0.0, 2, 152000},
+                             {0.5, 0.2, 0.0, 4, 64000},  {3.0, 0.3, 0.02, 1, 128000},
+                             {0.2, 0.05, 0.0, 8, 32000}, {1.5, 0.4, 0.0, 3, 100000}};
+    for (int one_vocab = 0; one_vocab < 2; one_vocab++) {
+        rf_engine_calib *c = calib_new();
+        for (size_t i = 0; i < 6; i++) {
+            double v = one_vocab ? 128000 : pts[i][4];
+            put_v(c, pts[i][0], pts[i][1], pts[i][2], pts[i][3], v,
+                  2 * pts[i][0] + 3 * pts[i][1] + pts[i][2] + 1e-3 * pts[i][3] + 20e-9 * v + 5e-3);
+        }
+        rf_err e;
+        assert_int_equal(rf_engine_fit_all(c, &e), RF_OK);
+        const rf_engine_fit *f = &c->fit[0];
+        assert_true(fabs(f->k_gemm - 2.0) < 1e-9 && fabs(f->k_attn - 3.0) < 1e-9);
+        assert_true(fabs(f->layer_s - 1e-3) < 1e-10);
+        assert_true(fabs(f->vocab_s - (one_vocab ? 0.0 : 20e-9)) < 1e-14);
+        assert_true(fabs(f->step_s - (one_vocab ? 7.56e-3 : 5e-3)) < 1e-10);
+        assert_true(f->rms_residual < 1e-10 && f->loo_worst < 1e-8);
+        free(c);
+    }
 }
 
 /* Steps faster than their floor (t = G / 2, as if the roofs were half the
@@ -156,6 +195,10 @@ static void fit_refuses(void **state)
     c->pt[2].gemm_s = 1.0;
     c->pt[2].layers = 0;
     assert_int_equal(rf_engine_fit_all(c, &e), RF_EINVAL);
+    c->pt[2].layers = 2;
+    c->pt[2].vocab = 0;
+    assert_int_equal(rf_engine_fit_all(c, &e), RF_EINVAL);
+    assert_non_null(strstr(e.msg, "step 2: a vocabulary of 0"));
     free(c);
 }
 
@@ -182,20 +225,23 @@ static void split_and_predict(void **state)
     assert_int_equal(rf_engine_split(c, st, &o, &g, &a, &x, &e), RF_OK);
     assert_true(fabs(g - gemm_bytes / 50e9) <= 1e-12 * g);
     assert_true(a > 0);
-    /* a fit of k_gemm 1.5, k_attn 2, 10 us a layer, made from 6 steps (more
-     * than the 4 unknowns, so its band is the leave-one-out worst, 0.1: the
-     * high end is 1.1 x the prediction) */
+    /* a fit of k_gemm 1.5, k_attn 2, 10 us a layer, 20 ns a logit, made
+     * from 6 steps (more than the unknowns, so its band is the leave-one-out
+     * worst, 0.1: the high end is 1.1 x the prediction) */
     c->n_fits = 1;
     c->fit[0] = q4_fit(RF_DECODE, 1.5, 2.0, 10e-6, 6, 0.1);
+    c->fit[0].vocab_s = 20e-9;
     rf_engine_pred p;
-    assert_int_equal(rf_engine_predict(c, st, &o, (double)m.layers, &p, &e), RF_OK);
-    double want = 1.5 * g + 2.0 * a + x + 10e-6 * (double)m.layers;
+    assert_int_equal(rf_engine_predict(c, st, &o, (double)m.layers, (double)m.vocab, &p, &e),
+                     RF_OK);
+    double want = 1.5 * g + 2.0 * a + x + 10e-6 * (double)m.layers + 20e-9 * (double)m.vocab;
     assert_true(fabs(p.time_s - want) <= 1e-12 * want);
     assert_true(fabs(p.hi_s - 1.1 * want) <= 1e-12 * want);
     assert_true(p.lo_s >= p.floor_s && p.time_s >= p.floor_s);
     /* no fit for fp16 weights: named, with what it has */
     o.w = rf_dtype_of(RF_FP16);
-    assert_int_equal(rf_engine_predict(c, st, &o, (double)m.layers, &p, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_predict(c, st, &o, (double)m.layers, (double)m.vocab, &p, &e),
+                     RF_EINVAL);
     assert_non_null(strstr(e.msg, "no fit for fp16 weights in decode (it has: q4_0 decode)"));
     free(st);
     free(c);
@@ -315,10 +361,11 @@ static void file_refuses(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fit_recovers),      cmocka_unit_test(fit_holds_floor),
-        cmocka_unit_test(loo_honest),        cmocka_unit_test(fit_refuses),
-        cmocka_unit_test(split_and_predict), cmocka_unit_test(generate_sums),
-        cmocka_unit_test(file_reads),        cmocka_unit_test(file_refuses),
+        cmocka_unit_test(fit_recovers),    cmocka_unit_test(fit_per_logit),
+        cmocka_unit_test(fit_holds_floor), cmocka_unit_test(loo_honest),
+        cmocka_unit_test(fit_refuses),     cmocka_unit_test(split_and_predict),
+        cmocka_unit_test(generate_sums),   cmocka_unit_test(file_reads),
+        cmocka_unit_test(file_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

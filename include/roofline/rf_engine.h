@@ -10,17 +10,22 @@
  * context S), on small models of chosen shapes. Per weight dtype and phase,
  * a step's time is fitted as
  *
- *     t = k_gemm G + k_attn A + E + c L + c0
+ *     t = k_gemm G + k_attn A + E + c L + c_v V + c0
  *
  * G: the step's GEMMs at their floors, sum count x max(F / pi, Q / beta),
  * A: its attention the same, E: every other operator at its floor, L: the
- * model's layers, and pi and beta the calibration's own roofs (the profile
+ * model's layers, V its vocabulary (the logits a step hands the sampler),
+ * and pi and beta the calibration's own roofs (the profile
  * the fit was made on), so a prediction needs nothing but this struct.
  * k_gemm and k_attn are the engine's slowdowns over the roof (1 / the
  * efficiency), c its fixed cost a layer (graph nodes, thread barriers) and
- * c0 a step's (the call into the engine, the sampling). The fit is a
+ * c_v a logit's (the sampler reads, sorts and draws from every logit of
+ * the step: on a 152k vocabulary that is milliseconds a token, which no
+ * floor counts) and c0 a step's (the call into the engine). The fit is a
  * non-negative least squares of the relative error with k >= 1 and c,
- * c0 >= 0: a prediction is never under the floor on those roofs. Its
+ * c_v, c0 >= 0: a prediction is never under the floor on those roofs.
+ * c_v is fitted only where a (weights, phase) group's shapes differ in
+ * vocabulary; on one vocabulary it is 0 and c0 carries that cost. Its
  * band is the leave-one-out error: each timed step predicted from the
  * others. Pure (core): no I/O, no allocation.
  */
@@ -67,6 +72,7 @@ typedef struct rf_engine_point {
     double attn_s;   /* A                                             */
     double other_s;  /* E                                             */
     double layers;   /* L                                             */
+    double vocab;    /* V                                             */
     double time_s;   /* measured                                      */
 } rf_engine_point;
 
@@ -76,6 +82,7 @@ typedef struct rf_engine_fit {
     rf_phase phase;
     double k_gemm, k_attn; /* >= 1                                          */
     double layer_s;        /* c >= 0                                        */
+    double vocab_s;        /* c_v >= 0                                      */
     double step_s;         /* c0 >= 0                                       */
     size_t n_points;
     double rms_residual; /* sqrt(mean ((t_fit - t) / t)^2)                */
@@ -143,8 +150,8 @@ const rf_engine_fit *rf_engine_find(const rf_engine_calib *c, rf_dtype w, rf_pha
 
 /* A step predicted. */
 typedef struct rf_engine_pred {
-    double time_s; /* k_gemm G + k_attn A + E + c L + c0            */
-    double gemm_s, attn_s, other_s, layers_s, step_s; /* its five terms    */
+    double time_s; /* k_gemm G + k_attn A + E + c L + c_v V + c0     */
+    double gemm_s, attn_s, other_s, layers_s, vocab_s, step_s; /* its six terms */
     double floor_s;    /* G + A + E on the calibration's roofs          */
     double band;       /* the fit's leave-one-out worst (its worst
                              residual when it has no leave-one-out)        */
@@ -152,13 +159,14 @@ typedef struct rf_engine_pred {
     const rf_engine_fit *fit;
 } rf_engine_pred;
 
-/* Predict st (computed with options o, of a model with `layers` layers).
+/* Predict st (computed with options o, of a model with `layers` layers
+ * and a vocabulary of `vocab`).
  * RF_EINVAL for a batch other than 1 (the fits are of one sequence's
  * steps), or when the calibration has no fit for the step's weights and
  * phase, naming both and listing the fits it has; errors of
  * rf_engine_split. */
 rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const rf_step_opts *o,
-                            double layers, rf_engine_pred *out, rf_err *err);
+                            double layers, double vocab, rf_engine_pred *out, rf_err *err);
 
 /* A whole generation predicted, one sequence: the prompt's prefill, then
  * the decode step at every context prompt + 1 .. prompt + output - 1,

@@ -104,6 +104,7 @@ rf_status rf_engine_point_make(const rf_engine_calib *c, const rf_model *m, cons
     out->tokens = phase == RF_PREFILL ? tokens : 1;
     out->context = context;
     out->layers = (double)m->layers;
+    out->vocab = (double)m->vocab;
     out->time_s = measured_s;
     rf_step_opts o = rf_engine_step_opts(c, m, w, phase, tokens, context);
     /* the operators' F and Q do not depend on the roof; any positive one */
@@ -120,14 +121,17 @@ rf_status rf_engine_point_make(const rf_engine_calib *c, const rf_model *m, cons
 
 /* ---- the fit -------------------------------------------------------------
  *
- * With r = t - G - A - E, the unknowns x = (k_gemm - 1, k_attn - 1, c, c0)
- * >= 0 and the columns (G, A, L, 1), each row divided by t (relative
- * error): min |D x - r / t|^2 over x >= 0. Four unknowns: every subset of
- * them is solved unconstrained by its normal equations, and the best subset
- * whose solution is non-negative kept (the exact NNLS optimum is one of
- * them). */
+ * With r = t - G - A - E, the unknowns x = (k_gemm - 1, k_attn - 1, c, c0,
+ * c_v) >= 0 and the columns (G, A, L, 1, V), each row divided by t
+ * (relative error): min |D x - r / t|^2 over x >= 0. Five unknowns (four
+ * where the group's shapes share one vocabulary: V is then c0's column
+ * times V, and which of the two took the cost would be rounding's choice):
+ * every subset of them is solved unconstrained by its normal equations,
+ * and the best subset whose solution is non-negative kept (the exact NNLS
+ * optimum is one of them). A group needs NMIN points, the unknowns of the
+ * model without V. */
 
-enum { NX = 4 };
+enum { NX = 5, NMIN = 4 };
 
 static void columns(const rf_engine_point *p, double col[NX], double *rhs)
 {
@@ -135,6 +139,7 @@ static void columns(const rf_engine_point *p, double col[NX], double *rhs)
     col[1] = p->attn_s / p->time_s;
     col[2] = p->layers / p->time_s;
     col[3] = 1.0 / p->time_s;
+    col[4] = p->vocab / p->time_s;
     *rhs = (p->time_s - p->gemm_s - p->attn_s - p->other_s) / p->time_s;
 }
 
@@ -174,15 +179,15 @@ static bool solve(double a[NX][NX], double b[NX], int k, double x[NX])
 }
 
 /* Points idx[0..n) except `skip` (-1: none). */
-static void nnls(const rf_engine_point *pts, const size_t *idx, size_t n, long skip,
+static void nnls(const rf_engine_point *pts, const size_t *idx, size_t n, long skip, int nx,
                  double best[NX])
 {
     double best_ss = INFINITY;
     for (int j = 0; j < NX; j++)
         best[j] = 0.0;
-    for (unsigned set = 0; set < 1u << NX; set++) {
+    for (unsigned set = 0; set < 1u << nx; set++) {
         int var[NX], k = 0;
-        for (int j = 0; j < NX; j++)
+        for (int j = 0; j < nx; j++)
             if (set & 1u << j)
                 var[k++] = j;
         double a[NX][NX] = {{0}}, b[NX] = {0}, xs[NX] = {0}, x[NX] = {0};
@@ -212,7 +217,9 @@ static void nnls(const rf_engine_point *pts, const size_t *idx, size_t n, long s
                 continue;
             double col[NX], rhs;
             columns(&pts[idx[i]], col, &rhs);
-            double e = col[0] * x[0] + col[1] * x[1] + col[2] * x[2] + col[3] * x[3] - rhs;
+            double e = -rhs;
+            for (int j = 0; j < NX; j++)
+                e += col[j] * x[j];
             ss += e * e;
         }
         if (ss < best_ss) {
@@ -225,17 +232,28 @@ static void nnls(const rf_engine_point *pts, const size_t *idx, size_t n, long s
 static double model_s(const rf_engine_point *p, const double x[NX])
 {
     return (1.0 + x[0]) * p->gemm_s + (1.0 + x[1]) * p->attn_s + p->other_s + x[2] * p->layers +
-           x[3];
+           x[3] + x[4] * p->vocab;
+}
+
+/* The unknowns of a group: NX where its points' vocabularies differ. */
+static int unknowns(const rf_engine_point *pts, const size_t *idx, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (pts[idx[i]].vocab != pts[idx[0]].vocab)
+            return NX;
+    return NX - 1;
 }
 
 static void fit_group(const rf_engine_point *pts, const size_t *idx, size_t n, rf_engine_fit *f)
 {
     double x[NX];
-    nnls(pts, idx, n, -1, x);
+    int nx = unknowns(pts, idx, n);
+    nnls(pts, idx, n, -1, nx, x);
     f->k_gemm = 1.0 + x[0];
     f->k_attn = 1.0 + x[1];
     f->layer_s = x[2];
     f->step_s = x[3];
+    f->vocab_s = x[4];
     f->n_points = n;
     double ss = 0.0, worst = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -247,12 +265,12 @@ static void fit_group(const rf_engine_point *pts, const size_t *idx, size_t n, r
     f->rms_residual = sqrt(ss / (double)n);
     f->worst_residual = worst;
     f->loo_median = f->loo_worst = 0.0;
-    if (n <= NX) /* a point left out of NX leaves no check of the others' fit */
+    if (n <= (size_t)nx) /* a point left out of nx leaves no check of the others' fit */
         return;
     double err[RF_ENGINE_MAX_POINTS];
     for (size_t i = 0; i < n; i++) {
         double xl[NX];
-        nnls(pts, idx, n, (long)i, xl);
+        nnls(pts, idx, n, (long)i, nx, xl);
         const rf_engine_point *p = &pts[idx[i]];
         err[i] = fabs(model_s(p, xl) - p->time_s) / p->time_s;
     }
@@ -265,7 +283,7 @@ static bool finite_nonneg(double v) { return isfinite(v) && v >= 0.0; }
 
 double rf_engine_fitted_s(const rf_engine_fit *f, const rf_engine_point *p)
 {
-    double x[NX] = {f->k_gemm - 1.0, f->k_attn - 1.0, f->layer_s, f->step_s};
+    double x[NX] = {f->k_gemm - 1.0, f->k_attn - 1.0, f->layer_s, f->step_s, f->vocab_s};
     return model_s(p, x);
 }
 
@@ -292,6 +310,9 @@ rf_status rf_engine_fit_all(rf_engine_calib *c, rf_err *err)
         if (!(isfinite(p->layers) && p->layers >= 1.0))
             return rf_err_set(err, RF_EINVAL, "engine calibration: step %zu: %g layers", i,
                               p->layers);
+        if (!(isfinite(p->vocab) && p->vocab >= 1.0))
+            return rf_err_set(err, RF_EINVAL, "engine calibration: step %zu: a vocabulary of %g", i,
+                              p->vocab);
     }
     c->n_fits = 0;
     bool done[RF_ENGINE_MAX_POINTS] = {false};
@@ -305,11 +326,11 @@ rf_status rf_engine_fit_all(rf_engine_calib *c, rf_err *err)
                 idx[k++] = j;
                 done[j] = true;
             }
-        if (k < NX)
+        if (k < NMIN)
             return rf_err_set(err, RF_EINVAL,
                               "engine calibration: %s %s: %zu timed steps, at "
                               "least %d needed",
-                              pts[i].weights, phase_name(pts[i].phase), k, NX);
+                              pts[i].weights, phase_name(pts[i].phase), k, NMIN);
         if (c->n_fits == RF_ENGINE_MAX_FITS)
             return rf_err_set(err, RF_ERANGE,
                               "engine calibration: more than %d (weights, "
@@ -343,13 +364,13 @@ rf_status rf_engine_check(const rf_engine_calib *c, rf_err *err)
     for (size_t i = 0; i < c->n_fits; i++) {
         const rf_engine_fit *f = &c->fit[i];
         if (!(isfinite(f->k_gemm) && f->k_gemm >= 1.0 && isfinite(f->k_attn) && f->k_attn >= 1.0 &&
-              finite_nonneg(f->layer_s) && finite_nonneg(f->step_s) &&
+              finite_nonneg(f->layer_s) && finite_nonneg(f->vocab_s) && finite_nonneg(f->step_s) &&
               finite_nonneg(f->rms_residual) && finite_nonneg(f->worst_residual) &&
               finite_nonneg(f->loo_median) && finite_nonneg(f->loo_worst)))
             return rf_err_set(
                 err, RF_EINVAL,
                 "engine calibration: fit %s %s: k_gemm and "
-                "k_attn must be finite and >= 1, layer_s, step_s and the errors finite "
+                "k_attn must be finite and >= 1, layer_s, vocab_s, step_s and the errors finite "
                 "and >= 0",
                 f->weights, phase_name(f->phase));
         for (size_t j = 0; j < i; j++)
@@ -370,7 +391,7 @@ const rf_engine_fit *rf_engine_find(const rf_engine_calib *c, rf_dtype w, rf_pha
 }
 
 rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const rf_step_opts *o,
-                            double layers, rf_engine_pred *out, rf_err *err)
+                            double layers, double vocab, rf_engine_pred *out, rf_err *err)
 {
     memset(out, 0, sizeof *out);
     if (o->batch != 1)
@@ -400,10 +421,12 @@ rf_status rf_engine_predict(const rf_engine_calib *c, const rf_step *st, const r
     out->attn_s = f->k_attn * a;
     out->other_s = e;
     out->layers_s = f->layer_s * layers;
+    out->vocab_s = f->vocab_s * vocab;
     out->step_s = f->step_s;
-    out->time_s = out->gemm_s + out->attn_s + out->other_s + out->layers_s + out->step_s;
+    out->time_s =
+        out->gemm_s + out->attn_s + out->other_s + out->layers_s + out->vocab_s + out->step_s;
     out->floor_s = g + a + e;
-    out->band = f->n_points > NX ? f->loo_worst : f->worst_residual;
+    out->band = f->loo_worst > 0.0 ? f->loo_worst : f->worst_residual;
     double lo = out->time_s * (1.0 - out->band);
     out->lo_s = lo > out->floor_s ? lo : out->floor_s;
     out->hi_s = out->time_s * (1.0 + out->band);
@@ -425,9 +448,9 @@ rf_status rf_engine_predict_generate(const rf_engine_calib *c, const rf_model *m
     rf_step_opts so = *o;
     so.phase = RF_PREFILL, so.tokens = prompt, so.context = 0;
     rf_engine_pred p;
-    double L = (double)m->layers;
+    double L = (double)m->layers, V = (double)m->vocab;
     rf_status rc = rf_step_compute(m, &so, roof, st, err);
-    if (rc || (rc = rf_engine_predict(c, st, &so, L, &p, err)))
+    if (rc || (rc = rf_engine_predict(c, st, &so, L, V, &p, err)))
         return rc;
     out->prefill_fit = p.fit;
     g->ttft_s = p.time_s, g->ttft_lo_s = p.lo_s, g->ttft_hi_s = p.hi_s;
@@ -435,7 +458,7 @@ rf_status rf_engine_predict_generate(const rf_engine_calib *c, const rf_model *m
     for (int64_t s = prompt + 1; s <= prompt + output - 1; s++) {
         so.context = s;
         if ((rc = rf_step_compute(m, &so, roof, st, err)) ||
-            (rc = rf_engine_predict(c, st, &so, L, &p, err)))
+            (rc = rf_engine_predict(c, st, &so, L, V, &p, err)))
             return rc;
         if (s == prompt + 1)
             g->tpot_first_s = p.time_s, out->decode_fit = p.fit;
