@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "lab_view.h"
+#include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "roofline/rf_cuda.h"
 #include "roofline/rf_measured.h"
 

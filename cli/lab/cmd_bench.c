@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "lab_view.h"
+#include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "roofline/rf_measure.h"
 
 enum { O_TOKENS = 1000, O_DTYPE, O_THREADS, O_DEVICE, O_TRIALS };

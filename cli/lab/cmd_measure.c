@@ -9,6 +9,8 @@
 #include "measure_mpi.h"
 #include "lab_view.h"
 #include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "roofline/rf_measure.h"
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_measure_calib.h"

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "step_opts.h"
 #include "lab_view.h"
 #include "measure_view.h"

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "opts.h"
+#include "resolve.h"
 #include "roofline/rf_measure.h"
 
 /* Progress on the command's error stream (user), only on a terminal. */

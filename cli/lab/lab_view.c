@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "lab_view.h"
+#include "opts.h"
+#include "output.h"
 #include "roofline/rf_hw_profile_io.h"
 #include "roofline/rf_calib.h"
 #include "roofline/rf_measure_stats.h"

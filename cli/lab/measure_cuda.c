@@ -13,6 +13,8 @@
 
 #include "lab_view.h"
 #include "opts.h"
+#include "output.h"
+#include "resolve.h"
 #include "roofline/rf_cuda.h"
 #include "roofline/rf_gpu_compare.h"
 #include "roofline/rf_gpu_io.h"

@@ -14,6 +14,7 @@
 
 #include "measure_mpi.h"
 #include "lab_view.h"
+#include "opts.h"
 #include "mpi_measure.h"
 #include "roofline/rf_cuda.h"
 #include "roofline/rf_measure.h"
