@@ -22,21 +22,18 @@
 
 enum { O_MAX_BATCH = 1000, O_SVG, O_PRICE, O_LOAD_SVG };
 
+/* The options in --help's order, each table a group (cmd_frontier's list). */
 static const cli_opt opts[] = {
-    CLI_REQUEST_LEN_OPTS,
     {"max-batch", 1, O_MAX_BATCH, "B", "largest batch (default the KV pool's limit)"},
     {"svg", 1, O_SVG, "FILE",
      "also write the figure: tokens/s against TPOT and TTFT, and below it the curve under load"},
     {"price-per-hour", 1, O_PRICE, "USD", "a device's price an hour: USD per million tokens"},
     {"load-svg", 1, O_LOAD_SVG, "FILE",
      "also the curve under load: P99 TTFT and TPOT against the request rate (simulated)"},
-    CLI_SIM_SLO_OPTS,
-    CLI_REQUEST_STEP_OPTS,
-    CLI_PREDICT_OPT,
-    CLI_GPU_OPTS,
-    CLI_PAR_OPTS,
     {0},
 };
+static const cli_opt slo_opts[] = {CLI_SIM_SLO_OPTS, {0}};
+static const cli_opt par_opts[] = {CLI_PAR_OPTS, {0}};
 
 typedef struct args {
     cli_request rq;
@@ -62,22 +59,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     case O_LOAD_SVG:
         a->load_svg = arg;
         return RF_EXIT_OK;
-    case CLI_O_SLO_TTFT:
-    case CLI_O_SLO_TPOT:
-    case CLI_O_PERCENTILE:
-        return cli_sim_opt(ctx, id, arg, &a->sim);
-    case CLI_O_PREDICT:
-        return cli_step_opt(ctx, id, arg, &a->rq.o);
-    case CLI_O_BACKEND:
-        a->sim.engine = arg; /* the load curve's default schedule */
-        return cli_gpu_opt(ctx, id, arg);
-    case CLI_O_QUANT:
-    case CLI_O_CALIBRATION: /* --predict on kernel tables */
-        return cli_gpu_opt(ctx, id, arg);
-    default: {
-        int rc = cli_par_opt(ctx, id, arg, &a->par);
-        return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
-    }
+    default:
+        return CLI_NOT_MINE;
     }
 }
 
@@ -181,7 +164,16 @@ int cmd_frontier(const cli_io *io, int argc, char **argv)
                             "frontier MODEL --prompt P --output-tokens N [--max-batch B] [--svg "
                             "FILE] [--price-per-hour USD] [--load-svg FILE [--slo-ttft X] "
                             "[--slo-tpot Y]] [options]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+                            (const cli_opt_group[]){CLI_REQUEST_LEN_GROUP(&a.rq),
+                                                    {opts, on_opt, &a},
+                                                    {slo_opts, cli_sim_group_opt, &a.sim},
+                                                    CLI_REQUEST_STEP_GROUPS(&a.rq),
+                                                    CLI_PREDICT_GROUP(&a.rq.o),
+                                                    /* --backend: the load curve's schedule */
+                                                    {cli_gpu_opts, cli_sim_gpu_opt, &a.sim},
+                                                    {par_opts, cli_par_group_opt, &a.par},
+                                                    {0}},
+                            &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_request_check(&ctx, &a.rq)) ||

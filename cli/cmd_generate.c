@@ -23,16 +23,10 @@
 #include "roofline/rf_serve.h"
 #include "roofline/rf_view.h"
 
-static const cli_opt opts[] = {
-    CLI_REQUEST_LEN_OPTS,
-    {"batch", 1, CLI_O_BATCH, "B", "identical requests in the static batch (default 1)"},
-    CLI_REQUEST_STEP_OPTS,
-    CLI_REQUEST_SPEC_OPTS,
-    CLI_PREDICT_OPT,
-    CLI_GPU_OPTS,
-    CLI_PAR_OPTS,
-    {0},
-};
+/* The options in --help's order, each table a group (cmd_generate's list). */
+static const cli_opt batch_opts[] = {
+    {"batch", 1, CLI_O_BATCH, "B", "identical requests in the static batch (default 1)"}, {0}};
+static const cli_opt par_opts[] = {CLI_PAR_OPTS, {0}};
 
 typedef struct args {
     cli_request rq;
@@ -47,19 +41,14 @@ typedef struct results {
     rf_par_sweep scratch; /* on a layout: every stage's step                */
 } results;
 
-static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+/* --backend, --quant, --calibration: --backend ENGINE (llamacpp) predicts
+ * on an engine calibration file, any other on a GPU's kernel tables. */
+static int gpu_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
-    args *a = user;
-    if (id == CLI_O_BACKEND && rf_engine_known(arg)) /* an engine calibration file */
+    (void)user;
+    if (id == CLI_O_BACKEND && rf_engine_known(arg))
         return cli_gpu_engine_opt(ctx, arg);
-    if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
-        return cli_gpu_opt(ctx, id, arg);
-    if (id == CLI_O_PREDICT)
-        return cli_step_opt(ctx, id, arg, &a->rq.o);
-    int rc = cli_spec_opt(ctx, id, arg, &a->sp);
-    if (rc == CLI_NOT_MINE)
-        rc = cli_par_opt(ctx, id, arg, &a->par);
-    return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
+    return cli_gpu_opt(ctx, id, arg);
 }
 
 /* --draft MODEL: the draft d, in the request's dtypes, and the
@@ -212,7 +201,15 @@ int cmd_generate(const cli_io *io, int argc, char **argv)
     int pos, rc = cli_parse(&ctx, io, argc, argv,
                             "generate MODEL --prompt P --output-tokens N [--batch B] "
                             "[--draft MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+                            (const cli_opt_group[]){CLI_REQUEST_LEN_GROUP(&a.rq),
+                                                    {batch_opts, cli_step_opt, &a.rq.o},
+                                                    CLI_REQUEST_STEP_GROUPS(&a.rq),
+                                                    CLI_REQUEST_SPEC_GROUP(&a.sp),
+                                                    CLI_PREDICT_GROUP(&a.rq.o),
+                                                    {cli_gpu_opts, gpu_opt, NULL},
+                                                    {par_opts, cli_par_group_opt, &a.par},
+                                                    {0}},
+                            &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     if ((rc = cli_request_check(&ctx, &a.rq)) || (rc = cli_spec_check(&ctx, &a.sp, a.rq.prompt)))

@@ -30,40 +30,56 @@ enum {
     O_EVERY
 };
 
-static const cli_opt opts[] = {
+/* The options in --help's order: each table a group (cmd_plan's list),
+ * whose handler alone reads its ids. */
+static const cli_opt step_opts[] = {
     {"batch", 1, CLI_O_BATCH, "B", "sequences to serve (default 1)"},
     {"context", 1, CLI_O_CONTEXT, "S",
      "positions a sequence (default " CLI_STR(CLI_DEFAULT_CONTEXT) ")"},
+    {0}};
+static const cli_opt search_opts[] = {
     {"max-devices", 1, O_MAX, "N", "largest deployment tried (default 64)"},
     {"objective", 1, O_OBJ, "latency|throughput|cost",
      "ranking (default cost: fewest devices, then tokens/s a device)"},
-    CLI_BUDGET_OPTS,
-    CLI_LINK_OPTS,
-    {"rate", 1, CLI_O_RATE, "R", "SLO plan: requests a second to serve (the fewest devices)"},
+    {0}};
+static const cli_opt link_opts[] = {CLI_LINK_OPTS, {0}};
+static const cli_opt rate_opts[] = {
+    {"rate", 1, CLI_O_RATE, "R", "SLO plan: requests a second to serve (the fewest devices)"}, {0}};
+static const cli_opt devices_opts[] = {
     {"devices", 1, O_DEVICES, "N", "SLO plan: the highest rate N devices serve within the SLOs"},
-    CLI_SIM_SLO_OPTS,
+    {0}};
+static const cli_opt slo_opts[] = {CLI_SIM_SLO_OPTS, {0}};
+static const cli_opt length_opts[] = {
     {"prompt", 1, O_PROMPT, "P|DIST",
      "SLO plan: prompt tokens (N, uniform:LO:HI, normal:MEAN:SD, lognormal:MEAN:SD)"},
     {"output-tokens", 1, O_OUTPUT, "N|DIST", "SLO plan: output tokens (as --prompt)", 'n'},
+    {0}};
+static const cli_opt arrival_opts[] = {
     {"arrival", 1, CLI_O_ARRIVAL, "poisson|gamma:CV", "SLO plan: arrival gaps (default poisson)"},
     {"requests", 1, CLI_O_REQUESTS, "N", "SLO plan: requests a simulation (default 1000)"},
     {"seed", 1, CLI_O_SEED, "S", "SLO plan: random seed (default 1)"},
+    {0}};
+static const cli_opt batching_opts[] = {
     {"max-batched-tokens", 1, O_MAX_TOKENS, "T",
      "SLO plan: tokens a step (default " CLI_STR(CLI_SIM_MAX_TOKENS) ")"},
     {"chunk", 1, O_CHUNK, "C", "SLO plan: prompt tokens a chunk (default the step's budget)"},
-    CLI_SIM_ENGINE_OPTS,
+    {0}};
+static const cli_opt engine_opts[] = {CLI_SIM_ENGINE_OPTS, {0}};
+static const cli_opt cost_opts[] = {
     {"price-per-hour", 1, O_PRICE, "USD",
      "SLO plan: a device's price an hour (cost a million tokens)"},
     {"disagg", 0, O_DISAGG, NULL, "SLO plan: also disaggregated prefill and decode (P:D chosen)"},
-    CLI_SIM_DISAGG_OPTS,
+    {0}};
+static const cli_opt disagg_opts[] = {CLI_SIM_DISAGG_OPTS, {0}};
+static const cli_opt every_opts[] = {
     {"every", 0, O_EVERY, NULL,
      "SLO plan: every device count, not only up to the fewest that meet"},
+    {0}};
+static const cli_opt predict_opts[] = {
     {"predict", 0, CLI_O_PREDICT, NULL,
      "rank the layouts on their predictions from a GPU's kernel tables (--backend, "
      "--calibration), the floors beside them"},
-    CLI_GPU_OPTS,
-    {0},
-};
+    {0}};
 
 typedef struct args {
     rf_step_opts o;
@@ -81,8 +97,6 @@ typedef struct args {
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
-        return cli_gpu_opt(ctx, id, arg);
     switch (id) {
     case O_MAX:
         a->max_given = true;
@@ -121,12 +135,7 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return cli_fail(ctx, RF_EXIT_USAGE,
                         "--objective: '%s' is not one of latency, throughput, cost", arg);
     }
-    int rc = cli_sim_opt(ctx, id, arg, &a->sim);
-    if (rc == CLI_NOT_MINE)
-        rc = cli_budget_opt(ctx, id, arg, &a->budget);
-    if (rc == CLI_NOT_MINE)
-        rc = cli_par_opt(ctx, id, arg, &a->par);
-    return rc == CLI_NOT_MINE ? cli_step_opt(ctx, id, arg, &a->o) : rc;
+    return CLI_NOT_MINE;
 }
 
 /* plan --predict on kernel tables: every fitting row predicted and the
@@ -321,7 +330,24 @@ int cmd_plan(const cli_io *io, int argc, char **argv)
                             "(--rate R | --devices N) --slo-ttft X --slo-tpot Y [--percentile Q] "
                             "--prompt P --output-tokens N [--disagg] [--price-per-hour USD]; "
                             "plan MODEL --hw GPU --predict --backend vllm|trtllm|sglang",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+                            (const cli_opt_group[]){{step_opts, cli_step_opt, &a.o},
+                                                    {search_opts, on_opt, &a},
+                                                    CLI_BUDGET_GROUP(&a.budget),
+                                                    {link_opts, cli_par_group_opt, &a.par},
+                                                    {rate_opts, cli_sim_group_opt, &a.sim},
+                                                    {devices_opts, on_opt, &a},
+                                                    {slo_opts, cli_sim_group_opt, &a.sim},
+                                                    {length_opts, on_opt, &a},
+                                                    {arrival_opts, cli_sim_group_opt, &a.sim},
+                                                    {batching_opts, on_opt, &a},
+                                                    {engine_opts, cli_sim_group_opt, &a.sim},
+                                                    {cost_opts, on_opt, &a},
+                                                    {disagg_opts, cli_sim_group_opt, &a.sim},
+                                                    {every_opts, on_opt, &a},
+                                                    {predict_opts, cli_step_opt, &a.o},
+                                                    CLI_GPU_GROUP,
+                                                    {0}},
+                            &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     bool predict = ctx.step_given & CLI_GIVEN_PREDICT;

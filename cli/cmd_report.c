@@ -49,11 +49,6 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
     return RF_EXIT_OK;
 }
 
-static int slo_opt(cli_ctx *ctx, int id, const char *arg, void *user)
-{
-    return cli_sim_opt(ctx, id, arg, user);
-}
-
 static void phase_totals(const cli_ctx *ctx, rf_report *r, const char *key, const char *label,
                          const cli_figure *f, const rf_step_opts *o, const rf_step *st,
                          const cli_budget *b)
@@ -346,7 +341,7 @@ static int report(const cli_io *io, int argc, char **argv, void *state)
                                                       {cli_predict_opts, cli_figure_opt, fig},
                                                       CLI_BUDGET_GROUP(&a.budget),
                                                       {par_opts, cli_par_group_opt, &a.par},
-                                                      {slo_opts, slo_opt, &a.sim},
+                                                      {slo_opts, cli_sim_group_opt, &a.sim},
                                                       {opts, on_opt, &a},
                                                       {0}},
                               fig);

@@ -28,15 +28,20 @@
 
 enum { O_CONCURRENCY = 1000, O_CHUNK, O_MAX_TOKENS };
 
-static const cli_opt opts[] = {
-    CLI_REQUEST_LEN_OPTS,
+/* The options in --help's order, a table a group (cmd_serve's list): each
+ * goes to its own group's handler, so an id means something to it alone. */
+static const cli_opt loop_opts[] = {
     {"concurrency", 1, O_CONCURRENCY, "C",
      "closed loop: C clients (--steady-state: B requests in flight)"},
-    CLI_SIM_LOAD_OPTS,
+    {0}};
+static const cli_opt load_opts[] = {CLI_SIM_LOAD_OPTS, {0}};
+static const cli_opt step_opts[] = {
     {"chunk", 1, O_CHUNK, "C",
      "prompt tokens a chunk at most (default: the step's budget; --steady-state: the prompt)"},
     {"max-batched-tokens", 1, O_MAX_TOKENS, "T",
      "tokens a step at most, decode included (default " CLI_STR(CLI_SIM_MAX_TOKENS) ")"},
+    {0}};
+static const cli_opt engine_opts[] = {
     CLI_SIM_ENGINE_OPTS,
     CLI_SIM_SCHEDULE_OPTS,
     CLI_SIM_SLO_OPTS,
@@ -44,13 +49,8 @@ static const cli_opt opts[] = {
     CLI_SIM_DISAGG_OPTS,
     {"steady-state", 0, CLI_O_STEADY, NULL,
      "the steady-state model (one mean step, queueing not modelled) instead of the simulation"},
-    CLI_REQUEST_STEP_OPTS,
-    CLI_REQUEST_SPEC_OPTS,
-    CLI_PREDICT_OPT,
-    CLI_GPU_OPTS,
-    CLI_PAR_OPTS,
-    {0},
-};
+    {0}};
+static const cli_opt par_opts[] = {CLI_PAR_OPTS, {0}};
 
 typedef struct args {
     cli_request rq;
@@ -73,10 +73,12 @@ typedef struct results {
     cli_sim_out out;    /* under load: the simulated run               */
 } results;
 
-/* A length as typed: a whole number also goes to the steady state's
- * request (with its range check); a distribution only to the simulation. */
-static int length(cli_ctx *ctx, int id, const char *arg, args *a)
+/* --prompt, --output-tokens as typed: a whole number also goes to the
+ * steady state's request (with its range check); a distribution only to
+ * the simulation. */
+static int length(cli_ctx *ctx, int id, const char *arg, void *user)
 {
+    args *a = user;
     *(id == CLI_O_PROMPT ? &a->sim.prompt : &a->sim.output) = arg;
     if (arg[0] && arg[strspn(arg, "+-0123456789 ")] == '\0')
         return cli_request_opt(ctx, id, arg, &a->rq);
@@ -86,10 +88,6 @@ static int length(cli_ctx *ctx, int id, const char *arg, args *a)
 static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
 {
     args *a = user;
-    if (id == CLI_O_BACKEND)
-        a->sim.engine = arg;                            /* its default schedule */
-    if (id >= CLI_O_BACKEND && id <= CLI_O_CALIBRATION) /* --predict on kernel tables */
-        return cli_gpu_opt(ctx, id, arg);
     switch (id) {
     case O_CONCURRENCY:
         a->sim.concurrency = 1;
@@ -98,19 +96,8 @@ static int on_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return cli_i64(ctx, "--chunk", arg, 1, RF_DIM_MAX, &a->so.chunk);
     case O_MAX_TOKENS:
         return cli_i64(ctx, "--max-batched-tokens", arg, 1, RF_DIM_MAX, &a->so.max_batched_tokens);
-    case CLI_O_PROMPT:
-    case CLI_O_OUTPUT:
-        return length(ctx, id, arg, a);
-    case CLI_O_PREDICT:
-        return cli_step_opt(ctx, id, arg, &a->rq.o);
-    default: {
-        int rc = cli_sim_opt(ctx, id, arg, &a->sim);
-        if (rc == CLI_NOT_MINE)
-            rc = cli_spec_opt(ctx, id, arg, &a->sp);
-        if (rc == CLI_NOT_MINE)
-            rc = cli_par_opt(ctx, id, arg, &a->par);
-        return rc == CLI_NOT_MINE ? cli_request_opt(ctx, id, arg, &a->rq) : rc;
-    }
+    default:
+        return CLI_NOT_MINE;
     }
 }
 
@@ -348,7 +335,18 @@ int cmd_serve(const cli_io *io, int argc, char **argv)
                             "--slo-tpot Y] [--disagg P:D] [options]; or serve MODEL "
                             "--steady-state --prompt P --output-tokens N --concurrency B [--draft "
                             "MODEL|mtp [--spec-k K] [--accept ALPHA]] [options]",
-                            (const cli_opt_group[]){{opts, on_opt, &a}, {0}}, &pos);
+                            (const cli_opt_group[]){{cli_request_len_opts, length, &a},
+                                                    {loop_opts, on_opt, &a},
+                                                    {load_opts, cli_sim_group_opt, &a.sim},
+                                                    {step_opts, on_opt, &a},
+                                                    {engine_opts, cli_sim_group_opt, &a.sim},
+                                                    CLI_REQUEST_STEP_GROUPS(&a.rq),
+                                                    CLI_REQUEST_SPEC_GROUP(&a.sp),
+                                                    CLI_PREDICT_GROUP(&a.rq.o),
+                                                    {cli_gpu_opts, cli_sim_gpu_opt, &a.sim},
+                                                    {par_opts, cli_par_group_opt, &a.par},
+                                                    {0}},
+                            &pos);
     if (rc)
         return rc < 0 ? RF_EXIT_OK : rc;
     results *x = calloc(1, sizeof *x);

@@ -17,18 +17,14 @@ int cli_request_opt(cli_ctx *ctx, int id, const char *arg, void *user)
         return cli_i64(ctx, "--prompt", arg, 1, RF_DIM_MAX, &r->prompt);
     case CLI_O_OUTPUT:
         return cli_i64(ctx, "--output-tokens", arg, 1, RF_DIM_MAX, &r->output);
-    case CLI_O_BATCH:
-    case CLI_O_NAIVE:
-    case CLI_O_CAUSAL:
-    case CLI_O_NO_CAUSAL:
-    case CLI_O_TRAFFIC:
-    case CLI_O_FUSE_ELEMENTWISE:
-    case CLI_O_MOE:
-        return cli_step_opt(ctx, id, arg, &r->o);
     default:
-        return cli_budget_opt(ctx, id, arg, &r->budget);
+        return CLI_NOT_MINE;
     }
 }
+
+const cli_opt cli_request_len_opts[] = {CLI_REQUEST_LEN_OPTS, {0}};
+const cli_opt cli_request_step_opts[] = {CLI_REQUEST_STEP_OPTS, {0}};
+const cli_opt cli_request_spec_opts[] = {CLI_REQUEST_SPEC_OPTS, {0}};
 
 int cli_request_check(const cli_ctx *ctx, const cli_request *r)
 {

@@ -10,8 +10,8 @@
 #include "step_opts.h"
 #include "roofline/rf_serve.h"
 
-/* cli_request_opt's ids (distinct from a command's own while serve,
- * generate and frontier pass one handler every option) */
+/* cli_request_opt's and cli_spec_opt's ids (an id means something to its
+ * group's handler alone: the value ranges of the groups are not a contract) */
 enum {
     CLI_O_PROMPT = 1100,
     CLI_O_OUTPUT,
@@ -27,11 +27,13 @@ enum {
     {                                                                                              \
         "output-tokens", 1, CLI_O_OUTPUT, "N", "output tokens a request (required)", 'n'           \
     }
+/* The step switches a request passes on (cli_step_opt's ids). */
 #define CLI_REQUEST_STEP_OPTS                                                                      \
     {"naive", 0, CLI_O_NAIVE, NULL, "attention materializes its scores"}, CLI_CAUSAL_OPT,          \
         CLI_NO_CAUSAL_OPT, CLI_TRAFFIC_OPTS,                                                       \
-        {"moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"}, \
-        CLI_BUDGET_OPTS
+    {                                                                                              \
+        "moe-experts", 1, CLI_O_MOE, "uniform|all", "routed experts streamed (default uniform)"    \
+    }
 
 /* Speculative decoding and prefix caching (generate and serve). */
 #define CLI_REQUEST_SPEC_OPTS                                                                      \
@@ -121,9 +123,23 @@ typedef struct cli_request {
         rf_step_opts_default(), CLI_BUDGET_DEFAULT, 0, 0                                           \
     }
 
-/* The ids of both lists (and CLI_O_BATCH), a group's handler (user: the
- * cli_request); CLI_NOT_MINE for any other. */
+/* --prompt and --output-tokens (CLI_REQUEST_LEN_OPTS), a group's handler
+ * (user: the cli_request); CLI_NOT_MINE for any other id. */
 int cli_request_opt(cli_ctx *ctx, int id, const char *arg, void *user);
+/* The groups as values: the lengths; the step switches and then the
+ * memory budget (CLI_REQUEST_STEP_OPTS, CLI_BUDGET_OPTS: two groups, each
+ * to its own handler, in --help's order); speculation and prefixes. */
+extern const cli_opt cli_request_len_opts[], cli_request_step_opts[], cli_request_spec_opts[];
+#define CLI_REQUEST_LEN_GROUP(rq)                                                                  \
+    {                                                                                              \
+        cli_request_len_opts, cli_request_opt, (rq)                                                \
+    }
+#define CLI_REQUEST_STEP_GROUPS(rq)                                                                \
+    {cli_request_step_opts, cli_step_opt, &(rq)->o}, CLI_BUDGET_GROUP(&(rq)->budget)
+#define CLI_REQUEST_SPEC_GROUP(sp)                                                                 \
+    {                                                                                              \
+        cli_request_spec_opts, cli_spec_opt, (sp)                                                  \
+    }
 /* After parsing: both lengths given, or one line and RF_EXIT_USAGE. */
 int cli_request_check(const cli_ctx *ctx, const cli_request *r);
 

@@ -13,7 +13,7 @@
 #include "roofline/rf_sim.h"
 #include "roofline/rf_view.h"
 
-/* ids 1200s (a command's own start at 1000, the request's at 1100) */
+/* the simulation's ids (step_opts.h: an id is its group's handler's alone) */
 enum {
     CLI_O_RATE = 1200,
     CLI_O_ARRIVAL,
@@ -115,6 +115,20 @@ typedef struct cli_sim {
 
 /* The ids of the lists above; CLI_NOT_MINE for any other. */
 int cli_sim_opt(cli_ctx *ctx, int id, const char *arg, cli_sim *s);
+/* cli_sim_opt as a group's handler (user: the cli_sim). */
+static inline int cli_sim_group_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    return cli_sim_opt(ctx, id, arg, user);
+}
+/* --backend, --quant, --calibration (cli_gpu_opt) as a group's handler for
+ * a command that simulates (user: the cli_sim): --backend also names the
+ * engine whose schedule is the simulation's default. */
+static inline int cli_sim_gpu_opt(cli_ctx *ctx, int id, const char *arg, void *user)
+{
+    if (id == CLI_O_BACKEND)
+        ((cli_sim *)user)->engine = arg;
+    return cli_gpu_opt(ctx, id, arg);
+}
 /* --disagg P:D (both whole numbers >= 1; "0:1" is refused by name). */
 int cli_sim_disagg(cli_ctx *ctx, const char *arg, cli_sim *s);
 /* The option of a simulation that was given (for refusals: "--rate"), or

@@ -34,9 +34,12 @@ enum {
 
 /* Step options shared by step, sweep, plot, report, profile: a group
  * (CLI_STEP_GROUP below, or a table of some of them with cli_step_opt).
- * An id means something to its group's handler alone; the groups' values
- * differ only so that a command whose one handler still tries group after
- * group (CLI_NOT_MINE: not this group's) can tell them apart. */
+ * An id means something to its group's handler alone: cli_parse passes an
+ * option to the handler of the group whose table holds it, and no handler
+ * passes an id on to another. The groups' values differ (900s here, the
+ * budget's 960s, the layout's 970s, the GPU's 980s, a request's 1100s, a
+ * simulation's 1200s, a command's own from 1000) to be told apart in a
+ * debugger, not as a contract. */
 enum {
     CLI_O_PHASE = 900,
     CLI_O_BATCH,
