@@ -241,11 +241,12 @@ static void show_line(const char *tag, const char *s, size_t len, size_t line)
     size_t j = i;
     while (j < len && s[j] != '\n' && j - i < 300)
         j++;
-    printf("    %s: %.*s\n", tag, (int)(j - i), s + i);
+    printf("    %-10s: %.*s\n", tag, (int)(j - i), s + i);
 }
 
-/* Whether got agrees with the binary's run of r; prints why not. */
-static bool agrees(const row *r, size_t k, int pass, const rf_cli_result *got)
+/* Whether got agrees with the reference run of r (ref names it: the binary
+ * or the first pass); prints why not. */
+static bool agrees(const row *r, size_t k, int pass, const char *ref, const rf_cli_result *got)
 {
     const rf_cli_result *want = &r->bin;
     bool loose = timed(r);
@@ -266,12 +267,12 @@ static bool agrees(const row *r, size_t k, int pass, const rf_cli_result *got)
     printf("FAIL command line %zu (pass %d):", k, pass);
     for (int i = 1; i < r->argc; i++)
         printf(" %s", r->argv[i]);
-    printf("\n    %s differs%s: binary exit %d, rf_cli_run exit %d\n", why,
-           loose ? " (first words, numbers masked)" : "", want->code, got->code);
+    printf("\n    %s differs%s: %s exit %d, rf_cli_run exit %d\n", why,
+           loose ? " (first words, numbers masked)" : "", ref, want->code, got->code);
     if (w) {
         size_t line = first_diff_line(w, wn, g, gn);
         printf("    first difference on line %zu\n", line);
-        show_line("binary    ", w, wn, line);
+        show_line(ref, w, wn, line);
         show_line("rf_cli_run", g, gn, line);
     }
     return false;
@@ -323,13 +324,13 @@ static bool call(const row *r, size_t k, int pass, rf_cli_result *res)
     return ok;
 }
 
-/* Row k on pass `pass`; whether it agrees with the reference and left the
- * process clean. */
-static bool run_in_process(const row *r, size_t k, int pass)
+/* Row k on pass `pass`; whether it agrees with the reference (named ref)
+ * and left the process clean. */
+static bool run_in_process(const row *r, size_t k, int pass, const char *ref)
 {
     rf_cli_result res;
     bool ok = call(r, k, pass, &res);
-    ok &= agrees(r, k, pass, &res);
+    ok &= agrees(r, k, pass, ref, &res);
     rf_cli_result_free(&res);
     return ok;
 }
@@ -351,6 +352,7 @@ int main(int argc, char **argv)
     prctl(PR_SET_NAME, "roofline", 0, 0, 0);
     int tables = rows[n - 1].table;
     bool reference = !strcmp(argv[1], "-");
+    const char *ref = reference ? "pass 1" : "binary";
 
     /* each table through the binary, then in process */
     for (size_t first = 0; first < n;) {
@@ -366,7 +368,7 @@ int main(int argc, char **argv)
         if (!reference) {
             fresh_folder(rows[first].tmp);
             for (size_t k = first; k < end; k++)
-                failed += !run_in_process(&rows[k], k + 1, 1);
+                failed += !run_in_process(&rows[k], k + 1, 1, ref);
         }
         first = end;
     }
@@ -378,7 +380,7 @@ int main(int argc, char **argv)
         if (k < n)
             fresh_folder(rows[k].tmp);
         for (; k < n && rows[k].table == t; k++)
-            failed += !run_in_process(&rows[k], k + 1, 2);
+            failed += !run_in_process(&rows[k], k + 1, 2, ref);
     }
 
     for (size_t k = 0; k < n; k++) {
