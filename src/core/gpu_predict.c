@@ -363,12 +363,12 @@ static bool interp(const rf_gpu_table *t, size_t lo, size_t hi, size_t d, const 
     return true;
 }
 
-/* The row equal to row i in every key but d, whose key d is v, or -1. */
-static long find_like(const rf_gpu_table *t, size_t i, size_t d, double v)
+/* The row of [lo, hi) (rows equal in the keys up to d) equal to row i in
+ * every key after d, or -1. */
+static long find_like(const rf_gpu_table *t, size_t i, size_t d, size_t lo, size_t hi)
 {
-    size_t lo = 0, hi = t->n_rows;
-    for (size_t e = 0; e < t->n_keys && lo < hi; e++) {
-        double x = e == d ? v : key_at(t, i, e);
+    for (size_t e = d + 1; e < t->n_keys && lo < hi; e++) {
+        double x = key_at(t, i, e);
         size_t a = bound(t, lo, hi, e, x, false);
         hi = bound(t, a, hi, e, x, true);
         lo = a;
@@ -376,10 +376,39 @@ static long find_like(const rf_gpu_table *t, size_t i, size_t d, double v)
     return lo < hi ? (long)lo : -1;
 }
 
-static int dbl_cmp(const void *a, const void *b)
+/* The k-th smallest of a[0..n) in a[k], the smaller before it and the
+ * larger after (Hoare's selection, median-of-three pivots): a median and
+ * a percentile in linear time, where a sort of the ~10^5 errors of a
+ * kernel table was a fifth of a prediction's run. */
+static void select_kth(double *a, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        double x = a[lo], y = a[mid], z = a[hi];
+        double p = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < p)
+                i++;
+            while (a[j] > p)
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i] = a[j], a[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return;
+    }
 }
 
 /* Each row with neighbours on both sides along a numeric key predicted
@@ -388,36 +417,37 @@ static void leave_one_out(rf_gpu_table *t, double *err)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->n_rows; i++)
-        for (size_t d = 0; d < t->n_keys; d++) {
-            if (t->col[d].categorical)
-                continue;
-            /* the prefix range of row i in keys before d */
-            size_t lo = 0, hi = t->n_rows;
-            for (size_t e = 0; e < d; e++) {
-                double x = key_at(t, i, e);
-                size_t a = bound(t, lo, hi, e, x, false);
-                hi = bound(t, a, hi, e, x, true);
-                lo = a;
-            }
+        /* [lo, hi): the rows equal to row i in the keys before d */
+        for (size_t d = 0, lo = 0, hi = t->n_rows; d < t->n_keys; d++) {
             double v = key_at(t, i, d);
-            size_t a = bound(t, lo, hi, d, v, false), b = bound(t, lo, hi, d, v, true);
-            if (a == lo || b == hi)
-                continue;
-            double v0 = key_at(t, a - 1, d), v1 = key_at(t, b, d);
-            long r0 = find_like(t, i, d, v0), r1 = find_like(t, i, d, v1);
-            if (r0 < 0 || r1 < 0)
-                continue;
-            double w = (log(v) - log(v0)) / (log(v1) - log(v0));
-            double pred = (1 - w) * t->ln_ratio[r0] + w * t->ln_ratio[r1];
-            err[n++] = fabs(exp(pred - t->ln_ratio[i]) - 1);
+            size_t a = bound(t, lo, hi, d, v, false), b = bound(t, a, hi, d, v, true);
+            if (!t->col[d].categorical && a > lo && b < hi) {
+                /* the neighbours along d: the same keys but d, whose d is
+                 * the next value below (v0) or above (v1) */
+                double v0 = key_at(t, a - 1, d), v1 = key_at(t, b, d);
+                long r0 = find_like(t, i, d, bound(t, lo, a, d, v0, false), a);
+                long r1 = find_like(t, i, d, b, bound(t, b, hi, d, v1, true));
+                if (r0 >= 0 && r1 >= 0) {
+                    double w = (log(v) - log(v0)) / (log(v1) - log(v0));
+                    double pred = (1 - w) * t->ln_ratio[r0] + w * t->ln_ratio[r1];
+                    err[n++] = fabs(exp(pred - t->ln_ratio[i]) - 1);
+                }
+            }
+            lo = a, hi = b;
         }
     t->loo_n = n;
     t->loo_median = t->loo_p90 = 0;
     if (!n)
         return;
-    qsort(err, n, sizeof *err, dbl_cmp);
-    t->loo_median = n % 2 ? err[n / 2] : (err[n / 2 - 1] + err[n / 2]) / 2;
-    t->loo_p90 = err[(size_t)ceil(0.9 * (double)n) - 1];
+    size_t m = n / 2, p90 = (size_t)ceil(0.9 * (double)n) - 1; /* p90 >= m */
+    select_kth(err, n, m);
+    double below = err[0]; /* the (m-1)-th: the largest before m */
+    for (size_t j = 1; j < m; j++)
+        below = err[j] > below ? err[j] : below;
+    t->loo_median = n % 2 ? err[m] : (below + err[m]) / 2;
+    if (p90 > m)
+        select_kth(err + m + 1, n - m - 1, p90 - m - 1);
+    t->loo_p90 = err[p90];
 }
 
 rf_status rf_gpu_table_prepare(rf_gpu_table *t, const rf_hw *hw, double *scratch, rf_err *err)
