@@ -102,11 +102,30 @@ uint32_t rf__hf_layer_modules(const rf_model *m, int64_t l)
 typedef struct matcher matcher;
 static void visit(matcher *mt, int64_t layer, const char *rel, uint32_t mods);
 
-/* One name "layers.<l>.<a><b>" */
+/* s copied to w, up to end; the end of the copy */
+static char *put(char *w, const char *end, const char *s)
+{
+    while (*s && w < end)
+        *w++ = *s++;
+    return w;
+}
+
+/* One name "layers.<l>.<a><b>" (as snprintf would write it into rel, cut
+ * at its size; written by hand: this runs a million times on a model of
+ * 256 experts) */
 static void name2(matcher *mt, int64_t l, const char *a, const char *b, uint32_t mods)
 {
-    char rel[160];
-    snprintf(rel, sizeof rel, "layers.%lld.%s%s", (long long)l, a, b);
+    char rel[160], digits[24], *d = digits + sizeof digits - 1;
+    const char *end = rel + sizeof rel - 1;
+    *d = '\0';
+    uint64_t v = l < 0 ? 0 - (uint64_t)l : (uint64_t)l;
+    do
+        *--d = (char)('0' + v % 10);
+    while (v /= 10);
+    if (l < 0)
+        *--d = '-';
+    char *w = put(put(put(put(rel, end, "layers."), end, d), end, "."), end, a);
+    *put(w, end, b) = '\0';
     visit(mt, l, rel, mods);
 }
 
@@ -242,21 +261,36 @@ static void layer_names(matcher *mt, const rf_model *m, int64_t l, bool nemotron
 
 /* ---- matching --------------------------------------------------------- */
 
-/* fnmatch's '*' (any run, dots included) and '?' (one character); the
- * caller refuses '[' classes. */
-static bool glob_match(const char *p, const char *s)
+/* One step along a name read as the two strings a then b. */
+#define NEXT(s, in_a, b)                                                                           \
+    do {                                                                                           \
+        if (!*++(s) && (in_a)) {                                                                   \
+            (s) = (b);                                                                             \
+            (in_a) = false;                                                                        \
+        }                                                                                          \
+    } while (0)
+
+/* fnmatch's '*' (any run, dots included) and '?' (one character) over the
+ * name a followed by b (a prefix and the name after it: a million names
+ * are tried on a model of 256 experts, and writing each with its prefix
+ * first was most of a parse); the caller refuses '[' classes. */
+static bool glob_match(const char *p, const char *a, const char *b)
 {
-    const char *star = NULL, *resume = NULL;
+    const char *star = NULL, *resume = NULL, *s = *a ? a : b;
+    bool in_a = *a != '\0', resume_in_a = false;
     while (*s) {
         if (*p == '*') {
             star = p++;
             resume = s;
+            resume_in_a = in_a;
         } else if (*p == '?' || *p == *s) {
             p++;
-            s++;
+            NEXT(s, in_a, b);
         } else if (star) {
             p = star + 1;
-            s = ++resume;
+            NEXT(resume, resume_in_a, b);
+            s = resume;
+            in_a = resume_in_a;
         } else {
             return false;
         }
@@ -265,6 +299,7 @@ static bool glob_match(const char *p, const char *s)
         p++;
     return !*p;
 }
+#undef NEXT
 
 struct matcher {
     rf__hf_excl *ex;
@@ -291,16 +326,13 @@ static bool matches(const matcher *mt, const char *rel)
         }
         return false;
     }
-    if (mt->alt[0] && glob_match(mt->alt, rel))
+    if (mt->alt[0] && glob_match(mt->alt, "", rel))
         return true;
     if (mt->prefixed)
-        return glob_match(mt->pat, rel);
-    char full[224];
-    for (int i = 0; i < N_PREFIXES; i++) {
-        snprintf(full, sizeof full, "%s%s", prefixes[i], rel);
-        if (glob_match(mt->pat, full))
+        return glob_match(mt->pat, "", rel);
+    for (int i = 0; i < N_PREFIXES; i++)
+        if (glob_match(mt->pat, prefixes[i], rel))
             return true;
-    }
     return false;
 }
 
