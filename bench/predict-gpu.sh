@@ -19,8 +19,8 @@
 # Nothing is fitted to the runs: no front-end latency (--frontend-latency 0;
 # docs/gpu-predict.md says why the fitted one was not adopted), so the
 # errors printed are the held-out ones too. The library's idle_first
-# (an empty engine steps on its first request alone; rf_sim.h) is not set:
-# no serve option wires it yet, and on these runs it moved the TTFT median
+# (serve --idle-first: an empty engine steps on its first request alone;
+# rf_sim.h) is not set: off by default, and on these runs it moved the TTFT median
 # from 41.1% to 41.3% on every engine, 40.8% on vLLM alone
 # (bench/results/2026-12-07-gpu-predict.md, docs/gpu-predict.md).
 # The mapping of a run to a command line is bench/serving_runs.py's

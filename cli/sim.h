@@ -31,7 +31,8 @@ enum {
     CLI_O_KV_LINK_BW,
     CLI_O_KV_LINK_LAT,
     CLI_O_SCHEDULE,
-    CLI_O_FRONTEND
+    CLI_O_FRONTEND,
+    CLI_O_IDLE_FIRST
 };
 
 /* The engine's defaults (vLLM V1's on an H100: a step of 8,192 tokens, 256
@@ -66,9 +67,12 @@ enum {
     {"schedule", 1, CLI_O_SCHEDULE, "NAME",                                                        \
      "mixed, unchunked or prefill-first: how prompts and decodes share a step (default: "          \
      "--backend's engine's, else mixed)"},                                                         \
+        {"frontend-latency", 1, CLI_O_FRONTEND, "SECONDS",                                         \
+         "a request reaches the scheduler this long after it is sent (default 0)"},                \
     {                                                                                              \
-        "frontend-latency", 1, CLI_O_FRONTEND, "SECONDS",                                          \
-            "a request reaches the scheduler this long after it is sent (default 0)"               \
+        "idle-first", 0, CLI_O_IDLE_FIRST, NULL,                                                   \
+            "an idle engine steps on the first request alone, as vLLM's loop does (default: "      \
+            "simultaneous requests together)"                                                      \
     }
 
 #define CLI_SIM_SLO_OPTS                                                                           \
@@ -99,6 +103,7 @@ typedef struct cli_sim {
                                      (set by the command's option handler)  */
     double frontend_s;    /* --frontend-latency (0: none)           */
     bool frontend_given;
+    bool idle_first;                       /* --idle-first (rf_sim_sched.idle_first)  */
     double slo_ttft, slo_tpot, percentile; /* 0: none, none, 99            */
     int64_t disagg_p, disagg_d;            /* --disagg P:D (0: not given)            */
     bool disagg;                           /* --disagg given (plan: without P:D)     */

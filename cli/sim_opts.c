@@ -92,6 +92,9 @@ int cli_sim_opt(cli_ctx *ctx, int id, const char *arg, cli_sim *s)
     case CLI_O_FRONTEND:
         s->frontend_given = true;
         return cli_f64(ctx, "--frontend-latency", arg, 0, 1e6, &s->frontend_s);
+    case CLI_O_IDLE_FIRST:
+        s->idle_first = true;
+        return RF_EXIT_OK;
     default:
         return CLI_NOT_MINE;
     }
@@ -115,5 +118,6 @@ const char *cli_sim_given(const cli_sim *s)
            : s->kv_link_us     ? "--kv-link-latency"
            : s->schedule       ? "--schedule"
            : s->frontend_given ? "--frontend-latency"
+           : s->idle_first     ? "--idle-first"
                                : NULL;
 }

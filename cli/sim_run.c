@@ -208,6 +208,7 @@ static int engine(const cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, 
     sc->shared_prefix = s->shared_prefix;
     sc->no_preempt = s->no_preempt;
     sc->frontend_s = s->frontend_s;
+    sc->idle_first = s->idle_first;
     sc->slo_ttft_s = s->slo_ttft;
     sc->slo_tpot_s = s->slo_tpot;
     sc->percentile = s->percentile ? s->percentile : 99;

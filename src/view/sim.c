@@ -70,6 +70,10 @@ static void assume(rf_report *r, const rf_view_sim_run *out)
                          "it is sent (--frontend-latency), counted in its queue, TTFT and "
                          "E2E",
                          s->frontend_s * 1e3);
+    if (s->idle_first)
+        rf_report_assume(r, "an idle engine (nothing running or waiting) steps on the first "
+                            "request to reach it alone, and queues those that arrived with it "
+                            "at that step's end, as vLLM's engine loop does (--idle-first)");
     char chunk[64] = "prompts whole (no chunking)";
     if (s->chunk)
         snprintf(chunk, sizeof chunk, "prompts in chunks of at most %lld tokens",
