@@ -261,14 +261,15 @@ static void layer_names(matcher *mt, const rf_model *m, int64_t l, bool nemotron
 
 /* ---- matching --------------------------------------------------------- */
 
-/* One step along a name read as the two strings a then b. */
-#define NEXT(s, in_a, b)                                                                           \
-    do {                                                                                           \
-        if (!*++(s) && (in_a)) {                                                                   \
-            (s) = (b);                                                                             \
-            (in_a) = false;                                                                        \
-        }                                                                                          \
-    } while (0)
+/* One character on along a name read as the string a then b: *s moves
+ * into b where a ends (*in_a: still in a). */
+static void step_on(const char **s, bool *in_a, const char *b)
+{
+    if (!*++*s && *in_a) {
+        *s = b;
+        *in_a = false;
+    }
+}
 
 /* fnmatch's '*' (any run, dots included) and '?' (one character) over the
  * name a followed by b (a prefix and the name after it: a million names
@@ -285,10 +286,10 @@ static bool glob_match(const char *p, const char *a, const char *b)
             resume_in_a = in_a;
         } else if (*p == '?' || *p == *s) {
             p++;
-            NEXT(s, in_a, b);
+            step_on(&s, &in_a, b);
         } else if (star) {
             p = star + 1;
-            NEXT(resume, resume_in_a, b);
+            step_on(&resume, &resume_in_a, b);
             s = resume;
             in_a = resume_in_a;
         } else {
@@ -299,7 +300,6 @@ static bool glob_match(const char *p, const char *a, const char *b)
         p++;
     return !*p;
 }
-#undef NEXT
 
 struct matcher {
     rf__hf_excl *ex;
