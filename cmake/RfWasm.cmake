@@ -59,13 +59,25 @@ if(RF_EXPLORER_BUILT)
     "set(RF_VERSION \"${PROJECT_VERSION}\")\n"
     "set(RF_GPU_DATA_SRC \"${PROJECT_SOURCE_DIR}/data/gpu\")\n")
   file(COPY_FILE ${wasm_list}.new ${wasm_list} ONLY_IF_DIFFERENT)
+  # emcc is a script that runs ${EMSDK_PYTHON:-python3}: where python3 on the
+  # PATH is a version manager's shim (pyenv here: a bash script that forks
+  # a dozen more), that costs 0.3 s of each of the ~170 calls; Debian's
+  # emscripten depends on Debian's /usr/bin/python3, which starts at once.
+  # A user's own EMSDK_PYTHON wins.
+  set(emsdk_python "$ENV{EMSDK_PYTHON}")
+  if(NOT emsdk_python AND EXISTS /usr/bin/python3)
+    set(emsdk_python /usr/bin/python3)
+  endif()
   set(node_env ${CMAKE_COMMAND} -E env "NODE_PATH=/usr/share/nodejs$ENV{NODE_PATH}")
+  if(emsdk_python)
+    list(APPEND node_env "EMSDK_PYTHON=${emsdk_python}")
+  endif()
   ExternalProject_Add(rf_wasm
     SOURCE_DIR ${PROJECT_SOURCE_DIR}/wasm
     BINARY_DIR ${wasm_bin}
     CONFIGURE_COMMAND ${node_env} ${RF_EMCMAKE} ${CMAKE_COMMAND} -S <SOURCE_DIR> -B <BINARY_DIR>
       -DCMAKE_BUILD_TYPE=MinSizeRel -DRF_WASM_SOURCES_FILE=${wasm_list}
-      "-DRF_NODE_PATH=/usr/share/nodejs$ENV{NODE_PATH}"
+      "-DRF_NODE_PATH=/usr/share/nodejs$ENV{NODE_PATH}" "-DRF_EMSDK_PYTHON=${emsdk_python}"
     INSTALL_COMMAND ""
     BUILD_ALWAYS ON
     BUILD_BYPRODUCTS ${wasm_bin}/roofline.js)
