@@ -1,10 +1,10 @@
 /* gpu_compare.c - two calibrations in the kernel tables' format, operator
  * by operator (rf_gpu_compare.h). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "roofline/rf_gpu_compare.h"
+#include "sorted.h"
 
 size_t rf_gpu_compare_len(const rf_gpu_tables *a)
 {
@@ -12,21 +12,6 @@ size_t rf_gpu_compare_len(const rf_gpu_tables *a)
     for (int k = 0; k < RF_GPU_KIND_COUNT; k++)
         n += a->t[k].present ? a->t[k].n_rows : 0;
     return n;
-}
-
-static int dbl_cmp(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* Median of v[0 .. n-1] (sorted in place); 0 when n is 0. */
-static double median(double *v, size_t n)
-{
-    if (!n)
-        return 0;
-    qsort(v, n, sizeof *v, dbl_cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* The group of row r of t (its kind and categorical values), made when new. */
@@ -71,17 +56,17 @@ static void summarize(rf_gpu_cmp *out, double *scratch)
             grp->ratio_max = n && grp->ratio_max > x ? grp->ratio_max : x;
             scratch[n++] = x;
         }
-        grp->ratio_median = median(scratch, n);
+        grp->ratio_median = rf__median(scratch, n);
         for (size_t i = 0; i < out->n_rows; i++)
             if (out->rows[i].group == g)
                 scratch[m++] = out->rows[i].over_floor;
-        grp->over_floor_median = median(scratch, m);
+        grp->over_floor_median = rf__median(scratch, m);
     }
     size_t n = 0;
     for (size_t i = 0; i < out->n_rows; i++)
         if (out->rows[i].b.how != RF_GPU_NO_TABLE)
             scratch[n++] = out->rows[i].ratio;
-    out->ratio_median = median(scratch, n);
+    out->ratio_median = rf__median(scratch, n);
 }
 
 rf_status rf_gpu_compare(const rf_gpu_tables *a, const rf_gpu_tables *b, rf_gpu_cmp_row *rows,

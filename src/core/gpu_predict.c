@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "roofline/rf_gpu.h"
+#include "sorted.h"
 
 static const char *const kind_names[] = {
     [RF_GPU_GEMM] = "gemm",
@@ -376,41 +377,6 @@ static long find_like(const rf_gpu_table *t, size_t i, size_t d, size_t lo, size
     return lo < hi ? (long)lo : -1;
 }
 
-/* The k-th smallest of a[0..n) in a[k], the smaller before it and the
- * larger after (Hoare's selection, median-of-three pivots): a median and
- * a percentile in linear time, where a sort of the ~10^5 errors of a
- * kernel table was a fifth of a prediction's run. */
-static void select_kth(double *a, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        double x = a[lo], y = a[mid], z = a[hi];
-        double p = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < p)
-                i++;
-            while (a[j] > p)
-                j--;
-            if (i <= j) {
-                double t = a[i];
-                a[i] = a[j], a[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return;
-    }
-}
-
 /* Each row with neighbours on both sides along a numeric key predicted
  * from them alone (rf_gpu.h). */
 static void leave_one_out(rf_gpu_table *t, double *err)
@@ -439,14 +405,9 @@ static void leave_one_out(rf_gpu_table *t, double *err)
     t->loo_median = t->loo_p90 = 0;
     if (!n)
         return;
-    size_t m = n / 2, p90 = (size_t)ceil(0.9 * (double)n) - 1; /* p90 >= m */
-    select_kth(err, n, m);
-    double below = err[0]; /* the (m-1)-th: the largest before m */
-    for (size_t j = 1; j < m; j++)
-        below = err[j] > below ? err[j] : below;
-    t->loo_median = n % 2 ? err[m] : (below + err[m]) / 2;
-    if (p90 > m)
-        select_kth(err + m + 1, n - m - 1, p90 - m - 1);
+    size_t p90 = (size_t)ceil(0.9 * (double)n) - 1;
+    t->loo_median = rf__median(err, n);
+    rf__select(err, n, p90);
     t->loo_p90 = err[p90];
 }
 
