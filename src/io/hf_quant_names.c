@@ -110,20 +110,18 @@ static char *put(char *w, const char *end, const char *s)
     return w;
 }
 
-/* One name "layers.<l>.<a><b>" (as snprintf would write it into rel, cut
- * at its size; written by hand: this runs a million times on a model of
- * 256 experts) */
+/* One name "layers.<l>.<a><b>" of a layer l >= 0 (as snprintf would write
+ * it into rel, cut at its size; written by hand: this runs a million times
+ * on a model of 256 experts) */
 static void name2(matcher *mt, int64_t l, const char *a, const char *b, uint32_t mods)
 {
     char rel[160], digits[24], *d = digits + sizeof digits - 1;
     const char *end = rel + sizeof rel - 1;
     *d = '\0';
-    uint64_t v = l < 0 ? 0 - (uint64_t)l : (uint64_t)l;
+    uint64_t v = (uint64_t)l;
     do
         *--d = (char)('0' + v % 10);
     while (v /= 10);
-    if (l < 0)
-        *--d = '-';
     char *w = put(put(put(put(rel, end, "layers."), end, d), end, "."), end, a);
     *put(w, end, b) = '\0';
     visit(mt, l, rel, mods);
