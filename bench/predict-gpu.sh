@@ -29,23 +29,34 @@
 # floor's: the KV cache in the engines' default dtype (bf16), fp8 runs as
 # --quant with the run's gemm_quant_mode (fp8 or fp8_block: the tables'
 # rows), gpt-oss's fp4 as its checkpoint's mxfp4 experts (w4a16_mxfp4 rows).
-# usage: bench/predict-gpu.sh [ROOFLINE] [CSV]
+# ENGINE_SETTINGS=aiconfigurator simulates aiconfigurator's own evaluations
+# with the step budgets its generator writes into their engines' configs
+# (bench/serving_runs.py, step_budget; tried for issue 26, not the default:
+# docs/gpu-predict.md says what it did).
+# usage: [ENGINE_SETTINGS=defaults|aiconfigurator] bench/predict-gpu.sh [ROOFLINE] [CSV]
 set -eu
 cd "$(dirname "$0")/.."
 bin=${1:-build/cli/roofline}
 csv=${2:-bench/data/serving-runs/h100_sxm.csv}
 [ -x "$bin" ] || { echo "predict-gpu: $bin not built" >&2; exit 2; }
 exec python3 - "$bin" "$csv" <<'PY'
-import statistics, sys
+import os, statistics, sys
 sys.path.insert(0, "bench")
 import serving_runs as sr
 
 bin_, path = sys.argv[1], sys.argv[2]
 
 
+settings = os.environ.get("ENGINE_SETTINGS", "defaults")
+if settings not in ("defaults", "aiconfigurator"):
+    print("predict-gpu: ENGINE_SETTINGS=%s: defaults or aiconfigurator" % settings,
+          file=sys.stderr)
+    sys.exit(2)
 rows = sr.load(path)
 out, skipped, wall = sr.run_all(
-    rows, lambda r: sr.serve_argv(bin_, r, predict=True, concurrency=sr.clients(r)))
+    rows, lambda r: sr.serve_argv(bin_, r, predict=True, concurrency=sr.clients(r),
+                                  settings=settings))
+print("engine settings: %s (bench/serving_runs.py, step_budget)" % settings)
 
 
 def err(p, m):

@@ -115,10 +115,34 @@ def devices(r):
     return num(r["tp_size"]) * num(r["pp_size"]) * num(r["attention_dp_size"])
 
 
-def engine_options(r):
-    """The engine's scheduler: the sequence cap, the step's token budget, the KV block."""
+def from_aiconfigurator_eval(r):
+    """Whether a run is one of aiconfigurator's own evaluations (the 662 of SGLang, TensorRT-LLM
+    and vLLM 0.12 whose source is its gap analysis) rather than an InferenceX result."""
+    return "aic-auto-gap-analysis" in r["silicon_data_source"]
+
+
+def step_budget(r, settings="defaults"):
+    """A step's token budget. "defaults": each engine's default, max(8192, C). "aiconfigurator":
+    for a run of aiconfigurator's evaluation, the budget its generator writes into the engine's
+    config (ai-dynamo/aiconfigurator, generator/rule_plugin/benchmark/trtllm.rule and
+    sglang.rule): TensorRT-LLM's max_num_tokens = C + ISL + 1500, SGLang's max_prefill_tokens =
+    ISL + 1500; its vLLM template sets no max-num-batched-tokens, so vLLM keeps its default."""
     c = int(r["batch_size"])
-    return ["--max-seqs", str(c), "--max-batched-tokens", str(max(8192, c)),
+    if settings == "aiconfigurator" and from_aiconfigurator_eval(r):
+        if r["backend"] == "trtllm":
+            return c + int(r["isl"]) + 1500
+        if r["backend"] == "sglang":
+            return int(r["isl"]) + 1500
+    elif settings not in ("defaults", "aiconfigurator"):
+        raise ValueError("engine settings %r: defaults or aiconfigurator" % settings)
+    return max(8192, c)
+
+
+def engine_options(r, settings="defaults"):
+    """The engine's scheduler: the sequence cap, the step's token budget (step_budget), the KV
+    block."""
+    c = int(r["batch_size"])
+    return ["--max-seqs", str(c), "--max-batched-tokens", str(step_budget(r, settings)),
             "--block", str(BLOCK[r["backend"]])]
 
 
@@ -138,19 +162,20 @@ def quant_options(r):
     return dtype_options(r)
 
 
-def serve_argv(bin_, r, extra=(), floor=True, concurrency=None, predict=False):
+def serve_argv(bin_, r, extra=(), floor=True, concurrency=None, predict=False,
+               settings="defaults"):
     """(argv, None) simulating run r with `roofline serve`, or (None, why) where it is not modelled.
     concurrency overrides the run's (the simulator pins a client to each DP replica, so it needs
     at least DP clients; a lone request's floors do not depend on it). predict: also predict it
     on its engine's kernel tables (--backend ENGINE --predict, quant_options, the KV cache in the
-    engines' default dtype)."""
+    engines' default dtype). settings: the engine's step budget (step_budget)."""
     model = model_of(r)
     if not model:
         return None, "no preset for " + r["model_path"]
     lay, why = layout(r)
     if lay is None:
         return None, why
-    a = [bin_, "serve", model, "--hw", HW] + workload_options(r, concurrency) + engine_options(r)
+    a = [bin_, "serve", model, "--hw", HW] + workload_options(r, concurrency) + engine_options(r, settings)
     a += quant_options(r) if predict else dtype_options(r)
     a += kv_dtype_options(r, floor and not predict) + layout_options(r) + list(extra)
     if predict:
