@@ -437,6 +437,89 @@ static void test_bad_tables(void **state)
     assert_non_null(strstr(e.msg, "no kernel table"));
 }
 
+/* The reader's numbers are strtod's, bit for bit, on both of its paths
+ * (plain decimals of up to 15 digits read as a whole number over a power
+ * of ten; the rest by strtod itself), and its rows' order does not depend
+ * on the file's: the table written forwards and backwards gives the same
+ * sorted rows, ratios, leave-one-out errors and predictions. */
+static void test_numbers_and_order(void **state)
+{
+    fixture *f = *state;
+    /* 0.3, 2.9, 1.7 and 3.3 are among the decimals that w x (1 / 10^f) gets
+     * wrong, where w / 10^f is right */
+    static const char *const lat[] = {"0.004",
+                                      "5.",
+                                      ".5",
+                                      "1e-3",
+                                      "0.3",
+                                      "2.9",
+                                      "17.47",
+                                      "123456789012345",
+                                      "0.0001",
+                                      "1234567890123.4567",
+                                      "7.000000000000001"};
+    static const char *const n_key[] = {"1024", "0001024", "2048", "1e3", "1.7", "3.3"};
+    enum { NL = sizeof lat / sizeof lat[0], NN = sizeof n_key / sizeof n_key[0] };
+    char fwd[8192], bwd[8192], row[NL * NN][96];
+    size_t r = 0;
+    for (size_t i = 0; i < NL; i++)
+        for (size_t j = 0; j < NN; j++, r++)
+            snprintf(row[r], sizeof row[r], "bfloat16,%zu,%s,%zu,%s\n", i + 1, n_key[j], 64 + j,
+                     lat[i]);
+    int o = snprintf(fwd, sizeof fwd, "gemm_dtype,m,n,k,latency\n");
+    int b = snprintf(bwd, sizeof bwd, "gemm_dtype,m,n,k,latency\n");
+    for (size_t i = 0; i < r; i++) {
+        o += snprintf(fwd + o, sizeof fwd - (size_t)o, "%s", row[i]);
+        b += snprintf(bwd + b, sizeof bwd - (size_t)b, "%s", row[r - 1 - i]);
+    }
+    rf_gpu_tables g[2];
+    put(f, "eng/gemm_perf.csv", fwd);
+    load(f, &g[0]);
+    put(f, "eng/gemm_perf.csv", bwd);
+    load(f, &g[1]);
+    const rf_gpu_table *t = &g[0].t[RF_GPU_GEMM], *u = &g[1].t[RF_GPU_GEMM];
+    assert_int_equal(t->n_rows, r);
+    assert_int_equal(u->n_rows, r);
+    for (size_t k = 0; k < r; k++) {
+        /* line L of the forward file is row[L - 2], of the backward one
+         * row[r + 1 - L]: the same point at the same place in both */
+        size_t i = (size_t)t->line[k] - 2;
+        assert_int_equal((size_t)u->line[k], r + 1 - i);
+        double want_lat = strtod(lat[i / NN], NULL) * 1e-3;
+        assert_memory_equal(&t->latency_s[k], &want_lat, sizeof want_lat);
+        double want_n = strtod(n_key[i % NN], NULL);
+        assert_memory_equal(&t->key[k * t->n_keys + 1], &want_n, sizeof want_n);
+        assert_memory_equal(&t->key[k * t->n_keys], &u->key[k * u->n_keys],
+                            t->n_keys * sizeof *t->key);
+        assert_memory_equal(&t->ln_ratio[k], &u->ln_ratio[k], sizeof t->ln_ratio[k]);
+        if (k > 0) /* strictly ascending: gemm_dtype, n, k, m */
+            assert_true(memcmp(&t->key[(k - 1) * t->n_keys], &t->key[k * t->n_keys],
+                               t->n_keys * sizeof *t->key) != 0);
+    }
+    assert_true(t->loo_n > 0);
+    assert_int_equal(t->loo_n, u->loo_n);
+    assert_memory_equal(&t->loo_median, &u->loo_median, sizeof t->loo_median);
+    assert_memory_equal(&t->loo_p90, &u->loo_p90, sizeof t->loo_p90);
+    for (double m = 1; m <= 16; m *= 1.5) {
+        const char *cat[4] = {"bfloat16"};
+        double q[4] = {0, 1500, 65, m};
+        rf_gpu_pred p[2];
+        rf_err e;
+        for (int h = 0; h < 2; h++)
+            assert_int_equal(rf_gpu_predict(&g[h], RF_GPU_GEMM, q, cat, &p[h], &e), RF_OK);
+        assert_memory_equal(&p[0].time_s, &p[1].time_s, sizeof p[0].time_s);
+        assert_int_equal(p[0].how, p[1].how);
+    }
+    rf_gpu_tables_free(&g[0]);
+    rf_gpu_tables_free(&g[1]);
+    /* of two equal rows the sort keeps the file's order: the later line
+     * names the earlier one */
+    expect_bad(f,
+               "gemm_dtype,m,n,k,latency\nbfloat16,4,64,64,0.002\nbfloat16,2,64,64,0.001\n"
+               "bfloat16,8,64,64,0.003\nbfloat16,2,64,64,0.004\n",
+               "line 5 repeats the point of line 3");
+}
+
 static void test_quant(void **state)
 {
     (void)state;
@@ -575,6 +658,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_collective, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_kind, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_numbers_and_order, setup, teardown),
         cmocka_unit_test(test_quant),
         cmocka_unit_test(test_sim_generate),
         cmocka_unit_test_setup_teardown(test_pipeline, setup, teardown),

@@ -109,7 +109,8 @@ size_t rf_gpu_kind_cols(rf_gpu_kind k, rf_gpu_col *cols);
 
 /* Sort the rows, check them (a repeated point: RF_EINVAL naming both
  * lines), compute each row's floor and ratio on t's hw, and the table's
- * leave-one-out error (scratch: n_keys x n_rows doubles). Called by the
+ * leave-one-out error (scratch: n_keys x n_rows doubles, n_keys >= 2: the
+ * sort's two row orders, then the errors). Called by the
  * reader; a test building a table in memory calls it too. */
 rf_status rf_gpu_table_prepare(rf_gpu_table *tab, const rf_hw *hw, double *scratch, rf_err *err);
 

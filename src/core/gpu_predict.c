@@ -257,49 +257,70 @@ double rf_gpu_row_floor_s(const rf_gpu_table *tab, const rf_hw *hw, const double
 
 /* ---- sorting and searching ------------------------------------------------ */
 
-static int row_cmp(const rf_gpu_table *t, size_t a, size_t b)
+/* Rows a and b compared in the keys from d on. */
+static int row_cmp_from(const rf_gpu_table *t, size_t a, size_t b, size_t d)
 {
     const double *x = &t->key[a * t->n_keys], *y = &t->key[b * t->n_keys];
-    for (size_t d = 0; d < t->n_keys; d++)
+    for (; d < t->n_keys; d++)
         if (x[d] != y[d])
             return x[d] < y[d] ? -1 : 1;
     return 0;
 }
 
-static void row_swap(rf_gpu_table *t, size_t a, size_t b)
+static int row_cmp(const rf_gpu_table *t, size_t a, size_t b) { return row_cmp_from(t, a, b, 0); }
+
+/* Row i's parts (keys, latency, line) from row j of the same table. */
+static void row_copy(rf_gpu_table *t, size_t i, size_t j)
 {
-    for (size_t d = 0; d < t->n_keys; d++) {
-        double k = t->key[a * t->n_keys + d];
-        t->key[a * t->n_keys + d] = t->key[b * t->n_keys + d];
-        t->key[b * t->n_keys + d] = k;
-    }
-    double l = t->latency_s[a];
-    t->latency_s[a] = t->latency_s[b], t->latency_s[b] = l;
-    int64_t n = t->line[a];
-    t->line[a] = t->line[b], t->line[b] = n;
+    memcpy(&t->key[i * t->n_keys], &t->key[j * t->n_keys], t->n_keys * sizeof *t->key);
+    t->latency_s[i] = t->latency_s[j];
+    t->line[i] = t->line[j];
 }
 
-static void sift(rf_gpu_table *t, size_t root, size_t n)
-{
-    for (size_t child; (child = 2 * root + 1) < n; root = child) {
-        if (child + 1 < n && row_cmp(t, child, child + 1) < 0)
-            child++;
-        if (row_cmp(t, root, child) >= 0)
-            return;
-        row_swap(t, root, child);
-    }
-}
-
-/* Heapsort in place: the rows are parallel arrays, and core allocates
- * nothing. */
-static void sort_rows(rf_gpu_table *t)
+/* Sort the rows: a bottom-up merge sort of their order (stable, so of two
+ * equal rows the earlier line comes first and a repeated point names its
+ * first line), then each row moved once, along the permutation's cycles.
+ * The rows are parallel arrays, and core allocates nothing: ord and buf,
+ * n_rows entries each, come from the caller's scratch. A heapsort of the
+ * rows themselves, which moved every key of a row at each of its 2 n log n
+ * swaps, was a sixth of a prediction's run. */
+static void sort_rows(rf_gpu_table *t, size_t *ord, size_t *buf)
 {
     size_t n = t->n_rows;
-    for (size_t i = n / 2; i-- > 0;)
-        sift(t, i, n);
-    for (size_t end = n; end-- > 1;) {
-        row_swap(t, 0, end);
-        sift(t, 0, end);
+    for (size_t i = 0; i < n; i++)
+        ord[i] = i;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = n - lo > w ? lo + w : n, hi = n - mid > w ? mid + w : n;
+            size_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi)
+                buf[o++] = row_cmp(t, ord[b], ord[a]) < 0 ? ord[b++] : ord[a++];
+            while (a < mid)
+                buf[o++] = ord[a++];
+            while (b < hi)
+                buf[o++] = ord[b++];
+        }
+        size_t *x = ord;
+        ord = buf, buf = x;
+    }
+    /* row i takes row ord[i]: follow each cycle from its first row, held
+     * aside, and mark each place filled (ord[j] = j) */
+    double key[RF_GPU_MAX_KEYS];
+    for (size_t i = 0; i < n; i++) {
+        if (ord[i] == i)
+            continue;
+        memcpy(key, &t->key[i * t->n_keys], t->n_keys * sizeof *key);
+        double latency = t->latency_s[i];
+        int64_t line = t->line[i];
+        size_t j = i;
+        for (size_t from = ord[j]; from != i; j = from, from = ord[j]) {
+            row_copy(t, j, from);
+            ord[j] = j;
+        }
+        memcpy(&t->key[j * t->n_keys], key, t->n_keys * sizeof *key);
+        t->latency_s[j] = latency;
+        t->line[j] = line;
+        ord[j] = j;
     }
 }
 
@@ -364,17 +385,39 @@ static bool interp(const rf_gpu_table *t, size_t lo, size_t hi, size_t d, const 
     return true;
 }
 
-/* The row of [lo, hi) (rows equal in the keys up to d) equal to row i in
- * every key after d, or -1. */
-static long find_like(const rf_gpu_table *t, size_t i, size_t d, size_t lo, size_t hi)
+/* The leave-one-out errors of rows [lo, hi), equal in the keys before d,
+ * appended to err[*n]: the range walked as runs of equal key d, and along a
+ * numeric d each row of a run with runs on both sides predicted from the
+ * rows of those runs equal to it in every key after d. Rows of a run and
+ * of its neighbours are each sorted by the keys after d, so one forward
+ * walk a neighbour finds every row's match: linear in the rows a key. */
+static void loo_range(const rf_gpu_table *t, size_t lo, size_t hi, size_t d, double *err, size_t *n)
 {
-    for (size_t e = d + 1; e < t->n_keys && lo < hi; e++) {
-        double x = key_at(t, i, e);
-        size_t a = bound(t, lo, hi, e, x, false);
-        hi = bound(t, a, hi, e, x, true);
-        lo = a;
+    if (d == t->n_keys)
+        return;
+    for (size_t a = lo, b; a < hi; a = b) {
+        double v = key_at(t, a, d);
+        b = bound(t, a, hi, d, v, true);
+        if (!t->col[d].categorical && a > lo && b < hi) {
+            /* the neighbours along d: the runs whose d is the next value
+             * below (v0: rows [p, a)) or above (v1: rows [b, q)) */
+            double v0 = key_at(t, a - 1, d), v1 = key_at(t, b, d);
+            double w = (log(v) - log(v0)) / (log(v1) - log(v0));
+            size_t p = bound(t, lo, a, d, v0, false), q = bound(t, b, hi, d, v1, true);
+            for (size_t i = a, j0 = p, j1 = b; i < b; i++) {
+                while (j0 < a && row_cmp_from(t, j0, i, d + 1) < 0)
+                    j0++;
+                while (j1 < q && row_cmp_from(t, j1, i, d + 1) < 0)
+                    j1++;
+                if (j0 < a && j1 < q && !row_cmp_from(t, j0, i, d + 1) &&
+                    !row_cmp_from(t, j1, i, d + 1)) {
+                    double pred = (1 - w) * t->ln_ratio[j0] + w * t->ln_ratio[j1];
+                    err[(*n)++] = fabs(exp(pred - t->ln_ratio[i]) - 1);
+                }
+            }
+        }
+        loo_range(t, a, b, d + 1, err, n);
     }
-    return lo < hi ? (long)lo : -1;
 }
 
 /* Each row with neighbours on both sides along a numeric key predicted
@@ -382,25 +425,7 @@ static long find_like(const rf_gpu_table *t, size_t i, size_t d, size_t lo, size
 static void leave_one_out(rf_gpu_table *t, double *err)
 {
     size_t n = 0;
-    for (size_t i = 0; i < t->n_rows; i++)
-        /* [lo, hi): the rows equal to row i in the keys before d */
-        for (size_t d = 0, lo = 0, hi = t->n_rows; d < t->n_keys; d++) {
-            double v = key_at(t, i, d);
-            size_t a = bound(t, lo, hi, d, v, false), b = bound(t, a, hi, d, v, true);
-            if (!t->col[d].categorical && a > lo && b < hi) {
-                /* the neighbours along d: the same keys but d, whose d is
-                 * the next value below (v0) or above (v1) */
-                double v0 = key_at(t, a - 1, d), v1 = key_at(t, b, d);
-                long r0 = find_like(t, i, d, bound(t, lo, a, d, v0, false), a);
-                long r1 = find_like(t, i, d, b, bound(t, b, hi, d, v1, true));
-                if (r0 >= 0 && r1 >= 0) {
-                    double w = (log(v) - log(v0)) / (log(v1) - log(v0));
-                    double pred = (1 - w) * t->ln_ratio[r0] + w * t->ln_ratio[r1];
-                    err[n++] = fabs(exp(pred - t->ln_ratio[i]) - 1);
-                }
-            }
-            lo = a, hi = b;
-        }
+    loo_range(t, 0, t->n_rows, 0, err, &n);
     t->loo_n = n;
     t->loo_median = t->loo_p90 = 0;
     if (!n)
@@ -411,9 +436,13 @@ static void leave_one_out(rf_gpu_table *t, double *err)
     t->loo_p90 = err[p90];
 }
 
+_Static_assert(sizeof(size_t) <= sizeof(double), "two row orders fit in the scratch's 2 n doubles");
+
 rf_status rf_gpu_table_prepare(rf_gpu_table *t, const rf_hw *hw, double *scratch, rf_err *err)
 {
-    sort_rows(t);
+    if (t->n_keys < 2) /* every kind has 3 keys or more (rf_gpu_kind_cols) */
+        return rf_err_set(err, RF_EINTERNAL, "%s: %zu key columns (2 or more)", t->path, t->n_keys);
+    sort_rows(t, (size_t *)scratch, (size_t *)scratch + t->n_rows);
     for (size_t i = 0; i < t->n_rows; i++) {
         if (i > 0 && row_cmp(t, i - 1, i) == 0)
             return rf_err_set(err, RF_EINVAL, "%s: line %lld repeats the point of line %lld",
