@@ -33,14 +33,19 @@
 # with the step budgets its generator writes into their engines' configs
 # (bench/serving_runs.py, step_budget; tried for issue 26, not the default:
 # docs/gpu-predict.md says what it did).
-# usage: [ENGINE_SETTINGS=defaults|aiconfigurator] bench/predict-gpu.sh [ROOFLINE] [CSV]
+# WRITE_ERROR=FILE also writes each engine's errors (runs, TTFT and TPOT
+# median and p90) as the serving-error file `serve --predict` prints beside
+# its figures (data/gpu/h100_sxm/serving_error.json; rf_gpu_io.h), with
+# this commit, the date and the runs as its source; only with the default
+# settings, and replaced atomically.
+# usage: [ENGINE_SETTINGS=defaults|aiconfigurator] [WRITE_ERROR=FILE] bench/predict-gpu.sh [ROOFLINE] [CSV]
 set -eu
 cd "$(dirname "$0")/.."
 bin=${1:-build/cli/roofline}
 csv=${2:-bench/data/serving-runs/h100_sxm.csv}
 [ -x "$bin" ] || { echo "predict-gpu: $bin not built" >&2; exit 2; }
 exec python3 - "$bin" "$csv" <<'PY'
-import os, statistics, sys
+import datetime, json, os, statistics, subprocess, sys
 sys.path.insert(0, "bench")
 import serving_runs as sr
 
@@ -51,6 +56,10 @@ settings = os.environ.get("ENGINE_SETTINGS", "defaults")
 if settings not in ("defaults", "aiconfigurator"):
     print("predict-gpu: ENGINE_SETTINGS=%s: defaults or aiconfigurator" % settings,
           file=sys.stderr)
+    sys.exit(2)
+write = os.environ.get("WRITE_ERROR")
+if write and settings != "defaults":
+    print("predict-gpu: WRITE_ERROR needs the default engine settings", file=sys.stderr)
     sys.exit(2)
 rows = sr.load(path)
 out, skipped, wall = sr.run_all(
@@ -121,6 +130,28 @@ print("%d aggregated runs, %d predicted (%.0f s wall, 2 at a time), %d not model
     len(rows), len(out), wall, sum(skipped.values())))
 for why, n in sorted(skipped.items(), key=lambda x: -x[1]):
     print("  %4d  %s" % (n, why))
+if write and out:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    doc = {
+        "what": "the measured error of roofline serve --predict on these tables: "
+                "|predicted - measured| / measured of each run's mean TTFT and TPOT, as fractions",
+        "source": "bench/predict-gpu.sh at commit %s on %s: %d aggregated H100 SXM runs of "
+                  "bench/data/serving-runs/h100_sxm.csv (ai-dynamo/aiconfigurator's "
+                  "silicon_sample.csv at 095f58a5), each in a closed loop at its concurrency on "
+                  "its own engine's tables" % (commit, datetime.date.today().isoformat(),
+                                               len(out)),
+        "engines": {eng: {"runs": len(t), "ttft_median": round(statistics.median(t), 4),
+                          "ttft_p90": round(p90(t), 4), "tpot_median": round(statistics.median(p), 4),
+                          "tpot_p90": round(p90(p), 4)}
+                    for eng, (t, p) in sorted(engines.items())},
+    }
+    tmp = write + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, write)
+    print("wrote %s" % write)
 if out:
     print("median error: TTFT %.1f%% (target 25%%; p90 %.1f%%; the floor's %.1f%%), "
           "TPOT %.1f%% (target 15%%; p90 %.1f%%; the floor's %.1f%%)" % (

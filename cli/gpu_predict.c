@@ -95,6 +95,15 @@ const char *cli_gpu_data_dir(void)
     return RF_GPU_DATA_INSTALL;
 }
 
+/* The --hw preset's folder of tables under the data folder: its name, '-'
+ * as '_' (h100-sxm: h100_sxm). */
+static void preset_folder(const cli_ctx *ctx, char *name, size_t cap)
+{
+    snprintf(name, cap, "%s", ctx->hw.name);
+    for (char *c = name; *c; c++)
+        *c = *c == '-' ? '_' : *c;
+}
+
 int cli_gpu_load(cli_ctx *ctx, const rf_gpu_tables **out)
 {
     cli_gpu_call *gpu = &ctx->run.gpu;
@@ -110,9 +119,7 @@ int cli_gpu_load(cli_ctx *ctx, const rf_gpu_tables **out)
         snprintf(gpu->label, sizeof gpu->label, "%s", gpu->calibration);
     } else if (gpu->backend) {
         char name[sizeof ctx->hw.name];
-        snprintf(name, sizeof name, "%s", ctx->hw.name);
-        for (char *c = name; *c; c++)
-            *c = *c == '-' ? '_' : *c;
+        preset_folder(ctx, name, sizeof name);
         snprintf(dir, sizeof dir, "%s/%s/%s", cli_gpu_data_dir(), name, gpu->backend);
         snprintf(gpu->label, sizeof gpu->label, "preset %s/%s", name, gpu->backend);
         if (access(dir, F_OK) != 0)
@@ -196,4 +203,41 @@ void cli_gpu_assume_loaded(const cli_ctx *ctx, rf_report *r)
     const cli_gpu_call *gpu = &ctx->run.gpu;
     if (gpu->loaded)
         assume_lines(gpu, r, &gpu->tables, gpu->missing);
+}
+
+int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r)
+{
+    const cli_gpu_call *gpu = &ctx->run.gpu;
+    if (gpu->calibration || !gpu->backend) {
+        rf_report_assume(r, "measured error: none for tables of your own (--calibration); the "
+                            "band is the kernels' alone, not the schedule's");
+        return RF_EXIT_OK;
+    }
+    char name[sizeof ctx->hw.name], path[600];
+    preset_folder(ctx, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s/serving_error.json", cli_gpu_data_dir(), name);
+    rf_gpu_serving_error m;
+    bool found;
+    rf_err e;
+    if (rf_gpu_serving_error_load(path, gpu->backend, &m, &found, &e))
+        return cli_fail_err(ctx, &e);
+    if (!found) {
+        rf_report_assume(r,
+                         "measured error: none for %s (no entry in the serving_error.json of "
+                         "%s); the band is the kernels' alone, not the schedule's",
+                         gpu->label, name);
+        return RF_EXIT_OK;
+    }
+    rf_report_assume(r, "measured error: %s (serving_error.json beside the tables)", m.source);
+    rf_report_int(r, "measured_runs", "measured error: real runs of this engine", (uint64_t)m.runs,
+                  RF_U_INT);
+    rf_report_num(r, "measured_ttft_error_median", "measured error, TTFT median", m.ttft_median,
+                  RF_U_PERCENT);
+    rf_report_num(r, "measured_ttft_error_p90", "measured error, TTFT p90", m.ttft_p90,
+                  RF_U_PERCENT);
+    rf_report_num(r, "measured_tpot_error_median", "measured error, TPOT median", m.tpot_median,
+                  RF_U_PERCENT);
+    rf_report_num(r, "measured_tpot_error_p90", "measured error, TPOT p90", m.tpot_p90,
+                  RF_U_PERCENT);
+    return RF_EXIT_OK;
 }

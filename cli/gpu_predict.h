@@ -56,6 +56,13 @@ const char *cli_gpu_label(const cli_ctx *ctx);
  * for each kind in `missing` a line and a warning on ctx->io->err. */
 void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, unsigned missing);
 
+/* The measured error of serve --predict on the --hw preset's tables for
+ * --backend (rf_gpu_serving_error_load: <data>/<gpu>/serving_error.json),
+ * as lines of r's current section and an assumption naming its source; an
+ * assumption that there is none for --calibration tables or an engine the
+ * file lacks. One line and exit 2 when the file is bad. */
+int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r);
+
 /* A warning on ctx->io->err for each kind in `missing` (cli_gpu_assume's). */
 void cli_gpu_warn(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned missing);
 

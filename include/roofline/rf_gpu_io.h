@@ -41,6 +41,26 @@ rf_status rf_gpu_table_write(const rf_gpu_table *t, const char *path, rf_err *er
  * RF_EINVAL when g has no table with rows. */
 rf_status rf_gpu_tables_write(const rf_gpu_tables *g, const char *dir, rf_err *err);
 
+/* The measured error of `serve --predict` on one GPU's preset tables, an
+ * engine: |predicted - measured| / measured of the mean TTFT and TPOT over
+ * real serving runs that engine ran (bench/predict-gpu.sh writes the file,
+ * <data>/<gpu>/serving_error.json; docs/gpu-predict.md). Fractions: 0.348
+ * is 34.8%. */
+typedef struct rf_gpu_serving_error {
+    int64_t runs;
+    double ttft_median, ttft_p90, tpot_median, tpot_p90;
+    char source[512]; /* the bench, its commit and the runs it held to */
+} rf_gpu_serving_error;
+
+/* Read engine's entry of the serving-error file at path into *out: *found
+ * false (RF_OK) when the file does not exist or has no entry for engine.
+ * RF_EINVAL naming the file and the field for anything else: not JSON, a
+ * field missing or not a number, runs not a whole number in [1, 10^6], an
+ * error not within [0, 100] (0% .. 10,000%), a p90 below its median;
+ * RF_EIO naming it when it exists and cannot be read. */
+rf_status rf_gpu_serving_error_load(const char *path, const char *engine, rf_gpu_serving_error *out,
+                                    bool *found, rf_err *err);
+
 #ifdef __cplusplus
 }
 #endif
