@@ -141,9 +141,9 @@ if write and out:
                   "silicon_sample.csv at 095f58a5), each in a closed loop at its concurrency on "
                   "its own engine's tables" % (commit, datetime.date.today().isoformat(),
                                                len(out)),
-        "engines": {eng: {"runs": len(t), "ttft_median": round(statistics.median(t), 4),
-                          "ttft_p90": round(p90(t), 4), "tpot_median": round(statistics.median(p), 4),
-                          "tpot_p90": round(p90(p), 4)}
+        "engines": {eng: {"runs": len(t), "ttft_median": round(statistics.median(t), 6),
+                          "ttft_p90": round(p90(t), 6), "tpot_median": round(statistics.median(p), 6),
+                          "tpot_p90": round(p90(p), 6)}
                     for eng, (t, p) in sorted(engines.items())},
     }
     tmp = write + ".tmp"

@@ -229,15 +229,15 @@ int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r)
         return RF_EXIT_OK;
     }
     rf_report_assume(r, "measured error: %s (serving_error.json beside the tables)", m.source);
-    rf_report_int(r, "measured_runs", "measured error: real runs of this engine", (uint64_t)m.runs,
-                  RF_U_INT);
     rf_report_num(r, "measured_ttft_error_median", "measured error, TTFT median", m.ttft_median,
-                  RF_U_PERCENT);
-    rf_report_num(r, "measured_ttft_error_p90", "measured error, TTFT p90", m.ttft_p90,
                   RF_U_PERCENT);
     rf_report_num(r, "measured_tpot_error_median", "measured error, TPOT median", m.tpot_median,
                   RF_U_PERCENT);
+    rf_report_num(r, "measured_ttft_error_p90", "measured error, TTFT p90", m.ttft_p90,
+                  RF_U_PERCENT);
     rf_report_num(r, "measured_tpot_error_p90", "measured error, TPOT p90", m.tpot_p90,
                   RF_U_PERCENT);
+    rf_report_int(r, "measured_runs", "measured error: real runs of this engine", (uint64_t)m.runs,
+                  RF_U_INT);
     return RF_EXIT_OK;
 }

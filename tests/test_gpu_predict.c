@@ -520,6 +520,63 @@ static void test_numbers_and_order(void **state)
                "line 5 repeats the point of line 3");
 }
 
+/* The serving-error file (rf_gpu_serving_error_load): an engine's entry
+ * read as written, an absent engine or file found false, and every bad
+ * field refused naming the file and the field. */
+static void test_serving_error(void **state)
+{
+    fixture *f = *state;
+    rf_gpu_serving_error m;
+    bool found = true;
+    rf_err e;
+    snprintf(f->path, sizeof f->path, "%s/eng/serving_error.json", f->dir);
+    assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", &m, &found, &e), RF_OK);
+    assert_false(found); /* no file */
+    put(f, "eng/serving_error.json",
+        "{\"source\": \"bench\", \"engines\": {\"vllm\": {\"runs\": 237, \"ttft_median\": "
+        "0.3478, \"ttft_p90\": 1.5918, \"tpot_median\": 0.1567, \"tpot_p90\": 1.1329}}}");
+    assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", &m, &found, &e), RF_OK);
+    assert_true(found);
+    assert_int_equal(m.runs, 237);
+    assert_true(m.ttft_median == 0.3478 && m.ttft_p90 == 1.5918);
+    assert_true(m.tpot_median == 0.1567 && m.tpot_p90 == 1.1329);
+    assert_string_equal(m.source, "bench");
+    assert_int_equal(rf_gpu_serving_error_load(f->path, "sglang", &m, &found, &e), RF_OK);
+    assert_false(found);
+    static const struct {
+        const char *json, *want;
+    } bad[] = {
+        {"[]", "the top level must be an object"},
+        {"{\"engines\": {}}", "source is missing"},
+        {"{\"source\": \"b\", \"engines\": []}", "engines must be an object"},
+        {"{\"source\": \"b\", \"engines\": {\"vllm\": 3}}", "engines.vllm must be an object"},
+        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 0, \"ttft_median\": 0.1, "
+         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2}}}",
+         "engines.vllm.runs (0) must be within [1, 1000000]"},
+        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": -0.1, "
+         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2}}}",
+         "engines.vllm.ttft_median (-0.1) must be within [0, 100]"},
+        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
+         "\"ttft_p90\": \"x\", \"tpot_median\": 0.1, \"tpot_p90\": 0.2}}}",
+         "engines.vllm.ttft_p90 must be a number"},
+        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
+         "\"ttft_p90\": 0.2, \"tpot_median\": 0.3, \"tpot_p90\": 0.2}}}",
+         "a p90 below its median"},
+        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
+         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1}}}",
+         "engines.vllm.tpot_p90 is missing"},
+        {"not json", "not JSON"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put(f, "eng/serving_error.json", bad[i].json);
+        assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", &m, &found, &e), RF_EINVAL);
+        assert_false(found);
+        if (!strstr(e.msg, bad[i].want) || !strstr(e.msg, "serving_error.json"))
+            fail_msg("'%s' lacks '%s'", e.msg, bad[i].want);
+    }
+    unlink(f->path);
+}
+
 static void test_quant(void **state)
 {
     (void)state;
@@ -659,6 +716,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_kind, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_numbers_and_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_serving_error, setup, teardown),
         cmocka_unit_test(test_quant),
         cmocka_unit_test(test_sim_generate),
         cmocka_unit_test_setup_teardown(test_pipeline, setup, teardown),
