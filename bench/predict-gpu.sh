@@ -34,7 +34,8 @@
 # (bench/serving_runs.py, step_budget; tried for issue 26, not the default:
 # docs/gpu-predict.md says what it did).
 # WRITE_ERROR=FILE also writes each engine's errors (runs, TTFT and TPOT
-# median and p90) as the serving-error file `serve --predict` prints beside
+# median and p90; and by concurrency, 1-8, 9-32, 33-128 and above, where 5
+# runs or more) as the serving-error file `serve --predict` prints beside
 # its figures (data/gpu/h100_sxm/serving_error.json; rf_gpu_io.h), with
 # this commit, the date and the runs as its source; only with the default
 # settings, and replaced atomically.
@@ -75,7 +76,9 @@ def err(p, m):
 print("%-22s %-6s %-4s %-11s %4s %10s | %8s %8s %6s %6s | %7s %7s %6s %6s | %5s" % (
     "model", "engine", "prec", "layout", "C", "ISL/OSL", "TTFT prd", "measured", "err",
     "flr/m", "TPOT prd", "meas", "err", "flr/m", "band"))
-groups, engines = {}, {}
+groups, engines, buckets = {}, {}, {}
+# the serving-error file's concurrency buckets (WRITE_ERROR), each written with 5 runs or more
+BUCKETS = ((1, 8), (9, 32), (33, 128), (129, 1000000))
 et, ep, ft, fp = [], [], [], []
 for r, d in out:
     pt, pp = d["predicted"]["ttft_s"] * 1e3, d["predicted"]["tpot_s"] * 1e3
@@ -93,6 +96,11 @@ for r, d in out:
     g = groups.setdefault(key, ([], [], [], []))
     for lst, v in zip(g, (err(pt, mt), err(pp, mp), err(flt, mt), err(flp, mp))):
         lst.append(v)
+    c = int(r["batch_size"])
+    b = next(k for k in BUCKETS if k[0] <= c <= k[1])
+    gb = buckets.setdefault((r["backend"], b), ([], []))
+    gb[0].append(err(pt, mt))
+    gb[1].append(err(pp, mp))
     ge = engines.setdefault(r["backend"], ([], []))
     ge[0].append(err(pt, mt))
     ge[1].append(err(pp, mp))
@@ -130,6 +138,13 @@ print("%d aggregated runs, %d predicted (%.0f s wall, 2 at a time), %d not model
     len(rows), len(out), wall, sum(skipped.values())))
 for why, n in sorted(skipped.items(), key=lambda x: -x[1]):
     print("  %4d  %s" % (n, why))
+def figures(t, p):
+    """The serving-error file's figures of a set of runs."""
+    return {"runs": len(t), "ttft_median": round(statistics.median(t), 6),
+            "ttft_p90": round(p90(t), 6), "tpot_median": round(statistics.median(p), 6),
+            "tpot_p90": round(p90(p), 6)}
+
+
 if write and out:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
@@ -141,10 +156,10 @@ if write and out:
                   "silicon_sample.csv at 095f58a5), each in a closed loop at its concurrency on "
                   "its own engine's tables" % (commit, datetime.date.today().isoformat(),
                                                len(out)),
-        "engines": {eng: {"runs": len(t), "ttft_median": round(statistics.median(t), 6),
-                          "ttft_p90": round(p90(t), 6), "tpot_median": round(statistics.median(p), 6),
-                          "tpot_p90": round(p90(p), 6)}
-                    for eng, (t, p) in sorted(engines.items())},
+        "engines": {eng: dict(figures(t, p), by_concurrency=[
+            dict({"min": b[0], "max": b[1]}, **figures(*buckets[(eng, b)]))
+            for b in BUCKETS if len(buckets.get((eng, b), ((),))[0]) >= 5])
+            for eng, (t, p) in sorted(engines.items())},
     }
     tmp = write + ".tmp"
     with open(tmp, "w") as f:

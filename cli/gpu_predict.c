@@ -205,7 +205,7 @@ void cli_gpu_assume_loaded(const cli_ctx *ctx, rf_report *r)
         assume_lines(gpu, r, &gpu->tables, gpu->missing);
 }
 
-int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r)
+int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r, int64_t concurrency)
 {
     const cli_gpu_call *gpu = &ctx->run.gpu;
     if (gpu->calibration || !gpu->backend) {
@@ -219,7 +219,7 @@ int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r)
     rf_gpu_serving_error m;
     bool found;
     rf_err e;
-    if (rf_gpu_serving_error_load(path, gpu->backend, &m, &found, &e))
+    if (rf_gpu_serving_error_load(path, gpu->backend, concurrency, &m, &found, &e))
         return cli_fail_err(ctx, &e);
     if (!found) {
         rf_report_assume(r,
@@ -239,5 +239,9 @@ int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r)
                   RF_U_PERCENT);
     rf_report_int(r, "measured_runs", "measured error: real runs of this engine", (uint64_t)m.runs,
                   RF_U_INT);
+    char span[48] = "every run";
+    if (m.c_max)
+        snprintf(span, sizeof span, "%lld-%lld", (long long)m.c_min, (long long)m.c_max);
+    rf_report_str(r, "measured_concurrency", "measured error: the runs' concurrency", span);
     return RF_EXIT_OK;
 }

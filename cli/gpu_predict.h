@@ -58,10 +58,12 @@ void cli_gpu_assume(const cli_ctx *ctx, rf_report *r, const rf_gpu_tables *g, un
 
 /* The measured error of serve --predict on the --hw preset's tables for
  * --backend (rf_gpu_serving_error_load: <data>/<gpu>/serving_error.json),
- * as lines of r's current section and an assumption naming its source; an
- * assumption that there is none for --calibration tables or an engine the
- * file lacks. One line and exit 2 when the file is bad. */
-int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r);
+ * of the runs at this concurrency where the file has a bucket for it (0,
+ * an open loop: of every run), as lines of r's current section and an
+ * assumption naming its source; an assumption that there is none for
+ * --calibration tables or an engine the file lacks. One line and exit 2
+ * when the file is bad. */
+int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r, int64_t concurrency);
 
 /* A warning on ctx->io->err for each kind in `missing` (cli_gpu_assume's). */
 void cli_gpu_warn(const cli_ctx *ctx, const rf_gpu_tables *g, unsigned missing);

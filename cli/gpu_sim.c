@@ -87,7 +87,7 @@ int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, c
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
                       band_of(gs), RF_U_PERCENT);
         rf_report_str(r, "source", "tables", cli_gpu_label(ctx));
-        rc = cli_gpu_serving_error(ctx, r);
+        rc = cli_gpu_serving_error(ctx, r, s->concurrency);
     }
     free(out);
     free(table);

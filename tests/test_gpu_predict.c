@@ -530,19 +530,42 @@ static void test_serving_error(void **state)
     bool found = true;
     rf_err e;
     snprintf(f->path, sizeof f->path, "%s/eng/serving_error.json", f->dir);
-    assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", &m, &found, &e), RF_OK);
+    assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", 0, &m, &found, &e), RF_OK);
     assert_false(found); /* no file */
     put(f, "eng/serving_error.json",
         "{\"source\": \"bench\", \"engines\": {\"vllm\": {\"runs\": 237, \"ttft_median\": "
         "0.3478, \"ttft_p90\": 1.5918, \"tpot_median\": 0.1567, \"tpot_p90\": 1.1329}}}");
-    assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", &m, &found, &e), RF_OK);
+    assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", 0, &m, &found, &e), RF_OK);
     assert_true(found);
     assert_int_equal(m.runs, 237);
     assert_true(m.ttft_median == 0.3478 && m.ttft_p90 == 1.5918);
     assert_true(m.tpot_median == 0.1567 && m.tpot_p90 == 1.1329);
     assert_string_equal(m.source, "bench");
-    assert_int_equal(rf_gpu_serving_error_load(f->path, "sglang", &m, &found, &e), RF_OK);
+    assert_int_equal(rf_gpu_serving_error_load(f->path, "sglang", 0, &m, &found, &e), RF_OK);
     assert_false(found);
+    /* a concurrency's bucket where one holds it, else every run */
+    put(f, "eng/serving_error.json",
+        "{\"source\": \"bench\", \"engines\": {\"vllm\": {\"runs\": 237, \"ttft_median\": "
+        "0.3478, \"ttft_p90\": 1.5918, \"tpot_median\": 0.1567, \"tpot_p90\": 1.1329, "
+        "\"by_concurrency\": [{\"min\": 1, \"max\": 8, \"runs\": 78, \"ttft_median\": 0.5, "
+        "\"ttft_p90\": 1.3, \"tpot_median\": 0.14, \"tpot_p90\": 0.35}, {\"min\": 9, \"max\": 32, "
+        "\"runs\": 88, \"ttft_median\": 0.28, \"ttft_p90\": 1.4, \"tpot_median\": 0.15, "
+        "\"tpot_p90\": 0.58}]}}}");
+    static const struct {
+        int64_t c, runs, lo, hi;
+        double ttft;
+    } pick[] = {{0, 237, 0, 0, 0.3478}, {1, 78, 1, 8, 0.5},    {8, 78, 1, 8, 0.5},
+                {9, 88, 9, 32, 0.28},   {32, 88, 9, 32, 0.28}, {33, 237, 0, 0, 0.3478}};
+    for (size_t i = 0; i < sizeof pick / sizeof pick[0]; i++) {
+        assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", pick[i].c, &m, &found, &e),
+                         RF_OK);
+        assert_true(found);
+        assert_int_equal(m.runs, pick[i].runs);
+        assert_int_equal(m.c_min, pick[i].lo);
+        assert_int_equal(m.c_max, pick[i].hi);
+        assert_true(m.ttft_median == pick[i].ttft);
+        assert_string_equal(m.source, "bench");
+    }
     static const struct {
         const char *json, *want;
     } bad[] = {
@@ -565,11 +588,24 @@ static void test_serving_error(void **state)
         {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
          "\"ttft_p90\": 0.2, \"tpot_median\": 0.1}}}",
          "engines.vllm.tpot_p90 is missing"},
+        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
+         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2, \"by_concurrency\": "
+         "[{\"min\": 9, \"max\": 8, \"runs\": 3, \"ttft_median\": 0.1, \"ttft_p90\": 0.2, "
+         "\"tpot_median\": 0.1, \"tpot_p90\": 0.2}]}}}",
+         "engines.vllm.by_concurrency[0].max (8) must be within [9, 1000000]"},
+        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
+         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2, \"by_concurrency\": "
+         "[{\"min\": 1, \"max\": 8, \"runs\": 3, \"ttft_median\": 0.1, \"ttft_p90\": 0.2, "
+         "\"tpot_median\": 0.1}]}}}",
+         "engines.vllm.by_concurrency[0].tpot_p90 is missing"},
+        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
+         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2, \"by_concurrency\": [7]}}}",
+         "engines.vllm.by_concurrency[0] must be an object"},
         {"not json", "not JSON"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         put(f, "eng/serving_error.json", bad[i].json);
-        assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", &m, &found, &e), RF_EINVAL);
+        assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", 0, &m, &found, &e), RF_EINVAL);
         assert_false(found);
         if (!strstr(e.msg, bad[i].want) || !strstr(e.msg, "serving_error.json"))
             fail_msg("'%s' lacks '%s'", e.msg, bad[i].want);

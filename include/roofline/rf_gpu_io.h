@@ -44,22 +44,27 @@ rf_status rf_gpu_tables_write(const rf_gpu_tables *g, const char *dir, rf_err *e
 /* The measured error of `serve --predict` on one GPU's preset tables, an
  * engine: |predicted - measured| / measured of the mean TTFT and TPOT over
  * real serving runs that engine ran (bench/predict-gpu.sh writes the file,
- * <data>/<gpu>/serving_error.json; docs/gpu-predict.md). Fractions: 0.348
- * is 34.8%. */
+ * <data>/<gpu>/serving_error.json; docs/gpu-predict.md), over all of its
+ * runs or over those at concurrencies [c_min, c_max]. Fractions: 0.348 is
+ * 34.8%. */
 typedef struct rf_gpu_serving_error {
     int64_t runs;
+    int64_t c_min, c_max; /* the runs' concurrencies (0, 0: every run) */
     double ttft_median, ttft_p90, tpot_median, tpot_p90;
     char source[512]; /* the bench, its commit and the runs it held to */
 } rf_gpu_serving_error;
 
-/* Read engine's entry of the serving-error file at path into *out: *found
- * false (RF_OK) when the file does not exist or has no entry for engine.
+/* Read engine's entry of the serving-error file at path into *out: the
+ * figures of its runs at concurrency c (the by_concurrency bucket holding
+ * c) when c > 0 and a bucket holds it, else of all its runs. *found false
+ * (RF_OK) when the file does not exist or has no entry for engine.
  * RF_EINVAL naming the file and the field for anything else: not JSON, a
- * field missing or not a number, runs not a whole number in [1, 10^6], an
- * error not within [0, 100] (0% .. 10,000%), a p90 below its median;
- * RF_EIO naming it when it exists and cannot be read. */
-rf_status rf_gpu_serving_error_load(const char *path, const char *engine, rf_gpu_serving_error *out,
-                                    bool *found, rf_err *err);
+ * field missing or not a number, runs not a whole number in [1, 10^6], a
+ * bucket's bounds not 1 <= min <= max <= 10^6, an error not within
+ * [0, 100] (0% .. 10,000%), a p90 below its median; RF_EIO naming it when
+ * it exists and cannot be read. */
+rf_status rf_gpu_serving_error_load(const char *path, const char *engine, int64_t c,
+                                    rf_gpu_serving_error *out, bool *found, rf_err *err);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 
 typedef struct request {
     const char *engine;
+    int64_t c; /* the concurrency whose bucket is wanted (0: every run) */
     rf_gpu_serving_error *out;
     bool found;
 } request;
@@ -27,17 +28,61 @@ static rf_status error_of(const rf__json_doc *d, const json_t *e, const char *at
     return s;
 }
 
+/* The figures of one set of runs (an engine's, or a bucket's) at `at`. */
+static rf_status figures(const rf__json_doc *d, const json_t *e, const char *at,
+                         rf_gpu_serving_error *o)
+{
+    rf_status s;
+    if ((s = rf__field_whole(d, e, at, "runs", true, 1, 1000000, &o->runs)) ||
+        (s = error_of(d, e, at, "ttft_median", &o->ttft_median)) ||
+        (s = error_of(d, e, at, "ttft_p90", &o->ttft_p90)) ||
+        (s = error_of(d, e, at, "tpot_median", &o->tpot_median)) ||
+        (s = error_of(d, e, at, "tpot_p90", &o->tpot_p90)))
+        return s;
+    if (o->ttft_p90 < o->ttft_median || o->tpot_p90 < o->tpot_median)
+        return rf__json_fail(d->err, d->origin, "%s: a p90 below its median", at);
+    return RF_OK;
+}
+
+/* engines[engine]: its figures, then those of the bucket holding q->c. */
+static rf_status read_engine(const rf__json_doc *d, const json_t *e, request *q)
+{
+    char at[96];
+    snprintf(at, sizeof at, "engines.%s.", q->engine);
+    json_t *buckets;
+    rf_status s;
+    if ((s = figures(d, e, at, q->out)) ||
+        (s = rf__field_array(d, e, at, "by_concurrency", false, 64, &buckets)))
+        return s;
+    for (size_t i = 0; buckets && i < json_array_size(buckets); i++) {
+        json_t *b = json_array_get(buckets, i);
+        char bat[160];
+        snprintf(bat, sizeof bat, "%sby_concurrency[%zu].", at, i);
+        rf_gpu_serving_error f = {0};
+        if (!json_is_object(b))
+            return rf__json_fail(d->err, d->origin, "%.*s must be an object", (int)strlen(bat) - 1,
+                                 bat);
+        if ((s = rf__field_whole(d, b, bat, "min", true, 1, 1000000, &f.c_min)) ||
+            (s = rf__field_whole(d, b, bat, "max", true, f.c_min, 1000000, &f.c_max)) ||
+            (s = figures(d, b, bat, &f)))
+            return s;
+        if (q->c >= f.c_min && q->c <= f.c_max) {
+            snprintf(f.source, sizeof f.source, "%s", q->out->source);
+            *q->out = f;
+        }
+    }
+    return RF_OK;
+}
+
 static rf_status parse(const char *text, size_t len, const char *origin, void *user, rf_err *err)
 {
     request *q = user;
-    json_t *root = NULL, *engines, *e;
+    json_t *root = NULL, *engines = NULL, *e;
     rf_status s = rf__json_parse(text, len, origin, &root, err);
     if (s)
         return s;
     rf__json_doc d = {origin, err};
     rf_gpu_serving_error *o = q->out;
-    char at[96];
-    snprintf(at, sizeof at, "engines.%s.", q->engine);
     if (!json_is_object(root))
         s = rf__json_fail(err, origin, "the top level must be an object");
     else if (!(s = rf__field_string(&d, root, "", "source", true, o->source, sizeof o->source)) &&
@@ -47,28 +92,21 @@ static rf_status parse(const char *text, size_t len, const char *origin, void *u
     if (!s && (e = json_object_get(engines, q->engine)) != NULL) {
         if (!json_is_object(e))
             s = rf__json_fail(err, origin, "engines.%s must be an object", q->engine);
-        else if (!(s = rf__field_whole(&d, e, at, "runs", true, 1, 1000000, &o->runs)) &&
-                 !(s = error_of(&d, e, at, "ttft_median", &o->ttft_median)) &&
-                 !(s = error_of(&d, e, at, "ttft_p90", &o->ttft_p90)) &&
-                 !(s = error_of(&d, e, at, "tpot_median", &o->tpot_median)) &&
-                 !(s = error_of(&d, e, at, "tpot_p90", &o->tpot_p90))) {
-            if (o->ttft_p90 < o->ttft_median || o->tpot_p90 < o->tpot_median)
-                s = rf__json_fail(err, origin, "%s: a p90 below its median", at);
-            q->found = !s;
-        }
+        else
+            q->found = !(s = read_engine(&d, e, q));
     }
     json_decref(root);
     return s;
 }
 
-rf_status rf_gpu_serving_error_load(const char *path, const char *engine, rf_gpu_serving_error *out,
-                                    bool *found, rf_err *err)
+rf_status rf_gpu_serving_error_load(const char *path, const char *engine, int64_t c,
+                                    rf_gpu_serving_error *out, bool *found, rf_err *err)
 {
     memset(out, 0, sizeof *out);
     *found = false;
     if (access(path, F_OK) != 0 && errno == ENOENT)
         return RF_OK;
-    request q = {engine, out, false};
+    request q = {engine, c, out, false};
     rf_status s = rf__json_load(path, parse, &q, err);
     if (s || !q.found)
         memset(out, 0, sizeof *out);
