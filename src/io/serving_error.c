@@ -49,7 +49,7 @@ static rf_status read_engine(const rf__json_doc *d, const json_t *e, request *q)
 {
     char at[96];
     snprintf(at, sizeof at, "engines.%s.", q->engine);
-    json_t *buckets;
+    json_t *buckets = NULL; /* stays NULL when by_concurrency is absent */
     rf_status s;
     if ((s = figures(d, e, at, q->out)) ||
         (s = rf__field_array(d, e, at, "by_concurrency", false, 64, &buckets)))
