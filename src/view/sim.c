@@ -94,7 +94,9 @@ static void assume(rf_report *r, const rf_view_sim_run *out)
     rf_report_assume(r,
                      "each step's time: %s of that step's exact batch (every decode token "
                      "at its own context, every chunk at its own offset; MoE experts "
-                     "counted on the step's own tokens), so every latency is a floor; "
+                     "counted on the step's own tokens): each latency is this schedule's "
+                     "with every step on its floor, not a bound on an engine that schedules "
+                     "otherwise; the TTFT and TPOT floors (one request alone) are the bounds; "
                      "docs/serving.md defines each metric",
                      out->layout_given ? "the layout's step model (each device's shard, "
                                          "sum of its operators' floors plus collectives)"
