@@ -228,7 +228,10 @@ int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r, int64_t concurrency)
                          gpu->label, name);
         return RF_EXIT_OK;
     }
-    rf_report_assume(r, "measured error: %s (serving_error.json beside the tables)", m.source);
+    rf_report_assume(r, "measured error: %s (serving_error.json beside the tables)%s", m.source,
+                     concurrency ? ""
+                                 : "; those runs were closed loops and this one is open (--rate): "
+                                   "the figures of all of them, not of a load like this one");
     rf_report_num(r, "measured_ttft_error_median", "measured error, TTFT median", m.ttft_median,
                   RF_U_PERCENT);
     rf_report_num(r, "measured_tpot_error_median", "measured error, TPOT median", m.tpot_median,

@@ -543,7 +543,8 @@ static void test_serving_error(void **state)
     assert_string_equal(m.source, "bench");
     assert_int_equal(rf_gpu_serving_error_load(f->path, "sglang", 0, &m, &found, &e), RF_OK);
     assert_false(found);
-    /* a concurrency's bucket where one holds it, else every run */
+    /* a concurrency's bucket where one holds it, else every run (the
+     * figures are the file's, read back as written) */
     put(f, "eng/serving_error.json",
         "{\"source\": \"bench\", \"engines\": {\"vllm\": {\"runs\": 237, \"ttft_median\": "
         "0.3478, \"ttft_p90\": 1.5918, \"tpot_median\": 0.1567, \"tpot_p90\": 1.1329, "
@@ -566,40 +567,36 @@ static void test_serving_error(void **state)
         assert_true(m.ttft_median == pick[i].ttft);
         assert_string_equal(m.source, "bench");
     }
+    /* each bad file an engine entry of valid figures (FIGS) with one thing
+     * wrong, in the engine (VLLM) or in a bucket of it */
+#define FIGS "\"ttft_median\": 0.1, \"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2"
+#define VLLM(e) "{\"source\": \"b\", \"engines\": {\"vllm\": " e "}}"
     static const struct {
         const char *json, *want;
     } bad[] = {
         {"[]", "the top level must be an object"},
         {"{\"engines\": {}}", "source is missing"},
         {"{\"source\": \"b\", \"engines\": []}", "engines must be an object"},
-        {"{\"source\": \"b\", \"engines\": {\"vllm\": 3}}", "engines.vllm must be an object"},
-        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 0, \"ttft_median\": 0.1, "
-         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2}}}",
-         "engines.vllm.runs (0) must be within [1, 1000000]"},
-        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": -0.1, "
-         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2}}}",
+        {VLLM("3"), "engines.vllm must be an object"},
+        {VLLM("{\"runs\": 0, " FIGS "}"), "engines.vllm.runs (0) must be within [1, 1000000]"},
+        {VLLM("{\"runs\": 3, \"ttft_median\": -0.1, \"ttft_p90\": 0.2, \"tpot_median\": 0.1, "
+              "\"tpot_p90\": 0.2}"),
          "engines.vllm.ttft_median (-0.1) must be within [0, 100]"},
-        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
-         "\"ttft_p90\": \"x\", \"tpot_median\": 0.1, \"tpot_p90\": 0.2}}}",
+        {VLLM("{\"runs\": 3, \"ttft_median\": 0.1, \"ttft_p90\": \"x\", \"tpot_median\": 0.1, "
+              "\"tpot_p90\": 0.2}"),
          "engines.vllm.ttft_p90 must be a number"},
-        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
-         "\"ttft_p90\": 0.2, \"tpot_median\": 0.3, \"tpot_p90\": 0.2}}}",
+        {VLLM("{\"runs\": 3, \"ttft_median\": 0.1, \"ttft_p90\": 0.2, \"tpot_median\": 0.3, "
+              "\"tpot_p90\": 0.2}"),
          "a p90 below its median"},
-        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
-         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1}}}",
+        {VLLM("{\"runs\": 3, \"ttft_median\": 0.1, \"ttft_p90\": 0.2, \"tpot_median\": 0.1}"),
          "engines.vllm.tpot_p90 is missing"},
-        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
-         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2, \"by_concurrency\": "
-         "[{\"min\": 9, \"max\": 8, \"runs\": 3, \"ttft_median\": 0.1, \"ttft_p90\": 0.2, "
-         "\"tpot_median\": 0.1, \"tpot_p90\": 0.2}]}}}",
+        {VLLM("{\"runs\": 3, " FIGS ", \"by_concurrency\": [{\"min\": 9, \"max\": 8, "
+              "\"runs\": 3, " FIGS "}]}"),
          "engines.vllm.by_concurrency[0].max (8) must be within [9, 1000000]"},
-        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
-         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2, \"by_concurrency\": "
-         "[{\"min\": 1, \"max\": 8, \"runs\": 3, \"ttft_median\": 0.1, \"ttft_p90\": 0.2, "
-         "\"tpot_median\": 0.1}]}}}",
+        {VLLM("{\"runs\": 3, " FIGS ", \"by_concurrency\": [{\"min\": 1, \"max\": 8, "
+              "\"runs\": 3, \"ttft_median\": 0.1, \"ttft_p90\": 0.2, \"tpot_median\": 0.1}]}"),
          "engines.vllm.by_concurrency[0].tpot_p90 is missing"},
-        {"{\"source\": \"b\", \"engines\": {\"vllm\": {\"runs\": 3, \"ttft_median\": 0.1, "
-         "\"ttft_p90\": 0.2, \"tpot_median\": 0.1, \"tpot_p90\": 0.2, \"by_concurrency\": [7]}}}",
+        {VLLM("{\"runs\": 3, " FIGS ", \"by_concurrency\": [7]}"),
          "engines.vllm.by_concurrency[0] must be an object"},
         {"not json", "not JSON"},
     };
@@ -610,6 +607,8 @@ static void test_serving_error(void **state)
         if (!strstr(e.msg, bad[i].want) || !strstr(e.msg, "serving_error.json"))
             fail_msg("'%s' lacks '%s'", e.msg, bad[i].want);
     }
+#undef VLLM
+#undef FIGS
     unlink(f->path);
 }
 
