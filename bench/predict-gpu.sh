@@ -69,10 +69,7 @@ out, skipped, wall = sr.run_all(
 print("engine settings: %s (bench/serving_runs.py, step_budget)" % settings)
 
 
-def err(p, m):
-    return abs(p - m) / m
-
-
+err = sr.rel_err
 print("%-22s %-6s %-4s %-11s %4s %10s | %8s %8s %6s %6s | %7s %7s %6s %6s | %5s" % (
     "model", "engine", "prec", "layout", "C", "ISL/OSL", "TTFT prd", "measured", "err",
     "flr/m", "TPOT prd", "meas", "err", "flr/m", "band"))

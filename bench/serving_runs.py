@@ -127,14 +127,13 @@ def step_budget(r, settings="defaults"):
     config (ai-dynamo/aiconfigurator, generator/rule_plugin/benchmark/trtllm.rule and
     sglang.rule): TensorRT-LLM's max_num_tokens = C + ISL + 1500, SGLang's max_prefill_tokens =
     ISL + 1500; its vLLM template sets no max-num-batched-tokens, so vLLM keeps its default."""
-    c = int(r["batch_size"])
-    if settings == "aiconfigurator" and from_aiconfigurator_eval(r):
-        if r["backend"] == "trtllm":
-            return c + int(r["isl"]) + 1500
-        if r["backend"] == "sglang":
-            return int(r["isl"]) + 1500
-    elif settings not in ("defaults", "aiconfigurator"):
+    if settings not in ("defaults", "aiconfigurator"):
         raise ValueError("engine settings %r: defaults or aiconfigurator" % settings)
+    c, own = int(r["batch_size"]), settings == "aiconfigurator" and from_aiconfigurator_eval(r)
+    if own and r["backend"] == "trtllm":
+        return c + int(r["isl"]) + 1500
+    if own and r["backend"] == "sglang":
+        return int(r["isl"]) + 1500
     return max(8192, c)
 
 
@@ -189,6 +188,11 @@ def run_json(argv):
     if p.returncode:
         return None, p.stderr.strip().split(": ", 2)[-1][:90]
     return json.loads(p.stdout), None
+
+
+def rel_err(predicted, measured_value):
+    """|predicted - measured| / measured: the error every bench reports."""
+    return abs(predicted - measured_value) / measured_value
 
 
 def measured(r):

@@ -93,10 +93,7 @@ def law(train, engine, c):
             return math.exp((1 - w) * math.log(f0) + w * math.log(f1))
 
 
-def err(p, m):
-    return abs(p - m) / m
-
-
+err = sr.rel_err
 res = {"simulation": {}, "law in-sample": {}, "law leave-one-model-out": {}}
 for r in runs:
     m = sr.measured(r)[0]
