@@ -101,6 +101,8 @@ uint32_t rf__hf_layer_modules(const rf_model *m, int64_t l)
  * prefix ("layers.3.mlp.gate"), mods its classes. */
 typedef struct matcher matcher;
 static void visit(matcher *mt, int64_t layer, const char *rel, uint32_t mods);
+static bool could_match(const matcher *mt, const char *start);
+static int64_t hits(const matcher *mt);
 
 /* s copied to w, up to end; the end of the copy */
 static char *put(char *w, const char *end, const char *s)
@@ -198,8 +200,14 @@ static void moe_names(matcher *mt, int64_t l, const layer_kind *k, const char *c
     name2(mt, l, c, ".gate.e_score_correction_bias", 0);
     name2(mt, l, c, ".experts", MB(EXPERTS));
     names_of(mt, l, c, fused_experts, MB(EXPERTS));
-    if (experts)
-        for (int64_t e = 0; e < n_experts; e++) {
+    /* The routed experts one by one (a million names on a model of 256
+     * experts), skipped where no name that starts "layers.<l>.<c>.experts."
+     * can match, and stopped at the first that does: every one of them
+     * carries the same classes in the same layer, so visiting more would
+     * change nothing. */
+    snprintf(b, sizeof b, "layers.%lld.%s.experts.", (long long)l, c);
+    if (experts && could_match(mt, b))
+        for (int64_t e = 0, before = hits(mt); e < n_experts && hits(mt) == before; e++) {
             snprintf(b, sizeof b, "%s.experts.%lld", c, (long long)e);
             names_of(mt, l, b, expert_mats, MB(EXPERTS));
         }
@@ -272,8 +280,11 @@ static void step_on(const char **s, bool *in_a, const char *b)
 /* fnmatch's '*' (any run, dots included) and '?' (one character) over the
  * name a followed by b (a prefix and the name after it: a million names
  * are tried on a model of 256 experts, and writing each with its prefix
- * first was most of a parse); the caller refuses '[' classes. */
-static bool glob_match(const char *p, const char *a, const char *b)
+ * first was most of a parse); the caller refuses '[' classes. With
+ * start_only, whether some name that starts with a then b can match p:
+ * true where that start runs out (whatever the rest of p is, some ending
+ * matches it), false where no name of that start matches. */
+static bool glob_match(const char *p, const char *a, const char *b, bool start_only)
 {
     const char *star = NULL, *resume = NULL, *s = *a ? a : b;
     bool in_a = *a != '\0', resume_in_a = false;
@@ -294,6 +305,8 @@ static bool glob_match(const char *p, const char *a, const char *b)
             return false;
         }
     }
+    if (start_only)
+        return true;
     while (*p == '*')
         p++;
     return !*p;
@@ -308,14 +321,19 @@ struct matcher {
     regex_t re;
     int64_t only_layer; /* the layer a literal "layers.<l>." names, or -1 */
     bool hit;
+    int64_t hits;   /* names matched */
     uint32_t mods;  /* classes of what matched */
     uint32_t part;  /* classes matched only through one of their matrices */
     uint32_t whole; /* classes matched through a module holding them all */
 };
 
-static bool matches(const matcher *mt, const char *rel)
+/* Whether rel matches the entry; with start_only, whether some name that
+ * starts with rel can (a regular expression always can). */
+static bool matches(const matcher *mt, const char *rel, bool start_only)
 {
     if (mt->regex) {
+        if (start_only)
+            return true;
         char full[224];
         for (int i = 0; i < N_PREFIXES; i++) {
             snprintf(full, sizeof full, "%s%s", prefixes[i], rel);
@@ -324,21 +342,26 @@ static bool matches(const matcher *mt, const char *rel)
         }
         return false;
     }
-    if (mt->alt[0] && glob_match(mt->alt, "", rel))
+    if (mt->alt[0] && glob_match(mt->alt, "", rel, start_only))
         return true;
     if (mt->prefixed)
-        return glob_match(mt->pat, "", rel);
+        return glob_match(mt->pat, "", rel, start_only);
     for (int i = 0; i < N_PREFIXES; i++)
-        if (glob_match(mt->pat, prefixes[i], rel))
+        if (glob_match(mt->pat, prefixes[i], rel, start_only))
             return true;
     return false;
 }
 
+static bool could_match(const matcher *mt, const char *start) { return matches(mt, start, true); }
+
+static int64_t hits(const matcher *mt) { return mt->hits; }
+
 static void visit(matcher *mt, int64_t layer, const char *rel, uint32_t mods)
 {
-    if (!matches(mt, rel))
+    if (!matches(mt, rel, false))
         return;
     mt->hit = true;
+    mt->hits++;
     if (mods & PART)
         mt->part |= mods & ~PART;
     else
