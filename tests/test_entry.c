@@ -1,7 +1,7 @@
 /* test_entry.c - every recorded command line through the binary and twice
  * through rf_cli_run in one process: the same exit code and bytes.
  *
- * usage: test_entry ROOFLINE|- ROWS WORK
+ * usage: test_entry ROOFLINE|- ROWS WORK [SAVE]
  *
  * ROWS is what tests/test_entry_record.sh wrote while the CLI tables were
  * read: per command line, NUL-terminated fields "R", the table's temporary
@@ -19,6 +19,11 @@
  * and signal dispositions it held before (an output's temporary file, and
  * its handlers, end with the call). The process is named "roofline", as
  * the binary is, for a row that reads /proc/self.
+ *
+ * With SAVE, the binary's results are also written to that file, a row
+ * after another in ROWS' order: "code out_len err_len\n", then the bytes
+ * of stdout and of stderr; test_explorer_cli.js holds the WebAssembly
+ * module to them, so that the binary runs every row once in a build.
  *
  * ROOFLINE "-" runs no binary: the first in-process pass is the reference
  * the second is held to. The sanitizer build runs it so (the release build
@@ -338,10 +343,29 @@ static bool run_in_process(const row *r, size_t k, int pass, const char *ref)
 /* Row k as the reference of the second pass (no binary), kept in r->bin. */
 static bool run_reference(row *r, size_t k) { return call(r, k, 1, &r->bin); }
 
+/* The binary's results of every row into path (SAVE above), whole or not
+ * at all: written beside it, then renamed. */
+static void save_results(const char *path, const row *rows, size_t n)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        die("cannot write", tmp);
+    for (size_t k = 0; k < n; k++) {
+        const rf_cli_result *b = &rows[k].bin;
+        fprintf(f, "%d %zu %zu\n", b->code, b->out_len, b->err_len);
+        fwrite(b->out, 1, b->out_len, f);
+        fwrite(b->err, 1, b->err_len, f);
+    }
+    if (ferror(f) | fclose(f) || rename(tmp, path))
+        die("cannot write", path);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: test_entry ROOFLINE ROWS WORK\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: test_entry ROOFLINE ROWS WORK [SAVE]\n");
         return 2;
     }
     size_t len, n, failed = 0;
@@ -372,6 +396,8 @@ int main(int argc, char **argv)
         }
         first = end;
     }
+    if (argc == 5 && !reference)
+        save_results(argv[4], rows, n);
     /* again, the last table first */
     for (int t = tables; t >= 1; t--) {
         size_t k = 0;

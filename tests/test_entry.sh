@@ -7,11 +7,22 @@
 # costs no process each; test_entry.c then runs every command line through
 # the binary and twice through rf_cli_run in one process, and compares.
 # Whether a row passes its own table is that table's test.
+# With RF_ENTRY_SAVE=DIR (the release build's test_entry), the rows, the
+# tables' {TMP} folders and the binary's results (test_entry.c, SAVE) are
+# kept in DIR for test_explorer_cli.js, which holds the WebAssembly module
+# to the same results: the binary runs every row once in a build.
 # usage: test_entry.sh ROOFLINE TEST_ENTRY TESTS_DIR DATA_DIR MODELS_DIR
 set -u
 bin=$1 driver=$2 tests=$3 data=$4 models=$5
-log=$(mktemp -d)
-trap 'rm -rf "$log"' EXIT
+save=()
+if [ -n "${RF_ENTRY_SAVE:-}" ]; then
+  log=$RF_ENTRY_SAVE
+  rm -rf "$log" && mkdir -p "$log" || { echo "FAIL: cannot make $log"; exit 1; }
+  save=("$log/binary-results")
+else
+  log=$(mktemp -d)
+  trap 'rm -rf "$log"' EXIT
+fi
 tables=() n=0
 # A table's command lines, appended to $log/rows as NUL-terminated fields:
 # "R", the table's {TMP} folder, the argument count, the arguments.
@@ -37,4 +48,4 @@ done
 [ ${#tables[@]} -gt 0 ] || { echo "FAIL: no tests/cli_*.txt in $tests"; exit 1; }
 [ "$n" -gt 0 ] || { echo "FAIL: the tables hold no command line"; exit 1; }
 echo "tables: ${tables[*]}"
-"$driver" "$bin" "$log/rows" "$log" </dev/null
+"$driver" "$bin" "$log/rows" "$log" "${save[@]}" </dev/null

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-/* test_explorer_cli.js ROOFLINE ROWS LOGDIR: every CLI table's command line
+/* test_explorer_cli.js ROOFLINE DIR: every CLI table's command line
  * through the WebAssembly module (RF_WASM_MODULE, the explorer's
- * roofline.js) under Node.js, one module for all of them, and through the
+ * roofline.js) under Node.js, one module for all of them, against the
  * native binary; the exit codes and the bytes on stdout and stderr must be
- * the same. Run by test_entry.sh, which reads the tables (ROWS: "R", the
- * row's {TMP} folder, the argument count, the arguments, NUL-separated).
+ * the same. DIR is what the release build's test_entry kept
+ * (test_entry.sh, RF_ENTRY_SAVE): DIR/rows, the tables as it read them
+ * ("R", the row's {TMP} folder, the argument count, the arguments,
+ * NUL-separated), and DIR/binary-results, the binary's exit code and bytes
+ * for each row (test_entry.c, SAVE), run as here: a table's rows in their
+ * order, its {TMP} folder made empty before the table.
  *
  * The module sees the real files through NODEFS: LOGDIR (the rows' {TMP}
  * folders) and the folders of RF_TEST_DIRS (colon-separated: the test
@@ -14,8 +18,8 @@
  * does not have (measure, bench, profile: they must exit 3 there), and rows
  * that name a file outside those folders (/proc, /dev/full, ...), which the
  * module's file system cannot hold, and a path through a regular file,
- * which emscripten's NODEFS reports as ENOENT where the host says ENOTDIR. A second pass runs the rows again in
- * reverse order in the same module: no state survives a call. Each row
+ * which emscripten's NODEFS reports as ENOENT where the host says ENOTDIR. A second pass runs the tables again,
+ * the last first, in the same module: no state survives a call. Each row
  * runs through rf_cli_run, as the explorer's page runs it: the output and
  * errors are the ones the library captured, and nothing may reach the
  * module's own stdout and stderr. */
@@ -24,21 +28,52 @@ const { spawnSync } = require("child_process");
 const fs = require("fs");
 const path = require("path");
 
-const [bin, rowsFile, logDir] = process.argv.slice(2);
+const [bin, logDir] = process.argv.slice(2);
 const modulePath = process.env.RF_WASM_MODULE;
 if (!modulePath || !fs.existsSync(modulePath)) {
   console.log("SKIP: no WebAssembly module (built without emcc)");
   process.exit(77);
 }
 const ABSENT = new Set(["measure", "bench", "profile"]);
+const rowsFile = path.join(logDir, "rows"), resultsFile = path.join(logDir, "binary-results");
+if (!fs.existsSync(rowsFile) || !fs.existsSync(resultsFile)) {
+  console.log("FAIL: " + logDir + " holds no rows or binary-results (test_entry writes them)");
+  process.exit(1);
+}
 
-/* the rows: [{tmp, args}] */
+/* the rows: [{tmp, args, native: {status, stdout, stderr}}], a table's
+ * rows together */
 const fields = fs.readFileSync(rowsFile, "utf8").split("\0");
 const rows = [];
 for (let i = 0; i + 2 < fields.length && fields[i] === "R";) {
   const tmp = fields[i + 1], n = Number(fields[i + 2]);
   rows.push({ tmp: tmp, args: fields.slice(i + 3, i + 3 + n) });
   i += 3 + n;
+}
+const results = fs.readFileSync(resultsFile);
+let at = 0;
+for (const row of rows) {
+  const nl = results.indexOf(10, at);
+  const head = nl < 0 ? [] : results.toString("latin1", at, nl).split(" ").map(Number);
+  if (head.length !== 3 || head.some((v) => !Number.isInteger(v) || v < 0) ||
+      nl + 1 + head[1] + head[2] > results.length) {
+    console.log("FAIL: " + resultsFile + ": no result for row " + (rows.indexOf(row) + 1));
+    process.exit(1);
+  }
+  const out = nl + 1, err = out + head[1];
+  row.native = { status: head[0], stdout: results.subarray(out, err),
+                 stderr: results.subarray(err, err + head[2]) };
+  at = err + head[2];
+}
+if (at !== results.length) {
+  console.log("FAIL: " + resultsFile + " holds more results than " + rowsFile + " rows");
+  process.exit(1);
+}
+/* the tables in order, and the last first */
+const tables = [];
+for (const row of rows) {
+  if (!tables.length || tables[tables.length - 1][0].tmp !== row.tmp) tables.push([]);
+  tables[tables.length - 1].push(row);
 }
 
 /* a report page as rf_report_write_html ends it: what follows its </main>
@@ -106,8 +141,10 @@ require(path.resolve(modulePath))({
   const inside = (a) => [...dataDirs].some((d) => a === d || a.startsWith(d + "/"));
   let compared = 0, absent = 0, outside = 0, fsDiffers = 0, failed = 0;
   for (const d of dataDirs) mount(d);
-  for (const pass of [rows, rows.slice().reverse()]) {
-    for (const row of pass) {
+  for (const table of tables.concat(tables.slice().reverse())) {
+    fs.rmSync(table[0].tmp, { recursive: true, force: true });
+    fs.mkdirSync(table[0].tmp, { recursive: true });
+    for (const row of table) {
       const word = row.args[0];
       const paths = row.args.flatMap((a) => a.split("=")).filter((a) => a.startsWith("/"));
       if (ABSENT.has(word)) {
@@ -123,14 +160,7 @@ require(path.resolve(modulePath))({
         outside++;
         continue;
       }
-      fs.rmSync(row.tmp, { recursive: true, force: true });
-      fs.mkdirSync(row.tmp, { recursive: true });
-      /* the binary once a row (the second pass reuses its answer) */
-      const n = row.native || (row.native = spawnSync(bin, row.args,
-        { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 }));
-      fs.rmSync(row.tmp, { recursive: true, force: true });
-      fs.mkdirSync(row.tmp, { recursive: true });
-      const w = run(row.args);
+      const n = row.native, w = run(row.args);
       /* a path through a regular file: the host says ENOTDIR, emscripten's
        * NODEFS maps it to ENOENT (the file system's word, not the tool's) */
       if (String(n.stderr).includes(": Not a directory\n") &&

@@ -51,10 +51,21 @@ static int embed(FILE *out, const char *name, const char *path)
         free(buf);
         return fprintf(stderr, "rf_embed: %s holds </script, </style or ]]>\n", path), 1;
     }
-    fprintf(out, "const unsigned char %s[] = {", name);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%s%u,", i % 24 ? "" : "\n", buf[i]);
-    fprintf(out, "0};\nconst size_t %s_len = %zu;\n", name, n);
+    /* one string literal (its NUL ends the array), 96 bytes a line: a
+     * compiler reads it about 20 times faster than a list of a million
+     * numbers. Printable bytes stand for themselves; '"', '\\' and '?' (a
+     * trigraph's start in C11) and the others as three octal digits. */
+    fprintf(out, "const unsigned char %s[] =\n\"", name);
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = buf[i];
+        if (i && i % 96 == 0)
+            fputs("\"\n\"", out);
+        if (c >= 32 && c < 127 && c != '"' && c != '\\' && c != '?')
+            fputc((int)c, out);
+        else
+            fprintf(out, "\\%03o", c);
+    }
+    fprintf(out, "\";\nconst size_t %s_len = %zu;\n", name, n);
     free(buf);
     return 0;
 }
