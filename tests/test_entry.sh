@@ -11,6 +11,9 @@
 # tables' {TMP} folders and the binary's results (test_entry.c, SAVE) are
 # kept in DIR for test_explorer_cli.js, which holds the WebAssembly module
 # to the same results: the binary runs every row once in a build.
+# RF_ENTRY_ONLY="cli_a.txt ..." runs those tables alone, RF_ENTRY_SKIP="..."
+# every table but those: the sanitizer build runs the tables in two such
+# processes side by side (tests/CMakeLists.txt).
 # usage: test_entry.sh ROOFLINE TEST_ENTRY TESTS_DIR DATA_DIR MODELS_DIR
 set -u
 bin=$1 driver=$2 tests=$3 data=$4 models=$5
@@ -40,8 +43,11 @@ record() {
     n=$((n + 1))
   done <"$cases" >>"$log/rows"
 }
+only=" ${RF_ENTRY_ONLY:-} " skip=" ${RF_ENTRY_SKIP:-} "
 for t in "$tests"/cli_*.txt; do
   [ -f "$t" ] || continue
+  case "$skip" in *" ${t##*/} "*) continue ;; esac
+  [ -z "${RF_ENTRY_ONLY:-}" ] || case "$only" in *" ${t##*/} "*) ;; *) continue ;; esac
   tables+=("$(basename "$t")")
   record "$t" "$log/tmp.${#tables[@]}"
 done
