@@ -10,7 +10,7 @@
  * for each row (test_entry.c, SAVE), run as here: a table's rows in their
  * order, its {TMP} folder made empty before the table.
  *
- * The module sees the real files through NODEFS: LOGDIR (the rows' {TMP}
+ * The module sees the real files through NODEFS: DIR (the rows' {TMP}
  * folders) and the folders of RF_TEST_DIRS (colon-separated: the test
  * data), each mounted at its own path. A page from `report -o -` is
  * compared without the explorer the binary adds (the module, running
