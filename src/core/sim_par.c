@@ -565,7 +565,9 @@ static rf_status replica_cycle(rf_sim_par *p, const rf_sim_batch *b, const int64
         x->L += b->chunks[i].logits > 1 ? b->chunks[i].logits : 1;
         x->Mkv += b->chunks[i].offset + b->chunks[i].tokens;
     }
-    double busy[RF_PAR_MAX_STAGES] = {0}, lat = 0;
+    double busy[RF_PAR_MAX_STAGES], lat = 0; /* the first P used: zeroed alone */
+    for (int64_t s = 0; s < P; s++)
+        busy[s] = 0;
     for (int64_t j = 0; j < m; j++) {
         micro *x = &u[j];
         x->M += x->n_dec;
@@ -675,8 +677,9 @@ rf_status rf_sim_par_step(void *user, const rf_sim_batch *b, int64_t n, double *
                           "the layout steps %lld replicas together (an expert group); the run "
                           "gave %lld (set the schedule's lockstep with rf_sim_par_sched)",
                           (long long)p->group, (long long)n);
-    int64_t G[RF_PAR_MAX_STAGES] = {0};
+    int64_t G[RF_PAR_MAX_STAGES]; /* read only under EP, the first n_stages */
     for (int64_t j = 0; p->kind[0].experts && j < p->n_stages; j++) {
+        G[j] = 0;
         for (int64_t r = 0; r < n; r++)
             G[j] += micro_tokens(&b[r], p->n_stages, j);
         if (G[j] > p->group * p->max_tokens)
