@@ -82,29 +82,22 @@ for r, d in out:
     mt, mp = sr.measured(r)
     # the same simulation on the floors (serve's own means): the floor's error under this load
     flt, flp = d["ttft_s"]["mean"] * 1e3, d["tpot_s"]["mean"] * 1e3
+    e = (err(pt, mt), err(pp, mp), err(flt, mt), err(flp, mp))  # TTFT, TPOT, their floors'
     print("%-22s %-6s %-4s %-11s %4s %10s | %8.1f %8.1f %5.0f%% %6.3f | %7.2f %7.2f %5.0f%% %6.3f "
           "| %4.0f%%" % (
               r["model_path"].split("/")[1][:22], r["backend"], r["precision"] or "bf16",
               sr.layout_label(r), r["batch_size"], r["isl"] + "/" + r["osl"], pt, mt,
-              100 * err(pt, mt), flt / mt, pp, mp, 100 * err(pp, mp), flp / mp,
+              100 * e[0], flt / mt, pp, mp, 100 * e[1], flp / mp,
               100 * d["predicted"]["band"]))
-    key = (r["model_path"].split("/")[1][:22], r["backend"], r["precision"] or "bf16",
-           int(r["batch_size"]))
-    g = groups.setdefault(key, ([], [], [], []))
-    for lst, v in zip(g, (err(pt, mt), err(pp, mp), err(flt, mt), err(flp, mp))):
-        lst.append(v)
     c = int(r["batch_size"])
+    key = (r["model_path"].split("/")[1][:22], r["backend"], r["precision"] or "bf16", c)
     b = next(k for k in BUCKETS if k[0] <= c <= k[1])
-    gb = buckets.setdefault((r["backend"], b), ([], []))
-    gb[0].append(err(pt, mt))
-    gb[1].append(err(pp, mp))
-    ge = engines.setdefault(r["backend"], ([], []))
-    ge[0].append(err(pt, mt))
-    ge[1].append(err(pp, mp))
-    et.append(err(pt, mt))
-    ep.append(err(pp, mp))
-    ft.append(err(flt, mt))
-    fp.append(err(flp, mp))
+    # each set keeps the first of e its lists hold (zip stops at the shorter)
+    for lists in (groups.setdefault(key, ([], [], [], [])),
+                  buckets.setdefault((r["backend"], b), ([], [])),
+                  engines.setdefault(r["backend"], ([], [])), (et, ep, ft, fp)):
+        for lst, v in zip(lists, e):
+            lst.append(v)
 
 
 def p90(v):

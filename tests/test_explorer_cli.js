@@ -52,12 +52,12 @@ for (let i = 0; i + 2 < fields.length && fields[i] === "R";) {
 }
 const results = fs.readFileSync(resultsFile);
 let at = 0;
-for (const row of rows) {
+for (const [i, row] of rows.entries()) {
   const nl = results.indexOf(10, at);
   const head = nl < 0 ? [] : results.toString("latin1", at, nl).split(" ").map(Number);
   if (head.length !== 3 || head.some((v) => !Number.isInteger(v) || v < 0) ||
       nl + 1 + head[1] + head[2] > results.length) {
-    console.log("FAIL: " + resultsFile + ": no result for row " + (rows.indexOf(row) + 1));
+    console.log("FAIL: " + resultsFile + ": no result for row " + (i + 1));
     process.exit(1);
   }
   const out = nl + 1, err = out + head[1];

@@ -97,12 +97,27 @@ uint32_t rf__hf_layer_modules(const rf_model *m, int64_t l)
     return b;
 }
 
+/* One exclude entry matched against the enumerated names, and what it
+ * matched (rf__hf_excl_match). */
+typedef struct matcher {
+    rf__hf_excl *ex;
+    const char *pat; /* the glob, after a prefix it named */
+    char alt[256];   /* "*." + pat for an entry naming a module anywhere */
+    bool prefixed;   /* pat had a known prefix, now dropped: compare rel */
+    bool regex;
+    regex_t re;
+    int64_t only_layer; /* the layer a literal "layers.<l>." names, or -1 */
+    bool hit;
+    int64_t hits;   /* names matched */
+    uint32_t mods;  /* classes of what matched */
+    uint32_t part;  /* classes matched only through one of their matrices */
+    uint32_t whole; /* classes matched through a module holding them all */
+} matcher;
+
 /* The visitor every enumerated name goes to: rel is the name without a
  * prefix ("layers.3.mlp.gate"), mods its classes. */
-typedef struct matcher matcher;
 static void visit(matcher *mt, int64_t layer, const char *rel, uint32_t mods);
 static bool could_match(const matcher *mt, const char *start);
-static int64_t hits(const matcher *mt);
 
 /* s copied to w, up to end; the end of the copy */
 static char *put(char *w, const char *end, const char *s)
@@ -207,7 +222,7 @@ static void moe_names(matcher *mt, int64_t l, const layer_kind *k, const char *c
      * change nothing. */
     snprintf(b, sizeof b, "layers.%lld.%s.experts.", (long long)l, c);
     if (experts && could_match(mt, b))
-        for (int64_t e = 0, before = hits(mt); e < n_experts && hits(mt) == before; e++) {
+        for (int64_t e = 0, before = mt->hits; e < n_experts && mt->hits == before; e++) {
             snprintf(b, sizeof b, "%s.experts.%lld", c, (long long)e);
             names_of(mt, l, b, expert_mats, MB(EXPERTS));
         }
@@ -312,21 +327,6 @@ static bool glob_match(const char *p, const char *a, const char *b, bool start_o
     return !*p;
 }
 
-struct matcher {
-    rf__hf_excl *ex;
-    const char *pat; /* the glob, after a prefix it named */
-    char alt[256];   /* "*." + pat for an entry naming a module anywhere */
-    bool prefixed;   /* pat had a known prefix, now dropped: compare rel */
-    bool regex;
-    regex_t re;
-    int64_t only_layer; /* the layer a literal "layers.<l>." names, or -1 */
-    bool hit;
-    int64_t hits;   /* names matched */
-    uint32_t mods;  /* classes of what matched */
-    uint32_t part;  /* classes matched only through one of their matrices */
-    uint32_t whole; /* classes matched through a module holding them all */
-};
-
 /* Whether rel matches the entry; with start_only, whether some name that
  * starts with rel can (a regular expression always can). */
 static bool matches(const matcher *mt, const char *rel, bool start_only)
@@ -353,8 +353,6 @@ static bool matches(const matcher *mt, const char *rel, bool start_only)
 }
 
 static bool could_match(const matcher *mt, const char *start) { return matches(mt, start, true); }
-
-static int64_t hits(const matcher *mt) { return mt->hits; }
 
 static void visit(matcher *mt, int64_t layer, const char *rel, uint32_t mods)
 {
