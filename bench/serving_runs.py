@@ -145,10 +145,21 @@ def engine_options(r, settings="defaults"):
             "--block", str(BLOCK[r["backend"]])]
 
 
-def workload_options(r, concurrency=None):
-    """The closed loop at the run's concurrency (or the one given) and lengths."""
+def lengths(r, driver=False):
+    """(prompt, output) as serve's --prompt and --output-tokens: the run's ISL and OSL, or with
+    driver the lengths its benchmark driver sent. aiconfigurator's evaluations send fixed
+    lengths (genai-perf, both deviations 0); the InferenceX runs vLLM's benchmark_serving.py with
+    --random-range-ratio 0.8, each length an integer uniform in [int(0.8 L), L]."""
+    if not driver or from_aiconfigurator_eval(r):
+        return r["isl"], r["osl"]
+    return tuple("uniform:%d:%d" % (int(int(v) * 0.8), int(v)) for v in (r["isl"], r["osl"]))
+
+
+def workload_options(r, concurrency=None, driver_lengths=False):
+    """The closed loop at the run's concurrency (or the one given) and lengths (lengths())."""
     c = concurrency or int(r["batch_size"])
-    return ["--prompt", r["isl"], "--output-tokens", r["osl"], "--concurrency", str(c),
+    prompt, output = lengths(r, driver_lengths)
+    return ["--prompt", prompt, "--output-tokens", output, "--concurrency", str(c),
             "--requests", str(max(10 * c, 64))]
 
 
@@ -167,14 +178,16 @@ def serve_argv(bin_, r, extra=(), floor=True, concurrency=None, predict=False,
     concurrency overrides the run's (the simulator pins a client to each DP replica, so it needs
     at least DP clients; a lone request's floors do not depend on it). predict: also predict it
     on its engine's kernel tables (--backend ENGINE --predict, quant_options, the KV cache in the
-    engines' default dtype). settings: the engine's step budget (step_budget)."""
+    engines' default dtype, the lengths its benchmark driver sent: lengths()). settings: the
+    engine's step budget (step_budget)."""
     model = model_of(r)
     if not model:
         return None, "no preset for " + r["model_path"]
     lay, why = layout(r)
     if lay is None:
         return None, why
-    a = [bin_, "serve", model, "--hw", HW] + workload_options(r, concurrency) + engine_options(r, settings)
+    a = [bin_, "serve", model, "--hw", HW] + workload_options(r, concurrency, predict)
+    a += engine_options(r, settings)
     a += quant_options(r) if predict else dtype_options(r)
     a += kv_dtype_options(r, floor and not predict) + layout_options(r) + list(extra)
     if predict:

@@ -6,6 +6,7 @@
 #include "gpu_predict.h"
 #include "gpu_sim.h"
 #include "opts.h"
+#include "roofline/rf_gpu_io.h"
 #include "roofline/rf_serve.h"
 #include "roofline/rf_sim.h"
 
@@ -48,6 +49,89 @@ static int prepare(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const
 
 static double band_of(const rf_gpu_sim *gs) { return gs->time_s > 0 ? gs->band_s / gs->time_s : 0; }
 
+/* A closed loop's TTFT (rf_closed_loop.h): the run's own engine's factor at
+ * its clients a replica, times t1, the simulated TTFT of one client a
+ * replica alone (the same engine, tables and lengths, 8 requests a client).
+ * *ttft is the simulation's where no factor is found (an open loop, tables
+ * of your own without --backend, an engine the file does not hold). */
+typedef struct closed_ttft {
+    double t1, c, f, mean, p90;
+    bool found, extrapolated, applied; /* applied: found and c within the fit */
+    rf_closed_loop law;
+} closed_ttft;
+
+static int closed_loop(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
+                       const cli_budget *b, const cli_par *par, const cli_sim *sp,
+                       const cli_sim_out *out, closed_ttft *q)
+{
+    const rf_sim_result *res = &out->res;
+    q->mean = res->ttft_s.mean, q->p90 = res->ttft_s.p90, q->t1 = 0;
+    q->found = q->applied = false;
+    if (out->w.arrival != RF_SIM_CLOSED)
+        return RF_EXIT_OK;
+    int64_t dp = par->layout.dp > 1 ? par->layout.dp : 1;
+    cli_sim lone = *sp;
+    lone.concurrency = dp, lone.requests = 8 * dp;
+    cli_sim_out *one = calloc(1, sizeof *one);
+    if (!one)
+        return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
+    int rc = cli_sim_run(ctx, m, o, roof, b, par, &lone, one);
+    q->t1 = rc ? 0 : one->res.ttft_s.mean;
+    q->c = (double)sp->concurrency / (double)dp;
+    free(one);
+    const char *engine = ctx->run.gpu.backend;
+    if (rc || !engine)
+        return rc;
+    char path[600];
+    rf_err e;
+    snprintf(path, sizeof path, "%s/closed_loop_ttft.json", cli_gpu_data_dir());
+    bool varied = out->w.prompt.dist != RF_SIM_FIXED || out->w.output.dist != RF_SIM_FIXED;
+    if (rf_closed_loop_load(path, engine, varied, &q->law, &q->found, &e))
+        return cli_fail_err(ctx, &e);
+    if (q->found) {
+        q->f = rf_closed_loop_factor(&q->law, q->c, &q->extrapolated);
+        q->applied = !q->extrapolated;
+    }
+    if (q->applied) {
+        q->p90 = q->mean > 0 ? q->p90 * q->f * q->t1 / q->mean : q->p90;
+        q->mean = q->f * q->t1;
+    }
+    return RF_EXIT_OK;
+}
+
+static void closed_loop_assume(const cli_ctx *ctx, rf_report *r, const cli_sim_out *out,
+                               const closed_ttft *q)
+{
+    if (out->w.arrival != RF_SIM_CLOSED)
+        return;
+    if (!q->found) {
+        rf_report_assume(r,
+                         "predicted TTFT: the simulation's; no closed-loop factor for %s in "
+                         "closed_loop_ttft.json (docs/gpu-predict.md)",
+                         ctx->run.gpu.backend ? ctx->run.gpu.backend : "tables of your own");
+        return;
+    }
+    if (!q->applied) {
+        rf_report_assume(r,
+                         "predicted TTFT: the simulation's; %.4g clients a replica is outside "
+                         "the concurrencies %s's closed-loop factor was fitted at (%g to %g)",
+                         q->c, ctx->run.gpu.backend, q->law.c_min, q->law.c_max);
+        return;
+    }
+    rf_report_assume(r,
+                     "predicted TTFT of a closed loop: f = %.3g x t1, the TTFT of one client a "
+                     "replica alone (%.3g ms simulated); f is %s's factor at %.4g clients a "
+                     "replica, %s lengths (fitted on %lld runs: %s; each model predicted from "
+                     "the others: median error %.1f%%, p90 %.1f%%); the simulation's TTFT is "
+                     "%.3g ms",
+                     q->f, q->t1 * 1e3, ctx->run.gpu.backend, q->c,
+                     out->w.prompt.dist != RF_SIM_FIXED || out->w.output.dist != RF_SIM_FIXED
+                         ? "varied"
+                         : "fixed",
+                     (long long)q->law.runs, q->law.source, 100 * q->law.held_out_median,
+                     100 * q->law.held_out_p90, out->res.ttft_s.mean * 1e3);
+}
+
 int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
                        const cli_budget *b, const cli_par *par, const cli_sim *s, rf_report *r)
 {
@@ -58,6 +142,7 @@ int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, c
     double *table = NULL;
     cli_sim_out *out = calloc(1, sizeof *out); /* results: off the stack */
     cli_sim sp = *s;
+    closed_ttft q = {0};
     int rc =
         out ? prepare(ctx, m, o, roof, b, par, s->max_tokens ? s->max_tokens : CLI_SIM_MAX_TOKENS,
                       s->max_seqs ? s->max_seqs : CLI_SIM_MAX_SEQS, &gs, &table)
@@ -67,6 +152,8 @@ int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, c
         sp.predict_user = gs;
         rc = cli_sim_run(ctx, m, o, roof, b, par, &sp, out);
     }
+    if (!rc)
+        rc = closed_loop(ctx, m, o, roof, b, par, &sp, out, &q);
     if (!rc) {
         cli_gpu_assume(ctx, r, gs->g, gs->missing);
         rf_report_assume(r, "predicted under load: the same simulation with each step's time "
@@ -74,18 +161,33 @@ int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, c
                             "device at the step's M rows, lm_head at its logit rows, decode "
                             "attention at the decode tokens' mean context, each chunk's "
                             "attention after its prefix), in place of the floor");
+        closed_loop_assume(ctx, r, out, &q);
         const rf_sim_result *res = &out->res;
         rf_report_section(r, "predicted",
                           "PREDICTED under load (kernel tables; the floors "
                           "above are bounds)");
-        rf_report_num(r, "ttft_s", "predicted TTFT mean", res->ttft_s.mean, RF_U_SECONDS);
+        rf_report_num(r, "ttft_s", "predicted TTFT mean", q.mean, RF_U_SECONDS);
         rf_report_num(r, "tpot_s", "predicted TPOT mean", res->tpot_s.mean, RF_U_SECONDS);
-        rf_report_num(r, "ttft_p90_s", "predicted TTFT p90", res->ttft_s.p90, RF_U_SECONDS);
+        rf_report_num(r, "ttft_p90_s", "predicted TTFT p90", q.p90, RF_U_SECONDS);
         rf_report_num(r, "tpot_p90_s", "predicted TPOT p90", res->tpot_s.p90, RF_U_SECONDS);
         rf_report_num(r, "tokens_per_s", "predicted output tokens/s", /* as --steady-state's */
                       res->output_tokens_per_s, RF_U_TOK_RATE);
         rf_report_num(r, "band", "error band (tables' leave-one-out median, time-weighted)",
                       band_of(gs), RF_U_PERCENT);
+        if (q.t1 > 0) {
+            rf_report_str(r, "ttft_how", "TTFT from",
+                          q.applied ? "closed-loop factor x lone TTFT" : "simulation");
+            rf_report_num(r, "ttft_simulated_s", "TTFT mean, simulated", res->ttft_s.mean,
+                          RF_U_SECONDS);
+            rf_report_num(r, "ttft_lone_s", "TTFT of one client a replica alone (t1)", q.t1,
+                          RF_U_SECONDS);
+            rf_report_num(r, "clients_per_replica", "clients a replica", q.c, RF_U_SIG3);
+        }
+        if (q.applied) {
+            rf_report_num(r, "ttft_factor", "closed-loop factor f (TTFT / t1)", q.f, RF_U_SIG3);
+            rf_report_num(r, "ttft_band", "TTFT error band (f's held-out median)",
+                          q.law.held_out_median, RF_U_PERCENT);
+        }
         rf_report_str(r, "source", "tables", cli_gpu_label(ctx));
         rc = cli_gpu_serving_error(ctx, r, s->concurrency);
     }

@@ -612,6 +612,109 @@ static void test_serving_error(void **state)
     unlink(f->path);
 }
 
+/* The closed loop's TTFT factor (rf_closed_loop_factor): log f linear in
+ * log c between the points, held beyond them, extrapolated outside the
+ * runs' range. On the points (4, 2) and (16, 32): at c = 8 the weight is
+ * log(8/4) / log(16/4) = 1/2, so f = 2 x (32/2)^(1/2) = 8 (linear in c
+ * would give 12, f linear in log c 17); at c = 2 and 32 the ends, 2 and
+ * 32, held. */
+static void test_closed_loop_factor(void **state)
+{
+    (void)state;
+    rf_closed_loop l = {.n = 2, .c = {4, 16}, .f = {2, 32}, .c_min = 4, .c_max = 16};
+    bool x = true;
+    assert_true(fabs(rf_closed_loop_factor(&l, 8, &x) - 8) < 1e-12);
+    assert_false(x);
+    assert_true(rf_closed_loop_factor(&l, 4, &x) == 2 && !x);
+    assert_true(rf_closed_loop_factor(&l, 16, &x) == 32 && !x);
+    assert_true(rf_closed_loop_factor(&l, 2, &x) == 2 && x);
+    assert_true(rf_closed_loop_factor(&l, 32, &x) == 32 && x);
+    /* three points: between the second and third, (16, 8) to (64, 2):
+     * c = 32 is halfway in log c, f = 8 x (2/8)^(1/2) = 4 (linear in c: 6) */
+    rf_closed_loop m = {.n = 3, .c = {4, 16, 64}, .f = {2, 8, 2}, .c_min = 1, .c_max = 100};
+    assert_true(fabs(rf_closed_loop_factor(&m, 32, &x) - 4) < 1e-12);
+    assert_false(x);
+    assert_true(rf_closed_loop_factor(&m, 1, &x) == 2 && !x); /* held, but within the runs */
+}
+
+/* The closed-loop factor's file (rf_closed_loop_load): an engine's points
+ * for fixed or varied lengths read as written, an absent engine or file
+ * found false, every bad field refused naming the file and the field. */
+static void test_closed_loop_load(void **state)
+{
+    fixture *f = *state;
+    rf_closed_loop l;
+    bool found = true;
+    rf_err e;
+    snprintf(f->path, sizeof f->path, "%s/closed_loop_ttft.json", f->dir);
+    assert_int_equal(rf_closed_loop_load(f->path, "vllm", false, &l, &found, &e), RF_OK);
+    assert_false(found); /* no file */
+#define HEAD "\"runs\": 237, \"c_min\": 1, \"c_max\": 512, \"in_sample_median\": 0.15, "
+#define ERRS "\"held_out_median\": 0.23, \"held_out_p90\": 0.98, "
+#define ENG(e) "{\"source\": \"fit\", \"engines\": {\"vllm\": " e "}}"
+    put(f, "closed_loop_ttft.json",
+        ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[4, 2.5], [8, 3.62]], \"varied\": "
+            "[[4, 2], [8, 2.9], [16, 3.5]]}}"));
+    assert_int_equal(rf_closed_loop_load(f->path, "vllm", false, &l, &found, &e), RF_OK);
+    assert_true(found);
+    assert_int_equal(l.n, 2);
+    assert_true(l.c[0] == 4 && l.f[0] == 2.5 && l.c[1] == 8 && l.f[1] == 3.62);
+    assert_true(l.c_min == 1 && l.c_max == 512 && l.runs == 237);
+    assert_true(l.in_sample_median == 0.15 && l.held_out_median == 0.23 && l.held_out_p90 == 0.98);
+    assert_string_equal(l.source, "fit");
+    assert_int_equal(rf_closed_loop_load(f->path, "vllm", true, &l, &found, &e), RF_OK);
+    assert_true(found && l.n == 3 && l.c[2] == 16 && l.f[2] == 3.5);
+    assert_int_equal(rf_closed_loop_load(f->path, "sglang", false, &l, &found, &e), RF_OK);
+    assert_false(found);
+    static const struct {
+        const char *json, *want;
+    } bad[] = {
+        {"[]", "the top level must be an object"},
+        {"{\"engines\": {}}", "source is missing"},
+        {ENG("[]"), "engines.vllm must be an object"},
+        {ENG("{\"runs\": 0, \"c_min\": 1, \"c_max\": 8, \"in_sample_median\": 0.1, " ERRS
+             "\"lengths\": {\"fixed\": [[4, 2]]}}"),
+         "engines.vllm.runs (0) must be within [1, 1000000]"},
+        {ENG("{\"runs\": 3, \"c_min\": 9, \"c_max\": 8, \"in_sample_median\": 0.1, " ERRS
+             "\"lengths\": {\"fixed\": [[4, 2]]}}"),
+         "engines.vllm.c_max (8) must be within [9, 1000000]"},
+        {ENG("{" HEAD "\"held_out_median\": 0.5, \"held_out_p90\": 0.4, "
+             "\"lengths\": {\"fixed\": [[4, 2]]}}"),
+         "engines.vllm.held_out_p90 is below held_out_median"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"varied\": [[4, 2]]}}"),
+         "engines.vllm.lengths.fixed is missing"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": []}}"),
+         "engines.vllm.lengths.fixed has no points"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[4, 2], [4, 3]]}}"),
+         "engines.vllm.lengths.fixed[1]: concurrency 4 after 4: the grid must increase"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[8, 2], [4, 3]]}}"),
+         "the grid must increase"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[4, 0]]}}"),
+         "engines.vllm.lengths.fixed[0]: factor 0 must be within (0, 1e6]"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[4, -1]]}}"), "factor -1 must be within"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[0.5, 2]]}}"),
+         "concurrency 0.5 must be within [1, 1e6]"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[4]]}}"),
+         "engines.vllm.lengths.fixed[0] must be [concurrency, factor], two numbers"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [4, 2]}}"), "two numbers"},
+        {ENG("{" HEAD ERRS "\"lengths\": [1]}"), "engines.vllm.lengths must be an object"},
+        {ENG("{" HEAD "\"held_out_median\": 101, \"held_out_p90\": 102, \"lengths\": {}}"),
+         "engines.vllm.held_out_median (101) must be within [0, 100]"},
+        {"not json", "not JSON"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put(f, "closed_loop_ttft.json", bad[i].json);
+        assert_int_equal(rf_closed_loop_load(f->path, "vllm", false, &l, &found, &e), RF_EINVAL);
+        assert_false(found);
+        if (!strstr(e.msg, bad[i].want) || !strstr(e.msg, "closed_loop_ttft.json"))
+            fail_msg("'%s' lacks '%s'", e.msg, bad[i].want);
+    }
+#undef ENG
+#undef ERRS
+#undef HEAD
+    unlink(f->path);
+}
+
 static void test_quant(void **state)
 {
     (void)state;
@@ -752,6 +855,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_numbers_and_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_serving_error, setup, teardown),
+        cmocka_unit_test(test_closed_loop_factor),
+        cmocka_unit_test_setup_teardown(test_closed_loop_load, setup, teardown),
         cmocka_unit_test(test_quant),
         cmocka_unit_test(test_sim_generate),
         cmocka_unit_test_setup_teardown(test_pipeline, setup, teardown),

@@ -3,6 +3,7 @@
 #ifndef RF_GPU_IO_H
 #define RF_GPU_IO_H
 
+#include "rf_closed_loop.h"
 #include "rf_gpu.h"
 
 #ifdef __cplusplus
@@ -65,6 +66,19 @@ typedef struct rf_gpu_serving_error {
  * it exists and cannot be read. */
 rf_status rf_gpu_serving_error_load(const char *path, const char *engine, int64_t c,
                                     rf_gpu_serving_error *out, bool *found, rf_err *err);
+
+/* Read engine's closed-loop TTFT factor for fixed or varied lengths
+ * (rf_closed_loop.h) from the file at path (<data>/closed_loop_ttft.json,
+ * tools/fit-closed-loop.py writes it). *found false (RF_OK) when the file
+ * does not exist or has no entry for engine. RF_EINVAL naming the file and
+ * the field for anything else: not JSON, a field missing or not a number,
+ * runs not a whole number in [1, 10^6], c_min > c_max, an error not within
+ * [0, 100], a p90 below its median, no points or more than
+ * RF_CLOSED_LOOP_MAX_POINTS, a point that is not [c, f], a concurrency
+ * outside [1, 10^6] or not above the one before, a factor outside
+ * (0, 10^6]; RF_EIO naming it when it exists and cannot be read. */
+rf_status rf_closed_loop_load(const char *path, const char *engine, bool varied,
+                              rf_closed_loop *out, bool *found, rf_err *err);
 
 #ifdef __cplusplus
 }

@@ -109,9 +109,25 @@ rf_status rf__field_whole(const rf__json_doc *d, const json_t *obj, const char *
  * than N characters"); "ATKEY must be a string". */
 rf_status rf__field_string(const rf__json_doc *d, const json_t *obj, const char *at,
                            const char *key, bool required, char *out, size_t cap);
+/* A required fraction within [0, 100] (0% .. 10,000%): "ATKEY (X) must be
+ * within [0, 100] (a fraction)". */
+rf_status rf__field_fraction(const rf__json_doc *d, const json_t *obj, const char *at,
+                             const char *key, double *out);
 /* An array of at most max entries: "ATKEY must be an array", "ATKEY: more
  * than MAX". */
 rf_status rf__field_array(const rf__json_doc *d, const json_t *obj, const char *at, const char *key,
                           bool required, size_t max, json_t **out);
+
+/* A file of an engine's figures, {"source": "...", "engines": {"<engine>":
+ * {...}}} (serving_error.json, closed_loop_ttft.json): source copied into
+ * src (cap bytes) and engines[engine], where present, handed to read with
+ * its path "engines.<engine>."; *found true when it was there and read.
+ * A missing file is RF_OK, found false; "the top level must be an object",
+ * "source is missing", "engines must be an object", "engines.E must be an
+ * object" and read's own refusals otherwise, each naming the file. */
+typedef rf_status (*rf__engine_fn)(const rf__json_doc *d, const json_t *e, const char *at,
+                                   void *user);
+rf_status rf__engine_file_load(const char *path, const char *engine, char *src, size_t cap,
+                               rf__engine_fn read, void *user, bool *found, rf_err *err);
 
 #endif

@@ -1,7 +1,9 @@
 /* json_fields.c - the field accessors of the profile, calibration, cluster
  * and measured readers (io_json.h): one lookup, one "is missing", one
  * wording of each kind's refusal, whichever file the field is in. */
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "io_json.h"
 
@@ -88,4 +90,62 @@ rf_status rf__field_array(const rf__json_doc *d, const json_t *obj, const char *
         return rf__json_fail(d->err, d->origin, "%s%s: more than %zu", at, key, max);
     *out = a;
     return RF_OK;
+}
+
+typedef struct engine_file {
+    const char *engine;
+    char *src;
+    size_t cap;
+    rf__engine_fn read;
+    void *user;
+    bool found;
+} engine_file;
+
+static rf_status parse_engine_file(const char *text, size_t len, const char *origin, void *user,
+                                   rf_err *err)
+{
+    engine_file *q = user;
+    json_t *root = NULL, *engines = NULL, *e;
+    rf_status s = rf__json_parse(text, len, origin, &root, err);
+    if (s)
+        return s;
+    rf__json_doc d = {origin, err};
+    if (!json_is_object(root))
+        s = rf__json_fail(err, origin, "the top level must be an object");
+    else if (!(s = rf__field_string(&d, root, "", "source", true, q->src, q->cap)) &&
+             !(s = rf__field_get(&d, root, "", "engines", true, &engines)) &&
+             !json_is_object(engines))
+        s = rf__json_fail(err, origin, "engines must be an object");
+    if (!s && (e = json_object_get(engines, q->engine)) != NULL) {
+        char at[96];
+        snprintf(at, sizeof at, "engines.%s.", q->engine);
+        if (!json_is_object(e))
+            s = rf__json_fail(err, origin, "engines.%s must be an object", q->engine);
+        else
+            q->found = !(s = q->read(&d, e, at, q->user));
+    }
+    json_decref(root);
+    return s;
+}
+
+rf_status rf__engine_file_load(const char *path, const char *engine, char *src, size_t cap,
+                               rf__engine_fn read, void *user, bool *found, rf_err *err)
+{
+    *found = false;
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return RF_OK;
+    engine_file q = {engine, src, cap, read, user, false};
+    rf_status s = rf__json_load(path, parse_engine_file, &q, err);
+    *found = !s && q.found;
+    return s;
+}
+
+rf_status rf__field_fraction(const rf__json_doc *d, const json_t *obj, const char *at,
+                             const char *key, double *out)
+{
+    rf_status s = rf__field_number(d, obj, at, key, true, out);
+    if (!s && !(*out >= 0 && *out <= 100))
+        s = rf__json_fail(d->err, d->origin, "%s%s (%g) must be within [0, 100] (a fraction)", at,
+                          key, *out);
+    return s;
 }

@@ -1,0 +1,20 @@
+/* closed_loop.c - a closed loop's TTFT factor at a concurrency
+ * (rf_closed_loop.h). */
+#include <math.h>
+
+#include "roofline/rf_closed_loop.h"
+
+double rf_closed_loop_factor(const rf_closed_loop *l, double c, bool *extrapolated)
+{
+    if (extrapolated)
+        *extrapolated = c < l->c_min || c > l->c_max;
+    if (c <= l->c[0])
+        return l->f[0];
+    if (c >= l->c[l->n - 1])
+        return l->f[l->n - 1];
+    int i = 1;
+    while (l->c[i] < c)
+        i++;
+    double w = log(c / l->c[i - 1]) / log(l->c[i] / l->c[i - 1]);
+    return l->f[i - 1] * pow(l->f[i] / l->f[i - 1], w);
+}
