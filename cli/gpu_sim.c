@@ -49,15 +49,17 @@ static int prepare(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const
 
 static double band_of(const rf_gpu_sim *gs) { return gs->time_s > 0 ? gs->band_s / gs->time_s : 0; }
 
-/* A closed loop's TTFT (rf_closed_loop.h): the run's own engine's factor at
- * its clients a replica, times t1, the simulated TTFT of one client a
- * replica alone (the same engine, tables and lengths, 8 requests a client).
- * *ttft is the simulation's where no factor is found (an open loop, tables
- * of your own without --backend, an engine the file does not hold). */
+/* A closed loop's TTFT (rf_closed_loop.h): t1, the simulated TTFT of one
+ * client a replica alone (the same engine, tables and lengths, 8 requests a
+ * client), then the --backend's factor at the run's clients a replica
+ * (rf_closed_loop_apply), found false where the file has none (an open
+ * loop, tables of your own without --backend, an engine it does not hold):
+ * the simulation's TTFT stands there. */
 typedef struct closed_ttft {
-    double t1, c, f, mean, p90;
-    bool found, extrapolated, applied; /* applied: found and c within the fit */
+    double t1, c;
+    bool found;
     rf_closed_loop law;
+    rf_closed_loop_ttft ttft;
 } closed_ttft;
 
 static int closed_loop(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,
@@ -65,8 +67,7 @@ static int closed_loop(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, c
                        const cli_sim_out *out, closed_ttft *q)
 {
     const rf_sim_result *res = &out->res;
-    q->mean = res->ttft_s.mean, q->p90 = res->ttft_s.p90, q->t1 = 0;
-    q->found = q->applied = false;
+    q->ttft = rf_closed_loop_apply(NULL, 0, 0, res->ttft_s.mean, res->ttft_s.p90);
     if (out->w.arrival != RF_SIM_CLOSED)
         return RF_EXIT_OK;
     int64_t dp = par->layout.dp > 1 ? par->layout.dp : 1;
@@ -88,14 +89,8 @@ static int closed_loop(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, c
     bool varied = out->w.prompt.dist != RF_SIM_FIXED || out->w.output.dist != RF_SIM_FIXED;
     if (rf_closed_loop_load(path, engine, varied, &q->law, &q->found, &e))
         return cli_fail_err(ctx, &e);
-    if (q->found) {
-        q->f = rf_closed_loop_factor(&q->law, q->c, &q->extrapolated);
-        q->applied = !q->extrapolated;
-    }
-    if (q->applied) {
-        q->p90 = q->mean > 0 ? q->p90 * q->f * q->t1 / q->mean : q->p90;
-        q->mean = q->f * q->t1;
-    }
+    if (q->found)
+        q->ttft = rf_closed_loop_apply(&q->law, q->c, q->t1, res->ttft_s.mean, res->ttft_s.p90);
     return RF_EXIT_OK;
 }
 
@@ -111,7 +106,7 @@ static void closed_loop_assume(const cli_ctx *ctx, rf_report *r, const cli_sim_o
                          ctx->run.gpu.backend ? ctx->run.gpu.backend : "tables of your own");
         return;
     }
-    if (!q->applied) {
+    if (!q->ttft.applied) {
         rf_report_assume(r,
                          "predicted TTFT: the simulation's; %.4g clients a replica is outside "
                          "the concurrencies %s's closed-loop factor was fitted at (%g to %g)",
@@ -124,7 +119,7 @@ static void closed_loop_assume(const cli_ctx *ctx, rf_report *r, const cli_sim_o
                      "replica, %s lengths (fitted on %lld runs: %s; each model predicted from "
                      "the others: median error %.1f%%, p90 %.1f%%); the simulation's TTFT is "
                      "%.3g ms",
-                     q->f, q->t1 * 1e3, ctx->run.gpu.backend, q->c,
+                     q->ttft.f, q->t1 * 1e3, ctx->run.gpu.backend, q->c,
                      out->w.prompt.dist != RF_SIM_FIXED || out->w.output.dist != RF_SIM_FIXED
                          ? "varied"
                          : "fixed",
@@ -166,9 +161,9 @@ int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, c
         rf_report_section(r, "predicted",
                           "PREDICTED under load (kernel tables; the floors "
                           "above are bounds)");
-        rf_report_num(r, "ttft_s", "predicted TTFT mean", q.mean, RF_U_SECONDS);
+        rf_report_num(r, "ttft_s", "predicted TTFT mean", q.ttft.mean_s, RF_U_SECONDS);
         rf_report_num(r, "tpot_s", "predicted TPOT mean", res->tpot_s.mean, RF_U_SECONDS);
-        rf_report_num(r, "ttft_p90_s", "predicted TTFT p90", q.p90, RF_U_SECONDS);
+        rf_report_num(r, "ttft_p90_s", "predicted TTFT p90", q.ttft.p90_s, RF_U_SECONDS);
         rf_report_num(r, "tpot_p90_s", "predicted TPOT p90", res->tpot_s.p90, RF_U_SECONDS);
         rf_report_num(r, "tokens_per_s", "predicted output tokens/s", /* as --steady-state's */
                       res->output_tokens_per_s, RF_U_TOK_RATE);
@@ -176,15 +171,16 @@ int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, c
                       band_of(gs), RF_U_PERCENT);
         if (q.t1 > 0) {
             rf_report_str(r, "ttft_how", "TTFT from",
-                          q.applied ? "closed-loop factor x lone TTFT" : "simulation");
+                          q.ttft.applied ? "closed-loop factor x lone TTFT" : "simulation");
             rf_report_num(r, "ttft_simulated_s", "TTFT mean, simulated", res->ttft_s.mean,
                           RF_U_SECONDS);
             rf_report_num(r, "ttft_lone_s", "TTFT of one client a replica alone (t1)", q.t1,
                           RF_U_SECONDS);
             rf_report_num(r, "clients_per_replica", "clients a replica", q.c, RF_U_SIG3);
         }
-        if (q.applied) {
-            rf_report_num(r, "ttft_factor", "closed-loop factor f (TTFT / t1)", q.f, RF_U_SIG3);
+        if (q.ttft.applied) {
+            rf_report_num(r, "ttft_factor", "closed-loop factor f (TTFT / t1)", q.ttft.f,
+                          RF_U_SIG3);
             rf_report_num(r, "ttft_band", "TTFT error band (f's held-out median)",
                           q.law.held_out_median, RF_U_PERCENT);
         }

@@ -635,6 +635,17 @@ static void test_closed_loop_factor(void **state)
     assert_true(fabs(rf_closed_loop_factor(&m, 32, &x) - 4) < 1e-12);
     assert_false(x);
     assert_true(rf_closed_loop_factor(&m, 1, &x) == 2 && !x); /* held, but within the runs */
+    /* applied (rf_closed_loop_apply): at c = 8 on l, f = 8 and t1 = 10 ms
+     * give 80 ms; the simulation's p90 of 100 ms over its mean of 50 ms
+     * scales alike, to 160 ms. At c = 32, outside [4, 16], and with no
+     * factor, the simulation's 50 and 100 ms stand. */
+    rf_closed_loop_ttft t = rf_closed_loop_apply(&l, 8, 0.010, 0.050, 0.100);
+    assert_true(t.applied && fabs(t.f - 8) < 1e-12);
+    assert_true(fabs(t.mean_s - 0.080) < 1e-15 && fabs(t.p90_s - 0.160) < 1e-15);
+    t = rf_closed_loop_apply(&l, 32, 0.010, 0.050, 0.100);
+    assert_true(!t.applied && t.mean_s == 0.050 && t.p90_s == 0.100);
+    t = rf_closed_loop_apply(NULL, 8, 0.010, 0.050, 0.100);
+    assert_true(!t.applied && t.f == 0 && t.mean_s == 0.050 && t.p90_s == 0.100);
 }
 
 /* The closed-loop factor's file (rf_closed_loop_load): an engine's points

@@ -41,6 +41,18 @@ typedef struct rf_closed_loop {
  * there `serve --predict` gives the simulation's TTFT instead. */
 double rf_closed_loop_factor(const rf_closed_loop *l, double c, bool *extrapolated);
 
+/* A closed loop's predicted TTFT from its simulation: f x t1, its p90 the
+ * simulation's scaled alike, where l holds a factor for c (c within
+ * [c_min, c_max]); else the simulation's own, applied false. l may be NULL
+ * (no factor: an open loop, an engine without one). */
+typedef struct rf_closed_loop_ttft {
+    double f;             /* the factor at c (0 where l is NULL) */
+    double mean_s, p90_s; /* the predicted TTFT's mean and p90  */
+    bool applied;
+} rf_closed_loop_ttft;
+rf_closed_loop_ttft rf_closed_loop_apply(const rf_closed_loop *l, double c, double t1_s,
+                                         double sim_mean_s, double sim_p90_s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,3 +18,20 @@ double rf_closed_loop_factor(const rf_closed_loop *l, double c, bool *extrapolat
     double w = log(c / l->c[i - 1]) / log(l->c[i] / l->c[i - 1]);
     return l->f[i - 1] * pow(l->f[i] / l->f[i - 1], w);
 }
+
+rf_closed_loop_ttft rf_closed_loop_apply(const rf_closed_loop *l, double c, double t1_s,
+                                         double sim_mean_s, double sim_p90_s)
+{
+    rf_closed_loop_ttft t = {.mean_s = sim_mean_s, .p90_s = sim_p90_s};
+    bool outside = true;
+    if (!l)
+        return t;
+    t.f = rf_closed_loop_factor(l, c, &outside);
+    if (outside)
+        return t;
+    t.applied = true;
+    t.mean_s = t.f * t1_s;
+    if (sim_mean_s > 0)
+        t.p90_s = sim_p90_s * t.mean_s / sim_mean_s;
+    return t;
+}
