@@ -91,11 +91,13 @@ command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] ||
 # The published tables of this GPU and its preset (the floors' roof).
 case ${GPU:-$gpu_name} in
 *H200* | *h200*) GPU=h200_sxm HW=h200 ;;
+*B200* | *b200*) GPU=b200_sxm HW=b200 ;;
+*B300* | *b300*) GPU=b300_sxm HW=b300 ;;
 *) GPU=h100_sxm HW=h100-sxm ;;
 esac
 TABLES=data/gpu/$GPU
 if [ ! -d "$TABLES" ]; then
-    say "note: no committed tables for $GPU (data/gpu/README.md: only h100_sxm is): compared with data/gpu/h100_sxm, the H100's, on the $HW roof"
+    say "note: no committed tables for $GPU (data/gpu/README.md): compared with data/gpu/h100_sxm, the H100's, on the $HW roof"
     TABLES=data/gpu/h100_sxm
 fi
 

@@ -5,6 +5,10 @@
 # serve --predict --backend ENGINE` (the run's own engine's kernel tables,
 # data/gpu/h100_sxm/ENGINE) in the closed loop at the run's concurrency and
 # ISL/OSL, each step's time predicted from the tables (docs/gpu-predict.md).
+# Another GPU's runs in the same format (aiconfigurator's silicon_sample.csv
+# rows of h200_sxm, b200_sxm or b300_sxm, given as CSV) are predicted on that
+# GPU's preset and tables (bench/serving_runs.py, HW): the held-out test,
+# since nothing was fitted to them.
 #
 # Prints each run's measured and predicted TTFT and TPOT (means) with the
 # floor's ratio beside (flr/m: the same simulation with each step on its

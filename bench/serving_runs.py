@@ -38,7 +38,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 CSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "serving-runs", "h100_sxm.csv")
-HW = "h100-sxm"
+# a run's `system` (aiconfigurator's name) to the --hw preset whose kernel tables are that GPU's
+# (rf_hw_tables_system the other way): the H100 runs here, another GPU's file as the held-out test
+HW = {"h100_sxm": "h100-sxm", "h200_sxm": "h200", "b200_sxm": "b200", "b300_sxm": "b300"}
 
 PRESET = {
     "meta-llama/Llama-3.1-8B-Instruct": "llama-3-8b",
@@ -183,10 +185,12 @@ def serve_argv(bin_, r, extra=(), floor=True, concurrency=None, predict=False,
     model = model_of(r)
     if not model:
         return None, "no preset for " + r["model_path"]
+    if r["system"] not in HW:
+        return None, "no preset for the system " + r["system"]
     lay, why = layout(r)
     if lay is None:
         return None, why
-    a = [bin_, "serve", model, "--hw", HW] + workload_options(r, concurrency, predict)
+    a = [bin_, "serve", model, "--hw", HW[r["system"]]] + workload_options(r, concurrency, predict)
     a += engine_options(r, settings)
     a += quant_options(r) if predict else dtype_options(r)
     a += kv_dtype_options(r, floor and not predict) + layout_options(r) + list(extra)

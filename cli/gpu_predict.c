@@ -95,11 +95,13 @@ const char *cli_gpu_data_dir(void)
     return RF_GPU_DATA_INSTALL;
 }
 
-/* The --hw preset's folder of tables under the data folder: its name, '-'
- * as '_' (h100-sxm: h100_sxm). */
+/* The --hw preset's folder of tables under the data folder: the system
+ * its tables measured (rf_hw_tables_system: h200 is h200_sxm), else its
+ * name with '-' as '_' (a folder of your own under ROOFLINE_GPU_DATA). */
 static void preset_folder(const cli_ctx *ctx, char *name, size_t cap)
 {
-    snprintf(name, cap, "%s", ctx->hw.name);
+    const char *system = rf_hw_tables_system(ctx->hw.name);
+    snprintf(name, cap, "%s", system ? system : ctx->hw.name);
     for (char *c = name; *c; c++)
         *c = *c == '-' ? '_' : *c;
 }

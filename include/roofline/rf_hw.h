@@ -134,6 +134,12 @@ const rf_hw *rf_hw_preset_at(size_t i);
  * (known: ...)" otherwise. */
 rf_status rf_hw_preset(const char *name, rf_hw *out, rf_err *err);
 
+/* The system name under which the public kernel tables measured a preset's
+ * GPU (aiconfigurator's: "h100_sxm" for h100-sxm, "h200_sxm" for h200,
+ * "b200_sxm" for b200, "b300_sxm" for b300): the folder of its tables
+ * under data/gpu (docs/gpu-predict.md). NULL for any other name. */
+const char *rf_hw_tables_system(const char *name);
+
 /* Accepted figures: wide enough for any machine and any --peak/--bw/--ridge,
  * narrow enough that every ridge (peak / bandwidth) and every time floor of
  * a 64-bit FLOP or byte count (< 1.9e19) is a finite number. */

@@ -202,6 +202,8 @@ static const rf_hw presets[] = {
      .mem_stated_gb = 180,
      .mem_usable = true,
      .board_power_w = 1000,
+     .l2_bytes = 126000000, /* 126 MB: the Blackwell tuning guide's GB200 GPU (no B200 sheet
+                               states one; docs/hardware.md) */
      NVLS_LINKS("NVLink 5", 900e9, 8,
                 "NVLink 5, 18 links: 900 GB/s a direction (1.8 TB/s bidirectional), HGX B200 spec"
                 " sheet; 8 GPUs an HGX board")},
@@ -302,6 +304,8 @@ static const rf_hw presets[] = {
      .mem_stated_gb = 288,
      .mem_usable = true,
      .board_power_w = 1400,
+     .l2_bytes = 126000000, /* B200's, the Blackwell tuning guide's: B300's is not stated
+                               (docs/hardware.md) */
      NVLS_LINKS("NVLink 5", 900e9, 8,
                 "NVLink 5, 18 links: 900 GB/s a direction (1.8 TB/s bidirectional); 8 GPUs an HGX "
                 "board")},
@@ -629,4 +633,16 @@ rf_point rf_roof_place(const rf_roof *roof, double flops, double bytes)
 const char *rf_regime_name(rf_regime r)
 {
     return r == RF_COMPUTE_BOUND ? "compute-bound" : "memory-bound";
+}
+
+const char *rf_hw_tables_system(const char *name)
+{
+    static const struct {
+        const char *preset, *system;
+    } systems[] = {
+        {"h100-sxm", "h100_sxm"}, {"h200", "h200_sxm"}, {"b200", "b200_sxm"}, {"b300", "b300_sxm"}};
+    for (size_t i = 0; name && i < sizeof systems / sizeof systems[0]; i++)
+        if (!strcmp(name, systems[i].preset))
+            return systems[i].system;
+    return NULL;
 }
