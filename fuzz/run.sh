@@ -18,7 +18,7 @@ build=$1 seconds=$2 min_runs=${3:-0}
 [ $# -ge 3 ] && shift 3 || shift $#
 if [ $# -eq 0 ]; then # every harness, JOBS at a time, each by this script
   jobs=${JOBS:-1}
-  printf '%s\n' parse config profile measured calib cluster engine |
+  printf '%s\n' parse config profile measured calib cluster engine serving |
     xargs -P "$jobs" -I NAME "$0" "$build" "$seconds" "$min_runs" NAME && exit 0
   exit 1
 fi
@@ -50,6 +50,7 @@ for name in "$@"; do
     calib) seed calib "$root"/tests/data/profile/calibrated.json \
                       "$root"/tests/data/bad/profile-calibration-*.json ;;
     engine) seed engine "$root"/tests/data/engine/*.json ;;
+    serving) ;; # its seeds carry a selector byte before the file: fuzz/corpus/serving alone
     cluster) seed cluster "$root"/tests/data/profile/cluster-2rank.json \
                           "$root"/tests/data/bad/profile-cluster-*.json ;;
   esac

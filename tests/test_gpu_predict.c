@@ -635,6 +635,12 @@ static void test_closed_loop_factor(void **state)
     assert_true(fabs(rf_closed_loop_factor(&m, 32, &x) - 4) < 1e-12);
     assert_false(x);
     assert_true(rf_closed_loop_factor(&m, 1, &x) == 2 && !x); /* held, but within the runs */
+    /* at an inner point, the point's factor bit for bit: on (16, 5.74),
+     * (32, 6.788), (64, 9.18), the interpolation's 5.74 x (6.788 / 5.74)^1
+     * is 6.788000000000001 in doubles (fuzz_serving's first finding) */
+    rf_closed_loop p = {
+        .n = 3, .c = {16, 32, 64}, .f = {5.74, 6.788, 9.18}, .c_min = 16, .c_max = 64};
+    assert_true(rf_closed_loop_factor(&p, 32, &x) == 6.788);
     /* applied (rf_closed_loop_apply): at c = 8 on l, f = 8 and t1 = 10 ms
      * give 80 ms; the simulation's p90 of 100 ms over its mean of 50 ms
      * scales alike, to 160 ms. At c = 32, outside [4, 16], and with no
@@ -701,8 +707,10 @@ static void test_closed_loop_load(void **state)
         {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[8, 2], [4, 3]]}}"),
          "the grid must increase"},
         {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[4, 0]]}}"),
-         "engines.vllm.lengths.fixed[0]: factor 0 must be within (0, 1e6]"},
+         "engines.vllm.lengths.fixed[0]: factor 0 must be within [0.001, 1e6]"},
         {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[4, -1]]}}"), "factor -1 must be within"},
+        {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[1, 1e-320], [8, 1]]}}"),
+         "fixed[0]: factor 9.99989e-321 must be within [0.001, 1e6]"},
         {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[0.5, 2]]}}"),
          "concurrency 0.5 must be within [1, 1e6]"},
         {ENG("{" HEAD ERRS "\"lengths\": {\"fixed\": [[4]]}}"),

@@ -27,7 +27,7 @@ extern "C" {
 typedef struct rf_closed_loop {
     int n;                                /* points, 1 .. RF_CLOSED_LOOP_MAX_POINTS */
     double c[RF_CLOSED_LOOP_MAX_POINTS];  /* concurrencies, increasing, >= 1      */
-    double f[RF_CLOSED_LOOP_MAX_POINTS];  /* TTFT / t1 at c, > 0                  */
+    double f[RF_CLOSED_LOOP_MAX_POINTS];  /* TTFT / t1 at c, 1e-3 .. 1e6          */
     double c_min, c_max;                  /* where f is known: c[0], c[n - 1]      */
     int64_t runs;                         /* the engine's runs fitted             */
     double in_sample_median;              /* |TTFT - measured| / measured, fitted */

@@ -66,6 +66,10 @@ typedef struct rf_gpu_serving_error {
  * it exists and cannot be read. */
 rf_status rf_gpu_serving_error_load(const char *path, const char *engine, int64_t c,
                                     rf_gpu_serving_error *out, bool *found, rf_err *err);
+/* The same from text in memory (len bytes), origin naming it in refusals. */
+rf_status rf_gpu_serving_error_parse(const char *text, size_t len, const char *origin,
+                                     const char *engine, int64_t c, rf_gpu_serving_error *out,
+                                     bool *found, rf_err *err);
 
 /* Read engine's closed-loop TTFT factor for fixed or varied lengths
  * (rf_closed_loop.h) from the file at path (<data>/closed_loop_ttft.json,
@@ -76,9 +80,12 @@ rf_status rf_gpu_serving_error_load(const char *path, const char *engine, int64_
  * [0, 100], a p90 below its median, no points or more than
  * RF_CLOSED_LOOP_MAX_POINTS, a point that is not [c, f], a concurrency
  * outside [1, 10^6] or not above the one before, a factor outside
- * (0, 10^6]; RF_EIO naming it when it exists and cannot be read. */
+ * [10^-3, 10^6]; RF_EIO naming it when it exists and cannot be read. */
 rf_status rf_closed_loop_load(const char *path, const char *engine, bool varied,
                               rf_closed_loop *out, bool *found, rf_err *err);
+/* The same from text in memory (len bytes), origin naming it in refusals. */
+rf_status rf_closed_loop_parse(const char *text, size_t len, const char *origin, const char *engine,
+                               bool varied, rf_closed_loop *out, bool *found, rf_err *err);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@ double rf_closed_loop_factor(const rf_closed_loop *l, double c, bool *extrapolat
     int i = 1;
     while (l->c[i] < c)
         i++;
+    if (l->c[i] == c) /* a point: its own factor, not a rounded product */
+        return l->f[i];
     double w = log(c / l->c[i - 1]) / log(l->c[i] / l->c[i - 1]);
     return l->f[i - 1] * pow(l->f[i] / l->f[i - 1], w);
 }

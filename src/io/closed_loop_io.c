@@ -13,7 +13,10 @@ typedef struct request {
     rf_closed_loop *out;
 } request;
 
-/* at + "lengths.<kind>": [[c, f], ...], c increasing from 1, f in (0, 1e6]. */
+/* at + "lengths.<kind>": [[c, f], ...], c increasing from 1, f within
+ * [1e-3, 1e6]: a TTFT a thousandth of a lone request's to a million times
+ * it, so that f x t1 and the ratio of two points' factors stay finite (a
+ * subnormal factor made the interpolation's ratio infinite: fuzz_serving). */
 static rf_status points(const rf__json_doc *d, const json_t *lengths, const char *at,
                         const char *kind, rf_closed_loop *o)
 {
@@ -37,9 +40,10 @@ static rf_status points(const rf__json_doc *d, const json_t *lengths, const char
             return rf__json_fail(d->err, d->origin,
                                  "%s%s[%d]: concurrency %g must be within [1, 1e6]", at, kind, i,
                                  o->c[i]);
-        if (!(o->f[i] > 0 && o->f[i] <= 1e6))
-            return rf__json_fail(d->err, d->origin, "%s%s[%d]: factor %g must be within (0, 1e6]",
-                                 at, kind, i, o->f[i]);
+        if (!(o->f[i] >= 1e-3 && o->f[i] <= 1e6))
+            return rf__json_fail(d->err, d->origin,
+                                 "%s%s[%d]: factor %g must be within [0.001, 1e6]", at, kind, i,
+                                 o->f[i]);
         if (i > 0 && !(o->c[i] > o->c[i - 1]))
             return rf__json_fail(d->err, d->origin,
                                  "%s%s[%d]: concurrency %g after %g: the grid must increase", at,
@@ -81,6 +85,18 @@ rf_status rf_closed_loop_load(const char *path, const char *engine, bool varied,
     request q = {varied ? "varied" : "fixed", out};
     rf_status s = rf__engine_file_load(path, engine, out->source, sizeof out->source, read_engine,
                                        &q, found, err);
+    if (!*found)
+        memset(out, 0, sizeof *out);
+    return s;
+}
+
+rf_status rf_closed_loop_parse(const char *text, size_t len, const char *origin, const char *engine,
+                               bool varied, rf_closed_loop *out, bool *found, rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    request q = {varied ? "varied" : "fixed", out};
+    rf_status s = rf__engine_file_parse(text, len, origin, engine, out->source, sizeof out->source,
+                                        read_engine, &q, found, err);
     if (!*found)
         memset(out, 0, sizeof *out);
     return s;

@@ -129,5 +129,9 @@ typedef rf_status (*rf__engine_fn)(const rf__json_doc *d, const json_t *e, const
                                    void *user);
 rf_status rf__engine_file_load(const char *path, const char *engine, char *src, size_t cap,
                                rf__engine_fn read, void *user, bool *found, rf_err *err);
+/* The same from text in memory, origin naming it in refusals. */
+rf_status rf__engine_file_parse(const char *text, size_t len, const char *origin,
+                                const char *engine, char *src, size_t cap, rf__engine_fn read,
+                                void *user, bool *found, rf_err *err);
 
 #endif

@@ -140,6 +140,16 @@ rf_status rf__engine_file_load(const char *path, const char *engine, char *src, 
     return s;
 }
 
+rf_status rf__engine_file_parse(const char *text, size_t len, const char *origin,
+                                const char *engine, char *src, size_t cap, rf__engine_fn read,
+                                void *user, bool *found, rf_err *err)
+{
+    engine_file q = {engine, src, cap, read, user, false};
+    rf_status s = parse_engine_file(text, len, origin, &q, err);
+    *found = !s && q.found;
+    return s;
+}
+
 rf_status rf__field_fraction(const rf__json_doc *d, const json_t *obj, const char *at,
                              const char *key, double *out)
 {

@@ -68,3 +68,16 @@ rf_status rf_gpu_serving_error_load(const char *path, const char *engine, int64_
         memset(out, 0, sizeof *out);
     return s;
 }
+
+rf_status rf_gpu_serving_error_parse(const char *text, size_t len, const char *origin,
+                                     const char *engine, int64_t c, rf_gpu_serving_error *out,
+                                     bool *found, rf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    request q = {c, out};
+    rf_status s = rf__engine_file_parse(text, len, origin, engine, out->source, sizeof out->source,
+                                        read_engine, &q, found, err);
+    if (!*found)
+        memset(out, 0, sizeof *out);
+    return s;
+}
