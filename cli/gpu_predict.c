@@ -225,9 +225,12 @@ int cli_gpu_serving_error(cli_ctx *ctx, rf_report *r, int64_t concurrency)
         return cli_fail_err(ctx, &e);
     if (!found) {
         rf_report_assume(r,
-                         "measured error: none for %s (no entry in the serving_error.json of "
-                         "%s); the band is the kernels' alone, not the schedule's",
-                         gpu->label, name);
+                         "measured error: none for %s (%s %s); the band is the kernels' alone, "
+                         "not the schedule's",
+                         gpu->label,
+                         access(path, F_OK) ? "no measured serving runs of"
+                                            : "no entry for it in the serving_error.json of",
+                         name);
         return RF_EXIT_OK;
     }
     rf_report_assume(r, "measured error: %s (serving_error.json beside the tables)%s", m.source,

@@ -8,7 +8,7 @@
  * the measured TTFT is a near-constant multiple of a lone prefill at each
  * C, whatever the prompt's length, while a step-level simulation lets the
  * cohorts dissolve. The factor is fitted on measured runs (the H100 runs
- * of bench/data/serving-runs, tools/fit-closed-loop.py) as an engine's
+ * of bench/data/serving-runs, tools/closed-loop/fit.py) as an engine's
  * factor x the lengths' factor (fixed or varied) x a curve over C shared
  * by the engines, and is published with its leave-one-model-out error. */
 #ifndef RF_CLOSED_LOOP_H

@@ -73,7 +73,7 @@ rf_status rf_gpu_serving_error_parse(const char *text, size_t len, const char *o
 
 /* Read engine's closed-loop TTFT factor for fixed or varied lengths
  * (rf_closed_loop.h) from the file at path (<data>/closed_loop_ttft.json,
- * tools/fit-closed-loop.py writes it). *found false (RF_OK) when the file
+ * tools/closed-loop/fit.py writes it). *found false (RF_OK) when the file
  * does not exist or has no entry for engine. RF_EINVAL naming the file and
  * the field for anything else: not JSON, a field missing or not a number,
  * runs not a whole number in [1, 10^6], c_min > c_max, an error not within

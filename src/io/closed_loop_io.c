@@ -1,7 +1,6 @@
 /* closed_loop_io.c - an engine's closed-loop TTFT factor read from the file
- * tools/fit-closed-loop.py writes (rf_gpu_io.h, rf_closed_loop.h). */
+ * tools/closed-loop/fit.py writes (rf_gpu_io.h, rf_closed_loop.h). */
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
