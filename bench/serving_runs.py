@@ -69,10 +69,19 @@ def model_of(r):
     return PRESET.get(r["model_path"])
 
 
+def nvfp4_run(r):
+    """Whether a run is NVIDIA's fp4 GEMMs (weights and activations nvfp4, a Blackwell run's
+    "fp4"), not gpt-oss's own mxfp4 experts, which its H100 runs label fp4 / nvfp4 too."""
+    return (r["precision"] in ("fp4", "nvfp4") and r["gemm_quant_mode"] == "nvfp4"
+            and model_of(r) not in ("gpt-oss-120b", "gpt-oss-20b"))
+
+
 def dtype_options(r):
     """The weight and activation dtype options of a run's precision."""
     if r["precision"] == "fp8":
         return ["--weight-dtype", "fp8", "--act-dtype", "fp8"]
+    if nvfp4_run(r):
+        return ["--weight-dtype", "nvfp4", "--act-dtype", "nvfp4"]
     if r["precision"] in ("", "bf16", "fp4"):
         return []  # the preset's bf16, or gpt-oss's own mxfp4 experts with bf16 activations
     raise ValueError("precision %r of run %s has no mapping" % (r["precision"], r["id"]))
@@ -167,10 +176,12 @@ def workload_options(r, concurrency=None, driver_lengths=False):
 
 def quant_options(r):
     """A prediction's dtypes (bench/predict-gpu.sh): an fp8 run as the engine's quantization,
-    --quant with its gemm_quant_mode (fp8 or fp8_block: the kernel tables' rows of that name);
-    the others as dtype_options."""
+    --quant with its gemm_quant_mode (fp8 or fp8_block: the kernel tables' rows of that name),
+    an nvfp4 one (nvfp4_run) as --quant nvfp4; the others as dtype_options."""
     if r["precision"] == "fp8":
         return ["--quant", r["gemm_quant_mode"] or "fp8"]
+    if nvfp4_run(r):
+        return ["--quant", "nvfp4"]
     return dtype_options(r)
 
 

@@ -121,8 +121,12 @@ static void floor_is_mixed(rf_sim_floor *f, const rf_model *m, const rf_step_opt
  * the floor is rf_mixed_step_compute's (to rounding: the same uint64
  * totals, so equal to 1e-12), on a dense model, a MoE model and a model
  * with sliding layers (its chunks by rf_step_compute), under both traffic
- * models, and with naive attention, an fp8 cache, causal and not; and decode tokens at contexts 3000 and 5000 cost what two at 4000
- * do on a model without windows (attention is affine in the keys). */
+ * models, and with naive attention, an fp8 cache, causal and not, and
+ * nvfp4 weights and activations (--quant nvfp4: activations with a scale a
+ * 16, which the floor accepts since a sequence's queries cost the same at
+ * every context); and decode tokens at contexts 3000 and 5000 cost what
+ * two at 4000 do on a model without windows (attention is affine in the
+ * keys). */
 static void floor_matches_mixed_step(void **state)
 {
     (void)state;
@@ -144,15 +148,17 @@ static void floor_matches_mixed_step(void **state)
     };
     rf_roof roof = roof_of("h100-sxm");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        for (int v = 0; v < 4; v++) {
+        for (int v = 0; v < 5; v++) {
             rf_model m = model(names[i]);
             rf_step_opts o = rf_step_opts_for_model(&m);
             o.traffic = v & 1 ? RF_TRAFFIC_FULL : RF_TRAFFIC_COMPULSORY;
-            if (v >= 2) { /* scores in memory, an fp8 cache, causal or not */
+            if (v == 2 || v == 3) { /* scores in memory, an fp8 cache, causal or not */
                 o.naive_attn = true;
                 o.kv = rf_dtype_of(RF_FP8_E4M3);
                 o.causal = v == 3;
             }
+            if (v == 4) /* nvfp4 weights and activations, scaled a 16 */
+                o.w = o.a = rf_dtype_of(RF_NVFP4);
             floor_model *fm = floor_new(names[i], &o, 8192, 512);
             /* chunk attention in closed form unless the model has windows */
             assert_true(fm->f.chunk_poly == (i != 2));

@@ -233,9 +233,10 @@ size_t rf_sim_floor_table_bytes(int64_t max_tokens, int64_t max_logits);
 
 /* Prepare f (large: hold it static or on the heap) over the caller's table
  * memory, which must outlive f. o gives the dtypes and switches (phase,
- * batch, context, tokens ignored). Errors: RF_EINVAL for a grouped KV or
- * activation dtype (bytes not affine in the keys), max_tokens or
- * max_logits below 1, a table too small; those of rf_step_compute. */
+ * batch, context, tokens ignored). Errors: RF_EINVAL for a grouped KV
+ * dtype (bytes not affine in the keys; grouped activations, nvfp4's, are
+ * accepted), max_tokens or max_logits below 1, a table too small; those of
+ * rf_step_compute. */
 rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step_opts *o,
                                const rf_roof *roof, int64_t max_tokens, int64_t max_logits,
                                void *table, size_t table_bytes, rf_err *err);

@@ -161,11 +161,15 @@ rf_status rf_sim_floor_prepare(rf_sim_floor *f, const rf_model *m, const rf_step
                                const rf_roof *roof, int64_t max_tokens, int64_t max_logits,
                                void *table, size_t table_bytes, rf_err *err)
 {
-    if (o->kv.group_size || o->a.group_size)
+    /* a KV cache's group scales would make its bytes step with the keys; an
+     * activation's scales (nvfp4's, --quant nvfp4) do not: a sequence's
+     * queries and outputs are the same bytes at every context, and the
+     * linear rows are tabled at every token count */
+    if (o->kv.group_size)
         return rf_err_set(err, RF_EINVAL,
-                          "the simulator's floor needs KV and activation dtypes without group "
-                          "scales (%s, %s): their bytes are not affine in the keys",
-                          rf_dtype_name(o->kv.kind), rf_dtype_name(o->a.kind));
+                          "the simulator's floor needs a KV dtype without group scales (%s): "
+                          "its bytes are not affine in the keys",
+                          rf_dtype_name(o->kv.kind));
     size_t need = rf_sim_floor_table_bytes(max_tokens, max_logits);
     if (!need)
         return rf_err_set(err, RF_EINVAL,

@@ -307,11 +307,11 @@ rf_status rf_sim_par_prepare(rf_sim_par *p, const rf_model *m, const rf_step_opt
                           "the layout's table has %zu bytes (8-byte aligned); "
                           "it needs %zu",
                           table_bytes, need);
-    if (o->kv.group_size || o->a.group_size)
+    if (o->kv.group_size) /* as rf_sim_floor_prepare: activations' scales are affine */
         return rf_err_set(err, RF_EINVAL,
-                          "the layout's step model needs KV and activation dtypes without group "
-                          "scales (%s, %s): their bytes are not affine in the keys",
-                          rf_dtype_name(o->kv.kind), rf_dtype_name(o->a.kind));
+                          "the layout's step model needs a KV dtype without group scales (%s): "
+                          "its bytes are not affine in the keys",
+                          rf_dtype_name(o->kv.kind));
     const rf_layout *l = &po->layout;
     p->layout = *l;
     p->opts = *o;
