@@ -112,11 +112,6 @@ for r, d in out:
             lst.append(v)
 
 
-def p90(v):
-    v = sorted(v)
-    return v[max(0, -(-9 * len(v) // 10) - 1)]
-
-
 print()
 print("errors by model, engine, precision and concurrency (|pred - measured| / measured; "
       "floor: |floor - measured| / measured)")
@@ -126,8 +121,8 @@ print("%-22s %-6s %-4s %5s %4s | %8s %8s %8s | %8s %8s %8s" % (
 for key in sorted(groups):
     t, p, f1, f2 = groups[key]
     print("%-22s %-6s %-4s %5d %4d | %7.0f%% %7.0f%% %7.0f%% | %7.0f%% %7.0f%% %7.0f%%" % (
-        key + (len(t), 100 * statistics.median(t), 100 * p90(t), 100 * statistics.median(f1),
-               100 * statistics.median(p), 100 * p90(p), 100 * statistics.median(f2))))
+        key + (len(t), 100 * statistics.median(t), 100 * sr.p90(t), 100 * statistics.median(f1),
+               100 * statistics.median(p), 100 * sr.p90(p), 100 * statistics.median(f2))))
 print()
 law_path = os.path.join("data", "gpu", "closed_loop_ttft.json")
 law = json.load(open(law_path)) if os.path.exists(law_path) else {"engines": {}}
@@ -138,8 +133,8 @@ for eng in sorted(engines):
     held = law["engines"].get(eng)
     print("  %-7s %4d runs  TTFT %5.1f%% (%5.1f%%)  TPOT %5.1f%% (%5.1f%%)  TTFT held out %s  "
           "simulated %5.1f%%" % (
-              eng, len(t), 100 * statistics.median(t), 100 * p90(t), 100 * statistics.median(p),
-              100 * p90(p), "%5.1f%%" % (100 * held["held_out_median"]) if held else
+              eng, len(t), 100 * statistics.median(t), 100 * sr.p90(t), 100 * statistics.median(p),
+              100 * sr.p90(p), "%5.1f%%" % (100 * held["held_out_median"]) if held else
               " (none: the simulation's)", 100 * statistics.median(simulated[eng])))
 print()
 print("%d aggregated runs, %d predicted (%.0f s wall, 2 at a time), %d not modelled:" % (
@@ -149,8 +144,8 @@ for why, n in sorted(skipped.items(), key=lambda x: -x[1]):
 def figures(t, p):
     """The serving-error file's figures of a set of runs."""
     return {"runs": len(t), "ttft_median": round(statistics.median(t), 6),
-            "ttft_p90": round(p90(t), 6), "tpot_median": round(statistics.median(p), 6),
-            "tpot_p90": round(p90(p), 6)}
+            "ttft_p90": round(sr.p90(t), 6), "tpot_median": round(statistics.median(p), 6),
+            "tpot_p90": round(sr.p90(p), 6)}
 
 
 if write and out:
@@ -180,10 +175,11 @@ if write and out:
 if out:
     print("median error: TTFT %.1f%% (target 25%%; p90 %.1f%%; the floor's %.1f%%), "
           "TPOT %.1f%% (target 15%%; p90 %.1f%%; the floor's %.1f%%)" % (
-              100 * statistics.median(et), 100 * p90(et), 100 * statistics.median(ft),
-              100 * statistics.median(ep), 100 * p90(ep), 100 * statistics.median(fp)))
+              100 * statistics.median(et), 100 * sr.p90(et), 100 * statistics.median(ft),
+              100 * statistics.median(ep), 100 * sr.p90(ep), 100 * statistics.median(fp)))
     every = law.get("every_engine")
-    print("TTFT held out by model: %s; the simulation's alone: %.1f%%" % (
+    print("TTFT held out by model, on the runs the closed-loop factor was fitted on: %s; "
+          "the simulation's alone on these runs: %.1f%%" % (
         "%.1f%% over %d runs (p90 %.1f%%; %s)" % (
             100 * every["held_out_median"], every["runs"], 100 * every["held_out_p90"], law_path)
         if every else "none (no closed-loop factor)",

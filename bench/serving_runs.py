@@ -232,6 +232,12 @@ def run_json(argv):
     return json.loads(p.stdout), None
 
 
+def p90(v):
+    """The 90th percentile the benches print: the ceil(0.9 n)-th smallest of n."""
+    v = sorted(v)
+    return v[max(0, -(-9 * len(v) // 10) - 1)]
+
+
 def rel_err(predicted, measured_value):
     """|predicted - measured| / measured: the error every bench reports."""
     return abs(predicted - measured_value) / measured_value

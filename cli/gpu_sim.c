@@ -52,11 +52,12 @@ static double band_of(const rf_gpu_sim *gs) { return gs->time_s > 0 ? gs->band_s
 /* A closed loop's TTFT (rf_closed_loop.h): t1, the simulated TTFT of one
  * client a replica alone (the same engine, tables and lengths, 8 requests a
  * client), then the --backend's factor at the run's clients a replica
- * (rf_closed_loop_apply), found false where the file has none (an open
- * loop, tables of your own without --backend, an engine it does not hold):
- * the simulation's TTFT stands there. */
+ * (rf_closed_loop_apply). found is false where the file holds none (tables
+ * of your own without --backend, an engine it does not hold), and an open
+ * loop or a trace gets neither: the simulation's TTFT stands there. */
 typedef struct closed_ttft {
     double t1, c;
+    bool varied; /* a length drawn from a distribution, not fixed */
     bool found;
     rf_closed_loop law;
     rf_closed_loop_ttft ttft;
@@ -77,17 +78,17 @@ static int closed_loop(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, c
     if (!one)
         return cli_fail(ctx, RF_EXIT_FAIL, "out of memory");
     int rc = cli_sim_run(ctx, m, o, roof, b, par, &lone, one);
-    q->t1 = rc ? 0 : one->res.ttft_s.mean;
-    q->c = (double)sp->concurrency / (double)dp;
+    q->t1 = one->res.ttft_s.mean;
     free(one);
+    q->c = (double)sp->concurrency / (double)dp;
+    q->varied = out->w.prompt.dist != RF_SIM_FIXED || out->w.output.dist != RF_SIM_FIXED;
     const char *engine = ctx->run.gpu.backend;
     if (rc || !engine)
         return rc;
     char path[600];
     rf_err e;
     snprintf(path, sizeof path, "%s/closed_loop_ttft.json", cli_gpu_data_dir());
-    bool varied = out->w.prompt.dist != RF_SIM_FIXED || out->w.output.dist != RF_SIM_FIXED;
-    if (rf_closed_loop_load(path, engine, varied, &q->law, &q->found, &e))
+    if (rf_closed_loop_load(path, engine, q->varied, &q->law, &q->found, &e))
         return cli_fail_err(ctx, &e);
     if (q->found)
         q->ttft = rf_closed_loop_apply(&q->law, q->c, q->t1, res->ttft_s.mean, res->ttft_s.p90);
@@ -115,16 +116,14 @@ static void closed_loop_assume(const cli_ctx *ctx, rf_report *r, const cli_sim_o
     }
     rf_report_assume(r,
                      "predicted TTFT of a closed loop: f = %.3g x t1, the TTFT of one client a "
-                     "replica alone (%.3g ms simulated); f is %s's factor at %.4g clients a "
-                     "replica, %s lengths (fitted on %lld runs: %s; each model predicted from "
-                     "the others: median error %.1f%%, p90 %.1f%%); the simulation's TTFT is "
-                     "%.3g ms",
+                     "replica alone (%.3g ms, simulated with 8 requests a client), its p90 the "
+                     "simulation's scaled alike; f is %s's factor at %.4g clients a replica, %s "
+                     "lengths (fitted on %lld runs: %s; each model predicted from the others: "
+                     "median error %.1f%%, p90 %.1f%%); the simulation's TTFT is %.3g ms",
                      q->ttft.f, q->t1 * 1e3, ctx->run.gpu.backend, q->c,
-                     out->w.prompt.dist != RF_SIM_FIXED || out->w.output.dist != RF_SIM_FIXED
-                         ? "varied"
-                         : "fixed",
-                     (long long)q->law.runs, q->law.source, 100 * q->law.held_out_median,
-                     100 * q->law.held_out_p90, out->res.ttft_s.mean * 1e3);
+                     q->varied ? "varied" : "fixed", (long long)q->law.runs, q->law.source,
+                     100 * q->law.held_out_median, 100 * q->law.held_out_p90,
+                     out->res.ttft_s.mean * 1e3);
 }
 
 int cli_gpu_serve_load(cli_ctx *ctx, const rf_model *m, const rf_step_opts *o, const rf_roof *roof,

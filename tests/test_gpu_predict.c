@@ -520,6 +520,16 @@ static void test_numbers_and_order(void **state)
                "line 5 repeats the point of line 3");
 }
 
+/* A reader's refusal of a bad file: RF_EINVAL, nothing found, a message
+ * naming the file and holding want. */
+static void refused(rf_status s, bool found, const rf_err *e, const char *file, const char *want)
+{
+    assert_int_equal(s, RF_EINVAL);
+    assert_false(found);
+    if (!strstr(e->msg, want) || !strstr(e->msg, file))
+        fail_msg("'%s' lacks '%s' or '%s'", e->msg, want, file);
+}
+
 /* The serving-error file (rf_gpu_serving_error_load): an engine's entry
  * read as written, an absent engine or file found false, and every bad
  * field refused naming the file and the field. */
@@ -602,10 +612,8 @@ static void test_serving_error(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         put(f, "eng/serving_error.json", bad[i].json);
-        assert_int_equal(rf_gpu_serving_error_load(f->path, "vllm", 0, &m, &found, &e), RF_EINVAL);
-        assert_false(found);
-        if (!strstr(e.msg, bad[i].want) || !strstr(e.msg, "serving_error.json"))
-            fail_msg("'%s' lacks '%s'", e.msg, bad[i].want);
+        rf_status s = rf_gpu_serving_error_load(f->path, "vllm", 0, &m, &found, &e);
+        refused(s, found, &e, "serving_error.json", bad[i].want);
     }
 #undef VLLM
 #undef FIGS
@@ -723,10 +731,8 @@ static void test_closed_loop_load(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         put(f, "closed_loop_ttft.json", bad[i].json);
-        assert_int_equal(rf_closed_loop_load(f->path, "vllm", false, &l, &found, &e), RF_EINVAL);
-        assert_false(found);
-        if (!strstr(e.msg, bad[i].want) || !strstr(e.msg, "closed_loop_ttft.json"))
-            fail_msg("'%s' lacks '%s'", e.msg, bad[i].want);
+        rf_status s = rf_closed_loop_load(f->path, "vllm", false, &l, &found, &e);
+        refused(s, found, &e, "closed_loop_ttft.json", bad[i].want);
     }
 #undef ENG
 #undef ERRS

@@ -80,23 +80,17 @@ static rf_status read_engine(const rf__json_doc *d, const json_t *e, const char 
 rf_status rf_closed_loop_load(const char *path, const char *engine, bool varied,
                               rf_closed_loop *out, bool *found, rf_err *err)
 {
-    memset(out, 0, sizeof *out);
     request q = {varied ? "varied" : "fixed", out};
-    rf_status s = rf__engine_file_load(path, engine, out->source, sizeof out->source, read_engine,
-                                       &q, found, err);
-    if (!*found)
-        memset(out, 0, sizeof *out);
-    return s;
+    rf__engine_file f = {engine,      read_engine,       &q, out, sizeof *out,
+                         out->source, sizeof out->source};
+    return rf__engine_file_load(path, &f, found, err);
 }
 
 rf_status rf_closed_loop_parse(const char *text, size_t len, const char *origin, const char *engine,
                                bool varied, rf_closed_loop *out, bool *found, rf_err *err)
 {
-    memset(out, 0, sizeof *out);
     request q = {varied ? "varied" : "fixed", out};
-    rf_status s = rf__engine_file_parse(text, len, origin, engine, out->source, sizeof out->source,
-                                        read_engine, &q, found, err);
-    if (!*found)
-        memset(out, 0, sizeof *out);
-    return s;
+    rf__engine_file f = {engine,      read_engine,       &q, out, sizeof *out,
+                         out->source, sizeof out->source};
+    return rf__engine_file_parse(text, len, origin, &f, found, err);
 }

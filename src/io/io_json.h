@@ -119,19 +119,31 @@ rf_status rf__field_array(const rf__json_doc *d, const json_t *obj, const char *
                           bool required, size_t max, json_t **out);
 
 /* A file of an engine's figures, {"source": "...", "engines": {"<engine>":
- * {...}}} (serving_error.json, closed_loop_ttft.json): source copied into
- * src (cap bytes) and engines[engine], where present, handed to read with
- * its path "engines.<engine>."; *found true when it was there and read.
- * A missing file is RF_OK, found false; "the top level must be an object",
- * "source is missing", "engines must be an object", "engines.E must be an
- * object" and read's own refusals otherwise, each naming the file. */
+ * {...}}} (serving_error.json, closed_loop_ttft.json), read into a
+ * reader's struct: out (out_size bytes) is zeroed, the file's source copied
+ * into source (source_cap bytes, inside out), and engines[engine], where
+ * present, handed to read with its path "engines.<engine>."; *found true
+ * when it was there and read, else out is zero again. A missing file is
+ * RF_OK, found false; "the top level must be an object", "source is
+ * missing", "engines must be an object", "engines.E must be an object" and
+ * read's own refusals otherwise, each naming the file. */
 typedef rf_status (*rf__engine_fn)(const rf__json_doc *d, const json_t *e, const char *at,
                                    void *user);
-rf_status rf__engine_file_load(const char *path, const char *engine, char *src, size_t cap,
-                               rf__engine_fn read, void *user, bool *found, rf_err *err);
+/* What a reader reads (initialised by position): its engine, read and
+ * read's user, and the struct it fills with that struct's source field. */
+typedef struct rf__engine_file {
+    const char *engine;
+    rf__engine_fn read;
+    void *user; /* read's */
+    void *out;
+    size_t out_size;
+    char *source;
+    size_t source_cap;
+} rf__engine_file;
+rf_status rf__engine_file_load(const char *path, const rf__engine_file *f, bool *found,
+                               rf_err *err);
 /* The same from text in memory, origin naming it in refusals. */
 rf_status rf__engine_file_parse(const char *text, size_t len, const char *origin,
-                                const char *engine, char *src, size_t cap, rf__engine_fn read,
-                                void *user, bool *found, rf_err *err);
+                                const rf__engine_file *f, bool *found, rf_err *err);
 
 #endif

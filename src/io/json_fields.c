@@ -3,6 +3,7 @@
  * wording of each kind's refusal, whichever file the field is in. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "io_json.h"
@@ -93,11 +94,7 @@ rf_status rf__field_array(const rf__json_doc *d, const json_t *obj, const char *
 }
 
 typedef struct engine_file {
-    const char *engine;
-    char *src;
-    size_t cap;
-    rf__engine_fn read;
-    void *user;
+    const rf__engine_file *f;
     bool found;
 } engine_file;
 
@@ -105,6 +102,7 @@ static rf_status parse_engine_file(const char *text, size_t len, const char *ori
                                    rf_err *err)
 {
     engine_file *q = user;
+    const rf__engine_file *f = q->f;
     json_t *root = NULL, *engines = NULL, *e;
     rf_status s = rf__json_parse(text, len, origin, &root, err);
     if (s)
@@ -112,42 +110,49 @@ static rf_status parse_engine_file(const char *text, size_t len, const char *ori
     rf__json_doc d = {origin, err};
     if (!json_is_object(root))
         s = rf__json_fail(err, origin, "the top level must be an object");
-    else if (!(s = rf__field_string(&d, root, "", "source", true, q->src, q->cap)) &&
+    else if (!(s = rf__field_string(&d, root, "", "source", true, f->source, f->source_cap)) &&
              !(s = rf__field_get(&d, root, "", "engines", true, &engines)) &&
              !json_is_object(engines))
         s = rf__json_fail(err, origin, "engines must be an object");
-    if (!s && (e = json_object_get(engines, q->engine)) != NULL) {
+    if (!s && (e = json_object_get(engines, f->engine)) != NULL) {
         char at[96];
-        snprintf(at, sizeof at, "engines.%s.", q->engine);
+        snprintf(at, sizeof at, "engines.%s.", f->engine);
         if (!json_is_object(e))
-            s = rf__json_fail(err, origin, "engines.%s must be an object", q->engine);
+            s = rf__json_fail(err, origin, "engines.%s must be an object", f->engine);
         else
-            q->found = !(s = q->read(&d, e, at, q->user));
+            q->found = !(s = f->read(&d, e, at, f->user));
     }
     json_decref(root);
     return s;
 }
 
-rf_status rf__engine_file_load(const char *path, const char *engine, char *src, size_t cap,
-                               rf__engine_fn read, void *user, bool *found, rf_err *err)
+/* The file at path, or text (path NULL), into f->out. */
+static rf_status read_engine_file(const char *path, const char *text, size_t len,
+                                  const char *origin, const rf__engine_file *f, bool *found,
+                                  rf_err *err)
 {
-    *found = false;
-    if (access(path, F_OK) != 0 && errno == ENOENT)
-        return RF_OK;
-    engine_file q = {engine, src, cap, read, user, false};
-    rf_status s = rf__json_load(path, parse_engine_file, &q, err);
+    engine_file q = {f, false};
+    rf_status s = RF_OK;
+    memset(f->out, 0, f->out_size);
+    if (!path)
+        s = parse_engine_file(text, len, origin, &q, err);
+    else if (access(path, F_OK) == 0 || errno != ENOENT)
+        s = rf__json_load(path, parse_engine_file, &q, err);
     *found = !s && q.found;
+    if (!*found)
+        memset(f->out, 0, f->out_size);
     return s;
 }
 
-rf_status rf__engine_file_parse(const char *text, size_t len, const char *origin,
-                                const char *engine, char *src, size_t cap, rf__engine_fn read,
-                                void *user, bool *found, rf_err *err)
+rf_status rf__engine_file_load(const char *path, const rf__engine_file *f, bool *found, rf_err *err)
 {
-    engine_file q = {engine, src, cap, read, user, false};
-    rf_status s = parse_engine_file(text, len, origin, &q, err);
-    *found = !s && q.found;
-    return s;
+    return read_engine_file(path, NULL, 0, NULL, f, found, err);
+}
+
+rf_status rf__engine_file_parse(const char *text, size_t len, const char *origin,
+                                const rf__engine_file *f, bool *found, rf_err *err)
+{
+    return read_engine_file(NULL, text, len, origin, f, found, err);
 }
 
 rf_status rf__field_fraction(const rf__json_doc *d, const json_t *obj, const char *at,

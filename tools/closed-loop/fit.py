@@ -81,6 +81,8 @@ def interp(points, c):
     if c >= cs[-1]:
         return points[-1][1]
     i = bisect.bisect_left(cs, c)
+    if cs[i] == c:  # a point: its own factor, not a rounded product
+        return points[i][1]
     (c0, f0), (c1, f1) = points[i - 1], points[i]
     w = math.log(c / c0) / math.log(c1 / c0)
     return f0 * (f1 / f0) ** w
@@ -132,15 +134,6 @@ def predict(tab, o):
     return interp(t, o["c"]) * o["t1"] if t and t[0][0] <= o["c"] <= t[-1][0] else None
 
 
-def err(p, m):
-    return abs(p - m) / m
-
-
-def p90(v):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(math.ceil(0.9 * len(v))) - 1)]
-
-
 def main():
     bin_ = sys.argv[1] if len(sys.argv) > 1 else "build/cli/roofline"
     csv = sys.argv[2] if len(sys.argv) > 2 else sr.CSV
@@ -148,13 +141,18 @@ def main():
     obs, skipped, wall = observations(bin_, sr.load(csv))
     fitted = [o for o in obs if o["engine"] in ENGINES]
     tab = tables(fit(fitted))
-    held = {}
+    # each run's error three ways: the fit's own (in-sample), held out by model (a fit
+    # without the run's model), the simulation's; the tool's simulation where no factor applies
     for model in sorted({o["model"] for o in fitted}):
         par = fit([o for o in fitted if o["model"] != model])
         t = tables(par) if par else {}
-        for i, o in enumerate(fitted):
+        for o in fitted:
             if o["model"] == model:
-                held[i] = predict(t, o)
+                o["held"] = sr.rel_err(predict(t, o) or o["sim"], o["m"])
+    for o in obs:
+        o["sim_err"] = sr.rel_err(o["sim"], o["m"])
+        o["in"] = sr.rel_err(predict(tab, o) or o["sim"], o["m"])  # sglang: not in tab
+        o.setdefault("held", o["sim_err"])
 
     doc = {"what": "a closed loop's TTFT over t1, the TTFT of one client a replica alone "
                    "(roofline serve --predict's ttft_lone_s): f(engine, lengths, c) at c clients "
@@ -169,32 +167,28 @@ def main():
     print("%-8s %5s %9s %10s %9s  %s" % ("engine", "runs", "in-sample", "held-out", "p90",
                                          "simulation"))
     for e in ENGINES:
-        idx = [i for i, o in enumerate(fitted) if o["engine"] == e]
-        ins = [err(predict(tab, fitted[i]) or fitted[i]["sim"], fitted[i]["m"]) for i in idx]
-        out_ = [err(held[i] if held[i] else fitted[i]["sim"], fitted[i]["m"]) for i in idx]
-        sim = [err(fitted[i]["sim"], fitted[i]["m"]) for i in idx]
+        runs = [o for o in fitted if o["engine"] == e]
+        ins, held, sim = ([o[k] for o in runs] for k in ("in", "held", "sim_err"))
         points = tab[e]["fixed"]
         doc["engines"][e] = {
-            "runs": len(idx), "c_min": points[0][0], "c_max": points[-1][0],
+            "runs": len(runs), "c_min": points[0][0], "c_max": points[-1][0],
             "in_sample_median": round(statistics.median(ins), 4),
-            "held_out_median": round(statistics.median(out_), 4),
-            "held_out_p90": round(p90(out_), 4), "lengths": tab[e]}
+            "held_out_median": round(statistics.median(held), 4),
+            "held_out_p90": round(sr.p90(held), 4), "lengths": tab[e]}
         print("%-8s %5d %8.1f%% %9.1f%% %8.1f%%  %9.1f%%" % (
-            e, len(idx), 100 * statistics.median(ins), 100 * statistics.median(out_),
-            100 * p90(out_), 100 * statistics.median(sim)))
-    every = [err(held[i] if held[i] else o["sim"], o["m"]) for i, o in enumerate(fitted)]
-    every += [err(o["sim"], o["m"]) for o in obs if o["engine"] not in ENGINES]
+            e, len(runs), 100 * statistics.median(ins), 100 * statistics.median(held),
+            100 * sr.p90(held), 100 * statistics.median(sim)))
+    every = [o["held"] for o in obs]
     doc["every_engine"] = {
         "runs": len(every), "held_out_median": round(statistics.median(every), 4),
-        "held_out_p90": round(p90(every), 4),
+        "held_out_p90": round(sr.p90(every), 4),
         "what": "every run modelled, each engine's as serve --predict gives it (sglang: the "
                 "simulation), the fitted engines' held out by model"}
     print("%-8s %5d %9s %9.1f%% %8.1f%%  (sglang: its simulation)" % (
-        "every", len(every), "", 100 * statistics.median(every), 100 * p90(every)))
+        "every", len(every), "", 100 * statistics.median(every), 100 * sr.p90(every)))
     print("held out by model:")
     for model in sorted({o["model"] for o in fitted}):
-        v = [err(held[i] if held[i] else o["sim"], o["m"])
-             for i, o in enumerate(fitted) if o["model"] == model]
+        v = [o["held"] for o in fitted if o["model"] == model]
         print("  %-40s %4d runs %6.1f%%" % (model, len(v), 100 * statistics.median(v)))
     tmp = out + ".tmp"
     text = json.dumps(doc, indent=2)
